@@ -1,0 +1,60 @@
+/* tfdev allocators: where tensor buffers come from, with statistics and a limit.
+ *
+ * An allocator is a vtable plus data (like ggml's buffer types), reference
+ * counted because tensors outlive the device that made them. The CPU
+ * allocator hands out 64-byte aligned blocks and refuses, with
+ * RESOURCE_EXHAUSTED, any allocation that would take bytes_in_use past its
+ * limit. */
+#ifndef TFDEV_ALLOCATOR_H
+#define TFDEV_ALLOCATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tfdev/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tfd_allocator tfd_allocator;
+
+/* Mirrors tensorflow::AllocatorStats. */
+typedef struct tfd_allocator_stats {
+  int64_t num_allocs;         /* allocations made so far */
+  int64_t bytes_in_use;       /* bytes currently allocated */
+  int64_t peak_bytes_in_use;  /* highest bytes_in_use seen */
+  int64_t largest_alloc_size; /* largest single allocation */
+  int64_t bytes_limit;        /* the limit; 0 means none */
+  int64_t num_refused;        /* allocations refused for the limit */
+} tfd_allocator_stats;
+
+typedef struct tfd_allocator_ops {
+  /* Returns NULL and fills status on failure. */
+  void *(*allocate)(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
+  void (*deallocate)(tfd_allocator *a, void *ptr, size_t size);
+  void (*get_stats)(const tfd_allocator *a, tfd_allocator_stats *out);
+  void (*destroy)(tfd_allocator *a);
+} tfd_allocator_ops;
+
+/* A new CPU allocator named `name` (copied) whose bytes in use may not
+ * exceed `bytes_limit` (0: unlimited). Caller owns one reference. */
+tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
+
+tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
+void tfd_allocator_unref(tfd_allocator *a);
+
+/* Allocates `size` bytes aligned to `alignment` (a power of two, at least
+ * sizeof(void*)). Returns NULL and sets RESOURCE_EXHAUSTED (naming the
+ * allocator, the request and the limit) when the limit would be passed. */
+void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
+/* Returns a block; `size` must be the size it was allocated with. */
+void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size);
+void tfd_allocator_get_stats(const tfd_allocator *a, tfd_allocator_stats *out);
+/* The allocator's name, owned by the allocator. */
+const char *tfd_allocator_name(const tfd_allocator *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

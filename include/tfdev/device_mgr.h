@@ -1,0 +1,44 @@
+/* tfdev device manager: fast lookup of a fixed set of devices.
+ *
+ * TensorFlow's DeviceMgr: each device is found by its full, legacy, local
+ * (/device:CPU:0) and legacy local (CPU:0) names; per-type counts; the
+ * attribute list; the mapping string; clearing resource containers on all
+ * devices. Holds a reference on each device. */
+#ifndef TFDEV_DEVICE_MGR_H
+#define TFDEV_DEVICE_MGR_H
+
+#include <stddef.h>
+
+#include "tfdev/device.h"
+#include "tfdev/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tfd_device_mgr tfd_device_mgr;
+
+/* INVALID_ARGUMENT when two devices answer to the same name. */
+tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status);
+void tfd_device_mgr_free(tfd_device_mgr *m);
+size_t tfd_device_mgr_size(const tfd_device_mgr *m);
+/* ListDevices, by index; borrowed. */
+tfd_device *tfd_device_mgr_get(const tfd_device_mgr *m, size_t i);
+/* LookupDevice by full, legacy, local or legacy local name. Borrowed; NULL
+ * with INVALID_ARGUMENT ("<name> unknown device", listing the known names)
+ * when there is none. */
+tfd_device *tfd_device_mgr_lookup(const tfd_device_mgr *m, const char *name, tfd_status *status);
+/* NumDeviceType. */
+int tfd_device_mgr_num_device_type(const tfd_device_mgr *m, const char *type);
+/* DeviceMappingString: "name -> physical_device_desc\n" for every device
+ * with a description. The caller frees it with free(). */
+char *tfd_device_mgr_mapping_string(const tfd_device_mgr *m);
+/* ClearContainers: cleans up each named container on every device; an empty
+ * list (n == 0) means each device's default container. */
+tfd_code tfd_device_mgr_clear_containers(tfd_device_mgr *m, const char *const *containers, size_t n,
+                                         tfd_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

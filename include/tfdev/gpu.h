@@ -1,0 +1,21 @@
+/* tfdev GPU probe: how many CUDA GPUs this process can use (0 in a build without CUDA). */
+#ifndef TFDEV_GPU_H
+#define TFDEV_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of CUDA GPUs; 0 on any error, with the reason written to `why`
+ * (why_cap bytes; may be NULL). Never fails, never aborts. */
+int tfd_gpu_count(char *why, size_t why_cap);
+/* Whether this build has the CUDA backend compiled in. */
+bool tfd_gpu_built_with_cuda(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

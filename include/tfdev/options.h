@@ -1,0 +1,50 @@
+/* tfdev session options: what factories and sessions are configured with.
+ *
+ * The C form of TensorFlow's SessionOptions/ConfigProto, reduced to the
+ * fields tfdev honours. Opaque; create with tfd_session_options_new, free
+ * with tfd_session_options_free. */
+#ifndef TFDEV_OPTIONS_H
+#define TFDEV_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tfdev/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tfd_session_options tfd_session_options;
+
+/* Defaults: no device counts (one device per factory type), intra/inter-op
+ * threads 0 (one per core), the process-wide intra-op pool. */
+tfd_session_options *tfd_session_options_new(void);
+/* A deep copy, or NULL when out of memory. Caller frees it. */
+tfd_session_options *tfd_session_options_copy(const tfd_session_options *o);
+void tfd_session_options_free(tfd_session_options *o);
+
+/* device_count[type] = n (n >= 0); INVALID_ARGUMENT for a negative n or an
+ * empty type. */
+tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status);
+/* device_count[type], or `dflt` when the type has no entry. */
+int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt);
+size_t tfd_session_options_num_device_counts(const tfd_session_options *o);
+/* Entry i of device_count (insertion order); the type string is borrowed. */
+void tfd_session_options_device_count_at(const tfd_session_options *o, size_t i, const char **type, int *n);
+
+/* Threads for each intra-op pool; 0 means one per core. */
+void tfd_session_options_set_intra_op_threads(tfd_session_options *o, int n);
+int tfd_session_options_intra_op_threads(const tfd_session_options *o);
+/* Threads for the inter-op pool; 0 means one per core. */
+void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n);
+int tfd_session_options_inter_op_threads(const tfd_session_options *o);
+/* LocalDevice::use_global_threadpool: when true (the default) CPU devices
+ * share one process-wide intra-op pool; when false each owns its own. */
+void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on);
+bool tfd_session_options_use_global_threadpool(const tfd_session_options *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

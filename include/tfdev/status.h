@@ -1,0 +1,73 @@
+/* tfdev status: TensorFlow's error codes and a message naming what went wrong.
+ *
+ * Every fallible tfdev call returns a tfd_code and, when given a non-NULL
+ * tfd_status*, also stores the code and a message there. Passing NULL for the
+ * status is always allowed; the code alone is then returned. */
+#ifndef TFDEV_STATUS_H
+#define TFDEV_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same numbering as tensorflow::error::Code. */
+typedef enum tfd_code {
+  TFD_OK = 0,
+  TFD_CANCELLED = 1,
+  TFD_UNKNOWN = 2,
+  TFD_INVALID_ARGUMENT = 3,
+  TFD_DEADLINE_EXCEEDED = 4,
+  TFD_NOT_FOUND = 5,
+  TFD_ALREADY_EXISTS = 6,
+  TFD_PERMISSION_DENIED = 7,
+  TFD_RESOURCE_EXHAUSTED = 8,
+  TFD_FAILED_PRECONDITION = 9,
+  TFD_ABORTED = 10,
+  TFD_OUT_OF_RANGE = 11,
+  TFD_UNIMPLEMENTED = 12,
+  TFD_INTERNAL = 13,
+  TFD_UNAVAILABLE = 14,
+  TFD_DATA_LOSS = 15,
+  TFD_UNAUTHENTICATED = 16
+} tfd_code;
+
+#define TFD_CODE_COUNT 17
+
+typedef struct tfd_status tfd_status;
+
+/* Returns a new status holding TFD_OK, or NULL when out of memory.
+ * The caller frees it with tfd_status_free. */
+tfd_status *tfd_status_new(void);
+void tfd_status_free(tfd_status *s);
+
+tfd_code tfd_status_code(const tfd_status *s);
+/* The message; "" when the status is OK. Owned by the status, valid until
+ * the status is next set, reset or freed. */
+const char *tfd_status_message(const tfd_status *s);
+void tfd_status_reset(tfd_status *s);
+
+/* Sets code and printf-style message; returns code so callers can write
+ * `return tfd_status_setf(st, TFD_NOT_FOUND, "...")`. s may be NULL. */
+tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prefixes the current message with context ("while adding devices: ...").
+ * No effect on an OK or NULL status. Returns the status's code. */
+tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* "OK", "INVALID_ARGUMENT", ...; "UNKNOWN" for values out of range. */
+const char *tfd_code_name(tfd_code code);
+/* Inverse of tfd_code_name; returns -1 for an unknown name. */
+int tfd_code_from_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/* tfdev: TensorFlow's common runtime in C11, for embedding. Include this one header.
+ *
+ * Conventions: public symbols start with tfd_; objects are opaque handles;
+ * fallible calls return a tfd_code and fill an optional tfd_status*; shared
+ * objects (tensors, devices, allocators, factories, resources) are
+ * reference-counted, the rest are freed with their tfd_X_free. Every
+ * function's comment says who owns what it returns. */
+#ifndef TFDEV_TFDEV_H
+#define TFDEV_TFDEV_H
+
+#define TFDEV_VERSION_MAJOR 0
+#define TFDEV_VERSION_MINOR 1
+#define TFDEV_VERSION_PATCH 0
+#define TFDEV_VERSION "0.1.0"
+
+#include "tfdev/allocator.h"
+#include "tfdev/device.h"
+#include "tfdev/device_factory.h"
+#include "tfdev/device_mgr.h"
+#include "tfdev/device_name.h"
+#include "tfdev/device_set.h"
+#include "tfdev/gpu.h"
+#include "tfdev/options.h"
+#include "tfdev/resource_mgr.h"
+#include "tfdev/status.h"
+#include "tfdev/tensor.h"
+#include "tfdev/threadpool.h"
+
+#endif

@@ -1,0 +1,89 @@
+/* Session options: the configuration factories and sessions read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_internal.h"
+#include "tfdev/options.h"
+
+typedef struct device_count {
+  char *type;
+  int n;
+} device_count;
+
+struct tfd_session_options {
+  device_count *counts;
+  size_t num_counts;
+  int intra_op_threads;
+  int inter_op_threads;
+  bool use_global_threadpool;
+};
+
+tfd_session_options *tfd_session_options_new(void) {
+  tfd_session_options *o = calloc(1, sizeof *o);
+  if (o) o->use_global_threadpool = true;
+  return o;
+}
+
+void tfd_session_options_free(tfd_session_options *o) {
+  if (!o) return;
+  for (size_t i = 0; i < o->num_counts; i++) free(o->counts[i].type);
+  free(o->counts);
+  free(o);
+}
+
+tfd_session_options *tfd_session_options_copy(const tfd_session_options *src) {
+  tfd_session_options *o = tfd_session_options_new();
+  if (!o) return NULL;
+  *o = *src;
+  o->counts = NULL;
+  o->num_counts = 0;
+  for (size_t i = 0; i < src->num_counts; i++) {
+    if (tfd_session_options_set_device_count(o, src->counts[i].type, src->counts[i].n, NULL) != TFD_OK) {
+      tfd_session_options_free(o);
+      return NULL;
+    }
+  }
+  return o;
+}
+
+tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status) {
+  if (!type || !*type) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count: empty device type");
+  if (n < 0)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count.%s must not be negative (got %d)", type, n);
+  for (size_t i = 0; i < o->num_counts; i++) {
+    if (strcmp(o->counts[i].type, type) == 0) {
+      o->counts[i].n = n;
+      return TFD_OK;
+    }
+  }
+  device_count *c = realloc(o->counts, (o->num_counts + 1) * sizeof *c);
+  if (!c) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory setting device_count");
+  o->counts = c;
+  char *t = strdup(type);
+  if (!t) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory setting device_count");
+  o->counts[o->num_counts++] = (device_count){t, n};
+  return TFD_OK;
+}
+
+int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt) {
+  if (!o) return dflt;
+  for (size_t i = 0; i < o->num_counts; i++)
+    if (strcmp(o->counts[i].type, type) == 0) return o->counts[i].n;
+  return dflt;
+}
+
+size_t tfd_session_options_num_device_counts(const tfd_session_options *o) { return o ? o->num_counts : 0; }
+
+void tfd_session_options_device_count_at(const tfd_session_options *o, size_t i, const char **type, int *n) {
+  *type = o->counts[i].type;
+  *n = o->counts[i].n;
+}
+
+void tfd_session_options_set_intra_op_threads(tfd_session_options *o, int n) { o->intra_op_threads = n > 0 ? n : 0; }
+int tfd_session_options_intra_op_threads(const tfd_session_options *o) { return o ? o->intra_op_threads : 0; }
+void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n) { o->inter_op_threads = n > 0 ? n : 0; }
+int tfd_session_options_inter_op_threads(const tfd_session_options *o) { return o ? o->inter_op_threads : 0; }
+void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on) { o->use_global_threadpool = on; }
+bool tfd_session_options_use_global_threadpool(const tfd_session_options *o) {
+  return o ? o->use_global_threadpool : true;
+}

@@ -1,0 +1,21 @@
+/* The tfd_status struct, visible to the runtime so it can keep statuses on the stack. */
+#ifndef TFDEV_RUNTIME_STATUS_INTERNAL_H
+#define TFDEV_RUNTIME_STATUS_INTERNAL_H
+
+#include <stddef.h>
+
+#include "tfdev/status.h"
+
+struct tfd_status {
+  tfd_code code;
+  char *msg; /* heap, NULL when OK or when the message could not be stored */
+};
+
+#define TFD_STATUS_INIT {TFD_OK, NULL}
+
+/* Releases the message of a stack status. */
+void tfd_status_clear(tfd_status *s);
+/* Moves code and message from src (left OK) into dst; dst may be NULL. */
+tfd_code tfd_status_move(tfd_status *dst, tfd_status *src);
+
+#endif

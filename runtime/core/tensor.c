@@ -1,0 +1,188 @@
+/* Tensors: dtype, shape and a reference-counted aligned buffer shared by views. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refcount.h"
+#include "status_internal.h"
+#include "tfdev/tensor.h"
+
+typedef struct tfd_buffer {
+  tfd_refcount refs;
+  tfd_allocator *allocator; /* NULL: system memory */
+  void *data;
+  size_t size;
+} tfd_buffer;
+
+struct tfd_tensor {
+  tfd_refcount refs;
+  tfd_dtype dtype;
+  int ndims;
+  int64_t dims[TFD_MAX_DIMS];
+  int64_t numel;
+  tfd_buffer *buf;
+  size_t offset; /* bytes into buf->data, for views */
+};
+
+const char *tfd_dtype_name(tfd_dtype dt) {
+  switch (dt) {
+    case TFD_FLOAT32: return "float32";
+    case TFD_FLOAT64: return "float64";
+    case TFD_INT32: return "int32";
+    case TFD_INT64: return "int64";
+    case TFD_BOOL: return "bool";
+  }
+  return NULL;
+}
+
+tfd_dtype tfd_dtype_from_name(const char *name) {
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL};
+  if (!name) return 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (strcmp(name, tfd_dtype_name(all[i])) == 0) return all[i];
+  return 0;
+}
+
+size_t tfd_dtype_size(tfd_dtype dt) {
+  switch (dt) {
+    case TFD_FLOAT32: return 4;
+    case TFD_FLOAT64: return 8;
+    case TFD_INT32: return 4;
+    case TFD_INT64: return 8;
+    case TFD_BOOL: return 1;
+  }
+  return 0;
+}
+
+static void buffer_unref(tfd_buffer *b) {
+  if (!tfd_refcount_dec(&b->refs)) return;
+  if (b->allocator) {
+    tfd_allocator_deallocate(b->allocator, b->data, b->size);
+    tfd_allocator_unref(b->allocator);
+  } else {
+    free(b->data);
+  }
+  free(b);
+}
+
+/* Checks dtype and shape; computes element count without overflow. */
+static tfd_code check_shape(tfd_dtype dtype, const int64_t *dims, int ndims, int64_t *numel, tfd_status *status) {
+  if (tfd_dtype_size(dtype) == 0) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "invalid dtype %d", (int)dtype);
+  if (ndims < 0 || ndims > TFD_MAX_DIMS)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "rank %d is outside [0, %d]", ndims, TFD_MAX_DIMS);
+  int64_t n = 1;
+  for (int i = 0; i < ndims; i++) {
+    if (dims[i] < 0)
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "dimension %d is negative (%" PRId64 ")", i, dims[i]);
+    if (dims[i] != 0 && n > INT64_MAX / 8 / dims[i])
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "shape is too large: dimension %d (%" PRId64 ") overflows",
+                             i, dims[i]);
+    n *= dims[i];
+  }
+  *numel = n;
+  return TFD_OK;
+}
+
+tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                           tfd_status *status) {
+  int64_t numel;
+  if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
+  size_t size = (size_t)numel * tfd_dtype_size(dtype);
+  tfd_tensor *t = calloc(1, sizeof *t);
+  tfd_buffer *b = calloc(1, sizeof *b);
+  if (!t || !b) goto oom;
+  if (allocator) {
+    b->data = tfd_allocator_allocate(allocator, TFD_TENSOR_ALIGNMENT, size, status);
+    if (!b->data) goto fail;
+    b->allocator = tfd_allocator_ref(allocator);
+  } else {
+    /* Round up: aligned_alloc wants a multiple of the alignment. */
+    size_t rounded = (size + TFD_TENSOR_ALIGNMENT - 1) / TFD_TENSOR_ALIGNMENT * TFD_TENSOR_ALIGNMENT;
+    b->data = aligned_alloc(TFD_TENSOR_ALIGNMENT, rounded ? rounded : TFD_TENSOR_ALIGNMENT);
+    if (!b->data) goto oom;
+  }
+  tfd_refcount_init(&b->refs);
+  b->size = size;
+  tfd_refcount_init(&t->refs);
+  t->dtype = dtype;
+  t->ndims = ndims;
+  for (int i = 0; i < ndims; i++) t->dims[i] = dims[i];
+  t->numel = numel;
+  t->buf = b;
+  return t;
+oom:
+  tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory allocating a %zu-byte tensor", size);
+fail:
+  free(t);
+  free(b);
+  return NULL;
+}
+
+tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                  const void *data, size_t nbytes, tfd_status *status) {
+  int64_t numel;
+  if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
+  size_t want = (size_t)numel * tfd_dtype_size(dtype);
+  if (nbytes != want) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes given for a %s tensor of %" PRId64 " elements (%zu bytes)",
+                    nbytes, tfd_dtype_name(dtype), numel, want);
+    return NULL;
+  }
+  tfd_tensor *t = tfd_tensor_new(allocator, dtype, dims, ndims, status);
+  if (t && nbytes) memcpy(tfd_tensor_data(t), data, nbytes);
+  if (t && dtype == TFD_BOOL) {
+    /* Normalise so every bool byte is 0 or 1, whatever the bytes said. */
+    unsigned char *p = tfd_tensor_data(t);
+    for (size_t i = 0; i < nbytes; i++) p[i] = p[i] != 0;
+  }
+  return t;
+}
+
+tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
+  if (t->ndims == 0) {
+    tfd_status_setf(status, TFD_OUT_OF_RANGE, "cannot index a scalar tensor");
+    return NULL;
+  }
+  if (index < 0 || index >= t->dims[0]) {
+    tfd_status_setf(status, TFD_OUT_OF_RANGE, "index %" PRId64 " is out of range for dimension 0 of size %" PRId64,
+                    index, t->dims[0]);
+    return NULL;
+  }
+  tfd_tensor *v = calloc(1, sizeof *v);
+  if (!v) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
+    return NULL;
+  }
+  tfd_refcount_init(&v->refs);
+  v->dtype = t->dtype;
+  v->ndims = t->ndims - 1;
+  v->numel = 1;
+  for (int i = 0; i < v->ndims; i++) {
+    v->dims[i] = t->dims[i + 1];
+    v->numel *= v->dims[i];
+  }
+  v->buf = t->buf;
+  tfd_refcount_inc(&t->buf->refs);
+  v->offset = t->offset + (size_t)index * (size_t)v->numel * tfd_dtype_size(t->dtype);
+  return v;
+}
+
+tfd_tensor *tfd_tensor_ref(tfd_tensor *t) {
+  if (t) tfd_refcount_inc(&t->refs);
+  return t;
+}
+
+void tfd_tensor_unref(tfd_tensor *t) {
+  if (!t || !tfd_refcount_dec(&t->refs)) return;
+  buffer_unref(t->buf);
+  free(t);
+}
+
+tfd_dtype tfd_tensor_dtype(const tfd_tensor *t) { return t->dtype; }
+int tfd_tensor_ndims(const tfd_tensor *t) { return t->ndims; }
+int64_t tfd_tensor_dim(const tfd_tensor *t, int i) { return i >= 0 && i < t->ndims ? t->dims[i] : -1; }
+int64_t tfd_tensor_numel(const tfd_tensor *t) { return t->numel; }
+size_t tfd_tensor_byte_size(const tfd_tensor *t) { return (size_t)t->numel * tfd_dtype_size(t->dtype); }
+void *tfd_tensor_data(tfd_tensor *t) { return (char *)t->buf->data + t->offset; }
+const void *tfd_tensor_const_data(const tfd_tensor *t) { return (const char *)t->buf->data + t->offset; }
+int tfd_tensor_buffer_refcount(const tfd_tensor *t) { return tfd_refcount_get(&t->buf->refs); }

@@ -1,0 +1,141 @@
+/* Unit tests for tensors and the CPU allocator. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime/testing/harness.h"
+
+static void test_dtypes(void) {
+  CHECK_STR(tfd_dtype_name(TFD_FLOAT32), "float32");
+  CHECK_INT(tfd_dtype_from_name("int64"), TFD_INT64);
+  CHECK_INT(tfd_dtype_from_name("float16"), 0);
+  CHECK_INT(tfd_dtype_size(TFD_FLOAT64), 8);
+  CHECK_INT(tfd_dtype_size(TFD_BOOL), 1);
+}
+
+static void test_tensor_shape_and_alignment(void) {
+  tfd_status *st = tfd_status_new();
+  int64_t dims[] = {2, 3, 4};
+  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 3, st);
+  CHECK(t != NULL);
+  CHECK_INT(tfd_tensor_numel(t), 24);
+  CHECK_INT(tfd_tensor_byte_size(t), 96);
+  CHECK_INT(tfd_tensor_ndims(t), 3);
+  CHECK_INT(tfd_tensor_dim(t, 2), 4);
+  CHECK_INT(tfd_tensor_dim(t, 3), -1);
+  CHECK_INT((uintptr_t)tfd_tensor_data(t) % TFD_TENSOR_ALIGNMENT, 0);
+  tfd_tensor_unref(t);
+  tfd_tensor *s = tfd_tensor_new(NULL, TFD_INT64, NULL, 0, st);
+  CHECK_INT(tfd_tensor_numel(s), 1);
+  tfd_tensor_unref(s);
+  int64_t empty[] = {0, 5};
+  tfd_tensor *e = tfd_tensor_new(NULL, TFD_INT32, empty, 2, st);
+  CHECK_INT(tfd_tensor_numel(e), 0);
+  tfd_tensor_unref(e);
+  tfd_status_free(st);
+}
+
+static void test_tensor_errors(void) {
+  tfd_status *st = tfd_status_new();
+  int64_t neg[] = {2, -1};
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, neg, 2, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "dimension 1 is negative");
+  int64_t dims[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, dims, 9, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "rank 9");
+  CHECK(tfd_tensor_new(NULL, (tfd_dtype)42, dims, 1, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "invalid dtype 42");
+  int64_t huge[] = {INT64_MAX / 2, 16};
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, huge, 2, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "too large");
+  float data[3] = {1, 2, 3};
+  int64_t three[] = {3};
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_FLOAT32, three, 1, data, 8, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "8 bytes given");
+  tfd_status_free(st);
+}
+
+static void test_tensor_views_share_buffer(void) {
+  int64_t dims[] = {2, 3};
+  int32_t data[] = {1, 2, 3, 4, 5, 6};
+  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_INT32, dims, 2, data, sizeof data, NULL);
+  tfd_status *st = tfd_status_new();
+  tfd_tensor *row = tfd_tensor_slice(t, 1, st);
+  CHECK_INT(tfd_tensor_ndims(row), 1);
+  CHECK_INT(tfd_tensor_dim(row, 0), 3);
+  CHECK_INT(((int32_t *)tfd_tensor_data(row))[0], 4);
+  CHECK_INT(tfd_tensor_buffer_refcount(t), 2);
+  ((int32_t *)tfd_tensor_data(row))[2] = 60;
+  tfd_tensor_unref(t); /* the view keeps the buffer alive */
+  CHECK_INT(((int32_t *)tfd_tensor_data(row))[2], 60);
+  CHECK(tfd_tensor_slice(row, 3, st) == NULL);
+  CHECK_STATUS(st, TFD_OUT_OF_RANGE, "index 3 is out of range");
+  tfd_tensor *x = tfd_tensor_slice(row, 0, st);
+  CHECK(tfd_tensor_slice(x, 0, st) == NULL);
+  CHECK_STATUS(st, TFD_OUT_OF_RANGE, "scalar");
+  tfd_tensor_unref(x);
+  tfd_tensor_unref(row);
+  tfd_status_free(st);
+}
+
+static void test_bool_bytes_normalised(void) {
+  unsigned char raw[] = {0, 7, 1, 255};
+  int64_t dims[] = {4};
+  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_BOOL, dims, 1, raw, 4, NULL);
+  const unsigned char *p = tfd_tensor_const_data(t);
+  CHECK(p[0] == 0 && p[1] == 1 && p[2] == 1 && p[3] == 1);
+  tfd_tensor_unref(t);
+}
+
+static void test_allocator_stats_and_limit(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_allocator *a = tfd_cpu_allocator_new("test_cpu", 1000);
+  CHECK_STR(tfd_allocator_name(a), "test_cpu");
+  int64_t d600[] = {150}, d300[] = {75};
+  tfd_tensor *t1 = tfd_tensor_new(a, TFD_FLOAT32, d600, 1, st); /* 600 bytes */
+  tfd_tensor *t2 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st); /* 300 bytes */
+  CHECK(t1 && t2);
+  CHECK_INT((uintptr_t)tfd_tensor_data(t2) % 64, 0);
+  tfd_allocator_stats s;
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.bytes_in_use, 900);
+  CHECK_INT(s.num_allocs, 2);
+  CHECK_INT(s.largest_alloc_size, 600);
+  CHECK_INT(s.bytes_limit, 1000);
+  tfd_tensor *t3 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  CHECK(t3 == NULL);
+  CHECK_STATUS(st, TFD_RESOURCE_EXHAUSTED, "OOM when allocating 300 bytes on allocator 'test_cpu'");
+  tfd_tensor_unref(t1);
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.bytes_in_use, 300);
+  CHECK_INT(s.peak_bytes_in_use, 900);
+  CHECK_INT(s.num_refused, 1);
+  t3 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  CHECK(t3 != NULL);
+  tfd_allocator_unref(a); /* tensors keep the allocator alive */
+  tfd_tensor_unref(t2);
+  tfd_tensor_unref(t3);
+  tfd_status_free(st);
+}
+
+static void test_allocator_alignment_checked(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_allocator *a = tfd_cpu_allocator_new("x", 0);
+  CHECK(tfd_allocator_allocate(a, 24, 10, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "alignment 24");
+  void *p = tfd_allocator_allocate(a, 256, 0, st);
+  CHECK(p != NULL && (uintptr_t)p % 256 == 0);
+  tfd_allocator_deallocate(a, p, 0);
+  tfd_allocator_unref(a);
+  tfd_status_free(st);
+}
+
+static const tfd_test tests[] = {
+    {"dtypes", test_dtypes},
+    {"tensor shape and alignment", test_tensor_shape_and_alignment},
+    {"tensor errors", test_tensor_errors},
+    {"tensor views share the buffer", test_tensor_views_share_buffer},
+    {"bool bytes normalised", test_bool_bytes_normalised},
+    {"allocator stats and limit", test_allocator_stats_and_limit},
+    {"allocator alignment checked", test_allocator_alignment_checked},
+};
+TFD_TEST_MAIN(tests)

@@ -1,0 +1,304 @@
+/* Device factories, device lists, and the factory registry with TensorFlow's priority rules. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/refcount.h"
+#include "../core/status_internal.h"
+#include "tfdev/device_factory.h"
+
+/* ---- device lists ---- */
+struct tfd_device_list {
+  tfd_device **items;
+  size_t size, cap;
+};
+
+tfd_device_list *tfd_device_list_new(void) { return calloc(1, sizeof(tfd_device_list)); }
+
+void tfd_device_list_free(tfd_device_list *l) {
+  if (!l) return;
+  for (size_t i = 0; i < l->size; i++) tfd_device_unref(l->items[i]);
+  free(l->items);
+  free(l);
+}
+
+size_t tfd_device_list_size(const tfd_device_list *l) { return l->size; }
+tfd_device *tfd_device_list_get(const tfd_device_list *l, size_t i) { return i < l->size ? l->items[i] : NULL; }
+
+tfd_code tfd_device_list_push(tfd_device_list *l, tfd_device *d, tfd_status *status) {
+  if (l->size == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 4;
+    tfd_device **items = realloc(l->items, cap * sizeof *items);
+    if (!items) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory growing a device list");
+    l->items = items;
+    l->cap = cap;
+  }
+  l->items[l->size++] = tfd_device_ref(d);
+  return TFD_OK;
+}
+
+/* Moves every device of src to the end of dst; src ends empty. */
+static tfd_code list_append_all(tfd_device_list *dst, tfd_device_list *src, tfd_status *status) {
+  for (size_t i = 0; i < src->size; i++)
+    if (tfd_device_list_push(dst, src->items[i], status) != TFD_OK) return TFD_RESOURCE_EXHAUSTED;
+  return TFD_OK;
+}
+
+/* ---- factories ---- */
+struct tfd_device_factory {
+  tfd_refcount refs;
+  const tfd_device_factory_ops *ops;
+  void *self;
+};
+
+tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
+  if (!ops || !ops->create_devices) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a device factory needs a create_devices function");
+    return NULL;
+  }
+  tfd_device_factory *f = calloc(1, sizeof *f);
+  if (!f) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating a device factory");
+    return NULL;
+  }
+  tfd_refcount_init(&f->refs);
+  f->ops = ops;
+  f->self = self;
+  return f;
+}
+
+tfd_device_factory *tfd_device_factory_ref(tfd_device_factory *f) {
+  if (f) tfd_refcount_inc(&f->refs);
+  return f;
+}
+
+void tfd_device_factory_unref(tfd_device_factory *f) {
+  if (!f || !tfd_refcount_dec(&f->refs)) return;
+  if (f->ops->destroy) f->ops->destroy(f->self);
+  free(f);
+}
+
+const char *tfd_device_factory_name(const tfd_device_factory *f) { return f->ops->name ? f->ops->name : "factory"; }
+
+void *tfd_device_factory_self(const tfd_device_factory *f, const tfd_device_factory_ops *ops) {
+  return f && f->ops == ops ? f->self : NULL;
+}
+
+tfd_code tfd_device_factory_create_devices(tfd_device_factory *f, void *host_ctx, const tfd_session_options *options,
+                                           const char *name_prefix, tfd_device_list *out, tfd_status *status) {
+  tfd_session_options *defaults = NULL;
+  if (!options) options = defaults = tfd_session_options_new();
+  tfd_code code = options ? f->ops->create_devices(f->self, host_ctx, options, name_prefix, out, status)
+                          : tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_session_options_free(defaults);
+  return code;
+}
+
+/* ---- registries ---- */
+typedef struct entry {
+  char *type;
+  int priority;
+  tfd_device_factory *factory;
+} entry;
+
+struct tfd_factory_registry {
+  entry *entries; /* sorted: priority descending, then type */
+  size_t size, cap;
+};
+
+tfd_factory_registry *tfd_factory_registry_new(void) { return calloc(1, sizeof(tfd_factory_registry)); }
+
+void tfd_factory_registry_free(tfd_factory_registry *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->size; i++) {
+    free(r->entries[i].type);
+    tfd_device_factory_unref(r->entries[i].factory);
+  }
+  free(r->entries);
+  free(r);
+}
+
+static int entry_cmp(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (x->priority != y->priority) return x->priority > y->priority ? -1 : 1;
+  return strcmp(x->type, y->type);
+}
+
+static entry *find_entry(const tfd_factory_registry *r, const char *type) {
+  for (size_t i = 0; i < r->size; i++)
+    if (strcmp(r->entries[i].type, type) == 0) return &r->entries[i];
+  return NULL;
+}
+
+static bool valid_type_name(const char *t) {
+  tfd_parsed_name p;
+  char local[TFD_DEVICE_NAME_MAX + 8];
+  if (!t || !*t || strlen(t) >= TFD_NAME_PART_MAX) return false;
+  /* A type name is whatever ParseLocalName accepts before ":0". */
+  strcpy(local, t);
+  strcat(local, ":0");
+  return tfd_device_name_parse_local(local, &p);
+}
+
+tfd_code tfd_factory_registry_register(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
+                                       int priority, tfd_status *status) {
+  if (!valid_type_name(device_type))
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "invalid device type '%s': it must start with a letter and hold only letters, digits and '_'",
+                           device_type ? device_type : "(null)");
+  if (!f) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "no factory given for device type '%s'", device_type);
+  entry *e = find_entry(r, device_type);
+  if (e) {
+    if (priority == e->priority)
+      return tfd_status_setf(status, TFD_ALREADY_EXISTS,
+                             "Duplicate registration of device factory for type %s with the same priority %d",
+                             device_type, priority);
+    if (priority < e->priority) return TFD_OK; /* a lower priority never displaces a higher one */
+    tfd_device_factory_unref(e->factory);
+    e->factory = tfd_device_factory_ref(f);
+    e->priority = priority;
+  } else {
+    if (r->size == r->cap) {
+      size_t cap = r->cap ? r->cap * 2 : 8;
+      entry *es = realloc(r->entries, cap * sizeof *es);
+      if (!es) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory registering a factory");
+      r->entries = es;
+      r->cap = cap;
+    }
+    char *type = strdup(device_type);
+    if (!type) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory registering a factory");
+    r->entries[r->size++] = (entry){type, priority, tfd_device_factory_ref(f)};
+  }
+  qsort(r->entries, r->size, sizeof *r->entries, entry_cmp);
+  return TFD_OK;
+}
+
+tfd_device_factory *tfd_factory_registry_get(const tfd_factory_registry *r, const char *device_type) {
+  entry *e = find_entry(r, device_type ? device_type : "");
+  return e ? e->factory : NULL;
+}
+
+int tfd_factory_registry_priority(const tfd_factory_registry *r, const char *device_type) {
+  entry *e = find_entry(r, device_type ? device_type : "");
+  return e ? e->priority : -1;
+}
+
+size_t tfd_factory_registry_size(const tfd_factory_registry *r) { return r->size; }
+
+void tfd_factory_registry_entry(const tfd_factory_registry *r, size_t i, const char **device_type, int *priority,
+                                tfd_device_factory **factory) {
+  if (device_type) *device_type = r->entries[i].type;
+  if (priority) *priority = r->entries[i].priority;
+  if (factory) *factory = r->entries[i].factory;
+}
+
+tfd_factory_registry *tfd_factory_registry_copy(const tfd_factory_registry *src) {
+  tfd_factory_registry *r = tfd_factory_registry_new();
+  if (!r) return NULL;
+  for (size_t i = 0; i < src->size; i++) {
+    const entry *e = &src->entries[i];
+    if (tfd_factory_registry_register(r, e->type, e->factory, e->priority, NULL) != TFD_OK) {
+      tfd_factory_registry_free(r);
+      return NULL;
+    }
+  }
+  return r;
+}
+
+/* The built-in registry, made once; optional backends (gpu/) add their factories here. */
+static tfd_factory_registry *default_registry;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void build_default_registry(void) {
+  tfd_factory_registry *r = tfd_factory_registry_new();
+  tfd_device_factory *cpu = tfd_threadpool_device_factory_new(NULL);
+  if (!r || !cpu || tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_THREADPOOL_CPU, NULL) != TFD_OK) {
+    tfd_device_factory_unref(cpu);
+    tfd_factory_registry_free(r);
+    return; /* callers see NULL and report out of memory */
+  }
+  tfd_device_factory_unref(cpu);
+  default_registry = r;
+}
+
+const tfd_factory_registry *tfd_factory_registry_default(void) {
+  pthread_once(&default_once, build_default_registry);
+  return default_registry;
+}
+
+/* Runs one factory into `out`, adding the type and factory name to errors. */
+static tfd_code run_factory(const char *type, tfd_device_factory *f, void *host_ctx,
+                            const tfd_session_options *options, const char *prefix, tfd_device_list *out,
+                            tfd_status *status) {
+  tfd_code code = tfd_device_factory_create_devices(f, host_ctx, options, prefix, out, status);
+  if (code != TFD_OK) {
+    if (tfd_status_code(status) == TFD_OK) tfd_status_setf(status, code, "failed");
+    tfd_status_prefixf(status, "device factory '%s' for type %s: ", tfd_device_factory_name(f), type);
+  }
+  return code;
+}
+
+tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const tfd_session_options *options,
+                                          const char *name_prefix, void *host_ctx, tfd_device_list *out,
+                                          tfd_status *status) {
+  tfd_device_factory *cpu = tfd_factory_registry_get(r, "CPU");
+  if (!cpu)
+    return tfd_status_setf(status, TFD_NOT_FOUND,
+                           "CPU Factory not registered: a CPU device factory is required to add devices");
+  /* Snapshot the entries: a factory written in Lua may register others while we run. */
+  size_t n = r->size;
+  entry *snap = malloc((n ? n : 1) * sizeof *snap);
+  tfd_device_list *made = tfd_device_list_new();
+  if (!snap || !made) {
+    free(snap);
+    tfd_device_list_free(made);
+    return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding devices");
+  }
+  for (size_t i = 0; i < n; i++) {
+    snap[i] = r->entries[i];
+    tfd_device_factory_ref(snap[i].factory);
+  }
+  tfd_device_factory_ref(cpu);
+  tfd_code code = run_factory("CPU", cpu, host_ctx, options, name_prefix, made, status);
+  if (code == TFD_OK && made->size == 0)
+    code = tfd_status_setf(status, TFD_NOT_FOUND, "No CPU devices are available in this process");
+  for (size_t i = 0; i < n && code == TFD_OK; i++)
+    if (snap[i].factory != cpu)
+      code = run_factory(snap[i].type, snap[i].factory, host_ctx, options, name_prefix, made, status);
+  if (code == TFD_OK) code = list_append_all(out, made, status);
+  tfd_device_factory_unref(cpu);
+  for (size_t i = 0; i < n; i++) tfd_device_factory_unref(snap[i].factory);
+  free(snap);
+  tfd_device_list_free(made);
+  return code;
+}
+
+tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
+                                            const tfd_session_options *options, const char *name_prefix,
+                                            void *host_ctx, tfd_status *status) {
+  tfd_device_factory *f = tfd_factory_registry_get(r, device_type);
+  if (!f) {
+    tfd_status_setf(status, TFD_NOT_FOUND, "no device factory registered for device type '%s'",
+                    device_type ? device_type : "(null)");
+    return NULL;
+  }
+  tfd_session_options *opts = options ? tfd_session_options_copy(options) : tfd_session_options_new();
+  tfd_device_list *made = tfd_device_list_new();
+  tfd_device *d = NULL;
+  if (!opts || !made) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating a device");
+  } else if (tfd_session_options_set_device_count(opts, device_type, 1, status) == TFD_OK) {
+    tfd_device_factory_ref(f);
+    if (run_factory(device_type, f, host_ctx, opts, name_prefix, made, status) == TFD_OK) {
+      if (made->size == 0)
+        tfd_status_setf(status, TFD_NOT_FOUND, "device factory '%s' for type %s created no device",
+                        tfd_device_factory_name(f), device_type);
+      else
+        d = tfd_device_ref(made->items[0]);
+    }
+    tfd_device_factory_unref(f);
+  }
+  tfd_device_list_free(made);
+  tfd_session_options_free(opts);
+  return d;
+}

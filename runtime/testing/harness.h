@@ -1,0 +1,80 @@
+/* A minimal C test harness: CHECK macros that count failures, and a main that runs the tests.
+ *
+ * Each *_test.c defines `static const tfd_test tests[]` and ends with
+ * TFD_TEST_MAIN(tests). A failed check prints file:line and the values. */
+#ifndef TFDEV_TESTING_HARNESS_H
+#define TFDEV_TESTING_HARNESS_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tfdev/tfdev.h"
+
+typedef struct tfd_test {
+  const char *name;
+  void (*fn)(void);
+} tfd_test;
+
+static int tfd_test_failed_checks;
+
+#define CHECK(cond)                                                                  \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);       \
+      tfd_test_failed_checks++;                                                      \
+    }                                                                                \
+  } while (0)
+
+#define CHECK_INT(a, b)                                                                                    \
+  do {                                                                                                     \
+    long long a_ = (long long)(a), b_ = (long long)(b);                                                    \
+    if (a_ != b_) {                                                                                        \
+      fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_, b_);       \
+      tfd_test_failed_checks++;                                                                            \
+    }                                                                                                      \
+  } while (0)
+
+#define CHECK_STR(a, b)                                                                                    \
+  do {                                                                                                     \
+    const char *a_ = (a), *b_ = (b);                                                                       \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                               \
+      fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__, #a, #b,            \
+              a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                                     \
+      tfd_test_failed_checks++;                                                                            \
+    }                                                                                                      \
+  } while (0)
+
+#define CHECK_CONTAINS(hay, needle)                                                                        \
+  do {                                                                                                     \
+    const char *h_ = (hay), *n_ = (needle);                                                                \
+    if (!h_ || !strstr(h_, n_)) {                                                                          \
+      fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, h_ ? h_ : "(null)",   \
+              n_);                                                                                         \
+      tfd_test_failed_checks++;                                                                            \
+    }                                                                                                      \
+  } while (0)
+
+/* Checks a call failed with `code` and a message containing `fragment`. */
+#define CHECK_STATUS(st, code, fragment)                 \
+  do {                                                   \
+    CHECK_STR(tfd_code_name(tfd_status_code(st)), tfd_code_name(code)); \
+    CHECK_CONTAINS(tfd_status_message(st), fragment);    \
+    tfd_status_reset(st);                                \
+  } while (0)
+
+#define TFD_TEST_MAIN(tests)                                                              \
+  int main(void) {                                                                        \
+    int failed_tests = 0, n = (int)(sizeof(tests) / sizeof(tests[0]));                    \
+    for (int i = 0; i < n; i++) {                                                         \
+      int before = tfd_test_failed_checks;                                                \
+      tests[i].fn();                                                                      \
+      int bad = tfd_test_failed_checks != before;                                         \
+      failed_tests += bad;                                                                \
+      printf("%s %s\n", bad ? "FAIL" : "ok  ", tests[i].name);                            \
+    }                                                                                     \
+    printf("%d passed, %d failed\n", n - failed_tests, failed_tests);                     \
+    return failed_tests ? 1 : 0;                                                          \
+  }
+
+#endif
