@@ -40,6 +40,8 @@ typedef struct tfd_device_attributes {
 /* How to make a thread-pool CPU device (TensorFlow's ThreadPoolDevice). */
 typedef struct tfd_cpu_device_config {
   const char *name;                 /* full device name; required */
+  const char *device_type;          /* NULL: "CPU". Another name makes a CPU-backed
+                                       device of that type, as XLA_CPU is in TF */
   int64_t memory_limit;             /* <= 0: TFD_CPU_DEFAULT_MEMORY_LIMIT */
   int32_t bus_id;
   const char *physical_device_desc; /* NULL: describes the CPU and threads */
@@ -47,8 +49,8 @@ typedef struct tfd_cpu_device_config {
   bool own_threadpool;              /* false: share the process-wide pool */
 } tfd_cpu_device_config;
 
-/* A new "CPU" device. INVALID_ARGUMENT for a missing or malformed name or a
- * name that is not complete. */
+/* A new thread-pool CPU device. INVALID_ARGUMENT for a missing or malformed
+ * name, a name that is not complete, or one whose type is not device_type. */
 tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status);
 /* RenamedDevice: answers to new_base + "/device:TYPE:ID" (type and id of
  * `underlying`), shares everything else with it and keeps it alive.

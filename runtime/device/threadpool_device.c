@@ -62,7 +62,7 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
   }
   int64_t limit = cfg->memory_limit > 0 ? cfg->memory_limit : TFD_CPU_DEFAULT_MEMORY_LIMIT;
   tfd_device *d = &t->local.base;
-  if (tfd_device_init(d, &threadpool_device_ops, cfg->name, "CPU", limit, cfg->bus_id, NULL, status) != TFD_OK) {
+  if (tfd_device_init(d, &threadpool_device_ops, cfg->name, cfg->device_type ? cfg->device_type : "CPU", limit, cfg->bus_id, NULL, status) != TFD_OK) {
     free(t);
     return NULL;
   }
