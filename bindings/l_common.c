@@ -1,0 +1,330 @@
+/* Shared binding helpers: per-state registry, error values, options, names, classes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "l_common.h"
+
+#define STATE_KEY "tfdev.state"
+
+tfdev_lstate *tfdev_state(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  tfdev_lstate *s = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!s || !s->registry) luaL_error(L, "tfdev: module state is missing (was tfdev.core opened?)");
+  return s;
+}
+
+void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, meta, 0);
+  if (methods) {
+    lua_getfield(L, -1, "__index");
+    bool has_index = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!has_index) {
+      lua_newtable(L);
+      luaL_setfuncs(L, methods, 0);
+      lua_setfield(L, -2, "__index");
+    } else {
+      /* Classes with a custom __index find their methods under "methods". */
+      lua_newtable(L);
+      luaL_setfuncs(L, methods, 0);
+      lua_setfield(L, -2, "methods");
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* ---- errors ---- */
+void tfdev_push_error(lua_State *L, tfd_code code, const char *message) {
+  lua_createtable(L, 0, 2);
+  lua_pushstring(L, tfd_code_name(code));
+  lua_setfield(L, -2, "code");
+  lua_pushstring(L, message ? message : "");
+  lua_setfield(L, -2, "message");
+  luaL_setmetatable(L, TFDEV_ERROR_MT);
+}
+
+int tfdev_raise(lua_State *L, tfd_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *msg = lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  tfdev_push_error(L, code, msg);
+  return lua_error(L);
+}
+
+int tfdev_raise_status(lua_State *L, tfd_status *st) {
+  tfdev_push_error(L, tfd_status_code(st), tfd_status_message(st));
+  tfd_status_reset(st);
+  return lua_error(L);
+}
+
+int tfdev_fail_status(lua_State *L, tfd_status *st) {
+  lua_pushnil(L);
+  tfdev_push_error(L, tfd_status_code(st), tfd_status_message(st));
+  tfd_status_reset(st);
+  return 2;
+}
+
+static int error_tostring(lua_State *L) {
+  lua_getfield(L, 1, "code");
+  lua_getfield(L, 1, "message");
+  lua_pushfstring(L, "%s: %s", luaL_optstring(L, -2, "UNKNOWN"), luaL_optstring(L, -1, ""));
+  return 1;
+}
+
+static int error_new(lua_State *L) {
+  const char *code = luaL_checkstring(L, 1);
+  int c = tfd_code_from_name(code);
+  if (c < 0 || c == TFD_OK) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown error code '%s'", code);
+  tfdev_push_error(L, (tfd_code)c, luaL_optstring(L, 2, ""));
+  return 1;
+}
+
+static int error_is(lua_State *L) {
+  bool is = false;
+  if (lua_getmetatable(L, 1)) {
+    luaL_getmetatable(L, TFDEV_ERROR_MT);
+    is = lua_rawequal(L, -1, -2);
+  }
+  lua_pushboolean(L, is);
+  return 1;
+}
+
+/* ---- statuses owned by the Lua stack ---- */
+typedef struct status_box {
+  tfd_status *st;
+} status_box;
+
+static int status_box_gc(lua_State *L) {
+  status_box *b = lua_touserdata(L, 1);
+  tfd_status_free(b->st);
+  b->st = NULL;
+  return 0;
+}
+
+tfd_status *tfdev_new_status(lua_State *L) {
+  status_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->st = NULL;
+  luaL_setmetatable(L, "tfdev.status");
+  b->st = tfd_status_new();
+  if (!b->st) luaL_error(L, "tfdev: out of memory");
+  return b->st;
+}
+
+/* ---- options ---- */
+typedef struct options_box {
+  tfd_session_options *o;
+} options_box;
+
+static int options_box_gc(lua_State *L) {
+  options_box *b = lua_touserdata(L, 1);
+  tfd_session_options_free(b->o);
+  b->o = NULL;
+  return 0;
+}
+
+/* Option keys the runtime knows. Device-layer ones are read here; the others
+ * belong to sessions and are type-checked now so typos fail early. */
+static const struct {
+  const char *key;
+  int type;
+} option_keys[] = {
+    {"device_count", LUA_TTABLE},     {"intra_op_threads", LUA_TNUMBER},     {"inter_op_threads", LUA_TNUMBER},
+    {"use_global_threadpool", LUA_TBOOLEAN}, {"use_per_session_threads", LUA_TBOOLEAN},
+    {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
+    {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
+};
+
+/* The integer option prefix..key at stack index idx. */
+static int check_int_field(lua_State *L, int idx, const char *prefix, const char *key, int lo) {
+  int ok;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok || v < lo || v > 1 << 20)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "option %s%s must be an integer in [%d, %d], got %s", prefix, key, lo, 1 << 20,
+                luaL_tolstring(L, idx, NULL));
+  return (int)v;
+}
+
+tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  bool absent = lua_isnoneornil(L, idx); /* before pushing: idx may be past the top */
+  options_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->o = NULL;
+  luaL_setmetatable(L, "tfdev.options");
+  b->o = tfd_session_options_new();
+  if (!b->o) luaL_error(L, "tfdev: out of memory");
+  if (absent) return b->o;
+  if (!lua_istable(L, idx)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "options must be a table, got %s", luaL_typename(L, idx));
+  tfd_status *st = tfdev_new_status(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option keys must be strings");
+    const char *key = lua_tostring(L, -2);
+    size_t k = 0, n = sizeof option_keys / sizeof option_keys[0];
+    while (k < n && strcmp(option_keys[k].key, key) != 0) k++;
+    if (k == n) tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s'", key);
+    if (lua_type(L, -1) != option_keys[k].type)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "option %s must be a %s, got %s", key, lua_typename(L, option_keys[k].type),
+                  luaL_typename(L, -1));
+    if (strcmp(key, "device_count") == 0) {
+      lua_pushnil(L);
+      while (lua_next(L, -2)) {
+        if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "device_count keys must be device types");
+        const char *type = lua_tostring(L, -2);
+        int count = check_int_field(L, lua_gettop(L), "device_count.", type, 0);
+        if (tfd_session_options_set_device_count(b->o, type, count, st) != TFD_OK) tfdev_raise_status(L, st);
+        lua_pop(L, 1);
+      }
+    } else if (strcmp(key, "intra_op_threads") == 0) {
+      tfd_session_options_set_intra_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0));
+    } else if (strcmp(key, "inter_op_threads") == 0) {
+      tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0));
+    } else if (strcmp(key, "use_global_threadpool") == 0) {
+      tfd_session_options_set_use_global_threadpool(b->o, lua_toboolean(L, -1));
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1); /* status */
+  return b->o;
+}
+
+void tfdev_push_options(lua_State *L, const tfd_session_options *o) {
+  lua_createtable(L, 0, 4);
+  lua_newtable(L);
+  for (size_t i = 0; i < tfd_session_options_num_device_counts(o); i++) {
+    const char *type;
+    int n;
+    tfd_session_options_device_count_at(o, i, &type, &n);
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, type);
+  }
+  lua_setfield(L, -2, "device_count");
+  lua_pushinteger(L, tfd_session_options_intra_op_threads(o));
+  lua_setfield(L, -2, "intra_op_threads");
+  lua_pushinteger(L, tfd_session_options_inter_op_threads(o));
+  lua_setfield(L, -2, "inter_op_threads");
+  lua_pushboolean(L, tfd_session_options_use_global_threadpool(o));
+  lua_setfield(L, -2, "use_global_threadpool");
+}
+
+/* ---- parsed names ---- */
+static bool valid_part(const char *s) {
+  tfd_parsed_name p;
+  char buf[TFD_DEVICE_NAME_MAX + 8];
+  if (strlen(s) >= TFD_NAME_PART_MAX) return false;
+  snprintf(buf, sizeof buf, "%s:0", s);
+  return tfd_device_name_parse_local(buf, &p);
+}
+
+void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out) {
+  idx = lua_absindex(L, idx);
+  memset(out, 0, sizeof *out);
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    tfd_status *st = tfdev_new_status(L);
+    if (tfd_device_name_parse(lua_tostring(L, idx), out, st) != TFD_OK) tfdev_raise_status(L, st);
+    lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "expected a device name (string or table), got %s", luaL_typename(L, idx));
+  static const char *const str_fields[] = {"job", "type"};
+  for (int i = 0; i < 2; i++) {
+    if (lua_getfield(L, idx, str_fields[i]) != LUA_TNIL) {
+      const char *v = lua_tostring(L, -1);
+      if (lua_type(L, -1) != LUA_TSTRING || !valid_part(v))
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "device name field %s: '%s' is not a valid name", str_fields[i],
+                    luaL_tolstring(L, -1, NULL));
+      strcpy(i == 0 ? out->job : out->type, v);
+      *(i == 0 ? &out->has_job : &out->has_type) = true;
+    }
+    lua_pop(L, 1);
+  }
+  static const char *const int_fields[] = {"replica", "task", "id"};
+  int *vals[] = {&out->replica, &out->task, &out->id};
+  bool *has[] = {&out->has_replica, &out->has_task, &out->has_id};
+  for (int i = 0; i < 3; i++) {
+    if (lua_getfield(L, idx, int_fields[i]) != LUA_TNIL) {
+      int ok;
+      lua_Integer v = lua_tointegerx(L, -1, &ok);
+      if (!ok || v < 0 || v > 0x7fffffff)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "device name field %s must be a non-negative integer, got %s",
+                    int_fields[i], luaL_tolstring(L, -1, NULL));
+      *vals[i] = (int)v;
+      *has[i] = true;
+    }
+    lua_pop(L, 1);
+  }
+}
+
+void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p) {
+  lua_createtable(L, 0, 5);
+  if (p->has_job) {
+    lua_pushstring(L, p->job);
+    lua_setfield(L, -2, "job");
+  }
+  if (p->has_replica) {
+    lua_pushinteger(L, p->replica);
+    lua_setfield(L, -2, "replica");
+  }
+  if (p->has_task) {
+    lua_pushinteger(L, p->task);
+    lua_setfield(L, -2, "task");
+  }
+  if (p->has_type) {
+    lua_pushstring(L, p->type);
+    lua_setfield(L, -2, "type");
+  }
+  if (p->has_id) {
+    lua_pushinteger(L, p->id);
+    lua_setfield(L, -2, "id");
+  }
+}
+
+/* ---- the per-state userdata and generic metatables ---- */
+static int lstate_gc(lua_State *L) {
+  tfdev_lstate *s = lua_touserdata(L, 1);
+  tfd_factory_registry_free(s->registry);
+  s->registry = NULL;
+  return 0;
+}
+
+void tfdev_common_open(lua_State *L) {
+  static const luaL_Reg error_meta[] = {{"__tostring", error_tostring}, {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_ERROR_MT, error_meta, NULL);
+  static const luaL_Reg status_meta[] = {{"__gc", status_box_gc}, {NULL, NULL}};
+  tfdev_new_class(L, "tfdev.status", status_meta, NULL);
+  static const luaL_Reg options_meta[] = {{"__gc", options_box_gc}, {NULL, NULL}};
+  tfdev_new_class(L, "tfdev.options", options_meta, NULL);
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  bool have = lua_touserdata(L, -1) != NULL;
+  lua_pop(L, 1);
+  if (!have) {
+    /* Each Lua state gets its own registry, copied from the built-in one. */
+    tfdev_lstate *s = lua_newuserdatauv(L, sizeof *s, 0);
+    s->registry = NULL;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, lstate_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    const tfd_factory_registry *def = tfd_factory_registry_default();
+    s->registry = def ? tfd_factory_registry_copy(def) : NULL;
+    if (!s->registry) luaL_error(L, "tfdev: out of memory creating the factory registry");
+    lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  }
+}
+
+/* tfdev.error = {new=, is=, codes=} */
+int tfdev_open_error(lua_State *L) {
+  static const luaL_Reg fns[] = {{"new", error_new}, {"is", error_is}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  lua_createtable(L, TFD_CODE_COUNT, 0);
+  for (int i = 0; i < TFD_CODE_COUNT; i++) {
+    lua_pushstring(L, tfd_code_name((tfd_code)i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "codes");
+  return 1;
+}

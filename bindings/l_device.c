@@ -1,0 +1,382 @@
+/* Lua userdata for devices (tfdev.device), their resource managers, and tfdev.device.cpu/renamed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "l_common.h"
+
+typedef struct ldevice {
+  tfd_device *d; /* one reference; NULL once closed */
+} ldevice;
+
+#define DEVICE_CACHE "tfdev.device_cache"
+
+/* One userdata per device, so handles from different calls compare equal. */
+void tfdev_push_device(lua_State *L, tfd_device *d) {
+  lua_getfield(L, LUA_REGISTRYINDEX, DEVICE_CACHE);
+  lua_rawgetp(L, -1, d);
+  if (!lua_isnil(L, -1)) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
+  ldevice *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->d = tfd_device_ref(d);
+  luaL_setmetatable(L, TFDEV_DEVICE_MT);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, -3, d);
+  lua_remove(L, -2);
+}
+
+tfd_device *tfdev_test_device(lua_State *L, int idx) {
+  ldevice *u = luaL_testudata(L, idx, TFDEV_DEVICE_MT);
+  return u ? u->d : NULL;
+}
+
+tfd_device *tfdev_check_device(lua_State *L, int idx) {
+  ldevice *u = luaL_checkudata(L, idx, TFDEV_DEVICE_MT);
+  if (!u->d) tfdev_raise(L, TFD_FAILED_PRECONDITION, "device handle is closed");
+  return u->d;
+}
+
+void tfdev_push_device_list(lua_State *L, const tfd_device_list *l) {
+  size_t n = tfd_device_list_size(l);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device(L, tfd_device_list_get(l, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+static int device_list_gc(lua_State *L) {
+  tfd_device_list **b = lua_touserdata(L, 1);
+  tfd_device_list_free(*b);
+  *b = NULL;
+  return 0;
+}
+
+tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *what) {
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s must be a list of devices, got %s", what, luaL_typename(L, idx));
+  tfd_device_list **box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = tfd_device_list_new();
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, device_list_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_Integer n = luaL_len(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, idx, i);
+    tfd_device *d = tfdev_test_device(L, -1);
+    if (!d)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s: element %d is a %s, expected a tfdev.device", what, (int)i,
+                  luaL_typename(L, -1));
+    lua_pop(L, 1);
+    if (tfd_device_list_push(*box, d, NULL) != TFD_OK) luaL_error(L, "tfdev: out of memory");
+  }
+  tfd_device_list *l = *box;
+  *box = NULL; /* the caller owns it now */
+  lua_pop(L, 1);
+  return l;
+}
+
+static void push_attributes(lua_State *L, tfd_device *d) {
+  tfd_device_attributes a;
+  tfd_device_get_attributes(d, &a);
+  lua_createtable(L, 0, 6);
+  lua_pushstring(L, a.name);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, a.device_type);
+  lua_setfield(L, -2, "device_type");
+  lua_pushinteger(L, a.memory_limit);
+  lua_setfield(L, -2, "memory_limit");
+  lua_createtable(L, 0, 1);
+  lua_pushinteger(L, a.bus_id);
+  lua_setfield(L, -2, "bus_id");
+  lua_setfield(L, -2, "locality");
+  lua_pushinteger(L, (lua_Integer)a.incarnation);
+  lua_setfield(L, -2, "incarnation");
+  lua_pushstring(L, a.physical_device_desc);
+  lua_setfield(L, -2, "physical_device_desc");
+}
+
+void tfdev_push_device_attributes(lua_State *L, tfd_device *d) { push_attributes(L, d); }
+
+static int device_index(lua_State *L) {
+  tfd_device *d = tfdev_check_device(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  tfd_device_attributes a;
+  tfd_device_get_attributes(d, &a);
+  if (strcmp(k, "name") == 0) lua_pushstring(L, a.name);
+  else if (strcmp(k, "device_type") == 0) lua_pushstring(L, a.device_type);
+  else if (strcmp(k, "memory_limit") == 0) lua_pushinteger(L, a.memory_limit);
+  else if (strcmp(k, "incarnation") == 0) lua_pushinteger(L, (lua_Integer)a.incarnation);
+  else if (strcmp(k, "bus_id") == 0) lua_pushinteger(L, a.bus_id);
+  else if (strcmp(k, "physical_device_desc") == 0) lua_pushstring(L, a.physical_device_desc);
+  else if (strcmp(k, "parsed_name") == 0) tfdev_push_parsed_name(L, tfd_device_parsed_name(d));
+  else if (strcmp(k, "num_threads") == 0) lua_pushinteger(L, tfd_device_num_threads(d));
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int device_newindex(lua_State *L) {
+  return tfdev_raise(L, TFD_INVALID_ARGUMENT, "device fields are read-only (tried to set '%s')",
+                     luaL_tolstring(L, 2, NULL));
+}
+
+static int device_attributes(lua_State *L) {
+  push_attributes(L, tfdev_check_device(L, 1));
+  return 1;
+}
+
+static int device_sync(lua_State *L) {
+  tfd_device *d = tfdev_check_device(L, 1);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_device_sync(d, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int device_debug_string(lua_State *L) {
+  char *s = tfd_device_debug_string(tfdev_check_device(L, 1));
+  if (!s) return luaL_error(L, "tfdev: out of memory");
+  lua_pushstring(L, s);
+  free(s);
+  return 1;
+}
+
+static int device_allocator_stats(lua_State *L) {
+  tfd_allocator *a = tfd_device_get_allocator(tfdev_check_device(L, 1));
+  tfd_allocator_stats s;
+  tfd_allocator_get_stats(a, &s);
+  lua_createtable(L, 0, 7);
+  lua_pushstring(L, tfd_allocator_name(a));
+  lua_setfield(L, -2, "name");
+  lua_pushinteger(L, s.num_allocs);
+  lua_setfield(L, -2, "num_allocs");
+  lua_pushinteger(L, s.bytes_in_use);
+  lua_setfield(L, -2, "bytes_in_use");
+  lua_pushinteger(L, s.peak_bytes_in_use);
+  lua_setfield(L, -2, "peak_bytes_in_use");
+  lua_pushinteger(L, s.largest_alloc_size);
+  lua_setfield(L, -2, "largest_alloc_size");
+  lua_pushinteger(L, s.bytes_limit);
+  lua_setfield(L, -2, "bytes_limit");
+  lua_pushinteger(L, s.num_refused);
+  lua_setfield(L, -2, "num_refused");
+  return 1;
+}
+
+static int device_tostring(lua_State *L) {
+  ldevice *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MT);
+  if (!u->d) lua_pushliteral(L, "tfdev.device(closed)");
+  else lua_pushfstring(L, "tfdev.device(%s)", tfd_device_name(u->d));
+  return 1;
+}
+
+/* __gc, __close and close(): drops the reference. The cache entry goes too
+ * (if it is still this handle), so a later device at the same address never
+ * finds a closed handle. */
+static int device_gc(lua_State *L) {
+  ldevice *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MT);
+  if (!u->d) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, DEVICE_CACHE);
+  if (lua_rawgetp(L, -1, u->d) != LUA_TNIL && lua_rawequal(L, -1, 1)) {
+    lua_pushnil(L);
+    lua_rawsetp(L, -3, u->d);
+  }
+  lua_pop(L, 2);
+  tfd_device_unref(u->d);
+  u->d = NULL;
+  return 0;
+}
+
+/* device:resource_manager() -> tfdev.resource_mgr (holds the device). */
+typedef struct lrm {
+  tfd_device *d;
+} lrm;
+
+static int device_resource_manager(lua_State *L) {
+  tfd_device *d = tfdev_check_device(L, 1);
+  lrm *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->d = tfd_device_ref(d);
+  luaL_setmetatable(L, TFDEV_RESOURCE_MGR_MT);
+  return 1;
+}
+
+static tfd_resource_mgr *check_rm(lua_State *L) {
+  lrm *u = luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
+  return tfd_device_resource_manager(u->d);
+}
+
+static int rm_create(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  const char *container = luaL_optstring(L, 2, "");
+  const char *name = luaL_checkstring(L, 3);
+  tfd_tensor *t = tfdev_check_tensor(L, 4);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_resource *r = tfd_tensor_resource_new(t, st);
+  if (!r) return tfdev_raise_status(L, st);
+  tfd_code code = tfd_resource_mgr_create(rm, container, name, r, st);
+  tfd_resource_unref(r);
+  if (code != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int rm_lookup(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_resource *r = tfd_resource_mgr_lookup(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st);
+  if (!r) return tfdev_fail_status(L, st);
+  tfdev_push_tensor(L, tfd_tensor_ref(tfd_resource_tensor(r)));
+  tfd_resource_unref(r);
+  return 1;
+}
+
+static int rm_delete(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_resource_mgr_delete(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st) != TFD_OK)
+    return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int rm_cleanup(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_resource_mgr_cleanup(rm, luaL_optstring(L, 2, ""), st) != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int rm_size(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)tfd_resource_mgr_container_size(check_rm(L), luaL_optstring(L, 2, "")));
+  return 1;
+}
+
+static int rm_containers(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  size_t n = tfd_resource_mgr_num_containers(rm);
+  char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+  n = tfd_resource_mgr_container_names(rm, names, n);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, names[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_getglobal(L, "table");
+  lua_getfield(L, -1, "sort");
+  lua_pushvalue(L, -3);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int rm_index(lua_State *L) {
+  tfd_resource_mgr *rm = check_rm(L);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "default_container") == 0) {
+    lua_pushstring(L, tfd_resource_mgr_default_container(rm));
+  } else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int rm_gc(lua_State *L) {
+  lrm *u = luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
+  tfd_device_unref(u->d);
+  u->d = NULL;
+  return 0;
+}
+
+static int rm_tostring(lua_State *L) {
+  lrm *u = luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
+  lua_pushfstring(L, "tfdev.resource_mgr(%s)", tfd_device_name(u->d));
+  return 1;
+}
+
+/* tfdev.device.cpu{name=, threads=, memory_limit=, device_type=, physical_device_desc=, bus_id=} */
+static int device_cpu(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  tfd_cpu_device_config cfg = {0};
+  lua_getfield(L, 1, "name");
+  cfg.name = lua_tostring(L, -1);
+  if (!cfg.name) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: 'name' (a full device name) is required");
+  if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
+    int ok;
+    lua_Integer n = lua_tointegerx(L, -1, &ok);
+    if (!ok || n < 1 || n > 1024)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: threads must be an integer in [1, 1024]");
+    cfg.num_threads = (int)n;
+    cfg.own_threadpool = true; /* asking for a size means a pool of its own */
+  }
+  if (lua_getfield(L, 1, "memory_limit") != LUA_TNIL) {
+    int ok;
+    lua_Integer n = lua_tointegerx(L, -1, &ok);
+    if (!ok || n <= 0)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: memory_limit must be a positive integer (bytes)");
+    cfg.memory_limit = n;
+  }
+  if (lua_getfield(L, 1, "bus_id") != LUA_TNIL) cfg.bus_id = (int32_t)luaL_checkinteger(L, -1);
+  lua_getfield(L, 1, "device_type");
+  cfg.device_type = lua_tostring(L, -1);
+  lua_getfield(L, 1, "physical_device_desc");
+  cfg.physical_device_desc = lua_tostring(L, -1);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  if (!d) return tfdev_raise_status(L, st);
+  tfdev_push_device(L, d);
+  tfd_device_unref(d);
+  return 1;
+}
+
+/* tfdev.device.renamed(device, new_base) */
+static int device_renamed(lua_State *L) {
+  tfd_device *u = tfdev_check_device(L, 1);
+  const char *base = luaL_checkstring(L, 2);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_device *d = tfd_renamed_device_new(u, base, st);
+  if (!d) return tfdev_raise_status(L, st);
+  tfdev_push_device(L, d);
+  tfd_device_unref(d);
+  return 1;
+}
+
+static int device_is(lua_State *L) {
+  lua_pushboolean(L, tfdev_test_device(L, 1) != NULL);
+  return 1;
+}
+
+int tfdev_open_device(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__index", device_index},       {"__newindex", device_newindex},
+                                  {"__tostring", device_tostring}, {"__gc", device_gc},
+                                  {"__close", device_gc},          {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"attributes", device_attributes},
+                                     {"sync", device_sync},
+                                     {"debug_string", device_debug_string},
+                                     {"allocator_stats", device_allocator_stats},
+                                     {"resource_manager", device_resource_manager},
+                                     {"close", device_gc},
+                                     {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_DEVICE_MT, meta, methods);
+  static const luaL_Reg rm_meta[] = {
+      {"__index", rm_index}, {"__gc", rm_gc}, {"__tostring", rm_tostring}, {NULL, NULL}};
+  static const luaL_Reg rm_methods[] = {{"create", rm_create},   {"lookup", rm_lookup},         {"delete", rm_delete},
+                                        {"cleanup", rm_cleanup}, {"containers", rm_containers}, {"size", rm_size},
+                                        {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_RESOURCE_MGR_MT, rm_meta, rm_methods);
+  /* Weak-valued cache: device pointer -> its userdata. */
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, DEVICE_CACHE);
+  static const luaL_Reg fns[] = {{"cpu", device_cpu}, {"renamed", device_renamed}, {"is", device_is}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  return 1;
+}

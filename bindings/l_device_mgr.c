@@ -1,0 +1,139 @@
+/* tfdev.device_mgr: DeviceMgr as Lua userdata. */
+#include <stdlib.h>
+
+#include "l_common.h"
+
+typedef struct lmgr {
+  tfd_device_mgr *m;
+} lmgr;
+
+static tfd_device_mgr *check_mgr(lua_State *L) {
+  lmgr *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MGR_MT);
+  if (!u->m) tfdev_raise(L, TFD_FAILED_PRECONDITION, "device manager is closed");
+  return u->m;
+}
+
+/* tfdev.device_mgr(devices) */
+static int mgr_new(lua_State *L) {
+  tfd_device_list *l = tfdev_check_device_array(L, 1, "tfdev.device_mgr");
+  size_t n = tfd_device_list_size(l);
+  tfd_device **ds = malloc((n ? n : 1) * sizeof *ds);
+  if (!ds) {
+    tfd_device_list_free(l);
+    return luaL_error(L, "tfdev: out of memory");
+  }
+  for (size_t i = 0; i < n; i++) ds[i] = tfd_device_list_get(l, i);
+  lmgr *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->m = NULL;
+  luaL_setmetatable(L, TFDEV_DEVICE_MGR_MT);
+  tfd_status *st = tfd_status_new();
+  u->m = tfd_device_mgr_new(ds, n, st);
+  free(ds);
+  tfd_device_list_free(l);
+  if (!u->m) {
+    tfdev_push_error(L, tfd_status_code(st), tfd_status_message(st));
+    tfd_status_free(st);
+    return lua_error(L);
+  }
+  tfd_status_free(st);
+  return 1;
+}
+
+static int mgr_list(lua_State *L) {
+  tfd_device_mgr *m = check_mgr(L);
+  size_t n = tfd_device_mgr_size(m);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device(L, tfd_device_mgr_get(m, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int mgr_list_attributes(lua_State *L) {
+  tfd_device_mgr *m = check_mgr(L);
+  size_t n = tfd_device_mgr_size(m);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device_attributes(L, tfd_device_mgr_get(m, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int mgr_lookup(lua_State *L) {
+  tfd_device_mgr *m = check_mgr(L);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_device *d = tfd_device_mgr_lookup(m, luaL_checkstring(L, 2), st);
+  if (!d) return tfdev_fail_status(L, st);
+  tfdev_push_device(L, d);
+  return 1;
+}
+
+static int mgr_num_device_type(lua_State *L) {
+  lua_pushinteger(L, tfd_device_mgr_num_device_type(check_mgr(L), luaL_checkstring(L, 2)));
+  return 1;
+}
+
+static int mgr_mapping_string(lua_State *L) {
+  char *s = tfd_device_mgr_mapping_string(check_mgr(L));
+  if (!s) return luaL_error(L, "tfdev: out of memory");
+  lua_pushstring(L, s);
+  free(s);
+  return 1;
+}
+
+static int mgr_clear_containers(lua_State *L) {
+  tfd_device_mgr *m = check_mgr(L);
+  size_t n = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    n = lua_rawlen(L, 2);
+  }
+  const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "container names must be strings (element %d is a %s)", (int)i + 1,
+                         luaL_typename(L, -1));
+    names[i] = lua_tostring(L, -1); /* anchored by the table at 2 */
+    lua_pop(L, 1);
+  }
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_device_mgr_clear_containers(m, names, n, st) != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int mgr_len(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)tfd_device_mgr_size(check_mgr(L)));
+  return 1;
+}
+
+static int mgr_tostring(lua_State *L) {
+  lmgr *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MGR_MT);
+  lua_pushfstring(L, "tfdev.device_mgr(%d devices)", u->m ? (int)tfd_device_mgr_size(u->m) : 0);
+  return 1;
+}
+
+static int mgr_gc(lua_State *L) {
+  lmgr *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MGR_MT);
+  tfd_device_mgr_free(u->m);
+  u->m = NULL;
+  return 0;
+}
+
+int tfdev_open_device_mgr(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__len", mgr_len}, {"__tostring", mgr_tostring}, {"__gc", mgr_gc},
+                                  {"__close", mgr_gc}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"list", mgr_list},
+                                     {"list_attributes", mgr_list_attributes},
+                                     {"lookup", mgr_lookup},
+                                     {"num_device_type", mgr_num_device_type},
+                                     {"mapping_string", mgr_mapping_string},
+                                     {"clear_containers", mgr_clear_containers},
+                                     {"close", mgr_gc},
+                                     {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_DEVICE_MGR_MT, meta, methods);
+  lua_pushcfunction(L, mgr_new);
+  return 1;
+}

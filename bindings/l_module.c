@@ -1,0 +1,35 @@
+/* luaopen_tfdev_core: assembles the C half of the tfdev module. */
+#include "l_common.h"
+
+static int gpu_count(lua_State *L) {
+  char why[256];
+  int n = tfd_gpu_count(why, sizeof why);
+  lua_pushinteger(L, n);
+  lua_pushstring(L, why);
+  return 2;
+}
+
+int luaopen_tfdev_core(lua_State *L) {
+  tfdev_common_open(L);
+  lua_newtable(L);
+  static const struct {
+    const char *name;
+    lua_CFunction open;
+  } subs[] = {{"error", tfdev_open_error},           {"device_name", tfdev_open_device_name},
+              {"device", tfdev_open_device},         {"factory", tfdev_open_factory},
+              {"device_set", tfdev_open_device_set}, {"device_mgr", tfdev_open_device_mgr},
+              {"tensor", tfdev_open_tensor}};
+  for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+    subs[i].open(L);
+    lua_setfield(L, -2, subs[i].name);
+  }
+  lua_pushcfunction(L, gpu_count);
+  lua_setfield(L, -2, "gpu_count");
+  lua_pushboolean(L, tfd_gpu_built_with_cuda());
+  lua_setfield(L, -2, "built_with_cuda");
+  lua_pushliteral(L, TFDEV_VERSION);
+  lua_setfield(L, -2, "version");
+  lua_pushstring(L, TFD_LOCAL_NAME_PREFIX);
+  lua_setfield(L, -2, "LOCAL_NAME_PREFIX");
+  return 1;
+}

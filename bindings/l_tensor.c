@@ -1,0 +1,466 @@
+/* Lua userdata for tensors (tfdev.tensor): creation from nested tables, specs and bytes; conversion back. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "l_common.h"
+
+typedef struct ltensor {
+  tfd_tensor *t; /* one reference; NULL once closed */
+} ltensor;
+
+void tfdev_push_tensor(lua_State *L, tfd_tensor *t) {
+  ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->t = t;
+  luaL_setmetatable(L, TFDEV_TENSOR_MT);
+}
+
+tfd_tensor *tfdev_check_tensor(lua_State *L, int idx) {
+  ltensor *u = luaL_checkudata(L, idx, TFDEV_TENSOR_MT);
+  if (!u->t) tfdev_raise(L, TFD_FAILED_PRECONDITION, "tensor handle is closed");
+  return u->t;
+}
+
+static tfd_dtype check_dtype(lua_State *L, int idx) {
+  const char *name = luaL_checkstring(L, idx);
+  tfd_dtype dt = tfd_dtype_from_name(name);
+  if (!dt)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool)", name);
+  return dt;
+}
+
+/* "[2,1]" for the element at 0-based path idx[0..depth). */
+static const char *path_string(lua_State *L, const int64_t *idx, int depth) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addchar(&b, '[');
+  for (int i = 0; i < depth; i++) {
+    char n[32];
+    snprintf(n, sizeof n, "%s%" PRId64, i ? "," : "", idx[i] + 1);
+    luaL_addstring(&b, n);
+  }
+  luaL_addchar(&b, ']');
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+/* Writes the Lua value at the top of the stack as element i of data. */
+static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, const int64_t *path, int depth) {
+  int t = lua_type(L, -1);
+  if (dt == TFD_BOOL) {
+    if (t != LUA_TBOOLEAN)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s is a %s, expected a boolean (dtype bool)",
+                  path_string(L, path, depth), lua_typename(L, t));
+    ((unsigned char *)data)[i] = (unsigned char)lua_toboolean(L, -1);
+    return;
+  }
+  if (t != LUA_TNUMBER)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s is a %s, expected a number (dtype %s)",
+                path_string(L, path, depth), lua_typename(L, t), tfd_dtype_name(dt));
+  if (dt == TFD_FLOAT32) {
+    ((float *)data)[i] = (float)lua_tonumber(L, -1);
+  } else if (dt == TFD_FLOAT64) {
+    ((double *)data)[i] = (double)lua_tonumber(L, -1);
+  } else {
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s = %s is not an integer (dtype %s)",
+                  path_string(L, path, depth), luaL_tolstring(L, -1, NULL), tfd_dtype_name(dt));
+    if (dt == TFD_INT32) {
+      if (v < INT32_MIN || v > INT32_MAX)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s = %I is out of range for int32", path_string(L, path, depth),
+                    v);
+      ((int32_t *)data)[i] = (int32_t)v;
+    } else {
+      ((int64_t *)data)[i] = (int64_t)v;
+    }
+  }
+}
+
+typedef struct fill_state {
+  tfd_dtype dt;
+  void *data;
+  const int64_t *dims;
+  int ndims;
+  int64_t next;
+  int64_t path[TFD_MAX_DIMS];
+} fill_state;
+
+/* Walks the nested table at the top of the stack, checking it is rectangular. */
+static void fill_nested(lua_State *L, fill_state *f, int depth) {
+  if (depth == f->ndims) {
+    if (lua_istable(L, -1))
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "ragged nested table: element %s is a table, expected a %s",
+                  path_string(L, f->path, depth), f->dt == TFD_BOOL ? "boolean" : "number");
+    write_element(L, f->dt, f->data, f->next++, f->path, depth);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "ragged nested table: element %s is a %s, expected a table of %d entries",
+                path_string(L, f->path, depth), luaL_typename(L, -1), (int)f->dims[depth]);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n != f->dims[depth])
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "ragged nested table: element %s has %d entries, expected %d",
+                path_string(L, f->path, depth), (int)n, (int)f->dims[depth]);
+  for (lua_Integer i = 1; i <= n; i++) {
+    f->path[depth] = i - 1;
+    lua_rawgeti(L, -1, i);
+    fill_nested(L, f, depth + 1);
+    lua_pop(L, 1);
+  }
+}
+
+/* Shape of a nested table: follows the first element down. */
+static int infer_shape(lua_State *L, int idx, int64_t *dims) {
+  int nd = 0;
+  lua_pushvalue(L, idx);
+  while (lua_istable(L, -1)) {
+    if (nd == TFD_MAX_DIMS) tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table is deeper than %d levels", TFD_MAX_DIMS);
+    dims[nd++] = (int64_t)lua_rawlen(L, -1);
+    if (dims[nd - 1] == 0) break;
+    lua_rawgeti(L, -1, 1);
+    lua_remove(L, -2);
+  }
+  lua_pop(L, 1);
+  return nd;
+}
+
+static tfd_dtype merge_dtype(lua_State *L, tfd_dtype a, tfd_dtype b) {
+  if (!a) return b;
+  if (!b) return a;
+  if ((a == TFD_BOOL) != (b == TFD_BOOL))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table mixes booleans and numbers; give a dtype");
+  return a == TFD_FLOAT32 || b == TFD_FLOAT32 ? TFD_FLOAT32 : a;
+}
+
+/* TensorFlow's inference for Python values: all booleans -> bool, all
+ * integers -> int32, any float -> float32; 0 when there is no leaf. */
+static tfd_dtype infer_dtype(lua_State *L, int idx) {
+  switch (lua_type(L, idx)) {
+    case LUA_TBOOLEAN: return TFD_BOOL;
+    case LUA_TNUMBER: return lua_isinteger(L, idx) ? TFD_INT32 : TFD_FLOAT32;
+    case LUA_TTABLE: {
+      luaL_checkstack(L, 2, "nested table too deep");
+      tfd_dtype acc = 0;
+      lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        acc = merge_dtype(L, acc, infer_dtype(L, lua_gettop(L)));
+        lua_pop(L, 1);
+      }
+      return acc;
+    }
+  }
+  return 0; /* filling reports the bad element */
+}
+
+static tfd_allocator *optional_device_allocator(lua_State *L, int spec_idx) {
+  tfd_allocator *a = NULL;
+  if (lua_getfield(L, spec_idx, "device") != LUA_TNIL) a = tfd_device_get_allocator(tfdev_check_device(L, -1));
+  lua_pop(L, 1);
+  return a;
+}
+
+static int tensor_from_spec(lua_State *L, int idx) {
+  tfd_dtype dt = TFD_FLOAT32;
+  if (lua_getfield(L, idx, "dtype") != LUA_TNIL) dt = check_dtype(L, -1);
+  lua_pop(L, 1);
+  tfd_allocator *alloc = optional_device_allocator(L, idx);
+  int64_t dims[TFD_MAX_DIMS];
+  int nd = -1;
+  if (lua_getfield(L, idx, "shape") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "shape must be a table of sizes");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n > TFD_MAX_DIMS) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "rank %d is above the maximum %d", (int)n, TFD_MAX_DIMS);
+    nd = (int)n;
+    for (int i = 0; i < nd; i++) {
+      lua_rawgeti(L, -1, i + 1);
+      int ok;
+      lua_Integer v = lua_tointegerx(L, -1, &ok);
+      if (!ok || v < 0)
+        return tfdev_raise(L, TFD_INVALID_ARGUMENT, "shape[%d] must be a non-negative integer, got %s", i + 1,
+                           luaL_tolstring(L, -1, NULL));
+      dims[i] = v;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  int data_idx = 0;
+  if (lua_getfield(L, idx, "data") != LUA_TNIL) data_idx = lua_gettop(L);
+  bool nested = false;
+  if (data_idx && lua_istable(L, data_idx) && lua_rawlen(L, data_idx) > 0) {
+    nested = lua_rawgeti(L, data_idx, 1) == LUA_TTABLE;
+    lua_pop(L, 1);
+  }
+  if (nd < 0) {
+    if (!data_idx) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "a tensor spec needs a shape, data, or both");
+    nd = infer_shape(L, data_idx, dims);
+    nested = true;
+  }
+  tfd_status *st = tfdev_new_status(L);
+  tfd_tensor *t = tfd_tensor_new(alloc, dt, dims, nd, st);
+  if (!t) return tfdev_raise_status(L, st);
+  tfdev_push_tensor(L, t); /* owns t from here, even if we raise below */
+  void *data = tfd_tensor_data(t);
+  int64_t numel = tfd_tensor_numel(t);
+  if (!data_idx) {
+    memset(data, 0, tfd_tensor_byte_size(t));
+  } else if (nested || !lua_istable(L, data_idx)) {
+    fill_state f = {dt, data, dims, nd, 0, {0}};
+    lua_pushvalue(L, data_idx);
+    fill_nested(L, &f, 0);
+    lua_pop(L, 1);
+  } else {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, data_idx);
+    if (n != numel)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "data has %d elements, shape needs %d", (int)n, (int)numel);
+    for (int64_t i = 0; i < numel; i++) {
+      int64_t path[1] = {i};
+      lua_rawgeti(L, data_idx, (lua_Integer)i + 1);
+      write_element(L, dt, data, i, path, 1);
+      lua_pop(L, 1);
+    }
+  }
+  return 1;
+}
+
+/* tfdev.tensor(value [, dtype]) or tfdev.tensor{dtype=, shape=, data=, device=} */
+static int tensor_new(lua_State *L) {
+  int idx = 1;
+  if (lua_istable(L, idx) && lua_rawlen(L, idx) == 0) {
+    lua_getfield(L, idx, "shape");
+    lua_getfield(L, idx, "dtype");
+    lua_getfield(L, idx, "data");
+    bool spec = !lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3);
+    lua_pop(L, 3);
+    if (spec) {
+      if (!lua_isnoneornil(L, 2))
+        return tfdev_raise(L, TFD_INVALID_ARGUMENT, "give the dtype inside the spec table, not as a second argument");
+      return tensor_from_spec(L, idx);
+    }
+  }
+  int t = lua_type(L, idx);
+  if (t != LUA_TTABLE && t != LUA_TNUMBER && t != LUA_TBOOLEAN)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.tensor expects a number, boolean or nested table, got %s",
+                       luaL_typename(L, idx));
+  tfd_dtype dt = lua_isnoneornil(L, 2) ? infer_dtype(L, idx) : check_dtype(L, 2);
+  if (!dt) dt = TFD_FLOAT32;
+  int64_t dims[TFD_MAX_DIMS];
+  int nd = infer_shape(L, idx, dims);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_tensor *tensor = tfd_tensor_new(NULL, dt, dims, nd, st);
+  if (!tensor) return tfdev_raise_status(L, st);
+  tfdev_push_tensor(L, tensor);
+  fill_state f = {dt, tfd_tensor_data(tensor), dims, nd, 0, {0}};
+  lua_pushvalue(L, idx);
+  fill_nested(L, &f, 0);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int check_shape_table(lua_State *L, int idx, int64_t *dims) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  if (n > TFD_MAX_DIMS) tfdev_raise(L, TFD_INVALID_ARGUMENT, "rank %d is above the maximum %d", (int)n, TFD_MAX_DIMS);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v < 0) tfdev_raise(L, TFD_INVALID_ARGUMENT, "shape[%d] must be a non-negative integer", (int)i);
+    dims[i - 1] = v;
+    lua_pop(L, 1);
+  }
+  return (int)n;
+}
+
+/* tfdev.from_bytes(dtype, shape, bytes) */
+static int tensor_from_bytes(lua_State *L) {
+  tfd_dtype dt = check_dtype(L, 1);
+  int64_t dims[TFD_MAX_DIMS];
+  int nd = check_shape_table(L, 2, dims);
+  size_t len;
+  const char *s = luaL_checklstring(L, 3, &len);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_tensor *t = tfd_tensor_from_bytes(NULL, dt, dims, nd, s, len, st);
+  if (!t) return tfdev_raise_status(L, st);
+  tfdev_push_tensor(L, t);
+  return 1;
+}
+
+static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
+  const void *d = tfd_tensor_const_data(t);
+  switch (tfd_tensor_dtype(t)) {
+    case TFD_FLOAT32: lua_pushnumber(L, ((const float *)d)[i]); break;
+    case TFD_FLOAT64: lua_pushnumber(L, ((const double *)d)[i]); break;
+    case TFD_INT32: lua_pushinteger(L, ((const int32_t *)d)[i]); break;
+    case TFD_INT64: lua_pushinteger(L, ((const int64_t *)d)[i]); break;
+    case TFD_BOOL: lua_pushboolean(L, ((const unsigned char *)d)[i]); break;
+  }
+}
+
+/* Pushes the nested table for dims [depth..) starting at element *next. */
+static void push_nested(lua_State *L, const tfd_tensor *t, int depth, int64_t *next) {
+  if (depth == tfd_tensor_ndims(t)) {
+    push_element(L, t, (*next)++);
+    return;
+  }
+  int64_t n = tfd_tensor_dim(t, depth);
+  luaL_checkstack(L, 4, "tensor too deep");
+  lua_createtable(L, (int)(n < 1 << 24 ? n : 0), 0);
+  for (int64_t i = 0; i < n; i++) {
+    push_nested(L, t, depth + 1, next);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+static int tensor_totable(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  int64_t next = 0;
+  push_nested(L, t, 0, &next);
+  return 1;
+}
+
+static int tensor_item(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  if (tfd_tensor_numel(t) != 1)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "item() needs a tensor of one element, this one has %d",
+                       (int)tfd_tensor_numel(t));
+  push_element(L, t, 0);
+  return 1;
+}
+
+static int tensor_numel(lua_State *L) {
+  lua_pushinteger(L, tfd_tensor_numel(tfdev_check_tensor(L, 1)));
+  return 1;
+}
+
+static int tensor_bytes(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  lua_pushlstring(L, tfd_tensor_const_data(t), tfd_tensor_byte_size(t));
+  return 1;
+}
+
+static void push_shape(lua_State *L, const tfd_tensor *t) {
+  int nd = tfd_tensor_ndims(t);
+  lua_createtable(L, nd, 0);
+  for (int i = 0; i < nd; i++) {
+    lua_pushinteger(L, tfd_tensor_dim(t, i));
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+static int tensor_index(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  if (lua_type(L, 2) == LUA_TNUMBER) {
+    int ok;
+    lua_Integer i = lua_tointegerx(L, 2, &ok);
+    if (!ok || tfd_tensor_ndims(t) == 0 || i < 1 || i > tfd_tensor_dim(t, 0)) {
+      lua_pushnil(L); /* like a table: nil past the end, so ipairs stops */
+      return 1;
+    }
+    if (tfd_tensor_ndims(t) == 1) {
+      push_element(L, t, i - 1);
+      return 1;
+    }
+    tfd_status *st = tfdev_new_status(L);
+    tfd_tensor *v = tfd_tensor_slice(t, i - 1, st);
+    if (!v) return tfdev_raise_status(L, st);
+    tfdev_push_tensor(L, v);
+    return 1;
+  }
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "dtype") == 0) lua_pushstring(L, tfd_dtype_name(tfd_tensor_dtype(t)));
+  else if (strcmp(k, "shape") == 0) push_shape(L, t);
+  else if (strcmp(k, "ndims") == 0) lua_pushinteger(L, tfd_tensor_ndims(t));
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int tensor_len(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  lua_pushinteger(L, tfd_tensor_ndims(t) ? tfd_tensor_dim(t, 0) : 0);
+  return 1;
+}
+
+static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
+  char s[64];
+  const void *d = tfd_tensor_const_data(t);
+  switch (tfd_tensor_dtype(t)) {
+    case TFD_FLOAT32: snprintf(s, sizeof s, "%.7g", (double)((const float *)d)[i]); break;
+    case TFD_FLOAT64: snprintf(s, sizeof s, "%.15g", ((const double *)d)[i]); break;
+    case TFD_INT32: snprintf(s, sizeof s, "%d", ((const int32_t *)d)[i]); break;
+    case TFD_INT64: snprintf(s, sizeof s, "%" PRId64, ((const int64_t *)d)[i]); break;
+    case TFD_BOOL: snprintf(s, sizeof s, "%s", ((const unsigned char *)d)[i] ? "true" : "false"); break;
+  }
+  luaL_addstring(b, s);
+}
+
+/* numpy-style summary: past 1000 elements, long dimensions show 3 ... 3. */
+static void add_nested(luaL_Buffer *b, const tfd_tensor *t, int depth, int64_t offset, bool summarize) {
+  if (depth == tfd_tensor_ndims(t)) {
+    add_element(b, t, offset);
+    return;
+  }
+  int64_t n = tfd_tensor_dim(t, depth), stride = 1;
+  for (int i = depth + 1; i < tfd_tensor_ndims(t); i++) stride *= tfd_tensor_dim(t, i);
+  luaL_addchar(b, '[');
+  for (int64_t i = 0; i < n; i++) {
+    if (summarize && n > 6 && i == 3) {
+      luaL_addstring(b, "..., ");
+      i = n - 3;
+    }
+    if (i && !(summarize && n > 6 && i == n - 3)) luaL_addstring(b, ", ");
+    add_nested(b, t, depth + 1, offset + i * stride, summarize);
+  }
+  luaL_addchar(b, ']');
+}
+
+static int tensor_tostring(lua_State *L) {
+  ltensor *u = luaL_checkudata(L, 1, TFDEV_TENSOR_MT);
+  if (!u->t) {
+    lua_pushliteral(L, "tfdev.tensor(closed)");
+    return 1;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "tfdev.tensor(");
+  luaL_addstring(&b, tfd_dtype_name(tfd_tensor_dtype(u->t)));
+  luaL_addstring(&b, ", shape={");
+  for (int i = 0; i < tfd_tensor_ndims(u->t); i++) {
+    char s[32];
+    snprintf(s, sizeof s, "%s%" PRId64, i ? ", " : "", tfd_tensor_dim(u->t, i));
+    luaL_addstring(&b, s);
+  }
+  luaL_addstring(&b, "}): ");
+  add_nested(&b, u->t, 0, 0, tfd_tensor_numel(u->t) > 1000);
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static int tensor_gc(lua_State *L) {
+  ltensor *u = luaL_checkudata(L, 1, TFDEV_TENSOR_MT);
+  tfd_tensor_unref(u->t);
+  u->t = NULL;
+  return 0;
+}
+
+static int tensor_is(lua_State *L) {
+  lua_pushboolean(L, luaL_testudata(L, 1, TFDEV_TENSOR_MT) != NULL);
+  return 1;
+}
+
+int tfdev_open_tensor(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__index", tensor_index}, {"__len", tensor_len}, {"__tostring", tensor_tostring},
+                                  {"__gc", tensor_gc},       {"__close", tensor_gc}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"totable", tensor_totable}, {"numel", tensor_numel}, {"bytes", tensor_bytes},
+                                     {"item", tensor_item},       {"close", tensor_gc},    {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_TENSOR_MT, meta, methods);
+  static const luaL_Reg fns[] = {{"new", tensor_new}, {"from_bytes", tensor_from_bytes}, {"is", tensor_is}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  return 1;
+}

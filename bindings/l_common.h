@@ -1,0 +1,89 @@
+/* Shared pieces of the Lua bindings: per-state data, tfdev.error values, and conversions. */
+#ifndef TFDEV_BINDINGS_L_COMMON_H
+#define TFDEV_BINDINGS_L_COMMON_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "tfdev/tfdev.h"
+
+/* Userdata type names (the metatables' __name). */
+#define TFDEV_ERROR_MT "tfdev.error"
+#define TFDEV_DEVICE_MT "tfdev.device"
+#define TFDEV_TENSOR_MT "tfdev.tensor"
+#define TFDEV_FACTORY_MT "tfdev.factory"
+#define TFDEV_DEVICE_SET_MT "tfdev.device_set"
+#define TFDEV_DEVICE_MGR_MT "tfdev.device_mgr"
+#define TFDEV_RESOURCE_MGR_MT "tfdev.resource_mgr"
+
+/* What one Lua state owns: its own factory registry, copied from the
+ * built-in defaults when the module is opened. */
+typedef struct tfdev_lstate {
+  tfd_factory_registry *registry;
+} tfdev_lstate;
+
+/* What bindings pass as host_ctx to registry calls, so factories written in
+ * Lua run on the calling thread and see the caller's options table. */
+typedef struct tfdev_call_ctx {
+  lua_State *L;
+  int options_index; /* stack index of the caller's options table, 0 if none */
+} tfdev_call_ctx;
+
+tfdev_lstate *tfdev_state(lua_State *L);
+
+/* Pushes a tfdev.error value {code=, message=}. */
+void tfdev_push_error(lua_State *L, tfd_code code, const char *message);
+/* Raises a tfdev.error. */
+int tfdev_raise(lua_State *L, tfd_code code, const char *fmt, ...);
+/* Raises the error held by st (which is reset). */
+int tfdev_raise_status(lua_State *L, tfd_status *st);
+/* Returns nil, err with the error held by st (which is reset): 2 results. */
+int tfdev_fail_status(lua_State *L, tfd_status *st);
+/* A status for one binding call, freed when the Lua value at the top of
+ * the stack is collected: binding calls push it and may raise freely. */
+tfd_status *tfdev_new_status(lua_State *L);
+
+/* Options: builds session options from the table at idx (nil: defaults);
+ * raises INVALID_ARGUMENT on a bad field. The result is freed when the
+ * pushed guard value is collected (pushed on the stack). */
+tfd_session_options *tfdev_check_options(lua_State *L, int idx);
+/* Pushes options as a Lua table. */
+void tfdev_push_options(lua_State *L, const tfd_session_options *o);
+
+/* Parsed names: a string (parsed) or a {job=, replica=, ...} table. Raises on bad input. */
+void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out);
+void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p);
+
+/* Devices. push takes a new reference (the caller keeps its own). */
+void tfdev_push_device(lua_State *L, tfd_device *d);
+tfd_device *tfdev_check_device(lua_State *L, int idx);
+tfd_device *tfdev_test_device(lua_State *L, int idx);
+/* Pushes device:attributes() of d. */
+void tfdev_push_device_attributes(lua_State *L, tfd_device *d);
+/* Pushes a list of devices. */
+void tfdev_push_device_list(lua_State *L, const tfd_device_list *l);
+/* Reads a Lua array of devices into a new list (freed by the caller). */
+tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *what);
+
+/* Tensors. push takes ownership of one reference. */
+void tfdev_push_tensor(lua_State *L, tfd_tensor *t);
+tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
+
+/* Registers a metatable with __name, methods in __index (unless the
+ * caller's table has its own __index), and the given metamethods. */
+void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
+
+/* Registers the shared metatables and this state's registry (once per state). */
+void tfdev_common_open(lua_State *L);
+/* Sub-module openers; each pushes its table. */
+int tfdev_open_error(lua_State *L);
+int tfdev_open_device_name(lua_State *L);
+int tfdev_open_device(lua_State *L);
+int tfdev_open_factory(lua_State *L);
+int tfdev_open_device_set(lua_State *L);
+int tfdev_open_device_mgr(lua_State *L);
+int tfdev_open_tensor(lua_State *L);
+
+int luaopen_tfdev_core(lua_State *L);
+
+#endif
