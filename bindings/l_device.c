@@ -103,8 +103,12 @@ static void push_attributes(lua_State *L, tfd_device *d) {
 void tfdev_push_device_attributes(lua_State *L, tfd_device *d) { push_attributes(L, d); }
 
 static int device_index(lua_State *L) {
-  tfd_device *d = tfdev_check_device(L, 1);
+  luaL_checkudata(L, 1, TFDEV_DEVICE_MT);
   const char *k = luaL_checkstring(L, 2);
+  luaL_getmetafield(L, 1, "methods");
+  if (lua_getfield(L, -1, k) != LUA_TNIL) return 1; /* methods stay reachable on a closed handle */
+  lua_pop(L, 2);
+  tfd_device *d = tfdev_check_device(L, 1);
   tfd_device_attributes a;
   tfd_device_get_attributes(d, &a);
   if (strcmp(k, "name") == 0) lua_pushstring(L, a.name);
@@ -115,10 +119,7 @@ static int device_index(lua_State *L) {
   else if (strcmp(k, "physical_device_desc") == 0) lua_pushstring(L, a.physical_device_desc);
   else if (strcmp(k, "parsed_name") == 0) tfdev_push_parsed_name(L, tfd_device_parsed_name(d));
   else if (strcmp(k, "num_threads") == 0) lua_pushinteger(L, tfd_device_num_threads(d));
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, k);
-  }
+  else lua_pushnil(L);
   return 1;
 }
 
@@ -213,6 +214,7 @@ static tfd_resource_mgr *check_rm(lua_State *L) {
 }
 
 static int rm_create(lua_State *L) {
+  lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   const char *container = luaL_optstring(L, 2, "");
   const char *name = luaL_checkstring(L, 3);
@@ -227,6 +229,7 @@ static int rm_create(lua_State *L) {
 }
 
 static int rm_lookup(lua_State *L) {
+  lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
   tfd_resource *r = tfd_resource_mgr_lookup(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st);
@@ -237,6 +240,7 @@ static int rm_lookup(lua_State *L) {
 }
 
 static int rm_delete(lua_State *L) {
+  lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
   if (tfd_resource_mgr_delete(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st) != TFD_OK)
@@ -245,6 +249,7 @@ static int rm_delete(lua_State *L) {
 }
 
 static int rm_cleanup(lua_State *L) {
+  lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
   if (tfd_resource_mgr_cleanup(rm, luaL_optstring(L, 2, ""), st) != TFD_OK) return tfdev_raise_status(L, st);

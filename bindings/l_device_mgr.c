@@ -15,6 +15,7 @@ static tfd_device_mgr *check_mgr(lua_State *L) {
 
 /* tfdev.device_mgr(devices) */
 static int mgr_new(lua_State *L) {
+  lua_settop(L, 1);
   tfd_device_list *l = tfdev_check_device_array(L, 1, "tfdev.device_mgr");
   size_t n = tfd_device_list_size(l);
   tfd_device **ds = malloc((n ? n : 1) * sizeof *ds);
@@ -62,6 +63,7 @@ static int mgr_list_attributes(lua_State *L) {
 }
 
 static int mgr_lookup(lua_State *L) {
+  lua_settop(L, 2);
   tfd_device_mgr *m = check_mgr(L);
   tfd_status *st = tfdev_new_status(L);
   tfd_device *d = tfd_device_mgr_lookup(m, luaL_checkstring(L, 2), st);
@@ -84,6 +86,7 @@ static int mgr_mapping_string(lua_State *L) {
 }
 
 static int mgr_clear_containers(lua_State *L) {
+  lua_settop(L, 2);
   tfd_device_mgr *m = check_mgr(L);
   size_t n = 0;
   if (!lua_isnoneornil(L, 2)) {

@@ -68,6 +68,7 @@ static int dn_is_same_address_space(lua_State *L) {
 }
 
 static int dn_merge(lua_State *L) {
+  lua_settop(L, 3); /* helpers push below: fix the argument slots first */
   tfd_parsed_name a, b;
   tfdev_check_parsed_name(L, 1, &a);
   tfdev_check_parsed_name(L, 2, &b);

@@ -21,6 +21,7 @@ static int set_add(lua_State *L) {
 
 /* tfdev.device_set(devices) */
 static int set_new(lua_State *L) {
+  lua_settop(L, 1);
   lset *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->s = tfd_device_set_new();
   luaL_setmetatable(L, TFDEV_DEVICE_SET_MT);
@@ -59,6 +60,7 @@ static int set_find_by_name(lua_State *L) {
 }
 
 static int set_find_matching(lua_State *L) {
+  lua_settop(L, 2);
   tfd_device_set *s = check_set(L);
   tfd_parsed_name spec;
   tfdev_check_parsed_name(L, 2, &spec);

@@ -178,6 +178,7 @@ static int factory_list(lua_State *L) {
 }
 
 static int factory_add_devices(lua_State *L) {
+  lua_settop(L, 2); /* helpers push below: fix the argument slots first */
   tfd_session_options *o = tfdev_check_options(L, 1);
   const char *prefix = luaL_optstring(L, 2, TFD_LOCAL_NAME_PREFIX);
   tfd_status *st = tfdev_new_status(L);
@@ -192,6 +193,7 @@ static int factory_add_devices(lua_State *L) {
 }
 
 static int factory_new_device(lua_State *L) {
+  lua_settop(L, 3);
   const char *type = luaL_checkstring(L, 1);
   tfd_session_options *o = tfdev_check_options(L, 2);
   const char *prefix = luaL_optstring(L, 3, TFD_LOCAL_NAME_PREFIX);
@@ -216,6 +218,7 @@ static int factory_reset(lua_State *L) {
 
 /* builtin:create_devices(options, name_prefix) */
 static int lfactory_create_devices(lua_State *L) {
+  lua_settop(L, 3);
   lfactory *u = luaL_checkudata(L, 1, TFDEV_FACTORY_MT);
   tfd_session_options *o = tfdev_check_options(L, 2);
   const char *prefix = luaL_optstring(L, 3, TFD_LOCAL_NAME_PREFIX);

@@ -228,6 +228,7 @@ static int tensor_from_spec(lua_State *L, int idx) {
 
 /* tfdev.tensor(value [, dtype]) or tfdev.tensor{dtype=, shape=, data=, device=} */
 static int tensor_new(lua_State *L) {
+  lua_settop(L, 2);
   int idx = 1;
   if (lua_istable(L, idx) && lua_rawlen(L, idx) == 0) {
     lua_getfield(L, idx, "shape");
@@ -277,6 +278,7 @@ static int check_shape_table(lua_State *L, int idx, int64_t *dims) {
 
 /* tfdev.from_bytes(dtype, shape, bytes) */
 static int tensor_from_bytes(lua_State *L) {
+  lua_settop(L, 3);
   tfd_dtype dt = check_dtype(L, 1);
   int64_t dims[TFD_MAX_DIMS];
   int nd = check_shape_table(L, 2, dims);
