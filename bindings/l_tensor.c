@@ -354,6 +354,12 @@ static void push_shape(lua_State *L, const tfd_tensor *t) {
 }
 
 static int tensor_index(lua_State *L) {
+  luaL_checkudata(L, 1, TFDEV_TENSOR_MT);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    luaL_getmetafield(L, 1, "methods");
+    if (lua_getfield(L, -1, lua_tostring(L, 2)) != LUA_TNIL) return 1; /* methods stay reachable when closed */
+    lua_pop(L, 2);
+  }
   tfd_tensor *t = tfdev_check_tensor(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
     int ok;
@@ -376,10 +382,7 @@ static int tensor_index(lua_State *L) {
   if (strcmp(k, "dtype") == 0) lua_pushstring(L, tfd_dtype_name(tfd_tensor_dtype(t)));
   else if (strcmp(k, "shape") == 0) push_shape(L, t);
   else if (strcmp(k, "ndims") == 0) lua_pushinteger(L, tfd_tensor_ndims(t));
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, k);
-  }
+  else lua_pushnil(L);
   return 1;
 }
 
@@ -412,11 +415,11 @@ static void add_nested(luaL_Buffer *b, const tfd_tensor *t, int depth, int64_t o
   for (int i = depth + 1; i < tfd_tensor_ndims(t); i++) stride *= tfd_tensor_dim(t, i);
   luaL_addchar(b, '[');
   for (int64_t i = 0; i < n; i++) {
+    if (i) luaL_addstring(b, ", ");
     if (summarize && n > 6 && i == 3) {
       luaL_addstring(b, "..., ");
       i = n - 3;
     }
-    if (i && !(summarize && n > 6 && i == n - 3)) luaL_addstring(b, ", ");
     add_nested(b, t, depth + 1, offset + i * stride, summarize);
   }
   luaL_addchar(b, ']');

@@ -1,0 +1,103 @@
+-- The tfdev executable behaves like the lua executable, plus --list-devices.
+local exe = os.getenv("TFDEV_EXE")
+
+-- Runs a shell command; returns stdout+stderr and the exit status.
+local function run(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"exit=$?\"")
+  local out = p:read("a")
+  p:close()
+  local body, code = out:match("^(.-)exit=(%d+)%s*$")
+  return body, tonumber(code)
+end
+
+local function tmpfile(content)
+  local name = os.tmpname()
+  local f = assert(io.open(name, "w"))
+  f:write(content)
+  f:close()
+  return name
+end
+
+describe("the tfdev executable", function()
+  assert(exe, "TFDEV_EXE must name the tfdev executable (ctest sets it)")
+
+  it("runs a script with its arguments in arg", function()
+    local script = tmpfile("print(arg[0] ~= nil, select('#', ...), ...)\nprint(arg[1], arg[2], #arg)\n")
+    local out, code = run(exe .. " " .. script .. " one two")
+    assert.are.equal(0, code)
+    assert.are.equal("true\t2\tone\ttwo\none\ttwo\t2\n", out)
+    os.remove(script)
+  end)
+
+  it("finds the tfdev module without any environment variable", function()
+    local out, code = run("env -u LUA_PATH -u LUA_CPATH " .. exe ..
+      " -e \"local t = require 'tfdev'; print(t.version, t.factory.get('CPU').name)\"")
+    assert.are.equal(0, code)
+    assert.are.equal("0.1.0\tThreadPoolDeviceFactory\n", out)
+  end)
+
+  it("runs -e statements and -l libraries in order", function()
+    local out, code = run(exe .. " -l tfdev -e \"print(tfdev.factory.priority('CPU'))\" -l dn=tfdev.core -e \"print(type(dn.device_name))\"")
+    assert.are.equal(0, code)
+    assert.are.equal("60\ntable\n", out)
+  end)
+
+  it("prints its version with -v and usage with --help", function()
+    local out, code = run(exe .. " -v")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("^tfdev 0%.1%.0 %(Lua 5%.4"))
+    out, code = run(exe .. " --help")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("--list-devices", 1, true))
+    assert.truthy(out:find("-e stat", 1, true))
+  end)
+
+  it("lists devices with their attributes", function()
+    local out, code = run(exe .. " --list-devices")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("/job:localhost/replica:0/task:0/device:CPU:0\n  device_type: CPU\n  memory_limit: 268435456 (256.0 MiB)\n", 1, true))
+    assert.truthy(out:find("incarnation: %d+"))
+    assert.truthy(out:find("0 GPU devices", 1, true))
+  end)
+
+  it("lists devices made by a factory registered with -e first", function()
+    local out, code = run(exe .. " -e \"local t = require 'tfdev'; t.factory.register('CPU', {create_devices = " ..
+      "function(_, o, p) return {t.device.cpu{name = p .. '/device:CPU:7'}} end}, 150)\" --list-devices")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("/job:localhost/replica:0/task:0/device:CPU:7", 1, true))
+  end)
+
+  it("prints a traceback and exits non-zero on error", function()
+    local script = tmpfile("local function f() error(require('tfdev').error.new('NOT_FOUND', 'no such thing')) end\nf()\n")
+    local out, code = run(exe .. " " .. script)
+    assert.are.equal(1, code)
+    assert.truthy(out:find("NOT_FOUND: no such thing", 1, true))
+    assert.truthy(out:find("stack traceback:", 1, true))
+    os.remove(script)
+    out, code = run(exe .. " -e \"error('plain')\"")
+    assert.are.equal(1, code)
+    assert.truthy(out:find("plain", 1, true))
+    out, code = run(exe .. " /nonexistent/script.lua")
+    assert.are.equal(1, code)
+    assert.truthy(out:find("cannot open /nonexistent/script.lua", 1, true))
+  end)
+
+  it("refuses unknown options", function()
+    local out, code = run(exe .. " --frobnicate")
+    assert.are.equal(1, code)
+    assert.truthy(out:find("unrecognized option '--frobnicate'", 1, true))
+    out, code = run(exe .. " -e")
+    assert.are.equal(1, code)
+    assert.truthy(out:find("'-e' needs argument", 1, true))
+  end)
+
+  it("runs stdin, and answers in interactive mode", function()
+    local out, code = run("echo 'print(40 + 2)' | " .. exe .. " -")
+    assert.are.equal(0, code)
+    assert.are.equal("42\n", out)
+    out, code = run("printf 'x = 20\\nreturn x + 1\\nfor i = 1, 2 do\\nprint(i)\\nend\\n' | " .. exe .. " -i")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("21", 1, true))
+    assert.truthy(out:find("1\n", 1, true) and out:find("2\n", 1, true))
+  end)
+end)
