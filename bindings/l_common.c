@@ -36,13 +36,26 @@ void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const
   lua_pop(L, 1);
 }
 
+void tfdev_set_int(lua_State *L, const char *key, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, key);
+}
+
+void tfdev_set_str(lua_State *L, const char *key, const char *v) {
+  lua_pushstring(L, v);
+  lua_setfield(L, -2, key);
+}
+
+void tfdev_set_bool(lua_State *L, const char *key, int v) {
+  lua_pushboolean(L, v);
+  lua_setfield(L, -2, key);
+}
+
 /* ---- errors ---- */
 void tfdev_push_error(lua_State *L, tfd_code code, const char *message) {
   lua_createtable(L, 0, 2);
-  lua_pushstring(L, tfd_code_name(code));
-  lua_setfield(L, -2, "code");
-  lua_pushstring(L, message ? message : "");
-  lua_setfield(L, -2, "message");
+  tfdev_set_str(L, "code", tfd_code_name(code));
+  tfdev_set_str(L, "message", message ? message : "");
   luaL_setmetatable(L, TFDEV_ERROR_MT);
 }
 
@@ -198,16 +211,12 @@ void tfdev_push_options(lua_State *L, const tfd_session_options *o) {
     const char *type;
     int n;
     tfd_session_options_device_count_at(o, i, &type, &n);
-    lua_pushinteger(L, n);
-    lua_setfield(L, -2, type);
+    tfdev_set_int(L, type, n);
   }
   lua_setfield(L, -2, "device_count");
-  lua_pushinteger(L, tfd_session_options_intra_op_threads(o));
-  lua_setfield(L, -2, "intra_op_threads");
-  lua_pushinteger(L, tfd_session_options_inter_op_threads(o));
-  lua_setfield(L, -2, "inter_op_threads");
-  lua_pushboolean(L, tfd_session_options_use_global_threadpool(o));
-  lua_setfield(L, -2, "use_global_threadpool");
+  tfdev_set_int(L, "intra_op_threads", tfd_session_options_intra_op_threads(o));
+  tfdev_set_int(L, "inter_op_threads", tfd_session_options_inter_op_threads(o));
+  tfdev_set_bool(L, "use_global_threadpool", tfd_session_options_use_global_threadpool(o));
 }
 
 /* ---- parsed names ---- */
@@ -261,26 +270,11 @@ void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out) {
 
 void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p) {
   lua_createtable(L, 0, 5);
-  if (p->has_job) {
-    lua_pushstring(L, p->job);
-    lua_setfield(L, -2, "job");
-  }
-  if (p->has_replica) {
-    lua_pushinteger(L, p->replica);
-    lua_setfield(L, -2, "replica");
-  }
-  if (p->has_task) {
-    lua_pushinteger(L, p->task);
-    lua_setfield(L, -2, "task");
-  }
-  if (p->has_type) {
-    lua_pushstring(L, p->type);
-    lua_setfield(L, -2, "type");
-  }
-  if (p->has_id) {
-    lua_pushinteger(L, p->id);
-    lua_setfield(L, -2, "id");
-  }
+  if (p->has_job) tfdev_set_str(L, "job", p->job);
+  if (p->has_replica) tfdev_set_int(L, "replica", p->replica);
+  if (p->has_task) tfdev_set_int(L, "task", p->task);
+  if (p->has_type) tfdev_set_str(L, "type", p->type);
+  if (p->has_id) tfdev_set_int(L, "id", p->id);
 }
 
 /* ---- the per-state userdata and generic metatables ---- */

@@ -69,6 +69,13 @@ tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *wha
 void tfdev_push_tensor(lua_State *L, tfd_tensor *t);
 tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
 
+/* t[key] = v on the table at the top of the stack. */
+void tfdev_set_int(lua_State *L, const char *key, lua_Integer v);
+void tfdev_set_str(lua_State *L, const char *key, const char *v);
+void tfdev_set_bool(lua_State *L, const char *key, int v);
+/* Pushes a list of n devices. */
+void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n);
+
 /* Registers a metatable with __name, methods in __index (unless the
  * caller's table has its own __index), and the given metamethods. */
 void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);

@@ -38,6 +38,14 @@ tfd_device *tfdev_check_device(lua_State *L, int idx) {
   return u->d;
 }
 
+void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device(L, devices[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
 void tfdev_push_device_list(lua_State *L, const tfd_device_list *l) {
   size_t n = tfd_device_list_size(l);
   lua_createtable(L, (int)n, 0);
@@ -84,20 +92,14 @@ static void push_attributes(lua_State *L, tfd_device *d) {
   tfd_device_attributes a;
   tfd_device_get_attributes(d, &a);
   lua_createtable(L, 0, 6);
-  lua_pushstring(L, a.name);
-  lua_setfield(L, -2, "name");
-  lua_pushstring(L, a.device_type);
-  lua_setfield(L, -2, "device_type");
-  lua_pushinteger(L, a.memory_limit);
-  lua_setfield(L, -2, "memory_limit");
+  tfdev_set_str(L, "name", a.name);
+  tfdev_set_str(L, "device_type", a.device_type);
+  tfdev_set_int(L, "memory_limit", a.memory_limit);
   lua_createtable(L, 0, 1);
-  lua_pushinteger(L, a.bus_id);
-  lua_setfield(L, -2, "bus_id");
+  tfdev_set_int(L, "bus_id", a.bus_id);
   lua_setfield(L, -2, "locality");
-  lua_pushinteger(L, (lua_Integer)a.incarnation);
-  lua_setfield(L, -2, "incarnation");
-  lua_pushstring(L, a.physical_device_desc);
-  lua_setfield(L, -2, "physical_device_desc");
+  tfdev_set_int(L, "incarnation", (lua_Integer)a.incarnation);
+  tfdev_set_str(L, "physical_device_desc", a.physical_device_desc);
 }
 
 void tfdev_push_device_attributes(lua_State *L, tfd_device *d) { push_attributes(L, d); }
@@ -154,20 +156,13 @@ static int device_allocator_stats(lua_State *L) {
   tfd_allocator_stats s;
   tfd_allocator_get_stats(a, &s);
   lua_createtable(L, 0, 7);
-  lua_pushstring(L, tfd_allocator_name(a));
-  lua_setfield(L, -2, "name");
-  lua_pushinteger(L, s.num_allocs);
-  lua_setfield(L, -2, "num_allocs");
-  lua_pushinteger(L, s.bytes_in_use);
-  lua_setfield(L, -2, "bytes_in_use");
-  lua_pushinteger(L, s.peak_bytes_in_use);
-  lua_setfield(L, -2, "peak_bytes_in_use");
-  lua_pushinteger(L, s.largest_alloc_size);
-  lua_setfield(L, -2, "largest_alloc_size");
-  lua_pushinteger(L, s.bytes_limit);
-  lua_setfield(L, -2, "bytes_limit");
-  lua_pushinteger(L, s.num_refused);
-  lua_setfield(L, -2, "num_refused");
+  tfdev_set_str(L, "name", tfd_allocator_name(a));
+  tfdev_set_int(L, "num_allocs", s.num_allocs);
+  tfdev_set_int(L, "bytes_in_use", s.bytes_in_use);
+  tfdev_set_int(L, "peak_bytes_in_use", s.peak_bytes_in_use);
+  tfdev_set_int(L, "largest_alloc_size", s.largest_alloc_size);
+  tfdev_set_int(L, "bytes_limit", s.bytes_limit);
+  tfdev_set_int(L, "num_refused", s.num_refused);
   return 1;
 }
 
@@ -262,20 +257,14 @@ static int rm_size(lua_State *L) {
 }
 
 static int rm_containers(lua_State *L) {
-  tfd_resource_mgr *rm = check_rm(L);
-  size_t n = tfd_resource_mgr_num_containers(rm);
-  char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
-  n = tfd_resource_mgr_container_names(rm, names, n);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    lua_pushstring(L, names[i]);
+  char **names = tfd_resource_mgr_container_names(check_rm(L));
+  if (!names) return luaL_error(L, "tfdev: out of memory");
+  lua_newtable(L);
+  for (size_t i = 0; names[i]; i++) {
+    lua_pushstring(L, names[i]); /* cannot raise but for memory: then names leaks, as Lua itself is failing */
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_pushvalue(L, -3);
-  lua_call(L, 1, 0);
-  lua_pop(L, 1);
+  free(names);
   return 1;
 }
 

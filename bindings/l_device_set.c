@@ -66,12 +66,7 @@ static int set_find_matching(lua_State *L) {
   tfdev_check_parsed_name(L, 2, &spec);
   size_t cap = tfd_device_set_size(s);
   tfd_device **found = lua_newuserdatauv(L, (cap ? cap : 1) * sizeof *found, 0);
-  size_t n = tfd_device_set_find_matching(s, &spec, found, cap);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    tfdev_push_device(L, found[i]);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  tfdev_push_devices(L, found, tfd_device_set_find_matching(s, &spec, found, cap));
   return 1;
 }
 

@@ -49,10 +49,12 @@ tfd_code tfd_resource_mgr_delete(tfd_resource_mgr *rm, const char *container, co
                                  const char *name, tfd_status *status);
 /* Drops a whole container; a container that does not exist is not an error. */
 tfd_code tfd_resource_mgr_cleanup(tfd_resource_mgr *rm, const char *container, tfd_status *status);
-/* Number of containers, and the name of container i (borrowed, valid until
- * the next change to the manager). */
+/* Number of containers. */
 size_t tfd_resource_mgr_num_containers(tfd_resource_mgr *rm);
-size_t tfd_resource_mgr_container_names(tfd_resource_mgr *rm, char **out, size_t cap);
+/* The container names, sorted, as a NULL-terminated array taken under the
+ * manager's lock. One allocation: the caller frees it with free(). NULL when
+ * out of memory. */
+char **tfd_resource_mgr_container_names(tfd_resource_mgr *rm);
 /* Number of resources in a container (0 if absent). */
 size_t tfd_resource_mgr_container_size(tfd_resource_mgr *rm, const char *container);
 

@@ -158,6 +158,11 @@ static void test_resource_mgr(void) {
   CHECK(tfd_resource_mgr_lookup(rm, "c9", "Queue", "q", st) == NULL);
   CHECK_STATUS(st, TFD_NOT_FOUND, "no such container");
   CHECK_INT(tfd_resource_mgr_num_containers(rm), 2);
+  char **names = tfd_resource_mgr_container_names(rm);
+  CHECK_STR(names[0], "c1");
+  CHECK_STR(names[1], "localhost");
+  CHECK(names[2] == NULL);
+  free(names);
   CHECK_INT(tfd_resource_mgr_cleanup(rm, "c1", st), TFD_OK);
   CHECK_INT(tfd_resource_mgr_cleanup(rm, "never-made", st), TFD_OK);
   CHECK_INT(tfd_resource_mgr_num_containers(rm), 1);

@@ -190,17 +190,32 @@ size_t tfd_resource_mgr_num_containers(tfd_resource_mgr *rm) {
   return n;
 }
 
-size_t tfd_resource_mgr_container_names(tfd_resource_mgr *rm, char **out, size_t cap) {
-  size_t n = 0, it = 0;
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char **tfd_resource_mgr_container_names(tfd_resource_mgr *rm) {
+  size_t it = 0, n = 0, bytes = 0;
   const char *k;
   void *v;
   pthread_mutex_lock(&rm->mu);
   while (tfd_strmap_next(&rm->containers, &it, &k, &v)) {
-    if (n < cap) out[n] = (char *)k;
     n++;
+    bytes += strlen(k) + 1;
+  }
+  /* Pointers first, then the strings they point at, in one block. */
+  char **names = malloc((n + 1) * sizeof *names + bytes);
+  if (names) {
+    char *p = (char *)(names + n + 1);
+    size_t i = 0;
+    it = 0;
+    while (tfd_strmap_next(&rm->containers, &it, &k, &v)) {
+      names[i++] = strcpy(p, k);
+      p += strlen(k) + 1;
+    }
+    names[n] = NULL;
+    qsort(names, n, sizeof *names, cmp_str);
   }
   pthread_mutex_unlock(&rm->mu);
-  return n;
+  return names;
 }
 
 size_t tfd_resource_mgr_container_size(tfd_resource_mgr *rm, const char *container) {
