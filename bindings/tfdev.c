@@ -27,7 +27,7 @@ static void print_usage(FILE *f) {
           "  -l mod          require library 'mod' into global 'mod'\n"
           "  -l g=mod        require library 'mod' into global 'g'\n"
           "  -v              show version information\n"
-          "  -E              ignore environment variables (LUA_PATH, LUA_CPATH)\n"
+          "  -E              ignore environment variables (LUA_INIT, LUA_PATH, LUA_CPATH)\n"
           "  -W              turn warnings on\n"
           "  --list-devices  create the devices the registered factories make and print them\n"
           "  --help          show this help\n"
@@ -250,6 +250,19 @@ static void add_own_paths(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* LUA_INIT_5_4 or LUA_INIT: "@file" runs a file, anything else is code, as lua does. */
+static int handle_luainit(lua_State *L) {
+  const char *name = "=LUA_INIT_5_4";
+  const char *init = getenv(name + 1);
+  if (!init) {
+    name = "=LUA_INIT";
+    init = getenv(name + 1);
+  }
+  if (!init) return LUA_OK;
+  if (init[0] == '@') return dochunk(L, luaL_loadfile(L, init + 1));
+  return dostring(L, init, name);
+}
+
 typedef struct args {
   int script;  /* index of the script in argv, argc if none */
   bool interactive, version, no_env, warnings, has_exec;
@@ -344,6 +357,7 @@ static int pmain(lua_State *L) {
   lua_gc(L, LUA_GCGEN, 0, 0);
   if (a.warnings) lua_warning(L, "@on", 0);
   if (a.version) print_version();
+  if (!a.no_env && handle_luainit(L) != LUA_OK) return 0;
   if (!run_args(L, argv, a.script)) return 0;
   if (a.script < argc && handle_script(L, argv + a.script) != LUA_OK) return 0;
   if (a.interactive) {
