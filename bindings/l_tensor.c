@@ -25,7 +25,7 @@ tfd_tensor *tfdev_check_tensor(lua_State *L, int idx) {
 static tfd_dtype check_dtype(lua_State *L, int idx) {
   const char *name = luaL_checkstring(L, idx);
   tfd_dtype dt = tfd_dtype_from_name(name);
-  if (!dt)
+  if (!dt || dt == TFD_RESOURCE)
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool)", name);
   return dt;
 }
@@ -299,6 +299,11 @@ static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
     case TFD_INT32: lua_pushinteger(L, ((const int32_t *)d)[i]); break;
     case TFD_INT64: lua_pushinteger(L, ((const int64_t *)d)[i]); break;
     case TFD_BOOL: lua_pushboolean(L, ((const unsigned char *)d)[i]); break;
+    case TFD_RESOURCE: {
+      const tfd_resource_handle *h = &((const tfd_resource_handle *)d)[i];
+      lua_pushfstring(L, "%s/%s", h->container, h->name);
+      break;
+    }
   }
 }
 
@@ -401,6 +406,7 @@ static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
     case TFD_INT32: snprintf(s, sizeof s, "%d", ((const int32_t *)d)[i]); break;
     case TFD_INT64: snprintf(s, sizeof s, "%" PRId64, ((const int64_t *)d)[i]); break;
     case TFD_BOOL: snprintf(s, sizeof s, "%s", ((const unsigned char *)d)[i] ? "true" : "false"); break;
+    case TFD_RESOURCE: snprintf(s, sizeof s, "<resource %.50s>", ((const tfd_resource_handle *)d)[i].name); break;
   }
   luaL_addstring(b, s);
 }

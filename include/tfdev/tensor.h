@@ -22,8 +22,15 @@ typedef enum tfd_dtype {
   TFD_FLOAT64 = 2,
   TFD_INT32 = 3,
   TFD_INT64 = 9,
-  TFD_BOOL = 10
+  TFD_BOOL = 10,
+  TFD_RESOURCE = 20 /* a handle to a resource (a variable): container and name */
 } tfd_dtype;
+
+/* The element of a TFD_RESOURCE tensor. */
+typedef struct tfd_resource_handle {
+  char container[64];
+  char name[128];
+} tfd_resource_handle;
 
 /* Highest rank a tensor may have. */
 #define TFD_MAX_DIMS 8
@@ -53,6 +60,10 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
 /* A view of element `index` along the first dimension (rank decreases by
  * one), sharing t's buffer. OUT_OF_RANGE for a bad index or a scalar. */
 tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status);
+
+/* A tensor of another shape with the same dtype and element count, sharing
+ * t's buffer. INVALID_ARGUMENT when the element counts differ. */
+tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
 
 tfd_tensor *tfd_tensor_ref(tfd_tensor *t);
 void tfd_tensor_unref(tfd_tensor *t);

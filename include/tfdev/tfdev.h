@@ -20,6 +20,7 @@
 #include "tfdev/device_name.h"
 #include "tfdev/device_set.h"
 #include "tfdev/gpu.h"
+#include "tfdev/graph_def.h"
 #include "tfdev/options.h"
 #include "tfdev/resource_mgr.h"
 #include "tfdev/status.h"

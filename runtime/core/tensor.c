@@ -31,12 +31,13 @@ const char *tfd_dtype_name(tfd_dtype dt) {
     case TFD_INT32: return "int32";
     case TFD_INT64: return "int64";
     case TFD_BOOL: return "bool";
+    case TFD_RESOURCE: return "resource";
   }
   return NULL;
 }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
-  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL};
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL, TFD_RESOURCE};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(name, tfd_dtype_name(all[i])) == 0) return all[i];
@@ -50,6 +51,7 @@ size_t tfd_dtype_size(tfd_dtype dt) {
     case TFD_INT32: return 4;
     case TFD_INT64: return 8;
     case TFD_BOOL: return 1;
+    case TFD_RESOURCE: return sizeof(tfd_resource_handle);
   }
   return 0;
 }
@@ -164,6 +166,26 @@ tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
   v->buf = t->buf;
   tfd_refcount_inc(&t->buf->refs);
   v->offset = t->offset + (size_t)index * (size_t)v->numel * tfd_dtype_size(t->dtype);
+  return v;
+}
+
+tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status) {
+  int64_t numel;
+  if (check_shape(t->dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
+  if (numel != t->numel) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "cannot reshape %" PRId64 " elements into %" PRId64, t->numel, numel);
+    return NULL;
+  }
+  tfd_tensor *v = calloc(1, sizeof *v);
+  if (!v) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
+    return NULL;
+  }
+  *v = *t;
+  tfd_refcount_init(&v->refs);
+  v->ndims = ndims;
+  for (int i = 0; i < ndims; i++) v->dims[i] = dims[i];
+  tfd_refcount_inc(&t->buf->refs);
   return v;
 }
 

@@ -1,0 +1,101 @@
+/* tfdev GraphDef: TensorFlow's GraphDef/NodeDef/AttrValue as a C value.
+ *
+ * A graph def is a list of nodes: name, op, inputs ("a", "a:1", "^a" for a
+ * control input), a requested device, and attributes. It is plain data:
+ * nothing is checked until a session builds a graph from it. The graph def
+ * owns everything in it; setters copy what they are given. */
+#ifndef TFDEV_GRAPH_DEF_H
+#define TFDEV_GRAPH_DEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tfdev/status.h"
+#include "tfdev/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A shape that may be partly unknown: ndims -1 for unknown rank, a
+ * dimension -1 for an unknown size. */
+typedef struct tfd_shape {
+  int ndims;
+  int64_t dims[TFD_MAX_DIMS];
+} tfd_shape;
+
+typedef enum tfd_attr_type {
+  TFD_ATTR_INT = 1,
+  TFD_ATTR_FLOAT,
+  TFD_ATTR_BOOL,
+  TFD_ATTR_STRING,
+  TFD_ATTR_TYPE,
+  TFD_ATTR_SHAPE,
+  TFD_ATTR_TENSOR,
+  TFD_ATTR_LIST_INT,
+  TFD_ATTR_LIST_FLOAT,
+  TFD_ATTR_LIST_TYPE,
+  TFD_ATTR_LIST_STRING
+} tfd_attr_type;
+
+/* An attribute value. Only the member matching `type` is meaningful. */
+typedef struct tfd_attr_value {
+  tfd_attr_type type;
+  int64_t i;
+  double f;
+  bool b;
+  const char *s;      /* STRING */
+  tfd_dtype dtype;    /* TYPE */
+  tfd_shape shape;    /* SHAPE */
+  tfd_tensor *tensor; /* TENSOR (borrowed in values you pass in) */
+  size_t list_len;    /* LIST_* */
+  const int64_t *list_i;
+  const double *list_f;
+  const tfd_dtype *list_type;
+  const char *const *list_s;
+} tfd_attr_value;
+
+typedef struct tfd_graph_def tfd_graph_def;
+typedef struct tfd_node_def tfd_node_def;
+
+/* An empty graph def. The caller frees it with tfd_graph_def_free. */
+tfd_graph_def *tfd_graph_def_new(void);
+void tfd_graph_def_free(tfd_graph_def *g);
+/* A deep copy (tensors shared by reference); NULL when out of memory. */
+tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *g);
+size_t tfd_graph_def_num_nodes(const tfd_graph_def *g);
+/* Node i (borrowed, valid until the graph def changes or is freed). */
+tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i);
+/* The node with this name, or NULL. */
+tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
+
+/* Appends a node; returns it (owned by the graph def). Names and ops are
+ * checked when a graph is built, not here. NULL only when out of memory. */
+tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
+tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
+tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);
+/* Sets (or replaces) an attribute, copying the value. */
+tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status);
+
+const char *tfd_node_def_name(const tfd_node_def *n);
+const char *tfd_node_def_op(const tfd_node_def *n);
+const char *tfd_node_def_device(const tfd_node_def *n); /* "" when none requested */
+size_t tfd_node_def_num_inputs(const tfd_node_def *n);
+const char *tfd_node_def_input(const tfd_node_def *n, size_t i);
+size_t tfd_node_def_num_attrs(const tfd_node_def *n);
+/* Attribute i, in the order they were set; value borrowed from the node. */
+const char *tfd_node_def_attr_name(const tfd_node_def *n, size_t i);
+const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i);
+/* The attribute with this name, or NULL. */
+const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
+
+/* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
+ * index -1 (control). `node` gets TFD_NAME_PART_MAX*2 bytes at most.
+ * INVALID_ARGUMENT for an empty or malformed input. */
+tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* Intra-process rendezvous: where a step's _Send leaves a tensor and its _Recv picks it up.
+ *
+ * Keys name the source device, its incarnation, the destination device and
+ * the tensor ("/job:../device:CPU:0;1f2e;/job:../device:CPU:1;a:0;0:0").
+ * A send and a recv of the same key meet whichever comes first. Aborting
+ * (a failing or cancelled step) fails every pending and later recv, so no
+ * partition waits forever. One rendezvous per step; thread-safe. */
+#ifndef TFDEV_RUNTIME_RENDEZVOUS_H
+#define TFDEV_RUNTIME_RENDEZVOUS_H
+
+#include "tfdev/status.h"
+#include "tfdev/tensor.h"
+
+typedef struct tfd_rendezvous tfd_rendezvous;
+
+/* Called once with the tensor (borrowed: ref it to keep it) or with a failure status. */
+typedef void (*tfd_recv_done)(void *arg, tfd_tensor *t, const tfd_status *status);
+
+tfd_rendezvous *tfd_rendezvous_new(void);
+tfd_rendezvous *tfd_rendezvous_ref(tfd_rendezvous *r);
+void tfd_rendezvous_unref(tfd_rendezvous *r);
+/* Delivers t (referenced) under key. ALREADY_EXISTS for a second send of the
+ * same key; the abort status once aborted. */
+tfd_code tfd_rendezvous_send(tfd_rendezvous *r, const char *key, tfd_tensor *t, tfd_status *status);
+/* Calls done when the tensor for key is there (maybe at once, on this thread). */
+void tfd_rendezvous_recv(tfd_rendezvous *r, const char *key, tfd_recv_done done, void *arg);
+/* Fails all waiting and future recvs with code/message. The first abort wins. */
+void tfd_rendezvous_abort(tfd_rendezvous *r, tfd_code code, const char *message);
+/* Builds the key for a transfer into out (cap bytes). */
+void tfd_rendezvous_key(char *out, size_t cap, const char *src_device, uint64_t incarnation, const char *dst_device,
+                        const char *tensor_name);
+
+#endif

@@ -1,0 +1,248 @@
+/* GraphDef, NodeDef and AttrValue storage: owned copies of everything a graph is made of. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "graph_def_internal.h"
+
+static void attr_free(tfd_attr_value *v) {
+  free((void *)v->s);
+  tfd_tensor_unref(v->tensor);
+  free((void *)v->list_i);
+  free((void *)v->list_f);
+  free((void *)v->list_type);
+  if (v->list_s)
+    for (size_t i = 0; i < v->list_len; i++) free((void *)v->list_s[i]);
+  free((void *)v->list_s);
+  memset(v, 0, sizeof *v);
+}
+
+/* Deep copy of src into dst (dst uninitialised). False when out of memory. */
+static bool attr_copy(tfd_attr_value *dst, const tfd_attr_value *src) {
+  *dst = *src;
+  dst->s = NULL;
+  dst->tensor = NULL;
+  dst->list_i = NULL;
+  dst->list_f = NULL;
+  dst->list_type = NULL;
+  dst->list_s = NULL;
+  size_t n = src->list_len;
+  bool ok = true;
+  switch (src->type) {
+    case TFD_ATTR_STRING: ok = (dst->s = strdup(src->s ? src->s : "")) != NULL; break;
+    case TFD_ATTR_TENSOR: dst->tensor = tfd_tensor_ref(src->tensor); break;
+    case TFD_ATTR_LIST_INT:
+      ok = (dst->list_i = malloc((n ? n : 1) * sizeof *dst->list_i)) != NULL;
+      if (ok && n) memcpy((void *)dst->list_i, src->list_i, n * sizeof *dst->list_i);
+      break;
+    case TFD_ATTR_LIST_FLOAT:
+      ok = (dst->list_f = malloc((n ? n : 1) * sizeof *dst->list_f)) != NULL;
+      if (ok && n) memcpy((void *)dst->list_f, src->list_f, n * sizeof *dst->list_f);
+      break;
+    case TFD_ATTR_LIST_TYPE:
+      ok = (dst->list_type = malloc((n ? n : 1) * sizeof *dst->list_type)) != NULL;
+      if (ok && n) memcpy((void *)dst->list_type, src->list_type, n * sizeof *dst->list_type);
+      break;
+    case TFD_ATTR_LIST_STRING: {
+      char **l = calloc(n ? n : 1, sizeof *l);
+      dst->list_s = (const char *const *)l;
+      ok = l != NULL;
+      for (size_t i = 0; ok && i < n; i++) ok = (l[i] = strdup(src->list_s[i])) != NULL;
+      break;
+    }
+    default: break;
+  }
+  if (!ok) attr_free(dst);
+  return ok;
+}
+
+static void node_free(tfd_node_def *n) {
+  free(n->name);
+  free(n->op);
+  free(n->device);
+  for (size_t i = 0; i < n->ninputs; i++) free(n->inputs[i]);
+  free(n->inputs);
+  for (size_t i = 0; i < n->nattrs; i++) {
+    free(n->attrs[i].name);
+    attr_free(&n->attrs[i].value);
+  }
+  free(n->attrs);
+  free(n);
+}
+
+tfd_graph_def *tfd_graph_def_new(void) { return calloc(1, sizeof(tfd_graph_def)); }
+
+void tfd_graph_def_free(tfd_graph_def *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
+  free(g->nodes);
+  free(g);
+}
+
+size_t tfd_graph_def_num_nodes(const tfd_graph_def *g) { return g->n; }
+tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i) { return i < g->n ? g->nodes[i] : NULL; }
+
+tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name) {
+  for (size_t i = 0; i < g->n; i++)
+    if (strcmp(g->nodes[i]->name, name) == 0) return g->nodes[i];
+  return NULL;
+}
+
+tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? g->cap * 2 : 16;
+    tfd_node_def **nodes = realloc(g->nodes, cap * sizeof *nodes);
+    if (!nodes) goto oom;
+    g->nodes = nodes;
+    g->cap = cap;
+  }
+  tfd_node_def *n = calloc(1, sizeof *n);
+  if (!n) goto oom;
+  n->name = strdup(name ? name : "");
+  n->op = strdup(op ? op : "");
+  n->device = strdup("");
+  if (!n->name || !n->op || !n->device) {
+    node_free(n);
+    goto oom;
+  }
+  g->nodes[g->n++] = n;
+  return n;
+oom:
+  tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding node '%s'", name ? name : "");
+  return NULL;
+}
+
+tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status) {
+  if (n->ninputs == n->cap_inputs) {
+    size_t cap = n->cap_inputs ? n->cap_inputs * 2 : 4;
+    char **in = realloc(n->inputs, cap * sizeof *in);
+    if (!in) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    n->inputs = in;
+    n->cap_inputs = cap;
+  }
+  char *s = strdup(input ? input : "");
+  if (!s) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  n->inputs[n->ninputs++] = s;
+  return TFD_OK;
+}
+
+tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status) {
+  char *d = strdup(device ? device : "");
+  if (!d) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  free(n->device);
+  n->device = d;
+  return TFD_OK;
+}
+
+tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status) {
+  tfd_attr_value copy;
+  if (!attr_copy(&copy, v)) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < n->nattrs; i++) {
+    if (strcmp(n->attrs[i].name, name) == 0) {
+      attr_free(&n->attrs[i].value);
+      n->attrs[i].value = copy;
+      return TFD_OK;
+    }
+  }
+  node_attr *a = realloc(n->attrs, (n->nattrs + 1) * sizeof *a);
+  char *nm = strdup(name);
+  if (!a || !nm) {
+    if (a) n->attrs = a;
+    free(nm);
+    attr_free(&copy);
+    return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  n->attrs = a;
+  n->attrs[n->nattrs].name = nm;
+  n->attrs[n->nattrs].value = copy;
+  n->nattrs++;
+  return TFD_OK;
+}
+
+const char *tfd_node_def_name(const tfd_node_def *n) { return n->name; }
+const char *tfd_node_def_op(const tfd_node_def *n) { return n->op; }
+const char *tfd_node_def_device(const tfd_node_def *n) { return n->device; }
+size_t tfd_node_def_num_inputs(const tfd_node_def *n) { return n->ninputs; }
+const char *tfd_node_def_input(const tfd_node_def *n, size_t i) { return i < n->ninputs ? n->inputs[i] : NULL; }
+size_t tfd_node_def_num_attrs(const tfd_node_def *n) { return n->nattrs; }
+const char *tfd_node_def_attr_name(const tfd_node_def *n, size_t i) { return n->attrs[i].name; }
+const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i) { return &n->attrs[i].value; }
+
+const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name) {
+  for (size_t i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i].value;
+  return NULL;
+}
+
+static tfd_node_def *node_copy(const tfd_node_def *src) {
+  tfd_node_def *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->name = strdup(src->name);
+  n->op = strdup(src->op);
+  n->device = strdup(src->device);
+  bool ok = n->name && n->op && n->device;
+  for (size_t i = 0; ok && i < src->ninputs; i++) ok = tfd_node_def_add_input(n, src->inputs[i], NULL) == TFD_OK;
+  for (size_t i = 0; ok && i < src->nattrs; i++)
+    ok = tfd_node_def_set_attr(n, src->attrs[i].name, &src->attrs[i].value, NULL) == TFD_OK;
+  if (!ok) {
+    node_free(n);
+    return NULL;
+  }
+  return n;
+}
+
+tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? g->cap * 2 : 16;
+    tfd_node_def **nodes = realloc(g->nodes, cap * sizeof *nodes);
+    if (!nodes) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    g->nodes = nodes;
+    g->cap = cap;
+  }
+  tfd_node_def *n = node_copy(src);
+  if (!n) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory copying node '%s'", src->name);
+  g->nodes[g->n++] = n;
+  return TFD_OK;
+}
+
+tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *src) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  for (size_t i = 0; g && i < src->n; i++) {
+    if (tfd_graph_def_append_node(g, src->nodes[i], NULL) != TFD_OK) {
+      tfd_graph_def_free(g);
+      return NULL;
+    }
+  }
+  return g;
+}
+
+tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status) {
+  const char *s = input ? input : "";
+  bool control = *s == '^';
+  if (control) s++;
+  const char *colon = strrchr(s, ':');
+  size_t len = colon ? (size_t)(colon - s) : strlen(s);
+  if (len == 0 || len >= node_cap)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': no node name", input ? input : "");
+  *index = 0;
+  if (colon) {
+    if (control)
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': a control input has no output index",
+                             input);
+    const char *p = colon + 1;
+    if (!*p) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': missing output index", input);
+    long v = 0;
+    for (; *p; p++) {
+      if (!isdigit((unsigned char)*p) || v > 100000)
+        return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': bad output index", input);
+      v = v * 10 + (*p - '0');
+    }
+    *index = (int)v;
+  }
+  memcpy(node, s, len);
+  node[len] = 0;
+  if (control) *index = -1;
+  return TFD_OK;
+}

@@ -1,0 +1,28 @@
+/* The graph def structs, shared by the graph builder, the session and the bindings' tests. */
+#ifndef TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
+#define TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
+
+#include "tfdev/graph_def.h"
+
+typedef struct node_attr {
+  char *name;
+  tfd_attr_value value; /* owns its strings, lists and a tensor reference */
+} node_attr;
+
+struct tfd_node_def {
+  char *name, *op, *device;
+  char **inputs;
+  size_t ninputs, cap_inputs;
+  node_attr *attrs;
+  size_t nattrs;
+};
+
+struct tfd_graph_def {
+  tfd_node_def **nodes;
+  size_t n, cap;
+};
+
+/* Appends a deep copy of src. */
+tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);
+
+#endif

@@ -1,0 +1,581 @@
+/* The built-in ops: signatures, attribute defaults and shape/dtype inference. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "op_registry.h"
+
+/* ---- shape helpers ---- */
+bool tfd_shape_is_known(const tfd_shape *s) {
+  if (s->ndims < 0) return false;
+  for (int i = 0; i < s->ndims; i++)
+    if (s->dims[i] < 0) return false;
+  return true;
+}
+
+int64_t tfd_shape_numel(const tfd_shape *s) {
+  if (!tfd_shape_is_known(s)) return -1;
+  int64_t n = 1;
+  for (int i = 0; i < s->ndims; i++) n *= s->dims[i];
+  return n;
+}
+
+void tfd_shape_of_tensor(const tfd_tensor *t, tfd_shape *out) {
+  out->ndims = tfd_tensor_ndims(t);
+  for (int i = 0; i < out->ndims; i++) out->dims[i] = tfd_tensor_dim(t, i);
+}
+
+const char *tfd_shape_string(const tfd_shape *s, char *buf, size_t cap) {
+  if (s->ndims < 0) {
+    snprintf(buf, cap, "<unknown>");
+    return buf;
+  }
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (int i = 0; i < s->ndims && n < cap; i++) {
+    if (s->dims[i] < 0) n += (size_t)snprintf(buf + n, cap - n, "%s?", i ? "," : "");
+    else n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)s->dims[i]);
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+  return buf;
+}
+
+tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape *out, tfd_status *status) {
+  if (a->ndims < 0 || b->ndims < 0) {
+    out->ndims = -1;
+    return TFD_OK;
+  }
+  int n = a->ndims > b->ndims ? a->ndims : b->ndims;
+  out->ndims = n;
+  for (int i = 0; i < n; i++) {
+    int ia = a->ndims - n + i, ib = b->ndims - n + i;
+    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+    if (da == 1) out->dims[i] = db;
+    else if (db == 1) out->dims[i] = da;
+    else if (da < 0 || db < 0) out->dims[i] = da < 0 ? db : da; /* unknown: trust the known one */
+    else if (da == db) out->dims[i] = da;
+    else {
+      char sa[96], sb[96];
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                             tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+    }
+  }
+  return TFD_OK;
+}
+
+int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i) {
+  const void *d = tfd_tensor_const_data(t);
+  return tfd_tensor_dtype(t) == TFD_INT64 ? ((const int64_t *)d)[i] : ((const int32_t *)d)[i];
+}
+
+static const tfd_attr_value *attr(const tfd_infer_ctx *c, const char *name) { return tfd_node_def_attr(c->node, name); }
+static const char *node_name(const tfd_infer_ctx *c) { return tfd_node_def_name(c->node); }
+
+static void unknown(tfd_shape *s) { s->ndims = -1; }
+
+/* ---- inference functions ---- */
+static tfd_code infer_const(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *v = attr(c, "value");
+  if (!v || v->type != TFD_ATTR_TENSOR || !v->tensor)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': Const needs a tensor attr 'value'", node_name(c));
+  const tfd_attr_value *dt = attr(c, "dtype");
+  if (dt && dt->dtype != tfd_tensor_dtype(v->tensor))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': dtype %s does not match value of type %s",
+                           node_name(c), tfd_dtype_name(dt->dtype), tfd_dtype_name(tfd_tensor_dtype(v->tensor)));
+  c->out_types[0] = tfd_tensor_dtype(v->tensor);
+  tfd_shape_of_tensor(v->tensor, &c->out_shapes[0]);
+  return TFD_OK;
+}
+
+static tfd_code infer_placeholder(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = attr(c, "dtype")->dtype;
+  const tfd_attr_value *s = attr(c, "shape");
+  if (s && s->type == TFD_ATTR_SHAPE) c->out_shapes[0] = s->shape;
+  else unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
+static tfd_code infer_placeholder_with_default(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[0] != attr(c, "dtype")->dtype)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': default is %s but dtype is %s", node_name(c),
+                           tfd_dtype_name(c->in_types[0]), tfd_dtype_name(attr(c, "dtype")->dtype));
+  c->out_types[0] = c->in_types[0];
+  const tfd_attr_value *s = attr(c, "shape");
+  c->out_shapes[0] = s && s->type == TFD_ATTR_SHAPE && s->shape.ndims >= 0 ? s->shape : c->in_shapes[0];
+  return TFD_OK;
+}
+
+static tfd_code infer_same(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = c->in_shapes[0];
+  return TFD_OK;
+}
+
+static tfd_code infer_none(tfd_infer_ctx *c, tfd_status *st) {
+  (void)c, (void)st;
+  return TFD_OK;
+}
+
+static tfd_code same_types(tfd_infer_ctx *c, int a, int b, tfd_status *st) {
+  if (c->in_types[a] == c->in_types[b]) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d is %s but input %d is %s", node_name(c),
+                         tfd_node_def_op(c->node), a, tfd_dtype_name(c->in_types[a]), b, tfd_dtype_name(c->in_types[b]));
+}
+
+static tfd_code infer_binary(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  if (tfd_broadcast_shapes(&c->in_shapes[0], &c->in_shapes[1], &c->out_shapes[0], st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (%s): ", node_name(c), tfd_node_def_op(c->node));
+  return TFD_OK;
+}
+
+static tfd_code infer_softmax(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_shapes[0].ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': Softmax needs a tensor of rank >= 1", node_name(c));
+  return infer_same(c, st);
+}
+
+static tfd_code infer_matmul(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *a = &c->in_shapes[0], *b = &c->in_shapes[1];
+  c->out_types[0] = c->in_types[0];
+  for (int i = 0; i < 2; i++) {
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 2) {
+      char s[96];
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (MatMul): input %d must be a matrix, got shape %s",
+                             node_name(c), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+    }
+  }
+  bool ta = attr(c, "transpose_a")->b, tb = attr(c, "transpose_b")->b;
+  c->out_shapes[0].ndims = 2;
+  c->out_shapes[0].dims[0] = a->ndims == 2 ? a->dims[ta ? 1 : 0] : -1;
+  c->out_shapes[0].dims[1] = b->ndims == 2 ? b->dims[tb ? 0 : 1] : -1;
+  int64_t ka = a->ndims == 2 ? a->dims[ta ? 0 : 1] : -1, kb = b->ndims == 2 ? b->dims[tb ? 1 : 0] : -1;
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    char sa[96], sb[96];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (MatMul): Matrix size-incompatible: In[0]: %s, In[1]: %s", node_name(c),
+                           tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_bias_add(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *v = &c->in_shapes[0], *b = &c->in_shapes[1];
+  if (b->ndims >= 0 && b->ndims != 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BiasAdd): bias must be 1-D", node_name(c));
+  if (v->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BiasAdd): value must have rank >= 1", node_name(c));
+  if (v->ndims > 0 && b->ndims == 1 && v->dims[v->ndims - 1] >= 0 && b->dims[0] >= 0 &&
+      v->dims[v->ndims - 1] != b->dims[0])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (BiasAdd): bias has %lld elements but the last dimension of value is %lld",
+                           node_name(c), (long long)b->dims[0], (long long)v->dims[v->ndims - 1]);
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = *v;
+  return TFD_OK;
+}
+
+static tfd_code infer_reduce(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *in = &c->in_shapes[0];
+  c->out_types[0] = c->in_types[0];
+  const tfd_tensor *axes = c->in_values[1];
+  bool keep = attr(c, "keep_dims")->b;
+  if (!axes || in->ndims < 0) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  bool reduce[TFD_MAX_DIMS] = {0};
+  for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
+    int64_t ax = tfd_tensor_get_index(axes, i);
+    if (ax < -in->ndims || ax >= in->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): axis %lld is out of range for rank %d",
+                             node_name(c), tfd_node_def_op(c->node), (long long)ax, in->ndims);
+    reduce[ax < 0 ? ax + in->ndims : ax] = true;
+  }
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 0;
+  for (int i = 0; i < in->ndims; i++) {
+    if (!reduce[i]) o->dims[o->ndims++] = in->dims[i];
+    else if (keep) o->dims[o->ndims++] = 1;
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_reshape(tfd_infer_ctx *c, tfd_status *st) {
+  c->out_types[0] = c->in_types[0];
+  const tfd_tensor *shape = c->in_values[1];
+  if (!shape) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reshape): shape must be a vector of at most %d sizes",
+                           node_name(c), TFD_MAX_DIMS);
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = (int)tfd_tensor_numel(shape);
+  int unknown_at = -1;
+  int64_t known = 1;
+  for (int i = 0; i < o->ndims; i++) {
+    o->dims[i] = tfd_tensor_get_index(shape, i);
+    if (o->dims[i] == -1) {
+      if (unknown_at >= 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reshape): only one dimension may be -1",
+                               node_name(c));
+      unknown_at = i;
+    } else if (o->dims[i] < 0) {
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reshape): size %lld is negative", node_name(c),
+                             (long long)o->dims[i]);
+    } else {
+      known *= o->dims[i];
+    }
+  }
+  int64_t n = tfd_shape_numel(&c->in_shapes[0]);
+  if (n >= 0) {
+    if (unknown_at >= 0) {
+      if (known == 0 || n % known != 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (Reshape): cannot reshape a tensor of %lld elements into one with a -1 "
+                               "dimension and %lld other elements",
+                               node_name(c), (long long)n, (long long)known);
+      o->dims[unknown_at] = n / known;
+    } else if (known != n) {
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (Reshape): cannot reshape a tensor with %lld elements to shape with %lld "
+                             "elements",
+                             node_name(c), (long long)n, (long long)known);
+    }
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_transpose(tfd_infer_ctx *c, tfd_status *st) {
+  c->out_types[0] = c->in_types[0];
+  const tfd_tensor *perm = c->in_values[1];
+  const tfd_shape *in = &c->in_shapes[0];
+  if (!perm || in->ndims < 0) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  if (tfd_tensor_numel(perm) != in->ndims)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Transpose): perm has %lld entries for rank %d",
+                           node_name(c), (long long)tfd_tensor_numel(perm), in->ndims);
+  bool seen[TFD_MAX_DIMS] = {0};
+  c->out_shapes[0].ndims = in->ndims;
+  for (int i = 0; i < in->ndims; i++) {
+    int64_t p = tfd_tensor_get_index(perm, i);
+    if (p < 0 || p >= in->ndims || seen[p])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Transpose): perm is not a permutation of 0..%d",
+                             node_name(c), in->ndims - 1);
+    seen[p] = true;
+    c->out_shapes[0].dims[i] = in->dims[p];
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_cast(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = attr(c, "DstT")->dtype;
+  c->out_shapes[0] = c->in_shapes[0];
+  return TFD_OK;
+}
+
+/* Shape from a 1-D int tensor of sizes (Fill's dims, Random*'s shape). */
+static tfd_code shape_from_sizes(tfd_infer_ctx *c, int input, tfd_shape *out, tfd_status *st) {
+  const tfd_tensor *dims = c->in_values[input];
+  if (!dims) {
+    unknown(out);
+    return TFD_OK;
+  }
+  if (tfd_tensor_ndims(dims) != 1 || tfd_tensor_numel(dims) > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': shape must be a vector of at most %d sizes",
+                           node_name(c), TFD_MAX_DIMS);
+  out->ndims = (int)tfd_tensor_numel(dims);
+  for (int i = 0; i < out->ndims; i++) {
+    out->dims[i] = tfd_tensor_get_index(dims, i);
+    if (out->dims[i] < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': size %lld is negative", node_name(c),
+                             (long long)out->dims[i]);
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_fill(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_shapes[1].ndims > 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Fill): value must be a scalar", node_name(c));
+  c->out_types[0] = c->in_types[1];
+  return shape_from_sizes(c, 0, &c->out_shapes[0], st);
+}
+
+static tfd_code infer_random(tfd_infer_ctx *c, tfd_status *st) {
+  c->out_types[0] = attr(c, "dtype")->dtype;
+  return shape_from_sizes(c, 0, &c->out_shapes[0], st);
+}
+
+static tfd_code infer_shape(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = attr(c, "out_type")->dtype;
+  c->out_shapes[0].ndims = 1;
+  c->out_shapes[0].dims[0] = c->in_shapes[0].ndims;
+  return TFD_OK;
+}
+
+static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
+  int n = c->num_inputs - 1;
+  const tfd_attr_value *nattr = attr(c, "N");
+  if (nattr && nattr->i != n)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): N is %lld but %d values are given",
+                           node_name(c), (long long)nattr->i, n);
+  if (n < 1) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): needs at least one value", node_name(c));
+  for (int i = 1; i < n; i++)
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (!(TFD_TYPES_INDEX & (1u << c->in_types[n])))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): axis must be int32 or int64", node_name(c));
+  c->out_types[0] = c->in_types[0];
+  const tfd_tensor *axis_t = c->in_values[n];
+  int rank = -1;
+  for (int i = 0; i < n; i++) {
+    if (c->in_shapes[i].ndims < 0) continue;
+    if (rank >= 0 && c->in_shapes[i].ndims != rank)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): values have ranks %d and %d",
+                             node_name(c), rank, c->in_shapes[i].ndims);
+    rank = c->in_shapes[i].ndims;
+  }
+  if (!axis_t || rank < 0) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  int64_t axis = tfd_tensor_get_index(axis_t, 0);
+  if (axis < -rank || axis >= rank)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): axis %lld is out of range for rank %d",
+                           node_name(c), (long long)axis, rank);
+  if (axis < 0) axis += rank;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = rank;
+  for (int d = 0; d < rank; d++) {
+    o->dims[d] = d == axis ? 0 : -1;
+    for (int i = 0; i < n; i++) {
+      int64_t v = c->in_shapes[i].ndims < 0 ? -1 : c->in_shapes[i].dims[d];
+      if (d == axis) {
+        o->dims[d] = o->dims[d] < 0 || v < 0 ? -1 : o->dims[d] + v;
+      } else if (v >= 0) {
+        if (o->dims[d] >= 0 && o->dims[d] != v)
+          return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                                 "node '%s' (ConcatV2): dimension %d of value %d is %lld, expected %lld", node_name(c),
+                                 d, i, (long long)v, (long long)o->dims[d]);
+        o->dims[d] = v;
+      }
+    }
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_var_handle(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = TFD_RESOURCE;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code need_resource(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[0] != TFD_RESOURCE)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input 0 must be a resource handle, got %s",
+                           node_name(c), tfd_node_def_op(c->node), tfd_dtype_name(c->in_types[0]));
+  return TFD_OK;
+}
+
+static tfd_code infer_read_variable(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_resource(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = attr(c, "dtype")->dtype;
+  unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
+static tfd_code infer_assign_variable(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_resource(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != attr(c, "dtype")->dtype)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): value is %s but the variable is %s",
+                           node_name(c), tfd_node_def_op(c->node), tfd_dtype_name(c->in_types[1]),
+                           tfd_dtype_name(attr(c, "dtype")->dtype));
+  return TFD_OK;
+}
+
+static tfd_code infer_feed(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = attr(c, "dtype")->dtype;
+  const tfd_attr_value *s = attr(c, "shape");
+  if (s && s->type == TFD_ATTR_SHAPE) c->out_shapes[0] = s->shape;
+  else unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
+static tfd_code infer_recv(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = attr(c, "tensor_type")->dtype;
+  unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
+/* ---- the table ---- */
+#define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
+#define END {NULL, 0, false, 0, 0, NULL}
+
+static const tfd_attr_def attrs_t[] = {A_T, END};
+static const tfd_attr_def attrs_none[] = {END};
+static const tfd_attr_def attrs_const[] = {{"value", TFD_ATTR_TENSOR, true, 0, 0, NULL},
+                                           {"dtype", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_placeholder[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                 {"shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_matmul[] = {A_T, {"transpose_a", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                            {"transpose_b", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_bias[] = {A_T, {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}, END};
+static const tfd_attr_def attrs_reduce[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                            {"keep_dims", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_reshape[] = {A_T, {"Tshape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_transpose[] = {A_T, {"Tperm", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_cast[] = {{"SrcT", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                          {"DstT", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                          {"Truncate", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_fill[] = {A_T, {"index_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_shape[] = {A_T, {"out_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_concat[] = {A_T, {"N", TFD_ATTR_INT, false, 0, 0, NULL},
+                                            {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_random[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                            {"seed", TFD_ATTR_INT, false, 0, 0, NULL},
+                                            {"seed2", TFD_ATTR_INT, false, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_var[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                         {"shape", TFD_ATTR_SHAPE, false, 0, 0, NULL},
+                                         {"container", TFD_ATTR_STRING, false, 0, 0, ""},
+                                         {"shared_name", TFD_ATTR_STRING, false, 0, 0, ""}, END};
+static const tfd_attr_def attrs_read_var[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_feed[] = {{"index", TFD_ATTR_INT, true, 0, 0, NULL},
+                                          {"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                          {"shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_fetch[] = {{"index", TFD_ATTR_INT, true, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_send[] = {A_T, {"tensor_name", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                          {"send_device", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                          {"send_device_incarnation", TFD_ATTR_INT, true, 0, 0, NULL},
+                                          {"recv_device", TFD_ATTR_STRING, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_recv[] = {{"tensor_type", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                          {"tensor_name", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                          {"send_device", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                          {"send_device_incarnation", TFD_ATTR_INT, true, 0, 0, NULL},
+                                          {"recv_device", TFD_ATTR_STRING, true, 0, 0, NULL}, END};
+
+#define NUM TFD_TYPES_NUMBER
+#define FLT TFD_TYPES_FLOAT
+#define ALL TFD_TYPES_ALL
+#define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same}
+#define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary}
+
+static const tfd_op_def ops[] = {
+    {"Const", 0, 0, 1, false, true, NULL, 0, 0, attrs_const, infer_const},
+    {"Placeholder", 0, 0, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder},
+    {"PlaceholderWithDefault", 1, 1, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder_with_default},
+    {"Identity", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same},
+    {"NoOp", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none},
+    BINARY("Add"), BINARY("AddV2"), BINARY("Sub"), BINARY("Mul"), BINARY("Maximum"), BINARY("Minimum"),
+    {"RealDiv", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary},
+    UNARY("Neg", NUM), UNARY("Abs", NUM), UNARY("Square", NUM), UNARY("Exp", FLT), UNARY("Log", FLT),
+    UNARY("Sqrt", FLT), UNARY("Relu", NUM), UNARY("Sigmoid", FLT), UNARY("Tanh", FLT),
+    {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax},
+    {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul},
+    {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add},
+    {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
+    {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
+    {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
+    {"Reshape", 2, 2, 1, false, true, "T", 0, 0, attrs_reshape, infer_reshape},
+    {"Transpose", 2, 2, 1, false, false, "T", 0, ALL, attrs_transpose, infer_transpose},
+    {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL, attrs_cast, infer_cast},
+    {"Fill", 2, 2, 1, false, false, "T", 1, ALL, attrs_fill, infer_fill},
+    {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same},
+    {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same},
+    {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape},
+    {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat},
+    {"RandomUniform", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random},
+    {"RandomStandardNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random},
+    {"VarHandleOp", 0, 0, 1, true, true, NULL, 0, 0, attrs_var, infer_var_handle},
+    {"ReadVariableOp", 1, 1, 1, false, true, NULL, 0, 0, attrs_read_var, infer_read_variable},
+    {"AssignVariableOp", 2, 2, 0, true, true, NULL, 0, 0, attrs_read_var, infer_assign_variable},
+    {"AssignAddVariableOp", 2, 2, 0, true, false, NULL, 0, 0, attrs_read_var, infer_assign_variable},
+    /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
+    {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_feed},
+    {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none},
+    {"_Send", 1, 1, 0, false, true, "T", 0, 0, attrs_send, infer_none},
+    {"_Recv", 0, 0, 1, false, true, NULL, 0, 0, attrs_recv, infer_recv},
+};
+
+const tfd_op_def *tfd_op_lookup(const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(ops[i].name, name) == 0) return &ops[i];
+  return NULL;
+}
+
+int tfd_op_count(void) { return (int)(sizeof ops / sizeof ops[0]); }
+const tfd_op_def *tfd_op_at(int i) { return i >= 0 && i < tfd_op_count() ? &ops[i] : NULL; }
+
+static const char *attr_type_name(tfd_attr_type t) {
+  static const char *const names[] = {"", "int", "float", "bool", "string", "type", "shape", "tensor",
+                                      "list(int)", "list(float)", "list(type)", "list(string)"};
+  return (int)t >= 0 && t <= TFD_ATTR_LIST_STRING ? names[t] : "?";
+}
+
+tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const tfd_dtype *in_types, int num_inputs,
+                               tfd_status *st) {
+  const char *name = tfd_node_def_name(node);
+  for (const tfd_attr_def *a = op->attrs; a->name; a++) {
+    const tfd_attr_value *v = tfd_node_def_attr(node, a->name);
+    if (v) {
+      if (v->type != a->type)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): attr '%s' must be a %s, got a %s", name,
+                               op->name, a->name, attr_type_name(a->type), attr_type_name(v->type));
+      continue;
+    }
+    tfd_attr_value d = {0};
+    d.type = a->type;
+    if (op->type_attr && strcmp(a->name, op->type_attr) == 0) {
+      if (op->type_input >= num_inputs) continue; /* nothing to infer it from; optional */
+      d.dtype = in_types[op->type_input];
+    } else if (a->required) {
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): missing required attr '%s'", name, op->name,
+                             a->name);
+    } else if (a->type == TFD_ATTR_SHAPE || a->type == TFD_ATTR_TENSOR) {
+      continue; /* optional, no default */
+    } else {
+      d.i = a->dflt_i;
+      d.b = a->dflt_i != 0;
+      d.f = a->dflt_f;
+      d.dtype = (tfd_dtype)a->dflt_i;
+      d.s = a->dflt_s ? a->dflt_s : "";
+      if (a->type == TFD_ATTR_TYPE && !d.dtype) continue;
+      if (strcmp(a->name, "N") == 0) d.i = num_inputs - 1;
+    }
+    if (tfd_node_def_set_attr(node, a->name, &d, st) != TFD_OK) return tfd_status_code(st);
+  }
+  if (op->type_attr && op->allowed_types) {
+    const tfd_attr_value *t = tfd_node_def_attr(node, op->type_attr);
+    if (t && !(op->allowed_types & (1u << t->dtype))) {
+      char allowed[128] = "";
+      for (int d = 1; d < 32; d++)
+        if (op->allowed_types & (1u << d)) {
+          if (*allowed) strcat(allowed, ", ");
+          strcat(allowed, tfd_dtype_name((tfd_dtype)d));
+        }
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s=%s is not allowed (allowed: %s)", name,
+                             op->name, op->type_attr, tfd_dtype_name(t->dtype), allowed);
+    }
+  }
+  /* A declared T must agree with what the input actually is. */
+  if (op->type_attr && op->type_input < num_inputs) {
+    const tfd_attr_value *t = tfd_node_def_attr(node, op->type_attr);
+    if (t && t->dtype != in_types[op->type_input])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s is %s but input %d is %s", name, op->name,
+                             op->type_attr, tfd_dtype_name(t->dtype), op->type_input,
+                             tfd_dtype_name(in_types[op->type_input]));
+  }
+  return TFD_OK;
+}

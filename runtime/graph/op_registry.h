@@ -1,0 +1,80 @@
+/* The op registry: what each op takes, makes and requires, and how its outputs' types and shapes follow.
+ *
+ * Ops are TensorFlow's, by name. Each op def lists input and output counts,
+ * attributes with their defaults, the dtypes its type attribute "T" may
+ * take, whether it is stateful, and an inference function that checks the
+ * inputs and computes output dtypes and (partially known) shapes. The
+ * registry is built once and read-only afterwards. */
+#ifndef TFDEV_RUNTIME_OP_REGISTRY_H
+#define TFDEV_RUNTIME_OP_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tfdev/graph_def.h"
+
+#define TFD_MAX_OP_OUTPUTS 4
+
+/* What an inference function sees and fills. */
+typedef struct tfd_infer_ctx {
+  const tfd_node_def *node; /* attributes, defaults filled in */
+  int num_inputs;
+  const tfd_dtype *in_types;
+  const tfd_shape *in_shapes;
+  const tfd_tensor *const *in_values; /* constant input values where known, else NULL */
+  int num_outputs;
+  tfd_dtype *out_types;
+  tfd_shape *out_shapes;
+} tfd_infer_ctx;
+
+typedef struct tfd_attr_def {
+  const char *name;
+  tfd_attr_type type;
+  bool required;
+  int64_t dflt_i; /* INT, BOOL, TYPE defaults */
+  double dflt_f;
+  const char *dflt_s;
+} tfd_attr_def;
+
+#define TFD_TYPES_FLOAT ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64))
+#define TFD_TYPES_NUMBER (TFD_TYPES_FLOAT | (1u << TFD_INT32) | (1u << TFD_INT64))
+#define TFD_TYPES_ALL (TFD_TYPES_NUMBER | (1u << TFD_BOOL))
+#define TFD_TYPES_INDEX ((1u << TFD_INT32) | (1u << TFD_INT64))
+
+typedef struct tfd_op_def {
+  const char *name;
+  int min_inputs, max_inputs; /* max -1: any number */
+  int num_outputs;            /* -1: as many as the "N" attr says (none yet) */
+  bool stateful;
+  bool cheap;            /* the executor runs it inline rather than scheduling it */
+  const char *type_attr; /* attr inferred from input `type_input` when absent, e.g. "T" */
+  int type_input;
+  uint32_t allowed_types; /* bit per tfd_dtype for the type attr; 0: any */
+  const tfd_attr_def *attrs;
+  tfd_code (*infer)(tfd_infer_ctx *c, tfd_status *status);
+} tfd_op_def;
+
+/* The op def for a name, or NULL. */
+const tfd_op_def *tfd_op_lookup(const char *name);
+/* Number of registered ops, and op i (for listings). */
+int tfd_op_count(void);
+const tfd_op_def *tfd_op_at(int i);
+
+/* Fills absent attributes with their defaults and infers the type attr
+ * from the input dtypes; checks required attributes and allowed types.
+ * Errors name the node. */
+tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const tfd_dtype *in_types, int num_inputs,
+                               tfd_status *status);
+
+/* Shape helpers shared with kernels. */
+bool tfd_shape_is_known(const tfd_shape *s);
+int64_t tfd_shape_numel(const tfd_shape *s); /* -1 when unknown */
+void tfd_shape_of_tensor(const tfd_tensor *t, tfd_shape *out);
+/* numpy broadcasting of two shapes; INVALID_ARGUMENT when incompatible. */
+tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape *out, tfd_status *status);
+/* "[2,3]" / "[?,3]" / "<unknown>" into buf. */
+const char *tfd_shape_string(const tfd_shape *s, char *buf, size_t cap);
+/* Reads an int32/int64 tensor element as int64. */
+int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i);
+
+#endif

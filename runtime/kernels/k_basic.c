@@ -1,0 +1,303 @@
+/* Kernels that move, shape or make tensors: Const, Placeholder(WithDefault), Identity, NoOp, feeds and
+ * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, ConcatV2. */
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "kernel.h"
+
+static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
+
+static void k_placeholder(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor '%s' with dtype %s", k->name,
+                  tfd_dtype_name(k->dst));
+}
+
+static void k_identity(tfd_kernel *k, tfd_kernel_ctx *c) {
+  (void)k;
+  c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
+}
+
+static void k_noop(tfd_kernel *k, tfd_kernel_ctx *c) { (void)k, (void)c; }
+
+static void k_feed(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *t = k->index < c->num_feeds ? c->feeds[k->index] : NULL;
+  if (!t) {
+    tfd_kernel_fail(c, k, TFD_INTERNAL, "feed %d was not supplied", (int)k->index);
+    return;
+  }
+  if (tfd_tensor_dtype(t) != k->dst) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "fed a %s tensor where %s is expected",
+                    tfd_dtype_name(tfd_tensor_dtype(t)), tfd_dtype_name(k->dst));
+    return;
+  }
+  c->outputs[0] = tfd_tensor_ref(t);
+}
+
+static void k_fetch(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (k->index < c->num_fetches) {
+    tfd_tensor_unref(c->fetches[k->index]);
+    c->fetches[k->index] = tfd_tensor_ref(c->inputs[0]);
+  }
+}
+
+static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0], *shape = c->inputs[1];
+  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
+    return;
+  }
+  int nd = (int)tfd_tensor_numel(shape), unknown_at = -1;
+  int64_t dims[TFD_MAX_DIMS], known = 1;
+  for (int i = 0; i < nd; i++) {
+    dims[i] = tfd_tensor_get_index(shape, i);
+    if (dims[i] == -1 && unknown_at < 0) unknown_at = i;
+    else if (dims[i] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld at %d is not allowed", (long long)dims[i], i);
+      return;
+    } else known *= dims[i];
+  }
+  int64_t n = tfd_tensor_numel(in);
+  if (unknown_at >= 0) {
+    if (known == 0 || n % known) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "cannot infer -1 for %lld elements", (long long)n);
+      return;
+    }
+    dims[unknown_at] = n / known;
+  }
+  tfd_status tmp = TFD_STATUS_INIT;
+  c->outputs[0] = tfd_tensor_reshape(in, dims, nd, &tmp);
+  if (!c->outputs[0]) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values: %s", (long long)n,
+                    tfd_status_message(&tmp));
+    tfd_status_clear(&tmp);
+  }
+}
+
+static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0], *perm = c->inputs[1];
+  int nd = tfd_tensor_ndims(in);
+  if (tfd_tensor_numel(perm) != nd) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm has %lld entries for a tensor of rank %d",
+                    (long long)tfd_tensor_numel(perm), nd);
+    return;
+  }
+  int64_t p[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_strides[TFD_MAX_DIMS];
+  bool seen[TFD_MAX_DIMS] = {0};
+  for (int i = 0; i < nd; i++) {
+    p[i] = tfd_tensor_get_index(perm, i);
+    if (p[i] < 0 || p[i] >= nd || seen[p[i]]) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm is not a permutation of 0..%d", nd - 1);
+      return;
+    }
+    seen[p[i]] = true;
+    dims[i] = tfd_tensor_dim(in, (int)p[i]);
+  }
+  int64_t s = 1;
+  for (int i = nd - 1; i >= 0; i--) {
+    in_strides[i] = s;
+    s *= tfd_tensor_dim(in, i);
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  size_t es = tfd_dtype_size(tfd_tensor_dtype(in));
+  const char *src = tfd_tensor_const_data(in);
+  char *dst = tfd_tensor_data(out);
+  int64_t idx[TFD_MAX_DIMS] = {0}, n = tfd_tensor_numel(out);
+  for (int64_t o = 0; o < n; o++) {
+    int64_t off = 0;
+    for (int i = 0; i < nd; i++) off += idx[i] * in_strides[p[i]];
+    memcpy(dst + o * (int64_t)es, src + off * (int64_t)es, es);
+    for (int i = nd - 1; i >= 0; i--) {
+      if (++idx[i] < dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  c->outputs[0] = out;
+}
+
+/* Reads element i of any numeric or bool tensor as double / int64. */
+static double get_f(const void *d, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_FLOAT32: return ((const float *)d)[i];
+    case TFD_FLOAT64: return ((const double *)d)[i];
+    case TFD_INT32: return ((const int32_t *)d)[i];
+    case TFD_INT64: return (double)((const int64_t *)d)[i];
+    case TFD_BOOL: return ((const unsigned char *)d)[i];
+    default: return 0;
+  }
+}
+
+static int64_t get_i(const void *d, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_INT32: return ((const int32_t *)d)[i];
+    case TFD_INT64: return ((const int64_t *)d)[i];
+    case TFD_BOOL: return ((const unsigned char *)d)[i];
+    default: return (int64_t)get_f(d, dt, i); /* C truncation toward zero, as TF's Cast */
+  }
+}
+
+static void put(void *d, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st, int64_t j) {
+  switch (dt) {
+    case TFD_FLOAT32: ((float *)d)[i] = (float)get_f(src, st, j); break;
+    case TFD_FLOAT64: ((double *)d)[i] = get_f(src, st, j); break;
+    case TFD_INT32: ((int32_t *)d)[i] = (int32_t)get_i(src, st, j); break;
+    case TFD_INT64: ((int64_t *)d)[i] = get_i(src, st, j); break;
+    case TFD_BOOL: ((unsigned char *)d)[i] = get_f(src, st, j) != 0; break;
+    default: break;
+  }
+}
+
+static tfd_tensor *alloc_like(tfd_kernel_ctx *c, tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
+  int64_t dims[TFD_MAX_DIMS];
+  for (int i = 0; i < tfd_tensor_ndims(like); i++) dims[i] = tfd_tensor_dim(like, i);
+  return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
+}
+
+static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0];
+  tfd_dtype st = tfd_tensor_dtype(in);
+  if (st == k->dst) {
+    c->outputs[0] = tfd_tensor_ref(in);
+    return;
+  }
+  tfd_tensor *out = alloc_like(c, k, k->dst, in);
+  if (!out) return;
+  const void *s = tfd_tensor_const_data(in);
+  void *d = tfd_tensor_data(out);
+  for (int64_t i = 0, n = tfd_tensor_numel(in); i < n; i++) put(d, k->dst, i, s, st, i);
+  c->outputs[0] = out;
+}
+
+/* Fills every element of t with element 0 of v (same dtype). */
+static void fill_with(tfd_tensor *t, const void *v) {
+  size_t es = tfd_dtype_size(tfd_tensor_dtype(t));
+  char *d = tfd_tensor_data(t);
+  for (int64_t i = 0, n = tfd_tensor_numel(t); i < n; i++) memcpy(d + i * (int64_t)es, v, es);
+}
+
+static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *dims_t = c->inputs[0], *value = c->inputs[1];
+  if (tfd_tensor_ndims(dims_t) != 1 || tfd_tensor_numel(dims_t) > TFD_MAX_DIMS || tfd_tensor_ndims(value) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dims must be a vector and value a scalar");
+    return;
+  }
+  int64_t dims[TFD_MAX_DIMS];
+  int nd = (int)tfd_tensor_numel(dims_t);
+  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(dims_t, i);
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(value), dims, nd);
+  if (!out) return;
+  fill_with(out, tfd_tensor_const_data(value));
+  c->outputs[0] = out;
+}
+
+static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  tfd_tensor *out = alloc_like(c, k, dt, in);
+  if (!out) return;
+  if (k->code == 0) {
+    memset(tfd_tensor_data(out), 0, tfd_tensor_byte_size(out));
+  } else {
+    int64_t one_i = 1;
+    unsigned char one[8];
+    put(one, dt, 0, &one_i, TFD_INT64, 0);
+    fill_with(out, one);
+  }
+  c->outputs[0] = out;
+}
+
+static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0];
+  int64_t nd = tfd_tensor_ndims(in);
+  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, &nd, 1);
+  if (!out) return;
+  for (int i = 0; i < nd; i++) {
+    int64_t d = tfd_tensor_dim(in, i);
+    put(tfd_tensor_data(out), k->dst, i, &d, TFD_INT64, 0);
+  }
+  c->outputs[0] = out;
+}
+
+static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
+  int n = c->num_inputs - 1;
+  tfd_tensor *first = c->inputs[0];
+  int rank = tfd_tensor_ndims(first);
+  int64_t axis = tfd_tensor_get_index(c->inputs[n], 0);
+  if (axis < -rank || axis >= rank) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range for rank %d", (long long)axis, rank);
+    return;
+  }
+  if (axis < 0) axis += rank;
+  int64_t dims[TFD_MAX_DIMS];
+  for (int d = 0; d < rank; d++) dims[d] = tfd_tensor_dim(first, d);
+  dims[axis] = 0;
+  for (int i = 0; i < n; i++) {
+    tfd_tensor *t = c->inputs[i];
+    bool ok = tfd_tensor_ndims(t) == rank;
+    for (int d = 0; ok && d < rank; d++) ok = d == axis || tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
+    if (!ok) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value %d does not match the shape of value 0 outside axis %lld", i,
+                      (long long)axis);
+      return;
+    }
+    dims[axis] += tfd_tensor_dim(t, (int)axis);
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(first), dims, rank);
+  if (!out) return;
+  /* Rows of the outer dimensions: each input contributes a contiguous block per row. */
+  int64_t outer = 1, inner = (int64_t)tfd_dtype_size(tfd_tensor_dtype(first));
+  for (int d = 0; d < axis; d++) outer *= dims[d];
+  for (int d = (int)axis + 1; d < rank; d++) inner *= dims[d];
+  char *dst = tfd_tensor_data(out);
+  for (int64_t r = 0; r < outer; r++) {
+    for (int i = 0; i < n; i++) {
+      int64_t block = tfd_tensor_dim(c->inputs[i], (int)axis) * inner;
+      memcpy(dst, (const char *)tfd_tensor_const_data(c->inputs[i]) + r * block, (size_t)block);
+      dst += block;
+    }
+  }
+  c->outputs[0] = out;
+}
+
+tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *op = init->op->name;
+  const tfd_node_def *n = init->node;
+  if (strcmp(op, "Const") == 0) {
+    k->value = tfd_tensor_ref(tfd_node_def_attr(n, "value")->tensor);
+    k->compute = k_const;
+  } else if (strcmp(op, "Placeholder") == 0) {
+    k->dst = tfd_attr_dtype(n, "dtype", 0);
+    k->compute = k_placeholder;
+  } else if (strcmp(op, "PlaceholderWithDefault") == 0 || strcmp(op, "Identity") == 0) {
+    k->compute = k_identity;
+  } else if (strcmp(op, "NoOp") == 0) {
+    k->compute = k_noop;
+  } else if (strcmp(op, "_Feed") == 0) {
+    k->index = tfd_attr_int(n, "index", 0);
+    k->dst = tfd_attr_dtype(n, "dtype", 0);
+    k->compute = k_feed;
+  } else if (strcmp(op, "_Fetch") == 0) {
+    k->index = tfd_attr_int(n, "index", 0);
+    k->compute = k_fetch;
+  } else if (strcmp(op, "Reshape") == 0) {
+    k->compute = k_reshape;
+  } else if (strcmp(op, "Transpose") == 0) {
+    k->compute = k_transpose;
+  } else if (strcmp(op, "Cast") == 0) {
+    k->dst = tfd_attr_dtype(n, "DstT", 0);
+    k->compute = k_cast;
+  } else if (strcmp(op, "Fill") == 0) {
+    k->compute = k_fill;
+  } else if (strcmp(op, "ZerosLike") == 0 || strcmp(op, "OnesLike") == 0) {
+    k->code = op[0] == 'O';
+    k->compute = k_zeros_ones;
+  } else if (strcmp(op, "Shape") == 0) {
+    k->dst = tfd_attr_dtype(n, "out_type", TFD_INT32);
+    k->compute = k_shape;
+  } else if (strcmp(op, "ConcatV2") == 0) {
+    k->compute = k_concat;
+  } else {
+    return tfd_status_setf(st, TFD_INTERNAL, "no basic kernel for %s", op);
+  }
+  return TFD_OK;
+}

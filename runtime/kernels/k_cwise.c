@@ -1,0 +1,311 @@
+/* Elementwise kernels: unary math, binary arithmetic with numpy broadcasting, BiasAdd and Softmax.
+ * Large tensors are split over the device's intra-op pool. */
+#include <math.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "kernel.h"
+
+enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_COUNT };
+enum { U_NEG, U_ABS, U_SQUARE, U_RELU, U_EXP, U_LOG, U_SQRT, U_SIGMOID, U_TANH, U_COUNT };
+
+/* A strided row: o[i] = f(a[i*sa], b[i*sb]) for i < n. */
+typedef void (*binary_row)(void *o, const void *a, int64_t sa, const void *b, int64_t sb, int64_t n);
+typedef void (*unary_row)(void *o, const void *a, int64_t n);
+
+#define ADD(x, y) ((x) + (y))
+#define SUB(x, y) ((x) - (y))
+#define MUL(x, y) ((x) * (y))
+#define DIV(x, y) ((x) / (y))
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+#define MIN(x, y) ((x) < (y) ? (x) : (y))
+
+/* The contiguous case gets its own loop so the compiler vectorises it. */
+#define BINARY_ROW(NAME, T, F)                                                                         \
+  static void NAME(void *o_, const void *a_, int64_t sa, const void *b_, int64_t sb, int64_t n) {    \
+    T *restrict o = o_;                                                                                \
+    const T *restrict a = a_, *restrict b = b_;                                                        \
+    if (sa == 1 && sb == 1)                                                                            \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[i]);                                            \
+    else if (sa == 1 && sb == 0)                                                                       \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[0]);                                            \
+    else                                                                                               \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i * sa], b[i * sb]);                                 \
+  }
+
+#define BINARY_TYPE(T, S)                \
+  BINARY_ROW(add_##S, T, ADD)            \
+  BINARY_ROW(sub_##S, T, SUB)            \
+  BINARY_ROW(mul_##S, T, MUL)            \
+  BINARY_ROW(max_##S, T, MAX)            \
+  BINARY_ROW(min_##S, T, MIN)
+
+BINARY_TYPE(float, f32)
+BINARY_TYPE(double, f64)
+BINARY_TYPE(int32_t, i32)
+BINARY_TYPE(int64_t, i64)
+BINARY_ROW(div_f32, float, DIV)
+BINARY_ROW(div_f64, double, DIV)
+
+static binary_row binary_fn(int op, tfd_dtype dt) {
+  static const binary_row f32[B_COUNT] = {add_f32, sub_f32, mul_f32, div_f32, max_f32, min_f32};
+  static const binary_row f64[B_COUNT] = {add_f64, sub_f64, mul_f64, div_f64, max_f64, min_f64};
+  static const binary_row i32[B_COUNT] = {add_i32, sub_i32, mul_i32, NULL, max_i32, min_i32};
+  static const binary_row i64[B_COUNT] = {add_i64, sub_i64, mul_i64, NULL, max_i64, min_i64};
+  switch (dt) {
+    case TFD_FLOAT32: return f32[op];
+    case TFD_FLOAT64: return f64[op];
+    case TFD_INT32: return i32[op];
+    case TFD_INT64: return i64[op];
+    default: return NULL;
+  }
+}
+
+#define UNARY_ROW(NAME, T, EXPR)                                  \
+  static void NAME(void *o_, const void *a_, int64_t n) {        \
+    T *restrict o = o_;                                          \
+    const T *restrict a = a_;                                    \
+    for (int64_t i = 0; i < n; i++) {                            \
+      T x = a[i];                                                \
+      o[i] = (EXPR);                                             \
+    }                                                            \
+  }
+
+#define UNARY_NUM(T, S)                        \
+  UNARY_ROW(neg_##S, T, -x)                    \
+  UNARY_ROW(abs_##S, T, x < 0 ? -x : x)        \
+  UNARY_ROW(square_##S, T, x * x)              \
+  UNARY_ROW(relu_##S, T, x > 0 ? x : 0)
+
+UNARY_NUM(float, f32)
+UNARY_NUM(double, f64)
+UNARY_NUM(int32_t, i32)
+UNARY_NUM(int64_t, i64)
+UNARY_ROW(exp_f32, float, expf(x))
+UNARY_ROW(exp_f64, double, exp(x))
+UNARY_ROW(log_f32, float, logf(x))
+UNARY_ROW(log_f64, double, log(x))
+UNARY_ROW(sqrt_f32, float, sqrtf(x))
+UNARY_ROW(sqrt_f64, double, sqrt(x))
+UNARY_ROW(sigmoid_f32, float, 1.0f / (1.0f + expf(-x)))
+UNARY_ROW(sigmoid_f64, double, 1.0 / (1.0 + exp(-x)))
+UNARY_ROW(tanh_f32, float, tanhf(x))
+UNARY_ROW(tanh_f64, double, tanh(x))
+
+static unary_row unary_fn(int op, tfd_dtype dt) {
+  static const unary_row f32[U_COUNT] = {neg_f32, abs_f32, square_f32, relu_f32, exp_f32, log_f32, sqrt_f32,
+                                         sigmoid_f32, tanh_f32};
+  static const unary_row f64[U_COUNT] = {neg_f64, abs_f64, square_f64, relu_f64, exp_f64, log_f64, sqrt_f64,
+                                         sigmoid_f64, tanh_f64};
+  static const unary_row i32[U_COUNT] = {neg_i32, abs_i32, square_i32, relu_i32};
+  static const unary_row i64[U_COUNT] = {neg_i64, abs_i64, square_i64, relu_i64};
+  switch (dt) {
+    case TFD_FLOAT32: return f32[op];
+    case TFD_FLOAT64: return f64[op];
+    case TFD_INT32: return i32[op];
+    case TFD_INT64: return i64[op];
+    default: return NULL;
+  }
+}
+
+/* ---- unary ---- */
+typedef struct unary_job {
+  unary_row fn;
+  char *o;
+  const char *a;
+  size_t es;
+} unary_job;
+
+static void unary_range(int64_t b, int64_t e, void *arg) {
+  unary_job *j = arg;
+  j->fn(j->o + b * (int64_t)j->es, j->a + b * (int64_t)j->es, e - b);
+}
+
+static tfd_tensor *alloc_shaped(tfd_kernel_ctx *c, tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
+  int64_t dims[TFD_MAX_DIMS];
+  for (int i = 0; i < tfd_tensor_ndims(like); i++) dims[i] = tfd_tensor_dim(like, i);
+  return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
+}
+
+static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  unary_row fn = unary_fn(k->code, dt);
+  if (!fn) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_tensor *out = alloc_shaped(c, k, dt, in);
+  if (!out) return;
+  unary_job j = {fn, tfd_tensor_data(out), tfd_tensor_const_data(in), tfd_dtype_size(dt)};
+  int64_t n = tfd_tensor_numel(in);
+  if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, k->code >= U_EXP ? 20 : 2, unary_range, &j);
+  else if (n) fn(j.o, j.a, n);
+  c->outputs[0] = out;
+}
+
+/* ---- binary with broadcasting ---- */
+typedef struct binary_job {
+  binary_row fn;
+  char *o;
+  const char *a, *b;
+  size_t es;
+  int nd;                      /* rank of the output */
+  int64_t dims[TFD_MAX_DIMS];  /* output dims */
+  int64_t sa[TFD_MAX_DIMS], sb[TFD_MAX_DIMS]; /* element strides of a and b per output dim (0: broadcast) */
+  int64_t inner;               /* last output dimension: one row */
+} binary_job;
+
+/* Same shapes, or one side a single element: one long strided row. */
+static void binary_flat_range(int64_t b, int64_t e, void *arg) {
+  binary_job *j = arg;
+  int64_t es = (int64_t)j->es, sa = j->sa[0], sb = j->sb[0];
+  j->fn(j->o + b * es, j->a + b * sa * es, sa, j->b + b * sb * es, sb, e - b);
+}
+
+/* General broadcasting: rows of the last output dimension. */
+static void binary_rows_range(int64_t b, int64_t e, void *arg) {
+  binary_job *j = arg;
+  int64_t es = (int64_t)j->es;
+  for (int64_t r = b; r < e; r++) {
+    int64_t rem = r, oa = 0, ob = 0;
+    for (int d = j->nd - 2; d >= 0; d--) {
+      int64_t i = rem % j->dims[d];
+      rem /= j->dims[d];
+      oa += i * j->sa[d];
+      ob += i * j->sb[d];
+    }
+    j->fn(j->o + r * j->inner * es, j->a + oa * es, j->sa[j->nd - 1], j->b + ob * es, j->sb[j->nd - 1], j->inner);
+  }
+}
+
+/* Element strides of t broadcast into an output of rank nd with dims. */
+static void broadcast_strides(const tfd_tensor *t, int nd, int64_t *strides) {
+  int tnd = tfd_tensor_ndims(t);
+  int64_t s = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    int td = d - (nd - tnd);
+    int64_t size = td >= 0 ? tfd_tensor_dim(t, td) : 1;
+    strides[d] = size == 1 ? 0 : s;
+    s *= size;
+  }
+}
+
+static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, tfd_tensor *b) {
+  tfd_dtype dt = tfd_tensor_dtype(a);
+  binary_row fn = binary_fn(op, dt);
+  if (!fn) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape sa, sb, so;
+  tfd_shape_of_tensor(a, &sa);
+  tfd_shape_of_tensor(b, &sb);
+  tfd_status tmp = TFD_STATUS_INIT;
+  if (tfd_broadcast_shapes(&sa, &sb, &so, &tmp) != TFD_OK) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
+    tfd_status_clear(&tmp);
+    return;
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, so.dims, so.ndims);
+  if (!out) return;
+  binary_job j = {fn, tfd_tensor_data(out), tfd_tensor_const_data(a), tfd_tensor_const_data(b), tfd_dtype_size(dt),
+                  so.ndims, {0}, {0}, {0}, 1};
+  int64_t n = tfd_tensor_numel(out), na = tfd_tensor_numel(a), nb = tfd_tensor_numel(b);
+  c->outputs[0] = out;
+  if (n == 0) return;
+  int64_t cost = op == B_DIV ? 4 : 1;
+  if ((na == n || na == 1) && (nb == n || nb == 1)) {
+    j.sa[0] = na == 1 && n > 1 ? 0 : 1;
+    j.sb[0] = nb == 1 && n > 1 ? 0 : 1;
+    if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, cost, binary_flat_range, &j);
+    else binary_flat_range(0, n, &j);
+    return;
+  }
+  for (int d = 0; d < so.ndims; d++) j.dims[d] = so.dims[d];
+  broadcast_strides(a, so.ndims, j.sa);
+  broadcast_strides(b, so.ndims, j.sb);
+  j.inner = so.dims[so.ndims - 1];
+  int64_t rows = n / j.inner;
+  if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, rows, cost * j.inner, binary_rows_range, &j);
+  else binary_rows_range(0, rows, &j);
+}
+
+static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) { run_binary(k, c, k->code, c->inputs[0], c->inputs[1]); }
+
+static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
+  int nd = tfd_tensor_ndims(v);
+  if (tfd_tensor_ndims(b) != 1 || nd < 1 || tfd_tensor_dim(v, nd - 1) != tfd_tensor_dim(b, 0)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias of %lld elements does not match the last dimension of value",
+                    (long long)tfd_tensor_dim(b, 0));
+    return;
+  }
+  run_binary(k, c, B_ADD, v, b);
+}
+
+/* ---- softmax over the last dimension ---- */
+typedef struct softmax_job {
+  const void *in;
+  void *out;
+  int64_t cols;
+  tfd_dtype dt;
+} softmax_job;
+
+#define SOFTMAX_ROWS(T, EXP)                                       \
+  for (int64_t r = b; r < e; r++) {                                \
+    const T *x = (const T *)j->in + r * j->cols;                   \
+    T *y = (T *)j->out + r * j->cols;                              \
+    T m = x[0];                                                    \
+    for (int64_t i = 1; i < j->cols; i++) m = x[i] > m ? x[i] : m; \
+    T s = 0;                                                       \
+    for (int64_t i = 0; i < j->cols; i++) s += (y[i] = EXP(x[i] - m)); \
+    for (int64_t i = 0; i < j->cols; i++) y[i] /= s;               \
+  }
+
+static void softmax_range(int64_t b, int64_t e, void *arg) {
+  softmax_job *j = arg;
+  if (j->dt == TFD_FLOAT32) {
+    SOFTMAX_ROWS(float, expf)
+  } else {
+    SOFTMAX_ROWS(double, exp)
+  }
+}
+
+static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0];
+  int nd = tfd_tensor_ndims(in);
+  if (nd < 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
+    return;
+  }
+  tfd_tensor *out = alloc_shaped(c, k, tfd_tensor_dtype(in), in);
+  if (!out) return;
+  softmax_job j = {tfd_tensor_const_data(in), tfd_tensor_data(out), tfd_tensor_dim(in, nd - 1), tfd_tensor_dtype(in)};
+  int64_t rows = j.cols ? tfd_tensor_numel(in) / j.cols : 0;
+  if (rows * j.cols >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, rows, 20 * j.cols, softmax_range, &j);
+  else softmax_range(0, rows, &j);
+  c->outputs[0] = out;
+}
+
+tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  (void)st;
+  static const char *const binary[] = {"Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"};
+  static const char *const unary[] = {"Neg", "Abs", "Square", "Relu", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh"};
+  const char *op = init->op->name;
+  if (strcmp(op, "AddV2") == 0) op = "Add";
+  for (int i = 0; i < B_COUNT; i++)
+    if (strcmp(op, binary[i]) == 0) {
+      k->code = i;
+      k->compute = k_binary;
+      return TFD_OK;
+    }
+  for (int i = 0; i < U_COUNT; i++)
+    if (strcmp(op, unary[i]) == 0) {
+      k->code = i;
+      k->compute = k_unary;
+      return TFD_OK;
+    }
+  k->compute = strcmp(op, "Softmax") == 0 ? k_softmax : k_bias_add;
+  return TFD_OK;
+}

@@ -1,0 +1,105 @@
+/* Kernels: what a node runs on a device, and the context a run gives it.
+ *
+ * A kernel is created once per (node, device) from the node's attributes,
+ * then run once per step with a context holding its inputs, where to put
+ * its outputs, the device's allocator and pools, the step's rendezvous and
+ * call frame. Kernels report errors through the context's status, prefixed
+ * with the node's name and op. The kernel registry is keyed by (op, device
+ * type): a device type with no kernel for an op is never chosen for it. */
+#ifndef TFDEV_RUNTIME_KERNEL_H
+#define TFDEV_RUNTIME_KERNEL_H
+
+#include <stdatomic.h>
+
+#include "../device/device_internal.h"
+#include "../graph/op_registry.h"
+#include "tfdev/tfdev.h"
+
+typedef struct tfd_rendezvous tfd_rendezvous;
+
+struct tfd_op_kernel_context {
+  tfd_device *device;
+  tfd_allocator *allocator;
+  tfd_threadpool *intra_pool;
+  tfd_resource_mgr *rm;
+  int64_t step_id;
+  tfd_tensor *const *inputs;
+  int num_inputs;
+  tfd_tensor **outputs; /* the kernel stores one new reference per output */
+  int num_outputs;
+  tfd_status *status;
+  tfd_rendezvous *rendezvous;
+  tfd_tensor *const *feeds; /* the call frame: fed tensors by index */
+  int num_feeds;
+  tfd_tensor **fetches; /* fetched tensors by index (the kernel stores new references) */
+  int num_fetches;
+};
+typedef struct tfd_op_kernel_context tfd_kernel_ctx;
+
+typedef struct tfd_kernel tfd_kernel;
+
+struct tfd_kernel {
+  tfd_op_kernel base;
+  char *name;
+  const tfd_op_def *op;
+  tfd_dtype T; /* the node's main dtype: its type attr, else its first output */
+  int num_inputs;
+  void (*compute)(tfd_kernel *k, tfd_kernel_ctx *c);
+  void (*compute_async)(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg);
+  void (*cleanup)(tfd_kernel *k);
+  /* Parameters, read from attributes at creation. */
+  int code; /* which elementwise/reduction function */
+  bool ta, tb, keep_dims;
+  int64_t index;
+  tfd_dtype dst;
+  tfd_tensor *value;
+  uint64_t seed;
+  atomic_uint_least64_t counter; /* random kernels: values drawn so far */
+  char *key;                     /* _Send/_Recv rendezvous key */
+  tfd_resource_handle handle;    /* VarHandleOp */
+};
+
+typedef struct tfd_kernel_init {
+  const tfd_node_def *node;
+  const tfd_op_def *op;
+  tfd_device *device;
+  int num_inputs;
+  const tfd_dtype *in_types;
+  const tfd_dtype *out_types;
+} tfd_kernel_init;
+
+typedef tfd_code (*tfd_kernel_setup_fn)(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+
+/* Whether device_type has a kernel for op. */
+bool tfd_kernel_supported(const char *op, const char *device_type);
+/* Creates the kernel for a node on a device (NOT_FOUND when there is none). */
+tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *status);
+
+/* ---- helpers for kernel implementations ---- */
+/* Sets c->status to code with "node 'name' (Op): " and the message. */
+void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* A new output tensor from the device allocator; NULL (status set) on failure. */
+tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
+/* Attribute readers with defaults. */
+bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt);
+int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt);
+tfd_dtype tfd_attr_dtype(const tfd_node_def *n, const char *name, tfd_dtype dflt);
+const char *tfd_attr_string(const tfd_node_def *n, const char *name, const char *dflt);
+
+/* Setup functions of the kernel families (one file each). */
+tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_sendrecv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+
+/* Elementwise work is split over the intra-op pool above this many elements. */
+#define TFD_PARALLEL_MIN_ELEMENTS 32768
+
+#endif

@@ -1,0 +1,132 @@
+/* The kernel registry: which (op, device type) pairs have a kernel, and kernel creation. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "kernel.h"
+
+typedef struct kernel_entry {
+  const char *op;
+  const char *device_type;
+  tfd_kernel_setup_fn setup;
+} kernel_entry;
+
+#define CPU(op, fn) {op, "CPU", fn}
+
+static const kernel_entry kernels[] = {
+    CPU("Const", tfd_setup_basic), CPU("Placeholder", tfd_setup_basic), CPU("PlaceholderWithDefault", tfd_setup_basic),
+    CPU("Identity", tfd_setup_basic), CPU("NoOp", tfd_setup_basic), CPU("Reshape", tfd_setup_basic),
+    CPU("Transpose", tfd_setup_basic), CPU("Cast", tfd_setup_basic), CPU("Fill", tfd_setup_basic),
+    CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic),
+    CPU("ConcatV2", tfd_setup_basic), CPU("_Feed", tfd_setup_basic), CPU("_Fetch", tfd_setup_basic),
+    CPU("Add", tfd_setup_cwise), CPU("AddV2", tfd_setup_cwise), CPU("Sub", tfd_setup_cwise), CPU("Mul", tfd_setup_cwise),
+    CPU("RealDiv", tfd_setup_cwise), CPU("Maximum", tfd_setup_cwise), CPU("Minimum", tfd_setup_cwise),
+    CPU("Neg", tfd_setup_cwise), CPU("Abs", tfd_setup_cwise), CPU("Exp", tfd_setup_cwise), CPU("Log", tfd_setup_cwise),
+    CPU("Sqrt", tfd_setup_cwise), CPU("Square", tfd_setup_cwise), CPU("Relu", tfd_setup_cwise),
+    CPU("Sigmoid", tfd_setup_cwise), CPU("Tanh", tfd_setup_cwise), CPU("Softmax", tfd_setup_cwise),
+    CPU("BiasAdd", tfd_setup_cwise), CPU("Sum", tfd_setup_reduce), CPU("Mean", tfd_setup_reduce),
+    CPU("Max", tfd_setup_reduce), CPU("MatMul", tfd_setup_matmul), CPU("RandomUniform", tfd_setup_random),
+    CPU("RandomStandardNormal", tfd_setup_random), CPU("VarHandleOp", tfd_setup_variable),
+    CPU("ReadVariableOp", tfd_setup_variable), CPU("AssignVariableOp", tfd_setup_variable),
+    CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),
+};
+
+static const kernel_entry *find(const char *op, const char *device_type) {
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].op, op) == 0 && strcmp(kernels[i].device_type, device_type) == 0) return &kernels[i];
+  return NULL;
+}
+
+bool tfd_kernel_supported(const char *op, const char *device_type) { return find(op, device_type) != NULL; }
+
+static void kernel_op_compute(tfd_op_kernel *base, tfd_op_kernel_context *c) {
+  tfd_kernel *k = (tfd_kernel *)base;
+  k->compute(k, c);
+}
+
+static void kernel_op_compute_async(tfd_op_kernel *base, tfd_op_kernel_context *c, tfd_done_fn done, void *arg) {
+  tfd_kernel *k = (tfd_kernel *)base;
+  if (k->compute_async) {
+    k->compute_async(k, c, done, arg);
+  } else {
+    k->compute(k, c);
+    done(arg);
+  }
+}
+
+static void kernel_destroy(tfd_op_kernel *base) {
+  tfd_kernel *k = (tfd_kernel *)base;
+  if (k->cleanup) k->cleanup(k);
+  tfd_tensor_unref(k->value);
+  free(k->key);
+  free(k->name);
+  free(k);
+}
+
+static const tfd_op_kernel_ops kernel_ops = {kernel_op_compute, kernel_op_compute_async, kernel_destroy};
+
+tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *st) {
+  const char *op = tfd_node_def_op(init->node), *type = tfd_device_type(init->device);
+  const kernel_entry *e = find(op, type);
+  if (!e) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': no %s kernel for op %s", tfd_node_def_name(init->node), type, op);
+    return NULL;
+  }
+  tfd_kernel *k = calloc(1, sizeof *k);
+  if (!k || !(k->name = strdup(tfd_node_def_name(init->node)))) {
+    free(k);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a kernel");
+    return NULL;
+  }
+  k->base.ops = &kernel_ops;
+  k->op = init->op;
+  k->num_inputs = init->num_inputs;
+  k->T = init->op->type_attr ? tfd_attr_dtype(init->node, init->op->type_attr, 0) : 0;
+  if (!k->T && init->op->num_outputs > 0) k->T = init->out_types[0];
+  if (e->setup(k, init, st) != TFD_OK) {
+    kernel_destroy(&k->base);
+    return NULL;
+  }
+  return k;
+}
+
+void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tfd_status_setf(c->status, code, "node '%s' (%s): %s", k->name, k->op->name, msg);
+}
+
+tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims) {
+  tfd_status tmp = TFD_STATUS_INIT;
+  tfd_tensor *t = tfd_tensor_new(c->allocator, dt, dims, ndims, &tmp);
+  if (!t) {
+    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+    tfd_status_clear(&tmp);
+  }
+  return t;
+}
+
+bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, name);
+  return v && v->type == TFD_ATTR_BOOL ? v->b : dflt;
+}
+
+int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, name);
+  return v && v->type == TFD_ATTR_INT ? v->i : dflt;
+}
+
+tfd_dtype tfd_attr_dtype(const tfd_node_def *n, const char *name, tfd_dtype dflt) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, name);
+  return v && v->type == TFD_ATTR_TYPE ? v->dtype : dflt;
+}
+
+const char *tfd_attr_string(const tfd_node_def *n, const char *name, const char *dflt) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, name);
+  return v && v->type == TFD_ATTR_STRING ? v->s : dflt;
+}
