@@ -44,6 +44,19 @@ int tfd_session_options_inter_op_threads(const tfd_session_options *o);
 void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on);
 bool tfd_session_options_use_global_threadpool(const tfd_session_options *o);
 
+/* Placement: fall back to another device when a requested one cannot run a
+ * node (allow_soft_placement); print each node's device (log_device_placement). */
+void tfd_session_options_set_allow_soft_placement(tfd_session_options *o, bool on);
+bool tfd_session_options_allow_soft_placement(const tfd_session_options *o);
+void tfd_session_options_set_log_device_placement(tfd_session_options *o, bool on);
+bool tfd_session_options_log_device_placement(const tfd_session_options *o);
+/* Deadline for every run in milliseconds; 0: none. */
+void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms);
+int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
+/* true: the session owns its inter-op pool; false (default): sessions share one. */
+void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
+bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);
+
 #ifdef __cplusplus
 }
 #endif

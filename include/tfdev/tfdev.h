@@ -21,6 +21,7 @@
 #include "tfdev/device_set.h"
 #include "tfdev/gpu.h"
 #include "tfdev/graph_def.h"
+#include "tfdev/session.h"
 #include "tfdev/options.h"
 #include "tfdev/resource_mgr.h"
 #include "tfdev/status.h"

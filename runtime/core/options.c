@@ -16,6 +16,8 @@ struct tfd_session_options {
   int intra_op_threads;
   int inter_op_threads;
   bool use_global_threadpool;
+  bool allow_soft_placement, log_device_placement, use_per_session_threads;
+  int64_t operation_timeout_ms;
 };
 
 tfd_session_options *tfd_session_options_new(void) {
@@ -86,4 +88,19 @@ int tfd_session_options_inter_op_threads(const tfd_session_options *o) { return 
 void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on) { o->use_global_threadpool = on; }
 bool tfd_session_options_use_global_threadpool(const tfd_session_options *o) {
   return o ? o->use_global_threadpool : true;
+}
+
+void tfd_session_options_set_allow_soft_placement(tfd_session_options *o, bool on) { o->allow_soft_placement = on; }
+bool tfd_session_options_allow_soft_placement(const tfd_session_options *o) { return o && o->allow_soft_placement; }
+void tfd_session_options_set_log_device_placement(tfd_session_options *o, bool on) { o->log_device_placement = on; }
+bool tfd_session_options_log_device_placement(const tfd_session_options *o) { return o && o->log_device_placement; }
+void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms) {
+  o->operation_timeout_ms = ms > 0 ? ms : 0;
+}
+int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o) { return o ? o->operation_timeout_ms : 0; }
+void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on) {
+  o->use_per_session_threads = on;
+}
+bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
+  return o && o->use_per_session_threads;
 }

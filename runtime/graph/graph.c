@@ -12,7 +12,8 @@ bool tfd_valid_node_name(const char *s) {
   for (const char *p = s; *p; p++) {
     char c = *p;
     bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!(alnum || c == '.' || (p != s && (c == '_' || c == '/' || c == '-')))) return false;
+    /* A leading '_' is for the nodes the runtime adds; sessions refuse it in user graphs. */
+    if (!(alnum || c == '.' || c == '_' || (p != s && (c == '/' || c == '-')))) return false;
   }
   return true;
 }

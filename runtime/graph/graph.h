@@ -55,7 +55,8 @@ void tfd_graph_free(tfd_graph *g);
 /* The node id for a name, or -1. */
 int tfd_graph_find(const tfd_graph *g, const char *name);
 const char *tfd_gnode_name(const tfd_gnode *n);
-/* Whether name is a valid TensorFlow node name ([A-Za-z0-9.][A-Za-z0-9_./-]*). */
+/* Whether name is a valid node name ([A-Za-z0-9._][A-Za-z0-9_./-]*; the
+ * leading '_' is reserved for nodes the runtime adds). */
 bool tfd_valid_node_name(const char *name);
 
 #endif

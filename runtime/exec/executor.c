@@ -1,0 +1,345 @@
+/* Executor: precompiled partitions, per-step pending counts, inline chains and pool fan-out. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/status_internal.h"
+#include "executor.h"
+
+typedef struct item {
+  tfd_kernel *kernel;
+  bool owned; /* false: held by the device's OpSegment */
+  bool is_async;
+  int input_start, num_inputs, num_outputs;
+  int initial_pending;
+} item;
+
+struct tfd_executor {
+  tfd_graph *graph;
+  tfd_device *device; /* referenced */
+  item *items;
+  int total_inputs;
+  int *roots;
+  int num_roots;
+};
+
+int64_t tfd_now_micros(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+typedef struct kernel_maker {
+  tfd_kernel_init init;
+} kernel_maker;
+
+static tfd_op_kernel *make_shared_kernel(void *arg, tfd_status *st) {
+  tfd_kernel *k = tfd_kernel_create(&((kernel_maker *)arg)->init, st);
+  return k ? &k->base : NULL;
+}
+
+void tfd_executor_free(tfd_executor *e) {
+  if (!e) return;
+  if (e->items)
+    for (int i = 0; i < e->graph->n; i++)
+      if (e->items[i].owned && e->items[i].kernel) e->items[i].kernel->base.ops->destroy(&e->items[i].kernel->base);
+  free(e->items);
+  free(e->roots);
+  tfd_graph_free(e->graph);
+  tfd_device_unref(e->device);
+  free(e);
+}
+
+const tfd_graph *tfd_executor_graph(const tfd_executor *e) { return e->graph; }
+tfd_device *tfd_executor_device(const tfd_executor *e) { return e->device; }
+
+tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *st) {
+  tfd_executor *e = calloc(1, sizeof *e);
+  if (!e) {
+    tfd_graph_free(g);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
+    return NULL;
+  }
+  e->graph = g;
+  e->device = tfd_device_ref(device);
+  e->items = calloc(g->n ? (size_t)g->n : 1, sizeof *e->items);
+  e->roots = calloc(g->n ? (size_t)g->n : 1, sizeof *e->roots);
+  if (!e->items || !e->roots) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
+    tfd_executor_free(e);
+    return NULL;
+  }
+  for (int i = 0; i < g->n; i++) {
+    tfd_gnode *n = &g->nodes[i];
+    item *it = &e->items[i];
+    kernel_maker mk = {{n->def, n->op, device, n->num_inputs, n->in_types, n->out_types}};
+    if (n->op->stateful && session_handle) {
+      tfd_op_kernel *k = NULL;
+      if (tfd_op_segment_find_or_create(tfd_device_op_segment(device), session_handle, tfd_gnode_name(n),
+                                        make_shared_kernel, &mk, &k, st) != TFD_OK) {
+        tfd_executor_free(e);
+        return NULL;
+      }
+      it->kernel = (tfd_kernel *)k;
+    } else {
+      it->kernel = tfd_kernel_create(&mk.init, st);
+      it->owned = true;
+      if (!it->kernel) {
+        tfd_executor_free(e);
+        return NULL;
+      }
+    }
+    it->is_async = it->kernel->compute_async != NULL;
+    it->input_start = e->total_inputs;
+    it->num_inputs = n->num_inputs;
+    it->num_outputs = n->num_outputs;
+    it->initial_pending = n->num_inputs + n->num_control;
+    e->total_inputs += n->num_inputs;
+    if (it->initial_pending == 0) e->roots[e->num_roots++] = i;
+  }
+  return e;
+}
+
+/* ---- one step ---- */
+typedef struct step step;
+
+typedef struct task {
+  step *s;
+  int node;
+} task;
+
+struct step {
+  tfd_executor *e;
+  tfd_executor_args args;
+  tfd_executor_done done;
+  void *done_arg;
+  atomic_int *pending;
+  tfd_tensor **slots;
+  task *tasks;
+  atomic_int outstanding;
+  atomic_bool failed;
+  pthread_mutex_t mu;
+  tfd_status status; /* the first error */
+};
+
+/* An async kernel's context must outlive the call that started it. */
+typedef struct async_call {
+  step *s;
+  int node;
+  tfd_kernel_ctx ctx;
+  tfd_status status;
+  tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
+} async_call;
+
+static void process(step *s, int node);
+
+static void fail(step *s, tfd_status *st) {
+  pthread_mutex_lock(&s->mu);
+  bool first = s->status.code == TFD_OK;
+  if (first) tfd_status_move(&s->status, st);
+  pthread_mutex_unlock(&s->mu);
+  if (first) {
+    atomic_store(&s->failed, true);
+    if (s->args.rendezvous) tfd_rendezvous_abort(s->args.rendezvous, s->status.code, tfd_status_message(&s->status));
+  }
+  tfd_status_clear(st);
+}
+
+static void finish_step(step *s) {
+  s->done(s->done_arg, &s->status);
+  tfd_status_clear(&s->status);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+static void run_task(void *arg) {
+  task *t = arg;
+  process(t->s, t->node);
+}
+
+static int thread_id(step *s) {
+  int id = tfd_threadpool_current_thread_id(s->args.runner);
+  return id + 1;
+}
+
+/* Records a finished node, hands its outputs on, and returns the node to run
+ * next on this thread (-1: none). Scheduling happens here. */
+static int node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start) {
+  tfd_executor *e = s->e;
+  item *it = &e->items[node];
+  tfd_gnode *gn = &e->graph->nodes[node];
+  if (st->code == TFD_OK) {
+    for (int o = 0; o < it->num_outputs; o++)
+      if (!ctx->outputs[o]) {
+        tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
+        break;
+      }
+  }
+  if (s->args.stats) {
+    tfd_node_stats *ns = &s->args.stats[node];
+    ns->all_start_micros = start;
+    ns->all_end_rel_micros = tfd_now_micros() - start;
+    ns->thread_id = thread_id(s);
+    ns->ran = true;
+    ns->output_bytes = 0;
+    for (int o = 0; o < it->num_outputs; o++)
+      if (ctx->outputs[o]) ns->output_bytes += (int64_t)tfd_tensor_byte_size(ctx->outputs[o]);
+  }
+  if (st->code != TFD_OK) fail(s, st);
+  for (int i = 0; i < it->num_inputs; i++) {
+    tfd_tensor_unref(s->slots[it->input_start + i]);
+    s->slots[it->input_start + i] = NULL;
+  }
+  int next = -1;
+  if (!atomic_load(&s->failed)) {
+    for (int k = 0; k < gn->num_out_edges; k++) {
+      tfd_out_edge *oe = &gn->out_edges[k];
+      if (oe->dst_input >= 0)
+        s->slots[e->items[oe->dst].input_start + oe->dst_input] = tfd_tensor_ref(ctx->outputs[oe->src_output]);
+      if (atomic_fetch_sub(&s->pending[oe->dst], 1) != 1) continue;
+      if (next < 0) {
+        next = oe->dst; /* keep one ready node for this thread */
+        continue;
+      }
+      atomic_fetch_add(&s->outstanding, 1);
+      tfd_status sched = TFD_STATUS_INIT;
+      if (!s->args.runner || tfd_threadpool_schedule(s->args.runner, run_task, &s->tasks[oe->dst], &sched) != TFD_OK) {
+        if (sched.code != TFD_OK) tfd_status_clear(&sched);
+        process(s, oe->dst); /* no pool (or it refused): run it here, depth-first */
+      }
+    }
+  }
+  for (int o = 0; o < it->num_outputs; o++) tfd_tensor_unref(ctx->outputs[o]);
+  if (next < 0 && atomic_fetch_sub(&s->outstanding, 1) == 1) {
+    finish_step(s);
+    return -1;
+  }
+  return next;
+}
+
+static void async_done(void *arg) {
+  async_call *a = arg;
+  step *s = a->s;
+  int next = node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0);
+  tfd_status_clear(&a->status);
+  free(a);
+  if (next >= 0) process(s, next);
+}
+
+static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st) {
+  tfd_executor *e = s->e;
+  item *it = &e->items[node];
+  tfd_device *d = e->device;
+  *c = (tfd_kernel_ctx){
+      .device = d,
+      .allocator = tfd_device_get_allocator(d),
+      .intra_pool = tfd_device_threadpool(d),
+      .rm = tfd_device_resource_manager(d),
+      .step_id = s->args.step_id,
+      .inputs = &s->slots[it->input_start],
+      .num_inputs = it->num_inputs,
+      .outputs = outputs,
+      .num_outputs = it->num_outputs,
+      .status = st,
+      .rendezvous = s->args.rendezvous,
+      .feeds = s->args.feeds,
+      .num_feeds = s->args.num_feeds,
+      .fetches = s->args.fetches,
+      .num_fetches = s->args.num_fetches,
+  };
+}
+
+static void process(step *s, int node) {
+  while (node >= 0) {
+    item *it = &s->e->items[node];
+    int64_t start = s->args.stats ? tfd_now_micros() : 0;
+    if (it->is_async && !atomic_load(&s->failed)) {
+      async_call *a = calloc(1, sizeof *a);
+      if (a) {
+        a->s = s;
+        a->node = node;
+        fill_ctx(s, node, &a->ctx, a->outputs, &a->status);
+        if (s->args.stats) s->args.stats[node].all_start_micros = start;
+        it->kernel->compute_async(it->kernel, &a->ctx, async_done, a);
+        return; /* async_done carries on */
+      }
+    }
+    tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS] = {0};
+    tfd_status st = TFD_STATUS_INIT;
+    tfd_kernel_ctx ctx;
+    fill_ctx(s, node, &ctx, outputs, &st);
+    if (atomic_load(&s->failed)) tfd_status_setf(&st, TFD_CANCELLED, "step failed elsewhere");
+    else if (it->is_async) tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting an async kernel");
+    else it->kernel->compute(it->kernel, &ctx);
+    node = node_done(s, node, &ctx, &st, start);
+  }
+}
+
+void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
+  int n = e->graph->n;
+  size_t bytes = sizeof(step) + (size_t)n * (sizeof(atomic_int) + sizeof(task)) +
+                 (size_t)e->total_inputs * sizeof(tfd_tensor *);
+  step *s = calloc(1, bytes);
+  if (!s) {
+    tfd_status st = TFD_STATUS_INIT;
+    tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
+    done(arg, &st);
+    tfd_status_clear(&st);
+    return;
+  }
+  s->e = e;
+  s->args = *args;
+  s->done = done;
+  s->done_arg = arg;
+  s->pending = (atomic_int *)(s + 1);
+  s->tasks = (task *)(s->pending + n);
+  s->slots = (tfd_tensor **)(s->tasks + n);
+  for (int i = 0; i < n; i++) {
+    atomic_init(&s->pending[i], e->items[i].initial_pending);
+    s->tasks[i] = (task){s, i};
+  }
+  pthread_mutex_init(&s->mu, NULL);
+  if (e->num_roots == 0) {
+    finish_step(s);
+    return;
+  }
+  atomic_init(&s->outstanding, e->num_roots);
+  /* Start every root but the first on the pool; the first runs here. */
+  int first = e->roots[0];
+  for (int r = 1; r < e->num_roots; r++) {
+    if (!args->runner || tfd_threadpool_schedule(args->runner, run_task, &s->tasks[e->roots[r]], NULL) != TFD_OK)
+      process(s, e->roots[r]);
+  }
+  process(s, first);
+}
+
+typedef struct waiter {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;
+  tfd_status status;
+} waiter;
+
+static void wake(void *arg, const tfd_status *st) {
+  waiter *w = arg;
+  pthread_mutex_lock(&w->mu);
+  if (st && st->code != TFD_OK) tfd_status_setf(&w->status, st->code, "%s", tfd_status_message(st));
+  w->done = true;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, tfd_status *status) {
+  waiter w = {.done = false, .status = TFD_STATUS_INIT};
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_cond_init(&w.cv, NULL);
+  tfd_executor_run_async(e, args, wake, &w);
+  pthread_mutex_lock(&w.mu);
+  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+  pthread_mutex_unlock(&w.mu);
+  pthread_mutex_destroy(&w.mu);
+  pthread_cond_destroy(&w.cv);
+  return tfd_status_move(status, &w.status);
+}

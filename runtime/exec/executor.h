@@ -1,0 +1,57 @@
+/* The executor: runs one partition's graph on its device, step after step.
+ *
+ * Built once per partition (kernels created, inputs laid out in one flat
+ * slot array, pending counts precomputed); each step copies the pending
+ * counts, starts the nodes with no inputs, and lets each finished node make
+ * its consumers ready. Ready nodes beyond the first go to the inter-op pool;
+ * the first continues inline on the same thread, so a chain runs without a
+ * thread hop. The first error stops the step (its message names the node)
+ * and aborts the rendezvous so other partitions stop too. */
+#ifndef TFDEV_RUNTIME_EXECUTOR_H
+#define TFDEV_RUNTIME_EXECUTOR_H
+
+#include "../graph/graph.h"
+#include "../kernels/kernel.h"
+#include "rendezvous.h"
+
+typedef struct tfd_executor tfd_executor;
+
+/* Per-node timings of one step (NodeExecStats). */
+typedef struct tfd_node_stats {
+  int64_t all_start_micros; /* wall clock, microseconds since the epoch */
+  int64_t all_end_rel_micros;
+  int64_t output_bytes;
+  int thread_id; /* 0: the thread that started the step; k: inter-op worker k-1 */
+  bool ran;
+} tfd_node_stats;
+
+typedef struct tfd_executor_args {
+  int64_t step_id;
+  tfd_rendezvous *rendezvous;
+  tfd_tensor *const *feeds;
+  int num_feeds;
+  tfd_tensor **fetches;
+  int num_fetches;
+  tfd_threadpool *runner; /* the inter-op pool; NULL runs every node on the calling thread */
+  tfd_node_stats *stats;  /* graph->n entries when tracing, else NULL */
+} tfd_executor_args;
+
+typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
+
+/* Takes ownership of g. Kernels of stateful ops are shared through the
+ * device's OpSegment under session_handle (when not NULL), so every
+ * executor of a session sees the same random generator. */
+tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *status);
+void tfd_executor_free(tfd_executor *e);
+const tfd_graph *tfd_executor_graph(const tfd_executor *e);
+tfd_device *tfd_executor_device(const tfd_executor *e);
+
+/* Starts a step; done runs exactly once, on whichever thread finishes last. */
+void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg);
+/* Runs a step and waits for it. */
+tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, tfd_status *status);
+
+/* Microseconds since the epoch. */
+int64_t tfd_now_micros(void);
+
+#endif

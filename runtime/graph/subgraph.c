@@ -1,0 +1,267 @@
+/* Feeds, fetches, pruning and partitioning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "graph_def_internal.h"
+#include "subgraph.h"
+
+tfd_code tfd_parse_tensor_name(const char *s, char *node, size_t cap, int *index, tfd_status *st) {
+  if (!s || *s == '^')
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s' is not a tensor name (expected \"node\" or \"node:i\")",
+                           s ? s : "(null)");
+  return tfd_parse_input(s, node, cap, index, st);
+}
+
+/* Resolves "node:i" against the graph: node id and output index. */
+static tfd_code resolve_tensor(const tfd_graph *g, const char *what, const char *s, int *node, int *index,
+                               tfd_status *st) {
+  char name[512];
+  if (tfd_parse_tensor_name(s, name, sizeof name, index, st) != TFD_OK) return tfd_status_prefixf(st, "%s: ", what);
+  *node = tfd_graph_find(g, name);
+  if (*node < 0)
+    return tfd_status_setf(st, TFD_NOT_FOUND, "%s '%s': the graph has no node named '%s'", what, s, name);
+  const tfd_gnode *n = &g->nodes[*node];
+  if (*index >= n->num_outputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s '%s': node '%s' (%s) has %d output%s", what, s, name,
+                           n->op->name, n->num_outputs, n->num_outputs == 1 ? "" : "s");
+  return TFD_OK;
+}
+
+/* Index of the feed of (node, index), or -1. */
+static int fed(const int *feed_node, const int *feed_index, int num_feeds, int node, int index) {
+  for (int k = 0; k < num_feeds; k++)
+    if (feed_node[k] == node && feed_index[k] == index) return k;
+  return -1;
+}
+
+tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *feeds, int num_feeds,
+                                    const char *const *fetches, int num_fetches, const char *const *targets,
+                                    int num_targets, tfd_dtype *feed_types, tfd_shape *feed_shapes, tfd_status *st) {
+  int n = full->n, total = num_feeds + num_fetches + 1;
+  int *feed_node = calloc((size_t)total, sizeof(int)), *feed_index = calloc((size_t)total, sizeof(int));
+  tfd_graph_def *def = tfd_graph_def_new(), *out = NULL;
+  bool *keep = NULL;
+  if (!feed_node || !feed_index || !def) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int k = 0; k < num_feeds; k++) {
+    if (resolve_tensor(full, "feed", feeds[k], &feed_node[k], &feed_index[k], st) != TFD_OK) goto done;
+    if (fed(feed_node, feed_index, k, feed_node[k], feed_index[k]) >= 0) {
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' is given twice", feeds[k]);
+      goto done;
+    }
+    const tfd_gnode *src = &full->nodes[feed_node[k]];
+    feed_types[k] = src->out_types[feed_index[k]];
+    feed_shapes[k] = src->out_shapes[feed_index[k]];
+  }
+  /* Every node, with inputs that read a fed tensor redirected to its feed. */
+  for (int i = 0; i < n; i++) {
+    const tfd_node_def *src = full->nodes[i].def;
+    tfd_node_def *copy = tfd_graph_def_add_node(def, src->name, src->op, st);
+    if (!copy || tfd_node_def_set_device(copy, src->device, st) != TFD_OK) goto done;
+    for (size_t a = 0; a < src->nattrs; a++)
+      if (tfd_node_def_set_attr(copy, src->attrs[a].name, &src->attrs[a].value, st) != TFD_OK) goto done;
+    const tfd_gnode *gn = &full->nodes[i];
+    for (int k = 0; k < gn->num_inputs; k++) {
+      int f = fed(feed_node, feed_index, num_feeds, gn->inputs[k].node, gn->inputs[k].index);
+      char buf[600];
+      if (f >= 0) snprintf(buf, sizeof buf, "_feed_%d", f);
+      else snprintf(buf, sizeof buf, "%s:%d", tfd_gnode_name(&full->nodes[gn->inputs[k].node]), gn->inputs[k].index);
+      if (tfd_node_def_add_input(copy, buf, st) != TFD_OK) goto done;
+    }
+    for (int k = 0; k < gn->num_control; k++) {
+      char buf[600];
+      snprintf(buf, sizeof buf, "^%s", tfd_gnode_name(&full->nodes[gn->control[k]]));
+      if (tfd_node_def_add_input(copy, buf, st) != TFD_OK) goto done;
+    }
+  }
+  for (int k = 0; k < num_feeds; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "_feed_%d", k);
+    tfd_node_def *f = tfd_graph_def_add_node(def, name, "_Feed", st);
+    tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = k}, dt = {.type = TFD_ATTR_TYPE, .dtype = feed_types[k]},
+                   sh = {.type = TFD_ATTR_SHAPE, .shape = feed_shapes[k]};
+    if (!f || tfd_node_def_set_attr(f, "index", &idx, st) || tfd_node_def_set_attr(f, "dtype", &dt, st) ||
+        tfd_node_def_set_attr(f, "shape", &sh, st))
+      goto done;
+  }
+  int first_fetch = (int)def->n;
+  for (int k = 0; k < num_fetches; k++) {
+    int node, index;
+    if (resolve_tensor(full, "fetch", fetches[k], &node, &index, st) != TFD_OK) goto done;
+    char name[32], input[600];
+    snprintf(name, sizeof name, "_fetch_%d", k);
+    int f = fed(feed_node, feed_index, num_feeds, node, index);
+    if (f >= 0) snprintf(input, sizeof input, "_feed_%d", f);
+    else snprintf(input, sizeof input, "%s:%d", tfd_gnode_name(&full->nodes[node]), index);
+    tfd_node_def *fn = tfd_graph_def_add_node(def, name, "_Fetch", st);
+    tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = k};
+    if (!fn || tfd_node_def_add_input(fn, input, st) || tfd_node_def_set_attr(fn, "index", &idx, st)) goto done;
+  }
+  /* Prune: walk back from fetches and targets over data and control inputs. */
+  int m = (int)def->n;
+  keep = calloc((size_t)m, sizeof *keep);
+  int *stack = malloc((size_t)m * sizeof *stack), top = 0;
+  tfd_strmap by_name = TFD_STRMAP_INIT;
+  bool ok = keep && stack;
+  for (int i = 0; ok && i < m; i++) ok = tfd_strmap_put(&by_name, def->nodes[i]->name, (void *)(intptr_t)(i + 1));
+  if (!ok) {
+    free(stack);
+    tfd_strmap_free(&by_name);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  for (int i = first_fetch; i < m; i++) keep[stack[top++] = i] = true;
+  for (int t = 0; t < num_targets; t++) {
+    const char *name = targets[t][0] == '^' ? targets[t] + 1 : targets[t];
+    intptr_t id = (intptr_t)tfd_strmap_get(&by_name, name);
+    if (!id || name[0] == '_') {
+      free(stack);
+      tfd_strmap_free(&by_name);
+      tfd_status_setf(st, TFD_NOT_FOUND, "target '%s': the graph has no node named '%s'", targets[t], name);
+      goto done;
+    }
+    if (!keep[id - 1]) keep[stack[top++] = (int)id - 1] = true;
+  }
+  while (top > 0) {
+    tfd_node_def *nd = def->nodes[stack[--top]];
+    for (size_t k = 0; k < nd->ninputs; k++) {
+      char src[512];
+      int index;
+      tfd_parse_input(nd->inputs[k], src, sizeof src, &index, NULL);
+      intptr_t id = (intptr_t)tfd_strmap_get(&by_name, src);
+      if (id && !keep[id - 1]) keep[stack[top++] = (int)id - 1] = true;
+    }
+  }
+  free(stack);
+  tfd_strmap_free(&by_name);
+  out = tfd_graph_def_new();
+  for (int i = 0; out && i < m; i++) {
+    if (keep[i] && tfd_graph_def_append_node(out, def->nodes[i], st) != TFD_OK) {
+      tfd_graph_def_free(out);
+      out = NULL;
+    }
+  }
+  if (!out && tfd_status_code(st) == TFD_OK) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+done:
+  free(keep);
+  free(feed_node);
+  free(feed_index);
+  tfd_graph_def_free(def);
+  return out;
+}
+
+/* ---- partitioning ---- */
+static tfd_node_def *copy_node(tfd_graph_def *part, const tfd_gnode *n, const char *device, tfd_status *st) {
+  tfd_node_def *c = tfd_graph_def_add_node(part, n->def->name, n->def->op, st);
+  if (!c || tfd_node_def_set_device(c, device, st) != TFD_OK) return NULL;
+  for (size_t a = 0; a < n->def->nattrs; a++)
+    if (tfd_node_def_set_attr(c, n->def->attrs[a].name, &n->def->attrs[a].value, st) != TFD_OK) return NULL;
+  return c;
+}
+
+static tfd_code set_str(tfd_node_def *n, const char *name, const char *v, tfd_status *st) {
+  tfd_attr_value a = {.type = TFD_ATTR_STRING, .s = v};
+  return tfd_node_def_set_attr(n, name, &a, st);
+}
+
+/* Adds the _Send (in src part) and _Recv (in dst part) for one tensor unless
+ * present; writes the _Recv's name into recv_name. */
+static tfd_code add_transfer(tfd_graph_def **parts, tfd_device *const *devices, int sp, int dp, const char *tensor,
+                             const char *send_input, tfd_dtype dt, const char *tag, char *recv_name, size_t cap,
+                             tfd_status *st) {
+  snprintf(recv_name, cap, "_recv_%s_%s_%d", tag, tensor, dp);
+  for (char *p = recv_name; *p; p++)
+    if (*p == ':') *p = '_';
+  if (tfd_graph_def_find(parts[dp], recv_name)) return TFD_OK;
+  char send_name[1200];
+  snprintf(send_name, sizeof send_name, "_send_%s", recv_name + 6);
+  tfd_device_attributes sa, da;
+  tfd_device_get_attributes(devices[sp], &sa);
+  tfd_device_get_attributes(devices[dp], &da);
+  tfd_attr_value inc = {.type = TFD_ATTR_INT, .i = (int64_t)sa.incarnation}, t = {.type = TFD_ATTR_TYPE, .dtype = dt};
+  tfd_node_def *s = tfd_graph_def_add_node(parts[sp], send_name, "_Send", st);
+  if (!s || tfd_node_def_add_input(s, send_input, st) || tfd_node_def_set_device(s, sa.name, st) ||
+      set_str(s, "tensor_name", tensor, st) || set_str(s, "send_device", sa.name, st) ||
+      set_str(s, "recv_device", da.name, st) || tfd_node_def_set_attr(s, "send_device_incarnation", &inc, st) ||
+      tfd_node_def_set_attr(s, "T", &t, st))
+    return tfd_status_code(st);
+  tfd_node_def *r = tfd_graph_def_add_node(parts[dp], recv_name, "_Recv", st);
+  if (!r || tfd_node_def_set_device(r, da.name, st) || set_str(r, "tensor_name", tensor, st) ||
+      set_str(r, "send_device", sa.name, st) || set_str(r, "recv_device", da.name, st) ||
+      tfd_node_def_set_attr(r, "send_device_incarnation", &inc, st) || tfd_node_def_set_attr(r, "tensor_type", &t, st))
+    return tfd_status_code(st);
+  return TFD_OK;
+}
+
+tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *const *devices, int num_devices,
+                       tfd_graph_def **parts, tfd_status *st) {
+  for (int d = 0; d < num_devices; d++) parts[d] = NULL;
+  for (int i = 0; i < g->n; i++) {
+    int d = device_of[i];
+    if (!parts[d] && !(parts[d] = tfd_graph_def_new())) goto oom;
+  }
+  for (int i = 0; i < g->n; i++) {
+    const tfd_gnode *n = &g->nodes[i];
+    int dp = device_of[i];
+    tfd_node_def *c = copy_node(parts[dp], n, tfd_device_name(devices[dp]), st);
+    if (!c) goto fail;
+    for (int k = 0; k < n->num_inputs; k++) {
+      const tfd_gnode *src = &g->nodes[n->inputs[k].node];
+      int sp = device_of[src->id];
+      char tensor[600], recv[1200];
+      snprintf(tensor, sizeof tensor, "%s:%d", tfd_gnode_name(src), n->inputs[k].index);
+      if (sp == dp) {
+        if (tfd_node_def_add_input(c, tensor, st) != TFD_OK) goto fail;
+        continue;
+      }
+      if (add_transfer(parts, devices, sp, dp, tensor, tensor, src->out_types[n->inputs[k].index], "t", recv,
+                       sizeof recv, st) != TFD_OK ||
+          tfd_node_def_add_input(c, recv, st) != TFD_OK)
+        goto fail;
+    }
+    /* Control inputs go after data inputs; collect the cross-device ones first. */
+    for (int k = 0; k < n->num_control; k++) {
+      const tfd_gnode *src = &g->nodes[n->control[k]];
+      int sp = device_of[src->id];
+      char in[1300];
+      if (sp == dp) {
+        snprintf(in, sizeof in, "^%s", tfd_gnode_name(src));
+      } else {
+        /* A dummy scalar, made after src, carries the dependency across. */
+        char dummy[600], recv[1200];
+        snprintf(dummy, sizeof dummy, "_ctrl_%s_%d", tfd_gnode_name(src), dp);
+        if (!tfd_graph_def_find(parts[sp], dummy)) {
+          tfd_tensor *zero = tfd_tensor_new(NULL, TFD_INT32, NULL, 0, st);
+          if (!zero) goto fail;
+          *(int32_t *)tfd_tensor_data(zero) = 0;
+          tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = zero};
+          char ctrl[620];
+          snprintf(ctrl, sizeof ctrl, "^%s", tfd_gnode_name(src));
+          tfd_node_def *z = tfd_graph_def_add_node(parts[sp], dummy, "Const", st);
+          tfd_code code = z ? tfd_node_def_set_attr(z, "value", &v, st) : TFD_RESOURCE_EXHAUSTED;
+          tfd_tensor_unref(zero);
+          if (code != TFD_OK || tfd_node_def_add_input(z, ctrl, st) != TFD_OK ||
+              tfd_node_def_set_device(z, tfd_device_name(devices[sp]), st) != TFD_OK)
+            goto fail;
+        }
+        if (add_transfer(parts, devices, sp, dp, dummy, dummy, TFD_INT32, "c", recv, sizeof recv, st) != TFD_OK)
+          goto fail;
+        snprintf(in, sizeof in, "^%s", recv);
+      }
+      if (tfd_node_def_add_input(c, in, st) != TFD_OK) goto fail;
+    }
+  }
+  return TFD_OK;
+oom:
+  tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory partitioning the graph");
+fail:
+  for (int d = 0; d < num_devices; d++) {
+    tfd_graph_def_free(parts[d]);
+    parts[d] = NULL;
+  }
+  return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INTERNAL;
+}

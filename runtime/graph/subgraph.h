@@ -1,0 +1,28 @@
+/* Rewriting a graph for one run: feeds replace the tensors they name, fetches become sinks, and
+ * everything the fetches and targets do not need is pruned. Then partitioning by device. */
+#ifndef TFDEV_RUNTIME_SUBGRAPH_H
+#define TFDEV_RUNTIME_SUBGRAPH_H
+
+#include "graph.h"
+#include "tfdev/device.h"
+
+/* "x" -> x, 0; "x:2" -> x, 2. INVALID_ARGUMENT for "^x" or a malformed name. */
+tfd_code tfd_parse_tensor_name(const char *s, char *node, size_t cap, int *index, tfd_status *status);
+
+/* A new graph def for a run: a _Feed node (attr index k) per feed replacing
+ * every use of the fed tensor, a _Fetch node (attr index k) per fetch, and
+ * only the nodes the fetches and targets need. feed_types receives the
+ * dtype of each fed tensor. NOT_FOUND names an unknown feed, fetch or target. */
+tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *feeds, int num_feeds,
+                                    const char *const *fetches, int num_fetches, const char *const *targets,
+                                    int num_targets, tfd_dtype *feed_types, tfd_shape *feed_shapes,
+                                    tfd_status *status);
+
+/* Splits a placed graph into one graph def per device (parts[d] NULL when
+ * device d has no node). Edges between devices become _Send/_Recv pairs
+ * keyed by source device, incarnation, destination device and tensor;
+ * control edges between devices carry a dummy scalar. */
+tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *const *devices, int num_devices,
+                       tfd_graph_def **parts, tfd_status *status);
+
+#endif

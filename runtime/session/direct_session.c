@@ -1,0 +1,818 @@
+/* DirectSession: graph management, the executor cache, and running partitions in parallel.
+ *
+ * A run's signature (feeds, fetches, targets) picks a set of executors from
+ * the cache: first by the names in the order given (fast path), then by the
+ * sorted names, and only then are new ones built: rewrite for feeds and
+ * fetches, prune, place, partition, and compile one executor per partition.
+ * Step ids come from one process-wide counter, so they are unique across
+ * sessions. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/status_internal.h"
+#include "../core/strmap.h"
+#include "../exec/executor.h"
+#include "../graph/graph_def_internal.h"
+#include "../graph/placer.h"
+#include "../graph/subgraph.h"
+#include "tfdev/session.h"
+
+/* The process-wide counters DESIGN.md allows: step ids and session handles. */
+static atomic_int_least64_t step_id_counter = 1;
+static atomic_int_least64_t session_counter = 0;
+
+/* The inter-op pool shared by sessions that do not ask for their own. */
+static pthread_mutex_t shared_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static tfd_threadpool *shared_pool;
+static int shared_pool_users;
+
+typedef struct bundle {
+  int num_parts;
+  tfd_executor **execs;
+  tfd_graph_def **part_defs; /* for run metadata */
+  int num_feeds, num_fetches;
+  char **feed_names, **fetch_names; /* canonical "node:i" */
+  tfd_dtype *feed_types;
+  tfd_shape *feed_shapes;
+  tfd_strmap feed_index;  /* name -> k + 1 */
+  tfd_strmap fetch_index; /* name -> k + 1 */
+} bundle;
+
+typedef struct callable {
+  bundle *b;
+  int num_feeds, num_fetches;
+  int *feed_map;  /* call order -> bundle order */
+  int *fetch_map; /* call order -> bundle order */
+} callable;
+
+struct tfd_session {
+  tfd_session_options *options;
+  tfd_factory_registry *registry;
+  tfd_device_list *device_list;
+  tfd_device **devices;
+  int num_devices;
+  tfd_device_mgr *mgr;
+  char handle[32];
+  tfd_threadpool *inter_pool;
+  bool owns_pool;
+  pthread_mutex_t graph_mu;
+  tfd_graph_def *def;
+  tfd_graph *graph;
+  tfd_strmap stateful;   /* stateful node -> device index + 1; never moves */
+  tfd_strmap placements; /* node -> device index + 1, from the latest build */
+  pthread_mutex_t exec_mu;
+  tfd_strmap cache; /* signature -> bundle* (several keys may share one) */
+  bundle **bundles;
+  int num_bundles;
+  callable **callables;
+  int num_callables;
+  atomic_bool closed;
+};
+
+const char *const *tfd_session_factory_names(void) {
+  static const char *const names[] = {"DIRECT_SESSION", NULL};
+  return names;
+}
+
+/* ---- lifecycle ---- */
+static void bundle_free(bundle *b) {
+  if (!b) return;
+  for (int p = 0; p < b->num_parts; p++) {
+    tfd_executor_free(b->execs[p]);
+    tfd_graph_def_free(b->part_defs[p]);
+  }
+  free(b->execs);
+  free(b->part_defs);
+  for (int k = 0; k < b->num_feeds; k++) free(b->feed_names[k]);
+  for (int k = 0; k < b->num_fetches; k++) free(b->fetch_names[k]);
+  free(b->feed_names);
+  free(b->fetch_names);
+  free(b->feed_types);
+  free(b->feed_shapes);
+  tfd_strmap_free(&b->feed_index);
+  tfd_strmap_free(&b->fetch_index);
+  free(b);
+}
+
+static void release_pool(tfd_session *s) {
+  if (!s->inter_pool) return;
+  if (s->owns_pool) {
+    tfd_threadpool_free(s->inter_pool);
+  } else {
+    tfd_threadpool *dead = NULL;
+    pthread_mutex_lock(&shared_pool_mu);
+    if (--shared_pool_users == 0) {
+      dead = shared_pool;
+      shared_pool = NULL;
+    }
+    pthread_mutex_unlock(&shared_pool_mu);
+    tfd_threadpool_free(dead);
+  }
+  s->inter_pool = NULL;
+}
+
+void tfd_session_free(tfd_session *s) {
+  if (!s) return;
+  tfd_session_close(s, NULL);
+  for (int i = 0; i < s->num_bundles; i++) bundle_free(s->bundles[i]);
+  free(s->bundles);
+  for (int i = 0; i < s->num_callables; i++) {
+    if (!s->callables[i]) continue;
+    free(s->callables[i]->feed_map);
+    free(s->callables[i]->fetch_map);
+    free(s->callables[i]);
+  }
+  free(s->callables);
+  tfd_strmap_free(&s->cache);
+  tfd_strmap_free(&s->stateful);
+  tfd_strmap_free(&s->placements);
+  tfd_graph_free(s->graph);
+  tfd_graph_def_free(s->def);
+  for (int d = 0; d < s->num_devices; d++) tfd_op_segment_remove_hold(tfd_device_op_segment(s->devices[d]), s->handle);
+  release_pool(s);
+  tfd_device_mgr_free(s->mgr);
+  free(s->devices);
+  tfd_device_list_free(s->device_list);
+  tfd_factory_registry_free(s->registry);
+  tfd_session_options_free(s->options);
+  pthread_mutex_destroy(&s->graph_mu);
+  pthread_mutex_destroy(&s->exec_mu);
+  free(s);
+}
+
+tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                             tfd_status *st) {
+  tfd_session *s = calloc(1, sizeof *s);
+  if (!s) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
+    return NULL;
+  }
+  pthread_mutex_init(&s->graph_mu, NULL);
+  pthread_mutex_init(&s->exec_mu, NULL);
+  snprintf(s->handle, sizeof s->handle, "direct%lld", (long long)atomic_fetch_add(&session_counter, 1));
+  s->options = options ? tfd_session_options_copy(options) : tfd_session_options_new();
+  if (!registry) registry = tfd_factory_registry_default();
+  /* Our own copy: the caller's registry may change or go while we live. */
+  s->registry = registry ? tfd_factory_registry_copy(registry) : NULL;
+  s->device_list = tfd_device_list_new();
+  if (!s->options || !s->registry || !s->device_list) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
+    goto fail;
+  }
+  if (tfd_factory_registry_add_devices(s->registry, s->options, TFD_LOCAL_NAME_PREFIX, host_ctx, s->device_list, st) !=
+      TFD_OK)
+    goto fail;
+  s->num_devices = (int)tfd_device_list_size(s->device_list);
+  s->devices = malloc((size_t)s->num_devices * sizeof *s->devices);
+  if (!s->devices) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
+    goto fail;
+  }
+  for (int d = 0; d < s->num_devices; d++) s->devices[d] = tfd_device_list_get(s->device_list, (size_t)d);
+  if (!(s->mgr = tfd_device_mgr_new(s->devices, (size_t)s->num_devices, st))) goto fail;
+  for (int d = 0; d < s->num_devices; d++)
+    if (tfd_op_segment_add_hold(tfd_device_op_segment(s->devices[d]), s->handle, st) != TFD_OK) {
+      for (int e = 0; e < d; e++) tfd_op_segment_remove_hold(tfd_device_op_segment(s->devices[e]), s->handle);
+      s->num_devices = 0; /* nothing to release in free */
+      goto fail;
+    }
+  int threads = tfd_session_options_inter_op_threads(s->options);
+  if (tfd_session_options_use_per_session_threads(s->options)) {
+    s->owns_pool = true;
+    s->inter_pool = tfd_threadpool_new("tfdev_inter", threads, st);
+  } else {
+    pthread_mutex_lock(&shared_pool_mu);
+    if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
+    if (shared_pool) shared_pool_users++;
+    s->inter_pool = shared_pool;
+    pthread_mutex_unlock(&shared_pool_mu);
+  }
+  if (!s->inter_pool) goto fail;
+  return s;
+fail:
+  tfd_session_free(s);
+  return NULL;
+}
+
+tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
+                                   const tfd_factory_registry *registry, void *host_ctx, tfd_status *st) {
+  if (factory && *factory && strcmp(factory, "DIRECT_SESSION") != 0) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "no session factory named '%s' (registered: DIRECT_SESSION)", factory);
+    return NULL;
+  }
+  return tfd_session_new(options, registry, host_ctx, st);
+}
+
+static tfd_code check_open(tfd_session *s, tfd_status *st) {
+  if (atomic_load(&s->closed)) return tfd_status_setf(st, TFD_CANCELLED, "Session has been closed.");
+  return TFD_OK;
+}
+
+tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
+  (void)st;
+  atomic_store(&s->closed, true);
+  return TFD_OK;
+}
+
+tfd_device_mgr *tfd_session_device_mgr(tfd_session *s) { return s->mgr; }
+
+int tfd_session_num_executors_built(const tfd_session *s) { return s->num_bundles; }
+
+/* ---- graph ---- */
+/* Names and ops starting with '_' belong to the runtime (feeds, fetches, sends). */
+static tfd_code check_user_nodes(const tfd_graph_def *def, tfd_status *st) {
+  for (size_t i = 0; i < tfd_graph_def_num_nodes(def); i++) {
+    const tfd_node_def *n = tfd_graph_def_node(def, i);
+    if (tfd_node_def_name(n)[0] == '_')
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node name '%s' is invalid: names starting with '_' are reserved",
+                             tfd_node_def_name(n));
+    if (tfd_node_def_op(n)[0] == '_')
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': op '%s' is internal to the runtime",
+                             tfd_node_def_name(n), tfd_node_def_op(n));
+  }
+  return TFD_OK;
+}
+
+static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st) {
+  if (check_user_nodes(def, st) != TFD_OK) {
+    tfd_graph_def_free(def);
+    return TFD_INVALID_ARGUMENT;
+  }
+  tfd_graph *g = tfd_graph_build(def, st);
+  if (!g) {
+    tfd_graph_def_free(def);
+    return tfd_status_code(st);
+  }
+  tfd_graph_free(s->graph);
+  tfd_graph_def_free(s->def);
+  s->graph = g;
+  s->def = def;
+  return TFD_OK;
+}
+
+tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  pthread_mutex_lock(&s->graph_mu);
+  tfd_code code;
+  if (s->graph) {
+    code = tfd_status_setf(st, TFD_ALREADY_EXISTS, "Session already has a graph: use extend to add nodes");
+  } else {
+    tfd_graph_def *def = tfd_graph_def_copy(graph);
+    code = def ? install_graph(s, def, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  pthread_mutex_unlock(&s->graph_mu);
+  return code;
+}
+
+tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  pthread_mutex_lock(&s->graph_mu);
+  tfd_graph_def *def = s->def ? tfd_graph_def_copy(s->def) : tfd_graph_def_new();
+  tfd_code code = def ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; code == TFD_OK && i < tfd_graph_def_num_nodes(graph); i++)
+    code = tfd_graph_def_append_node(def, tfd_graph_def_node(graph, i), st);
+  if (code == TFD_OK) code = install_graph(s, def, st); /* the old graph stays on failure */
+  else tfd_graph_def_free(def);
+  pthread_mutex_unlock(&s->graph_mu);
+  return code;
+}
+
+tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *st) {
+  pthread_mutex_lock(&s->graph_mu);
+  intptr_t d = (intptr_t)tfd_strmap_get(&s->placements, node);
+  pthread_mutex_unlock(&s->graph_mu);
+  if (!d) return tfd_status_setf(st, TFD_NOT_FOUND, "node '%s' has not been placed by any run", node);
+  snprintf(out, TFD_DEVICE_NAME_MAX, "%s", tfd_device_name(s->devices[d - 1]));
+  return TFD_OK;
+}
+
+/* ---- building executors ---- */
+/* Canonical tensor names ("x" -> "x:0") so "x" and "x:0" share a signature. */
+static char **canonical_names(const char *const *names, int n, bool tensors, tfd_status *st) {
+  char **out = calloc((size_t)n + 1, sizeof *out);
+  for (int i = 0; out && i < n; i++) {
+    char node[512], buf[600];
+    int index = 0;
+    if (tensors) {
+      if (tfd_parse_tensor_name(names[i], node, sizeof node, &index, st) != TFD_OK) goto fail;
+      snprintf(buf, sizeof buf, "%s:%d", node, index);
+    } else {
+      snprintf(buf, sizeof buf, "%s", names[i][0] == '^' ? names[i] + 1 : names[i]);
+    }
+    if (!(out[i] = strdup(buf))) goto oom;
+  }
+  if (!out) goto oom;
+  return out;
+oom:
+  tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+fail:
+  for (int i = 0; out && i < n; i++) free(out[i]);
+  free(out);
+  return NULL;
+}
+
+static void free_names(char **names, int n) {
+  for (int i = 0; names && i < n; i++) free(names[i]);
+  free(names);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* "a:0,b:0->c:0//t" with each list sorted or not. Caller frees. */
+static char *signature(char **feeds, int nf, char **fetches, int nfe, char **targets, int nt, bool sorted) {
+  char **lists[3] = {feeds, fetches, targets};
+  int counts[3] = {nf, nfe, nt};
+  size_t len = 16;
+  for (int l = 0; l < 3; l++)
+    for (int i = 0; i < counts[l]; i++) len += strlen(lists[l][i]) + 1;
+  char *key = malloc(len);
+  if (!key) return NULL;
+  key[0] = 0;
+  for (int l = 0; l < 3; l++) {
+    char **names = lists[l];
+    char **copy = NULL;
+    if (sorted && counts[l] > 1 && (copy = malloc((size_t)counts[l] * sizeof *copy))) {
+      memcpy(copy, names, (size_t)counts[l] * sizeof *copy);
+      qsort(copy, (size_t)counts[l], sizeof *copy, cmp_str);
+      names = copy;
+    }
+    for (int i = 0; i < counts[l]; i++) {
+      strcat(key, names[i]);
+      strcat(key, ",");
+    }
+    free(copy);
+    strcat(key, l == 0 ? "->" : l == 1 ? "//" : "");
+  }
+  return key;
+}
+
+static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
+                            tfd_status *st) {
+  bundle *b = calloc(1, sizeof *b);
+  if (!b) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  b->num_feeds = nf;
+  b->num_fetches = nfe;
+  b->feed_names = calloc((size_t)nf + 1, sizeof(char *));
+  b->fetch_names = calloc((size_t)nfe + 1, sizeof(char *));
+  b->feed_types = calloc((size_t)nf + 1, sizeof(tfd_dtype));
+  b->feed_shapes = calloc((size_t)nf + 1, sizeof(tfd_shape));
+  b->execs = calloc((size_t)s->num_devices, sizeof(tfd_executor *));
+  b->part_defs = calloc((size_t)s->num_devices, sizeof(tfd_graph_def *));
+  int *device_of = NULL;
+  tfd_graph *pg = NULL;
+  tfd_graph_def *sub = NULL;
+  if (!b->feed_names || !b->fetch_names || !b->feed_types || !b->feed_shapes || !b->execs || !b->part_defs) goto oom;
+  for (int k = 0; k < nf; k++) {
+    if (!(b->feed_names[k] = strdup(feeds[k])) || !tfd_strmap_put(&b->feed_index, feeds[k], (void *)(intptr_t)(k + 1)))
+      goto oom;
+  }
+  for (int k = 0; k < nfe; k++) {
+    if (!(b->fetch_names[k] = strdup(fetches[k]))) goto oom;
+    if (!tfd_strmap_get(&b->fetch_index, fetches[k]) &&
+        !tfd_strmap_put(&b->fetch_index, fetches[k], (void *)(intptr_t)(k + 1)))
+      goto oom;
+  }
+  pthread_mutex_lock(&s->graph_mu);
+  if (!s->graph) {
+    pthread_mutex_unlock(&s->graph_mu);
+    tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session was not created with a graph before Run()!");
+    goto fail;
+  }
+  sub = tfd_subgraph_for_run(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
+                             (const char *const *)targets, nt, b->feed_types, b->feed_shapes, st);
+  pg = sub ? tfd_graph_build(sub, st) : NULL;
+  device_of = pg ? malloc(((size_t)pg->n + 1) * sizeof *device_of) : NULL;
+  tfd_code code = pg && device_of ? TFD_OK : TFD_RESOURCE_EXHAUSTED;
+  if (pg && !device_of) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (code == TFD_OK) {
+    tfd_placer_options po = {s->devices,
+                             s->num_devices,
+                             s->registry,
+                             tfd_session_options_allow_soft_placement(s->options),
+                             tfd_session_options_log_device_placement(s->options),
+                             &s->stateful};
+    code = tfd_place(pg, &po, device_of, st);
+  }
+  if (code == TFD_OK) {
+    for (int i = 0; i < pg->n; i++) {
+      const tfd_gnode *n = &pg->nodes[i];
+      tfd_strmap_put(&s->placements, tfd_gnode_name(n), (void *)(intptr_t)(device_of[i] + 1));
+      if (n->op->stateful && !tfd_strmap_get(&s->stateful, tfd_gnode_name(n)))
+        tfd_strmap_put(&s->stateful, tfd_gnode_name(n), (void *)(intptr_t)(device_of[i] + 1));
+    }
+  }
+  pthread_mutex_unlock(&s->graph_mu);
+  if (code != TFD_OK) goto fail;
+  tfd_graph_def **parts = b->part_defs;
+  if (tfd_partition(pg, device_of, s->devices, s->num_devices, parts, st) != TFD_OK) goto fail;
+  /* Compact the non-empty partitions to the front, one executor each. */
+  for (int d = 0; d < s->num_devices; d++) {
+    if (!parts[d]) continue;
+    tfd_graph *part = tfd_graph_build(parts[d], st);
+    if (!part) {
+      tfd_status_prefixf(st, "partition for %s: ", tfd_device_name(s->devices[d]));
+      goto fail;
+    }
+    tfd_executor *e = tfd_executor_new(part, s->devices[d], s->handle, st);
+    if (!e) goto fail;
+    b->part_defs[b->num_parts] = parts[d];
+    if (b->num_parts != d) parts[d] = NULL;
+    b->execs[b->num_parts++] = e;
+  }
+  for (int d = b->num_parts; d < s->num_devices; d++) parts[d] = NULL;
+  tfd_graph_free(pg);
+  tfd_graph_def_free(sub);
+  free(device_of);
+  return b;
+oom:
+  tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory building executors");
+fail:
+  /* Partition defs beyond num_parts were not handed to an executor yet. */
+  for (int d = b->num_parts; d < s->num_devices && b->part_defs; d++) {
+    tfd_graph_def_free(b->part_defs[d]);
+    b->part_defs[d] = NULL;
+  }
+  tfd_graph_free(pg);
+  tfd_graph_def_free(sub);
+  free(device_of);
+  bundle_free(b);
+  return NULL;
+}
+
+/* GetOrCreateExecutors: fast key, then sorted key, then build (and remember under both). */
+static bundle *get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
+                          tfd_status *st) {
+  char *fast = signature(feeds, nf, fetches, nfe, targets, nt, false);
+  char *sorted = signature(feeds, nf, fetches, nfe, targets, nt, true);
+  bundle *b = NULL;
+  if (!fast || !sorted) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  pthread_mutex_lock(&s->exec_mu);
+  b = tfd_strmap_get(&s->cache, fast);
+  if (!b && (b = tfd_strmap_get(&s->cache, sorted))) tfd_strmap_put(&s->cache, fast, b);
+  pthread_mutex_unlock(&s->exec_mu);
+  if (b) goto done;
+  /* Build outside the cache lock: other signatures keep running meanwhile. */
+  bundle *made = build_bundle(s, feeds, nf, fetches, nfe, targets, nt, st);
+  if (!made) goto done;
+  pthread_mutex_lock(&s->exec_mu);
+  b = tfd_strmap_get(&s->cache, sorted);
+  bundle **grown = b ? NULL : realloc(s->bundles, ((size_t)s->num_bundles + 1) * sizeof *grown);
+  if (b) {
+    bundle_free(made); /* another thread built it first */
+  } else if (!grown) {
+    bundle_free(made);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  } else {
+    s->bundles = grown;
+    s->bundles[s->num_bundles++] = made;
+    tfd_strmap_put(&s->cache, sorted, made);
+    b = made;
+  }
+  if (b) tfd_strmap_put(&s->cache, fast, b);
+  pthread_mutex_unlock(&s->exec_mu);
+done:
+  free(fast);
+  free(sorted);
+  return b;
+}
+
+/* ---- running ---- */
+struct tfd_run_metadata {
+  int num_devices;
+  char **devices;
+  int *num_nodes;
+  tfd_node_exec_stats **nodes; /* strings point into names */
+  char **names;                /* node and op names, owned */
+  int num_names;
+  int num_parts;
+  tfd_graph_def **parts;
+};
+
+tfd_run_metadata *tfd_run_metadata_new(void) { return calloc(1, sizeof(tfd_run_metadata)); }
+
+static void metadata_clear(tfd_run_metadata *m) {
+  for (int d = 0; d < m->num_devices; d++) {
+    free(m->devices[d]);
+    free(m->nodes[d]);
+  }
+  free(m->devices);
+  free(m->num_nodes);
+  free(m->nodes);
+  for (int i = 0; i < m->num_names; i++) free(m->names[i]);
+  free(m->names);
+  for (int i = 0; i < m->num_parts; i++) tfd_graph_def_free(m->parts[i]);
+  free(m->parts);
+  memset(m, 0, sizeof *m);
+}
+
+void tfd_run_metadata_free(tfd_run_metadata *m) {
+  if (!m) return;
+  metadata_clear(m);
+  free(m);
+}
+
+int tfd_run_metadata_num_devices(const tfd_run_metadata *m) { return m->num_devices; }
+const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d) { return m->devices[d]; }
+int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d) { return m->num_nodes[d]; }
+void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out) { *out = m->nodes[d][i]; }
+int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m) { return m->num_parts; }
+const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i) { return m->parts[i]; }
+
+static const char *keep_name(tfd_run_metadata *m, const char *s) {
+  char **names = realloc(m->names, ((size_t)m->num_names + 1) * sizeof *names);
+  if (!names) return "";
+  m->names = names;
+  char *copy = strdup(s);
+  if (!copy) return "";
+  m->names[m->num_names++] = copy;
+  return copy;
+}
+
+static void fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats, bool partition_graphs) {
+  metadata_clear(m);
+  if (stats) {
+    m->devices = calloc((size_t)b->num_parts, sizeof *m->devices);
+    m->num_nodes = calloc((size_t)b->num_parts, sizeof *m->num_nodes);
+    m->nodes = calloc((size_t)b->num_parts, sizeof *m->nodes);
+    if (!m->devices || !m->num_nodes || !m->nodes) return;
+    m->num_devices = b->num_parts;
+    for (int p = 0; p < b->num_parts; p++) {
+      const tfd_graph *g = tfd_executor_graph(b->execs[p]);
+      m->devices[p] = strdup(tfd_device_name(tfd_executor_device(b->execs[p])));
+      m->nodes[p] = calloc((size_t)g->n + 1, sizeof **m->nodes);
+      if (!m->nodes[p]) continue;
+      for (int i = 0; i < g->n; i++) {
+        if (!stats[p][i].ran) continue;
+        tfd_node_exec_stats *ns = &m->nodes[p][m->num_nodes[p]++];
+        ns->node_name = keep_name(m, tfd_gnode_name(&g->nodes[i]));
+        ns->op = g->nodes[i].op->name; /* static */
+        ns->all_start_micros = stats[p][i].all_start_micros;
+        ns->all_end_rel_micros = stats[p][i].all_end_rel_micros;
+        ns->output_bytes = stats[p][i].output_bytes;
+        ns->thread_id = stats[p][i].thread_id;
+      }
+    }
+  }
+  if (partition_graphs && (m->parts = calloc((size_t)b->num_parts, sizeof *m->parts))) {
+    for (int p = 0; p < b->num_parts; p++)
+      if ((m->parts[m->num_parts] = tfd_graph_def_copy(b->part_defs[p]))) m->num_parts++;
+  }
+}
+
+typedef struct barrier {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int remaining;
+  tfd_status status;
+  tfd_rendezvous *rendezvous;
+} barrier;
+
+static void part_done(void *arg, const tfd_status *st) {
+  barrier *b = arg;
+  pthread_mutex_lock(&b->mu);
+  if (st && st->code != TFD_OK && b->status.code == TFD_OK)
+    tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
+  if (--b->remaining == 0) pthread_cond_broadcast(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+}
+
+static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
+                           tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
+  for (int k = 0; k < b->num_feeds; k++) {
+    tfd_tensor *t = feeds[k];
+    if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' has no value", b->feed_names[k]);
+    if (tfd_tensor_dtype(t) != b->feed_types[k])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' expects %s, got a %s tensor", b->feed_names[k],
+                             tfd_dtype_name(b->feed_types[k]), tfd_dtype_name(tfd_tensor_dtype(t)));
+    const tfd_shape *want = &b->feed_shapes[k];
+    bool ok = want->ndims < 0 || want->ndims == tfd_tensor_ndims(t);
+    for (int i = 0; ok && want->ndims >= 0 && i < want->ndims; i++)
+      ok = want->dims[i] < 0 || want->dims[i] == tfd_tensor_dim(t, i);
+    if (!ok) {
+      char ws[128], gs[128];
+      tfd_shape got;
+      tfd_shape_of_tensor(t, &got);
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Cannot feed value of shape %s for tensor '%s', which has shape %s",
+                             tfd_shape_string(&got, gs, sizeof gs), b->feed_names[k], tfd_shape_string(want, ws, sizeof ws));
+    }
+  }
+  bool trace = ro && ro->trace;
+  tfd_node_stats **stats = NULL;
+  tfd_tensor **fetches = calloc((size_t)b->num_fetches + 1, sizeof *fetches);
+  barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT, .rendezvous = tfd_rendezvous_new()};
+  if (trace && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
+    for (int p = 0; p < b->num_parts; p++)
+      stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **stats);
+  if (!fetches || !bar.rendezvous || (trace && !stats)) {
+    free(fetches);
+    free(stats);
+    tfd_rendezvous_unref(bar.rendezvous);
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+  }
+  pthread_mutex_init(&bar.mu, NULL);
+  pthread_cond_init(&bar.cv, NULL);
+  int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
+  for (int p = 0; p < b->num_parts; p++) {
+    tfd_executor_args args = {step_id, bar.rendezvous, feeds, b->num_feeds, fetches, b->num_fetches, s->inter_pool,
+                              stats ? stats[p] : NULL};
+    if (b->num_parts == 1) args.runner = s->inter_pool; /* a single partition still fans out */
+    tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
+  }
+  int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  if (timeout > 0) {
+    deadline.tv_sec += timeout / 1000;
+    deadline.tv_nsec += (timeout % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000;
+    }
+  }
+  pthread_mutex_lock(&bar.mu);
+  bool timed_out = false;
+  while (bar.remaining > 0) {
+    if (timeout > 0 && !timed_out) {
+      if (pthread_cond_timedwait(&bar.cv, &bar.mu, &deadline) == ETIMEDOUT && bar.remaining > 0) {
+        timed_out = true;
+        tfd_status_setf(&bar.status, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (%lld ms)",
+                        (long long)timeout);
+        pthread_mutex_unlock(&bar.mu);
+        tfd_rendezvous_abort(bar.rendezvous, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step");
+        pthread_mutex_lock(&bar.mu);
+      }
+    } else {
+      pthread_cond_wait(&bar.cv, &bar.mu);
+    }
+  }
+  pthread_mutex_unlock(&bar.mu);
+  tfd_code code = tfd_status_move(st, &bar.status);
+  if (code == TFD_OK) {
+    for (int k = 0; k < b->num_fetches; k++)
+      if (!fetches[k]) {
+        code = tfd_status_setf(st, TFD_INTERNAL, "fetch '%s' was not produced", b->fetch_names[k]);
+        break;
+      }
+  }
+  for (int k = 0; k < b->num_fetches; k++) {
+    if (code == TFD_OK) outputs[k] = fetches[k];
+    else tfd_tensor_unref(fetches[k]);
+  }
+  if (code == TFD_OK && meta) fill_metadata(meta, b, stats, ro && ro->output_partition_graphs);
+  for (int p = 0; stats && p < b->num_parts; p++) free(stats[p]);
+  free(stats);
+  free(fetches);
+  tfd_rendezvous_unref(bar.rendezvous);
+  pthread_mutex_destroy(&bar.mu);
+  pthread_cond_destroy(&bar.cv);
+  return code;
+}
+
+/* Maps call-order names onto a bundle's order; -1 entries are impossible after lookup. */
+static tfd_code map_names(const tfd_strmap *index, char **names, int n, int *map, const char *what, tfd_status *st) {
+  for (int i = 0; i < n; i++) {
+    intptr_t k = (intptr_t)tfd_strmap_get(index, names[i]);
+    if (!k) return tfd_status_setf(st, TFD_INTERNAL, "%s '%s' lost from the executor cache", what, names[i]);
+    map[i] = (int)k - 1;
+  }
+  return TFD_OK;
+}
+
+tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                         tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                         const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
+                         tfd_status *st) {
+  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  if (nfe == 0 && nt == 0) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
+  char **feeds = canonical_names(feed_names, nf, true, st);
+  char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
+  char **tgts = fetches ? canonical_names(targets, nt, false, st) : NULL;
+  int *feed_map = malloc(((size_t)nf + 1) * sizeof *feed_map), *fetch_map = malloc(((size_t)nfe + 1) * sizeof *fetch_map);
+  tfd_tensor **ordered = calloc((size_t)nf + 1, sizeof *ordered), **outs = calloc((size_t)nfe + 1, sizeof *outs);
+  tfd_code code = tgts ? TFD_OK : tfd_status_code(st);
+  if (code == TFD_OK && (!feed_map || !fetch_map || !ordered || !outs))
+    code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  bundle *b = code == TFD_OK ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, st) : NULL;
+  if (code == TFD_OK && !b) code = tfd_status_code(st);
+  if (code == TFD_OK) code = map_names(&b->feed_index, feeds, nf, feed_map, "feed", st);
+  if (code == TFD_OK) code = map_names(&b->fetch_index, fetches, nfe, fetch_map, "fetch", st);
+  if (code == TFD_OK) {
+    for (int i = 0; i < nf; i++) ordered[feed_map[i]] = feed_values[i];
+    code = run_bundle(s, b, ro, ordered, outs, meta, st);
+  }
+  if (code == TFD_OK)
+    for (int i = 0; i < nfe; i++) outputs[i] = tfd_tensor_ref(outs[fetch_map[i]]);
+  for (int k = 0; b && code == TFD_OK && k < b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+  free_names(feeds, nf);
+  free_names(fetches, nfe);
+  free_names(tgts, nt);
+  free(feed_map);
+  free(fetch_map);
+  free(ordered);
+  free(outs);
+  return code;
+}
+
+int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
+                                  const char *const *fetch_names, int nfe, const char *const *targets, int nt,
+                                  tfd_status *st) {
+  if (check_open(s, st) != TFD_OK) return -1;
+  if (nfe == 0 && nt == 0) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
+    return -1;
+  }
+  char **feeds = canonical_names(feed_names, nf, true, st);
+  char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
+  char **tgts = fetches ? canonical_names(targets, nt, false, st) : NULL;
+  callable *c = calloc(1, sizeof *c);
+  int64_t handle = -1;
+  bundle *b = tgts && c ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, st) : NULL;
+  if (b) {
+    c->b = b;
+    c->num_feeds = nf;
+    c->num_fetches = nfe;
+    c->feed_map = malloc(((size_t)nf + 1) * sizeof(int));
+    c->fetch_map = malloc(((size_t)nfe + 1) * sizeof(int));
+    if (c->feed_map && c->fetch_map && map_names(&b->feed_index, feeds, nf, c->feed_map, "feed", st) == TFD_OK &&
+        map_names(&b->fetch_index, fetches, nfe, c->fetch_map, "fetch", st) == TFD_OK) {
+      pthread_mutex_lock(&s->exec_mu);
+      callable **grown = realloc(s->callables, ((size_t)s->num_callables + 1) * sizeof *grown);
+      if (grown) {
+        s->callables = grown;
+        s->callables[s->num_callables] = c;
+        handle = s->num_callables++;
+      }
+      pthread_mutex_unlock(&s->exec_mu);
+    }
+  } else if (!c) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  if (handle < 0) {
+    if (c) {
+      free(c->feed_map);
+      free(c->fetch_map);
+      free(c);
+    }
+    if (tfd_status_code(st) == TFD_OK) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  free_names(feeds, nf);
+  free_names(fetches, nfe);
+  free_names(tgts, nt);
+  return handle;
+}
+
+static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  pthread_mutex_lock(&s->exec_mu);
+  callable *c = handle >= 0 && handle < s->num_callables ? s->callables[handle] : NULL;
+  pthread_mutex_unlock(&s->exec_mu);
+  if (!c) tfd_status_setf(st, TFD_INVALID_ARGUMENT, "No such callable handle: %lld", (long long)handle);
+  return c;
+}
+
+tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                  tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                  tfd_status *st) {
+  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  callable *c = find_callable(s, handle, st);
+  if (!c) return TFD_INVALID_ARGUMENT;
+  enum { SMALL = 16 };
+  tfd_tensor *small_in[SMALL], *small_out[SMALL];
+  tfd_tensor **ordered = c->b->num_feeds <= SMALL ? small_in : calloc((size_t)c->b->num_feeds, sizeof *ordered);
+  tfd_tensor **outs = c->b->num_fetches <= SMALL ? small_out : calloc((size_t)c->b->num_fetches, sizeof *outs);
+  tfd_code code = TFD_OK;
+  if (!ordered || !outs) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (code == TFD_OK) {
+    for (int i = 0; i < c->num_feeds; i++) ordered[c->feed_map[i]] = feed_values[i];
+    code = run_bundle(s, c->b, ro, ordered, outs, meta, st);
+  }
+  if (code == TFD_OK) {
+    for (int i = 0; i < c->num_fetches; i++) outputs[i] = tfd_tensor_ref(outs[c->fetch_map[i]]);
+    for (int k = 0; k < c->b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+  }
+  if (ordered != small_in) free(ordered);
+  if (outs != small_out) free(outs);
+  return code;
+}
+
+tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  pthread_mutex_lock(&s->exec_mu);
+  callable *c = handle >= 0 && handle < s->num_callables ? s->callables[handle] : NULL;
+  if (c) s->callables[handle] = NULL;
+  pthread_mutex_unlock(&s->exec_mu);
+  if (!c) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "No such callable handle: %lld", (long long)handle);
+  free(c->feed_map);
+  free(c->fetch_map);
+  free(c);
+  return TFD_OK;
+}

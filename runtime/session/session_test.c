@@ -1,0 +1,207 @@
+/* Unit tests for DirectSession: create, run, feeds and fetches, errors, partitioning, caching, callables. */
+#include <stdlib.h>
+
+#include "runtime/testing/harness.h"
+
+static tfd_tensor *f32(const float *v, const int64_t *dims, int nd) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * 4, NULL);
+}
+
+static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
+  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
+  if (in0) tfd_node_def_add_input(n, in0, NULL);
+  if (in1) tfd_node_def_add_input(n, in1, NULL);
+  return n;
+}
+
+static void set_tensor(tfd_node_def *n, const char *attr, tfd_tensor *t) {
+  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
+  tfd_node_def_set_attr(n, attr, &v, NULL);
+  tfd_tensor_unref(t);
+}
+
+static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
+  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
+  tfd_node_def_set_attr(n, attr, &v, NULL);
+}
+
+/* y = x @ w + b, relu */
+static tfd_graph_def *mlp_graph(void) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  float w[] = {1, 2, 3, 4}, b[] = {-10, 1};
+  int64_t d22[] = {2, 2}, d2[] = {2};
+  set_tensor(node(g, "w", "Const", NULL, NULL), "value", f32(w, d22, 2));
+  set_tensor(node(g, "b", "Const", NULL, NULL), "value", f32(b, d2, 1));
+  node(g, "mm", "MatMul", "x", "w");
+  node(g, "add", "BiasAdd", "mm", "b");
+  node(g, "y", "Relu", "add", NULL);
+  return g;
+}
+
+static void test_run_mlp(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  CHECK(s != NULL);
+  tfd_graph_def *g = mlp_graph();
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  CHECK_STR(tfd_status_message(st), "");
+  float xv[] = {1, 1, 2, 0};
+  int64_t d22[] = {2, 2};
+  tfd_tensor *x = f32(xv, d22, 2);
+  const char *feeds[] = {"x"}, *fetches[] = {"y", "mm:0"};
+  tfd_tensor *out[2] = {0};
+  CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_OK);
+  CHECK_STR(tfd_status_message(st), "");
+  if (out[0]) {
+    const float *y = tfd_tensor_const_data(out[0]);
+    /* mm = [[4,6],[2,4]]; +b = [[-6,7],[-8,5]]; relu = [[0,7],[0,5]] */
+    CHECK(y[0] == 0 && y[1] == 7 && y[2] == 0 && y[3] == 5);
+    const float *mm = tfd_tensor_const_data(out[1]);
+    CHECK(mm[0] == 4 && mm[1] == 6 && mm[2] == 2 && mm[3] == 4);
+  }
+  tfd_tensor_unref(out[0]);
+  tfd_tensor_unref(out[1]);
+  CHECK_INT(tfd_session_num_executors_built(s), 1);
+  const char *swapped[] = {"mm", "y:0"};
+  CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, swapped, 2, NULL, 0, out, NULL, st), TFD_OK);
+  CHECK_INT(tfd_session_num_executors_built(s), 1); /* same signature once sorted */
+  tfd_tensor_unref(out[0]);
+  tfd_tensor_unref(out[1]);
+  /* Missing feed: the placeholder says so. */
+  CHECK_INT(tfd_session_run(s, NULL, NULL, NULL, 0, fetches, 1, NULL, 0, out, NULL, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor 'x'");
+  const char *bad[] = {"nope:0"};
+  CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, bad, 1, NULL, 0, out, NULL, st), TFD_NOT_FOUND);
+  CHECK_STATUS(st, TFD_NOT_FOUND, "fetch 'nope:0'");
+  const char *bad_index[] = {"y:3"};
+  CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, bad_index, 1, NULL, 0, out, NULL, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "has 1 output");
+  tfd_tensor_unref(x);
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_status_free(st);
+}
+
+static void test_graph_errors(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_graph_def *g = tfd_graph_def_new();
+  node(g, "a", "Frobnicate", NULL, NULL);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_NOT_FOUND);
+  CHECK_STATUS(st, TFD_NOT_FOUND, "node 'a': op type not registered 'Frobnicate'");
+  tfd_graph_def_free(g);
+  g = tfd_graph_def_new();
+  node(g, "a", "Identity", "b", NULL);
+  node(g, "b", "Identity", "a", NULL);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "graph has a cycle through 2 nodes: 'a', 'b'");
+  tfd_graph_def_free(g);
+  g = tfd_graph_def_new();
+  set_type(node(g, "p", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  set_type(node(g, "q", "Placeholder", NULL, NULL), "dtype", TFD_INT32);
+  node(g, "sum", "Add", "p", "q");
+  CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'sum' (Add): input 0 is float32 but input 1 is int32");
+  tfd_graph_def_free(g);
+  g = tfd_graph_def_new();
+  node(g, "m", "MatMul", "x", NULL);
+  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'm' (MatMul) takes 2 inputs, got 1");
+  tfd_graph_def_free(g);
+  g = tfd_graph_def_new();
+  node(g, "dup", "NoOp", NULL, NULL);
+  node(g, "dup", "NoOp", NULL, NULL);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "duplicate node name 'dup'");
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_status_free(st);
+}
+
+static void test_two_cpus_partition(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "CPU", 2, st);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_graph_def *g = mlp_graph();
+  tfd_node_def_set_device(tfd_graph_def_find(g, "mm"), "/device:CPU:1", st);
+  tfd_node_def_set_device(tfd_graph_def_find(g, "y"), "/cpu:0", st);
+  tfd_node_def_add_input(tfd_graph_def_find(g, "y"), "^mm", st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  float xv[] = {1, 1, 2, 0};
+  int64_t d22[] = {2, 2};
+  tfd_tensor *x = f32(xv, d22, 2);
+  const char *feeds[] = {"x"}, *fetches[] = {"y"};
+  tfd_tensor *out = NULL;
+  tfd_run_options ro = {.trace = true, .output_partition_graphs = true};
+  tfd_run_metadata *meta = tfd_run_metadata_new();
+  CHECK_INT(tfd_session_run(s, &ro, feeds, &x, 1, fetches, 1, NULL, 0, &out, meta, st), TFD_OK);
+  CHECK_STR(tfd_status_message(st), "");
+  if (out) {
+    const float *y = tfd_tensor_const_data(out);
+    CHECK(y[0] == 0 && y[1] == 7 && y[2] == 0 && y[3] == 5);
+  }
+  tfd_tensor_unref(out);
+  CHECK_INT(tfd_run_metadata_num_partition_graphs(meta), 2);
+  CHECK_INT(tfd_run_metadata_num_devices(meta), 2);
+  int sends = 0, recvs = 0;
+  for (int p = 0; p < tfd_run_metadata_num_partition_graphs(meta); p++) {
+    const tfd_graph_def *pg = tfd_run_metadata_partition_graph(meta, p);
+    for (size_t i = 0; i < tfd_graph_def_num_nodes(pg); i++) {
+      sends += strcmp(tfd_node_def_op(tfd_graph_def_node(pg, i)), "_Send") == 0;
+      recvs += strcmp(tfd_node_def_op(tfd_graph_def_node(pg, i)), "_Recv") == 0;
+    }
+  }
+  CHECK(sends >= 2 && sends == recvs);
+  char dev[TFD_DEVICE_NAME_MAX];
+  CHECK_INT(tfd_session_node_device(s, "mm", dev, st), TFD_OK);
+  CHECK_STR(dev, "/job:localhost/replica:0/task:0/device:CPU:1");
+  tfd_session_node_device(s, "w", dev, st);
+  CHECK_STR(dev, "/job:localhost/replica:0/task:0/device:CPU:0");
+  tfd_run_metadata_free(meta);
+  tfd_tensor_unref(x);
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_status_free(st);
+}
+
+static void test_callable_and_close(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_graph_def *g = mlp_graph();
+  tfd_session_create(s, g, st);
+  const char *feeds[] = {"x"}, *fetches[] = {"y"};
+  int64_t h = tfd_session_make_callable(s, feeds, 1, fetches, 1, NULL, 0, st);
+  CHECK(h >= 0);
+  float xv[] = {0, 1, 1, 0};
+  int64_t d22[] = {2, 2};
+  tfd_tensor *x = f32(xv, d22, 2), *out = NULL;
+  for (int i = 0; i < 50; i++) {
+    CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, &out, NULL, st), TFD_OK);
+    tfd_tensor_unref(out);
+  }
+  CHECK_INT(tfd_session_num_executors_built(s), 1);
+  CHECK_INT(tfd_session_release_callable(s, h, st), TFD_OK);
+  CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, &out, NULL, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "No such callable handle");
+  tfd_session_close(s, st);
+  CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, &out, NULL, st), TFD_CANCELLED);
+  CHECK_STATUS(st, TFD_CANCELLED, "Session has been closed.");
+  tfd_tensor_unref(x);
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_status_free(st);
+}
+
+static const tfd_test tests[] = {
+    {"run an MLP", test_run_mlp},
+    {"graph errors", test_graph_errors},
+    {"two CPUs: partitions with send/recv", test_two_cpus_partition},
+    {"callables and close", test_callable_and_close},
+};
+TFD_TEST_MAIN(tests)
