@@ -293,9 +293,10 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->args = *args;
   s->done = done;
   s->done_arg = arg;
-  s->pending = (atomic_int *)(s + 1);
-  s->tasks = (task *)(s->pending + n);
+  /* One block: pointer-aligned parts first, then the counters. */
+  s->tasks = (task *)(s + 1);
   s->slots = (tfd_tensor **)(s->tasks + n);
+  s->pending = (atomic_int *)(s->slots + e->total_inputs);
   for (int i = 0; i < n; i++) {
     atomic_init(&s->pending[i], e->items[i].initial_pending);
     s->tasks[i] = (task){s, i};
