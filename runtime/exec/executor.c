@@ -148,6 +148,8 @@ static void fail(step *s, tfd_status *st) {
 }
 
 static void finish_step(step *s) {
+  /* After an error, consumers that never ran still hold their inputs. */
+  for (int i = 0; i < s->e->total_inputs; i++) tfd_tensor_unref(s->slots[i]);
   s->done(s->done_arg, &s->status);
   tfd_status_clear(&s->status);
   pthread_mutex_destroy(&s->mu);
