@@ -197,6 +197,17 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0));
     } else if (strcmp(key, "use_global_threadpool") == 0) {
       tfd_session_options_set_use_global_threadpool(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "allow_soft_placement") == 0) {
+      tfd_session_options_set_allow_soft_placement(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "log_device_placement") == 0) {
+      tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "use_per_session_threads") == 0) {
+      tfd_session_options_set_use_per_session_threads(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "operation_timeout_ms") == 0) {
+      int ok;
+      lua_Integer ms = lua_tointegerx(L, -1, &ok);
+      if (!ok || ms < 0) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option operation_timeout_ms must be an integer >= 0");
+      tfd_session_options_set_operation_timeout_ms(b->o, ms);
     }
     lua_pop(L, 1);
   }

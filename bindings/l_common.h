@@ -15,6 +15,7 @@
 #define TFDEV_DEVICE_SET_MT "tfdev.device_set"
 #define TFDEV_DEVICE_MGR_MT "tfdev.device_mgr"
 #define TFDEV_RESOURCE_MGR_MT "tfdev.resource_mgr"
+#define TFDEV_SESSION_MT "tfdev.session"
 
 /* What one Lua state owns: its own factory registry, copied from the
  * built-in defaults when the module is opened. */
@@ -76,6 +77,15 @@ void tfdev_set_bool(lua_State *L, const char *key, int v);
 /* Pushes a list of n devices. */
 void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n);
 
+/* GraphDefs: reads a GraphDef table (or a builder with :graph_def()) into
+ * a new graph def owned by a value pushed on the stack; pushes one as a table. */
+tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx);
+void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g);
+/* Converts the value at idx to a tensor (a tensor passes through; tables
+ * and scalars are converted, with dtype when it is not 0). Replaces the
+ * value at idx with the tensor userdata, which keeps it alive. */
+tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype);
+
 /* Registers a metatable with __name, methods in __index (unless the
  * caller's table has its own __index), and the given metamethods. */
 void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
@@ -90,6 +100,7 @@ int tfdev_open_factory(lua_State *L);
 int tfdev_open_device_set(lua_State *L);
 int tfdev_open_device_mgr(lua_State *L);
 int tfdev_open_tensor(lua_State *L);
+int tfdev_open_session(lua_State *L);
 
 int luaopen_tfdev_core(lua_State *L);
 

@@ -261,6 +261,18 @@ static int tensor_new(lua_State *L) {
   return 1;
 }
 
+tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype) {
+  idx = lua_absindex(L, idx);
+  if (luaL_testudata(L, idx, TFDEV_TENSOR_MT)) return tfdev_check_tensor(L, idx);
+  lua_pushcfunction(L, tensor_new);
+  lua_pushvalue(L, idx);
+  if (dtype) lua_pushstring(L, tfd_dtype_name(dtype));
+  else lua_pushnil(L);
+  lua_call(L, 2, 1);
+  lua_replace(L, idx);
+  return tfdev_check_tensor(L, idx);
+}
+
 static int check_shape_table(lua_State *L, int idx, int64_t *dims) {
   luaL_checktype(L, idx, LUA_TTABLE);
   lua_Integer n = (lua_Integer)lua_rawlen(L, idx);

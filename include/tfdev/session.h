@@ -80,6 +80,8 @@ tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
  * device name for `node` into out (TFD_DEVICE_NAME_MAX bytes); NOT_FOUND
  * when the node has not been placed yet. */
 tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *status);
+/* The dtype of a tensor of the session's graph ("x" or "x:1"). */
+tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *status);
 /* Number of executor sets built so far (one per distinct run signature). */
 int tfd_session_num_executors_built(const tfd_session *s);
 /* Close: later calls fail with CANCELLED. Closing twice is harmless. */

@@ -22,6 +22,7 @@
 #include "tfdev/gpu.h"
 #include "tfdev/graph_def.h"
 #include "tfdev/session.h"
+#include "tfdev/ops.h"
 #include "tfdev/options.h"
 #include "tfdev/resource_mgr.h"
 #include "tfdev/status.h"

@@ -12,6 +12,15 @@ tfdev.tensor = setmetatable({}, {
 })
 tfdev.from_bytes = core.tensor.from_bytes
 
+local graph = require "tfdev.graph"
+tfdev.graph = graph.new
+tfdev.timeline = require "tfdev.timeline"
+tfdev.json = require "tfdev.json"
+
+-- session:device_mgr(): a DeviceMgr over the session's devices.
+local session_methods = debug.getregistry()["tfdev.session"].__index
+function session_methods.device_mgr(self) return tfdev.device_mgr(self:devices()) end
+
 --- "256.0 MiB" for a byte count.
 function tfdev.format_bytes(n)
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }

@@ -579,3 +579,19 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
   }
   return TFD_OK;
 }
+
+/* ---- the public view (include/tfdev/ops.h) ---- */
+#include "tfdev/ops.h"
+
+int tfd_ops_count(void) { return tfd_op_count(); }
+const char *tfd_ops_name(int i) { return tfd_op_at(i) ? tfd_op_at(i)->name : NULL; }
+bool tfd_ops_exists(const char *op) { return tfd_op_lookup(op) != NULL; }
+bool tfd_ops_is_stateful(const char *op) { return tfd_op_lookup(op) && tfd_op_lookup(op)->stateful; }
+
+int tfd_ops_attr_type(const char *op, const char *attr) {
+  const tfd_op_def *d = tfd_op_lookup(op);
+  if (!d || !attr) return 0;
+  for (const tfd_attr_def *a = d->attrs; a->name; a++)
+    if (strcmp(a->name, attr) == 0) return (int)a->type;
+  return 0;
+}

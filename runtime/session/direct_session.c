@@ -291,6 +291,22 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
   return TFD_OK;
 }
 
+tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
+  char node[512];
+  int index;
+  if (tfd_parse_tensor_name(tensor, node, sizeof node, &index, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  pthread_mutex_lock(&s->graph_mu);
+  int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
+  tfd_code code = TFD_OK;
+  if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "'%s': the graph has no node named '%s'", tensor, node);
+  else if (index >= s->graph->nodes[id].num_outputs)
+    code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s': node '%s' has %d outputs", tensor, node,
+                           s->graph->nodes[id].num_outputs);
+  else *out = s->graph->nodes[id].out_types[index];
+  pthread_mutex_unlock(&s->graph_mu);
+  return code;
+}
+
 /* ---- building executors ---- */
 /* Canonical tensor names ("x" -> "x:0") so "x" and "x:0" share a signature. */
 static char **canonical_names(const char *const *names, int n, bool tensors, tfd_status *st) {

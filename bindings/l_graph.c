@@ -1,0 +1,258 @@
+/* GraphDefs as Lua tables: {node = {{name=, op=, input={...}, device=, attr={...}}, ...}} both ways.
+ * Attribute values are typed by what the op declares: dtype names for types, tables for shapes,
+ * tensors (or nested tables) for tensors. */
+#include <string.h>
+
+#include "l_common.h"
+
+typedef struct gd_box {
+  tfd_graph_def *g;
+} gd_box;
+
+static int gd_box_gc(lua_State *L) {
+  gd_box *b = lua_touserdata(L, 1);
+  tfd_graph_def_free(b->g);
+  b->g = NULL;
+  return 0;
+}
+
+static tfd_dtype dtype_of(lua_State *L, int idx, const char *node, const char *attr) {
+  const char *s = lua_tostring(L, idx);
+  tfd_dtype dt = lua_type(L, idx) == LUA_TSTRING ? tfd_dtype_from_name(s) : 0;
+  if (!dt)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' must be a dtype name (float32, float64, int32, int64, bool), got %s",
+                node, attr, luaL_tolstring(L, idx, NULL));
+  return dt;
+}
+
+static void shape_of(lua_State *L, int idx, const char *node, const char *attr, tfd_shape *out) {
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' must be a shape table like {-1, 784}, got %s", node, attr,
+                luaL_typename(L, idx));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  if (n > TFD_MAX_DIMS) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has rank %d > %d", node, attr, (int)n, TFD_MAX_DIMS);
+  out->ndims = (int)n;
+  for (int i = 0; i < out->ndims; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    int ok;
+    lua_Integer d = lua_tointegerx(L, -1, &ok);
+    if (!ok || d < -1)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' dimension %d must be an integer >= -1", node, attr, i + 1);
+    out->dims[i] = d;
+    lua_pop(L, 1);
+  }
+}
+
+/* A tensor attr: a tensor userdata, or a value tfdev.tensor accepts (typed by the node's dtype attr). */
+static tfd_tensor *tensor_of(lua_State *L, int idx, int node_idx, const char *node, const char *attr) {
+  if (luaL_testudata(L, idx, TFDEV_TENSOR_MT)) return tfdev_check_tensor(L, idx);
+  int t = lua_type(L, idx);
+  if (t != LUA_TTABLE && t != LUA_TNUMBER && t != LUA_TBOOLEAN)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' must be a tensor, got %s", node, attr, luaL_typename(L, idx));
+  tfd_dtype dt = 0;
+  lua_getfield(L, node_idx, "attr");
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "dtype") == LUA_TSTRING) dt = tfd_dtype_from_name(lua_tostring(L, -1));
+  lua_settop(L, idx);
+  return tfdev_to_tensor(L, idx, dt); /* the new tensor stays anchored where the value was */
+}
+
+/* Reads one attribute value (at the top of the stack) into v; strings and lists stay anchored on the stack. */
+static void attr_of(lua_State *L, int node_idx, const char *node, const char *op, const char *name, tfd_attr_value *v) {
+  int idx = lua_gettop(L);
+  int declared = tfd_ops_attr_type(op, name);
+  memset(v, 0, sizeof *v);
+  int t = lua_type(L, idx);
+  if (!declared) {
+    /* Not declared by the op: infer from the Lua value. */
+    if (t == LUA_TBOOLEAN) declared = TFD_ATTR_BOOL;
+    else if (t == LUA_TNUMBER) declared = lua_isinteger(L, idx) ? TFD_ATTR_INT : TFD_ATTR_FLOAT;
+    else if (t == LUA_TSTRING) declared = tfd_dtype_from_name(lua_tostring(L, idx)) ? TFD_ATTR_TYPE : TFD_ATTR_STRING;
+    else if (luaL_testudata(L, idx, TFDEV_TENSOR_MT)) declared = TFD_ATTR_TENSOR;
+    else if (t == LUA_TTABLE) {
+      lua_rawgeti(L, idx, 1);
+      int et = lua_type(L, -1);
+      bool is_int = lua_isinteger(L, -1);
+      bool is_type = et == LUA_TSTRING && tfd_dtype_from_name(lua_tostring(L, -1));
+      lua_pop(L, 1);
+      declared = et == LUA_TSTRING ? (is_type ? TFD_ATTR_LIST_TYPE : TFD_ATTR_LIST_STRING)
+                 : et == LUA_TNUMBER && !is_int ? TFD_ATTR_LIST_FLOAT
+                                                : TFD_ATTR_LIST_INT;
+    } else {
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has an unsupported %s value", node, name,
+                  lua_typename(L, t));
+    }
+  }
+  v->type = (tfd_attr_type)declared;
+  int ok = 1;
+  switch (v->type) {
+    case TFD_ATTR_INT: v->i = lua_tointegerx(L, idx, &ok); break;
+    case TFD_ATTR_FLOAT: v->f = lua_tonumberx(L, idx, &ok); break;
+    case TFD_ATTR_BOOL: ok = t == LUA_TBOOLEAN; v->b = lua_toboolean(L, idx); break;
+    case TFD_ATTR_STRING: ok = t == LUA_TSTRING; v->s = lua_tostring(L, idx); break;
+    case TFD_ATTR_TYPE: v->dtype = dtype_of(L, idx, node, name); break;
+    case TFD_ATTR_SHAPE: shape_of(L, idx, node, name, &v->shape); break;
+    case TFD_ATTR_TENSOR: v->tensor = tensor_of(L, idx, node_idx, node, name); break;
+    default: {
+      if (t != LUA_TTABLE) {
+        ok = 0;
+        break;
+      }
+      size_t n = lua_rawlen(L, idx);
+      v->list_len = n;
+      void *mem = lua_newuserdatauv(L, (n ? n : 1) * sizeof(int64_t), 0); /* anchored above the value */
+      const char **strs = v->type == TFD_ATTR_LIST_STRING ? lua_newuserdatauv(L, (n ? n : 1) * sizeof(char *), 0) : NULL;
+      for (size_t i = 0; i < n && ok; i++) {
+        lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        if (v->type == TFD_ATTR_LIST_INT) ((int64_t *)mem)[i] = lua_tointegerx(L, -1, &ok);
+        else if (v->type == TFD_ATTR_LIST_FLOAT) ((double *)mem)[i] = lua_tonumberx(L, -1, &ok);
+        else if (v->type == TFD_ATTR_LIST_TYPE) ((tfd_dtype *)mem)[i] = dtype_of(L, -1, node, name);
+        else if (!(strs[i] = lua_tostring(L, -1))) ok = 0;
+        lua_pop(L, 1);
+      }
+      v->list_i = mem;
+      v->list_f = mem;
+      v->list_type = mem;
+      v->list_s = strs;
+      break;
+    }
+  }
+  if (!ok) {
+    static const char *const names[] = {"", "integer", "number", "boolean", "string", "dtype name", "shape", "tensor",
+                                        "list of integers", "list of numbers", "list of dtypes", "list of strings"};
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' must be a %s, got %s", node, name, names[v->type],
+                luaL_tolstring(L, idx, NULL));
+  }
+}
+
+tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_istable(L, idx) && lua_getfield(L, idx, "graph_def") == LUA_TFUNCTION) {
+    lua_pushvalue(L, idx); /* a builder: ask it for its table */
+    lua_call(L, 1, 1);
+    lua_replace(L, idx);
+  } else if (lua_istable(L, idx)) {
+    lua_pop(L, 1);
+  }
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "a graph must be a GraphDef table {node = {...}} or a tfdev.graph(), got %s",
+                luaL_typename(L, idx));
+  gd_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+  box->g = NULL;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, gd_box_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  box->g = tfd_graph_def_new();
+  if (!box->g) luaL_error(L, "tfdev: out of memory");
+  tfd_status *st = tfdev_new_status(L);
+  if (lua_getfield(L, idx, "node") == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  if (!lua_istable(L, -1)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "GraphDef field 'node' must be a list of nodes");
+  int nodes = lua_gettop(L);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, nodes);
+  for (lua_Integer i = 1; i <= n; i++) {
+    int top = lua_gettop(L);
+    lua_rawgeti(L, nodes, i);
+    int nd = lua_gettop(L);
+    if (!lua_istable(L, nd)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node %d must be a table, got %s", (int)i, luaL_typename(L, nd));
+    lua_getfield(L, nd, "name");
+    lua_getfield(L, nd, "op");
+    const char *name = lua_tostring(L, -2), *op = lua_tostring(L, -1);
+    if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node %d has no name", (int)i);
+    if (lua_type(L, -1) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s' has no op", name);
+    tfd_node_def *def = tfd_graph_def_add_node(box->g, name, op, st);
+    if (!def) tfdev_raise_status(L, st);
+    if (lua_getfield(L, nd, "device") != LUA_TNIL) {
+      if (lua_type(L, -1) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': device must be a string", name);
+      tfd_node_def_set_device(def, lua_tostring(L, -1), st);
+    }
+    if (lua_getfield(L, nd, "input") != LUA_TNIL) {
+      if (!lua_istable(L, -1)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input must be a list of strings", name);
+      for (lua_Integer k = 1, m = (lua_Integer)lua_rawlen(L, -1); k <= m; k++) {
+        lua_rawgeti(L, -1, k);
+        if (lua_type(L, -1) != LUA_TSTRING)
+          tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d must be a string, got %s", name, (int)k,
+                      luaL_typename(L, -1));
+        if (tfd_node_def_add_input(def, lua_tostring(L, -1), st) != TFD_OK) tfdev_raise_status(L, st);
+        lua_pop(L, 1);
+      }
+    }
+    if (lua_getfield(L, nd, "attr") != LUA_TNIL) {
+      if (!lua_istable(L, -1)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr must be a table", name);
+      int attrs = lua_gettop(L);
+      lua_pushnil(L);
+      while (lua_next(L, attrs)) {
+        if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr names must be strings", name);
+        int keep = lua_gettop(L);
+        const char *aname = lua_tostring(L, -2);
+        tfd_attr_value v;
+        attr_of(L, nd, name, op, aname, &v);
+        if (tfd_node_def_set_attr(def, aname, &v, st) != TFD_OK) tfdev_raise_status(L, st);
+        lua_settop(L, keep - 1);
+      }
+    }
+    lua_settop(L, top);
+  }
+  lua_pop(L, 2); /* node list, status */
+  return box->g; /* owned by the box at the top of the stack */
+}
+
+static void push_attr(lua_State *L, const tfd_attr_value *v) {
+  switch (v->type) {
+    case TFD_ATTR_INT: lua_pushinteger(L, v->i); break;
+    case TFD_ATTR_FLOAT: lua_pushnumber(L, v->f); break;
+    case TFD_ATTR_BOOL: lua_pushboolean(L, v->b); break;
+    case TFD_ATTR_STRING: lua_pushstring(L, v->s); break;
+    case TFD_ATTR_TYPE: lua_pushstring(L, tfd_dtype_name(v->dtype)); break;
+    case TFD_ATTR_SHAPE:
+      if (v->shape.ndims < 0) {
+        lua_pushnil(L);
+        break;
+      }
+      lua_createtable(L, v->shape.ndims, 0);
+      for (int i = 0; i < v->shape.ndims; i++) {
+        lua_pushinteger(L, v->shape.dims[i]);
+        lua_rawseti(L, -2, i + 1);
+      }
+      break;
+    case TFD_ATTR_TENSOR: tfdev_push_tensor(L, tfd_tensor_ref(v->tensor)); break;
+    default:
+      lua_createtable(L, (int)v->list_len, 0);
+      for (size_t i = 0; i < v->list_len; i++) {
+        if (v->type == TFD_ATTR_LIST_INT) lua_pushinteger(L, v->list_i[i]);
+        else if (v->type == TFD_ATTR_LIST_FLOAT) lua_pushnumber(L, v->list_f[i]);
+        else if (v->type == TFD_ATTR_LIST_TYPE) lua_pushstring(L, tfd_dtype_name(v->list_type[i]));
+        else lua_pushstring(L, v->list_s[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+      }
+  }
+}
+
+void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g) {
+  size_t n = tfd_graph_def_num_nodes(g);
+  lua_createtable(L, 0, 1);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    const tfd_node_def *nd = tfd_graph_def_node(g, i);
+    lua_createtable(L, 0, 5);
+    tfdev_set_str(L, "name", tfd_node_def_name(nd));
+    tfdev_set_str(L, "op", tfd_node_def_op(nd));
+    if (*tfd_node_def_device(nd)) tfdev_set_str(L, "device", tfd_node_def_device(nd));
+    lua_createtable(L, (int)tfd_node_def_num_inputs(nd), 0);
+    for (size_t k = 0; k < tfd_node_def_num_inputs(nd); k++) {
+      lua_pushstring(L, tfd_node_def_input(nd, k));
+      lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "input");
+    lua_newtable(L);
+    for (size_t a = 0; a < tfd_node_def_num_attrs(nd); a++) {
+      push_attr(L, tfd_node_def_attr_at(nd, a));
+      lua_setfield(L, -2, tfd_node_def_attr_name(nd, a));
+    }
+    lua_setfield(L, -2, "attr");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "node");
+}

@@ -1,0 +1,357 @@
+/* tfdev.session: DirectSession as Lua userdata, with callables and run metadata as tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "l_common.h"
+
+typedef struct lsession {
+  tfd_session *s;
+} lsession;
+
+typedef struct lcallable {
+  int64_t handle;
+  int num_feeds, num_fetches;
+  bool single_fetch; /* made with one fetch name, not a list: return the tensor itself */
+} lcallable;
+
+#define CALLABLE_MT "tfdev.callable"
+
+static tfd_session *check_session(lua_State *L, int idx) {
+  lsession *u = luaL_checkudata(L, idx, TFDEV_SESSION_MT);
+  if (!u->s) tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
+  return u->s;
+}
+
+/* tfdev.session(options) */
+static int session_new(lua_State *L) {
+  lua_settop(L, 1);
+  tfd_session_options *o = tfdev_check_options(L, 1);
+  lsession *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->s = NULL;
+  luaL_setmetatable(L, TFDEV_SESSION_MT);
+  tfd_status *st = tfdev_new_status(L);
+  tfdev_call_ctx ctx = {L, lua_istable(L, 1) ? 1 : 0};
+  u->s = tfd_session_new(o, tfdev_state(L)->registry, &ctx, st);
+  if (!u->s) return tfdev_raise_status(L, st);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int session_create(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session *s = check_session(L, 1);
+  tfd_graph_def *g = tfdev_check_graph_def(L, 2);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_create(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int session_extend(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session *s = check_session(L, 1);
+  tfd_graph_def *g = tfdev_check_graph_def(L, 2);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_extend(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* A list of strings at idx (a single string counts as a list of one) into an array anchored on the stack. */
+static const char **string_list(lua_State *L, int idx, int *n, const char *what) {
+  *n = 0;
+  if (lua_isnoneornil(L, idx)) return NULL;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    const char **one = lua_newuserdatauv(L, sizeof *one, 0);
+    one[0] = lua_tostring(L, idx);
+    *n = 1;
+    return one;
+  }
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s must be a name or a list of names, got %s", what, luaL_typename(L, idx));
+  *n = (int)lua_rawlen(L, idx);
+  const char **names = lua_newuserdatauv(L, (size_t)(*n ? *n : 1) * sizeof *names, 0);
+  for (int i = 0; i < *n; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s[%d] must be a string, got %s", what, i + 1, luaL_typename(L, -1));
+    names[i] = lua_tostring(L, -1); /* anchored by the table */
+    lua_pop(L, 1);
+  }
+  return names;
+}
+
+static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
+  memset(ro, 0, sizeof *ro);
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+    if (strcmp(k, "trace") == 0) ro->trace = lua_toboolean(L, -1);
+    else if (strcmp(k, "output_partition_graphs") == 0) ro->output_partition_graphs = lua_toboolean(L, -1);
+    else if (strcmp(k, "timeout_ms") == 0) {
+      int ok;
+      ro->timeout_ms = lua_tointegerx(L, -1, &ok);
+      if (!ok) tfdev_raise(L, TFD_INVALID_ARGUMENT, "run option timeout_ms must be an integer");
+    } else {
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown run option '%s' (known: trace, output_partition_graphs, timeout_ms)", k);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 1);
+  int nd = tfd_run_metadata_num_devices(m);
+  lua_createtable(L, nd, 0);
+  for (int d = 0; d < nd; d++) {
+    lua_createtable(L, 0, 2);
+    tfdev_set_str(L, "device", tfd_run_metadata_device(m, d));
+    int nn = tfd_run_metadata_num_nodes(m, d);
+    lua_createtable(L, nn, 0);
+    for (int i = 0; i < nn; i++) {
+      tfd_node_exec_stats ns;
+      tfd_run_metadata_node(m, d, i, &ns);
+      lua_createtable(L, 0, 6);
+      tfdev_set_str(L, "node_name", ns.node_name);
+      tfdev_set_str(L, "op", ns.op);
+      tfdev_set_int(L, "all_start_micros", ns.all_start_micros);
+      tfdev_set_int(L, "all_end_rel_micros", ns.all_end_rel_micros);
+      tfdev_set_int(L, "output_bytes", ns.output_bytes);
+      tfdev_set_int(L, "thread_id", ns.thread_id);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "node_stats");
+    lua_rawseti(L, -2, d + 1);
+  }
+  lua_setfield(L, -2, "dev_stats");
+  lua_setfield(L, -2, "step_stats");
+  int np = tfd_run_metadata_num_partition_graphs(m);
+  lua_createtable(L, np, 0);
+  for (int p = 0; p < np; p++) {
+    tfdev_push_graph_def(L, tfd_run_metadata_partition_graph(m, p));
+    lua_rawseti(L, -2, p + 1);
+  }
+  lua_setfield(L, -2, "partition_graphs");
+}
+
+typedef struct meta_box {
+  tfd_run_metadata *m;
+} meta_box;
+
+static int meta_box_gc(lua_State *L) {
+  meta_box *b = lua_touserdata(L, 1);
+  tfd_run_metadata_free(b->m);
+  b->m = NULL;
+  return 0;
+}
+
+static tfd_run_metadata *new_meta(lua_State *L) {
+  meta_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->m = NULL;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, meta_box_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  if (!(b->m = tfd_run_metadata_new())) luaL_error(L, "tfdev: out of memory");
+  return b->m;
+}
+
+/* Pushes outputs as a list (or the single tensor), then metadata if traced. */
+static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, const tfd_run_options *ro,
+                        tfd_run_metadata *meta) {
+  if (single) {
+    tfdev_push_tensor(L, outs[0]);
+  } else {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+      tfdev_push_tensor(L, outs[i]);
+      lua_rawseti(L, -2, i + 1);
+    }
+  }
+  if (ro->trace || ro->output_partition_graphs) {
+    push_metadata(L, meta);
+    return 2;
+  }
+  return 1;
+}
+
+/* session:run(feeds, fetches, targets, run_options) */
+static int session_run(lua_State *L) {
+  lua_settop(L, 5);
+  tfd_session *s = check_session(L, 1);
+  tfd_run_options ro;
+  check_run_options(L, 5, &ro);
+  int nf = 0, nfe, nt;
+  if (!lua_isnil(L, 2) && !lua_istable(L, 2))
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "feeds must be a table {name = value}, got %s", luaL_typename(L, 2));
+  if (lua_istable(L, 2)) {
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+      nf++;
+      lua_pop(L, 1);
+    }
+  }
+  const char **feed_names = lua_newuserdatauv(L, (size_t)(nf ? nf : 1) * sizeof(char *), 0);
+  tfd_tensor **feed_values = lua_newuserdatauv(L, (size_t)(nf ? nf : 1) * sizeof(tfd_tensor *), 0);
+  lua_createtable(L, nf, 0); /* anchors converted feed tensors */
+  int anchors = lua_gettop(L);
+  tfd_status *st = tfdev_new_status(L);
+  if (nf) {
+    int i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+      if (lua_type(L, -2) != LUA_TSTRING)
+        return tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\"");
+      feed_names[i] = lua_tostring(L, -2);
+      tfd_dtype dt = 0;
+      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, feed_names[i], &dt, st) != TFD_OK)
+        return tfdev_raise_status(L, st);
+      lua_pushvalue(L, -1);
+      feed_values[i] = tfdev_to_tensor(L, -1, dt);
+      lua_rawseti(L, anchors, i + 1);
+      lua_pop(L, 1);
+      i++;
+    }
+  }
+  bool single = lua_type(L, 3) == LUA_TSTRING;
+  const char **fetches = string_list(L, 3, &nfe, "fetches");
+  const char **targets = string_list(L, 4, &nt, "targets");
+  tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
+  tfd_run_metadata *meta = (ro.trace || ro.output_partition_graphs) ? new_meta(L) : NULL;
+  if (tfd_session_run(s, &ro, feed_names, feed_values, nf, fetches, nfe, targets, nt, outs, meta, st) != TFD_OK)
+    return tfdev_raise_status(L, st);
+  if (nfe == 0) {
+    if (meta) {
+      lua_pushnil(L);
+      push_metadata(L, meta);
+      return 2;
+    }
+    return 0;
+  }
+  return push_results(L, outs, nfe, single, &ro, meta);
+}
+
+/* session:make_callable{feeds = {...}, fetches = {...} or "y", targets = {...}} */
+static int session_make_callable(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session *s = check_session(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_getfield(L, 2, "feeds");
+  lua_getfield(L, 2, "fetches");
+  lua_getfield(L, 2, "targets");
+  int nf, nfe, nt;
+  const char **feeds = string_list(L, 3, &nf, "feeds");
+  const char **fetches = string_list(L, 4, &nfe, "fetches");
+  const char **targets = string_list(L, 5, &nt, "targets");
+  tfd_status *st = tfdev_new_status(L);
+  int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
+  if (h < 0) return tfdev_raise_status(L, st);
+  lcallable *c = lua_newuserdatauv(L, sizeof *c, 1);
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING};
+  luaL_setmetatable(L, CALLABLE_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1); /* the callable keeps its session alive */
+  return 1;
+}
+
+/* callable(feed1, feed2, ...) in the order given to make_callable */
+static int callable_call(lua_State *L) {
+  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  lua_getiuservalue(L, 1, 1);
+  tfd_session *s = check_session(L, -1);
+  lua_pop(L, 1);
+  if (lua_gettop(L) - 1 < c->num_feeds)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
+                       c->num_feeds == 1 ? "" : "s", lua_gettop(L) - 1);
+  enum { SMALL = 8 };
+  tfd_tensor *small_in[SMALL], *small_out[SMALL];
+  tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
+  tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
+  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, 0);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_run_options ro = {0};
+  if (tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st) != TFD_OK) return tfdev_raise_status(L, st);
+  if (c->num_fetches == 0) return 0;
+  return push_results(L, out, c->num_fetches, c->single_fetch, &ro, NULL);
+}
+
+static int callable_tostring(lua_State *L) {
+  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  lua_pushfstring(L, "tfdev.callable(%d feeds, %d fetches)", c->num_feeds, c->num_fetches);
+  return 1;
+}
+
+static int session_list_devices(lua_State *L) {
+  tfd_device_mgr *m = tfd_session_device_mgr(check_session(L, 1));
+  size_t n = tfd_device_mgr_size(m);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device_attributes(L, tfd_device_mgr_get(m, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int session_devices(lua_State *L) {
+  tfd_device_mgr *m = tfd_session_device_mgr(check_session(L, 1));
+  size_t n = tfd_device_mgr_size(m);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    tfdev_push_device(L, tfd_device_mgr_get(m, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int session_placement(lua_State *L) {
+  tfd_session *s = check_session(L, 1);
+  const char *node = luaL_checkstring(L, 2);
+  tfd_status *st = tfdev_new_status(L);
+  char dev[TFD_DEVICE_NAME_MAX];
+  if (tfd_session_node_device(s, node, dev, st) != TFD_OK) return tfdev_fail_status(L, st);
+  lua_pushstring(L, dev);
+  return 1;
+}
+
+static int session_executor_count(lua_State *L) {
+  lua_pushinteger(L, tfd_session_num_executors_built(check_session(L, 1)));
+  return 1;
+}
+
+/* close(), __close and __gc: closing twice is harmless. */
+static int session_close(lua_State *L) {
+  lsession *u = luaL_checkudata(L, 1, TFDEV_SESSION_MT);
+  tfd_session_free(u->s);
+  u->s = NULL;
+  return 0;
+}
+
+static int session_tostring(lua_State *L) {
+  lsession *u = luaL_checkudata(L, 1, TFDEV_SESSION_MT);
+  if (!u->s) lua_pushliteral(L, "tfdev.session(closed)");
+  else lua_pushfstring(L, "tfdev.session(%d devices)", (int)tfd_device_mgr_size(tfd_session_device_mgr(u->s)));
+  return 1;
+}
+
+int tfdev_open_session(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__tostring", session_tostring}, {"__gc", session_close}, {"__close", session_close},
+                                  {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"create", session_create},
+                                     {"extend", session_extend},
+                                     {"run", session_run},
+                                     {"make_callable", session_make_callable},
+                                     {"list_devices", session_list_devices},
+                                     {"devices", session_devices},
+                                     {"placement", session_placement},
+                                     {"executor_count", session_executor_count},
+                                     {"close", session_close},
+                                     {NULL, NULL}};
+  tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
+  static const luaL_Reg cmeta[] = {{"__call", callable_call}, {"__tostring", callable_tostring}, {NULL, NULL}};
+  tfdev_new_class(L, CALLABLE_MT, cmeta, NULL);
+  lua_pushcfunction(L, session_new);
+  return 1;
+}
