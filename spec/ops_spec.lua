@@ -1,0 +1,213 @@
+-- Every op's values through a session, against hand-computed results.
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+-- Builds with fn(g) -> output(s), runs, returns the fetched tables.
+local function eval(fn, feeds)
+  local g = tfdev.graph()
+  local outs = { fn(g) }
+  local names = {}
+  for i, o in ipairs(outs) do names[i] = tostring(o) end
+  local s <close> = tfdev.session()
+  s:create(g)
+  local got = s:run(feeds or {}, names)
+  local r = {}
+  for i, t in ipairs(got) do r[i] = t:totable() end
+  return table.unpack(r)
+end
+
+local function approx(expected, actual, tol)
+  tol = tol or 1e-5
+  if type(expected) == "table" then
+    assert.are.equal(#expected, #actual)
+    for i = 1, #expected do approx(expected[i], actual[i], tol) end
+  else
+    assert(math.abs(expected - actual) <= tol * math.max(1, math.abs(expected)),
+      string.format("expected %.9g, got %.9g", expected, actual))
+  end
+end
+
+describe("ops", function()
+  it("Const, Identity and Placeholder(WithDefault)", function()
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, eval(function(g) return g:identity(g:const({ { 1, 2 }, { 3, 4 } })) end))
+    assert.are.same({ 5, 6 }, eval(function(g) return g:identity(g:placeholder("int32", { 2 }, { name = "p" })) end,
+      { p = { 5, 6 } }))
+    assert.are.same({ 7 }, eval(function(g)
+      return g:op("PlaceholderWithDefault", { g:const({ 7 }) }, { dtype = "int32", shape = { 1 }, name = "d" })
+    end))
+    assert.are.same({ 9 }, eval(function(g)
+      return g:op("PlaceholderWithDefault", { g:const({ 7 }) }, { dtype = "int32", shape = { 1 }, name = "d" })
+    end, { d = { 9 } }))
+  end)
+
+  it("binary arithmetic with numpy broadcasting", function()
+    local a = { { 1, 2, 3 }, { 4, 5, 6 } }
+    assert.are.same({ { 11, 22, 33 }, { 14, 25, 36 } },
+      eval(function(g) return g:op("Add", { g:const(a), g:const({ 10, 20, 30 }) }) end))
+    assert.are.same({ { 0, 1, 2 }, { 2, 3, 4 } },
+      eval(function(g) return g:op("Sub", { g:const(a), g:const({ { 1 }, { 2 } }) }) end))
+    assert.are.same({ { 2, 4, 6 }, { 8, 10, 12 } }, eval(function(g) return g:op("Mul", { g:const(a), g:const(2) }) end))
+    assert.are.same({ { 11, 12, 13 }, { 14, 15, 16 } }, eval(function(g) return g:op("AddV2", { g:const(10), g:const(a) }) end))
+    approx({ { 0.5, 1, 1.5 } }, eval(function(g) return g:op("RealDiv", { g:const({ { 1, 2, 3 } }, { dtype = "float32" }), g:const(2, { dtype = "float32" }) }) end))
+    assert.are.same({ { 3, 2, 3 }, { 4, 5, 6 } }, eval(function(g) return g:op("Maximum", { g:const(a), g:const({ 3, 1, 2 }) }) end))
+    assert.are.same({ { 1, 1, 2 }, { 3, 1, 2 } }, eval(function(g) return g:op("Minimum", { g:const(a), g:const({ 3, 1, 2 }) }) end))
+    -- [2,1,3] + [4,1] -> [2,4,3]
+    local r = eval(function(g)
+      return g:op("Add", { g:const({ { { 1, 2, 3 } }, { { 4, 5, 6 } } }), g:const({ { 0 }, { 10 }, { 20 }, { 30 } }) })
+    end)
+    assert.are.same({ 2, 4, 3 }, { #r, #r[1], #r[1][1] })
+    assert.are.same({ 34, 35, 36 }, r[2][4])
+    assert.are.same({ 1.5, 2.5 }, eval(function(g) return g:op("Add", { g:const({ 1, 2 }, { dtype = "float64" }), g:const(0.5, { dtype = "float64" }) }) end))
+    assert.are.same({ 7, 9 }, eval(function(g) return g:op("Add", { g:const({ 3, 4 }, { dtype = "int64" }), g:const({ 4, 5 }, { dtype = "int64" }) }) end))
+  end)
+
+  it("arithmetic metamethods on builder outputs", function()
+    assert.are.same({ 7, 9 }, eval(function(g)
+      local x = g:const({ 1, 2 })
+      return x * 2 + 5 - x
+    end))
+    assert.are.same({ 1.5, 3 }, eval(function(g)
+      local x = g:const({ 1, 2 }, { dtype = "float32" })
+      return x * 3 / 2
+    end))
+    h.raises("INVALID_ARGUMENT", "T=int32 is not allowed (allowed: float32, float64)", eval, function(g)
+      return g:const({ 1, 2 }) / 2
+    end)
+    assert.are.same({ -1, -2 }, eval(function(g) return -g:const({ 1, 2 }) end))
+  end)
+
+  it("unary math", function()
+    local x = { -2, -0.5, 0, 1.5 }
+    local f = function(op) return eval(function(g) return g:op(op, { g:const(x, { dtype = "float32" }) }) end) end
+    approx({ 2, 0.5, 0, -1.5 }, f("Neg"))
+    approx({ 2, 0.5, 0, 1.5 }, f("Abs"))
+    approx({ 4, 0.25, 0, 2.25 }, f("Square"))
+    approx({ 0, 0, 0, 1.5 }, f("Relu"))
+    approx({ math.exp(-2), math.exp(-0.5), 1, math.exp(1.5) }, f("Exp"))
+    approx({ 1 / (1 + math.exp(2)), 1 / (1 + math.exp(0.5)), 0.5, 1 / (1 + math.exp(-1.5)) }, f("Sigmoid"))
+    local tanh = function(v) return (math.exp(v) - math.exp(-v)) / (math.exp(v) + math.exp(-v)) end
+    approx({ tanh(-2), tanh(-0.5), 0, tanh(1.5) }, f("Tanh"))
+    local pos = function(op) return eval(function(g) return g:op(op, { g:const({ 1, 4, 9 }, { dtype = "float64" }) }) end) end
+    approx({ 1, 2, 3 }, pos("Sqrt"))
+    approx({ 0, math.log(4), math.log(9) }, pos("Log"))
+    assert.are.same({ 3, 0, 2 }, eval(function(g) return g:op("Abs", { g:const({ -3, 0, 2 }) }) end))
+  end)
+
+  it("Softmax over the last dimension", function()
+    local r = eval(function(g) return g:softmax(g:const({ { 1, 2, 3 }, { 0, 0, 0 } }, { dtype = "float32" })) end)
+    local e1, e2, e3 = math.exp(1), math.exp(2), math.exp(3)
+    local s = e1 + e2 + e3
+    approx({ { e1 / s, e2 / s, e3 / s }, { 1 / 3, 1 / 3, 1 / 3 } }, r)
+  end)
+
+  it("MatMul with transposes, and one-row products", function()
+    local a, b = { { 1, 2 }, { 3, 4 } }, { { 5, 6 }, { 7, 8 } }
+    local mm = function(ta, tb, av, bv)
+      return eval(function(g)
+        return g:matmul(g:const(av or a, { dtype = "float32" }), g:const(bv or b, { dtype = "float32" }),
+          { transpose_a = ta, transpose_b = tb })
+      end)
+    end
+    assert.are.same({ { 19, 22 }, { 43, 50 } }, mm(false, false))
+    assert.are.same({ { 26, 30 }, { 38, 44 } }, mm(true, false))
+    assert.are.same({ { 17, 23 }, { 39, 53 } }, mm(false, true))
+    assert.are.same({ { 23, 31 }, { 34, 46 } }, mm(true, true))
+    -- one row on the left: the sgemv path, in every transpose combination
+    assert.are.same({ { 19, 22 } }, mm(false, false, { { 1, 2 } }))
+    assert.are.same({ { 17, 23 } }, mm(false, true, { { 1, 2 } }))
+    assert.are.same({ { 19, 22 } }, mm(true, false, { { 1 }, { 2 } }))
+    assert.are.same({ { 17, 23 } }, mm(true, true, { { 1 }, { 2 } }))
+    assert.are.same({ { 44 } }, eval(function(g)
+      return g:matmul(g:const({ { 1, 2, 3 } }, { dtype = "float64" }), g:const({ { 3 }, { 4 }, { 11 } }, { dtype = "float64" }))
+    end))
+  end)
+
+  it("BiasAdd", function()
+    assert.are.same({ { 11, 22 }, { 13, 24 } }, eval(function(g)
+      return g:bias_add(g:const({ { 1, 2 }, { 3, 4 } }, { dtype = "float32" }), g:const({ 10, 20 }, { dtype = "float32" }))
+    end))
+  end)
+
+  it("Sum, Mean and Max over axes, with keep_dims", function()
+    local x = { { 1, 2, 3 }, { 4, 5, 6 } }
+    assert.are.same({ 5, 7, 9 }, eval(function(g) return g:sum(g:const(x), { 0 }) end))
+    assert.are.same({ { 6 }, { 15 } }, eval(function(g) return g:sum(g:const(x), { 1 }, { keep_dims = true }) end))
+    assert.are.same(21, eval(function(g) return g:sum(g:const(x), { 0, 1 }) end))
+    assert.are.same({ 2, 5 }, eval(function(g) return g:mean(g:const(x, { dtype = "float32" }), { -1 }) end))
+    assert.are.same({ 3, 6 }, eval(function(g) return g:max(g:const(x), { 1 }) end))
+    assert.are.same({ { 6 } }, eval(function(g) return g:max(g:const(x), { 0, 1 }, { keep_dims = true }) end))
+  end)
+
+  it("Reshape, Transpose, Shape", function()
+    local x = { { 1, 2, 3 }, { 4, 5, 6 } }
+    assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, eval(function(g) return g:reshape(g:const(x), { 3, -1 }) end))
+    assert.are.same({ { 1, 4 }, { 2, 5 }, { 3, 6 } }, eval(function(g) return g:transpose(g:const(x), { 1, 0 }) end))
+    assert.are.same({ 2, 3 }, eval(function(g) return g:shape(g:const(x)) end))
+    local t3 = eval(function(g) return g:transpose(g:reshape(g:const({ 1, 2, 3, 4, 5, 6, 7, 8 }), { 2, 2, 2 }), { 2, 0, 1 }) end)
+    assert.are.same({ { { 1, 3 }, { 5, 7 } }, { { 2, 4 }, { 6, 8 } } }, t3)
+  end)
+
+  it("Cast, Fill, ZerosLike, OnesLike", function()
+    assert.are.same({ 1, -2, 3 }, eval(function(g) return g:cast(g:const({ 1.7, -2.9, 3.2 }, { dtype = "float32" }), "int32") end))
+    assert.are.same({ true, false }, eval(function(g) return g:cast(g:const({ 2, 0 }), "bool") end))
+    assert.are.same({ 1, 0 }, eval(function(g) return g:cast(g:const({ true, false }), "float64") end))
+    assert.are.same({ { 7, 7, 7 }, { 7, 7, 7 } }, eval(function(g) return g:fill({ 2, 3 }, g:const(7)) end))
+    assert.are.same({ 0, 0 }, eval(function(g) return g:zeros_like(g:const({ 5, 6 })) end))
+    assert.are.same({ 1, 1 }, eval(function(g) return g:ones_like(g:const({ 5.5, 6 }, { dtype = "float32" })) end))
+    assert.are.same({ true }, eval(function(g) return g:ones_like(g:const({ false })) end))
+  end)
+
+  it("ConcatV2", function()
+    assert.are.same({ { 1, 2, 5 }, { 3, 4, 6 } }, eval(function(g)
+      return g:concat({ g:const({ { 1, 2 }, { 3, 4 } }), g:const({ { 5 }, { 6 } }) }, 1)
+    end))
+    assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, eval(function(g)
+      return g:concat({ g:const({ { 1, 2 } }), g:const({ { 3, 4 }, { 5, 6 } }) }, 0)
+    end))
+  end)
+
+  it("random ops: seeded, reproducible, in range", function()
+    local draw = function(seed)
+      return eval(function(g)
+        return g:random_uniform({ 1000 }, { seed = seed, seed2 = 7 }), g:random_normal({ 2000 }, { seed = seed, seed2 = 7 })
+      end)
+    end
+    local u1, n1 = draw(42)
+    local u2, n2 = draw(42)
+    local u3 = draw(43)
+    assert.are.same(u1, u2)
+    assert.are.same(n1, n2)
+    assert.are_not.same(u1, u3)
+    local sum, sq = 0, 0
+    for _, v in ipairs(u1) do assert(v >= 0 and v < 1) end
+    for _, v in ipairs(n1) do sum, sq = sum + v, sq + v * v end
+    local mean, var = sum / #n1, sq / #n1 - (sum / #n1) ^ 2
+    assert(math.abs(mean) < 0.1, "mean " .. mean)
+    assert(math.abs(var - 1) < 0.15, "variance " .. var)
+  end)
+
+  it("random ops advance between runs of one session", function()
+    local g = tfdev.graph()
+    local r = g:random_uniform({ 4 }, { seed = 1, seed2 = 2, name = "r" })
+    local s <close> = tfdev.session()
+    s:create(g)
+    local a, b = s:run({}, "r"):totable(), s:run({}, "r"):totable()
+    assert.are_not.same(a, b)
+  end)
+
+  it("resource variables: assign, read, assign_add", function()
+    local g = tfdev.graph()
+    local v = g:variable({ 1, 2 }, { name = "v", dtype = "float32" })
+    local inc = g:assign_add(v, g:const({ 10, 10 }, { dtype = "float32" }), { name = "inc" })
+    local s <close> = tfdev.session()
+    s:create(g)
+    h.raises("FAILED_PRECONDITION", "Error while reading resource variable v", s.run, s, {}, "v/Read")
+    s:run({}, nil, { v.initializer })
+    assert.are.same({ 1, 2 }, s:run({}, "v/Read"):totable())
+    s:run({}, nil, { inc })
+    s:run({}, nil, { inc })
+    assert.are.same({ 21, 22 }, s:run({}, "v/Read"):totable())
+    local rm = s:devices()[1]:resource_manager()
+    assert.are.same({ "localhost" }, rm:containers())
+  end)
+end)
