@@ -102,7 +102,8 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
 }
 
 static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
+  tfdev_set_int(L, "step_id", tfd_run_metadata_step_id(m));
   lua_createtable(L, 0, 1);
   int nd = tfd_run_metadata_num_devices(m);
   lua_createtable(L, nd, 0);
@@ -207,8 +208,10 @@ static int session_run(lua_State *L) {
         return tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\"");
       feed_names[i] = lua_tostring(L, -2);
       tfd_dtype dt = 0;
-      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, feed_names[i], &dt, st) != TFD_OK)
+      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, feed_names[i], &dt, st) != TFD_OK) {
+        tfd_status_prefixf(st, "feed '%s': ", feed_names[i]);
         return tfdev_raise_status(L, st);
+      }
       lua_pushvalue(L, -1);
       feed_values[i] = tfdev_to_tensor(L, -1, dt);
       lua_rawseti(L, anchors, i + 1);
@@ -249,8 +252,13 @@ static int session_make_callable(lua_State *L) {
   tfd_status *st = tfdev_new_status(L);
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
-  lcallable *c = lua_newuserdatauv(L, sizeof *c, 1);
+  lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 1);
   *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING};
+  /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
+  tfd_dtype *types = (tfd_dtype *)(c + 1);
+  for (int i = 0; i < nf; i++)
+    if (tfd_session_tensor_dtype(s, feeds[i], &types[i], st) != TFD_OK) types[i] = 0;
+  tfd_status_reset(st);
   luaL_setmetatable(L, CALLABLE_MT);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the callable keeps its session alive */
@@ -270,7 +278,8 @@ static int callable_call(lua_State *L) {
   tfd_tensor *small_in[SMALL], *small_out[SMALL];
   tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
   tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
-  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, 0);
+  const tfd_dtype *types = (const tfd_dtype *)(c + 1);
+  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, types[i]);
   tfd_status *st = tfdev_new_status(L);
   tfd_run_options ro = {0};
   if (tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st) != TFD_OK) return tfdev_raise_status(L, st);

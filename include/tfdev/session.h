@@ -90,6 +90,8 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 /* ---- run metadata ---- */
 tfd_run_metadata *tfd_run_metadata_new(void);
 void tfd_run_metadata_free(tfd_run_metadata *m);
+/* The step id of the run (unique across all sessions of the process). */
+int64_t tfd_run_metadata_step_id(const tfd_run_metadata *m);
 /* Step stats: one entry per executed node, grouped by device. */
 int tfd_run_metadata_num_devices(const tfd_run_metadata *m);
 const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d);

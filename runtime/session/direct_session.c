@@ -298,9 +298,9 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
   pthread_mutex_lock(&s->graph_mu);
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
-  if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "'%s': the graph has no node named '%s'", tensor, node);
+  if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph has no node named '%s'", node);
   else if (index >= s->graph->nodes[id].num_outputs)
-    code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s': node '%s' has %d outputs", tensor, node,
+    code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' has %d outputs", node,
                            s->graph->nodes[id].num_outputs);
   else *out = s->graph->nodes[id].out_types[index];
   pthread_mutex_unlock(&s->graph_mu);
@@ -505,6 +505,7 @@ done:
 
 /* ---- running ---- */
 struct tfd_run_metadata {
+  int64_t step_id;
   int num_devices;
   char **devices;
   int *num_nodes;
@@ -538,6 +539,7 @@ void tfd_run_metadata_free(tfd_run_metadata *m) {
   free(m);
 }
 
+int64_t tfd_run_metadata_step_id(const tfd_run_metadata *m) { return m->step_id; }
 int tfd_run_metadata_num_devices(const tfd_run_metadata *m) { return m->num_devices; }
 const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d) { return m->devices[d]; }
 int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d) { return m->num_nodes[d]; }
@@ -685,7 +687,10 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     if (code == TFD_OK) outputs[k] = fetches[k];
     else tfd_tensor_unref(fetches[k]);
   }
-  if (code == TFD_OK && meta) fill_metadata(meta, b, stats, ro && ro->output_partition_graphs);
+  if (code == TFD_OK && meta) {
+    fill_metadata(meta, b, stats, ro && ro->output_partition_graphs);
+    meta->step_id = step_id;
+  }
   for (int p = 0; stats && p < b->num_parts; p++) free(stats[p]);
   free(stats);
   free(fetches);
