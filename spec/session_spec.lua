@@ -297,7 +297,8 @@ describe("tfdev.session", function()
   end)
 
   it("gives every step an id unique across sessions", function()
-    local a <close>, b <close> = tfdev.session(), tfdev.session()
+    local a <close> = tfdev.session()
+    local b <close> = tfdev.session()
     a:create(mlp_def())
     b:create(mlp_def())
     local seen = {}
