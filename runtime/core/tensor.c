@@ -181,8 +181,12 @@ tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tf
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
     return NULL;
   }
-  *v = *t;
+  /* Field by field: t's refcount may be changing on another thread. */
   tfd_refcount_init(&v->refs);
+  v->dtype = t->dtype;
+  v->numel = t->numel;
+  v->buf = t->buf;
+  v->offset = t->offset;
   v->ndims = ndims;
   for (int i = 0; i < ndims; i++) v->dims[i] = dims[i];
   tfd_refcount_inc(&t->buf->refs);
