@@ -1,101 +1,98 @@
--- tfdev demo: enumerate and compose devices through the factory registry.
+-- tfdev demo: an MLP built in Lua, run by a DirectSession on the devices the priorities choose.
 --
---   tfdev scripts/demo.lua
+--   tfdev scripts/demo.lua [timeline.json]
 --
--- Walks through what TensorFlow's device layer does, with tfdev's Lua API:
--- factories with priorities, devices made through the registry (including
--- by factories written in Lua), a DeviceMgr and a DeviceSet over them, the
--- prioritized device types, the mapping string, and a device's allocator.
+-- Prints the factories and devices, builds a 784-256-128-10 MLP (ReLU,
+-- softmax) with the graph builder, pins its second layer to a second CPU
+-- device so the graph is partitioned with Send/Recv, runs a batch, and
+-- prints the predictions, where each node ran, per-node timings, and writes
+-- a Chrome trace (open it in https://ui.perfetto.dev or chrome://tracing).
 local tfdev = require "tfdev"
 
-local function heading(s) print("\n== " .. s .. " " .. string.rep("=", 60 - #s)) end
+local timeline_path = arg and arg[1] or "tfdev-timeline.json"
+local function heading(s) print("\n== " .. s .. " " .. string.rep("=", 66 - #s)) end
 
-heading("tfdev " .. tfdev.version)
+-- The run configuration, as a host would keep it.
+local config = {
+  device_count = { CPU = 2 },   -- two CPU devices: the graph gets two partitions
+  intra_op_threads = 2,
+  inter_op_threads = 2,
+  allow_soft_placement = true,  -- a layer pinned to a device we lack falls back instead of failing
+}
+
+heading("tfdev " .. tfdev.version .. ": factories by priority")
+io.write(tfdev.describe_factories())
 local gpus, why = tfdev.gpu_count()
-print(string.format("CUDA backend built: %s; GPUs visible: %d%s", tostring(tfdev.built_with_cuda), gpus,
-  gpus == 0 and (" (" .. why .. ")") or ""))
+print(string.format("GPUs: %d%s", gpus, gpus == 0 and (" (" .. why .. ")") or ""))
 
-heading("Built-in factories")
-io.write(tfdev.describe_factories())
+-- The model: weights drawn in the graph from seeded random ops, held in variables.
+local g = tfdev.graph()
+local sizes = { 784, 256, 128, 10 }
+local x = g:placeholder("float32", { -1, 784 }, { name = "images" })
+local h = x
+local init = {}
+for layer = 1, 3 do
+  local fan_in, fan_out = sizes[layer], sizes[layer + 1]
+  local scale = g:const(math.sqrt(2 / fan_in), { dtype = "float32" })
+  local device = layer == 2 and "/device:CPU:1" or nil
+  local w = g:variable(g:random_normal({ fan_in, fan_out }, { seed = 7, seed2 = layer }) * scale,
+    { name = "layer" .. layer .. "/w", device = device })
+  local b = g:variable(g:fill({ fan_out }, g:const(0.01, { dtype = "float32" })), { name = "layer" .. layer .. "/b",
+    device = device })
+  init[#init + 1] = w.initializer
+  init[#init + 1] = b.initializer
+  local z = g:bias_add(g:matmul(h, w, { name = "layer" .. layer .. "/matmul", device = device }), b,
+    { name = "layer" .. layer .. "/logits", device = device })
+  h = layer < 3 and g:relu(z, { name = "layer" .. layer .. "/relu", device = device }) or z
+end
+local probs = g:softmax(h, { name = "probs" })
+local predicted = g:max(probs, { 1 }, { name = "confidence" })
 
--- A CPU factory written in Lua at priority 70, above the built-in one at 60,
--- as TensorFlow's GPUCompatibleCPUDeviceFactory sits above ThreadPoolDevice.
--- It gives every CPU device a pool of its own and a 64 MiB limit.
-tfdev.factory.register("CPU", {
-  name = "DemoCPUFactory",
-  create_devices = function(_, options, prefix)
-    local devices = {}
-    for i = 0, ((options.device_count or {}).CPU or 1) - 1 do
-      devices[#devices + 1] = tfdev.device.cpu { name = string.format("%s/device:CPU:%d", prefix, i), threads = 1,
-        memory_limit = 64 * 1024 * 1024 }
-    end
-    return devices
-  end,
-}, 70)
+local session <close> = tfdev.session(config)
+session:create(g)
+session:run({}, nil, init)
 
--- A simulated accelerator: CPU-backed devices of type "SIM" (the way XLA_CPU
--- is a CPU-backed device type in TensorFlow), preferred over CPU at 100.
-tfdev.factory.register("SIM", {
-  name = "SimAcceleratorFactory",
-  create_devices = function(_, options, prefix)
-    local n = (options.device_count or {}).SIM or 1
-    local devices = {}
-    for i = 0, n - 1 do
-      devices[#devices + 1] = tfdev.device.cpu { name = string.format("%s/device:SIM:%d", prefix, i),
-        device_type = "SIM", threads = 1, memory_limit = 16 * 1024 * 1024, bus_id = 1,
-        physical_device_desc = string.format("device: %d, name: simulated accelerator, pci bus id: 0000:00:0%d.0", i, i) }
-    end
-    return devices
-  end,
-}, 100)
+heading("devices")
+for _, d in ipairs(session:list_devices()) do print(d.name .. "  " .. d.physical_device_desc) end
 
-heading("Factories after registering two written in Lua")
-io.write(tfdev.describe_factories())
-print("GetFactory('CPU') is now: " .. tfdev.factory.get("CPU").name)
-
-heading("AddDevices (CPU first, then by priority)")
-local devices = tfdev.factory.add_devices { device_count = { CPU = 2, SIM = 2 } }
-for _, d in ipairs(devices) do
-  print(string.format("%-48s %-4s limit %-9s threads %d", d.name, d.device_type, tfdev.format_bytes(d.memory_limit),
-    d.num_threads))
+-- A batch of 4 "images": smooth patterns, so the output is deterministic.
+local batch = {}
+for i = 1, 4 do
+  local row = {}
+  for p = 1, 784 do row[p] = 0.5 + 0.5 * math.sin(i * p / 97) end
+  batch[i] = row
 end
 
-heading("DeviceMgr")
-local mgr = tfdev.device_mgr(devices)
-print(string.format("%d devices: %d CPU, %d SIM", #mgr, mgr:num_device_type("CPU"), mgr:num_device_type("SIM")))
-for _, name in ipairs { "/job:localhost/replica:0/task:0/device:SIM:1", "/job:localhost/replica:0/task:0/sim:1",
-  "/device:SIM:1", "SIM:1" } do
-  print(string.format("lookup %-46s -> %s", name, mgr:lookup(name).name))
+local outs, meta = session:run({ images = batch }, { "probs", "confidence" }, nil,
+  { trace = true, output_partition_graphs = true })
+
+heading("predictions")
+for i, row in ipairs(outs[1]:totable()) do
+  local best, best_p = 0, -1
+  for k, p in ipairs(row) do if p > best_p then best, best_p = k - 1, p end end
+  print(string.format("image %d -> class %d (p = %.3f)", i, best, best_p))
 end
-local _, err = mgr:lookup("/device:GPU:0")
-print("lookup /device:GPU:0 -> " .. tostring(err))
-print("device mapping string:")
-io.write(mgr:mapping_string())
 
-heading("DeviceSet")
-local set = tfdev.device_set(devices)
--- A device of another task, answering to a worker's name.
-set:add(tfdev.device.renamed(devices[1], "/job:worker/replica:0/task:1"))
-set:set_client_device(devices[1])
-print("prioritized device types: " .. table.concat(set:prioritized_types(), ", "))
-print("client device: " .. set:client_device().name)
-local function names(list)
-  local out = {}
-  for _, d in ipairs(list) do out[#out + 1] = d.name end
-  return table.concat(out, "\n  ")
+heading("placement (" .. #meta.partition_graphs .. " partitions)")
+for _, pg in ipairs(meta.partition_graphs) do
+  local names = {}
+  for _, n in ipairs(pg.node) do names[#names + 1] = n.op:sub(1, 1) == "_" and ("[" .. n.op .. "]") or n.name end
+  print((pg.node[1] and pg.node[1].device or "?") .. ":\n  " .. table.concat(names, " "))
 end
-print("matching /job:localhost/device:SIM:*:\n  " .. names(set:find_matching "/job:localhost/device:SIM:*"))
-print("matching /job:worker:\n  " .. names(set:find_matching "/job:worker"))
 
-heading("A device's allocator and memory limit")
-local sim = mgr:lookup("SIM:0")
-local weights = tfdev.tensor { dtype = "float32", shape = { 1024, 1024 }, device = sim } -- 4 MiB
-local stats = sim:allocator_stats()
-print(string.format("%s: %s in use of %s", sim.name, tfdev.format_bytes(stats.bytes_in_use),
-  tfdev.format_bytes(stats.bytes_limit)))
-local ok, oom = pcall(tfdev.tensor, { dtype = "float32", shape = { 4096, 1024 }, device = sim }) -- 16 MiB
-print("asking for 16 MiB more -> " .. (ok and "allocated?!" or tostring(oom)))
-weights:close()
+heading("per-node timings (step " .. meta.step_id .. ")")
+local rows = {}
+for _, dev in ipairs(meta.step_stats.dev_stats) do
+  for _, n in ipairs(dev.node_stats) do
+    rows[#rows + 1] = { n.all_end_rel_micros, n.node_name, n.op, dev.device:match("[^/]+$"), n.output_bytes }
+  end
+end
+table.sort(rows, function(a, b) return a[1] > b[1] end)
+print(string.format("%8s  %-22s %-20s %-12s %10s", "us", "node", "op", "device", "out bytes"))
+for i = 1, math.min(12, #rows) do print(string.format("%8d  %-22s %-20s %-12s %10d", table.unpack(rows[i]))) end
 
-heading("Attributes of " .. devices[1].name)
-io.write(devices[1]:debug_string())
+local f = assert(io.open(timeline_path, "w"))
+f:write(tfdev.timeline(meta))
+f:close()
+heading("timeline")
+print("wrote " .. timeline_path .. " (open it in https://ui.perfetto.dev)")

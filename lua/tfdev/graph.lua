@@ -19,6 +19,10 @@ Output.__index = Output
 
 local function is_output(v) return getmetatable(v) == Output end
 
+-- Ops whose result dtype is not their first input's.
+local dtype_from_input = { Fill = 2 }
+local fixed_dtype = { Shape = "int32", VarHandleOp = "resource" }
+
 function Output:__tostring() return self.index == 0 and self.node or (self.node .. ":" .. self.index) end
 
 function Output:name() return self.node .. ":" .. self.index end
@@ -41,11 +45,12 @@ function Graph:op(op_type, inputs, opts)
   opts = opts or {}
   local name = opts.name and opts.name or self:unique_name(op_type)
   if self.by_name[name] then error(core.error.new("INVALID_ARGUMENT", "node name '" .. name .. "' is already used"), 2) end
-  local input, first_dtype = {}, nil
+  local input, first_dtype, dtypes = {}, nil, {}
   for i, v in ipairs(inputs or {}) do
     if not is_output(v) then v = self:const(v, { dtype = first_dtype }) end
     if v.graph ~= self then error(core.error.new("INVALID_ARGUMENT", "input " .. i .. " of '" .. name .. "' belongs to another graph"), 2) end
     first_dtype = first_dtype or v.dtype
+    dtypes[i] = v.dtype
     input[#input + 1] = tostring(v)
   end
   for _, c in ipairs(opts.control_inputs or {}) do
@@ -58,7 +63,8 @@ function Graph:op(op_type, inputs, opts)
   local node = { name = name, op = op_type, input = input, attr = attr, device = opts.device }
   self.nodes[#self.nodes + 1] = node
   self.by_name[name] = node
-  local dtype = opts.result_dtype or attr.dtype or attr.DstT or attr.out_type or first_dtype
+  local dtype = opts.result_dtype or fixed_dtype[op_type] or attr.dtype or attr.DstT or attr.out_type
+    or dtypes[dtype_from_input[op_type] or 1]
   return setmetatable({ graph = self, node = name, index = 0, dtype = dtype }, Output)
 end
 
