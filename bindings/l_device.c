@@ -163,6 +163,7 @@ static int device_allocator_stats(lua_State *L) {
   tfdev_set_int(L, "largest_alloc_size", s.largest_alloc_size);
   tfdev_set_int(L, "bytes_limit", s.bytes_limit);
   tfdev_set_int(L, "num_refused", s.num_refused);
+  tfdev_set_int(L, "bytes_cached", s.bytes_cached);
   return 1;
 }
 

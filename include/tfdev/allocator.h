@@ -27,6 +27,7 @@ typedef struct tfd_allocator_stats {
   int64_t largest_alloc_size; /* largest single allocation */
   int64_t bytes_limit;        /* the limit; 0 means none */
   int64_t num_refused;        /* allocations refused for the limit */
+  int64_t bytes_cached;       /* freed blocks kept for reuse (not in use) */
 } tfd_allocator_stats;
 
 typedef struct tfd_allocator_ops {
@@ -35,10 +36,14 @@ typedef struct tfd_allocator_ops {
   void (*deallocate)(tfd_allocator *a, void *ptr, size_t size);
   void (*get_stats)(const tfd_allocator *a, tfd_allocator_stats *out);
   void (*destroy)(tfd_allocator *a);
+  void (*trim)(tfd_allocator *a); /* may be NULL */
 } tfd_allocator_ops;
 
 /* A new CPU allocator named `name` (copied) whose bytes in use may not
- * exceed `bytes_limit` (0: unlimited). Caller owns one reference. */
+ * exceed `bytes_limit` (0: unlimited). Caller owns one reference.
+ * Freed blocks are kept, by exact size, for the next allocation of that
+ * size (up to bytes_limit of them, or 256 MiB when unlimited), so a
+ * session's steady state never goes back to the system. */
 tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
 
 tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
@@ -51,6 +56,8 @@ void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tf
 /* Returns a block; `size` must be the size it was allocated with. */
 void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size);
 void tfd_allocator_get_stats(const tfd_allocator *a, tfd_allocator_stats *out);
+/* Returns every cached free block to the system. */
+void tfd_allocator_trim(tfd_allocator *a);
 /* The allocator's name, owned by the allocator. */
 const char *tfd_allocator_name(const tfd_allocator *a);
 

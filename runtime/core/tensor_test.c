@@ -111,6 +111,16 @@ static void test_allocator_stats_and_limit(void) {
   CHECK_INT(s.num_refused, 1);
   t3 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
   CHECK(t3 != NULL);
+  /* Freed blocks are cached by size and handed back for the same size. */
+  CHECK_INT(s.bytes_cached, 600);
+  tfd_allocator_get_stats(a, &s);
+  tfd_tensor *again = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.bytes_cached, 600); /* 300-byte request: the 600-byte block stays */
+  tfd_tensor_unref(again);
+  tfd_allocator_trim(a);
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.bytes_cached, 0);
   tfd_allocator_unref(a); /* tensors keep the allocator alive */
   tfd_tensor_unref(t2);
   tfd_tensor_unref(t3);
