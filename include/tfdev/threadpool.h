@@ -37,10 +37,11 @@ int tfd_threadpool_current_thread_id(const tfd_threadpool *pool);
 tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status);
 
 /* Calls fn over [0, total) split into contiguous shards run in parallel by
- * the caller and the workers; returns when every shard is done.
- * `cost_per_unit` is a rough cost of one unit in nanoseconds: small total
- * work runs inline on the caller, large work is split into at most
- * 4 x (threads + 1) shards. pool may be NULL (runs inline). */
+ * the caller and up to threads - 1 workers (n threads, n-way parallelism);
+ * returns when every shard is done. `cost_per_unit` is a rough cost of one
+ * unit in nanoseconds: small total work runs inline on the caller, large
+ * work is split into at most 4 x threads shards. pool may be NULL (runs
+ * inline). */
 void tfd_threadpool_parallel_for(tfd_threadpool *pool, int64_t total, int64_t cost_per_unit, tfd_range_fn fn,
                                  void *arg);
 

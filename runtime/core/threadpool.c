@@ -206,7 +206,9 @@ void tfd_threadpool_parallel_for(tfd_threadpool *pool, int64_t total, int64_t co
                                  void *arg) {
   if (total <= 0) return;
   if (cost_per_unit < 1) cost_per_unit = 1;
-  int64_t parallel = (int64_t)tfd_threadpool_num_threads(pool) + 1;
+  /* A pool of n threads gives n-way parallelism: the caller and n - 1 helpers,
+   * so n threads never compete with the caller for n cores. */
+  int64_t parallel = pool ? (int64_t)tfd_threadpool_num_threads(pool) : 1;
   int64_t max_shards = 4 * parallel;
   int64_t by_cost = total > INT64_MAX / cost_per_unit ? max_shards : total * cost_per_unit / MIN_SHARD_COST_NS;
   int64_t shards = by_cost < max_shards ? by_cost : max_shards;
@@ -225,7 +227,7 @@ void tfd_threadpool_parallel_for(tfd_threadpool *pool, int64_t total, int64_t co
   atomic_init(&p->done_shards, 0);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
-  int64_t helpers = p->num_shards - 1 < pool->num_threads ? p->num_shards - 1 : pool->num_threads;
+  int64_t helpers = p->num_shards - 1 < pool->num_threads - 1 ? p->num_shards - 1 : pool->num_threads - 1;
   atomic_init(&p->refs, 1 + (int)helpers);
   for (int64_t i = 0; i < helpers; i++)
     if (tfd_threadpool_schedule(pool, pfor_helper, p, NULL) != TFD_OK) pfor_unref(p); /* caller covers its shards */

@@ -134,6 +134,7 @@ typedef struct async_call {
 } async_call;
 
 static void process(step *s, int node);
+static void finish_step(step *s);
 
 static void fail(step *s, tfd_status *st) {
   pthread_mutex_lock(&s->mu);
@@ -166,9 +167,31 @@ static int thread_id(step *s) {
   return id + 1;
 }
 
-/* Records a finished node, hands its outputs on, and returns the node to run
- * next on this thread (-1: none). Scheduling happens here. */
-static int node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start) {
+/* Nodes ready to run on this thread: cheap ones always, plus one expensive
+ * one to continue a chain; others go to the pool. */
+#define INLINE_MAX 64
+typedef struct ready_stack {
+  int nodes[INLINE_MAX];
+  int top;
+  bool has_expensive;
+} ready_stack;
+
+/* Makes `node` runnable: here when it is cheap (or the first expensive one),
+ * else on the pool. The step's outstanding count covers it from now on. */
+static void make_ready(step *s, int node, ready_stack *rs) {
+  atomic_fetch_add(&s->outstanding, 1);
+  bool cheap = s->e->graph->nodes[node].op->cheap;
+  if (rs->top < INLINE_MAX && (cheap || !rs->has_expensive || !s->args.runner)) {
+    if (!cheap) rs->has_expensive = true;
+    rs->nodes[rs->top++] = node;
+    return;
+  }
+  if (!s->args.runner || tfd_threadpool_schedule(s->args.runner, run_task, &s->tasks[node], NULL) != TFD_OK)
+    process(s, node); /* the pool refused (or the stack is full): run it now, depth-first */
+}
+
+/* Records a finished node and hands its outputs on. Returns false when the step is over. */
+static bool node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start, ready_stack *rs) {
   tfd_executor *e = s->e;
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
@@ -194,40 +217,32 @@ static int node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int
     tfd_tensor_unref(s->slots[it->input_start + i]);
     s->slots[it->input_start + i] = NULL;
   }
-  int next = -1;
   if (!atomic_load(&s->failed)) {
     for (int k = 0; k < gn->num_out_edges; k++) {
       tfd_out_edge *oe = &gn->out_edges[k];
       if (oe->dst_input >= 0)
         s->slots[e->items[oe->dst].input_start + oe->dst_input] = tfd_tensor_ref(ctx->outputs[oe->src_output]);
-      if (atomic_fetch_sub(&s->pending[oe->dst], 1) != 1) continue;
-      if (next < 0) {
-        next = oe->dst; /* keep one ready node for this thread */
-        continue;
-      }
-      atomic_fetch_add(&s->outstanding, 1);
-      tfd_status sched = TFD_STATUS_INIT;
-      if (!s->args.runner || tfd_threadpool_schedule(s->args.runner, run_task, &s->tasks[oe->dst], &sched) != TFD_OK) {
-        if (sched.code != TFD_OK) tfd_status_clear(&sched);
-        process(s, oe->dst); /* no pool (or it refused): run it here, depth-first */
-      }
+      if (atomic_fetch_sub(&s->pending[oe->dst], 1) == 1) make_ready(s, oe->dst, rs);
     }
   }
   for (int o = 0; o < it->num_outputs; o++) tfd_tensor_unref(ctx->outputs[o]);
-  if (next < 0 && atomic_fetch_sub(&s->outstanding, 1) == 1) {
+  if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
     finish_step(s);
-    return -1;
+    return false;
   }
-  return next;
+  return true;
 }
+
+static void run_inline(step *s, ready_stack *rs);
 
 static void async_done(void *arg) {
   async_call *a = arg;
   step *s = a->s;
-  int next = node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0);
+  ready_stack rs = {.top = 0};
+  bool more = node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0, &rs);
   tfd_status_clear(&a->status);
   free(a);
-  if (next >= 0) process(s, next);
+  if (more) run_inline(s, &rs);
 }
 
 static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st) {
@@ -253,9 +268,12 @@ static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs,
   };
 }
 
-static void process(step *s, int node) {
-  while (node >= 0) {
+/* Runs nodes from the stack until it is empty (or the step is over). */
+static void run_inline(step *s, ready_stack *rs) {
+  while (rs->top > 0) {
+    int node = rs->nodes[--rs->top];
     item *it = &s->e->items[node];
+    if (!s->e->graph->nodes[node].op->cheap) rs->has_expensive = false;
     int64_t start = s->args.stats ? tfd_now_micros() : 0;
     if (it->is_async && !atomic_load(&s->failed)) {
       async_call *a = calloc(1, sizeof *a);
@@ -265,7 +283,7 @@ static void process(step *s, int node) {
         fill_ctx(s, node, &a->ctx, a->outputs, &a->status);
         if (s->args.stats) s->args.stats[node].all_start_micros = start;
         it->kernel->compute_async(it->kernel, &a->ctx, async_done, a);
-        return; /* async_done carries on */
+        continue; /* async_done carries on from there */
       }
     }
     tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS] = {0};
@@ -275,8 +293,13 @@ static void process(step *s, int node) {
     if (atomic_load(&s->failed)) tfd_status_setf(&st, TFD_CANCELLED, "step failed elsewhere");
     else if (it->is_async) tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting an async kernel");
     else it->kernel->compute(it->kernel, &ctx);
-    node = node_done(s, node, &ctx, &st, start);
+    if (!node_done(s, node, &ctx, &st, start, rs)) return;
   }
+}
+
+static void process(step *s, int node) {
+  ready_stack rs = {.top = 1, .nodes = {node}, .has_expensive = !s->e->graph->nodes[node].op->cheap};
+  run_inline(s, &rs);
 }
 
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
@@ -308,14 +331,15 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
     finish_step(s);
     return;
   }
-  atomic_init(&s->outstanding, e->num_roots);
-  /* Start every root but the first on the pool; the first runs here. */
-  int first = e->roots[0];
-  for (int r = 1; r < e->num_roots; r++) {
-    if (!args->runner || tfd_threadpool_schedule(args->runner, run_task, &s->tasks[e->roots[r]], NULL) != TFD_OK)
-      process(s, e->roots[r]);
+  /* Hold the step open while the roots are handed out, then let go. */
+  atomic_init(&s->outstanding, 1);
+  ready_stack rs = {.top = 0};
+  for (int r = 0; r < e->num_roots; r++) make_ready(s, e->roots[r], &rs);
+  if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
+    finish_step(s);
+    return;
   }
-  process(s, first);
+  run_inline(s, &rs);
 }
 
 typedef struct waiter {
