@@ -76,6 +76,23 @@ describe("ops", function()
     assert.are.same({ -1, -2 }, eval(function(g) return -g:const({ 1, 2 }) end))
   end)
 
+  it("large elementwise ops (split over threads, streamed past the caches) keep every value", function()
+    local n = 4 * 1024 * 1024 + 3 -- odd length: shard edges fall between vector lanes
+    local g = tfdev.graph()
+    local r = g:random_uniform({ n }, { seed = 3, seed2 = 4, name = "r" })
+    local f = g:fill({ n }, g:const(1.5, { dtype = "float32" }), { name = "f" })
+    local sum, prod = g:op("AddV2", { r, f }, { name = "sum" }), g:op("Mul", { r, f }, { name = "prod" })
+    local s <close> = tfdev.session { intra_op_threads = 2, use_global_threadpool = false }
+    s:create(g)
+    local out = s:run({}, { "r", "sum", "prod" })
+    local rv, sv, pv = out[1], out[2], out[3]
+    local function f32(v) return (string.unpack("f", string.pack("f", v))) end -- round as float32 does
+    for _, i in ipairs { 1, 2, 3, 4, 5, 1000, n // 2, n // 2 + 1, n - 4, n - 1, n } do
+      assert.are.equal(f32(rv[i] + 1.5), sv[i])
+      assert.are.equal(f32(rv[i] * 1.5), pv[i])
+    end
+  end)
+
   it("unary math", function()
     local x = { -2, -0.5, 0, 1.5 }
     local f = function(op) return eval(function(g) return g:op(op, { g:const(x, { dtype = "float32" }) }) end) end

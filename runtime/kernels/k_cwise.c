@@ -1,7 +1,11 @@
 /* Elementwise kernels: unary math, binary arithmetic with numpy broadcasting, BiasAdd and Softmax.
  * Large tensors are split over the device's intra-op pool. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../core/status_internal.h"
 #include "kernel.h"
@@ -46,6 +50,32 @@ BINARY_TYPE(int32_t, i32)
 BINARY_TYPE(int64_t, i64)
 BINARY_ROW(div_f32, float, DIV)
 BINARY_ROW(div_f64, double, DIV)
+
+#if defined(__SSE2__)
+/* Outputs far larger than the caches are written with streaming stores: a
+ * normal store first reads the line it writes (read-for-ownership), so the
+ * output would cost as much memory traffic as an input. */
+#define STREAM_ROW(NAME, VOP, F)                                                           \
+  static void NAME(float *restrict o, const float *restrict a, const float *restrict b, int64_t n) { \
+    int64_t i = 0;                                                                          \
+    for (; i < n && ((uintptr_t)(o + i) & 15); i++) o[i] = F(a[i], b[i]);                  \
+    for (; i + 4 <= n; i += 4)                                                              \
+      _mm_stream_ps(o + i, VOP(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));                  \
+    for (; i < n; i++) o[i] = F(a[i], b[i]);                                                \
+    _mm_sfence(); /* make the stores visible before the shard reports done */              \
+  }
+STREAM_ROW(add_stream, _mm_add_ps, ADD)
+STREAM_ROW(sub_stream, _mm_sub_ps, SUB)
+STREAM_ROW(mul_stream, _mm_mul_ps, MUL)
+STREAM_ROW(div_stream, _mm_div_ps, DIV)
+STREAM_ROW(max_stream, _mm_max_ps, MAX)
+STREAM_ROW(min_stream, _mm_min_ps, MIN)
+typedef void (*stream_row)(float *, const float *, const float *, int64_t);
+static const stream_row stream_fns[B_COUNT] = {add_stream, sub_stream, mul_stream, div_stream, max_stream, min_stream};
+#endif
+
+/* Outputs at least this large (bytes) bypass the caches. */
+#define STREAM_MIN_BYTES ((int64_t)8 << 20)
 
 static binary_row binary_fn(int op, tfd_dtype dt) {
   static const binary_row f32[B_COUNT] = {add_f32, sub_f32, mul_f32, div_f32, max_f32, min_f32};
@@ -147,6 +177,8 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- binary with broadcasting ---- */
 typedef struct binary_job {
   binary_row fn;
+  int op;
+  bool stream; /* float32, contiguous, big: streaming stores */
   char *o;
   const char *a, *b;
   size_t es;
@@ -160,6 +192,12 @@ typedef struct binary_job {
 static void binary_flat_range(int64_t b, int64_t e, void *arg) {
   binary_job *j = arg;
   int64_t es = (int64_t)j->es, sa = j->sa[0], sb = j->sb[0];
+#if defined(__SSE2__)
+  if (j->stream) {
+    stream_fns[j->op]((float *)j->o + b, (const float *)j->a + b, (const float *)j->b + b, e - b);
+    return;
+  }
+#endif
   j->fn(j->o + b * es, j->a + b * sa * es, sa, j->b + b * sb * es, sb, e - b);
 }
 
@@ -209,8 +247,8 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
   }
   tfd_tensor *out = tfd_kernel_alloc(c, k, dt, so.dims, so.ndims);
   if (!out) return;
-  binary_job j = {fn, tfd_tensor_data(out), tfd_tensor_const_data(a), tfd_tensor_const_data(b), tfd_dtype_size(dt),
-                  so.ndims, {0}, {0}, {0}, 1};
+  binary_job j = {fn,      op, false, tfd_tensor_data(out), tfd_tensor_const_data(a), tfd_tensor_const_data(b),
+                  tfd_dtype_size(dt), so.ndims, {0}, {0}, {0}, 1};
   int64_t n = tfd_tensor_numel(out), na = tfd_tensor_numel(a), nb = tfd_tensor_numel(b);
   c->outputs[0] = out;
   if (n == 0) return;
@@ -218,6 +256,7 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
   if ((na == n || na == 1) && (nb == n || nb == 1)) {
     j.sa[0] = na == 1 && n > 1 ? 0 : 1;
     j.sb[0] = nb == 1 && n > 1 ? 0 : 1;
+    j.stream = dt == TFD_FLOAT32 && j.sa[0] == 1 && j.sb[0] == 1 && n * 4 >= STREAM_MIN_BYTES;
     if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, cost, binary_flat_range, &j);
     else binary_flat_range(0, n, &j);
     return;
