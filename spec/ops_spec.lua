@@ -155,6 +155,46 @@ describe("ops", function()
     assert.are.same({ { 6 } }, eval(function(g) return g:max(g:const(x), { 0, 1 }, { keep_dims = true }) end))
   end)
 
+  it("large reductions (sharded over the pool) agree with sums done in Lua", function()
+    local rows, cols = 96, 4096
+    local g = tfdev.graph()
+    local x = g:random_uniform({ rows, cols }, { seed = 9, seed2 = 1, dtype = "float64", name = "x" })
+    g:sum(x, { 1 }, { name = "by_row" })
+    g:sum(x, { 0 }, { name = "by_col" })
+    g:mean(x, { 0, 1 }, { name = "mean_all" })
+    g:max(x, { 1 }, { name = "max_row" })
+    g:max(x, { 0 }, { name = "max_col" })
+    local s <close> = tfdev.session { intra_op_threads = 2, use_global_threadpool = false }
+    s:create(g)
+    local o = s:run({}, { "x", "by_row", "by_col", "mean_all", "max_row", "max_col" })
+    local xv = o[1]:totable()
+    local total = 0
+    for r = 1, rows do
+      local sum, mx = 0, -math.huge
+      for c = 1, cols do sum, mx = sum + xv[r][c], math.max(mx, xv[r][c]) end
+      total = total + sum
+      approx(sum, o[2][r], 1e-9)
+      assert.are.equal(mx, o[5][r])
+    end
+    for _, c in ipairs { 1, 2, cols // 2, cols } do
+      local sum, mx = 0, -math.huge
+      for r = 1, rows do sum, mx = sum + xv[r][c], math.max(mx, xv[r][c]) end
+      approx(sum, o[3][c], 1e-9)
+      assert.are.equal(mx, o[6][c])
+    end
+    approx(total / (rows * cols), o[4]:item(), 1e-9)
+    -- int64 and float32 full reductions, large enough to be split
+    local n = 200000
+    local data = {}
+    for i = 1, n do data[i] = i end
+    assert.are.equal(n * (n + 1) // 2, eval(function(g2)
+      return g2:sum(g2:const(tfdev.tensor { dtype = "int64", shape = { n }, data = data }), { 0 })
+    end))
+    assert.are.equal(0.5, eval(function(g2)
+      return g2:mean(g2:fill({ 1024, 1024 }, g2:const(0.5, { dtype = "float32" })), { 0, 1 })
+    end))
+  end)
+
   it("Reshape, Transpose, Shape", function()
     local x = { { 1, 2, 3 }, { 4, 5, 6 } }
     assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, eval(function(g) return g:reshape(g:const(x), { 3, -1 }) end))

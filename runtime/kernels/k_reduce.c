@@ -42,6 +42,124 @@ enum { R_SUM, R_MEAN, R_MAX };
     free(seen);                                                                                 \
   } while (0)
 
+/* ---- contiguous layouts, sharded ---- */
+typedef struct reduce_job {
+  const void *x;
+  void *y;
+  int64_t rows, count; /* trailing: rows x count; leading: count x rows (columns) */
+  int code;
+  tfd_dtype dt;
+  bool trailing;
+  double *partial;     /* per-shard partial results (one row), when splitting inside a row */
+  int64_t shard_len;
+} reduce_job;
+
+#define ACC_ROW(T, ACC)                                                         \
+  do {                                                                          \
+    const T *x = (const T *)j->x + r * j->count;                                \
+    ACC acc = j->code == R_MAX ? (ACC)x[0] : 0;                                 \
+    for (int64_t i = 0; i < j->count; i++) acc = j->code == R_MAX ? (x[i] > acc ? x[i] : acc) : acc + x[i]; \
+    if (j->code == R_MEAN) acc /= (ACC)j->count;                                \
+    ((T *)j->y)[r] = (T)acc;                                                    \
+  } while (0)
+
+static void reduce_rows(int64_t b, int64_t e, void *arg) {
+  reduce_job *j = arg;
+  for (int64_t r = b; r < e; r++) {
+    switch (j->dt) {
+      case TFD_FLOAT32: ACC_ROW(float, double); break;
+      case TFD_FLOAT64: ACC_ROW(double, double); break;
+      case TFD_INT32: ACC_ROW(int32_t, int64_t); break;
+      default: ACC_ROW(int64_t, int64_t); break;
+    }
+  }
+}
+
+#define ACC_COLS(T, ACC)                                                                        \
+  do {                                                                                          \
+    const T *x = j->x;                                                                          \
+    T *y = j->y;                                                                                \
+    for (int64_t c0 = b; c0 < e; c0++) y[c0] = x[c0]; /* row 0 starts every reduction */      \
+    for (int64_t i = 1; i < j->count; i++) {                                                    \
+      const T *row_ = x + i * j->rows;                                                          \
+      for (int64_t c0 = b; c0 < e; c0++)                                                        \
+        y[c0] = j->code == R_MAX ? (row_[c0] > y[c0] ? row_[c0] : y[c0]) : (T)(y[c0] + row_[c0]); \
+    }                                                                                           \
+    if (j->code == R_MEAN)                                                                      \
+      for (int64_t c0 = b; c0 < e; c0++) y[c0] = (T)((ACC)y[c0] / (ACC)j->count);               \
+  } while (0)
+
+static void reduce_cols(int64_t b, int64_t e, void *arg) {
+  reduce_job *j = arg;
+  switch (j->dt) {
+    case TFD_FLOAT32: ACC_COLS(float, double); break;
+    case TFD_FLOAT64: ACC_COLS(double, double); break;
+    case TFD_INT32: ACC_COLS(int32_t, int64_t); break;
+    default: ACC_COLS(int64_t, int64_t); break;
+  }
+}
+
+/* One row split in shards: each shard writes its partial into partial[shard]. */
+#define ACC_PART(T)                                                                              \
+  do {                                                                                           \
+    const T *x = j->x;                                                                           \
+    for (int64_t s = b; s < e; s++) {                                                            \
+      int64_t lo = s * j->shard_len, hi = lo + j->shard_len < j->count ? lo + j->shard_len : j->count; \
+      double acc = j->code == R_MAX ? (double)x[lo] : 0;                                         \
+      for (int64_t i = lo; i < hi; i++) acc = j->code == R_MAX ? ((double)x[i] > acc ? (double)x[i] : acc) : acc + (double)x[i]; \
+      j->partial[s] = acc;                                                                       \
+    }                                                                                            \
+  } while (0)
+
+static void reduce_parts(int64_t b, int64_t e, void *arg) {
+  reduce_job *j = arg;
+  switch (j->dt) {
+    case TFD_FLOAT32: ACC_PART(float); break;
+    case TFD_FLOAT64: ACC_PART(double); break;
+    case TFD_INT32: ACC_PART(int32_t); break;
+    default: ACC_PART(int64_t); break;
+  }
+}
+
+/* Sharded reductions for contiguous layouts; false when it cannot help (then the generic path runs). */
+static bool fast_reduce(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, tfd_tensor *out, int64_t count,
+                        bool trailing) {
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT32 && dt != TFD_INT64) return false;
+  int64_t rows = tfd_tensor_numel(out);
+  reduce_job j = {tfd_tensor_const_data(in), tfd_tensor_data(out), rows, count, k->code, dt, trailing, NULL, 0};
+  int64_t n = tfd_tensor_numel(in);
+  tfd_threadpool *pool = n >= TFD_PARALLEL_MIN_ELEMENTS ? c->intra_pool : NULL;
+  int threads = tfd_threadpool_num_threads(pool);
+  if (!trailing) {
+    tfd_threadpool_parallel_for(pool, rows, count, reduce_cols, &j);
+    return true;
+  }
+  if (rows >= 2 * threads || !pool || (dt != TFD_FLOAT32 && dt != TFD_FLOAT64)) {
+    tfd_threadpool_parallel_for(pool, rows, count, reduce_rows, &j);
+    return true;
+  }
+  /* Few long rows (a full reduction): split each row into shards. Integer
+   * sums stay on the exact path above; float partials combine in double. */
+  int64_t shards = 4 * (int64_t)threads;
+  double partial[64];
+  if (shards > 64) shards = 64;
+  j.partial = partial;
+  j.shard_len = (count + shards - 1) / shards;
+  for (int64_t r = 0; r < rows; r++) {
+    reduce_job rj = j;
+    rj.x = (const char *)j.x + r * count * (int64_t)tfd_dtype_size(dt);
+    int64_t used = (count + j.shard_len - 1) / j.shard_len;
+    tfd_threadpool_parallel_for(pool, used, j.shard_len, reduce_parts, &rj);
+    double acc = k->code == R_MAX ? partial[0] : 0;
+    for (int64_t s = 0; s < used; s++) acc = k->code == R_MAX ? (partial[s] > acc ? partial[s] : acc) : acc + partial[s];
+    if (k->code == R_MEAN) acc /= (double)count;
+    if (dt == TFD_FLOAT32) ((float *)j.y)[r] = (float)acc;
+    else ((double *)j.y)[r] = acc;
+  }
+  return true;
+}
+
 static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0], *axes = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
@@ -85,6 +203,20 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
       ostride[d] = s;
       s *= kept[kd--];
     }
+  }
+  /* Trailing axes reduced (rows of a matrix, or everything): contiguous rows.
+   * Leading axes reduced: contiguous columns. Both split over the pool. */
+  int first_reduced = nd, last_kept = -1;
+  for (int d = 0; d < nd; d++) {
+    if (reduce[d] && first_reduced == nd) first_reduced = d;
+    if (!reduce[d]) last_kept = d;
+  }
+  bool trailing = last_kept < first_reduced, leading = true;
+  for (int d = 0; d < nd; d++)
+    if (reduce[d] && d > 0 && !reduce[d - 1]) leading = false;
+  if (tfd_tensor_numel(in) > 0 && (trailing || leading) && fast_reduce(k, c, in, out, count, trailing)) {
+    c->outputs[0] = out;
+    return;
   }
   switch (tfd_tensor_dtype(in)) {
     case TFD_FLOAT32: REDUCE(float, double); break;
