@@ -167,6 +167,43 @@ static int device_allocator_stats(lua_State *L) {
   return 1;
 }
 
+/* device:compute(op, inputs, attrs): one op, run eagerly on this device. */
+static int device_compute(lua_State *L) {
+  lua_settop(L, 4);
+  tfd_device *d = tfdev_check_device(L, 1);
+  const char *op = luaL_checkstring(L, 2);
+  if (!lua_isnil(L, 3) && !lua_istable(L, 3))
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "inputs must be a list of tensors or tables, got %s", luaL_typename(L, 3));
+  if (!lua_isnil(L, 4) && !lua_istable(L, 4))
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "attrs must be a table, got %s", luaL_typename(L, 4));
+  /* Reuse the GraphDef reader for typed attributes: {node = {{name = op, op = op, attr = attrs}}}. */
+  lua_createtable(L, 0, 1);
+  lua_createtable(L, 1, 0);
+  lua_createtable(L, 0, 3);
+  tfdev_set_str(L, "name", op);
+  tfdev_set_str(L, "op", op);
+  lua_pushvalue(L, 4);
+  lua_setfield(L, -2, "attr");
+  lua_rawseti(L, -2, 1);
+  lua_setfield(L, -2, "node");
+  tfd_graph_def *g = tfdev_check_graph_def(L, 5);
+  int n = lua_istable(L, 3) ? (int)lua_rawlen(L, 3) : 0;
+  tfd_tensor **inputs = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *inputs, 0);
+  lua_createtable(L, n, 0); /* anchors converted inputs */
+  int anchors = lua_gettop(L);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, 3, i + 1);
+    inputs[i] = tfdev_to_tensor(L, -1, 0);
+    lua_rawseti(L, anchors, i + 1);
+  }
+  tfd_status *st = tfdev_new_status(L);
+  tfd_tensor *outs[4];
+  int nout = 0;
+  if (tfd_device_run_op(d, tfd_graph_def_node(g, 0), inputs, n, outs, &nout, st) != TFD_OK) return tfdev_raise_status(L, st);
+  for (int o = 0; o < nout; o++) tfdev_push_tensor(L, outs[o]);
+  return nout;
+}
+
 static int device_tostring(lua_State *L) {
   ldevice *u = luaL_checkudata(L, 1, TFDEV_DEVICE_MT);
   if (!u->d) lua_pushliteral(L, "tfdev.device(closed)");
@@ -355,6 +392,7 @@ int tfdev_open_device(lua_State *L) {
                                      {"debug_string", device_debug_string},
                                      {"allocator_stats", device_allocator_stats},
                                      {"resource_manager", device_resource_manager},
+                                     {"compute", device_compute},
                                      {"close", device_gc},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_DEVICE_MT, meta, methods);

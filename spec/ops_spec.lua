@@ -268,3 +268,33 @@ describe("ops", function()
     assert.are.same({ "localhost" }, rm:containers())
   end)
 end)
+
+describe("device:compute (eager)", function()
+  local d = tfdev.factory.add_devices()[1]
+
+  it("runs one op on the device with inferred T and typed attrs", function()
+    assert.are.same({ { 11 } }, d:compute("MatMul", { tfdev.tensor({ { 1, 2 } }, "float32"), tfdev.tensor({ { 3 }, { 4 } }, "float32") }):totable())
+    assert.are.same({ { 3 }, { 7 } }, d:compute("Sum", { { { 1, 2 }, { 3, 4 } }, { 1 } }, { keep_dims = true }):totable())
+    assert.are.same({ 2, 3 }, d:compute("Cast", { tfdev.tensor({ 2.9, 3.1 }, "float32") }, { DstT = "int64" }):totable())
+    assert.are.same({ 6, 6, 6 }, d:compute("Fill", { { 3 }, 6 }):totable())
+  end)
+
+  it("allocates outputs from the device's allocator", function()
+    local small = tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:CPU:5", memory_limit = 64 }
+    h.raises("RESOURCE_EXHAUSTED", "node 'Fill' (Fill): OOM when allocating 400 bytes", small.compute, small, "Fill",
+      { { 100 }, 1 })
+  end)
+
+  it("reports bad ops, attrs and inputs", function()
+    h.raises("NOT_FOUND", "op type not registered 'Frobnicate'", d.compute, d, "Frobnicate", {})
+    h.raises("INVALID_ARGUMENT", "op type not registered '_Send'", d.compute, d, "_Send", {})
+    h.raises("INVALID_ARGUMENT", "node 'AddV2' (AddV2): input 0 is int32 but input 1 is float32", d.compute, d, "AddV2",
+      { { 1 }, tfdev.tensor({ 1.5 }) })
+    h.raises("INVALID_ARGUMENT", "Incompatible shapes: [2] vs. [3]", d.compute, d, "Add", { { 1, 2 }, { 1, 2, 3 } })
+    h.raises("INVALID_ARGUMENT", "attr 'transpose_a' must be a boolean", d.compute, d, "MatMul",
+      { { { 1.5 } }, { { 1.5 } } }, { transpose_a = "yes" })
+    h.raises("INVALID_ARGUMENT", "inputs must be a list", d.compute, d, "Neg", 5)
+    local sim = tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:SIM:0", device_type = "SIM" }
+    h.raises("NOT_FOUND", "no SIM kernel for op Neg", sim.compute, sim, "Neg", { { 1 } })
+  end)
+end)

@@ -87,6 +87,13 @@ int tfd_session_num_executors_built(const tfd_session *s);
 /* Close: later calls fail with CANCELLED. Closing twice is harmless. */
 tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 
+/* Eager execution: runs one op on device d, outside any session. `node`
+ * gives the op and its attributes (its inputs and device are ignored; T is
+ * inferred from the inputs). outputs needs room for 4 tensors; each gets a
+ * new reference and *num_outputs says how many. Errors name the op. */
+tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_tensor *const *inputs, int num_inputs,
+                           tfd_tensor **outputs, int *num_outputs, tfd_status *status);
+
 /* ---- run metadata ---- */
 tfd_run_metadata *tfd_run_metadata_new(void);
 void tfd_run_metadata_free(tfd_run_metadata *m);

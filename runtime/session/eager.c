@@ -1,0 +1,72 @@
+/* Eager execution: one op on one device, through the same graph checks, kernels and executor a session uses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "../exec/executor.h"
+#include "../kernels/kernel.h"
+#include "../graph/graph_def_internal.h"
+#include "tfdev/session.h"
+
+static tfd_code set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *st) {
+  return tfd_node_def_set_attr(n, name, v, st);
+}
+
+tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *const *inputs, int num_inputs,
+                           tfd_tensor **outputs, int *num_outputs, tfd_status *st) {
+  *num_outputs = 0;
+  const char *op = tfd_node_def_op(spec);
+  const tfd_op_def *def = tfd_op_lookup(op);
+  if (!def || op[0] == '_')
+    return tfd_status_setf(st, def ? TFD_INVALID_ARGUMENT : TFD_NOT_FOUND, "op type not registered '%s'", op);
+  if (!tfd_kernel_supported(op, tfd_device_type(d)))
+    return tfd_status_setf(st, TFD_NOT_FOUND, "no %s kernel for op %s on %s", tfd_device_type(d), op, tfd_device_name(d));
+  tfd_graph_def *g = tfd_graph_def_new();
+  if (!g) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_code code = TFD_OK;
+  for (int i = 0; i < num_inputs && code == TFD_OK; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "_in_%d", i);
+    tfd_node_def *f = tfd_graph_def_add_node(g, name, "_Feed", st);
+    tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = i}, dt = {.type = TFD_ATTR_TYPE, .dtype = tfd_tensor_dtype(inputs[i])},
+                   sh = {.type = TFD_ATTR_SHAPE};
+    tfd_shape_of_tensor(inputs[i], &sh.shape);
+    code = !f ? TFD_RESOURCE_EXHAUSTED
+              : set_attr(f, "index", &idx, st) ? tfd_status_code(st)
+              : set_attr(f, "dtype", &dt, st) ? tfd_status_code(st)
+                                                : set_attr(f, "shape", &sh, st);
+  }
+  tfd_node_def *n = code == TFD_OK ? tfd_graph_def_add_node(g, op, op, st) : NULL;
+  if (code == TFD_OK && !n) code = TFD_RESOURCE_EXHAUSTED;
+  for (size_t a = 0; code == TFD_OK && a < spec->nattrs; a++)
+    code = tfd_node_def_set_attr(n, spec->attrs[a].name, &spec->attrs[a].value, st);
+  for (int i = 0; code == TFD_OK && i < num_inputs; i++) {
+    char in[32];
+    snprintf(in, sizeof in, "_in_%d", i);
+    code = tfd_node_def_add_input(n, in, st);
+  }
+  for (int o = 0; code == TFD_OK && o < def->num_outputs; o++) {
+    char name[32], in[160];
+    snprintf(name, sizeof name, "_out_%d", o);
+    snprintf(in, sizeof in, "%s:%d", op, o);
+    tfd_node_def *f = tfd_graph_def_add_node(g, name, "_Fetch", st);
+    tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = o};
+    code = !f ? TFD_RESOURCE_EXHAUSTED : tfd_node_def_add_input(f, in, st) ? tfd_status_code(st) : set_attr(f, "index", &idx, st);
+  }
+  tfd_graph *graph = code == TFD_OK ? tfd_graph_build(g, st) : NULL;
+  tfd_graph_def_free(g);
+  if (!graph) return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_RESOURCE_EXHAUSTED;
+  tfd_executor *e = tfd_executor_new(graph, d, NULL, st);
+  if (!e) return tfd_status_code(st);
+  tfd_tensor *fetched[TFD_MAX_OP_OUTPUTS] = {0};
+  tfd_executor_args args = {.step_id = 0, .feeds = inputs, .num_feeds = num_inputs, .fetches = fetched,
+                            .num_fetches = def->num_outputs};
+  code = tfd_executor_run(e, &args, st);
+  tfd_executor_free(e);
+  for (int o = 0; o < def->num_outputs; o++) {
+    if (code == TFD_OK) outputs[o] = fetched[o];
+    else tfd_tensor_unref(fetched[o]);
+  }
+  if (code == TFD_OK) *num_outputs = def->num_outputs;
+  return code;
+}
