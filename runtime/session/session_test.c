@@ -1,4 +1,5 @@
 /* Unit tests for DirectSession: create, run, feeds and fetches, errors, partitioning, caching, callables. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "runtime/testing/harness.h"
@@ -198,7 +199,66 @@ static void test_callable_and_close(void) {
   tfd_status_free(st);
 }
 
+/* Several host threads run one two-device session at once; every result must be right. */
+typedef struct runner_arg {
+  tfd_session *s;
+  int id, bad;
+} runner_arg;
+
+static void *runner(void *p) {
+  runner_arg *a = p;
+  tfd_status *st = tfd_status_new();
+  int64_t d22[] = {2, 2};
+  const char *feeds[] = {"x"}, *fetches[] = {"y", "mm"};
+  for (int i = 0; i < 150; i++) {
+    float v = (float)(a->id * 1000 + i);
+    float xv[] = {v, 0, 0, 1}; /* mm = [[v, 2v], [3, 4]]; y = relu(mm + [-10, 1]) */
+    tfd_tensor *x = f32(xv, d22, 2), *out[2] = {0};
+    if (tfd_session_run(a->s, NULL, feeds, &x, 1, fetches, 2, NULL, 0, out, NULL, st) != TFD_OK) {
+      a->bad++;
+    } else {
+      const float *y = tfd_tensor_const_data(out[0]);
+      float want0 = v - 10 > 0 ? v - 10 : 0;
+      if (y[0] != want0 || y[1] != 2 * v + 1 || y[2] != 0 || y[3] != 5) a->bad++;
+    }
+    tfd_tensor_unref(x);
+    tfd_tensor_unref(out[0]);
+    tfd_tensor_unref(out[1]);
+  }
+  tfd_status_free(st);
+  return NULL;
+}
+
+static void test_concurrent_runs(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "CPU", 2, st);
+  tfd_session_options_set_inter_op_threads(o, 2);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_graph_def *g = mlp_graph();
+  tfd_node_def_set_device(tfd_graph_def_find(g, "mm"), "/device:CPU:1", st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  pthread_t th[4];
+  runner_arg args[4];
+  for (int i = 0; i < 4; i++) {
+    args[i] = (runner_arg){s, i, 0};
+    pthread_create(&th[i], NULL, runner, &args[i]);
+  }
+  int bad = 0;
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    bad += args[i].bad;
+  }
+  CHECK_INT(bad, 0);
+  CHECK_INT(tfd_session_num_executors_built(s), 1); /* racing builders kept one */
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"concurrent runs from several threads", test_concurrent_runs},
     {"run an MLP", test_run_mlp},
     {"graph errors", test_graph_errors},
     {"two CPUs: partitions with send/recv", test_two_cpus_partition},
