@@ -605,6 +605,18 @@ static void part_done(void *arg, const tfd_status *st) {
   pthread_mutex_unlock(&b->mu);
 }
 
+/* Starting a partition from the pool, so partitions run side by side. */
+typedef struct part_start {
+  tfd_executor *e;
+  tfd_executor_args args;
+  barrier *bar;
+} part_start;
+
+static void start_part(void *arg) {
+  part_start *p = arg;
+  tfd_executor_run_async(p->e, &p->args, part_done, p->bar);
+}
+
 static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
   for (int k = 0; k < b->num_feeds; k++) {
@@ -641,10 +653,17 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   pthread_mutex_init(&bar.mu, NULL);
   pthread_cond_init(&bar.cv, NULL);
   int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
-  for (int p = 0; p < b->num_parts; p++) {
+  /* Partitions 1..n start on the pool, partition 0 on this thread: all run at once. */
+  enum { SMALL = 8 };
+  part_start small[SMALL];
+  part_start *starts = b->num_parts <= SMALL ? small : malloc((size_t)b->num_parts * sizeof *starts);
+  for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {step_id, bar.rendezvous, feeds, b->num_feeds, fetches, b->num_fetches, s->inter_pool,
                               stats ? stats[p] : NULL};
-    if (b->num_parts == 1) args.runner = s->inter_pool; /* a single partition still fans out */
+    if (p > 0 && starts) {
+      starts[p] = (part_start){b->execs[p], args, &bar};
+      if (tfd_threadpool_schedule(s->inter_pool, start_part, &starts[p], NULL) == TFD_OK) continue;
+    }
     tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
   }
   int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
@@ -675,6 +694,7 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     }
   }
   pthread_mutex_unlock(&bar.mu);
+  if (starts != small) free(starts);
   tfd_code code = tfd_status_move(st, &bar.status);
   if (code == TFD_OK) {
     for (int k = 0; k < b->num_fetches; k++)
