@@ -1,4 +1,5 @@
 /* Unit tests for graph building, inference, pruning, placement and the executor on its own. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "runtime/exec/executor.h"
@@ -143,7 +144,7 @@ static void test_placer(void) {
 
 static void done_count(void *arg, const tfd_status *st) {
   (void)st;
-  (*(int *)arg)++;
+  atomic_fetch_add((atomic_int *)arg, 1);
 }
 
 static void test_executor_alone(void) {
@@ -171,14 +172,14 @@ static void test_executor_alone(void) {
     tfd_tensor_unref(out);
   }
   /* Many steps in flight at once on one executor. */
-  int done = 0;
+  atomic_int done = 0;
   tfd_tensor *outs[50] = {0};
   for (int i = 0; i < 50; i++) {
     tfd_executor_args args = {.step_id = i, .fetches = &outs[i], .num_fetches = 1, .runner = pool};
     tfd_executor_run_async(e, &args, done_count, &done);
   }
   tfd_threadpool_free(pool); /* drains every scheduled node */
-  CHECK_INT(done, 50);
+  CHECK_INT(atomic_load(&done), 50);
   for (int i = 0; i < 50; i++) {
     CHECK(outs[i] && *(const float *)tfd_tensor_const_data(outs[i]) == 6.0f);
     tfd_tensor_unref(outs[i]);
