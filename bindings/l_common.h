@@ -74,6 +74,8 @@ tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
 void tfdev_set_int(lua_State *L, const char *key, lua_Integer v);
 void tfdev_set_str(lua_State *L, const char *key, const char *v);
 void tfdev_set_bool(lua_State *L, const char *key, int v);
+/* Pushes a manager's devices as a list of handles, or of attribute tables. */
+void tfdev_push_mgr_devices(lua_State *L, const tfd_device_mgr *m, bool attributes);
 /* Pushes a list of n devices. */
 void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n);
 

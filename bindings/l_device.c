@@ -46,6 +46,16 @@ void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n) {
   }
 }
 
+void tfdev_push_mgr_devices(lua_State *L, const tfd_device_mgr *m, bool attributes) {
+  size_t n = tfd_device_mgr_size(m);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (attributes) tfdev_push_device_attributes(L, tfd_device_mgr_get(m, i));
+    else tfdev_push_device(L, tfd_device_mgr_get(m, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
 void tfdev_push_device_list(lua_State *L, const tfd_device_list *l) {
   size_t n = tfd_device_list_size(l);
   lua_createtable(L, (int)n, 0);

@@ -41,24 +41,12 @@ static int mgr_new(lua_State *L) {
 }
 
 static int mgr_list(lua_State *L) {
-  tfd_device_mgr *m = check_mgr(L);
-  size_t n = tfd_device_mgr_size(m);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    tfdev_push_device(L, tfd_device_mgr_get(m, i));
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  tfdev_push_mgr_devices(L, check_mgr(L), false);
   return 1;
 }
 
 static int mgr_list_attributes(lua_State *L) {
-  tfd_device_mgr *m = check_mgr(L);
-  size_t n = tfd_device_mgr_size(m);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    tfdev_push_device_attributes(L, tfd_device_mgr_get(m, i));
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  tfdev_push_mgr_devices(L, check_mgr(L), true);
   return 1;
 }
 

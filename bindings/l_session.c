@@ -294,24 +294,12 @@ static int callable_tostring(lua_State *L) {
 }
 
 static int session_list_devices(lua_State *L) {
-  tfd_device_mgr *m = tfd_session_device_mgr(check_session(L, 1));
-  size_t n = tfd_device_mgr_size(m);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    tfdev_push_device_attributes(L, tfd_device_mgr_get(m, i));
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  tfdev_push_mgr_devices(L, tfd_session_device_mgr(check_session(L, 1)), true);
   return 1;
 }
 
 static int session_devices(lua_State *L) {
-  tfd_device_mgr *m = tfd_session_device_mgr(check_session(L, 1));
-  size_t n = tfd_device_mgr_size(m);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    tfdev_push_device(L, tfd_device_mgr_get(m, i));
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  tfdev_push_mgr_devices(L, tfd_session_device_mgr(check_session(L, 1)), false);
   return 1;
 }
 

@@ -140,6 +140,23 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
   return t;
 }
 
+/* A new tensor header sharing t's buffer (dtype, buffer and offset copied,
+ * field by field: t's refcount may be changing on another thread). */
+static tfd_tensor *new_view(const tfd_tensor *t, tfd_status *status) {
+  tfd_tensor *v = calloc(1, sizeof *v);
+  if (!v) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
+    return NULL;
+  }
+  tfd_refcount_init(&v->refs);
+  v->dtype = t->dtype;
+  v->numel = t->numel;
+  v->buf = t->buf;
+  v->offset = t->offset;
+  tfd_refcount_inc(&t->buf->refs);
+  return v;
+}
+
 tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
   if (t->ndims == 0) {
     tfd_status_setf(status, TFD_OUT_OF_RANGE, "cannot index a scalar tensor");
@@ -150,21 +167,14 @@ tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
                     index, t->dims[0]);
     return NULL;
   }
-  tfd_tensor *v = calloc(1, sizeof *v);
-  if (!v) {
-    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
-    return NULL;
-  }
-  tfd_refcount_init(&v->refs);
-  v->dtype = t->dtype;
+  tfd_tensor *v = new_view(t, status);
+  if (!v) return NULL;
   v->ndims = t->ndims - 1;
   v->numel = 1;
   for (int i = 0; i < v->ndims; i++) {
     v->dims[i] = t->dims[i + 1];
     v->numel *= v->dims[i];
   }
-  v->buf = t->buf;
-  tfd_refcount_inc(&t->buf->refs);
   v->offset = t->offset + (size_t)index * (size_t)v->numel * tfd_dtype_size(t->dtype);
   return v;
 }
@@ -176,20 +186,10 @@ tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tf
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "cannot reshape %" PRId64 " elements into %" PRId64, t->numel, numel);
     return NULL;
   }
-  tfd_tensor *v = calloc(1, sizeof *v);
-  if (!v) {
-    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory making a tensor view");
-    return NULL;
-  }
-  /* Field by field: t's refcount may be changing on another thread. */
-  tfd_refcount_init(&v->refs);
-  v->dtype = t->dtype;
-  v->numel = t->numel;
-  v->buf = t->buf;
-  v->offset = t->offset;
+  tfd_tensor *v = new_view(t, status);
+  if (!v) return NULL;
   v->ndims = ndims;
   for (int i = 0; i < ndims; i++) v->dims[i] = dims[i];
-  tfd_refcount_inc(&t->buf->refs);
   return v;
 }
 

@@ -403,15 +403,6 @@ static tfd_code infer_assign_variable(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
-static tfd_code infer_feed(tfd_infer_ctx *c, tfd_status *st) {
-  (void)st;
-  c->out_types[0] = attr(c, "dtype")->dtype;
-  const tfd_attr_value *s = attr(c, "shape");
-  if (s && s->type == TFD_ATTR_SHAPE) c->out_shapes[0] = s->shape;
-  else unknown(&c->out_shapes[0]);
-  return TFD_OK;
-}
-
 static tfd_code infer_recv(tfd_infer_ctx *c, tfd_status *st) {
   (void)st;
   c->out_types[0] = attr(c, "tensor_type")->dtype;
@@ -502,7 +493,7 @@ static const tfd_op_def ops[] = {
     {"AssignVariableOp", 2, 2, 0, true, true, NULL, 0, 0, attrs_read_var, infer_assign_variable},
     {"AssignAddVariableOp", 2, 2, 0, true, false, NULL, 0, 0, attrs_read_var, infer_assign_variable},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
-    {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_feed},
+    {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none},
     {"_Send", 1, 1, 0, false, true, "T", 0, 0, attrs_send, infer_none},
     {"_Recv", 0, 0, 1, false, true, NULL, 0, 0, attrs_recv, infer_recv},
