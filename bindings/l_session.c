@@ -313,6 +313,17 @@ static int session_placement(lua_State *L) {
   return 1;
 }
 
+/* session:reset(containers): clears them (the default container when the list is empty or absent). */
+static int session_reset(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session *s = check_session(L, 1);
+  int n;
+  const char **names = string_list(L, 2, &n, "containers");
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_reset(s, names, n, st) != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
 static int session_executor_count(lua_State *L) {
   lua_pushinteger(L, tfd_session_num_executors_built(check_session(L, 1)));
   return 1;
@@ -344,6 +355,7 @@ int tfdev_open_session(lua_State *L) {
                                      {"devices", session_devices},
                                      {"placement", session_placement},
                                      {"executor_count", session_executor_count},
+                                     {"reset", session_reset},
                                      {"close", session_close},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);

@@ -84,7 +84,12 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *status);
 /* Number of executor sets built so far (one per distinct run signature). */
 int tfd_session_num_executors_built(const tfd_session *s);
-/* Close: later calls fail with CANCELLED. Closing twice is harmless. */
+/* Reset: clears the named resource containers on every device (each
+ * device's default container when n is 0); the next run sees fresh state. */
+tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *status);
+/* Close: cancels steps in flight (they end with CANCELLED), waits for every
+ * call in progress to return; later calls fail with CANCELLED. Closing twice
+ * is harmless. */
 tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 
 /* Eager execution: runs one op on device d, outside any session. `node`

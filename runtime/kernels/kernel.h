@@ -16,6 +16,7 @@
 #include "tfdev/tfdev.h"
 
 typedef struct tfd_rendezvous tfd_rendezvous;
+typedef struct tfd_cancellation tfd_cancellation;
 
 struct tfd_op_kernel_context {
   tfd_device *device;
@@ -29,6 +30,7 @@ struct tfd_op_kernel_context {
   int num_outputs;
   tfd_status *status;
   tfd_rendezvous *rendezvous;
+  tfd_cancellation *cancellation; /* the step's; NULL for eager runs */
   tfd_tensor *const *feeds; /* the call frame: fed tensors by index */
   int num_feeds;
   tfd_tensor **fetches; /* fetched tensors by index (the kernel stores new references) */

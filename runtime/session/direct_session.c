@@ -16,6 +16,7 @@
 
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
+#include "../exec/cancellation.h"
 #include "../exec/executor.h"
 #include "../graph/graph_def_internal.h"
 #include "../graph/placer.h"
@@ -71,7 +72,14 @@ struct tfd_session {
   int num_bundles;
   callable **callables;
   int num_callables;
-  atomic_bool closed;
+  /* Lifetime: calls in flight and the cancellations of running steps, so
+   * close() can cancel them and wait until nothing touches the session. */
+  pthread_mutex_t life_mu;
+  pthread_cond_t life_cv;
+  bool closed;
+  int inflight;
+  tfd_cancellation **active;
+  int num_active, cap_active;
 };
 
 const char *const *tfd_session_factory_names(void) {
@@ -140,8 +148,11 @@ void tfd_session_free(tfd_session *s) {
   tfd_device_list_free(s->device_list);
   tfd_factory_registry_free(s->registry);
   tfd_session_options_free(s->options);
+  free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
   pthread_mutex_destroy(&s->exec_mu);
+  pthread_mutex_destroy(&s->life_mu);
+  pthread_cond_destroy(&s->life_cv);
   free(s);
 }
 
@@ -154,6 +165,8 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   }
   pthread_mutex_init(&s->graph_mu, NULL);
   pthread_mutex_init(&s->exec_mu, NULL);
+  pthread_mutex_init(&s->life_mu, NULL);
+  pthread_cond_init(&s->life_cv, NULL);
   snprintf(s->handle, sizeof s->handle, "direct%lld", (long long)atomic_fetch_add(&session_counter, 1));
   s->options = options ? tfd_session_options_copy(options) : tfd_session_options_new();
   if (!registry) registry = tfd_factory_registry_default();
@@ -208,15 +221,76 @@ tfd_session *tfd_session_new_named(const char *factory, const tfd_session_option
   return tfd_session_new(options, registry, host_ctx, st);
 }
 
-static tfd_code check_open(tfd_session *s, tfd_status *st) {
-  if (atomic_load(&s->closed)) return tfd_status_setf(st, TFD_CANCELLED, "Session has been closed.");
-  return TFD_OK;
+/* Every public call runs between enter and leave; close waits for them. */
+static tfd_code enter(tfd_session *s, tfd_status *st) {
+  pthread_mutex_lock(&s->life_mu);
+  bool closed = s->closed;
+  if (!closed) s->inflight++;
+  pthread_mutex_unlock(&s->life_mu);
+  return closed ? tfd_status_setf(st, TFD_CANCELLED, "Session has been closed.") : TFD_OK;
+}
+
+static void leave(tfd_session *s) {
+  pthread_mutex_lock(&s->life_mu);
+  if (--s->inflight == 0) pthread_cond_broadcast(&s->life_cv);
+  pthread_mutex_unlock(&s->life_mu);
+}
+
+/* Steps register their cancellation while they run. */
+static bool add_active(tfd_session *s, tfd_cancellation *c) {
+  pthread_mutex_lock(&s->life_mu);
+  if (s->num_active == s->cap_active) {
+    int cap = s->cap_active ? s->cap_active * 2 : 8;
+    tfd_cancellation **a = realloc(s->active, (size_t)cap * sizeof *a);
+    if (!a) {
+      pthread_mutex_unlock(&s->life_mu);
+      return false;
+    }
+    s->active = a;
+    s->cap_active = cap;
+  }
+  s->active[s->num_active++] = c;
+  bool closed = s->closed;
+  pthread_mutex_unlock(&s->life_mu);
+  if (closed) tfd_cancellation_cancel(c, TFD_CANCELLED, "Session has been closed.");
+  return true;
+}
+
+static void remove_active(tfd_session *s, tfd_cancellation *c) {
+  pthread_mutex_lock(&s->life_mu);
+  for (int i = 0; i < s->num_active; i++)
+    if (s->active[i] == c) {
+      s->active[i] = s->active[--s->num_active];
+      break;
+    }
+  pthread_mutex_unlock(&s->life_mu);
 }
 
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   (void)st;
-  atomic_store(&s->closed, true);
+  pthread_mutex_lock(&s->life_mu);
+  s->closed = true;
+  int n = s->num_active;
+  tfd_cancellation **running = n ? malloc((size_t)n * sizeof *running) : NULL;
+  for (int i = 0; running && i < n; i++) running[i] = tfd_cancellation_ref(s->active[i]);
+  pthread_mutex_unlock(&s->life_mu);
+  /* Cancel in-flight steps (blocked kernels wake with CANCELLED), then wait for every call to leave. */
+  for (int i = 0; running && i < n; i++) {
+    tfd_cancellation_cancel(running[i], TFD_CANCELLED, "Session has been closed.");
+    tfd_cancellation_unref(running[i]);
+  }
+  free(running);
+  pthread_mutex_lock(&s->life_mu);
+  while (s->inflight > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);
+  pthread_mutex_unlock(&s->life_mu);
   return TFD_OK;
+}
+
+tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  tfd_code code = tfd_device_mgr_clear_containers(s->mgr, containers, (size_t)n, st);
+  leave(s);
+  return code;
 }
 
 tfd_device_mgr *tfd_session_device_mgr(tfd_session *s) { return s->mgr; }
@@ -256,7 +330,7 @@ static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st
 }
 
 tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
-  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
   tfd_code code;
   if (s->graph) {
@@ -266,11 +340,12 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
     code = def ? install_graph(s, def, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
   pthread_mutex_unlock(&s->graph_mu);
+  leave(s);
   return code;
 }
 
 tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
-  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
   tfd_graph_def *def = s->def ? tfd_graph_def_copy(s->def) : tfd_graph_def_new();
   tfd_code code = def ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -279,6 +354,7 @@ tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_stat
   if (code == TFD_OK) code = install_graph(s, def, st); /* the old graph stays on failure */
   else tfd_graph_def_free(def);
   pthread_mutex_unlock(&s->graph_mu);
+  leave(s);
   return code;
 }
 
@@ -617,6 +693,10 @@ static void start_part(void *arg) {
   tfd_executor_run_async(p->e, &p->args, part_done, p->bar);
 }
 
+static void abort_rendezvous(void *arg, tfd_code code, const char *message) {
+  tfd_rendezvous_abort(arg, code, message);
+}
+
 static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
   for (int k = 0; k < b->num_feeds; k++) {
@@ -652,6 +732,10 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   }
   pthread_mutex_init(&bar.mu, NULL);
   pthread_cond_init(&bar.cv, NULL);
+  /* Cancelling the step (timeout, close) aborts its rendezvous and wakes blocked kernels. */
+  tfd_cancellation *cancel = tfd_cancellation_new();
+  int64_t abort_token = cancel ? tfd_cancellation_register(cancel, abort_rendezvous, bar.rendezvous) : -1;
+  bool tracked = cancel && add_active(s, cancel);
   int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
   /* Partitions 1..n start on the pool, partition 0 on this thread: all run at once. */
   enum { SMALL = 8 };
@@ -659,7 +743,7 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   part_start *starts = b->num_parts <= SMALL ? small : malloc((size_t)b->num_parts * sizeof *starts);
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {step_id, bar.rendezvous, feeds, b->num_feeds, fetches, b->num_fetches, s->inter_pool,
-                              stats ? stats[p] : NULL};
+                              stats ? stats[p] : NULL, cancel};
     if (p > 0 && starts) {
       starts[p] = (part_start){b->execs[p], args, &bar};
       if (tfd_threadpool_schedule(s->inter_pool, start_part, &starts[p], NULL) == TFD_OK) continue;
@@ -683,10 +767,11 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     if (timeout > 0 && !timed_out) {
       if (pthread_cond_timedwait(&bar.cv, &bar.mu, &deadline) == ETIMEDOUT && bar.remaining > 0) {
         timed_out = true;
-        tfd_status_setf(&bar.status, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (%lld ms)",
-                        (long long)timeout);
         pthread_mutex_unlock(&bar.mu);
-        tfd_rendezvous_abort(bar.rendezvous, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step");
+        char msg[96];
+        snprintf(msg, sizeof msg, "Timed out waiting for the step (%lld ms)", (long long)timeout);
+        if (cancel) tfd_cancellation_cancel(cancel, TFD_DEADLINE_EXCEEDED, msg);
+        else tfd_rendezvous_abort(bar.rendezvous, TFD_DEADLINE_EXCEEDED, msg);
         pthread_mutex_lock(&bar.mu);
       }
     } else {
@@ -695,7 +780,18 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   }
   pthread_mutex_unlock(&bar.mu);
   if (starts != small) free(starts);
-  tfd_code code = tfd_status_move(st, &bar.status);
+  if (tracked) remove_active(s, cancel);
+  tfd_code code;
+  const char *why = NULL;
+  if (cancel && tfd_cancellation_reason(cancel, &why) != TFD_OK) {
+    /* A cancelled step reports why it was cancelled, not what the kernels saw. */
+    code = tfd_status_setf(st, tfd_cancellation_reason(cancel, NULL), "%s", why);
+    tfd_status_clear(&bar.status);
+  } else {
+    code = tfd_status_move(st, &bar.status);
+  }
+  if (cancel && abort_token >= 0) tfd_cancellation_deregister(cancel, abort_token);
+  tfd_cancellation_unref(cancel);
   if (code == TFD_OK) {
     for (int k = 0; k < b->num_fetches; k++)
       if (!fetches[k]) {
@@ -730,11 +826,10 @@ static tfd_code map_names(const tfd_strmap *index, char **names, int n, int *map
   return TFD_OK;
 }
 
-tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+static tfd_code run_impl(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
                          tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                          const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
                          tfd_status *st) {
-  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
   if (nfe == 0 && nt == 0) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
   char **feeds = canonical_names(feed_names, nf, true, st);
   char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
@@ -765,10 +860,9 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *
   return code;
 }
 
-int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
+static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names, int nf,
                                   const char *const *fetch_names, int nfe, const char *const *targets, int nt,
                                   tfd_status *st) {
-  if (check_open(s, st) != TFD_OK) return -1;
   if (nfe == 0 && nt == 0) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
     return -1;
@@ -821,10 +915,9 @@ static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
   return c;
 }
 
-tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                   tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
                                   tfd_status *st) {
-  if (check_open(s, st) != TFD_OK) return TFD_CANCELLED;
   callable *c = find_callable(s, handle, st);
   if (!c) return TFD_INVALID_ARGUMENT;
   enum { SMALL = 16 };
@@ -856,4 +949,33 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
   free(c->fetch_map);
   free(c);
   return TFD_OK;
+}
+
+/* ---- public entry points: each runs between enter and leave ---- */
+tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                         tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                         const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
+                         tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  tfd_code code = run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, outputs, meta, st);
+  leave(s);
+  return code;
+}
+
+int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
+                                  const char *const *fetch_names, int nfe, const char *const *targets, int nt,
+                                  tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return -1;
+  int64_t h = make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, st);
+  leave(s);
+  return h;
+}
+
+tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                  tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                  tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, st);
+  leave(s);
+  return code;
 }
