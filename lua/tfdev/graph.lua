@@ -173,4 +173,35 @@ function Graph:fill(shape, value, opts)
 end
 function Graph:no_op(opts) return self:op("NoOp", {}, opts) end
 
+-- Queues: q = g:fifo_queue({"float32"}, {capacity = 8}); g:enqueue(q, {x}); local v = g:dequeue(q)
+function Graph:fifo_queue(component_types, opts)
+  opts = opts or {}
+  opts.component_types = component_types
+  opts.result_dtype = "resource"
+  local q = self:op("FIFOQueueV2", {}, opts)
+  q.component_types = component_types
+  return q
+end
+
+--- Adds an enqueue of values (a list, one per component); returns the node name, for targets.
+function Graph:enqueue(q, values, opts)
+  return self:op("QueueEnqueueV2", { q, table.unpack(values) }, opts).node
+end
+
+--- Adds a dequeue; returns one output per component.
+function Graph:dequeue(q, opts)
+  opts = opts or {}
+  opts.component_types = q.component_types
+  local first = self:op("QueueDequeueV2", { q }, opts)
+  local outs = { first }
+  for i = 2, #q.component_types do outs[i] = self:output(first.node, i - 1) end
+  for i, o in ipairs(outs) do o.dtype = q.component_types[i] end
+  return table.unpack(outs)
+end
+
+function Graph:queue_size(q, opts) return self:op("QueueSizeV2", { q }, opts) end
+
+--- Adds a close; returns the node name, for targets.
+function Graph:queue_close(q, opts) return self:op("QueueCloseV2", { q }, opts).node end
+
 return { new = new_graph, Graph = Graph, Output = Output, is_output = is_output }

@@ -403,6 +403,49 @@ static tfd_code infer_assign_variable(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+static tfd_code infer_queue(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *t = attr(c, "component_types");
+  if (t->list_len < 1 || t->list_len > TFD_MAX_OP_OUTPUTS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': component_types must list 1 to %d dtypes",
+                           node_name(c), TFD_MAX_OP_OUTPUTS);
+  return infer_var_handle(c, st);
+}
+
+static tfd_code infer_enqueue(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_resource(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_attr_value *t = attr(c, "Tcomponents");
+  if (t && t->type == TFD_ATTR_LIST_TYPE) {
+    if ((int)t->list_len != c->num_inputs - 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Tcomponents lists %d dtypes for %d components",
+                             node_name(c), tfd_node_def_op(c->node), (int)t->list_len, c->num_inputs - 1);
+    for (int i = 1; i < c->num_inputs; i++)
+      if (t->list_type[i - 1] != c->in_types[i])
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component %d is %s but Tcomponents says %s",
+                               node_name(c), tfd_node_def_op(c->node), i - 1, tfd_dtype_name(c->in_types[i]),
+                               tfd_dtype_name(t->list_type[i - 1]));
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_dequeue(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_resource(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_attr_value *t = attr(c, "component_types");
+  for (int i = 0; i < c->num_outputs; i++) {
+    c->out_types[i] = t->list_type[i];
+    unknown(&c->out_shapes[i]);
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_queue_size(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_resource(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_INT32;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code infer_queue_close(tfd_infer_ctx *c, tfd_status *st) { return need_resource(c, st); }
+
 static tfd_code infer_recv(tfd_infer_ctx *c, tfd_status *st) {
   (void)st;
   c->out_types[0] = attr(c, "tensor_type")->dtype;
@@ -442,6 +485,13 @@ static const tfd_attr_def attrs_var[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NU
                                          {"container", TFD_ATTR_STRING, false, 0, 0, ""},
                                          {"shared_name", TFD_ATTR_STRING, false, 0, 0, ""}, END};
 static const tfd_attr_def attrs_read_var[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_queue[] = {{"component_types", TFD_ATTR_LIST_TYPE, true, 0, 0, NULL},
+                                           {"capacity", TFD_ATTR_INT, false, -1, 0, NULL},
+                                           {"container", TFD_ATTR_STRING, false, 0, 0, ""},
+                                           {"shared_name", TFD_ATTR_STRING, false, 0, 0, ""}, END};
+static const tfd_attr_def attrs_enqueue[] = {{"Tcomponents", TFD_ATTR_LIST_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_dequeue[] = {{"component_types", TFD_ATTR_LIST_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_queue_close[] = {{"cancel_pending_enqueues", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_feed[] = {{"index", TFD_ATTR_INT, true, 0, 0, NULL},
                                           {"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
                                           {"shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
@@ -492,6 +542,11 @@ static const tfd_op_def ops[] = {
     {"ReadVariableOp", 1, 1, 1, false, true, NULL, 0, 0, attrs_read_var, infer_read_variable},
     {"AssignVariableOp", 2, 2, 0, true, true, NULL, 0, 0, attrs_read_var, infer_assign_variable},
     {"AssignAddVariableOp", 2, 2, 0, true, false, NULL, 0, 0, attrs_read_var, infer_assign_variable},
+    {"FIFOQueueV2", 0, 0, 1, true, true, NULL, 0, 0, attrs_queue, infer_queue},
+    {"QueueEnqueueV2", 2, -1, 0, true, true, NULL, 0, 0, attrs_enqueue, infer_enqueue},
+    {"QueueDequeueV2", 1, 1, -1, true, true, NULL, 0, 0, attrs_dequeue, infer_dequeue},
+    {"QueueSizeV2", 1, 1, 1, false, true, NULL, 0, 0, attrs_none, infer_queue_size},
+    {"QueueCloseV2", 1, 1, 0, true, true, NULL, 0, 0, attrs_queue_close, infer_queue_close},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none},
@@ -534,7 +589,7 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
     } else if (a->required) {
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): missing required attr '%s'", name, op->name,
                              a->name);
-    } else if (a->type == TFD_ATTR_SHAPE || a->type == TFD_ATTR_TENSOR) {
+    } else if (a->type == TFD_ATTR_SHAPE || a->type == TFD_ATTR_TENSOR || a->type >= TFD_ATTR_LIST_INT) {
       continue; /* optional, no default */
     } else {
       d.i = a->dflt_i;

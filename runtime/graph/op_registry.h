@@ -44,7 +44,7 @@ typedef struct tfd_attr_def {
 typedef struct tfd_op_def {
   const char *name;
   int min_inputs, max_inputs; /* max -1: any number */
-  int num_outputs;            /* -1: as many as the "N" attr says (none yet) */
+  int num_outputs;            /* -1: one per entry of the node's component_types */
   bool stateful;
   bool cheap;            /* the executor runs it inline rather than scheduling it */
   const char *type_attr; /* attr inferred from input `type_input` when absent, e.g. "T" */

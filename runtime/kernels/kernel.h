@@ -58,7 +58,9 @@ struct tfd_kernel {
   uint64_t seed;
   atomic_uint_least64_t counter; /* random kernels: values drawn so far */
   char *key;                     /* _Send/_Recv rendezvous key */
-  tfd_resource_handle handle;    /* VarHandleOp */
+  tfd_resource_handle handle;    /* VarHandleOp, FIFOQueueV2 */
+  int ntypes;                    /* queues: component dtypes */
+  tfd_dtype types[TFD_MAX_OP_OUTPUTS];
 };
 
 typedef struct tfd_kernel_init {
@@ -100,6 +102,7 @@ tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
 tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sendrecv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_queue(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768

@@ -31,6 +31,8 @@ static const kernel_entry kernels[] = {
     CPU("RandomStandardNormal", tfd_setup_random), CPU("VarHandleOp", tfd_setup_variable),
     CPU("ReadVariableOp", tfd_setup_variable), CPU("AssignVariableOp", tfd_setup_variable),
     CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),
+    CPU("FIFOQueueV2", tfd_setup_queue), CPU("QueueEnqueueV2", tfd_setup_queue), CPU("QueueDequeueV2", tfd_setup_queue),
+    CPU("QueueSizeV2", tfd_setup_queue), CPU("QueueCloseV2", tfd_setup_queue),
 };
 
 static const kernel_entry *find(const char *op, const char *device_type) {
