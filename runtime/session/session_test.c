@@ -1,6 +1,8 @@
 /* Unit tests for DirectSession: create, run, feeds and fetches, errors, partitioning, caching, callables. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "runtime/testing/harness.h"
 
@@ -257,7 +259,82 @@ static void test_concurrent_runs(void) {
   tfd_status_free(st);
 }
 
+/* A dequeue blocked on an empty queue; close() from another thread cancels it. */
+typedef struct blocked_arg {
+  tfd_session *s;
+  tfd_code code;
+  char msg[256];
+} blocked_arg;
+
+static void *run_blocked(void *p) {
+  blocked_arg *a = p;
+  tfd_status *st = tfd_status_new();
+  const char *fetch[] = {"dq"};
+  tfd_tensor *out = NULL;
+  a->code = tfd_session_run(a->s, NULL, NULL, NULL, 0, fetch, 1, NULL, 0, &out, NULL, st);
+  snprintf(a->msg, sizeof a->msg, "%s", tfd_status_message(st));
+  tfd_tensor_unref(out);
+  tfd_status_free(st);
+  return NULL;
+}
+
+static tfd_graph_def *queue_graph(void) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tfd_dtype types[] = {TFD_FLOAT32};
+  tfd_attr_value ct = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = types};
+  tfd_node_def_set_attr(node(g, "q", "FIFOQueueV2", NULL, NULL), "component_types", &ct, NULL);
+  tfd_node_def_set_attr(node(g, "dq", "QueueDequeueV2", "q", NULL), "component_types", &ct, NULL);
+  return g;
+}
+
+static void test_close_cancels_blocked_dequeue(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_graph_def *g = queue_graph();
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  blocked_arg a = {s, TFD_OK, ""};
+  pthread_t t;
+  pthread_create(&t, NULL, run_blocked, &a);
+  struct timespec nap = {0, 50 * 1000000};
+  nanosleep(&nap, NULL);
+  CHECK_INT(tfd_session_close(s, st), TFD_OK); /* returns once the blocked run has ended */
+  pthread_join(t, NULL);
+  CHECK_INT(a.code, TFD_CANCELLED);
+  CHECK_CONTAINS(a.msg, "Session has been closed.");
+  blocked_arg again = {s, TFD_OK, ""};
+  run_blocked(&again);
+  CHECK_INT(again.code, TFD_CANCELLED);
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_status_free(st);
+}
+
+/* An error on one device ends the step: the other partition's _Recv is aborted, not left waiting. */
+static void test_partition_error_aborts_the_other(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "CPU", 2, st);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_graph_def *g = tfd_graph_def_new();
+  tfd_node_def *x = node(g, "x", "Placeholder", NULL, NULL);
+  set_type(x, "dtype", TFD_FLOAT32);
+  tfd_node_def_set_device(x, "/device:CPU:1", st);
+  tfd_node_def_set_device(node(g, "y", "Neg", "x", NULL), "/device:CPU:0", st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  const char *fetch[] = {"y"};
+  tfd_tensor *out = NULL;
+  tfd_run_options ro = {.timeout_ms = 10000}; /* a hang would show as DEADLINE_EXCEEDED */
+  CHECK_INT(tfd_session_run(s, &ro, NULL, NULL, 0, fetch, 1, NULL, 0, &out, NULL, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor 'x'");
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"close cancels a blocked dequeue", test_close_cancels_blocked_dequeue},
+    {"an error in one partition aborts the other", test_partition_error_aborts_the_other},
     {"concurrent runs from several threads", test_concurrent_runs},
     {"run an MLP", test_run_mlp},
     {"graph errors", test_graph_errors},
