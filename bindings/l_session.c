@@ -293,6 +293,109 @@ static int callable_tostring(lua_State *L) {
   return 1;
 }
 
+/* ---- partial runs ---- */
+#define PRUN_MT "tfdev.prun"
+
+typedef struct lprun {
+  int64_t handle;
+  bool open;
+} lprun;
+
+/* session:prun_setup(inputs, outputs, targets) -> handle */
+static int session_prun_setup(lua_State *L) {
+  lua_settop(L, 4);
+  tfd_session *s = check_session(L, 1);
+  int ni, no, nt;
+  const char **in = string_list(L, 2, &ni, "inputs");
+  const char **out = string_list(L, 3, &no, "outputs");
+  const char **tg = string_list(L, 4, &nt, "targets");
+  tfd_status *st = tfdev_new_status(L);
+  int64_t h = tfd_session_prun_setup(s, in, ni, out, no, tg, nt, st);
+  if (h < 0) return tfdev_raise_status(L, st);
+  lprun *p = lua_newuserdatauv(L, sizeof *p, 1);
+  *p = (lprun){h, true};
+  luaL_setmetatable(L, PRUN_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1); /* the handle keeps its session alive */
+  return 1;
+}
+
+/* Feeds {name = value} into parallel arrays anchored on the stack; tables convert to the graph's dtype. */
+static int collect_feeds(lua_State *L, tfd_session *s, int idx, const char ***names, tfd_tensor ***values, tfd_status *st) {
+  int n = 0;
+  if (!lua_isnil(L, idx) && !lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "feeds must be a table {name = value}, got %s", luaL_typename(L, idx));
+  if (lua_istable(L, idx)) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      n++;
+      lua_pop(L, 1);
+    }
+  }
+  *names = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(char *), 0);
+  *values = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(tfd_tensor *), 0);
+  lua_createtable(L, n, 0);
+  int anchors = lua_gettop(L);
+  int i = 0;
+  if (n) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      if (lua_type(L, -2) != LUA_TSTRING)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\"");
+      (*names)[i] = lua_tostring(L, -2);
+      tfd_dtype dt = 0;
+      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, (*names)[i], &dt, st) != TFD_OK) {
+        tfd_status_prefixf(st, "feed '%s': ", (*names)[i]);
+        tfdev_raise_status(L, st);
+      }
+      lua_pushvalue(L, -1);
+      (*values)[i] = tfdev_to_tensor(L, -1, dt);
+      lua_rawseti(L, anchors, i + 1);
+      lua_pop(L, 1);
+      i++;
+    }
+  }
+  return n;
+}
+
+/* session:prun(handle, feeds, fetches) */
+static int session_prun(lua_State *L) {
+  lua_settop(L, 4);
+  tfd_session *s = check_session(L, 1);
+  lprun *p = luaL_checkudata(L, 2, PRUN_MT);
+  if (!p->open) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this partial run is finished or closed");
+  tfd_status *st = tfdev_new_status(L);
+  const char **names;
+  tfd_tensor **values;
+  int nf = collect_feeds(L, s, 3, &names, &values, st);
+  int nfe;
+  bool single = lua_type(L, 4) == LUA_TSTRING;
+  const char **fetches = string_list(L, 4, &nfe, "fetches");
+  tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
+  memset(outs, 0, (size_t)(nfe ? nfe : 1) * sizeof *outs);
+  if (tfd_session_prun(s, p->handle, names, values, nf, fetches, nfe, outs, st) != TFD_OK) return tfdev_raise_status(L, st);
+  if (nfe == 0) return 0;
+  tfd_run_options ro = {0};
+  return push_results(L, outs, nfe, single, &ro, NULL);
+}
+
+/* handle:close(), __close and __gc: drops the run (cancelling it if it is still going). */
+static int prun_close(lua_State *L) {
+  lprun *p = luaL_checkudata(L, 1, PRUN_MT);
+  if (!p->open) return 0;
+  p->open = false;
+  lua_getiuservalue(L, 1, 1);
+  lsession *u = luaL_testudata(L, -1, TFDEV_SESSION_MT);
+  if (u && u->s) tfd_session_prun_close(u->s, p->handle, NULL); /* already dropped is fine */
+  return 0;
+}
+
+static int prun_tostring(lua_State *L) {
+  lprun *p = luaL_checkudata(L, 1, PRUN_MT);
+  lua_pushfstring(L, "tfdev.prun(%d%s)", (int)p->handle, p->open ? "" : ", closed");
+  return 1;
+}
+
 static int session_list_devices(lua_State *L) {
   tfdev_push_mgr_devices(L, tfd_session_device_mgr(check_session(L, 1)), true);
   return 1;
@@ -356,11 +459,17 @@ int tfdev_open_session(lua_State *L) {
                                      {"placement", session_placement},
                                      {"executor_count", session_executor_count},
                                      {"reset", session_reset},
+                                     {"prun_setup", session_prun_setup},
+                                     {"prun", session_prun},
                                      {"close", session_close},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
   static const luaL_Reg cmeta[] = {{"__call", callable_call}, {"__tostring", callable_tostring}, {NULL, NULL}};
   tfdev_new_class(L, CALLABLE_MT, cmeta, NULL);
+  static const luaL_Reg pmeta[] = {{"__gc", prun_close}, {"__close", prun_close}, {"__tostring", prun_tostring},
+                                   {NULL, NULL}};
+  static const luaL_Reg pmethods[] = {{"close", prun_close}, {NULL, NULL}};
+  tfdev_new_class(L, PRUN_MT, pmeta, pmethods);
   lua_pushcfunction(L, session_new);
   return 1;
 }

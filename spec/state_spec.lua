@@ -134,3 +134,69 @@ describe("session:reset", function()
     assert.are.equal(0, s:run({}, "size"):item())
   end)
 end)
+
+describe("partial runs", function()
+  local function graph()
+    local g = tfdev.graph()
+    local a = g:placeholder("float32", {}, { name = "a" })
+    local b = g:placeholder("float32", {}, { name = "b" })
+    local c = g:op("Mul", { a, b }, { name = "c" })
+    g:op("Add", { c, g:const(1, { dtype = "float32" }) }, { name = "d" })
+    g:op("Neg", { a }, { name = "neg_a" })
+    return g
+  end
+
+  local s
+  before_each(function() s = tfdev.session(); s:create(graph()) end)
+  after_each(function() s:close() end)
+
+  it("feeds some inputs and fetches some outputs per call", function()
+    local pr = s:prun_setup({ "a", "b" }, { "neg_a", "c", "d" })
+    assert.are.equal(-2, s:prun(pr, { a = 2 }, "neg_a"):item()) -- needs only a
+    local out = s:prun(pr, { b = 3 }, { "c" })                    -- the second call feeds the rest
+    assert.are.equal(6, out[1]:item())
+    assert.are.equal(7, s:prun(pr, {}, "d"):item())               -- and the final value
+  end)
+
+  it("refuses a fetch whose inputs are not all fed, without disturbing the run", function()
+    local pr = s:prun_setup({ "a", "b" }, { "c" })
+    h.raises("INVALID_ARGUMENT", "Fetch c:0 can't be computed from the feeds that have been fed so far: feed b:0 is missing",
+      s.prun, s, pr, { a = 2 }, "c")
+    assert.are.equal(10, s:prun(pr, { a = 2, b = 5 }, "c"):item()) -- a was not consumed by the refused call
+  end)
+
+  it("refuses double feeds, double fetches and names not given to setup", function()
+    local hd = s:prun_setup({ "a", "b" }, { "neg_a", "c" })
+    s:prun(hd, { a = 1 }, "neg_a")
+    h.raises("INVALID_ARGUMENT", "The feed a:0 has already been fed.", s.prun, s, hd, { a = 1 })
+    h.raises("INVALID_ARGUMENT", "The fetch neg_a:0 has already been fetched.", s.prun, s, hd, { b = 1 }, "neg_a")
+    h.raises("INVALID_ARGUMENT", "The feed d:0 was not specified in partial_run_setup.", s.prun, s, hd, { d = 1 })
+    h.raises("INVALID_ARGUMENT", "The fetch d:0 was not specified in partial_run_setup.", s.prun, s, hd, { b = 2 }, "d")
+    assert.are.equal(2, s:prun(hd, { b = 2 }, "c"):item())
+  end)
+
+  it("drops the run once every output is fetched, or when closed", function()
+    local h1 = s:prun_setup({ "a" }, { "neg_a" })
+    s:prun(h1, { a = 4 }, "neg_a")
+    h.raises("INVALID_ARGUMENT", "no partial run with handle", s.prun, s, h1, {}, nil)
+    local h2 = s:prun_setup({ "a", "b" }, { "c" })
+    s:prun(h2, { a = 1 })
+    h2:close()
+    h.raises("INVALID_ARGUMENT", "finished or closed", s.prun, s, h2, { b = 1 }, "c")
+    h2:close() -- twice is harmless
+  end)
+
+  it("keeps several partial runs on one session independent", function()
+    local x = s:prun_setup({ "a", "b" }, { "c" })
+    local y = s:prun_setup({ "a", "b" }, { "c" })
+    s:prun(x, { a = 2 })
+    s:prun(y, { a = 10 })
+    assert.are.equal(20, s:prun(y, { b = 2 }, "c"):item())
+    assert.are.equal(6, s:prun(x, { b = 3 }, "c"):item())
+  end)
+
+  it("refuses bad setups", function()
+    h.raises("NOT_FOUND", "feed 'ghost:0'", s.prun_setup, s, { "ghost" }, { "c" })
+    h.raises("INVALID_ARGUMENT", "Must specify at least one target", s.prun_setup, s, { "a" }, {})
+  end)
+end)

@@ -74,6 +74,19 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
                                   tfd_status *status);
 tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *status);
 
+/* Partial runs (PRunSetup / PRun): declare feeds, fetches and targets once,
+ * then feed some inputs and fetch some outputs per call, in any order the
+ * data allows. A fetch that needs a feed not yet given is INVALID_ARGUMENT
+ * and changes nothing. The run state goes when every output has been
+ * fetched, or with prun_close. Returns a handle >= 0 (-1 on error). */
+int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int num_inputs, const char *const *outputs,
+                               int num_outputs, const char *const *targets, int num_targets, tfd_status *status);
+tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names,
+                          tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
+                          int num_fetches, tfd_tensor **outputs, tfd_status *status);
+/* Cancels the run if it is still going and drops its state. */
+tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *status);
+
 /* The session's devices (borrowed; valid while the session lives). */
 tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
 /* The device each node of the last-built graph was placed on: fills

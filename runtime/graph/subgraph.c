@@ -154,6 +154,39 @@ done:
   return out;
 }
 
+static tfd_code set_op(tfd_node_def *n, const char *op, tfd_status *st) {
+  char *copy = strdup(op);
+  if (!copy) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  free(n->op);
+  n->op = copy;
+  return TFD_OK;
+}
+
+static tfd_code client_attrs(tfd_node_def *n, const char *tensor, tfd_status *st) {
+  tfd_attr_value name = {.type = TFD_ATTR_STRING, .s = tensor}, dev = {.type = TFD_ATTR_STRING, .s = TFD_CLIENT_DEVICE},
+                 inc = {.type = TFD_ATTR_INT, .i = 0};
+  if (tfd_node_def_set_attr(n, "tensor_name", &name, st) || tfd_node_def_set_attr(n, "send_device", &dev, st) ||
+      tfd_node_def_set_attr(n, "recv_device", &dev, st) || tfd_node_def_set_attr(n, "send_device_incarnation", &inc, st))
+    return tfd_status_code(st);
+  return TFD_OK;
+}
+
+tfd_code tfd_subgraph_for_partial_run(tfd_graph_def *def, char *const *feeds, char *const *fetches,
+                                      const tfd_dtype *feed_types, tfd_status *st) {
+  for (size_t i = 0; i < def->n; i++) {
+    tfd_node_def *n = def->nodes[i];
+    const tfd_attr_value *idx = tfd_node_def_attr(n, "index");
+    if (strcmp(n->op, "_Feed") == 0) {
+      tfd_attr_value t = {.type = TFD_ATTR_TYPE, .dtype = feed_types[idx->i]};
+      if (set_op(n, "_Recv", st) || client_attrs(n, feeds[idx->i], st) || tfd_node_def_set_attr(n, "tensor_type", &t, st))
+        return tfd_status_code(st);
+    } else if (strcmp(n->op, "_Fetch") == 0) {
+      if (set_op(n, "_Send", st) || client_attrs(n, fetches[idx->i], st)) return tfd_status_code(st);
+    }
+  }
+  return TFD_OK;
+}
+
 /* ---- partitioning ---- */
 static tfd_node_def *copy_node(tfd_graph_def *part, const tfd_gnode *n, const char *device, tfd_status *st) {
   tfd_node_def *c = tfd_graph_def_add_node(part, n->def->name, n->def->op, st);

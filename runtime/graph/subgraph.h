@@ -18,6 +18,16 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
                                     int num_targets, tfd_dtype *feed_types, tfd_shape *feed_shapes,
                                     tfd_status *status);
 
+/* The device name partial runs use for the client end of their feeds and fetches. */
+#define TFD_CLIENT_DEVICE "client"
+
+/* For partial runs: turns the _Feed nodes of a run's graph def into _Recv
+ * nodes and its _Fetch nodes into _Send nodes keyed to the client, so the
+ * step can start before its feeds exist and hand out fetches as they are
+ * computed. feeds and fetches are the canonical names, in index order. */
+tfd_code tfd_subgraph_for_partial_run(tfd_graph_def *def, char *const *feeds, char *const *fetches,
+                                      const tfd_dtype *feed_types, tfd_status *status);
+
 /* Splits a placed graph into one graph def per device (parts[d] NULL when
  * device d has no node). Edges between devices become _Send/_Recv pairs
  * keyed by source device, incarnation, destination device and tensor;

@@ -42,6 +42,7 @@ typedef struct bundle {
   tfd_shape *feed_shapes;
   tfd_strmap feed_index;  /* name -> k + 1 */
   tfd_strmap fetch_index; /* name -> k + 1 */
+  tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
 } bundle;
 
 typedef struct callable {
@@ -80,6 +81,8 @@ struct tfd_session {
   int inflight;
   tfd_cancellation **active;
   int num_active, cap_active;
+  struct partial_run **pruns; /* by handle; NULL once dropped */
+  int num_pruns;
 };
 
 const char *const *tfd_session_factory_names(void) {
@@ -104,6 +107,7 @@ static void bundle_free(bundle *b) {
   free(b->feed_shapes);
   tfd_strmap_free(&b->feed_index);
   tfd_strmap_free(&b->fetch_index);
+  tfd_graph_free(b->client);
   free(b);
 }
 
@@ -123,6 +127,9 @@ static void release_pool(tfd_session *s) {
   }
   s->inter_pool = NULL;
 }
+
+typedef struct partial_run partial_run;
+static void free_partial_run(partial_run *r);
 
 void tfd_session_free(tfd_session *s) {
   if (!s) return;
@@ -148,6 +155,8 @@ void tfd_session_free(tfd_session *s) {
   tfd_device_list_free(s->device_list);
   tfd_factory_registry_free(s->registry);
   tfd_session_options_free(s->options);
+  for (int i = 0; i < s->num_pruns; i++) free_partial_run(s->pruns[i]);
+  free(s->pruns);
   free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
   pthread_mutex_destroy(&s->exec_mu);
@@ -416,15 +425,16 @@ static void free_names(char **names, int n) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* "a:0,b:0->c:0//t" with each list sorted or not. Caller frees. */
-static char *signature(char **feeds, int nf, char **fetches, int nfe, char **targets, int nt, bool sorted) {
+static char *signature(char **feeds, int nf, char **fetches, int nfe, char **targets, int nt, bool sorted,
+                       bool partial) {
   char **lists[3] = {feeds, fetches, targets};
   int counts[3] = {nf, nfe, nt};
-  size_t len = 16;
+  size_t len = 32;
   for (int l = 0; l < 3; l++)
     for (int i = 0; i < counts[l]; i++) len += strlen(lists[l][i]) + 1;
   char *key = malloc(len);
   if (!key) return NULL;
-  key[0] = 0;
+  strcpy(key, partial ? "partial:" : ""); /* partial runs need their own executors */
   for (int l = 0; l < 3; l++) {
     char **names = lists[l];
     char **copy = NULL;
@@ -444,7 +454,7 @@ static char *signature(char **feeds, int nf, char **fetches, int nfe, char **tar
 }
 
 static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
-                            tfd_status *st) {
+                            bool partial, tfd_status *st) {
   bundle *b = calloc(1, sizeof *b);
   if (!b) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -480,6 +490,10 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
   }
   sub = tfd_subgraph_for_run(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
                              (const char *const *)targets, nt, b->feed_types, b->feed_shapes, st);
+  if (sub && partial && tfd_subgraph_for_partial_run(sub, feeds, fetches, b->feed_types, st) != TFD_OK) {
+    tfd_graph_def_free(sub);
+    sub = NULL;
+  }
   pg = sub ? tfd_graph_build(sub, st) : NULL;
   device_of = pg ? malloc(((size_t)pg->n + 1) * sizeof *device_of) : NULL;
   tfd_code code = pg && device_of ? TFD_OK : TFD_RESOURCE_EXHAUSTED;
@@ -520,6 +534,10 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
     b->execs[b->num_parts++] = e;
   }
   for (int d = b->num_parts; d < s->num_devices; d++) parts[d] = NULL;
+  if (partial) {
+    b->client = pg; /* CheckFetch walks it */
+    pg = NULL;
+  }
   tfd_graph_free(pg);
   tfd_graph_def_free(sub);
   free(device_of);
@@ -541,9 +559,9 @@ fail:
 
 /* GetOrCreateExecutors: fast key, then sorted key, then build (and remember under both). */
 static bundle *get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
-                          tfd_status *st) {
-  char *fast = signature(feeds, nf, fetches, nfe, targets, nt, false);
-  char *sorted = signature(feeds, nf, fetches, nfe, targets, nt, true);
+                          bool partial, tfd_status *st) {
+  char *fast = signature(feeds, nf, fetches, nfe, targets, nt, false, partial);
+  char *sorted = signature(feeds, nf, fetches, nfe, targets, nt, true, partial);
   bundle *b = NULL;
   if (!fast || !sorted) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -555,7 +573,7 @@ static bundle *get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, 
   pthread_mutex_unlock(&s->exec_mu);
   if (b) goto done;
   /* Build outside the cache lock: other signatures keep running meanwhile. */
-  bundle *made = build_bundle(s, feeds, nf, fetches, nfe, targets, nt, st);
+  bundle *made = build_bundle(s, feeds, nf, fetches, nfe, targets, nt, partial, st);
   if (!made) goto done;
   pthread_mutex_lock(&s->exec_mu);
   b = tfd_strmap_get(&s->cache, sorted);
@@ -839,7 +857,7 @@ static tfd_code run_impl(tfd_session *s, const tfd_run_options *ro, const char *
   tfd_code code = tgts ? TFD_OK : tfd_status_code(st);
   if (code == TFD_OK && (!feed_map || !fetch_map || !ordered || !outs))
     code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
-  bundle *b = code == TFD_OK ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, st) : NULL;
+  bundle *b = code == TFD_OK ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
   if (code == TFD_OK && !b) code = tfd_status_code(st);
   if (code == TFD_OK) code = map_names(&b->feed_index, feeds, nf, feed_map, "feed", st);
   if (code == TFD_OK) code = map_names(&b->fetch_index, fetches, nfe, fetch_map, "fetch", st);
@@ -872,7 +890,7 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
   char **tgts = fetches ? canonical_names(targets, nt, false, st) : NULL;
   callable *c = calloc(1, sizeof *c);
   int64_t handle = -1;
-  bundle *b = tgts && c ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, st) : NULL;
+  bundle *b = tgts && c ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
   if (b) {
     c->b = b;
     c->num_feeds = nf;
@@ -978,4 +996,307 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
   tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, st);
   leave(s);
   return code;
+}
+
+/* ---- partial runs ----
+ * The executors start at setup and wait, on client-keyed _Recv nodes, for
+ * feeds; fetches arrive through client-keyed _Send nodes. A live partial
+ * run counts as a call in flight, so close() waits for its executors. */
+struct partial_run {
+  tfd_session *s;
+  bundle *b;
+  pthread_mutex_t mu; /* one prun at a time per handle */
+  tfd_rendezvous *rendezvous;
+  tfd_cancellation *cancel;
+  int64_t abort_token;
+  pthread_mutex_t bar_mu;
+  pthread_cond_t bar_cv;
+  int remaining; /* partitions still running */
+  tfd_status status;
+  bool *fed, *fetched;
+  int outputs_left;
+};
+
+static void free_partial_run(partial_run *r) {
+  if (!r) return;
+  pthread_mutex_lock(&r->bar_mu);
+  bool running = r->remaining > 0;
+  pthread_mutex_unlock(&r->bar_mu);
+  if (running) { /* only when the session goes without the run being finished: stop it first */
+    tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, "partial run abandoned");
+    pthread_mutex_lock(&r->bar_mu);
+    while (r->remaining > 0) pthread_cond_wait(&r->bar_cv, &r->bar_mu);
+    pthread_mutex_unlock(&r->bar_mu);
+  }
+  if (r->abort_token >= 0) tfd_cancellation_deregister(r->cancel, r->abort_token);
+  tfd_cancellation_unref(r->cancel);
+  tfd_rendezvous_unref(r->rendezvous);
+  tfd_status_clear(&r->status);
+  pthread_mutex_destroy(&r->mu);
+  pthread_mutex_destroy(&r->bar_mu);
+  pthread_cond_destroy(&r->bar_cv);
+  free(r->fed);
+  free(r->fetched);
+  free(r);
+}
+
+static void partial_part_done(void *arg, const tfd_status *st) {
+  partial_run *r = arg;
+  pthread_mutex_lock(&r->bar_mu);
+  if (st && st->code != TFD_OK && r->status.code == TFD_OK) tfd_status_setf(&r->status, st->code, "%s", tfd_status_message(st));
+  bool last = --r->remaining == 0;
+  if (last) pthread_cond_broadcast(&r->bar_cv);
+  tfd_session *s = r->s;
+  tfd_cancellation *cancel = last ? tfd_cancellation_ref(r->cancel) : NULL;
+  pthread_mutex_unlock(&r->bar_mu);
+  if (last) {
+    remove_active(s, cancel);
+    tfd_cancellation_unref(cancel);
+    leave(s); /* the run's own hold on the session */
+  }
+}
+
+int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
+                               const char *const *targets, int nt, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return -1;
+  char **feeds = canonical_names(inputs, ni, true, st);
+  char **fetches = feeds ? canonical_names(outputs, no, true, st) : NULL;
+  char **tgts = fetches ? canonical_names(targets, nt, false, st) : NULL;
+  int64_t handle = -1;
+  partial_run *r = NULL;
+  bundle *b = NULL;
+  if (tgts && no == 0 && nt == 0)
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
+  else if (tgts)
+    b = get_bundle(s, feeds, ni, fetches, no, tgts, nt, true, st);
+  if (b) r = calloc(1, sizeof *r);
+  if (b && r) {
+    r->s = s;
+    r->b = b;
+    r->fed = calloc((size_t)ni + 1, sizeof *r->fed);
+    r->fetched = calloc((size_t)no + 1, sizeof *r->fetched);
+    r->outputs_left = no;
+    r->rendezvous = tfd_rendezvous_new();
+    r->cancel = tfd_cancellation_new();
+    r->abort_token = -1;
+    r->status = (tfd_status)TFD_STATUS_INIT;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->bar_mu, NULL);
+    pthread_cond_init(&r->bar_cv, NULL);
+    pthread_mutex_lock(&s->exec_mu);
+    partial_run **grown = realloc(s->pruns, ((size_t)s->num_pruns + 1) * sizeof *grown);
+    if (grown) s->pruns = grown;
+    bool ok = grown && r->fed && r->fetched && r->rendezvous && r->cancel;
+    if (ok) {
+      handle = s->num_pruns;
+      s->pruns[s->num_pruns++] = r;
+    }
+    pthread_mutex_unlock(&s->exec_mu);
+    if (!ok) {
+      free_partial_run(r);
+      r = NULL;
+      tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    }
+  } else if (b) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  if (r) {
+    r->abort_token = tfd_cancellation_register(r->cancel, abort_rendezvous, r->rendezvous);
+    add_active(s, r->cancel);
+    pthread_mutex_lock(&s->life_mu);
+    s->inflight++; /* held until the executors finish */
+    pthread_mutex_unlock(&s->life_mu);
+    r->remaining = b->num_parts;
+    int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
+    for (int p = 0; p < b->num_parts; p++) {
+      tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel};
+      tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
+    }
+  }
+  free_names(feeds, ni);
+  free_names(fetches, no);
+  free_names(tgts, nt);
+  leave(s);
+  return handle;
+}
+
+static partial_run *find_prun(tfd_session *s, int64_t handle, tfd_status *st) {
+  pthread_mutex_lock(&s->exec_mu);
+  partial_run *r = handle >= 0 && handle < s->num_pruns ? s->pruns[handle] : NULL;
+  pthread_mutex_unlock(&s->exec_mu);
+  if (!r)
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                    "no partial run with handle %lld (not set up, finished, or closed): run prun_setup first",
+                    (long long)handle);
+  return r;
+}
+
+/* CheckFetch: every feed the fetch depends on must be fed already (or in this call). */
+static tfd_code check_fetch(partial_run *r, int fetch, const bool *fed_now, tfd_status *st) {
+  const tfd_graph *g = r->b->client;
+  char name[32];
+  snprintf(name, sizeof name, "_fetch_%d", fetch);
+  int start = tfd_graph_find(g, name);
+  if (start < 0) return TFD_OK;
+  bool *seen = calloc((size_t)g->n, sizeof *seen);
+  int *stack = malloc((size_t)g->n * sizeof *stack), top = 0;
+  tfd_code code = TFD_OK;
+  if (!seen || !stack) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (code == TFD_OK) seen[stack[top++] = start] = true;
+  while (code == TFD_OK && top > 0) {
+    const tfd_gnode *n = &g->nodes[stack[--top]];
+    const tfd_attr_value *idx = strncmp(tfd_gnode_name(n), "_feed_", 6) == 0 ? tfd_node_def_attr(n->def, "index") : NULL;
+    if (idx && !r->fed[idx->i] && !fed_now[idx->i]) {
+      code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "Fetch %s can't be computed from the feeds that have been fed so far: feed %s is missing",
+                             r->b->fetch_names[fetch], r->b->feed_names[idx->i]);
+      break;
+    }
+    for (int k = 0; k < n->num_inputs; k++)
+      if (!seen[n->inputs[k].node]) seen[stack[top++] = n->inputs[k].node] = true;
+    for (int k = 0; k < n->num_control; k++)
+      if (!seen[n->control[k]]) seen[stack[top++] = n->control[k]] = true;
+  }
+  free(seen);
+  free(stack);
+  return code;
+}
+
+typedef struct recv_wait {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;
+  tfd_tensor *t;
+  tfd_status status;
+} recv_wait;
+
+static void client_recv_done(void *arg, tfd_tensor *t, const tfd_status *st) {
+  recv_wait *w = arg;
+  pthread_mutex_lock(&w->mu);
+  if (t) w->t = tfd_tensor_ref(t);
+  else tfd_status_setf(&w->status, st ? st->code : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
+  w->done = true;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+/* Drops a finished run: waits for its executors, forgets its handle. */
+static void drop_prun(tfd_session *s, int64_t handle, partial_run *r) {
+  pthread_mutex_lock(&r->bar_mu);
+  while (r->remaining > 0) pthread_cond_wait(&r->bar_cv, &r->bar_mu);
+  pthread_mutex_unlock(&r->bar_mu);
+  pthread_mutex_lock(&s->exec_mu);
+  s->pruns[handle] = NULL;
+  pthread_mutex_unlock(&s->exec_mu);
+  free_partial_run(r);
+}
+
+tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names, tfd_tensor *const *feed_values,
+                          int nf, const char *const *fetch_names, int nfe, tfd_tensor **outputs, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  partial_run *r = find_prun(s, handle, st);
+  if (!r) {
+    leave(s);
+    return TFD_INVALID_ARGUMENT;
+  }
+  pthread_mutex_lock(&r->mu);
+  bundle *b = r->b;
+  char **feeds = canonical_names(feed_names, nf, true, st);
+  char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
+  bool *fed_now = calloc((size_t)b->num_feeds + 1, sizeof *fed_now);
+  int *fetch_idx = calloc((size_t)nfe + 1, sizeof *fetch_idx);
+  tfd_code code = fetches ? TFD_OK : tfd_status_code(st);
+  if (code == TFD_OK && (!fed_now || !fetch_idx)) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  /* Check everything before touching the run, so a refused call changes nothing. */
+  for (int i = 0; code == TFD_OK && i < nf; i++) {
+    intptr_t k = (intptr_t)tfd_strmap_get(&b->feed_index, feeds[i]);
+    if (!k) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The feed %s was not specified in partial_run_setup.", feeds[i]);
+    else if (r->fed[k - 1] || fed_now[k - 1]) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The feed %s has already been fed.", feeds[i]);
+    else if (!feed_values[i] || tfd_tensor_dtype(feed_values[i]) != b->feed_types[k - 1])
+      code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' expects %s, got %s", feeds[i],
+                             tfd_dtype_name(b->feed_types[k - 1]),
+                             feed_values[i] ? tfd_dtype_name(tfd_tensor_dtype(feed_values[i])) : "nothing");
+    else fed_now[k - 1] = true;
+  }
+  for (int i = 0; code == TFD_OK && i < nfe; i++) {
+    intptr_t k = (intptr_t)tfd_strmap_get(&b->fetch_index, fetches[i]);
+    if (!k) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The fetch %s was not specified in partial_run_setup.", fetches[i]);
+    else if (r->fetched[k - 1]) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The fetch %s has already been fetched.", fetches[i]);
+    else {
+      fetch_idx[i] = (int)k - 1;
+      for (int j = 0; j < i; j++)
+        if (fetch_idx[j] == fetch_idx[i]) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The fetch %s is requested twice.", fetches[i]);
+      if (code == TFD_OK) code = check_fetch(r, fetch_idx[i], fed_now, st);
+    }
+  }
+  for (int i = 0; code == TFD_OK && i < nf; i++) {
+    int k = (int)(intptr_t)tfd_strmap_get(&b->feed_index, feeds[i]) - 1;
+    char key[1200];
+    tfd_rendezvous_key(key, sizeof key, TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, feeds[i]);
+    code = tfd_rendezvous_send(r->rendezvous, key, feed_values[i], st);
+    if (code == TFD_OK) r->fed[k] = true;
+  }
+  int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
+  for (int i = 0; code == TFD_OK && i < nfe; i++) {
+    recv_wait w = {.status = TFD_STATUS_INIT};
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    char key[1200];
+    tfd_rendezvous_key(key, sizeof key, TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, fetches[i]);
+    tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout > 0 ? timeout / 1000 : 0;
+    deadline.tv_nsec += timeout > 0 ? (timeout % 1000) * 1000000 : 0;
+    if (deadline.tv_nsec >= 1000000000) deadline.tv_sec++, deadline.tv_nsec -= 1000000000;
+    pthread_mutex_lock(&w.mu);
+    while (!w.done) {
+      if (timeout > 0 && pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
+        pthread_mutex_unlock(&w.mu);
+        tfd_cancellation_cancel(r->cancel, TFD_DEADLINE_EXCEEDED, "Timed out waiting for a partial run fetch");
+        pthread_mutex_lock(&w.mu);
+      } else if (timeout <= 0) {
+        pthread_cond_wait(&w.cv, &w.mu);
+      }
+    }
+    pthread_mutex_unlock(&w.mu);
+    if (w.t) {
+      outputs[i] = w.t;
+      r->fetched[fetch_idx[i]] = true;
+      r->outputs_left--;
+    } else {
+      /* The step failed: report the kernel's error if there is one. */
+      pthread_mutex_lock(&r->bar_mu);
+      bool have = r->status.code != TFD_OK;
+      if (have) tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
+      pthread_mutex_unlock(&r->bar_mu);
+      code = have ? tfd_status_code(st) : tfd_status_move(st, &w.status);
+    }
+    tfd_status_clear(&w.status);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+  }
+  if (code != TFD_OK)
+    for (int i = 0; i < nfe && fetches; i++)
+      if (outputs[i] && !r->fetched[fetch_idx[i]]) outputs[i] = NULL;
+  bool finished = code == TFD_OK && r->outputs_left == 0;
+  free_names(feeds, nf);
+  free_names(fetches, nfe);
+  free(fed_now);
+  free(fetch_idx);
+  pthread_mutex_unlock(&r->mu);
+  if (finished) drop_prun(s, handle, r); /* every output fetched: the run state goes */
+  leave(s);
+  return code;
+}
+
+tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  partial_run *r = find_prun(s, handle, st);
+  if (r) {
+    tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, "partial run closed");
+    drop_prun(s, handle, r);
+  }
+  leave(s);
+  return r ? TFD_OK : TFD_INVALID_ARGUMENT;
 }
