@@ -201,6 +201,15 @@ end
 
 function Graph:queue_size(q, opts) return self:op("QueueSizeV2", { q }, opts) end
 
+-- Session tensors: keep a value between runs by handle (an int64 scalar).
+function Graph:get_session_handle(x, opts) return self:op("GetSessionHandle", { x }, opts) end
+function Graph:get_session_tensor(handle, dtype, opts)
+  opts = opts or {}
+  opts.dtype = dtype
+  return self:op("GetSessionTensor", { handle }, opts)
+end
+function Graph:delete_session_tensor(handle, opts) return self:op("DeleteSessionTensor", { handle }, opts).node end
+
 --- Adds a close; returns the node name, for targets.
 function Graph:queue_close(q, opts) return self:op("QueueCloseV2", { q }, opts).node end
 

@@ -35,6 +35,7 @@ typedef struct tfd_executor_args {
   tfd_threadpool *runner; /* the inter-op pool; NULL runs every node on the calling thread */
   tfd_node_stats *stats;  /* graph->n entries when tracing, else NULL */
   struct tfd_cancellation *cancellation; /* may be NULL */
+  struct tfd_session_state *session_state; /* may be NULL */
 } tfd_executor_args;
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);

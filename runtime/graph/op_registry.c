@@ -446,6 +446,27 @@ static tfd_code infer_queue_size(tfd_infer_ctx *c, tfd_status *st) {
 
 static tfd_code infer_queue_close(tfd_infer_ctx *c, tfd_status *st) { return need_resource(c, st); }
 
+static tfd_code infer_session_handle(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = TFD_INT64;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code need_handle(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[0] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): the handle must be int64, got %s", node_name(c),
+                           tfd_node_def_op(c->node), tfd_dtype_name(c->in_types[0]));
+  return TFD_OK;
+}
+
+static tfd_code infer_session_tensor(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_handle(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = attr(c, "dtype")->dtype;
+  unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
 static tfd_code infer_recv(tfd_infer_ctx *c, tfd_status *st) {
   (void)st;
   c->out_types[0] = attr(c, "tensor_type")->dtype;
@@ -547,6 +568,9 @@ static const tfd_op_def ops[] = {
     {"QueueDequeueV2", 1, 1, -1, true, true, NULL, 0, 0, attrs_dequeue, infer_dequeue},
     {"QueueSizeV2", 1, 1, 1, false, true, NULL, 0, 0, attrs_none, infer_queue_size},
     {"QueueCloseV2", 1, 1, 0, true, true, NULL, 0, 0, attrs_queue_close, infer_queue_close},
+    {"GetSessionHandle", 1, 1, 1, true, true, "T", 0, 0, attrs_t, infer_session_handle},
+    {"GetSessionTensor", 1, 1, 1, true, true, NULL, 0, 0, attrs_read_var, infer_session_tensor},
+    {"DeleteSessionTensor", 1, 1, 0, true, true, NULL, 0, 0, attrs_none, need_handle},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none},

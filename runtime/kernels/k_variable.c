@@ -160,3 +160,58 @@ tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   }
   return TFD_OK;
 }
+
+/* ---- session tensors: GetSessionHandle, GetSessionTensor, DeleteSessionTensor ---- */
+#include "../exec/session_state.h"
+
+static bool need_state(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (c->session_state) return true;
+  tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION, "session tensors need a session (not available when run eagerly)");
+  return false;
+}
+
+static void k_get_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (!need_state(k, c)) return;
+  int64_t h = tfd_session_state_add(c->session_state, c->inputs[0]);
+  if (h < 0) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory keeping a session tensor");
+    return;
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, TFD_INT64, NULL, 0);
+  if (out) *(int64_t *)tfd_tensor_data(out) = h;
+  c->outputs[0] = out;
+}
+
+static void k_get_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (!need_state(k, c)) return;
+  tfd_status tmp = TFD_STATUS_INIT;
+  tfd_tensor *t = tfd_session_state_get(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp);
+  if (!t) {
+    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+  } else if (tfd_tensor_dtype(t) != k->dst) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the session tensor is %s, not %s", tfd_dtype_name(tfd_tensor_dtype(t)),
+                    tfd_dtype_name(k->dst));
+    tfd_tensor_unref(t);
+  } else {
+    c->outputs[0] = t;
+  }
+  tfd_status_clear(&tmp);
+}
+
+static void k_delete_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (!need_state(k, c)) return;
+  tfd_status tmp = TFD_STATUS_INIT;
+  if (tfd_session_state_delete(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp) != TFD_OK)
+    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+  tfd_status_clear(&tmp);
+}
+
+tfd_code tfd_setup_session_tensor(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  (void)st;
+  const char *op = init->op->name;
+  k->dst = tfd_attr_dtype(init->node, "dtype", 0);
+  k->compute = strcmp(op, "GetSessionHandle") == 0 ? k_get_handle
+               : strcmp(op, "GetSessionTensor") == 0 ? k_get_tensor
+                                                       : k_delete_tensor;
+  return TFD_OK;
+}

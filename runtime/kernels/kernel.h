@@ -17,6 +17,7 @@
 
 typedef struct tfd_rendezvous tfd_rendezvous;
 typedef struct tfd_cancellation tfd_cancellation;
+typedef struct tfd_session_state tfd_session_state;
 
 struct tfd_op_kernel_context {
   tfd_device *device;
@@ -31,6 +32,7 @@ struct tfd_op_kernel_context {
   tfd_status *status;
   tfd_rendezvous *rendezvous;
   tfd_cancellation *cancellation; /* the step's; NULL for eager runs */
+  tfd_session_state *session_state; /* the session's kept tensors; NULL for eager runs */
   tfd_tensor *const *feeds; /* the call frame: fed tensors by index */
   int num_feeds;
   tfd_tensor **fetches; /* fetched tensors by index (the kernel stores new references) */
@@ -103,6 +105,7 @@ tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
 tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sendrecv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_queue(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_session_tensor(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768

@@ -33,6 +33,8 @@ static const kernel_entry kernels[] = {
     CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),
     CPU("FIFOQueueV2", tfd_setup_queue), CPU("QueueEnqueueV2", tfd_setup_queue), CPU("QueueDequeueV2", tfd_setup_queue),
     CPU("QueueSizeV2", tfd_setup_queue), CPU("QueueCloseV2", tfd_setup_queue),
+    CPU("GetSessionHandle", tfd_setup_session_tensor), CPU("GetSessionTensor", tfd_setup_session_tensor),
+    CPU("DeleteSessionTensor", tfd_setup_session_tensor),
 };
 
 static const kernel_entry *find(const char *op, const char *device_type) {

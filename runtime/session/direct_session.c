@@ -18,6 +18,7 @@
 #include "../core/strmap.h"
 #include "../exec/cancellation.h"
 #include "../exec/executor.h"
+#include "../exec/session_state.h"
 #include "../graph/graph_def_internal.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
@@ -81,6 +82,7 @@ struct tfd_session {
   int inflight;
   tfd_cancellation **active;
   int num_active, cap_active;
+  tfd_session_state *state; /* tensors kept by handle between runs */
   struct partial_run **pruns; /* by handle; NULL once dropped */
   int num_pruns;
 };
@@ -156,6 +158,7 @@ void tfd_session_free(tfd_session *s) {
   tfd_factory_registry_free(s->registry);
   tfd_session_options_free(s->options);
   for (int i = 0; i < s->num_pruns; i++) free_partial_run(s->pruns[i]);
+  tfd_session_state_free(s->state);
   free(s->pruns);
   free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
@@ -182,7 +185,8 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   /* Our own copy: the caller's registry may change or go while we live. */
   s->registry = registry ? tfd_factory_registry_copy(registry) : NULL;
   s->device_list = tfd_device_list_new();
-  if (!s->options || !s->registry || !s->device_list) {
+  s->state = tfd_session_state_new();
+  if (!s->options || !s->registry || !s->device_list || !s->state) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
     goto fail;
   }
@@ -761,7 +765,7 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   part_start *starts = b->num_parts <= SMALL ? small : malloc((size_t)b->num_parts * sizeof *starts);
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {step_id, bar.rendezvous, feeds, b->num_feeds, fetches, b->num_fetches, s->inter_pool,
-                              stats ? stats[p] : NULL, cancel};
+                              stats ? stats[p] : NULL, cancel, s->state};
     if (p > 0 && starts) {
       starts[p] = (part_start){b->execs[p], args, &bar};
       if (tfd_threadpool_schedule(s->inter_pool, start_part, &starts[p], NULL) == TFD_OK) continue;
@@ -1109,7 +1113,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     r->remaining = b->num_parts;
     int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
     for (int p = 0; p < b->num_parts; p++) {
-      tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel};
+      tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state};
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
   }
