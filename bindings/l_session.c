@@ -89,13 +89,15 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
   while (lua_next(L, idx)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
     if (strcmp(k, "trace") == 0) ro->trace = lua_toboolean(L, -1);
+    else if (strcmp(k, "cost_graph") == 0) ro->cost_graph = lua_toboolean(L, -1);
     else if (strcmp(k, "output_partition_graphs") == 0) ro->output_partition_graphs = lua_toboolean(L, -1);
     else if (strcmp(k, "timeout_ms") == 0) {
       int ok;
       ro->timeout_ms = lua_tointegerx(L, -1, &ok);
       if (!ok) tfdev_raise(L, TFD_INVALID_ARGUMENT, "run option timeout_ms must be an integer");
     } else {
-      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown run option '%s' (known: trace, output_partition_graphs, timeout_ms)", k);
+      tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                  "unknown run option '%s' (known: trace, output_partition_graphs, cost_graph, timeout_ms)", k);
     }
     lua_pop(L, 1);
   }
@@ -122,6 +124,12 @@ static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
       tfdev_set_int(L, "all_end_rel_micros", ns.all_end_rel_micros);
       tfdev_set_int(L, "output_bytes", ns.output_bytes);
       tfdev_set_int(L, "thread_id", ns.thread_id);
+      lua_createtable(L, 1, 0); /* memory: one entry, the device's allocator */
+      lua_createtable(L, 0, 2);
+      tfdev_set_str(L, "allocator_name", ns.allocator_name);
+      tfdev_set_int(L, "allocator_bytes_in_use", ns.allocator_bytes_in_use);
+      lua_rawseti(L, -2, 1);
+      lua_setfield(L, -2, "memory");
       lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "node_stats");
@@ -136,6 +144,56 @@ static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
     lua_rawseti(L, -2, p + 1);
   }
   lua_setfield(L, -2, "partition_graphs");
+  int nc = tfd_run_metadata_num_cost_nodes(m);
+  if (nc > 0) {
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, nc, 0);
+    for (int i = 0; i < nc; i++) {
+      tfd_cost_entry e;
+      tfd_run_metadata_cost_node(m, i, &e);
+      lua_createtable(L, 0, 7);
+      tfdev_set_str(L, "name", e.node);
+      tfdev_set_str(L, "device", e.device);
+      tfdev_set_str(L, "op", e.op);
+      lua_pushnumber(L, e.avg_compute_micros);
+      lua_setfield(L, -2, "compute_cost");
+      tfdev_set_int(L, "max_compute_cost", e.max_compute_micros);
+      tfdev_set_int(L, "runs", e.runs);
+      tfdev_set_int(L, "output_bytes", e.output_bytes);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "node");
+    lua_setfield(L, -2, "cost_graph");
+  }
+}
+
+/* session:export_cost_models() -> {[device] = {{node=, op=, runs=, avg_compute_micros=, ...}, ...}} */
+static int session_export_cost_models(lua_State *L) {
+  tfd_session *s = check_session(L, 1);
+  int cap = tfd_session_export_cost_models(s, NULL, 0);
+  tfd_cost_entry *e = lua_newuserdatauv(L, (size_t)(cap ? cap : 1) * sizeof *e, 0);
+  int n = tfd_session_export_cost_models(s, e, cap);
+  if (n > cap) n = cap; /* the model grew meanwhile: take what fits */
+  lua_newtable(L);
+  for (int i = 0; i < n; i++) {
+    if (lua_getfield(L, -1, e[i].device) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_setfield(L, -3, e[i].device);
+    }
+    lua_createtable(L, 0, 6);
+    tfdev_set_str(L, "node", e[i].node);
+    tfdev_set_str(L, "op", e[i].op);
+    tfdev_set_int(L, "runs", e[i].runs);
+    lua_pushnumber(L, e[i].avg_compute_micros);
+    lua_setfield(L, -2, "avg_compute_micros");
+    tfdev_set_int(L, "max_compute_micros", e[i].max_compute_micros);
+    tfdev_set_int(L, "output_bytes", e[i].output_bytes);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+  }
+  return 1;
 }
 
 typedef struct meta_box {
@@ -172,7 +230,7 @@ static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, con
       lua_rawseti(L, -2, i + 1);
     }
   }
-  if (ro->trace || ro->output_partition_graphs) {
+  if (ro->trace || ro->output_partition_graphs || ro->cost_graph) {
     push_metadata(L, meta);
     return 2;
   }
@@ -223,7 +281,7 @@ static int session_run(lua_State *L) {
   const char **fetches = string_list(L, 3, &nfe, "fetches");
   const char **targets = string_list(L, 4, &nt, "targets");
   tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
-  tfd_run_metadata *meta = (ro.trace || ro.output_partition_graphs) ? new_meta(L) : NULL;
+  tfd_run_metadata *meta = (ro.trace || ro.output_partition_graphs || ro.cost_graph) ? new_meta(L) : NULL;
   if (tfd_session_run(s, &ro, feed_names, feed_values, nf, fetches, nfe, targets, nt, outs, meta, st) != TFD_OK)
     return tfdev_raise_status(L, st);
   if (nfe == 0) {
@@ -461,6 +519,7 @@ int tfdev_open_session(lua_State *L) {
                                      {"reset", session_reset},
                                      {"prun_setup", session_prun_setup},
                                      {"prun", session_prun},
+                                     {"export_cost_models", session_export_cost_models},
                                      {"close", session_close},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);

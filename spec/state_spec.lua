@@ -226,3 +226,55 @@ describe("session tensors", function()
     h.raises("FAILED_PRECONDITION", "session tensors need a session", d.compute, d, "GetSessionHandle", { { 1 } })
   end)
 end)
+
+describe("cost models and step stats memory", function()
+  local function mlp()
+    local g = tfdev.graph()
+    local x = g:placeholder("float32", { -1, 8 }, { name = "x" })
+    local w = g:const(tfdev.tensor { dtype = "float32", shape = { 8, 4 } }, { name = "w" })
+    g:relu(g:matmul(x, w, { name = "mm" }), { name = "y" })
+    return g
+  end
+  local X = { { 1, 2, 3, 4, 5, 6, 7, 8 } }
+
+  it("averages per-node compute time and output sizes over traced runs", function()
+    local s <close> = tfdev.session()
+    s:create(mlp())
+    s:run({ x = X }, "y") -- untraced: not in the model
+    for _ = 1, 3 do s:run({ x = X }, "y", nil, { trace = true }) end
+    local models = s:export_cost_models()
+    local cpu = models["/job:localhost/replica:0/task:0/device:CPU:0"]
+    assert.truthy(cpu)
+    local mm
+    for _, e in ipairs(cpu) do if e.node == "mm" then mm = e end end
+    assert.are.equal("MatMul", mm.op)
+    assert.are.equal(3, mm.runs)
+    assert.are.equal(16, mm.output_bytes)
+    assert.is_true(mm.avg_compute_micros >= 0 and mm.max_compute_micros >= mm.avg_compute_micros - 1e-9)
+  end)
+
+  it("builds the model on every run with build_cost_model, and returns a cost graph when asked", function()
+    local s <close> = tfdev.session { build_cost_model = true }
+    s:create(mlp())
+    s:run({ x = X }, "y")
+    s:run({ x = X }, "y")
+    local _, meta = s:run({ x = X }, "y", nil, { cost_graph = true })
+    local by = {}
+    for _, n in ipairs(meta.cost_graph.node) do by[n.name] = n end
+    assert.are.equal(3, by.mm.runs)
+    assert.are.equal("Relu", by.y.op)
+    assert.are.equal(16, by.y.output_bytes)
+    assert.is_nil(meta.step_stats.dev_stats[1]) -- no trace asked: no step stats
+  end)
+
+  it("records allocator memory per node in step stats", function()
+    local s <close> = tfdev.session()
+    s:create(mlp())
+    local _, meta = s:run({ x = X }, "y", nil, { trace = true })
+    for _, n in ipairs(meta.step_stats.dev_stats[1].node_stats) do
+      assert.are.equal("/job:localhost/replica:0/task:0/device:CPU:0", n.memory[1].allocator_name)
+      assert.is_true(n.memory[1].allocator_bytes_in_use >= 0)
+      if n.node_name == "mm" then assert.is_true(n.memory[1].allocator_bytes_in_use >= 16) end
+    end
+  end)
+end)

@@ -53,6 +53,10 @@ bool tfd_session_options_log_device_placement(const tfd_session_options *o);
 /* Deadline for every run in milliseconds; 0: none. */
 void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms);
 int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
+/* Collect per-node timings on every run into the session's cost model
+ * (without it, only traced runs feed the model). */
+void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
+bool tfd_session_options_build_cost_model(const tfd_session_options *o);
 /* true: the session owns its inter-op pool; false (default): sessions share one. */
 void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
 bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);

@@ -32,6 +32,7 @@ typedef struct tfd_run_options {
   int64_t timeout_ms;           /* 0: the session's operation_timeout_ms; < 0: none */
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
+  bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */
 } tfd_run_options;
 
 /* The session factory registry: "DIRECT_SESSION" is built in. Returns the
@@ -112,6 +113,21 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_tensor *const *inputs, int num_inputs,
                            tfd_tensor **outputs, int *num_outputs, tfd_status *status);
 
+/* ---- cost models ----
+ * Per (device, node): how often it ran, its average and largest compute
+ * time, and its last output size, over the runs that collected timings
+ * (traced runs, or every run with the build_cost_model option). */
+typedef struct tfd_cost_entry {
+  const char *device, *node, *op; /* borrowed from the session */
+  int64_t runs;
+  double avg_compute_micros;
+  int64_t max_compute_micros;
+  int64_t output_bytes;
+} tfd_cost_entry;
+
+/* Fills up to cap entries (sorted by device, then node); returns how many there are. */
+int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, int cap);
+
 /* ---- run metadata ---- */
 tfd_run_metadata *tfd_run_metadata_new(void);
 void tfd_run_metadata_free(tfd_run_metadata *m);
@@ -127,9 +143,15 @@ typedef struct tfd_node_exec_stats {
   int64_t all_start_micros;
   int64_t all_end_rel_micros;
   int64_t output_bytes;
+  int64_t allocator_bytes_in_use; /* memory: the device allocator after the node */
+  const char *allocator_name;
   int thread_id;
 } tfd_node_exec_stats;
 void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out);
+/* Cost graph (when the run asked for it): entries like the cost model's,
+ * for the nodes of this run. */
+int tfd_run_metadata_num_cost_nodes(const tfd_run_metadata *m);
+void tfd_run_metadata_cost_node(const tfd_run_metadata *m, int i, tfd_cost_entry *out);
 /* Partition graphs (when output_partition_graphs); borrowed. */
 int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m);
 const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i);

@@ -16,7 +16,7 @@ struct tfd_session_options {
   int intra_op_threads;
   int inter_op_threads;
   bool use_global_threadpool;
-  bool allow_soft_placement, log_device_placement, use_per_session_threads;
+  bool allow_soft_placement, log_device_placement, use_per_session_threads, build_cost_model;
   int64_t operation_timeout_ms;
 };
 
@@ -104,3 +104,5 @@ void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, boo
 bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
   return o && o->use_per_session_threads;
 }
+void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
+bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }

@@ -211,6 +211,9 @@ static bool node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
     ns->output_bytes = 0;
     for (int o = 0; o < it->num_outputs; o++)
       if (ctx->outputs[o]) ns->output_bytes += (int64_t)tfd_tensor_byte_size(ctx->outputs[o]);
+    tfd_allocator_stats as;
+    tfd_allocator_get_stats(ctx->allocator, &as);
+    ns->allocator_bytes_in_use = as.bytes_in_use;
   }
   if (st->code != TFD_OK) fail(s, st);
   for (int i = 0; i < it->num_inputs; i++) {

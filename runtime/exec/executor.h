@@ -21,6 +21,7 @@ typedef struct tfd_node_stats {
   int64_t all_start_micros; /* wall clock, microseconds since the epoch */
   int64_t all_end_rel_micros;
   int64_t output_bytes;
+  int64_t allocator_bytes_in_use; /* the device allocator's bytes in use when the node finished */
   int thread_id; /* 0: the thread that started the step; k: inter-op worker k-1 */
   bool ran;
 } tfd_node_stats;

@@ -83,6 +83,8 @@ struct tfd_session {
   tfd_cancellation **active;
   int num_active, cap_active;
   tfd_session_state *state; /* tensors kept by handle between runs */
+  pthread_mutex_t cost_mu;
+  tfd_strmap costs; /* "device\x1fnode" -> cost_item* */
   struct partial_run **pruns; /* by handle; NULL once dropped */
   int num_pruns;
 };
@@ -133,6 +135,13 @@ static void release_pool(tfd_session *s) {
 typedef struct partial_run partial_run;
 static void free_partial_run(partial_run *r);
 
+/* One node's entry in the cost model. */
+typedef struct cost_item {
+  char *device, *node;
+  const char *op; /* static, from the op registry */
+  int64_t runs, total_micros, max_micros, output_bytes;
+} cost_item;
+
 void tfd_session_free(tfd_session *s) {
   if (!s) return;
   tfd_session_close(s, NULL);
@@ -159,6 +168,17 @@ void tfd_session_free(tfd_session *s) {
   tfd_session_options_free(s->options);
   for (int i = 0; i < s->num_pruns; i++) free_partial_run(s->pruns[i]);
   tfd_session_state_free(s->state);
+  size_t it = 0;
+  const char *ck;
+  void *cv;
+  while (tfd_strmap_next(&s->costs, &it, &ck, &cv)) {
+    cost_item *c = cv;
+    free(c->device);
+    free(c->node);
+    free(c);
+  }
+  tfd_strmap_free(&s->costs);
+  pthread_mutex_destroy(&s->cost_mu);
   free(s->pruns);
   free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
@@ -179,6 +199,7 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   pthread_mutex_init(&s->exec_mu, NULL);
   pthread_mutex_init(&s->life_mu, NULL);
   pthread_cond_init(&s->life_cv, NULL);
+  pthread_mutex_init(&s->cost_mu, NULL);
   snprintf(s->handle, sizeof s->handle, "direct%lld", (long long)atomic_fetch_add(&session_counter, 1));
   s->options = options ? tfd_session_options_copy(options) : tfd_session_options_new();
   if (!registry) registry = tfd_factory_registry_default();
@@ -612,6 +633,8 @@ struct tfd_run_metadata {
   int num_names;
   int num_parts;
   tfd_graph_def **parts;
+  tfd_cost_entry *costs; /* strings point into names */
+  int num_costs;
 };
 
 tfd_run_metadata *tfd_run_metadata_new(void) { return calloc(1, sizeof(tfd_run_metadata)); }
@@ -628,6 +651,7 @@ static void metadata_clear(tfd_run_metadata *m) {
   free(m->names);
   for (int i = 0; i < m->num_parts; i++) tfd_graph_def_free(m->parts[i]);
   free(m->parts);
+  free(m->costs);
   memset(m, 0, sizeof *m);
 }
 
@@ -643,6 +667,8 @@ const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d) { return m
 int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d) { return m->num_nodes[d]; }
 void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out) { *out = m->nodes[d][i]; }
 int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m) { return m->num_parts; }
+int tfd_run_metadata_num_cost_nodes(const tfd_run_metadata *m) { return m->num_costs; }
+void tfd_run_metadata_cost_node(const tfd_run_metadata *m, int i, tfd_cost_entry *out) { *out = m->costs[i]; }
 const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i) { return m->parts[i]; }
 
 static const char *keep_name(tfd_run_metadata *m, const char *s) {
@@ -653,6 +679,95 @@ static const char *keep_name(tfd_run_metadata *m, const char *s) {
   if (!copy) return "";
   m->names[m->num_names++] = copy;
   return copy;
+}
+
+static void cost_key(char *out, size_t cap, const char *device, const char *node) {
+  snprintf(out, cap, "%s\x1f%s", device, node);
+}
+
+static void entry_of(const cost_item *c, tfd_cost_entry *e) {
+  *e = (tfd_cost_entry){c->device, c->node, c->op, c->runs, c->runs ? (double)c->total_micros / (double)c->runs : 0,
+                        c->max_micros, c->output_bytes};
+}
+
+/* Adds a run's timings to the session's cost model. */
+static void record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
+  pthread_mutex_lock(&s->cost_mu);
+  for (int p = 0; p < b->num_parts; p++) {
+    const tfd_graph *g = tfd_executor_graph(b->execs[p]);
+    const char *dev = tfd_device_name(tfd_executor_device(b->execs[p]));
+    for (int i = 0; i < g->n; i++) {
+      if (!stats[p][i].ran) continue;
+      char key[1200];
+      cost_key(key, sizeof key, dev, tfd_gnode_name(&g->nodes[i]));
+      cost_item *c = tfd_strmap_get(&s->costs, key);
+      if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c || !(c->device = strdup(dev)) || !(c->node = strdup(tfd_gnode_name(&g->nodes[i]))) ||
+            !tfd_strmap_put(&s->costs, key, c)) {
+          if (c) {
+            free(c->device);
+            free(c->node);
+          }
+          free(c);
+          continue; /* out of memory: the model just misses this node */
+        }
+        c->op = g->nodes[i].op->name;
+      }
+      int64_t us = stats[p][i].all_end_rel_micros;
+      c->runs++;
+      c->total_micros += us;
+      if (us > c->max_micros) c->max_micros = us;
+      c->output_bytes = stats[p][i].output_bytes;
+    }
+  }
+  pthread_mutex_unlock(&s->cost_mu);
+}
+
+static int cmp_entry(const void *a, const void *b) {
+  const tfd_cost_entry *x = a, *y = b;
+  int d = strcmp(x->device, y->device);
+  return d ? d : strcmp(x->node, y->node);
+}
+
+int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, int cap) {
+  pthread_mutex_lock(&s->cost_mu);
+  int n = (int)s->costs.size, i = 0;
+  tfd_cost_entry *all = malloc(((size_t)n + 1) * sizeof *all);
+  size_t it = 0;
+  const char *k;
+  void *v;
+  while (all && tfd_strmap_next(&s->costs, &it, &k, &v)) entry_of(v, &all[i++]);
+  pthread_mutex_unlock(&s->cost_mu);
+  if (!all) return 0;
+  qsort(all, (size_t)i, sizeof *all, cmp_entry);
+  for (int j = 0; j < i && j < cap; j++) out[j] = all[j];
+  free(all);
+  return n;
+}
+
+/* The cost graph of a run: the model's entries for the nodes it ran. */
+static void fill_cost_graph(tfd_session *s, tfd_run_metadata *m, bundle *b) {
+  int total = 0;
+  for (int p = 0; p < b->num_parts; p++) total += tfd_executor_graph(b->execs[p])->n;
+  m->costs = calloc((size_t)total + 1, sizeof *m->costs);
+  if (!m->costs) return;
+  pthread_mutex_lock(&s->cost_mu);
+  for (int p = 0; p < b->num_parts; p++) {
+    const tfd_graph *g = tfd_executor_graph(b->execs[p]);
+    const char *dev = tfd_device_name(tfd_executor_device(b->execs[p]));
+    for (int i = 0; i < g->n; i++) {
+      char key[1200];
+      cost_key(key, sizeof key, dev, tfd_gnode_name(&g->nodes[i]));
+      cost_item *c = tfd_strmap_get(&s->costs, key);
+      if (c) entry_of(c, &m->costs[m->num_costs++]);
+    }
+  }
+  pthread_mutex_unlock(&s->cost_mu);
+  for (int i = 0; i < m->num_costs; i++) {
+    m->costs[i].device = keep_name(m, m->costs[i].device);
+    m->costs[i].node = keep_name(m, m->costs[i].node);
+  }
 }
 
 static void fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats, bool partition_graphs) {
@@ -676,6 +791,8 @@ static void fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats
         ns->all_start_micros = stats[p][i].all_start_micros;
         ns->all_end_rel_micros = stats[p][i].all_end_rel_micros;
         ns->output_bytes = stats[p][i].output_bytes;
+        ns->allocator_bytes_in_use = stats[p][i].allocator_bytes_in_use;
+        ns->allocator_name = m->devices[p];
         ns->thread_id = stats[p][i].thread_id;
       }
     }
@@ -740,13 +857,15 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     }
   }
   bool trace = ro && ro->trace;
+  bool want_costs = ro && ro->cost_graph;
+  bool collect = trace || want_costs || tfd_session_options_build_cost_model(s->options);
   tfd_node_stats **stats = NULL;
   tfd_tensor **fetches = calloc((size_t)b->num_fetches + 1, sizeof *fetches);
   barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT, .rendezvous = tfd_rendezvous_new()};
-  if (trace && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
+  if (collect && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
     for (int p = 0; p < b->num_parts; p++)
       stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **stats);
-  if (!fetches || !bar.rendezvous || (trace && !stats)) {
+  if (!fetches || !bar.rendezvous || (collect && !stats)) {
     free(fetches);
     free(stats);
     tfd_rendezvous_unref(bar.rendezvous);
@@ -825,8 +944,10 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     if (code == TFD_OK) outputs[k] = fetches[k];
     else tfd_tensor_unref(fetches[k]);
   }
+  if (code == TFD_OK && stats) record_costs(s, b, stats);
   if (code == TFD_OK && meta) {
-    fill_metadata(meta, b, stats, ro && ro->output_partition_graphs);
+    fill_metadata(meta, b, trace ? stats : NULL, ro && ro->output_partition_graphs);
+    if (want_costs) fill_cost_graph(s, meta, b);
     meta->step_id = step_id;
   }
   for (int p = 0; stats && p < b->num_parts; p++) free(stats[p]);
