@@ -309,6 +309,28 @@ static void test_close_cancels_blocked_dequeue(void) {
   tfd_status_free(st);
 }
 
+/* Closing the queue wakes a dequeue already waiting on it with OUT_OF_RANGE. */
+static void test_queue_close_wakes_blocked_dequeue(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_graph_def *g = queue_graph();
+  node(g, "close", "QueueCloseV2", "q", NULL);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  blocked_arg a = {s, TFD_OK, ""};
+  pthread_t t;
+  pthread_create(&t, NULL, run_blocked, &a);
+  struct timespec nap = {0, 50 * 1000000};
+  nanosleep(&nap, NULL);
+  const char *target[] = {"close"};
+  CHECK_INT(tfd_session_run(s, NULL, NULL, NULL, 0, NULL, 0, target, 1, NULL, NULL, st), TFD_OK);
+  pthread_join(t, NULL);
+  CHECK_INT(a.code, TFD_OUT_OF_RANGE);
+  CHECK_CONTAINS(a.msg, "FIFOQueue 'q' is closed and has insufficient elements");
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  tfd_status_free(st);
+}
+
 /* An error on one device ends the step: the other partition's _Recv is aborted, not left waiting. */
 static void test_partition_error_aborts_the_other(void) {
   tfd_status *st = tfd_status_new();
@@ -334,6 +356,7 @@ static void test_partition_error_aborts_the_other(void) {
 
 static const tfd_test tests[] = {
     {"close cancels a blocked dequeue", test_close_cancels_blocked_dequeue},
+    {"closing the queue wakes a blocked dequeue", test_queue_close_wakes_blocked_dequeue},
     {"an error in one partition aborts the other", test_partition_error_aborts_the_other},
     {"concurrent runs from several threads", test_concurrent_runs},
     {"run an MLP", test_run_mlp},
