@@ -37,25 +37,19 @@ static int session_new(lua_State *L) {
   return 1;
 }
 
-static int session_create(lua_State *L) {
+/* session:create(graph) and session:extend(graph): the graph is a GraphDef table or a builder. */
+static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_graph_def *, tfd_status *)) {
   lua_settop(L, 2);
   tfd_session *s = check_session(L, 1);
   tfd_graph_def *g = tfdev_check_graph_def(L, 2);
   tfd_status *st = tfdev_new_status(L);
-  if (tfd_session_create(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
+  if (load(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;
 }
 
-static int session_extend(lua_State *L) {
-  lua_settop(L, 2);
-  tfd_session *s = check_session(L, 1);
-  tfd_graph_def *g = tfdev_check_graph_def(L, 2);
-  tfd_status *st = tfdev_new_status(L);
-  if (tfd_session_extend(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
-  lua_settop(L, 1);
-  return 1;
-}
+static int session_create(lua_State *L) { return load_graph(L, tfd_session_create); }
+static int session_extend(lua_State *L) { return load_graph(L, tfd_session_extend); }
 
 /* A list of strings at idx (a single string counts as a list of one) into an array anchored on the stack. */
 static const char **string_list(lua_State *L, int idx, int *n, const char *what) {

@@ -90,14 +90,19 @@ tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name) {
   return NULL;
 }
 
+/* Room for one more node. */
+static bool reserve_node(tfd_graph_def *g) {
+  if (g->n < g->cap) return true;
+  size_t cap = g->cap ? g->cap * 2 : 16;
+  tfd_node_def **nodes = realloc(g->nodes, cap * sizeof *nodes);
+  if (!nodes) return false;
+  g->nodes = nodes;
+  g->cap = cap;
+  return true;
+}
+
 tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status) {
-  if (g->n == g->cap) {
-    size_t cap = g->cap ? g->cap * 2 : 16;
-    tfd_node_def **nodes = realloc(g->nodes, cap * sizeof *nodes);
-    if (!nodes) goto oom;
-    g->nodes = nodes;
-    g->cap = cap;
-  }
+  if (!reserve_node(g)) goto oom;
   tfd_node_def *n = calloc(1, sizeof *n);
   if (!n) goto oom;
   n->name = strdup(name ? name : "");
@@ -194,13 +199,7 @@ static tfd_node_def *node_copy(const tfd_node_def *src) {
 }
 
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status) {
-  if (g->n == g->cap) {
-    size_t cap = g->cap ? g->cap * 2 : 16;
-    tfd_node_def **nodes = realloc(g->nodes, cap * sizeof *nodes);
-    if (!nodes) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    g->nodes = nodes;
-    g->cap = cap;
-  }
+  if (!reserve_node(g)) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_node_def *n = node_copy(src);
   if (!n) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory copying node '%s'", src->name);
   g->nodes[g->n++] = n;

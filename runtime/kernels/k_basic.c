@@ -147,12 +147,6 @@ static void put(void *d, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st,
   }
 }
 
-static tfd_tensor *alloc_like(tfd_kernel_ctx *c, tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
-  int64_t dims[TFD_MAX_DIMS];
-  for (int i = 0; i < tfd_tensor_ndims(like); i++) dims[i] = tfd_tensor_dim(like, i);
-  return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
-}
-
 static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype st = tfd_tensor_dtype(in);
@@ -160,7 +154,7 @@ static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
     c->outputs[0] = tfd_tensor_ref(in);
     return;
   }
-  tfd_tensor *out = alloc_like(c, k, k->dst, in);
+  tfd_tensor *out = tfd_kernel_alloc_like(c, k, k->dst, in);
   if (!out) return;
   const void *s = tfd_tensor_const_data(in);
   void *d = tfd_tensor_data(out);
@@ -193,7 +187,7 @@ static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
 static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
-  tfd_tensor *out = alloc_like(c, k, dt, in);
+  tfd_tensor *out = tfd_kernel_alloc_like(c, k, dt, in);
   if (!out) return;
   if (k->code == 0) {
     memset(tfd_tensor_data(out), 0, tfd_tensor_byte_size(out));

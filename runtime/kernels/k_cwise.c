@@ -151,12 +151,6 @@ static void unary_range(int64_t b, int64_t e, void *arg) {
   j->fn(j->o + b * (int64_t)j->es, j->a + b * (int64_t)j->es, e - b);
 }
 
-static tfd_tensor *alloc_shaped(tfd_kernel_ctx *c, tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
-  int64_t dims[TFD_MAX_DIMS];
-  for (int i = 0; i < tfd_tensor_ndims(like); i++) dims[i] = tfd_tensor_dim(like, i);
-  return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
-}
-
 static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
@@ -165,7 +159,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
-  tfd_tensor *out = alloc_shaped(c, k, dt, in);
+  tfd_tensor *out = tfd_kernel_alloc_like(c, k, dt, in);
   if (!out) return;
   unary_job j = {fn, tfd_tensor_data(out), tfd_tensor_const_data(in), tfd_dtype_size(dt)};
   int64_t n = tfd_tensor_numel(in);
@@ -318,7 +312,7 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
     return;
   }
-  tfd_tensor *out = alloc_shaped(c, k, tfd_tensor_dtype(in), in);
+  tfd_tensor *out = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(in), in);
   if (!out) return;
   softmax_job j = {tfd_tensor_const_data(in), tfd_tensor_data(out), tfd_tensor_dim(in, nd - 1), tfd_tensor_dtype(in)};
   int64_t rows = j.cols ? tfd_tensor_numel(in) / j.cols : 0;

@@ -115,9 +115,7 @@ static void k_assign_add(tfd_kernel *k, tfd_kernel_ctx *c) {
   } else if (!same_shape(old, delta) || tfd_tensor_dtype(old) != tfd_tensor_dtype(delta)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value's dtype or shape does not match the variable's");
   } else {
-    int64_t dims[TFD_MAX_DIMS];
-    for (int i = 0; i < tfd_tensor_ndims(old); i++) dims[i] = tfd_tensor_dim(old, i);
-    sum = tfd_kernel_alloc(c, k, tfd_tensor_dtype(old), dims, tfd_tensor_ndims(old));
+    sum = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(old), old);
   }
   if (sum) {
     const void *x = tfd_tensor_const_data(old), *y = tfd_tensor_const_data(delta);

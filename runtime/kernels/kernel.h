@@ -90,6 +90,8 @@ void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, cons
     ;
 /* A new output tensor from the device allocator; NULL (status set) on failure. */
 tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
+/* A new output of dtype dt shaped like `like`. */
+tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like);
 /* Attribute readers with defaults. */
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt);
 int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt);

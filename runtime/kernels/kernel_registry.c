@@ -115,6 +115,12 @@ tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype d
   return t;
 }
 
+tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
+  int64_t dims[TFD_MAX_DIMS];
+  for (int i = 0; i < tfd_tensor_ndims(like); i++) dims[i] = tfd_tensor_dim(like, i);
+  return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
+}
+
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt) {
   const tfd_attr_value *v = tfd_node_def_attr(n, name);
   return v && v->type == TFD_ATTR_BOOL ? v->b : dflt;
