@@ -18,16 +18,20 @@ static void unite(int *parent, int a, int b) {
   if (a != b) parent[b] = a;
 }
 
+/* Groups as linked lists of members: first[root] then next[node], -1 ending. */
+typedef struct groups {
+  int *first, *next;
+} groups;
+
 /* Whether device d can run every node of group root. */
-static bool group_supported(const tfd_graph *g, const int *parent, int root, tfd_device *d) {
-  for (int i = 0; i < g->n; i++)
-    if (find_root((int *)parent, i) == root && !tfd_kernel_supported(g->nodes[i].op->name, tfd_device_type(d)))
-      return false;
+static bool group_supported(const tfd_graph *g, const groups *gr, int root, tfd_device *d) {
+  for (int i = gr->first[root]; i >= 0; i = gr->next[i])
+    if (!tfd_kernel_supported(g->nodes[i].op->name, tfd_device_type(d))) return false;
   return true;
 }
 
 /* The best device matching spec that supports the group: highest type priority, then session order. */
-static int choose(const tfd_graph *g, const int *parent, int root, const tfd_parsed_name *spec,
+static int choose(const tfd_graph *g, const groups *parent, int root, const tfd_parsed_name *spec,
                   const tfd_placer_options *o) {
   int best = -1, best_prio = 0;
   for (int d = 0; d < o->num_devices; d++) {
@@ -56,8 +60,9 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
   tfd_parsed_name *spec = calloc(g->n ? (size_t)g->n : 1, sizeof *spec);
   int *fixed = malloc((g->n ? (size_t)g->n : 1) * sizeof *fixed);
   int *spec_from = malloc((g->n ? (size_t)g->n : 1) * sizeof *spec_from);
+  groups gr = {malloc((g->n ? (size_t)g->n : 1) * sizeof(int)), malloc((g->n ? (size_t)g->n : 1) * sizeof(int))};
   tfd_code code = TFD_OK;
-  if (!parent || !spec || !fixed || !spec_from) {
+  if (!parent || !spec || !fixed || !spec_from || !gr.first || !gr.next) {
     code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory placing the graph");
     goto done;
   }
@@ -72,6 +77,12 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
     for (int k = 0; k < n->num_inputs; k++)
       if (n->in_types[k] == TFD_RESOURCE) unite(parent, n->inputs[k].node, i);
     if (strcmp(n->op->name, "_Fetch") == 0) unite(parent, n->inputs[0].node, i);
+  }
+  for (int i = 0; i < g->n; i++) gr.first[i] = -1;
+  for (int i = g->n - 1; i >= 0; i--) {
+    int r = find_root(parent, i);
+    gr.next[i] = gr.first[r];
+    gr.first[r] = i;
   }
   /* Merge each group's requests; a device fixed by an earlier run wins. */
   for (int i = 0; i < g->n; i++) {
@@ -102,15 +113,15 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
     int r = find_root(parent, i);
     if (i != r) continue;
     int d = fixed[r];
-    if (d < 0) d = choose(g, parent, r, &spec[r], o);
+    if (d < 0) d = choose(g, &gr, r, &spec[r], o);
     if (d < 0 && o->allow_soft_placement) {
       /* Keep the job/replica/task part of the request, drop the type and id; then drop everything. */
       tfd_parsed_name relaxed = spec[r];
       relaxed.has_type = relaxed.has_id = false;
-      d = choose(g, parent, r, &relaxed, o);
+      d = choose(g, &gr, r, &relaxed, o);
       if (d < 0) {
         memset(&relaxed, 0, sizeof relaxed);
-        d = choose(g, parent, r, &relaxed, o);
+        d = choose(g, &gr, r, &relaxed, o);
       }
     }
     if (d < 0) {
@@ -144,6 +155,8 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
               tfd_device_name(o->devices[device_of[i]]));
   }
 done:
+  free(gr.first);
+  free(gr.next);
   free(parent);
   free(spec);
   free(fixed);
