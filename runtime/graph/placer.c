@@ -31,13 +31,13 @@ static bool group_supported(const tfd_graph *g, const groups *gr, int root, tfd_
 }
 
 /* The best device matching spec that supports the group: highest type priority, then session order. */
-static int choose(const tfd_graph *g, const groups *parent, int root, const tfd_parsed_name *spec,
+static int choose(const tfd_graph *g, const groups *gr, int root, const tfd_parsed_name *spec,
                   const tfd_placer_options *o) {
   int best = -1, best_prio = 0;
   for (int d = 0; d < o->num_devices; d++) {
     tfd_device *dev = o->devices[d];
     if (!tfd_device_name_is_specification(spec, tfd_device_parsed_name(dev))) continue;
-    if (!group_supported(g, parent, root, dev)) continue;
+    if (!group_supported(g, gr, root, dev)) continue;
     int prio = tfd_factory_registry_priority(o->registry, tfd_device_type(dev));
     if (best < 0 || prio > best_prio ||
         (prio == best_prio && strcmp(tfd_device_type(dev), tfd_device_type(o->devices[best])) < 0)) {
