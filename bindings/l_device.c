@@ -304,15 +304,30 @@ static int rm_size(lua_State *L) {
   return 1;
 }
 
+static int names_box_gc(lua_State *L) {
+  char ***box = lua_touserdata(L, 1);
+  free(*box);
+  *box = NULL;
+  return 0;
+}
+
 static int rm_containers(lua_State *L) {
-  char **names = tfd_resource_mgr_container_names(check_rm(L));
+  tfd_resource_mgr *rm = check_rm(L);
+  /* The array is owned by a box on the stack, so a memory error while
+   * building the table cannot leak it. */
+  char ***box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = NULL;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, names_box_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  char **names = *box = tfd_resource_mgr_container_names(rm);
   if (!names) return luaL_error(L, "tfdev: out of memory");
   lua_newtable(L);
   for (size_t i = 0; names[i]; i++) {
-    lua_pushstring(L, names[i]); /* cannot raise but for memory: then names leaks, as Lua itself is failing */
+    lua_pushstring(L, names[i]);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  free(names);
   return 1;
 }
 
