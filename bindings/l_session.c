@@ -231,46 +231,19 @@ static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, con
   return 1;
 }
 
+static int collect_feeds(lua_State *L, tfd_session *s, int idx, const char ***names, tfd_tensor ***values,
+                         tfd_status *st);
+
 /* session:run(feeds, fetches, targets, run_options) */
 static int session_run(lua_State *L) {
   lua_settop(L, 5);
   tfd_session *s = check_session(L, 1);
   tfd_run_options ro;
   check_run_options(L, 5, &ro);
-  int nf = 0, nfe, nt;
-  if (!lua_isnil(L, 2) && !lua_istable(L, 2))
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "feeds must be a table {name = value}, got %s", luaL_typename(L, 2));
-  if (lua_istable(L, 2)) {
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-      nf++;
-      lua_pop(L, 1);
-    }
-  }
-  const char **feed_names = lua_newuserdatauv(L, (size_t)(nf ? nf : 1) * sizeof(char *), 0);
-  tfd_tensor **feed_values = lua_newuserdatauv(L, (size_t)(nf ? nf : 1) * sizeof(tfd_tensor *), 0);
-  lua_createtable(L, nf, 0); /* anchors converted feed tensors */
-  int anchors = lua_gettop(L);
   tfd_status *st = tfdev_new_status(L);
-  if (nf) {
-    int i = 0;
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-      if (lua_type(L, -2) != LUA_TSTRING)
-        return tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\"");
-      feed_names[i] = lua_tostring(L, -2);
-      tfd_dtype dt = 0;
-      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, feed_names[i], &dt, st) != TFD_OK) {
-        tfd_status_prefixf(st, "feed '%s': ", feed_names[i]);
-        return tfdev_raise_status(L, st);
-      }
-      lua_pushvalue(L, -1);
-      feed_values[i] = tfdev_to_tensor(L, -1, dt);
-      lua_rawseti(L, anchors, i + 1);
-      lua_pop(L, 1);
-      i++;
-    }
-  }
+  const char **feed_names;
+  tfd_tensor **feed_values;
+  int nf = collect_feeds(L, s, 2, &feed_names, &feed_values, st), nfe, nt;
   bool single = lua_type(L, 3) == LUA_TSTRING;
   const char **fetches = string_list(L, 3, &nfe, "fetches");
   const char **targets = string_list(L, 4, &nt, "targets");
