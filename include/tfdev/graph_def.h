@@ -75,7 +75,10 @@ tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
 tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
 tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
 tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);
-/* Sets (or replaces) an attribute, copying the value. */
+/* Sets (or replaces) an attribute, copying the value. INVALID_ARGUMENT,
+ * naming the node and attr, for a value the runtime cannot hold: an unknown
+ * value type or dtype, a shape of rank above TFD_MAX_DIMS or a size below
+ * -1, a NULL tensor, list or list item. */
 tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status);
 
 const char *tfd_node_def_name(const tfd_node_def *n);

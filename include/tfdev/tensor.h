@@ -46,15 +46,19 @@ size_t tfd_dtype_size(tfd_dtype dt);
 
 typedef struct tfd_tensor tfd_tensor;
 
-/* A new tensor with uninitialised contents. The buffer comes from
- * `allocator` (the tensor keeps a reference on it), or from the system when
- * allocator is NULL. Fails with INVALID_ARGUMENT for a bad dtype, rank or
- * negative dimension, and RESOURCE_EXHAUSTED when the allocator refuses.
- * Returns NULL on error. */
+/* A new tensor with uninitialised contents (resource tensors are zeroed:
+ * empty container and name). The buffer comes from `allocator` (the tensor
+ * keeps a reference on it), or from the system when allocator is NULL.
+ * Fails with INVALID_ARGUMENT for a bad dtype, rank or negative dimension,
+ * or a shape whose element count or byte size does not fit in int64, and
+ * RESOURCE_EXHAUSTED when the allocator (or the system) refuses. Returns
+ * NULL on error. */
 tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                            tfd_status *status);
 /* Like tfd_tensor_new, then copies `nbytes` bytes from `data`; nbytes must be
- * exactly the tensor's byte size (INVALID_ARGUMENT otherwise). */
+ * exactly the tensor's byte size (INVALID_ARGUMENT otherwise). Bool bytes are
+ * normalised to 0/1; resource handles must have NUL-terminated container and
+ * name fields (INVALID_ARGUMENT naming the handle otherwise). */
 tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                   const void *data, size_t nbytes, tfd_status *status);
 /* A view of element `index` along the first dimension (rank decreases by

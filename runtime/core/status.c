@@ -60,6 +60,14 @@ static char *vformat(const char *fmt, va_list ap) {
   return buf;
 }
 
+char *tfd_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
   if (!s) return code;
   va_list ap;

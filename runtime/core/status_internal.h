@@ -18,4 +18,13 @@ void tfd_status_clear(tfd_status *s);
 /* Moves code and message from src (left OK) into dst; dst may be NULL. */
 tfd_code tfd_status_move(tfd_status *dst, tfd_status *src);
 
+/* A printf-formatted string of any length, or NULL when out of memory.
+ * The caller frees it with free(). Names are never truncated into fixed
+ * buffers: this is what builds them. */
+char *tfd_format(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 #endif

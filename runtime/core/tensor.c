@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "refcount.h"
 #include "status_internal.h"
 #include "tfdev/tensor.h"
@@ -67,20 +68,31 @@ static void buffer_unref(tfd_buffer *b) {
   free(b);
 }
 
-/* Checks dtype and shape; computes element count without overflow. */
+/* The largest byte size a tensor may have: sizes stay representable as
+ * int64 (what step stats and allocator stats count in) and as size_t. */
+#define MAX_TENSOR_BYTES (INT64_MAX < SIZE_MAX ? (int64_t)INT64_MAX : (int64_t)SIZE_MAX)
+
+/* Checks dtype and shape; computes the element count, and checks the byte
+ * size, without overflow (elements can be bigger than 8 bytes: resources). */
 static tfd_code check_shape(tfd_dtype dtype, const int64_t *dims, int ndims, int64_t *numel, tfd_status *status) {
-  if (tfd_dtype_size(dtype) == 0) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "invalid dtype %d", (int)dtype);
+  size_t es = tfd_dtype_size(dtype);
+  if (es == 0) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "invalid dtype %d", (int)dtype);
   if (ndims < 0 || ndims > TFD_MAX_DIMS)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "rank %d is outside [0, %d]", ndims, TFD_MAX_DIMS);
-  int64_t n = 1;
+  if (ndims > 0 && !dims) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "rank %d given without dimensions", ndims);
+  int64_t n = 1, bytes;
   for (int i = 0; i < ndims; i++) {
     if (dims[i] < 0)
       return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "dimension %d is negative (%" PRId64 ")", i, dims[i]);
-    if (dims[i] != 0 && n > INT64_MAX / 8 / dims[i])
-      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "shape is too large: dimension %d (%" PRId64 ") overflows",
-                             i, dims[i]);
-    n *= dims[i];
+    if (!tfd_checked_mul(n, dims[i], &n))
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                             "shape is too large: the element count overflows at dimension %d (%" PRId64 ")", i,
+                             dims[i]);
   }
+  if (!tfd_checked_mul(n, (int64_t)es, &bytes) || bytes > MAX_TENSOR_BYTES)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "shape is too large: %" PRId64 " elements of %s (%zu bytes each) overflow the byte size", n,
+                           tfd_dtype_name(dtype), es);
   *numel = n;
   return TFD_OK;
 }
@@ -103,6 +115,8 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
     b->data = aligned_alloc(TFD_TENSOR_ALIGNMENT, rounded ? rounded : TFD_TENSOR_ALIGNMENT);
     if (!b->data) goto oom;
   }
+  /* Resource handles are read as strings: never hand out garbage bytes. */
+  if (dtype == TFD_RESOURCE && size) memset(b->data, 0, size);
   tfd_refcount_init(&b->refs);
   b->size = size;
   tfd_refcount_init(&t->refs);
@@ -129,6 +143,20 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes given for a %s tensor of %" PRId64 " elements (%zu bytes)",
                     nbytes, tfd_dtype_name(dtype), numel, want);
     return NULL;
+  }
+  if (nbytes && !data) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes announced but no data given", nbytes);
+    return NULL;
+  }
+  if (dtype == TFD_RESOURCE) {
+    /* Each handle's container and name must be strings that end inside their fields. */
+    const tfd_resource_handle *h = data;
+    for (int64_t i = 0; i < numel; i++)
+      if (!memchr(h[i].container, 0, sizeof h[i].container) || !memchr(h[i].name, 0, sizeof h[i].name)) {
+        tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                        "resource handle %" PRId64 " is malformed: its container or name is not NUL-terminated", i);
+        return NULL;
+      }
   }
   tfd_tensor *t = tfd_tensor_new(allocator, dtype, dims, ndims, status);
   if (t && nbytes) memcpy(tfd_tensor_data(t), data, nbytes);

@@ -196,11 +196,21 @@ static bool node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
   if (st->code == TFD_OK) {
-    for (int o = 0; o < it->num_outputs; o++)
+    /* Consumers were built for the inferred dtypes and read elements of that
+     * size: a tensor of another dtype (a queue or session tensor shared with
+     * other graphs, a variable written elsewhere) must stop here. */
+    for (int o = 0; o < it->num_outputs; o++) {
       if (!ctx->outputs[o]) {
         tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
         break;
       }
+      if (tfd_tensor_dtype(ctx->outputs[o]) != gn->out_types[o]) {
+        tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output %d is %s, but the graph expects %s",
+                        tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(ctx->outputs[o])),
+                        tfd_dtype_name(gn->out_types[o]));
+        break;
+      }
+    }
   }
   if (s->args.stats) {
     tfd_node_stats *ns = &s->args.stats[node];

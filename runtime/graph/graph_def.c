@@ -141,7 +141,63 @@ tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status
   return TFD_OK;
 }
 
+/* Whether v is a value the runtime can hold: everything later stages index
+ * by (dtypes, ranks, list lengths) is checked here, at the API boundary. */
+static tfd_code check_attr(const tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *st) {
+  if (!name || !*name) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': an attr needs a name", n->name);
+  if (!v) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has no value", n->name, name);
+  if ((int)v->type < TFD_ATTR_INT || (int)v->type > TFD_ATTR_LIST_STRING)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has an unknown value type %d", n->name, name,
+                           (int)v->type);
+  switch (v->type) {
+    case TFD_ATTR_TYPE:
+      if (!tfd_dtype_name(v->dtype))
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' is not a valid dtype (%d)", n->name,
+                               name, (int)v->dtype);
+      break;
+    case TFD_ATTR_SHAPE:
+      if (v->shape.ndims < -1 || v->shape.ndims > TFD_MAX_DIMS)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has rank %d (shapes have rank -1 to %d)",
+                               n->name, name, v->shape.ndims, TFD_MAX_DIMS);
+      for (int i = 0; i < v->shape.ndims; i++)
+        if (v->shape.dims[i] < -1)
+          return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' dimension %d is %lld (sizes are >= -1)",
+                                 n->name, name, i, (long long)v->shape.dims[i]);
+      break;
+    case TFD_ATTR_TENSOR:
+      if (!v->tensor) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' has no tensor", n->name, name);
+      break;
+    case TFD_ATTR_LIST_INT:
+    case TFD_ATTR_LIST_FLOAT:
+    case TFD_ATTR_LIST_TYPE:
+    case TFD_ATTR_LIST_STRING: {
+      const void *items = v->type == TFD_ATTR_LIST_INT     ? (const void *)v->list_i
+                          : v->type == TFD_ATTR_LIST_FLOAT ? (const void *)v->list_f
+                          : v->type == TFD_ATTR_LIST_TYPE  ? (const void *)v->list_type
+                                                           : (const void *)v->list_s;
+      if (v->list_len > ((size_t)1 << 24))
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' lists %zu values (at most %zu)", n->name,
+                               name, v->list_len, (size_t)1 << 24);
+      if (v->list_len && !items)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' lists %zu values but gives none",
+                               n->name, name, v->list_len);
+      for (size_t i = 0; i < v->list_len; i++) {
+        if (v->type == TFD_ATTR_LIST_TYPE && !tfd_dtype_name(v->list_type[i]))
+          return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' item %zu is not a valid dtype (%d)",
+                                 n->name, name, i, (int)v->list_type[i]);
+        if (v->type == TFD_ATTR_LIST_STRING && !v->list_s[i])
+          return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': attr '%s' item %zu is NULL", n->name, name, i);
+      }
+      break;
+    }
+    default: break;
+  }
+  return TFD_OK;
+}
+
 tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status) {
+  tfd_code code = check_attr(n, name, v, status);
+  if (code != TFD_OK) return code;
   tfd_attr_value copy;
   if (!attr_copy(&copy, v)) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
   for (size_t i = 0; i < n->nattrs; i++) {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "op_registry.h"
 
@@ -16,7 +17,8 @@ bool tfd_shape_is_known(const tfd_shape *s) {
 int64_t tfd_shape_numel(const tfd_shape *s) {
   if (!tfd_shape_is_known(s)) return -1;
   int64_t n = 1;
-  for (int i = 0; i < s->ndims; i++) n *= s->dims[i];
+  for (int i = 0; i < s->ndims; i++)
+    if (!tfd_checked_mul(n, s->dims[i], &n)) return -1; /* no tensor can have this shape */
   return n;
 }
 
@@ -64,7 +66,11 @@ tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape 
 
 int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i) {
   const void *d = tfd_tensor_const_data(t);
-  return tfd_tensor_dtype(t) == TFD_INT64 ? ((const int64_t *)d)[i] : ((const int32_t *)d)[i];
+  switch (tfd_tensor_dtype(t)) {
+    case TFD_INT64: return ((const int64_t *)d)[i];
+    case TFD_INT32: return ((const int32_t *)d)[i];
+    default: return 0; /* inference and kernels refuse non-index dtypes before reading */
+  }
 }
 
 static const tfd_attr_value *attr(const tfd_infer_ctx *c, const char *name) { return tfd_node_def_attr(c->node, name); }
@@ -115,6 +121,21 @@ static tfd_code infer_same(tfd_infer_ctx *c, tfd_status *st) {
 static tfd_code infer_none(tfd_infer_ctx *c, tfd_status *st) {
   (void)c, (void)st;
   return TFD_OK;
+}
+
+/* Input `i` holds sizes, axes or a permutation: it must be int32 or int64. */
+static tfd_code need_index(tfd_infer_ctx *c, int i, const char *what, tfd_status *st) {
+  if (TFD_TYPES_INDEX & (1u << c->in_types[i])) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be int32 or int64, got %s",
+                         node_name(c), tfd_node_def_op(c->node), what, i, tfd_dtype_name(c->in_types[i]));
+}
+
+/* Input `i` must have rank `rank` where its rank is known. */
+static tfd_code need_rank(tfd_infer_ctx *c, int i, int rank, const char *what, tfd_status *st) {
+  int have = c->in_shapes[i].ndims;
+  if (have < 0 || have == rank) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must have rank %d, got rank %d",
+                         node_name(c), tfd_node_def_op(c->node), what, i, rank, have);
 }
 
 static tfd_code same_types(tfd_infer_ctx *c, int a, int b, tfd_status *st) {
@@ -180,6 +201,10 @@ static tfd_code infer_bias_add(tfd_infer_ctx *c, tfd_status *st) {
 }
 
 static tfd_code infer_reduce(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "reduction indices", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[1].ndims > 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): reduction indices must be a scalar or a vector",
+                           node_name(c), tfd_node_def_op(c->node));
   const tfd_shape *in = &c->in_shapes[0];
   c->out_types[0] = c->in_types[0];
   const tfd_tensor *axes = c->in_values[1];
@@ -206,6 +231,7 @@ static tfd_code infer_reduce(tfd_infer_ctx *c, tfd_status *st) {
 }
 
 static tfd_code infer_reshape(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "shape", st) != TFD_OK || need_rank(c, 1, 1, "shape", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
   const tfd_tensor *shape = c->in_values[1];
   if (!shape) {
@@ -229,8 +255,9 @@ static tfd_code infer_reshape(tfd_infer_ctx *c, tfd_status *st) {
     } else if (o->dims[i] < 0) {
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reshape): size %lld is negative", node_name(c),
                              (long long)o->dims[i]);
-    } else {
-      known *= o->dims[i];
+    } else if (!tfd_checked_mul(known, o->dims[i], &known)) {
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reshape): the shape's element count overflows",
+                             node_name(c));
     }
   }
   int64_t n = tfd_shape_numel(&c->in_shapes[0]);
@@ -253,6 +280,7 @@ static tfd_code infer_reshape(tfd_infer_ctx *c, tfd_status *st) {
 }
 
 static tfd_code infer_transpose(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "perm", st) != TFD_OK || need_rank(c, 1, 1, "perm", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
   const tfd_tensor *perm = c->in_values[1];
   const tfd_shape *in = &c->in_shapes[0];
@@ -277,8 +305,11 @@ static tfd_code infer_transpose(tfd_infer_ctx *c, tfd_status *st) {
 }
 
 static tfd_code infer_cast(tfd_infer_ctx *c, tfd_status *st) {
-  (void)st;
-  c->out_types[0] = attr(c, "DstT")->dtype;
+  tfd_dtype dst = attr(c, "DstT")->dtype;
+  if (!(TFD_TYPES_ALL & (1u << dst)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Cast): DstT=%s is not allowed (Cast makes numbers or bool)",
+                           node_name(c), tfd_dtype_name(dst));
+  c->out_types[0] = dst;
   c->out_shapes[0] = c->in_shapes[0];
   return TFD_OK;
 }
@@ -304,6 +335,7 @@ static tfd_code shape_from_sizes(tfd_infer_ctx *c, int input, tfd_shape *out, tf
 }
 
 static tfd_code infer_fill(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "dims", st) != TFD_OK || need_rank(c, 0, 1, "dims", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   if (c->in_shapes[1].ndims > 0)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Fill): value must be a scalar", node_name(c));
   c->out_types[0] = c->in_types[1];
@@ -311,17 +343,23 @@ static tfd_code infer_fill(tfd_infer_ctx *c, tfd_status *st) {
 }
 
 static tfd_code infer_random(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "shape", st) != TFD_OK || need_rank(c, 0, 1, "shape", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = attr(c, "dtype")->dtype;
   return shape_from_sizes(c, 0, &c->out_shapes[0], st);
 }
 
 static tfd_code infer_shape(tfd_infer_ctx *c, tfd_status *st) {
-  (void)st;
-  c->out_types[0] = attr(c, "out_type")->dtype;
+  tfd_dtype out = attr(c, "out_type")->dtype;
+  if (!(TFD_TYPES_INDEX & (1u << out)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Shape): out_type must be int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(out));
+  c->out_types[0] = out;
   c->out_shapes[0].ndims = 1;
   c->out_shapes[0].dims[0] = c->in_shapes[0].ndims;
   return TFD_OK;
 }
+
+static bool axis_is_empty(const tfd_tensor *t) { return t && tfd_tensor_numel(t) != 1; }
 
 static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
   int n = c->num_inputs - 1;
@@ -334,6 +372,9 @@ static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
     if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   if (!(TFD_TYPES_INDEX & (1u << c->in_types[n])))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): axis must be int32 or int64", node_name(c));
+  if (c->in_shapes[n].ndims > 0 || (axis_is_empty(c->in_values[n])))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): axis must be a scalar, got shape %s",
+                           node_name(c), tfd_shape_string(&c->in_shapes[n], (char[96]){0}, 96));
   c->out_types[0] = c->in_types[0];
   const tfd_tensor *axis_t = c->in_values[n];
   int rank = -1;
@@ -360,7 +401,10 @@ static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
     for (int i = 0; i < n; i++) {
       int64_t v = c->in_shapes[i].ndims < 0 ? -1 : c->in_shapes[i].dims[d];
       if (d == axis) {
-        o->dims[d] = o->dims[d] < 0 || v < 0 ? -1 : o->dims[d] + v;
+        if (o->dims[d] < 0 || v < 0) o->dims[d] = -1;
+        else if (!tfd_checked_add(o->dims[d], v, &o->dims[d]))
+          return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ConcatV2): the size along axis %lld overflows",
+                                 node_name(c), (long long)axis);
       } else if (v >= 0) {
         if (o->dims[d] >= 0 && o->dims[d] != v)
           return tfd_status_setf(st, TFD_INVALID_ARGUMENT,

@@ -2,6 +2,7 @@
  * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, ConcatV2. */
 #include <string.h>
 
+#include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "kernel.h"
 
@@ -42,6 +43,7 @@ static void k_fetch(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0], *shape = c->inputs[1];
+  if (!tfd_kernel_check_index(c, k, shape, "shape")) return;
   if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
     return;
@@ -54,7 +56,10 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
     else if (dims[i] < 0) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld at %d is not allowed", (long long)dims[i], i);
       return;
-    } else known *= dims[i];
+    } else if (!tfd_checked_mul(known, dims[i], &known)) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the shape's element count overflows");
+      return;
+    }
   }
   int64_t n = tfd_tensor_numel(in);
   if (unknown_at >= 0) {
@@ -76,7 +81,8 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
 static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0], *perm = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
-  if (tfd_tensor_numel(perm) != nd) {
+  if (!tfd_kernel_check_index(c, k, perm, "perm")) return;
+  if (tfd_tensor_ndims(perm) != 1 || tfd_tensor_numel(perm) != nd) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm has %lld entries for a tensor of rank %d",
                     (long long)tfd_tensor_numel(perm), nd);
     return;
@@ -92,13 +98,15 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
     seen[p[i]] = true;
     dims[i] = tfd_tensor_dim(in, (int)p[i]);
   }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  c->outputs[0] = out;
+  if (tfd_tensor_numel(out) == 0) return; /* dims may be huge around a 0: no strides to compute */
   int64_t s = 1;
   for (int i = nd - 1; i >= 0; i--) {
     in_strides[i] = s;
     s *= tfd_tensor_dim(in, i);
   }
-  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
-  if (!out) return;
   size_t es = tfd_dtype_size(tfd_tensor_dtype(in));
   const char *src = tfd_tensor_const_data(in);
   char *dst = tfd_tensor_data(out);
@@ -112,7 +120,6 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
       idx[i] = 0;
     }
   }
-  c->outputs[0] = out;
 }
 
 /* Reads element i of any numeric or bool tensor as double / int64. */
@@ -127,12 +134,23 @@ static double get_f(const void *d, tfd_dtype dt, int64_t i) {
   }
 }
 
+/* Float to integer: C truncation toward zero, as TF's Cast, made total:
+ * NaN is 0 and values beyond the range saturate (C leaves both undefined). */
+static int64_t float_to_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+static int32_t to_i32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v; }
+
 static int64_t get_i(const void *d, tfd_dtype dt, int64_t i) {
   switch (dt) {
     case TFD_INT32: return ((const int32_t *)d)[i];
     case TFD_INT64: return ((const int64_t *)d)[i];
     case TFD_BOOL: return ((const unsigned char *)d)[i];
-    default: return (int64_t)get_f(d, dt, i); /* C truncation toward zero, as TF's Cast */
+    default: return float_to_i64(get_f(d, dt, i));
   }
 }
 
@@ -140,7 +158,10 @@ static void put(void *d, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st,
   switch (dt) {
     case TFD_FLOAT32: ((float *)d)[i] = (float)get_f(src, st, j); break;
     case TFD_FLOAT64: ((double *)d)[i] = get_f(src, st, j); break;
-    case TFD_INT32: ((int32_t *)d)[i] = (int32_t)get_i(src, st, j); break;
+    case TFD_INT32:
+      /* From floats: saturate. From int64: wrap modulo 2^32, as TF's Cast. */
+      ((int32_t *)d)[i] = st == TFD_INT64 ? (int32_t)(uint32_t)(uint64_t)get_i(src, st, j) : to_i32(get_i(src, st, j));
+      break;
     case TFD_INT64: ((int64_t *)d)[i] = get_i(src, st, j); break;
     case TFD_BOOL: ((unsigned char *)d)[i] = get_f(src, st, j) != 0; break;
     default: break;
@@ -171,6 +192,7 @@ static void fill_with(tfd_tensor *t, const void *v) {
 
 static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *dims_t = c->inputs[0], *value = c->inputs[1];
+  if (!tfd_kernel_check_index(c, k, dims_t, "dims")) return;
   if (tfd_tensor_ndims(dims_t) != 1 || tfd_tensor_numel(dims_t) > TFD_MAX_DIMS || tfd_tensor_ndims(value) != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dims must be a vector and value a scalar");
     return;
@@ -214,9 +236,15 @@ static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   int n = c->num_inputs - 1;
-  tfd_tensor *first = c->inputs[0];
+  tfd_tensor *first = c->inputs[0], *axis_t = c->inputs[n];
   int rank = tfd_tensor_ndims(first);
-  int64_t axis = tfd_tensor_get_index(c->inputs[n], 0);
+  if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
+  if (tfd_tensor_ndims(axis_t) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis must be a scalar, got a tensor of rank %d with %lld elements",
+                    tfd_tensor_ndims(axis_t), (long long)tfd_tensor_numel(axis_t));
+    return;
+  }
+  int64_t axis = tfd_tensor_get_index(axis_t, 0);
   if (axis < -rank || axis >= rank) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range for rank %d", (long long)axis, rank);
     return;
@@ -227,17 +255,24 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   dims[axis] = 0;
   for (int i = 0; i < n; i++) {
     tfd_tensor *t = c->inputs[i];
-    bool ok = tfd_tensor_ndims(t) == rank;
+    bool ok = tfd_tensor_ndims(t) == rank && tfd_tensor_dtype(t) == tfd_tensor_dtype(first);
     for (int d = 0; ok && d < rank; d++) ok = d == axis || tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
     if (!ok) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value %d does not match the shape of value 0 outside axis %lld", i,
                       (long long)axis);
       return;
     }
-    dims[axis] += tfd_tensor_dim(t, (int)axis);
+    if (!tfd_checked_add(dims[axis], tfd_tensor_dim(t, (int)axis), &dims[axis])) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's size along axis %lld overflows", (long long)axis);
+      return;
+    }
   }
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(first), dims, rank);
   if (!out) return;
+  if (tfd_tensor_numel(out) == 0) { /* nothing to copy; dims around the 0 may be huge */
+    c->outputs[0] = out;
+    return;
+  }
   /* Rows of the outer dimensions: each input contributes a contiguous block per row. */
   int64_t outer = 1, inner = (int64_t)tfd_dtype_size(tfd_tensor_dtype(first));
   for (int d = 0; d < axis; d++) outer *= dims[d];

@@ -44,10 +44,27 @@ typedef void (*unary_row)(void *o, const void *a, int64_t n);
   BINARY_ROW(max_##S, T, MAX)            \
   BINARY_ROW(min_##S, T, MIN)
 
+/* Integer arithmetic wraps modulo 2^n, as TensorFlow's does on every
+ * platform; done in unsigned so that overflow is defined in C. */
+#define WADD32(x, y) ((int32_t)((uint32_t)(x) + (uint32_t)(y)))
+#define WSUB32(x, y) ((int32_t)((uint32_t)(x) - (uint32_t)(y)))
+#define WMUL32(x, y) ((int32_t)((uint32_t)(x) * (uint32_t)(y)))
+#define WADD64(x, y) ((int64_t)((uint64_t)(x) + (uint64_t)(y)))
+#define WSUB64(x, y) ((int64_t)((uint64_t)(x) - (uint64_t)(y)))
+#define WMUL64(x, y) ((int64_t)((uint64_t)(x) * (uint64_t)(y)))
+
 BINARY_TYPE(float, f32)
 BINARY_TYPE(double, f64)
-BINARY_TYPE(int32_t, i32)
-BINARY_TYPE(int64_t, i64)
+BINARY_ROW(add_i32, int32_t, WADD32)
+BINARY_ROW(sub_i32, int32_t, WSUB32)
+BINARY_ROW(mul_i32, int32_t, WMUL32)
+BINARY_ROW(max_i32, int32_t, MAX)
+BINARY_ROW(min_i32, int32_t, MIN)
+BINARY_ROW(add_i64, int64_t, WADD64)
+BINARY_ROW(sub_i64, int64_t, WSUB64)
+BINARY_ROW(mul_i64, int64_t, WMUL64)
+BINARY_ROW(max_i64, int64_t, MAX)
+BINARY_ROW(min_i64, int64_t, MIN)
 BINARY_ROW(div_f32, float, DIV)
 BINARY_ROW(div_f64, double, DIV)
 
@@ -109,8 +126,14 @@ static binary_row binary_fn(int op, tfd_dtype dt) {
 
 UNARY_NUM(float, f32)
 UNARY_NUM(double, f64)
-UNARY_NUM(int32_t, i32)
-UNARY_NUM(int64_t, i64)
+UNARY_ROW(neg_i32, int32_t, WSUB32(0, x))
+UNARY_ROW(abs_i32, int32_t, x < 0 ? WSUB32(0, x) : x)
+UNARY_ROW(square_i32, int32_t, WMUL32(x, x))
+UNARY_ROW(relu_i32, int32_t, x > 0 ? x : 0)
+UNARY_ROW(neg_i64, int64_t, WSUB64(0, x))
+UNARY_ROW(abs_i64, int64_t, x < 0 ? WSUB64(0, x) : x)
+UNARY_ROW(square_i64, int64_t, WMUL64(x, x))
+UNARY_ROW(relu_i64, int64_t, x > 0 ? x : 0)
 UNARY_ROW(exp_f32, float, expf(x))
 UNARY_ROW(exp_f64, double, exp(x))
 UNARY_ROW(log_f32, float, logf(x))

@@ -1,6 +1,7 @@
 /* MatMul on OpenBLAS: sgemm/dgemm, and sgemv/dgemv when the left side has one row
  * (sgemm with one row can be several times slower than sgemv). */
 #include <cblas.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -16,6 +17,11 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t m = k->ta ? ac : ar, ka = k->ta ? ar : ac, kb = k->tb ? bc : br, n = k->tb ? br : bc;
   if (ka != kb) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: [%lld,%lld], In[1]: [%lld,%lld]",
+                    (long long)ar, (long long)ac, (long long)br, (long long)bc);
+    return;
+  }
+  if (ar > INT32_MAX || ac > INT32_MAX || br > INT32_MAX || bc > INT32_MAX) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "MatMul supports dimensions up to 2^31-1, got [%lld,%lld] x [%lld,%lld]",
                     (long long)ar, (long long)ac, (long long)br, (long long)bc);
     return;
   }

@@ -196,6 +196,8 @@ static void on_cancel(void *arg, tfd_code code, const char *message) {
 
 /* ---- kernels ---- */
 static queue *lookup_queue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res) {
+  *res = NULL;
+  if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the queue handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
   tfd_status tmp = TFD_STATUS_INIT;
   *res = tfd_resource_mgr_lookup(c->rm, h->container, "Queue", h->name, &tmp);
@@ -340,9 +342,13 @@ static void k_dequeue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *
     done(arg);
     return;
   }
-  if (q->ncomp != c->num_outputs) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "queue '%s' holds %d components, %d expected", q->name, q->ncomp,
-                    c->num_outputs);
+  bool same = q->ncomp == c->num_outputs && q->ncomp == k->ntypes;
+  for (int i = 0; same && i < q->ncomp; i++) same = q->types[i] == k->types[i];
+  if (!same) {
+    char want[128] = "", have[128] = "";
+    for (int i = 0; i < k->ntypes; i++) snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? ", " : "", tfd_dtype_name(k->types[i]));
+    for (int i = 0; i < q->ncomp; i++) snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "", tfd_dtype_name(q->types[i]));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "queue '%s' holds (%s) but component_types is (%s)", q->name, have, want);
     tfd_resource_unref(r);
     done(arg);
     return;
@@ -407,10 +413,12 @@ static void k_sync_unused(tfd_kernel *k, tfd_kernel_ctx *c) {
 tfd_code tfd_setup_queue(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
-  if (strcmp(op, "FIFOQueueV2") == 0) {
-    const tfd_attr_value *types = tfd_node_def_attr(n, "component_types");
+  const tfd_attr_value *types = tfd_node_def_attr(n, "component_types");
+  if (types && types->type == TFD_ATTR_LIST_TYPE && types->list_len <= TFD_MAX_OP_OUTPUTS) {
     k->ntypes = (int)types->list_len;
     for (int i = 0; i < k->ntypes; i++) k->types[i] = types->list_type[i];
+  }
+  if (strcmp(op, "FIFOQueueV2") == 0) {
     k->index = tfd_attr_int(n, "capacity", -1);
     const char *container = tfd_attr_string(n, "container", ""), *name = tfd_attr_string(n, "shared_name", "");
     if (!*name) name = tfd_node_def_name(n);

@@ -2,9 +2,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/checked.h"
 #include "kernel.h"
 
 enum { R_SUM, R_MEAN, R_MAX };
+
+/* a + b that wraps for integers (as TensorFlow's sums do) instead of being
+ * undefined; plain addition for floating point. */
+#define RADD(a, b)                                                           \
+  _Generic((a), int32_t: (int32_t)((uint32_t)(a) + (uint32_t)(b)),          \
+           int64_t: (int64_t)((uint64_t)(a) + (uint64_t)(b)), default: (a) + (b))
 
 /* Reduces a tensor viewed as [outer, reduced, inner] after the reduced axes
  * are made contiguous: kept dims are split around one block of reduced ones
@@ -30,7 +37,7 @@ enum { R_SUM, R_MEAN, R_MAX };
         if (!seen[o] || x[i] > acc[o]) acc[o] = x[i];                                           \
         seen[o] = true;                                                                         \
       } else {                                                                                  \
-        acc[o] += x[i];                                                                         \
+        acc[o] = RADD(acc[o], x[i]);                                                            \
       }                                                                                         \
       for (int d = nd - 1; d >= 0; d--) {                                                       \
         if (++idx[d] < tfd_tensor_dim(in, d)) break;                                            \
@@ -58,7 +65,7 @@ typedef struct reduce_job {
   do {                                                                          \
     const T *x = (const T *)j->x + r * j->count;                                \
     ACC acc = j->code == R_MAX ? (ACC)x[0] : 0;                                 \
-    for (int64_t i = 0; i < j->count; i++) acc = j->code == R_MAX ? (x[i] > acc ? x[i] : acc) : acc + x[i]; \
+    for (int64_t i = 0; i < j->count; i++) acc = j->code == R_MAX ? (x[i] > acc ? x[i] : acc) : RADD(acc, x[i]); \
     if (j->code == R_MEAN) acc /= (ACC)j->count;                                \
     ((T *)j->y)[r] = (T)acc;                                                    \
   } while (0)
@@ -83,7 +90,7 @@ static void reduce_rows(int64_t b, int64_t e, void *arg) {
     for (int64_t i = 1; i < j->count; i++) {                                                    \
       const T *row_ = x + i * j->rows;                                                          \
       for (int64_t c0 = b; c0 < e; c0++)                                                        \
-        y[c0] = j->code == R_MAX ? (row_[c0] > y[c0] ? row_[c0] : y[c0]) : (T)(y[c0] + row_[c0]); \
+        y[c0] = j->code == R_MAX ? (row_[c0] > y[c0] ? row_[c0] : y[c0]) : (T)RADD(y[c0], row_[c0]); \
     }                                                                                           \
     if (j->code == R_MEAN)                                                                      \
       for (int64_t c0 = b; c0 < e; c0++) y[c0] = (T)((ACC)y[c0] / (ACC)j->count);               \
@@ -164,6 +171,7 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0], *axes = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   bool reduce[TFD_MAX_DIMS] = {0};
+  if (!tfd_kernel_check_index(c, k, axes, "reduction indices")) return;
   if (tfd_tensor_ndims(axes) > 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "reduction indices must be a scalar or a vector");
     return;
@@ -179,9 +187,13 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   int64_t odims[TFD_MAX_DIMS], kept[TFD_MAX_DIMS], count = 1;
   int ond = 0, nkept = 0;
+  for (int d = 0; d < nd; d++)
+    if (reduce[d] && tfd_tensor_dim(in, d) == 0) count = 0; /* an empty reduction, whatever the other sizes */
   for (int d = 0; d < nd; d++) {
     if (reduce[d]) {
-      count *= tfd_tensor_dim(in, d);
+      /* Cannot overflow: with count > 0 the reduced sizes multiply to at most numel(in)... unless a kept
+       * dimension is 0, and then the output is empty and count is never used. */
+      if (count && !tfd_checked_mul(count, tfd_tensor_dim(in, d), &count)) count = INT64_MAX;
       if (k->keep_dims) odims[ond++] = 1;
     } else {
       odims[ond++] = tfd_tensor_dim(in, d);
@@ -194,6 +206,10 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), odims, ond);
   if (!out) return;
+  if (tfd_tensor_numel(out) == 0) { /* nothing to compute; sizes around a 0 may be huge */
+    c->outputs[0] = out;
+    return;
+  }
   /* Strides into the output for each input dim (kept dims only). */
   int64_t ostride[TFD_MAX_DIMS], s = 1;
   for (int d = nd - 1, kd = nkept - 1; d >= 0; d--) {

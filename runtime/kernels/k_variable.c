@@ -31,6 +31,7 @@ static void k_var_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* The variable a handle names: a new reference, created when `create`. */
 static variable *find_var(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res, bool create) {
+  if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the resource handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
   tfd_status tmp = TFD_STATUS_INIT;
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -181,7 +182,7 @@ static void k_get_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 static void k_get_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
-  if (!need_state(k, c)) return;
+  if (!need_state(k, c) || !tfd_kernel_check_scalar(c, k, c->inputs[0], "the session handle")) return;
   tfd_status tmp = TFD_STATUS_INIT;
   tfd_tensor *t = tfd_session_state_get(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp);
   if (!t) {
@@ -197,7 +198,7 @@ static void k_get_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 static void k_delete_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
-  if (!need_state(k, c)) return;
+  if (!need_state(k, c) || !tfd_kernel_check_scalar(c, k, c->inputs[0], "the session handle")) return;
   tfd_status tmp = TFD_STATUS_INIT;
   if (tfd_session_state_delete(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp) != TFD_OK)
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));

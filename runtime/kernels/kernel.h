@@ -92,6 +92,10 @@ void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, cons
 tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
 /* A new output of dtype dt shaped like `like`. */
 tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like);
+/* Input checks kernels make before reading: false (status set, naming
+ * `what`) when t is not int32/int64, or not a one-element scalar. */
+bool tfd_kernel_check_index(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
+bool tfd_kernel_check_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
 /* Attribute readers with defaults. */
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt);
 int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt);

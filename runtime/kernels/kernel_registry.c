@@ -121,6 +121,20 @@ tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dt
   return tfd_kernel_alloc(c, k, dt, dims, tfd_tensor_ndims(like));
 }
 
+bool tfd_kernel_check_index(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
+  tfd_dtype dt = tfd_tensor_dtype(t);
+  if (dt == TFD_INT32 || dt == TFD_INT64) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be int32 or int64, got %s", what, tfd_dtype_name(dt));
+  return false;
+}
+
+bool tfd_kernel_check_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
+  if (tfd_tensor_ndims(t) == 0) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar, got a tensor of rank %d with %lld elements", what,
+                  tfd_tensor_ndims(t), (long long)tfd_tensor_numel(t));
+  return false;
+}
+
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt) {
   const tfd_attr_value *v = tfd_node_def_attr(n, name);
   return v && v->type == TFD_ATTR_BOOL ? v->b : dflt;
