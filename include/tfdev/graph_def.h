@@ -94,8 +94,9 @@ const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i);
 const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
 
 /* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
- * index -1 (control). `node` gets TFD_NAME_PART_MAX*2 bytes at most.
- * INVALID_ARGUMENT for an empty or malformed input. */
+ * index -1 (control). The node name and its NUL are written to `node`
+ * (node_cap bytes). INVALID_ARGUMENT for an empty or malformed input, or a
+ * node name that does not fit. Node names have no length limit. */
 tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status);
 
 #ifdef __cplusplus

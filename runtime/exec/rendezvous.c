@@ -51,9 +51,8 @@ void tfd_rendezvous_unref(tfd_rendezvous *r) {
   free(r);
 }
 
-void tfd_rendezvous_key(char *out, size_t cap, const char *src, uint64_t incarnation, const char *dst,
-                        const char *tensor) {
-  snprintf(out, cap, "%s;%016" PRIx64 ";%s;%s;0:0", src, incarnation, dst, tensor);
+char *tfd_rendezvous_key(const char *src, uint64_t incarnation, const char *dst, const char *tensor) {
+  return tfd_format("%s;%016" PRIx64 ";%s;%s;0:0", src, incarnation, dst, tensor);
 }
 
 tfd_code tfd_rendezvous_send(tfd_rendezvous *r, const char *key, tfd_tensor *t, tfd_status *status) {
@@ -119,6 +118,14 @@ void tfd_rendezvous_recv(tfd_rendezvous *r, const char *key, tfd_recv_done done,
   i->done = done;
   i->arg = arg;
   pthread_mutex_unlock(&r->mu);
+}
+
+tfd_code tfd_rendezvous_status(tfd_rendezvous *r, tfd_status *out) {
+  pthread_mutex_lock(&r->mu);
+  tfd_code code = r->aborted.code;
+  if (code != TFD_OK) tfd_status_setf(out, code, "%s", tfd_status_message(&r->aborted));
+  pthread_mutex_unlock(&r->mu);
+  return code;
 }
 
 void tfd_rendezvous_abort(tfd_rendezvous *r, tfd_code code, const char *message) {

@@ -24,10 +24,13 @@ void tfd_rendezvous_unref(tfd_rendezvous *r);
 tfd_code tfd_rendezvous_send(tfd_rendezvous *r, const char *key, tfd_tensor *t, tfd_status *status);
 /* Calls done when the tensor for key is there (maybe at once, on this thread). */
 void tfd_rendezvous_recv(tfd_rendezvous *r, const char *key, tfd_recv_done done, void *arg);
+/* TFD_OK while the rendezvous works; once aborted, the abort's code, with
+ * its message copied into out (which may be NULL). */
+tfd_code tfd_rendezvous_status(tfd_rendezvous *r, tfd_status *out);
 /* Fails all waiting and future recvs with code/message. The first abort wins. */
 void tfd_rendezvous_abort(tfd_rendezvous *r, tfd_code code, const char *message);
-/* Builds the key for a transfer into out (cap bytes). */
-void tfd_rendezvous_key(char *out, size_t cap, const char *src_device, uint64_t incarnation, const char *dst_device,
-                        const char *tensor_name);
+/* The key for a transfer (any length), for the caller to free(); NULL when
+ * out of memory. */
+char *tfd_rendezvous_key(const char *src_device, uint64_t incarnation, const char *dst_device, const char *tensor_name);
 
 #endif

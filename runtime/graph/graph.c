@@ -73,13 +73,16 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
     if (!n->inputs || !n->control) return oom(st);
     for (size_t k = 0; k < nin; k++) {
       const char *in = tfd_node_def_input(n->def, k);
-      char src[512];
       int index;
-      if (tfd_parse_input(in, src, sizeof src, &index, st) != TFD_OK) return tfd_status_prefixf(st, "node '%s': ", name);
+      char *src = tfd_input_node(in, &index, st);
+      if (!src) return tfd_status_prefixf(st, "node '%s': ", name);
       int s = tfd_graph_find(g, src);
-      if (s < 0)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': input '%s' refers to unknown node '%s'", name, in,
-                               src);
+      if (s < 0) {
+        tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': input '%s' refers to unknown node '%s'", name, in, src);
+        free(src);
+        return TFD_INVALID_ARGUMENT;
+      }
+      free(src);
       if (index < 0) {
         n->control[n->num_control++] = s;
       } else {

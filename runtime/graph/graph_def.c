@@ -273,31 +273,63 @@ tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *src) {
   return g;
 }
 
-tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status) {
+char *tfd_input_node(const char *input, int *index, tfd_status *status) {
   const char *s = input ? input : "";
   bool control = *s == '^';
   if (control) s++;
   const char *colon = strrchr(s, ':');
   size_t len = colon ? (size_t)(colon - s) : strlen(s);
-  if (len == 0 || len >= node_cap)
-    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': no node name", input ? input : "");
+  if (len == 0) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': no node name", input ? input : "");
+    return NULL;
+  }
   *index = 0;
   if (colon) {
-    if (control)
-      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': a control input has no output index",
-                             input);
+    if (control) {
+      tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': a control input has no output index", input);
+      return NULL;
+    }
     const char *p = colon + 1;
-    if (!*p) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': missing output index", input);
+    if (!*p) {
+      tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': missing output index", input);
+      return NULL;
+    }
     long v = 0;
     for (; *p; p++) {
-      if (!isdigit((unsigned char)*p) || v > 100000)
-        return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': bad output index", input);
+      if (!isdigit((unsigned char)*p) || v > 100000) {
+        tfd_status_setf(status, TFD_INVALID_ARGUMENT, "malformed input '%s': bad output index", input);
+        return NULL;
+      }
       v = v * 10 + (*p - '0');
     }
     *index = (int)v;
   }
+  char *node = malloc(len + 1);
+  if (!node) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
   memcpy(node, s, len);
   node[len] = 0;
   if (control) *index = -1;
-  return TFD_OK;
+  return node;
+}
+
+tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status) {
+  tfd_status tmp = TFD_STATUS_INIT;
+  char *name = tfd_input_node(input, index, &tmp);
+  if (!name) {
+    tfd_code code = tfd_status_code(&tmp);
+    tfd_status_move(status, &tmp);
+    return code;
+  }
+  size_t len = strlen(name);
+  tfd_code code = TFD_OK;
+  if (len >= node_cap)
+    code = tfd_status_setf(status, TFD_INVALID_ARGUMENT, "input '%s': the node name is %zu bytes, the buffer holds %zu",
+                           input, len, node_cap ? node_cap - 1 : 0);
+  else
+    memcpy(node, name, len + 1);
+  free(name);
+  return code;
 }

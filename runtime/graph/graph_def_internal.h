@@ -22,6 +22,10 @@ struct tfd_graph_def {
   size_t n, cap;
 };
 
+/* Splits an input string like tfd_parse_input, returning the node name (any
+ * length) for the caller to free(); NULL with the status set on error. */
+char *tfd_input_node(const char *input, int *index, tfd_status *status);
+
 /* Appends a deep copy of src. */
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);
 

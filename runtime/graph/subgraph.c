@@ -1,4 +1,5 @@
 /* Feeds, fetches, pruning and partitioning. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,26 +8,51 @@
 #include "graph_def_internal.h"
 #include "subgraph.h"
 
-tfd_code tfd_parse_tensor_name(const char *s, char *node, size_t cap, int *index, tfd_status *st) {
-  if (!s || *s == '^')
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s' is not a tensor name (expected \"node\" or \"node:i\")",
-                           s ? s : "(null)");
-  return tfd_parse_input(s, node, cap, index, st);
+char *tfd_parse_tensor_name(const char *s, int *index, tfd_status *st) {
+  if (!s || *s == '^') {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s' is not a tensor name (expected \"node\" or \"node:i\")",
+                    s ? s : "(null)");
+    return NULL;
+  }
+  return tfd_input_node(s, index, st);
+}
+
+static tfd_code out_of_memory(tfd_status *st) { return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory"); }
+
+/* Adds the input built from fmt (any length) to n. */
+static tfd_code add_input_f(tfd_node_def *n, tfd_status *st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tfd_code add_input_f(tfd_node_def *n, tfd_status *st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *in = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (!in) return out_of_memory(st);
+  va_start(ap, fmt);
+  vsnprintf(in, (size_t)len + 1, fmt, ap);
+  va_end(ap);
+  tfd_code code = tfd_node_def_add_input(n, in, st);
+  free(in);
+  return code;
 }
 
 /* Resolves "node:i" against the graph: node id and output index. */
 static tfd_code resolve_tensor(const tfd_graph *g, const char *what, const char *s, int *node, int *index,
                                tfd_status *st) {
-  char name[512];
-  if (tfd_parse_tensor_name(s, name, sizeof name, index, st) != TFD_OK) return tfd_status_prefixf(st, "%s: ", what);
+  char *name = tfd_parse_tensor_name(s, index, st);
+  if (!name) return tfd_status_prefixf(st, "%s: ", what);
   *node = tfd_graph_find(g, name);
-  if (*node < 0)
-    return tfd_status_setf(st, TFD_NOT_FOUND, "%s '%s': the graph has no node named '%s'", what, s, name);
-  const tfd_gnode *n = &g->nodes[*node];
-  if (*index >= n->num_outputs)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s '%s': node '%s' (%s) has %d output%s", what, s, name,
-                           n->op->name, n->num_outputs, n->num_outputs == 1 ? "" : "s");
-  return TFD_OK;
+  tfd_code code = TFD_OK;
+  if (*node < 0 || name[0] == '_') {
+    code = tfd_status_setf(st, TFD_NOT_FOUND, "%s '%s': the graph has no node named '%s'", what, s, name);
+  } else {
+    const tfd_gnode *n = &g->nodes[*node];
+    if (*index >= n->num_outputs)
+      code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s '%s': node '%s' (%s) has %d output%s", what, s, name,
+                             n->op->name, n->num_outputs, n->num_outputs == 1 ? "" : "s");
+  }
+  free(name);
+  return code;
 }
 
 /* Index of the feed of (node, index), or -1. */
@@ -67,16 +93,13 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
     const tfd_gnode *gn = &full->nodes[i];
     for (int k = 0; k < gn->num_inputs; k++) {
       int f = fed(feed_node, feed_index, num_feeds, gn->inputs[k].node, gn->inputs[k].index);
-      char buf[600];
-      if (f >= 0) snprintf(buf, sizeof buf, "_feed_%d", f);
-      else snprintf(buf, sizeof buf, "%s:%d", tfd_gnode_name(&full->nodes[gn->inputs[k].node]), gn->inputs[k].index);
-      if (tfd_node_def_add_input(copy, buf, st) != TFD_OK) goto done;
+      tfd_code code = f >= 0 ? add_input_f(copy, st, "_feed_%d", f)
+                             : add_input_f(copy, st, "%s:%d", tfd_gnode_name(&full->nodes[gn->inputs[k].node]),
+                                           gn->inputs[k].index);
+      if (code != TFD_OK) goto done;
     }
-    for (int k = 0; k < gn->num_control; k++) {
-      char buf[600];
-      snprintf(buf, sizeof buf, "^%s", tfd_gnode_name(&full->nodes[gn->control[k]]));
-      if (tfd_node_def_add_input(copy, buf, st) != TFD_OK) goto done;
-    }
+    for (int k = 0; k < gn->num_control; k++)
+      if (add_input_f(copy, st, "^%s", tfd_gnode_name(&full->nodes[gn->control[k]])) != TFD_OK) goto done;
   }
   for (int k = 0; k < num_feeds; k++) {
     char name[32];
@@ -92,14 +115,15 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
   for (int k = 0; k < num_fetches; k++) {
     int node, index;
     if (resolve_tensor(full, "fetch", fetches[k], &node, &index, st) != TFD_OK) goto done;
-    char name[32], input[600];
+    char name[32];
     snprintf(name, sizeof name, "_fetch_%d", k);
     int f = fed(feed_node, feed_index, num_feeds, node, index);
-    if (f >= 0) snprintf(input, sizeof input, "_feed_%d", f);
-    else snprintf(input, sizeof input, "%s:%d", tfd_gnode_name(&full->nodes[node]), index);
     tfd_node_def *fn = tfd_graph_def_add_node(def, name, "_Fetch", st);
     tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = k};
-    if (!fn || tfd_node_def_add_input(fn, input, st) || tfd_node_def_set_attr(fn, "index", &idx, st)) goto done;
+    if (!fn) goto done;
+    tfd_code code = f >= 0 ? add_input_f(fn, st, "_feed_%d", f)
+                           : add_input_f(fn, st, "%s:%d", tfd_gnode_name(&full->nodes[node]), index);
+    if (code != TFD_OK || tfd_node_def_set_attr(fn, "index", &idx, st)) goto done;
   }
   /* Prune: walk back from fetches and targets over data and control inputs. */
   int m = (int)def->n;
@@ -129,10 +153,10 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
   while (top > 0) {
     tfd_node_def *nd = def->nodes[stack[--top]];
     for (size_t k = 0; k < nd->ninputs; k++) {
-      char src[512];
       int index;
-      tfd_parse_input(nd->inputs[k], src, sizeof src, &index, NULL);
-      intptr_t id = (intptr_t)tfd_strmap_get(&by_name, src);
+      char *src = tfd_input_node(nd->inputs[k], &index, NULL); /* valid: the graph was built from these */
+      intptr_t id = src ? (intptr_t)tfd_strmap_get(&by_name, src) : 0;
+      free(src);
       if (id && !keep[id - 1]) keep[stack[top++] = (int)id - 1] = true;
     }
   }
@@ -201,17 +225,10 @@ static tfd_code set_str(tfd_node_def *n, const char *name, const char *v, tfd_st
   return tfd_node_def_set_attr(n, name, &a, st);
 }
 
-/* Adds the _Send (in src part) and _Recv (in dst part) for one tensor unless
- * present; writes the _Recv's name into recv_name. */
-static tfd_code add_transfer(tfd_graph_def **parts, tfd_device *const *devices, int sp, int dp, const char *tensor,
-                             const char *send_input, tfd_dtype dt, const char *tag, char *recv_name, size_t cap,
-                             tfd_status *st) {
-  snprintf(recv_name, cap, "_recv_%s_%s_%d", tag, tensor, dp);
-  for (char *p = recv_name; *p; p++)
-    if (*p == ':') *p = '_';
-  if (tfd_graph_def_find(parts[dp], recv_name)) return TFD_OK;
-  char send_name[1200];
-  snprintf(send_name, sizeof send_name, "_send_%s", recv_name + 6);
+/* The _Send in part sp and the _Recv in part dp for one tensor. */
+static tfd_code make_transfer(tfd_graph_def **parts, tfd_device *const *devices, int sp, int dp, const char *tensor,
+                              const char *send_input, tfd_dtype dt, const char *send_name, const char *recv_name,
+                              tfd_status *st) {
   tfd_device_attributes sa, da;
   tfd_device_get_attributes(devices[sp], &sa);
   tfd_device_get_attributes(devices[dp], &da);
@@ -230,6 +247,29 @@ static tfd_code add_transfer(tfd_graph_def **parts, tfd_device *const *devices, 
   return TFD_OK;
 }
 
+/* Adds the _Send (in src part) and _Recv (in dst part) for one tensor unless
+ * present; returns the _Recv's name (the caller frees it), NULL on error. */
+static char *add_transfer(tfd_graph_def **parts, tfd_device *const *devices, int sp, int dp, const char *tensor,
+                          const char *send_input, tfd_dtype dt, const char *tag, tfd_status *st) {
+  char *recv_name = tfd_format("_recv_%s_%s_%d", tag, tensor, dp);
+  char *send_name = recv_name ? tfd_format("_send_%s", recv_name + 6) : NULL;
+  if (!send_name) {
+    free(recv_name);
+    out_of_memory(st);
+    return NULL;
+  }
+  for (char *p = recv_name; *p; p++)
+    if (*p == ':') *p = '_';
+  for (char *p = send_name; *p; p++)
+    if (*p == ':') *p = '_';
+  if (!tfd_graph_def_find(parts[dp], recv_name) && make_transfer(parts, devices, sp, dp, tensor, send_input, dt,
+                                                                 send_name, recv_name, st) != TFD_OK) {
+    free(recv_name);
+    recv_name = NULL;
+  }
+  free(send_name);
+  return recv_name;
+}
 tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *const *devices, int num_devices,
                        tfd_graph_def **parts, tfd_status *st) {
   for (int d = 0; d < num_devices; d++) parts[d] = NULL;
@@ -245,47 +285,46 @@ tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *con
     for (int k = 0; k < n->num_inputs; k++) {
       const tfd_gnode *src = &g->nodes[n->inputs[k].node];
       int sp = device_of[src->id];
-      char tensor[600], recv[1200];
-      snprintf(tensor, sizeof tensor, "%s:%d", tfd_gnode_name(src), n->inputs[k].index);
-      if (sp == dp) {
-        if (tfd_node_def_add_input(c, tensor, st) != TFD_OK) goto fail;
-        continue;
-      }
-      if (add_transfer(parts, devices, sp, dp, tensor, tensor, src->out_types[n->inputs[k].index], "t", recv,
-                       sizeof recv, st) != TFD_OK ||
-          tfd_node_def_add_input(c, recv, st) != TFD_OK)
-        goto fail;
+      char *tensor = tfd_format("%s:%d", tfd_gnode_name(src), n->inputs[k].index);
+      if (!tensor) goto oom;
+      char *recv = sp == dp ? NULL
+                            : add_transfer(parts, devices, sp, dp, tensor, tensor, src->out_types[n->inputs[k].index],
+                                           "t", st);
+      tfd_code code = sp == dp ? tfd_node_def_add_input(c, tensor, st)
+                      : recv   ? tfd_node_def_add_input(c, recv, st)
+                               : TFD_INTERNAL;
+      free(tensor);
+      free(recv);
+      if (code != TFD_OK) goto fail;
     }
     /* Control inputs go after data inputs; collect the cross-device ones first. */
     for (int k = 0; k < n->num_control; k++) {
       const tfd_gnode *src = &g->nodes[n->control[k]];
       int sp = device_of[src->id];
-      char in[1300];
       if (sp == dp) {
-        snprintf(in, sizeof in, "^%s", tfd_gnode_name(src));
-      } else {
-        /* A dummy scalar, made after src, carries the dependency across. */
-        char dummy[600], recv[1200];
-        snprintf(dummy, sizeof dummy, "_ctrl_%s_%d", tfd_gnode_name(src), dp);
-        if (!tfd_graph_def_find(parts[sp], dummy)) {
-          tfd_tensor *zero = tfd_tensor_new(NULL, TFD_INT32, NULL, 0, st);
-          if (!zero) goto fail;
-          *(int32_t *)tfd_tensor_data(zero) = 0;
-          tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = zero};
-          char ctrl[620];
-          snprintf(ctrl, sizeof ctrl, "^%s", tfd_gnode_name(src));
-          tfd_node_def *z = tfd_graph_def_add_node(parts[sp], dummy, "Const", st);
-          tfd_code code = z ? tfd_node_def_set_attr(z, "value", &v, st) : TFD_RESOURCE_EXHAUSTED;
-          tfd_tensor_unref(zero);
-          if (code != TFD_OK || tfd_node_def_add_input(z, ctrl, st) != TFD_OK ||
-              tfd_node_def_set_device(z, tfd_device_name(devices[sp]), st) != TFD_OK)
-            goto fail;
-        }
-        if (add_transfer(parts, devices, sp, dp, dummy, dummy, TFD_INT32, "c", recv, sizeof recv, st) != TFD_OK)
-          goto fail;
-        snprintf(in, sizeof in, "^%s", recv);
+        if (add_input_f(c, st, "^%s", tfd_gnode_name(src)) != TFD_OK) goto fail;
+        continue;
       }
-      if (tfd_node_def_add_input(c, in, st) != TFD_OK) goto fail;
+      /* A dummy scalar, made after src, carries the dependency across. */
+      char *dummy = tfd_format("_ctrl_%s_%d", tfd_gnode_name(src), dp);
+      if (!dummy) goto oom;
+      tfd_code code = TFD_OK;
+      if (!tfd_graph_def_find(parts[sp], dummy)) {
+        tfd_tensor *zero = tfd_tensor_new(NULL, TFD_INT32, NULL, 0, st);
+        tfd_node_def *z = zero ? tfd_graph_def_add_node(parts[sp], dummy, "Const", st) : NULL;
+        if (z) *(int32_t *)tfd_tensor_data(zero) = 0;
+        tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = zero};
+        code = !z                                                    ? TFD_RESOURCE_EXHAUSTED
+               : tfd_node_def_set_attr(z, "value", &v, st)           ? tfd_status_code(st)
+               : add_input_f(z, st, "^%s", tfd_gnode_name(src))      ? tfd_status_code(st)
+                                                                     : tfd_node_def_set_device(z, tfd_device_name(devices[sp]), st);
+        tfd_tensor_unref(zero);
+      }
+      char *recv = code == TFD_OK ? add_transfer(parts, devices, sp, dp, dummy, dummy, TFD_INT32, "c", st) : NULL;
+      free(dummy);
+      code = recv ? add_input_f(c, st, "^%s", recv) : TFD_INTERNAL;
+      free(recv);
+      if (code != TFD_OK) goto fail;
     }
   }
   return TFD_OK;

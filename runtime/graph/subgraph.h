@@ -6,8 +6,9 @@
 #include "graph.h"
 #include "tfdev/device.h"
 
-/* "x" -> x, 0; "x:2" -> x, 2. INVALID_ARGUMENT for "^x" or a malformed name. */
-tfd_code tfd_parse_tensor_name(const char *s, char *node, size_t cap, int *index, tfd_status *status);
+/* "x" -> x, 0; "x:2" -> x, 2: the node name (any length) for the caller to
+ * free(). NULL with INVALID_ARGUMENT for "^x" or a malformed name. */
+char *tfd_parse_tensor_name(const char *s, int *index, tfd_status *status);
 
 /* A new graph def for a run: a _Feed node (attr index k) per feed replacing
  * every use of the fed tensor, a _Fetch node (attr index k) per fetch, and

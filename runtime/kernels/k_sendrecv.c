@@ -46,11 +46,9 @@ static void k_recv_sync(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 tfd_code tfd_setup_sendrecv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const tfd_node_def *n = init->node;
-  char key[2048];
-  tfd_rendezvous_key(key, sizeof key, tfd_attr_string(n, "send_device", ""),
-                     (uint64_t)tfd_attr_int(n, "send_device_incarnation", 0), tfd_attr_string(n, "recv_device", ""),
-                     tfd_attr_string(n, "tensor_name", ""));
-  if (!(k->key = strdup(key))) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  k->key = tfd_rendezvous_key(tfd_attr_string(n, "send_device", ""), (uint64_t)tfd_attr_int(n, "send_device_incarnation", 0),
+                              tfd_attr_string(n, "recv_device", ""), tfd_attr_string(n, "tensor_name", ""));
+  if (!k->key) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   if (strcmp(init->op->name, "_Send") == 0) {
     k->compute = k_send;
   } else {

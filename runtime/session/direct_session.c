@@ -46,12 +46,26 @@ typedef struct bundle {
   tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
 } bundle;
 
+/* A callable is shared by the session's table and each call running it, so
+ * releasing it while another thread runs it frees nothing under that run. */
 typedef struct callable {
-  bundle *b;
+  atomic_int refs;
+  bundle *b; /* owned by the session */
   int num_feeds, num_fetches;
   int *feed_map;  /* call order -> bundle order */
   int *fetch_map; /* call order -> bundle order */
 } callable;
+
+/* Callables and partial runs by handle. A handle is the session's id in the
+ * high 32 bits and a per-session serial below, never reused: a handle from
+ * another session, or one already released, is recognised as such. Serials
+ * only grow, so appending keeps the table sorted for binary search. */
+typedef struct handle_table {
+  int64_t *keys;
+  void **objs;
+  int n, cap;
+  uint32_t last_serial;
+} handle_table;
 
 struct tfd_session {
   tfd_session_options *options;
@@ -72,8 +86,7 @@ struct tfd_session {
   tfd_strmap cache; /* signature -> bundle* (several keys may share one) */
   bundle **bundles;
   int num_bundles;
-  callable **callables;
-  int num_callables;
+  handle_table callables; /* callable*, each holding one reference for the table */
   /* Lifetime: calls in flight and the cancellations of running steps, so
    * close() can cancel them and wait until nothing touches the session. */
   pthread_mutex_t life_mu;
@@ -85,13 +98,75 @@ struct tfd_session {
   tfd_session_state *state; /* tensors kept by handle between runs */
   pthread_mutex_t cost_mu;
   tfd_strmap costs; /* "device\x1fnode" -> cost_item* */
-  struct partial_run **pruns; /* by handle; NULL once dropped */
-  int num_pruns;
+  handle_table pruns; /* partial_run*, each holding one reference for the table */
+  int64_t id;         /* process-wide serial: the high half of every handle */
 };
 
 const char *const *tfd_session_factory_names(void) {
   static const char *const names[] = {"DIRECT_SESSION", NULL};
   return names;
+}
+
+/* ---- handle tables (callers hold exec_mu) ---- */
+static int handle_find(const handle_table *t, int64_t h) {
+  int lo = 0, hi = t->n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (t->keys[mid] == h) return mid;
+    if (t->keys[mid] < h) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* A new handle for obj, or -1 when out of memory or serials. */
+static int64_t handle_add(handle_table *t, int64_t session_id, void *obj) {
+  if (t->last_serial == UINT32_MAX) return -1;
+  if (t->n == t->cap) {
+    int cap = t->cap ? t->cap * 2 : 8;
+    int64_t *keys = realloc(t->keys, (size_t)cap * sizeof *keys);
+    if (keys) t->keys = keys;
+    void **objs = keys ? realloc(t->objs, (size_t)cap * sizeof *objs) : NULL;
+    if (!objs) return -1;
+    t->objs = objs;
+    t->cap = cap;
+  }
+  int64_t h = (session_id << 32) | (int64_t)++t->last_serial;
+  t->keys[t->n] = h;
+  t->objs[t->n++] = obj;
+  return h;
+}
+
+/* Takes obj out of the table; NULL when h is not there. */
+static void *handle_remove(handle_table *t, int64_t h) {
+  int i = handle_find(t, h);
+  if (i < 0) return NULL;
+  void *obj = t->objs[i];
+  memmove(&t->keys[i], &t->keys[i + 1], (size_t)(t->n - i - 1) * sizeof *t->keys);
+  memmove(&t->objs[i], &t->objs[i + 1], (size_t)(t->n - i - 1) * sizeof *t->objs);
+  t->n--;
+  return obj;
+}
+
+static void handle_table_free(handle_table *t) {
+  free(t->keys);
+  free(t->objs);
+  *t = (handle_table){0};
+}
+
+/* The error for a handle the table does not hold: someone else's, or gone. */
+static tfd_code unknown_handle(const tfd_session *s, int64_t h, const char *what, const char *setup, tfd_status *st) {
+  if (h >= 0 && (h >> 32) != s->id)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s handle %lld belongs to another session", what, (long long)h);
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "No such %s handle: %lld (never made here, or already %s)", what,
+                         (long long)h, setup);
+}
+
+static void callable_unref(callable *c) {
+  if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
+  free(c->feed_map);
+  free(c->fetch_map);
+  free(c);
 }
 
 /* ---- lifecycle ---- */
@@ -133,7 +208,7 @@ static void release_pool(tfd_session *s) {
 }
 
 typedef struct partial_run partial_run;
-static void free_partial_run(partial_run *r);
+static void prun_unref(partial_run *r);
 
 /* One node's entry in the cost model. */
 typedef struct cost_item {
@@ -147,13 +222,8 @@ void tfd_session_free(tfd_session *s) {
   tfd_session_close(s, NULL);
   for (int i = 0; i < s->num_bundles; i++) bundle_free(s->bundles[i]);
   free(s->bundles);
-  for (int i = 0; i < s->num_callables; i++) {
-    if (!s->callables[i]) continue;
-    free(s->callables[i]->feed_map);
-    free(s->callables[i]->fetch_map);
-    free(s->callables[i]);
-  }
-  free(s->callables);
+  for (int i = 0; i < s->callables.n; i++) callable_unref(s->callables.objs[i]);
+  handle_table_free(&s->callables);
   tfd_strmap_free(&s->cache);
   tfd_strmap_free(&s->stateful);
   tfd_strmap_free(&s->placements);
@@ -166,7 +236,9 @@ void tfd_session_free(tfd_session *s) {
   tfd_device_list_free(s->device_list);
   tfd_factory_registry_free(s->registry);
   tfd_session_options_free(s->options);
-  for (int i = 0; i < s->num_pruns; i++) free_partial_run(s->pruns[i]);
+  /* close() waited for every run's executors: only the table's references are left. */
+  for (int i = 0; i < s->pruns.n; i++) prun_unref(s->pruns.objs[i]);
+  handle_table_free(&s->pruns);
   tfd_session_state_free(s->state);
   size_t it = 0;
   const char *ck;
@@ -179,7 +251,6 @@ void tfd_session_free(tfd_session *s) {
   }
   tfd_strmap_free(&s->costs);
   pthread_mutex_destroy(&s->cost_mu);
-  free(s->pruns);
   free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
   pthread_mutex_destroy(&s->exec_mu);
@@ -200,7 +271,10 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   pthread_mutex_init(&s->life_mu, NULL);
   pthread_cond_init(&s->life_cv, NULL);
   pthread_mutex_init(&s->cost_mu, NULL);
-  snprintf(s->handle, sizeof s->handle, "direct%lld", (long long)atomic_fetch_add(&session_counter, 1));
+  /* Handles keep the id in their high 32 bits: wrap well before 2^31 sessions. */
+  int64_t serial = atomic_fetch_add(&session_counter, 1);
+  s->id = serial % 0x7fffffff + 1;
+  snprintf(s->handle, sizeof s->handle, "direct%lld", (long long)serial);
   s->options = options ? tfd_session_options_copy(options) : tfd_session_options_new();
   if (!registry) registry = tfd_factory_registry_default();
   /* Our own copy: the caller's registry may change or go while we live. */
@@ -402,9 +476,9 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 }
 
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
-  char node[512];
   int index;
-  if (tfd_parse_tensor_name(tensor, node, sizeof node, &index, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  char *node = tfd_parse_tensor_name(tensor, &index, st);
+  if (!node) return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->graph_mu);
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
@@ -414,6 +488,7 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
                            s->graph->nodes[id].num_outputs);
   else *out = s->graph->nodes[id].out_types[index];
   pthread_mutex_unlock(&s->graph_mu);
+  free(node);
   return code;
 }
 
@@ -422,15 +497,20 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
 static char **canonical_names(const char *const *names, int n, bool tensors, tfd_status *st) {
   char **out = calloc((size_t)n + 1, sizeof *out);
   for (int i = 0; out && i < n; i++) {
-    char node[512], buf[600];
     int index = 0;
-    if (tensors) {
-      if (tfd_parse_tensor_name(names[i], node, sizeof node, &index, st) != TFD_OK) goto fail;
-      snprintf(buf, sizeof buf, "%s:%d", node, index);
-    } else {
-      snprintf(buf, sizeof buf, "%s", names[i][0] == '^' ? names[i] + 1 : names[i]);
+    if (!names[i]) {
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "name %d of %d is NULL", i, n);
+      goto fail;
     }
-    if (!(out[i] = strdup(buf))) goto oom;
+    if (tensors) {
+      char *node = tfd_parse_tensor_name(names[i], &index, st);
+      if (!node) goto fail;
+      out[i] = tfd_format("%s:%d", node, index);
+      free(node);
+    } else {
+      out[i] = strdup(names[i][0] == '^' ? names[i] + 1 : names[i]);
+    }
+    if (!out[i]) goto oom;
   }
   if (!out) goto oom;
   return out;
@@ -681,9 +761,8 @@ static const char *keep_name(tfd_run_metadata *m, const char *s) {
   return copy;
 }
 
-static void cost_key(char *out, size_t cap, const char *device, const char *node) {
-  snprintf(out, cap, "%s\x1f%s", device, node);
-}
+/* "device\x1fnode" (any length; the caller frees it), NULL when out of memory. */
+static char *cost_key(const char *device, const char *node) { return tfd_format("%s\x1f%s", device, node); }
 
 static void entry_of(const cost_item *c, tfd_cost_entry *e) {
   *e = (tfd_cost_entry){c->device, c->node, c->op, c->runs, c->runs ? (double)c->total_micros / (double)c->runs : 0,
@@ -698,8 +777,8 @@ static void record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
     const char *dev = tfd_device_name(tfd_executor_device(b->execs[p]));
     for (int i = 0; i < g->n; i++) {
       if (!stats[p][i].ran) continue;
-      char key[1200];
-      cost_key(key, sizeof key, dev, tfd_gnode_name(&g->nodes[i]));
+      char *key = cost_key(dev, tfd_gnode_name(&g->nodes[i]));
+      if (!key) continue; /* out of memory: the model just misses this node */
       cost_item *c = tfd_strmap_get(&s->costs, key);
       if (!c) {
         c = calloc(1, sizeof *c);
@@ -710,10 +789,12 @@ static void record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
             free(c->node);
           }
           free(c);
+          free(key);
           continue; /* out of memory: the model just misses this node */
         }
         c->op = g->nodes[i].op->name;
       }
+      free(key);
       int64_t us = stats[p][i].all_end_rel_micros;
       c->runs++;
       c->total_micros += us;
@@ -757,9 +838,9 @@ static void fill_cost_graph(tfd_session *s, tfd_run_metadata *m, bundle *b) {
     const tfd_graph *g = tfd_executor_graph(b->execs[p]);
     const char *dev = tfd_device_name(tfd_executor_device(b->execs[p]));
     for (int i = 0; i < g->n; i++) {
-      char key[1200];
-      cost_key(key, sizeof key, dev, tfd_gnode_name(&g->nodes[i]));
-      cost_item *c = tfd_strmap_get(&s->costs, key);
+      char *key = cost_key(dev, tfd_gnode_name(&g->nodes[i]));
+      cost_item *c = key ? tfd_strmap_get(&s->costs, key) : NULL;
+      free(key);
       if (c) entry_of(c, &m->costs[m->num_costs++]);
     }
   }
@@ -1017,6 +1098,7 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
   int64_t handle = -1;
   bundle *b = tgts && c ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
   if (b) {
+    atomic_init(&c->refs, 1); /* the table's */
     c->b = b;
     c->num_feeds = nf;
     c->num_fetches = nfe;
@@ -1025,12 +1107,7 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
     if (c->feed_map && c->fetch_map && map_names(&b->feed_index, feeds, nf, c->feed_map, "feed", st) == TFD_OK &&
         map_names(&b->fetch_index, fetches, nfe, c->fetch_map, "fetch", st) == TFD_OK) {
       pthread_mutex_lock(&s->exec_mu);
-      callable **grown = realloc(s->callables, ((size_t)s->num_callables + 1) * sizeof *grown);
-      if (grown) {
-        s->callables = grown;
-        s->callables[s->num_callables] = c;
-        handle = s->num_callables++;
-      }
+      handle = handle_add(&s->callables, s->id, c);
       pthread_mutex_unlock(&s->exec_mu);
     }
   } else if (!c) {
@@ -1050,11 +1127,14 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
   return handle;
 }
 
+/* The callable, with a reference for the caller (callable_unref). */
 static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
-  callable *c = handle >= 0 && handle < s->num_callables ? s->callables[handle] : NULL;
+  int i = handle_find(&s->callables, handle);
+  callable *c = i >= 0 ? s->callables.objs[i] : NULL;
+  if (c) atomic_fetch_add(&c->refs, 1);
   pthread_mutex_unlock(&s->exec_mu);
-  if (!c) tfd_status_setf(st, TFD_INVALID_ARGUMENT, "No such callable handle: %lld", (long long)handle);
+  if (!c) unknown_handle(s, handle, "callable", "released", st);
   return c;
 }
 
@@ -1079,18 +1159,16 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
   }
   if (ordered != small_in) free(ordered);
   if (outs != small_out) free(outs);
+  callable_unref(c);
   return code;
 }
 
 tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
-  callable *c = handle >= 0 && handle < s->num_callables ? s->callables[handle] : NULL;
-  if (c) s->callables[handle] = NULL;
+  callable *c = handle_remove(&s->callables, handle);
   pthread_mutex_unlock(&s->exec_mu);
-  if (!c) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "No such callable handle: %lld", (long long)handle);
-  free(c->feed_map);
-  free(c->fetch_map);
-  free(c);
+  if (!c) return unknown_handle(s, handle, "callable", "released", st);
+  callable_unref(c); /* runs in flight keep theirs */
   return TFD_OK;
 }
 
@@ -1126,11 +1204,20 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
 /* ---- partial runs ----
  * The executors start at setup and wait, on client-keyed _Recv nodes, for
  * feeds; fetches arrive through client-keyed _Send nodes. A live partial
- * run counts as a call in flight, so close() waits for its executors. */
+ * run counts as a call in flight, so close() waits for its executors.
+ *
+ * A run is shared by reference: the session's handle table, each prun call
+ * using it, and its running executors hold one each, so closing a handle
+ * while another thread feeds or fetches through it wakes that thread with
+ * CANCELLED and frees nothing it still uses. */
+enum { PRUN_OPEN, PRUN_FINISHED, PRUN_CLOSED };
+
 struct partial_run {
+  atomic_int refs;
   tfd_session *s;
   bundle *b;
   pthread_mutex_t mu; /* one prun at a time per handle */
+  atomic_int state;   /* PRUN_OPEN, then PRUN_FINISHED or PRUN_CLOSED (out of the table) */
   tfd_rendezvous *rendezvous;
   tfd_cancellation *cancel;
   int64_t abort_token;
@@ -1139,20 +1226,11 @@ struct partial_run {
   int remaining; /* partitions still running */
   tfd_status status;
   bool *fed, *fetched;
-  int outputs_left;
+  int inputs_left, outputs_left;
 };
 
-static void free_partial_run(partial_run *r) {
-  if (!r) return;
-  pthread_mutex_lock(&r->bar_mu);
-  bool running = r->remaining > 0;
-  pthread_mutex_unlock(&r->bar_mu);
-  if (running) { /* only when the session goes without the run being finished: stop it first */
-    tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, "partial run abandoned");
-    pthread_mutex_lock(&r->bar_mu);
-    while (r->remaining > 0) pthread_cond_wait(&r->bar_cv, &r->bar_mu);
-    pthread_mutex_unlock(&r->bar_mu);
-  }
+static void prun_unref(partial_run *r) {
+  if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
   if (r->abort_token >= 0) tfd_cancellation_deregister(r->cancel, r->abort_token);
   tfd_cancellation_unref(r->cancel);
   tfd_rendezvous_unref(r->rendezvous);
@@ -1177,8 +1255,18 @@ static void partial_part_done(void *arg, const tfd_status *st) {
   if (last) {
     remove_active(s, cancel);
     tfd_cancellation_unref(cancel);
-    leave(s); /* the run's own hold on the session */
+    prun_unref(r); /* the executors' reference */
+    leave(s);      /* the run's own hold on the session */
   }
+}
+
+/* Names listed twice in a setup would make two sends or recvs of one key. */
+static tfd_code check_distinct(char **names, int n, const char *what, tfd_status *st) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "partial_run_setup lists %s '%s' twice", what, names[i]);
+  return TFD_OK;
 }
 
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
@@ -1192,14 +1280,16 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
   bundle *b = NULL;
   if (tgts && no == 0 && nt == 0)
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
-  else if (tgts)
+  else if (tgts && check_distinct(feeds, ni, "input", st) == TFD_OK && check_distinct(fetches, no, "output", st) == TFD_OK)
     b = get_bundle(s, feeds, ni, fetches, no, tgts, nt, true, st);
   if (b) r = calloc(1, sizeof *r);
   if (b && r) {
+    atomic_init(&r->refs, 2); /* the table's and the executors' */
     r->s = s;
     r->b = b;
     r->fed = calloc((size_t)ni + 1, sizeof *r->fed);
     r->fetched = calloc((size_t)no + 1, sizeof *r->fetched);
+    r->inputs_left = ni;
     r->outputs_left = no;
     r->rendezvous = tfd_rendezvous_new();
     r->cancel = tfd_cancellation_new();
@@ -1208,17 +1298,15 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     pthread_mutex_init(&r->mu, NULL);
     pthread_mutex_init(&r->bar_mu, NULL);
     pthread_cond_init(&r->bar_cv, NULL);
-    pthread_mutex_lock(&s->exec_mu);
-    partial_run **grown = realloc(s->pruns, ((size_t)s->num_pruns + 1) * sizeof *grown);
-    if (grown) s->pruns = grown;
-    bool ok = grown && r->fed && r->fetched && r->rendezvous && r->cancel;
+    bool ok = r->fed && r->fetched && r->rendezvous && r->cancel;
     if (ok) {
-      handle = s->num_pruns;
-      s->pruns[s->num_pruns++] = r;
+      pthread_mutex_lock(&s->exec_mu);
+      handle = handle_add(&s->pruns, s->id, r);
+      pthread_mutex_unlock(&s->exec_mu);
     }
-    pthread_mutex_unlock(&s->exec_mu);
-    if (!ok) {
-      free_partial_run(r);
+    if (handle < 0) {
+      atomic_store(&r->refs, 1);
+      prun_unref(r);
       r = NULL;
       tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -1245,14 +1333,14 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
   return handle;
 }
 
+/* The run, with a reference for the caller (prun_unref). */
 static partial_run *find_prun(tfd_session *s, int64_t handle, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
-  partial_run *r = handle >= 0 && handle < s->num_pruns ? s->pruns[handle] : NULL;
+  int i = handle_find(&s->pruns, handle);
+  partial_run *r = i >= 0 ? s->pruns.objs[i] : NULL;
+  if (r) atomic_fetch_add(&r->refs, 1);
   pthread_mutex_unlock(&s->exec_mu);
-  if (!r)
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                    "no partial run with handle %lld (not set up, finished, or closed): run prun_setup first",
-                    (long long)handle);
+  if (!r) unknown_handle(s, handle, "partial run", "finished or closed: run prun_setup first", st);
   return r;
 }
 
@@ -1305,15 +1393,52 @@ static void client_recv_done(void *arg, tfd_tensor *t, const tfd_status *st) {
   pthread_mutex_unlock(&w->mu);
 }
 
-/* Drops a finished run: waits for its executors, forgets its handle. */
-static void drop_prun(tfd_session *s, int64_t handle, partial_run *r) {
-  pthread_mutex_lock(&r->bar_mu);
-  while (r->remaining > 0) pthread_cond_wait(&r->bar_cv, &r->bar_mu);
-  pthread_mutex_unlock(&r->bar_mu);
+/* An absolute CLOCK_REALTIME deadline timeout_ms from now. */
+static struct timespec deadline_in(int64_t timeout_ms) {
+  struct timespec d;
+  clock_gettime(CLOCK_REALTIME, &d);
+  d.tv_sec += (time_t)(timeout_ms / 1000);
+  d.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+  if (d.tv_nsec >= 1000000000) {
+    d.tv_sec++;
+    d.tv_nsec -= 1000000000;
+  }
+  return d;
+}
+
+/* Takes the run out of the session's table (once: later callers find
+ * nothing), cancelling it first when `cancel_why` is given, then waits for
+ * its executors: a finished run's targets get the session's operation
+ * timeout to complete, and are cancelled with DEADLINE_EXCEEDED after it. */
+static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const char *cancel_why, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
-  s->pruns[handle] = NULL;
+  bool mine = handle_remove(&s->pruns, handle) == r;
   pthread_mutex_unlock(&s->exec_mu);
-  free_partial_run(r);
+  if (cancel_why) tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, cancel_why);
+  int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
+  struct timespec deadline = deadline_in(timeout > 0 ? timeout : 0);
+  tfd_code code = TFD_OK;
+  pthread_mutex_lock(&r->bar_mu);
+  while (r->remaining > 0) {
+    if (timeout > 0 && !cancel_why) {
+      if (pthread_cond_timedwait(&r->bar_cv, &r->bar_mu, &deadline) == ETIMEDOUT && r->remaining > 0) {
+        pthread_mutex_unlock(&r->bar_mu);
+        char msg[128];
+        snprintf(msg, sizeof msg, "Timed out waiting for the partial run's targets (%lld ms)", (long long)timeout);
+        tfd_cancellation_cancel(r->cancel, TFD_DEADLINE_EXCEEDED, msg);
+        code = tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "%s", msg);
+        cancel_why = msg; /* from now on just wait: the cancelled executors end promptly */
+        pthread_mutex_lock(&r->bar_mu);
+      }
+    } else {
+      pthread_cond_wait(&r->bar_cv, &r->bar_mu);
+    }
+  }
+  if (code == TFD_OK && !cancel_why && r->status.code != TFD_OK)
+    code = tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status)); /* a target failed */
+  pthread_mutex_unlock(&r->bar_mu);
+  if (mine) prun_unref(r); /* the table's reference */
+  return code;
 }
 
 tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names, tfd_tensor *const *feed_values,
@@ -1326,12 +1451,33 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
   }
   pthread_mutex_lock(&r->mu);
   bundle *b = r->b;
-  char **feeds = canonical_names(feed_names, nf, true, st);
-  char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
-  bool *fed_now = calloc((size_t)b->num_feeds + 1, sizeof *fed_now);
-  int *fetch_idx = calloc((size_t)nfe + 1, sizeof *fetch_idx);
-  tfd_code code = fetches ? TFD_OK : tfd_status_code(st);
-  if (code == TFD_OK && (!fed_now || !fetch_idx)) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (int i = 0; i < nfe; i++) outputs[i] = NULL;
+  char **feeds = NULL, **fetches = NULL;
+  bool *fed_now = NULL;
+  int *fetch_idx = NULL;
+  tfd_code code = TFD_OK;
+  tfd_status aborted = TFD_STATUS_INIT;
+  int state = atomic_load(&r->state);
+  if (state == PRUN_CLOSED) {
+    code = tfd_status_setf(st, TFD_CANCELLED, "partial run %lld was closed", (long long)handle);
+  } else if (state == PRUN_FINISHED) {
+    code = tfd_status_setf(st, TFD_FAILED_PRECONDITION,
+                           "partial run %lld has finished: every input was fed and every output fetched",
+                           (long long)handle);
+  } else if (tfd_rendezvous_status(r->rendezvous, &aborted) != TFD_OK) {
+    /* An earlier call's step failed (or was cancelled): say so, not what this call would have tripped on. */
+    code = tfd_status_setf(st, tfd_status_code(&aborted), "partial run %lld was aborted by an earlier error: %s",
+                           (long long)handle, tfd_status_message(&aborted));
+  }
+  tfd_status_clear(&aborted);
+  if (code == TFD_OK) {
+    feeds = canonical_names(feed_names, nf, true, st);
+    fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
+    fed_now = calloc((size_t)b->num_feeds + 1, sizeof *fed_now);
+    fetch_idx = calloc((size_t)nfe + 1, sizeof *fetch_idx);
+    code = fetches ? TFD_OK : tfd_status_code(st);
+    if (code == TFD_OK && (!fed_now || !fetch_idx)) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
   /* Check everything before touching the run, so a refused call changes nothing. */
   for (int i = 0; code == TFD_OK && i < nf; i++) {
     intptr_t k = (intptr_t)tfd_strmap_get(&b->feed_index, feeds[i]);
@@ -1356,24 +1502,25 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
   }
   for (int i = 0; code == TFD_OK && i < nf; i++) {
     int k = (int)(intptr_t)tfd_strmap_get(&b->feed_index, feeds[i]) - 1;
-    char key[1200];
-    tfd_rendezvous_key(key, sizeof key, TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, feeds[i]);
-    code = tfd_rendezvous_send(r->rendezvous, key, feed_values[i], st);
-    if (code == TFD_OK) r->fed[k] = true;
+    char *key = tfd_rendezvous_key(TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, feeds[i]);
+    code = key ? tfd_rendezvous_send(r->rendezvous, key, feed_values[i], st)
+               : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    free(key);
+    if (code == TFD_OK) {
+      r->fed[k] = true;
+      r->inputs_left--;
+    }
   }
   int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
   for (int i = 0; code == TFD_OK && i < nfe; i++) {
     recv_wait w = {.status = TFD_STATUS_INIT};
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
-    char key[1200];
-    tfd_rendezvous_key(key, sizeof key, TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, fetches[i]);
-    tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout > 0 ? timeout / 1000 : 0;
-    deadline.tv_nsec += timeout > 0 ? (timeout % 1000) * 1000000 : 0;
-    if (deadline.tv_nsec >= 1000000000) deadline.tv_sec++, deadline.tv_nsec -= 1000000000;
+    char *key = tfd_rendezvous_key(TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, fetches[i]);
+    if (key) tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
+    else client_recv_done(&w, NULL, NULL);
+    free(key);
+    struct timespec deadline = deadline_in(timeout > 0 ? timeout : 0);
     pthread_mutex_lock(&w.mu);
     while (!w.done) {
       if (timeout > 0 && pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
@@ -1390,12 +1537,15 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
       r->fetched[fetch_idx[i]] = true;
       r->outputs_left--;
     } else {
-      /* The step failed: report the kernel's error if there is one. */
+      /* The step failed: report why it was cancelled, or the kernel's error if there is one. */
+      const char *why = NULL;
+      tfd_code cancelled = tfd_cancellation_reason(r->cancel, &why);
       pthread_mutex_lock(&r->bar_mu);
       bool have = r->status.code != TFD_OK;
-      if (have) tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
+      if (cancelled != TFD_OK) code = tfd_status_setf(st, cancelled, "%s", why);
+      else if (have) code = tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
       pthread_mutex_unlock(&r->bar_mu);
-      code = have ? tfd_status_code(st) : tfd_status_move(st, &w.status);
+      if (cancelled == TFD_OK && !have) code = tfd_status_move(st, &w.status);
     }
     tfd_status_clear(&w.status);
     pthread_mutex_destroy(&w.mu);
@@ -1404,13 +1554,16 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
   if (code != TFD_OK)
     for (int i = 0; i < nfe && fetches; i++)
       if (outputs[i] && !r->fetched[fetch_idx[i]]) outputs[i] = NULL;
-  bool finished = code == TFD_OK && r->outputs_left == 0;
+  /* Done, as TensorFlow's PendingDone: every input fed and every output fetched. */
+  bool finished = code == TFD_OK && r->outputs_left == 0 && r->inputs_left == 0;
+  if (finished) atomic_store(&r->state, PRUN_FINISHED);
   free_names(feeds, nf);
   free_names(fetches, nfe);
   free(fed_now);
   free(fetch_idx);
   pthread_mutex_unlock(&r->mu);
-  if (finished) drop_prun(s, handle, r); /* every output fetched: the run state goes */
+  if (finished) code = drop_prun(s, handle, r, NULL, st); /* the run state goes */
+  prun_unref(r);
   leave(s);
   return code;
 }
@@ -1419,8 +1572,10 @@ tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *st) 
   if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
   partial_run *r = find_prun(s, handle, st);
   if (r) {
-    tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, "partial run closed");
-    drop_prun(s, handle, r);
+    /* Not under r->mu: a prun blocked on a fetch holds it until the cancel below wakes it. */
+    atomic_store(&r->state, PRUN_CLOSED);
+    drop_prun(s, handle, r, "partial run closed", NULL);
+    prun_unref(r);
   }
   leave(s);
   return r ? TFD_OK : TFD_INVALID_ARGUMENT;
