@@ -96,13 +96,18 @@ static int error_new(lua_State *L) {
   return 1;
 }
 
-static int error_is(lua_State *L) {
+bool tfdev_is_error(lua_State *L, int idx) {
   bool is = false;
-  if (lua_getmetatable(L, 1)) {
+  if (lua_getmetatable(L, idx)) {
     luaL_getmetatable(L, TFDEV_ERROR_MT);
     is = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
   }
-  lua_pushboolean(L, is);
+  return is;
+}
+
+static int error_is(lua_State *L) {
+  lua_pushboolean(L, tfdev_is_error(L, 1));
   return 1;
 }
 
@@ -125,6 +130,51 @@ tfd_status *tfdev_new_status(lua_State *L) {
   b->st = tfd_status_new();
   if (!b->st) luaL_error(L, "tfdev: out of memory");
   return b->st;
+}
+
+/* ---- names ---- */
+const char *tfdev_opt_name(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) != LUA_TSTRING) return NULL;
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (strlen(s) != len)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s contains a NUL byte at position %d: names are C strings", what,
+                (int)strlen(s) + 1);
+  return s;
+}
+
+const char *tfdev_check_name(lua_State *L, int idx, const char *what) {
+  const char *s = tfdev_opt_name(L, idx, what);
+  if (!s) tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s must be a string, got %s", what, luaL_typename(L, idx));
+  return s;
+}
+
+/* ---- boxes: C objects owned by the stack ---- */
+typedef struct box {
+  void *obj;
+  void (*free_fn)(void *);
+} box;
+
+static int box_gc(lua_State *L) {
+  box *b = lua_touserdata(L, 1);
+  if (b->obj && b->free_fn) b->free_fn(b->obj);
+  b->obj = NULL;
+  return 0;
+}
+
+void **tfdev_new_box(lua_State *L, void (*free_fn)(void *)) {
+  box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->obj = NULL;
+  b->free_fn = free_fn;
+  luaL_setmetatable(L, "tfdev.box");
+  return &b->obj;
+}
+
+void *tfdev_box_take(lua_State *L, int idx) {
+  box *b = luaL_checkudata(L, idx, "tfdev.box");
+  void *obj = b->obj;
+  b->obj = NULL;
+  return obj;
 }
 
 /* ---- options ---- */
@@ -304,6 +354,8 @@ void tfdev_common_open(lua_State *L) {
   tfdev_new_class(L, TFDEV_ERROR_MT, error_meta, NULL);
   static const luaL_Reg status_meta[] = {{"__gc", status_box_gc}, {NULL, NULL}};
   tfdev_new_class(L, "tfdev.status", status_meta, NULL);
+  static const luaL_Reg box_meta[] = {{"__gc", box_gc}, {NULL, NULL}};
+  tfdev_new_class(L, "tfdev.box", box_meta, NULL);
   static const luaL_Reg options_meta[] = {{"__gc", options_box_gc}, {NULL, NULL}};
   tfdev_new_class(L, "tfdev.options", options_meta, NULL);
   lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);

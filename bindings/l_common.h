@@ -34,6 +34,8 @@ tfdev_lstate *tfdev_state(lua_State *L);
 
 /* Pushes a tfdev.error value {code=, message=}. */
 void tfdev_push_error(lua_State *L, tfd_code code, const char *message);
+/* Whether the value at idx is a tfdev.error. */
+bool tfdev_is_error(lua_State *L, int idx);
 /* Raises a tfdev.error. */
 int tfdev_raise(lua_State *L, tfd_code code, const char *fmt, ...);
 /* Raises the error held by st (which is reset). */
@@ -43,6 +45,22 @@ int tfdev_fail_status(lua_State *L, tfd_status *st);
 /* A status for one binding call, freed when the Lua value at the top of
  * the stack is collected: binding calls push it and may raise freely. */
 tfd_status *tfdev_new_status(lua_State *L);
+
+/* A string argument that names something (a node, a device, a feed): raises
+ * INVALID_ARGUMENT naming `what` when it is not a string or holds a NUL byte,
+ * which C would silently cut the name at. */
+const char *tfdev_check_name(lua_State *L, int idx, const char *what);
+/* Like tfdev_check_name for the value at idx, but returns NULL (raising
+ * nothing) when it is not a string at all. */
+const char *tfdev_opt_name(lua_State *L, int idx, const char *what);
+
+/* A C object owned by the Lua stack until the caller takes it: pushes an
+ * empty box and returns its slot; store the object there right after making
+ * it. The box's __gc calls free_fn(*slot) unless tfdev_box_take emptied it,
+ * so a Lua error between making the object and handing it on cannot leak it
+ * (the box exists before the object, so making the box cannot leak it either). */
+void **tfdev_new_box(lua_State *L, void (*free_fn)(void *));
+void *tfdev_box_take(lua_State *L, int idx);
 
 /* Options: builds session options from the table at idx (nil: defaults);
  * raises INVALID_ARGUMENT on a bad field. The result is freed when the
@@ -85,8 +103,9 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx);
 void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g);
 /* Converts the value at idx to a tensor (a tensor passes through; tables
  * and scalars are converted, with dtype when it is not 0). Replaces the
- * value at idx with the tensor userdata, which keeps it alive. */
-tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype);
+ * value at idx with the tensor userdata, which keeps it alive. Errors are
+ * prefixed with `what` ("feed 'x'") when it is not NULL. */
+tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype, const char *what);
 
 /* Registers a metatable with __name, methods in __index (unless the
  * caller's table has its own __index), and the given metamethods. */

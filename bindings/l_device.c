@@ -86,6 +86,8 @@ tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *wha
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
     tfd_device *d = tfdev_test_device(L, -1);
+    if (!d && luaL_testudata(L, -1, TFDEV_DEVICE_MT))
+      tfdev_raise(L, TFD_FAILED_PRECONDITION, "%s: element %d is a closed tfdev.device", what, (int)i);
     if (!d)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s: element %d is a %s, expected a tfdev.device", what, (int)i,
                   luaL_typename(L, -1));
@@ -177,11 +179,28 @@ static int device_allocator_stats(lua_State *L) {
   return 1;
 }
 
-/* device:compute(op, inputs, attrs): one op, run eagerly on this device. */
+/* device:compute(op, inputs, attrs, options): one op, run eagerly on this
+ * device; options.timeout_ms bounds an op that blocks. */
 static int device_compute(lua_State *L) {
-  lua_settop(L, 4);
+  lua_settop(L, 5);
   tfd_device *d = tfdev_check_device(L, 1);
-  const char *op = luaL_checkstring(L, 2);
+  const char *op = tfdev_check_name(L, 2, "op");
+  tfd_run_options ro = {0};
+  if (!lua_isnil(L, 5)) {
+    if (!lua_istable(L, 5))
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "options must be a table {timeout_ms = }, got %s", luaL_typename(L, 5));
+    lua_pushnil(L);
+    while (lua_next(L, 5)) {
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+      int ok = 0;
+      if (strcmp(k, "timeout_ms") == 0) ro.timeout_ms = lua_tointegerx(L, -1, &ok);
+      if (!ok)
+        return tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s", strcmp(k, "timeout_ms") == 0
+                                                           ? "compute option timeout_ms must be an integer"
+                                                           : "unknown compute option (known: timeout_ms)");
+      lua_pop(L, 1);
+    }
+  }
   if (!lua_isnil(L, 3) && !lua_istable(L, 3))
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "inputs must be a list of tensors or tables, got %s", luaL_typename(L, 3));
   if (!lua_isnil(L, 4) && !lua_istable(L, 4))
@@ -196,20 +215,23 @@ static int device_compute(lua_State *L) {
   lua_setfield(L, -2, "attr");
   lua_rawseti(L, -2, 1);
   lua_setfield(L, -2, "node");
-  tfd_graph_def *g = tfdev_check_graph_def(L, 5);
+  tfd_graph_def *g = tfdev_check_graph_def(L, 6);
   int n = lua_istable(L, 3) ? (int)lua_rawlen(L, 3) : 0;
   tfd_tensor **inputs = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *inputs, 0);
   lua_createtable(L, n, 0); /* anchors converted inputs */
   int anchors = lua_gettop(L);
   for (int i = 0; i < n; i++) {
     lua_rawgeti(L, 3, i + 1);
-    inputs[i] = tfdev_to_tensor(L, -1, 0);
+    const char *what = lua_pushfstring(L, "%s input %d", op, i + 1);
+    inputs[i] = tfdev_to_tensor(L, -2, 0, what);
+    lua_pop(L, 1);
     lua_rawseti(L, anchors, i + 1);
   }
   tfd_status *st = tfdev_new_status(L);
   tfd_tensor *outs[4];
   int nout = 0;
-  if (tfd_device_run_op(d, tfd_graph_def_node(g, 0), inputs, n, outs, &nout, st) != TFD_OK) return tfdev_raise_status(L, st);
+  if (tfd_device_run_op(d, tfd_graph_def_node(g, 0), inputs, n, &ro, outs, &nout, st) != TFD_OK)
+    return tfdev_raise_status(L, st);
   for (int o = 0; o < nout; o++) tfdev_push_tensor(L, outs[o]);
   return nout;
 }
@@ -251,16 +273,19 @@ static int device_resource_manager(lua_State *L) {
   return 1;
 }
 
+/* Finalizers run in any order at state close: a handle whose __gc already
+ * ran is closed, not a NULL to dereference. */
 static tfd_resource_mgr *check_rm(lua_State *L) {
   lrm *u = luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
+  if (!u->d) tfdev_raise(L, TFD_FAILED_PRECONDITION, "resource manager handle is closed");
   return tfd_device_resource_manager(u->d);
 }
 
 static int rm_create(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
-  const char *container = luaL_optstring(L, 2, "");
-  const char *name = luaL_checkstring(L, 3);
+  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *name = tfdev_check_name(L, 3, "resource name");
   tfd_tensor *t = tfdev_check_tensor(L, 4);
   tfd_status *st = tfdev_new_status(L);
   tfd_resource *r = tfd_tensor_resource_new(t, st);
@@ -275,7 +300,8 @@ static int rm_lookup(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  tfd_resource *r = tfd_resource_mgr_lookup(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st);
+  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  tfd_resource *r = tfd_resource_mgr_lookup(rm, container, "Tensor", tfdev_check_name(L, 3, "resource name"), st);
   if (!r) return tfdev_fail_status(L, st);
   tfdev_push_tensor(L, tfd_tensor_ref(tfd_resource_tensor(r)));
   tfd_resource_unref(r);
@@ -286,7 +312,8 @@ static int rm_delete(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  if (tfd_resource_mgr_delete(rm, luaL_optstring(L, 2, ""), "Tensor", luaL_checkstring(L, 3), st) != TFD_OK)
+  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  if (tfd_resource_mgr_delete(rm, container, "Tensor", tfdev_check_name(L, 3, "resource name"), st) != TFD_OK)
     return tfdev_raise_status(L, st);
   return 0;
 }
@@ -295,12 +322,15 @@ static int rm_cleanup(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  if (tfd_resource_mgr_cleanup(rm, luaL_optstring(L, 2, ""), st) != TFD_OK) return tfdev_raise_status(L, st);
+  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  if (tfd_resource_mgr_cleanup(rm, container, st) != TFD_OK) return tfdev_raise_status(L, st);
   return 0;
 }
 
 static int rm_size(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)tfd_resource_mgr_container_size(check_rm(L), luaL_optstring(L, 2, "")));
+  tfd_resource_mgr *rm = check_rm(L);
+  const char *container = lua_isnoneornil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  lua_pushinteger(L, (lua_Integer)tfd_resource_mgr_container_size(rm, container));
   return 1;
 }
 
@@ -352,7 +382,8 @@ static int rm_gc(lua_State *L) {
 
 static int rm_tostring(lua_State *L) {
   lrm *u = luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
-  lua_pushfstring(L, "tfdev.resource_mgr(%s)", tfd_device_name(u->d));
+  if (!u->d) lua_pushliteral(L, "tfdev.resource_mgr(closed)");
+  else lua_pushfstring(L, "tfdev.resource_mgr(%s)", tfd_device_name(u->d));
   return 1;
 }
 
@@ -361,7 +392,7 @@ static int device_cpu(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   tfd_cpu_device_config cfg = {0};
   lua_getfield(L, 1, "name");
-  cfg.name = lua_tostring(L, -1);
+  cfg.name = tfdev_opt_name(L, -1, "tfdev.device.cpu: name");
   if (!cfg.name) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: 'name' (a full device name) is required");
   if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
     int ok;
@@ -378,11 +409,17 @@ static int device_cpu(lua_State *L) {
       return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: memory_limit must be a positive integer (bytes)");
     cfg.memory_limit = n;
   }
-  if (lua_getfield(L, 1, "bus_id") != LUA_TNIL) cfg.bus_id = (int32_t)luaL_checkinteger(L, -1);
+  if (lua_getfield(L, 1, "bus_id") != LUA_TNIL) {
+    int ok;
+    lua_Integer b = lua_tointegerx(L, -1, &ok);
+    if (!ok || b < 0 || b > INT32_MAX)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: bus_id must be an integer in [0, 2^31-1]");
+    cfg.bus_id = (int32_t)b;
+  }
   lua_getfield(L, 1, "device_type");
-  cfg.device_type = lua_tostring(L, -1);
+  cfg.device_type = tfdev_opt_name(L, -1, "tfdev.device.cpu: device_type");
   lua_getfield(L, 1, "physical_device_desc");
-  cfg.physical_device_desc = lua_tostring(L, -1);
+  cfg.physical_device_desc = tfdev_opt_name(L, -1, "tfdev.device.cpu: physical_device_desc");
   tfd_status *st = tfdev_new_status(L);
   tfd_device *d = tfd_cpu_device_new(&cfg, st);
   if (!d) return tfdev_raise_status(L, st);
@@ -394,7 +431,7 @@ static int device_cpu(lua_State *L) {
 /* tfdev.device.renamed(device, new_base) */
 static int device_renamed(lua_State *L) {
   tfd_device *u = tfdev_check_device(L, 1);
-  const char *base = luaL_checkstring(L, 2);
+  const char *base = tfdev_check_name(L, 2, "new_base");
   tfd_status *st = tfdev_new_status(L);
   tfd_device *d = tfd_renamed_device_new(u, base, st);
   if (!d) return tfdev_raise_status(L, st);

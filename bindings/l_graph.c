@@ -53,7 +53,10 @@ static tfd_tensor *tensor_of(lua_State *L, int idx, int node_idx, const char *no
   lua_getfield(L, node_idx, "attr");
   if (lua_istable(L, -1) && lua_getfield(L, -1, "dtype") == LUA_TSTRING) dt = tfd_dtype_from_name(lua_tostring(L, -1));
   lua_settop(L, idx);
-  return tfdev_to_tensor(L, idx, dt); /* the new tensor stays anchored where the value was */
+  const char *what = lua_pushfstring(L, "node '%s': attr '%s'", node, attr);
+  tfd_tensor *v = tfdev_to_tensor(L, idx, dt, what); /* the new tensor stays anchored where the value was */
+  lua_pop(L, 1);
+  return v;
 }
 
 /* Reads one attribute value (at the top of the stack) into v; strings and lists stay anchored on the stack. */

@@ -12,6 +12,7 @@ typedef struct lcallable {
   int64_t handle;
   int num_feeds, num_fetches;
   bool single_fetch; /* made with one fetch name, not a list: return the tensor itself */
+  bool released;
 } lcallable;
 
 #define CALLABLE_MT "tfdev.callable"
@@ -57,7 +58,7 @@ static const char **string_list(lua_State *L, int idx, int *n, const char *what)
   if (lua_isnoneornil(L, idx)) return NULL;
   if (lua_type(L, idx) == LUA_TSTRING) {
     const char **one = lua_newuserdatauv(L, sizeof *one, 0);
-    one[0] = lua_tostring(L, idx);
+    one[0] = tfdev_check_name(L, idx, what);
     *n = 1;
     return one;
   }
@@ -69,7 +70,7 @@ static const char **string_list(lua_State *L, int idx, int *n, const char *what)
     lua_rawgeti(L, idx, i + 1);
     if (lua_type(L, -1) != LUA_TSTRING)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s[%d] must be a string, got %s", what, i + 1, luaL_typename(L, -1));
-    names[i] = lua_tostring(L, -1); /* anchored by the table */
+    names[i] = tfdev_check_name(L, -1, what); /* anchored by the table */
     lua_pop(L, 1);
   }
   return names;
@@ -277,8 +278,8 @@ static int session_make_callable(lua_State *L) {
   tfd_status *st = tfdev_new_status(L);
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
-  lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 1);
-  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING};
+  lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false};
   /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
   tfd_dtype *types = (tfd_dtype *)(c + 1);
   for (int i = 0; i < nf; i++)
@@ -287,12 +288,19 @@ static int session_make_callable(lua_State *L) {
   luaL_setmetatable(L, CALLABLE_MT);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the callable keeps its session alive */
+  lua_createtable(L, nf, 0);   /* feed names, for errors about a feed's value */
+  for (int i = 0; i < nf; i++) {
+    lua_pushstring(L, feeds[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setiuservalue(L, -2, 2);
   return 1;
 }
 
 /* callable(feed1, feed2, ...) in the order given to make_callable */
 static int callable_call(lua_State *L) {
   lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
   lua_getiuservalue(L, 1, 1);
   tfd_session *s = check_session(L, -1);
   lua_pop(L, 1);
@@ -304,7 +312,17 @@ static int callable_call(lua_State *L) {
   tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
   tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
   const tfd_dtype *types = (const tfd_dtype *)(c + 1);
-  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, types[i]);
+  for (int i = 0; i < c->num_feeds; i++) {
+    if (luaL_testudata(L, i + 2, TFDEV_TENSOR_MT)) {
+      in[i] = tfdev_to_tensor(L, i + 2, types[i], "feed");
+      continue;
+    }
+    lua_getiuservalue(L, 1, 2);
+    lua_rawgeti(L, -1, i + 1);
+    const char *what = lua_pushfstring(L, "feed '%s'", lua_tostring(L, -1));
+    in[i] = tfdev_to_tensor(L, i + 2, types[i], what);
+    lua_pop(L, 3);
+  }
   tfd_status *st = tfdev_new_status(L);
   tfd_run_options ro = {0};
   if (tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st) != TFD_OK) return tfdev_raise_status(L, st);
@@ -314,8 +332,21 @@ static int callable_call(lua_State *L) {
 
 static int callable_tostring(lua_State *L) {
   lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
-  lua_pushfstring(L, "tfdev.callable(%d feeds, %d fetches)", c->num_feeds, c->num_fetches);
+  lua_pushfstring(L, "tfdev.callable(%d feeds, %d fetches%s)", c->num_feeds, c->num_fetches,
+                  c->released ? ", released" : "");
   return 1;
+}
+
+/* callable:release(), __close and __gc: hands the handle back to the session
+ * (a run in flight on another thread keeps what it uses). Twice is harmless. */
+static int callable_release(lua_State *L) {
+  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  if (c->released) return 0;
+  c->released = true;
+  lua_getiuservalue(L, 1, 1);
+  lsession *u = luaL_testudata(L, -1, TFDEV_SESSION_MT);
+  if (u && u->s) tfd_session_release_callable(u->s, c->handle, NULL);
+  return 0;
 }
 
 /* ---- partial runs ---- */
@@ -366,15 +397,18 @@ static int collect_feeds(lua_State *L, tfd_session *s, int idx, const char ***na
     lua_pushnil(L);
     while (lua_next(L, idx)) {
       if (lua_type(L, -2) != LUA_TSTRING)
-        tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\"");
-      (*names)[i] = lua_tostring(L, -2);
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\", got a %s",
+                    luaL_typename(L, -2));
+      (*names)[i] = tfdev_check_name(L, -2, "feed name");
       tfd_dtype dt = 0;
       if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, (*names)[i], &dt, st) != TFD_OK) {
         tfd_status_prefixf(st, "feed '%s': ", (*names)[i]);
         tfdev_raise_status(L, st);
       }
       lua_pushvalue(L, -1);
-      (*values)[i] = tfdev_to_tensor(L, -1, dt);
+      const char *what = lua_pushfstring(L, "feed '%s'", (*names)[i]);
+      (*values)[i] = tfdev_to_tensor(L, -2, dt, what);
+      lua_pop(L, 1);
       lua_rawseti(L, anchors, i + 1);
       lua_pop(L, 1);
       i++;
@@ -389,6 +423,10 @@ static int session_prun(lua_State *L) {
   tfd_session *s = check_session(L, 1);
   lprun *p = luaL_checkudata(L, 2, PRUN_MT);
   if (!p->open) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this partial run is finished or closed");
+  lua_getiuservalue(L, 2, 1);
+  bool mine = lua_rawequal(L, -1, 1);
+  lua_pop(L, 1);
+  if (!mine) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this partial run belongs to another session");
   tfd_status *st = tfdev_new_status(L);
   const char **names;
   tfd_tensor **values;
@@ -417,7 +455,7 @@ static int prun_close(lua_State *L) {
 
 static int prun_tostring(lua_State *L) {
   lprun *p = luaL_checkudata(L, 1, PRUN_MT);
-  lua_pushfstring(L, "tfdev.prun(%d%s)", (int)p->handle, p->open ? "" : ", closed");
+  lua_pushfstring(L, "tfdev.prun(%I%s)", (lua_Integer)p->handle, p->open ? "" : ", closed");
   return 1;
 }
 
@@ -433,7 +471,7 @@ static int session_devices(lua_State *L) {
 
 static int session_placement(lua_State *L) {
   tfd_session *s = check_session(L, 1);
-  const char *node = luaL_checkstring(L, 2);
+  const char *node = tfdev_check_name(L, 2, "node name");
   tfd_status *st = tfdev_new_status(L);
   char dev[TFD_DEVICE_NAME_MAX];
   if (tfd_session_node_device(s, node, dev, st) != TFD_OK) return tfdev_fail_status(L, st);
@@ -490,8 +528,10 @@ int tfdev_open_session(lua_State *L) {
                                      {"close", session_close},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
-  static const luaL_Reg cmeta[] = {{"__call", callable_call}, {"__tostring", callable_tostring}, {NULL, NULL}};
-  tfdev_new_class(L, CALLABLE_MT, cmeta, NULL);
+  static const luaL_Reg cmeta[] = {{"__call", callable_call}, {"__tostring", callable_tostring},
+                                   {"__gc", callable_release}, {"__close", callable_release}, {NULL, NULL}};
+  static const luaL_Reg cmethods[] = {{"release", callable_release}, {NULL, NULL}};
+  tfdev_new_class(L, CALLABLE_MT, cmeta, cmethods);
   static const luaL_Reg pmeta[] = {{"__gc", prun_close}, {"__close", prun_close}, {"__tostring", prun_tostring},
                                    {NULL, NULL}};
   static const luaL_Reg pmethods[] = {{"close", prun_close}, {NULL, NULL}};

@@ -136,18 +136,23 @@ static tfd_dtype merge_dtype(lua_State *L, tfd_dtype a, tfd_dtype b) {
 }
 
 /* TensorFlow's inference for Python values: all booleans -> bool, all
- * integers -> int32, any float -> float32; 0 when there is no leaf. */
-static tfd_dtype infer_dtype(lua_State *L, int idx) {
+ * integers -> int32, any float -> float32; 0 when there is no leaf. The
+ * walk stops below TFD_MAX_DIMS levels: deeper tables (and tables that
+ * contain themselves) can never be tensors, and recursing into them would
+ * only exhaust the C stack. */
+static tfd_dtype infer_dtype(lua_State *L, int idx, int depth) {
   switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN: return TFD_BOOL;
     case LUA_TNUMBER: return lua_isinteger(L, idx) ? TFD_INT32 : TFD_FLOAT32;
     case LUA_TTABLE: {
+      if (depth >= TFD_MAX_DIMS)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table is deeper than %d levels (or contains itself)", TFD_MAX_DIMS);
       luaL_checkstack(L, 2, "nested table too deep");
       tfd_dtype acc = 0;
       lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, idx, i);
-        acc = merge_dtype(L, acc, infer_dtype(L, lua_gettop(L)));
+        acc = merge_dtype(L, acc, infer_dtype(L, lua_gettop(L), depth + 1));
         lua_pop(L, 1);
       }
       return acc;
@@ -246,7 +251,7 @@ static int tensor_new(lua_State *L) {
   if (t != LUA_TTABLE && t != LUA_TNUMBER && t != LUA_TBOOLEAN)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.tensor expects a number, boolean or nested table, got %s",
                        luaL_typename(L, idx));
-  tfd_dtype dt = lua_isnoneornil(L, 2) ? infer_dtype(L, idx) : check_dtype(L, 2);
+  tfd_dtype dt = lua_isnoneornil(L, 2) ? infer_dtype(L, idx, 0) : check_dtype(L, 2);
   if (!dt) dt = TFD_FLOAT32;
   int64_t dims[TFD_MAX_DIMS];
   int nd = infer_shape(L, idx, dims);
@@ -261,14 +266,27 @@ static int tensor_new(lua_State *L) {
   return 1;
 }
 
-tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype) {
+tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype, const char *what) {
   idx = lua_absindex(L, idx);
-  if (luaL_testudata(L, idx, TFDEV_TENSOR_MT)) return tfdev_check_tensor(L, idx);
+  if (luaL_testudata(L, idx, TFDEV_TENSOR_MT)) {
+    ltensor *u = lua_touserdata(L, idx);
+    if (!u->t) tfdev_raise(L, TFD_FAILED_PRECONDITION, "%s: the tensor handle is closed", what ? what : "tensor");
+    return u->t;
+  }
   lua_pushcfunction(L, tensor_new);
   lua_pushvalue(L, idx);
   if (dtype) lua_pushstring(L, tfd_dtype_name(dtype));
   else lua_pushnil(L);
-  lua_call(L, 2, 1);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+    /* Say which value was bad: "feed 'x': element [2] is a string, ...". */
+    if (what && tfdev_is_error(L, -1)) {
+      lua_getfield(L, -1, "code");
+      lua_getfield(L, -2, "message");
+      int code = tfd_code_from_name(lua_tostring(L, -2));
+      tfdev_raise(L, code > 0 ? (tfd_code)code : TFD_UNKNOWN, "%s: %s", what, lua_tostring(L, -1));
+    }
+    lua_error(L);
+  }
   lua_replace(L, idx);
   return tfdev_check_tensor(L, idx);
 }
@@ -334,8 +352,30 @@ static void push_nested(lua_State *L, const tfd_tensor *t, int depth, int64_t *n
   }
 }
 
+/* How many Lua values (tables and elements) the nested form of t has,
+ * saturating: an empty dimension after a huge one still means that many
+ * empty tables. */
+static int64_t nested_value_count(const tfd_tensor *t) {
+  int64_t total = 0, level = 1;
+  for (int d = 0; d < tfd_tensor_ndims(t); d++) {
+    total = total > INT64_MAX - level ? INT64_MAX : total + level;
+    int64_t n = tfd_tensor_dim(t, d);
+    level = n && level > INT64_MAX / n ? INT64_MAX : level * n;
+  }
+  return total > INT64_MAX - level ? INT64_MAX : total + level;
+}
+
+/* Past this many values a nested table would take gigabytes: use bytes(). */
+#define TOTABLE_MAX_VALUES ((int64_t)1 << 27)
+
 static int tensor_totable(lua_State *L) {
   tfd_tensor *t = tfdev_check_tensor(L, 1);
+  int64_t count = nested_value_count(t);
+  if (count > TOTABLE_MAX_VALUES)
+    return tfdev_raise(L, TFD_RESOURCE_EXHAUSTED,
+                       "totable(): this tensor would need %s%lld Lua values (tables and elements; at most %lld): "
+                       "use bytes() or index it",
+                       count == INT64_MAX ? "over " : "", (long long)count, (long long)TOTABLE_MAX_VALUES);
   int64_t next = 0;
   push_nested(L, t, 0, &next);
   return 1;
@@ -430,7 +470,8 @@ static void add_nested(luaL_Buffer *b, const tfd_tensor *t, int depth, int64_t o
     return;
   }
   int64_t n = tfd_tensor_dim(t, depth), stride = 1;
-  for (int i = depth + 1; i < tfd_tensor_ndims(t); i++) stride *= tfd_tensor_dim(t, i);
+  /* An empty tensor has no element to address, and its sizes may multiply past int64. */
+  for (int i = depth + 1; i < tfd_tensor_ndims(t) && tfd_tensor_numel(t) > 0; i++) stride *= tfd_tensor_dim(t, i);
   luaL_addchar(b, '[');
   for (int64_t i = 0; i < n; i++) {
     if (i) luaL_addstring(b, ", ");
@@ -460,7 +501,7 @@ static int tensor_tostring(lua_State *L) {
     luaL_addstring(&b, s);
   }
   luaL_addstring(&b, "}): ");
-  add_nested(&b, u->t, 0, 0, tfd_tensor_numel(u->t) > 1000);
+  add_nested(&b, u->t, 0, 0, nested_value_count(u->t) > 1000); /* rows count too: {2^40, 0} */
   luaL_pushresult(&b);
   return 1;
 }

@@ -125,7 +125,7 @@ describe("tfdev.factory", function()
 
     it("reports a Lua factory that raises, keeping a tfdev.error's code", function()
       tfdev.factory.register("ACC", { name = "Broken", create_devices = function() error("driver missing") end }, 300)
-      local err = h.raises("UNKNOWN", "device factory 'LuaFactory' for type ACC: create_devices raised:",
+      local err = h.raises("UNKNOWN", "device factory 'Broken' for type ACC: create_devices raised:",
         tfdev.factory.add_devices)
       assert.truthy(err.message:find("driver missing", 1, true))
       tfdev.factory.register("ACC", {

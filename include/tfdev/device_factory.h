@@ -52,6 +52,9 @@ typedef struct tfd_device_factory_ops {
   tfd_code (*create_devices)(void *self, void *host_ctx, const tfd_session_options *options,
                              const char *name_prefix, tfd_device_list *out, tfd_status *status);
   void (*destroy)(void *self); /* may be NULL */
+  /* This factory's own name, when instances differ (factories written in
+   * Lua are named by their table); may be NULL: `name` is used. */
+  const char *(*instance_name)(const void *self);
 } tfd_device_factory_ops;
 
 /* Wraps ops + self; the factory owns self (ops->destroy runs at the last

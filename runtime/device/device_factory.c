@@ -78,7 +78,10 @@ void tfd_device_factory_unref(tfd_device_factory *f) {
   free(f);
 }
 
-const char *tfd_device_factory_name(const tfd_device_factory *f) { return f->ops->name ? f->ops->name : "factory"; }
+const char *tfd_device_factory_name(const tfd_device_factory *f) {
+  const char *n = f->ops->instance_name ? f->ops->instance_name(f->self) : NULL;
+  return n ? n : f->ops->name ? f->ops->name : "factory";
+}
 
 void *tfd_device_factory_self(const tfd_device_factory *f, const tfd_device_factory_ops *ops) {
   return f && f->ops == ops ? f->self : NULL;
@@ -254,9 +257,21 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
     tfd_device_list_free(made);
     return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding devices");
   }
-  for (size_t i = 0; i < n; i++) {
-    snap[i] = r->entries[i];
-    tfd_device_factory_ref(snap[i].factory);
+  /* Own copies of the type names too: a factory may reset or free r while we run. */
+  size_t copied = 0;
+  for (; copied < n; copied++) {
+    snap[copied] = r->entries[copied];
+    if (!(snap[copied].type = strdup(r->entries[copied].type))) break;
+    tfd_device_factory_ref(snap[copied].factory);
+  }
+  if (copied < n) {
+    for (size_t i = 0; i < copied; i++) {
+      free(snap[i].type);
+      tfd_device_factory_unref(snap[i].factory);
+    }
+    free(snap);
+    tfd_device_list_free(made);
+    return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding devices");
   }
   tfd_device_factory_ref(cpu);
   tfd_code code = run_factory("CPU", cpu, host_ctx, options, name_prefix, made, status);
@@ -267,7 +282,10 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
       code = run_factory(snap[i].type, snap[i].factory, host_ctx, options, name_prefix, made, status);
   if (code == TFD_OK) code = list_append_all(out, made, status);
   tfd_device_factory_unref(cpu);
-  for (size_t i = 0; i < n; i++) tfd_device_factory_unref(snap[i].factory);
+  for (size_t i = 0; i < n; i++) {
+    free(snap[i].type);
+    tfd_device_factory_unref(snap[i].factory);
+  }
   free(snap);
   tfd_device_list_free(made);
   return code;

@@ -29,7 +29,7 @@ static tfd_code fake_create(void *self, void *host_ctx, const tfd_session_option
   }
   return TFD_OK;
 }
-static const tfd_device_factory_ops fake_ops = {"FakeFactory", fake_create, NULL};
+static const tfd_device_factory_ops fake_ops = {"FakeFactory", fake_create, NULL, NULL};
 
 static void test_register_rules(void) {
   tfd_factory_registry *r = tfd_factory_registry_new();

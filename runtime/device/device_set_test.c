@@ -54,7 +54,7 @@ static tfd_code never(void *self, void *host, const tfd_session_options *o, cons
   (void)self, (void)host, (void)o, (void)p, (void)out;
   return tfd_status_setf(st, TFD_INTERNAL, "never called");
 }
-static const tfd_device_factory_ops never_ops = {"Never", never, NULL};
+static const tfd_device_factory_ops never_ops = {"Never", never, NULL, NULL};
 
 static void test_prioritized_types(void) {
   tfd_factory_registry *r = tfd_factory_registry_copy(tfd_factory_registry_default());

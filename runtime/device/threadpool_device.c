@@ -115,7 +115,7 @@ static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_
   return TFD_OK;
 }
 
-static const tfd_device_factory_ops threadpool_factory_ops = {"ThreadPoolDeviceFactory", tp_factory_create, NULL};
+static const tfd_device_factory_ops threadpool_factory_ops = {"ThreadPoolDeviceFactory", tp_factory_create, NULL, NULL};
 
 tfd_device_factory *tfd_threadpool_device_factory_new(tfd_status *status) {
   return tfd_device_factory_new(&threadpool_factory_ops, NULL, status);
