@@ -226,7 +226,7 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option keys must be strings");
-    const char *key = lua_tostring(L, -2);
+    const char *key = tfdev_check_name(L, -2, "option key");
     size_t k = 0, n = sizeof option_keys / sizeof option_keys[0];
     while (k < n && strcmp(option_keys[k].key, key) != 0) k++;
     if (k == n) tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s'", key);
@@ -237,7 +237,7 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       lua_pushnil(L);
       while (lua_next(L, -2)) {
         if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "device_count keys must be device types");
-        const char *type = lua_tostring(L, -2);
+        const char *type = tfdev_check_name(L, -2, "device_count key");
         int count = check_int_field(L, lua_gettop(L), "device_count.", type, 0);
         if (tfd_session_options_set_device_count(b->o, type, count, st) != TFD_OK) tfdev_raise_status(L, st);
         lua_pop(L, 1);
@@ -297,7 +297,7 @@ void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out) {
   memset(out, 0, sizeof *out);
   if (lua_type(L, idx) == LUA_TSTRING) {
     tfd_status *st = tfdev_new_status(L);
-    if (tfd_device_name_parse(lua_tostring(L, idx), out, st) != TFD_OK) tfdev_raise_status(L, st);
+    if (tfd_device_name_parse(tfdev_check_name(L, idx, "device name"), out, st) != TFD_OK) tfdev_raise_status(L, st);
     lua_pop(L, 1);
     return;
   }
@@ -306,8 +306,8 @@ void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out) {
   static const char *const str_fields[] = {"job", "type"};
   for (int i = 0; i < 2; i++) {
     if (lua_getfield(L, idx, str_fields[i]) != LUA_TNIL) {
-      const char *v = lua_tostring(L, -1);
-      if (lua_type(L, -1) != LUA_TSTRING || !valid_part(v))
+      const char *v = tfdev_opt_name(L, -1, str_fields[i]);
+      if (!v || !valid_part(v))
         tfdev_raise(L, TFD_INVALID_ARGUMENT, "device name field %s: '%s' is not a valid name", str_fields[i],
                     luaL_tolstring(L, -1, NULL));
       strcpy(i == 0 ? out->job : out->type, v);

@@ -65,23 +65,16 @@ void tfdev_push_device_list(lua_State *L, const tfd_device_list *l) {
   }
 }
 
-static int device_list_gc(lua_State *L) {
-  tfd_device_list **b = lua_touserdata(L, 1);
-  tfd_device_list_free(*b);
-  *b = NULL;
-  return 0;
-}
+static void device_list_free(void *l) { tfd_device_list_free(l); }
 
 tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *what) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s must be a list of devices, got %s", what, luaL_typename(L, idx));
-  tfd_device_list **box = lua_newuserdatauv(L, sizeof *box, 0);
-  *box = tfd_device_list_new();
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, device_list_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
+  void **slot = tfdev_new_box(L, device_list_free);
+  int box = lua_gettop(L);
+  tfd_device_list *l = *slot = tfd_device_list_new();
+  if (!l) tfdev_raise(L, TFD_RESOURCE_EXHAUSTED, "out of memory making a device list");
   lua_Integer n = luaL_len(L, idx);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
@@ -92,11 +85,10 @@ tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *wha
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "%s: element %d is a %s, expected a tfdev.device", what, (int)i,
                   luaL_typename(L, -1));
     lua_pop(L, 1);
-    if (tfd_device_list_push(*box, d, NULL) != TFD_OK) luaL_error(L, "tfdev: out of memory");
+    if (tfd_device_list_push(l, d, NULL) != TFD_OK) tfdev_raise(L, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
-  tfd_device_list *l = *box;
-  *box = NULL; /* the caller owns it now */
-  lua_pop(L, 1);
+  tfdev_box_take(L, box); /* the caller owns it now */
+  lua_remove(L, box);
   return l;
 }
 

@@ -13,30 +13,23 @@ static tfd_device_mgr *check_mgr(lua_State *L) {
   return u->m;
 }
 
+static void list_box_free(void *l) { tfd_device_list_free(l); }
+
 /* tfdev.device_mgr(devices) */
 static int mgr_new(lua_State *L) {
   lua_settop(L, 1);
-  tfd_device_list *l = tfdev_check_device_array(L, 1, "tfdev.device_mgr");
-  size_t n = tfd_device_list_size(l);
-  tfd_device **ds = malloc((n ? n : 1) * sizeof *ds);
-  if (!ds) {
-    tfd_device_list_free(l);
-    return luaL_error(L, "tfdev: out of memory");
-  }
-  for (size_t i = 0; i < n; i++) ds[i] = tfd_device_list_get(l, i);
   lmgr *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->m = NULL;
   luaL_setmetatable(L, TFDEV_DEVICE_MGR_MT);
-  tfd_status *st = tfd_status_new();
+  tfd_status *st = tfdev_new_status(L);
+  void **slot = tfdev_new_box(L, list_box_free); /* owns the list if anything below raises */
+  tfd_device_list *l = *slot = tfdev_check_device_array(L, 1, "tfdev.device_mgr");
+  size_t n = tfd_device_list_size(l);
+  tfd_device **ds = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ds, 0);
+  for (size_t i = 0; i < n; i++) ds[i] = tfd_device_list_get(l, i);
   u->m = tfd_device_mgr_new(ds, n, st);
-  free(ds);
-  tfd_device_list_free(l);
-  if (!u->m) {
-    tfdev_push_error(L, tfd_status_code(st), tfd_status_message(st));
-    tfd_status_free(st);
-    return lua_error(L);
-  }
-  tfd_status_free(st);
+  if (!u->m) return tfdev_raise_status(L, st);
+  lua_settop(L, 2);
   return 1;
 }
 
@@ -54,14 +47,15 @@ static int mgr_lookup(lua_State *L) {
   lua_settop(L, 2);
   tfd_device_mgr *m = check_mgr(L);
   tfd_status *st = tfdev_new_status(L);
-  tfd_device *d = tfd_device_mgr_lookup(m, luaL_checkstring(L, 2), st);
+  tfd_device *d = tfd_device_mgr_lookup(m, tfdev_check_name(L, 2, "device name"), st);
   if (!d) return tfdev_fail_status(L, st);
   tfdev_push_device(L, d);
   return 1;
 }
 
 static int mgr_num_device_type(lua_State *L) {
-  lua_pushinteger(L, tfd_device_mgr_num_device_type(check_mgr(L), luaL_checkstring(L, 2)));
+  tfd_device_mgr *m = check_mgr(L);
+  lua_pushinteger(L, tfd_device_mgr_num_device_type(m, tfdev_check_name(L, 2, "device type")));
   return 1;
 }
 
@@ -87,7 +81,7 @@ static int mgr_clear_containers(lua_State *L) {
     if (lua_type(L, -1) != LUA_TSTRING)
       return tfdev_raise(L, TFD_INVALID_ARGUMENT, "container names must be strings (element %d is a %s)", (int)i + 1,
                          luaL_typename(L, -1));
-    names[i] = lua_tostring(L, -1); /* anchored by the table at 2 */
+    names[i] = tfdev_check_name(L, -1, "container name"); /* anchored by the table at 2 */
     lua_pop(L, 1);
   }
   tfd_status *st = tfdev_new_status(L);

@@ -1,8 +1,23 @@
 /* tfdev.device_name: DeviceNameUtils for Lua. Names are strings or {job=, replica=, task=, type=, id=} tables. */
+#include <string.h>
+
 #include "l_common.h"
 
+/* The name argument at idx, or NULL (after pushing nil, err) when it holds a
+ * NUL byte: C would read a shorter, different name. */
+static const char *name_arg(lua_State *L, int idx) {
+  size_t len;
+  const char *s = luaL_checklstring(L, idx, &len);
+  if (strlen(s) == len) return s;
+  lua_pushnil(L);
+  tfdev_push_error(L, TFD_INVALID_ARGUMENT, lua_pushfstring(L, "device name '%s' contains a NUL byte", s));
+  lua_remove(L, -2);
+  return NULL;
+}
+
 static int dn_parse(lua_State *L) {
-  const char *s = luaL_checkstring(L, 1);
+  const char *s = name_arg(L, 1);
+  if (!s) return 2;
   tfd_status *st = tfdev_new_status(L);
   tfd_parsed_name p;
   if (tfd_device_name_parse(s, &p, st) != TFD_OK) return tfdev_fail_status(L, st);
@@ -36,7 +51,10 @@ static int dn_canonical(lua_State *L) {
 }
 
 static int dn_canonicalize(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1), *base = luaL_checkstring(L, 2);
+  const char *name = name_arg(L, 1);
+  if (!name) return 2;
+  const char *base = name_arg(L, 2);
+  if (!base) return 2;
   tfd_status *st = tfdev_new_status(L);
   char out[TFD_DEVICE_NAME_MAX];
   if (tfd_device_name_canonicalize(name, base, out, st) != TFD_OK) return tfdev_fail_status(L, st);
@@ -79,7 +97,8 @@ static int dn_merge(lua_State *L) {
 }
 
 static int dn_split(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = name_arg(L, 1);
+  if (!name) return 2;
   tfd_status *st = tfdev_new_status(L);
   char task[TFD_DEVICE_NAME_MAX], dev[TFD_DEVICE_NAME_MAX];
   if (tfd_device_name_split(name, task, dev, st) != TFD_OK) return tfdev_fail_status(L, st);

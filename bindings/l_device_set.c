@@ -19,6 +19,8 @@ static int set_add(lua_State *L) {
   return 0;
 }
 
+static void list_box_free(void *l) { tfd_device_list_free(l); }
+
 /* tfdev.device_set(devices) */
 static int set_new(lua_State *L) {
   lua_settop(L, 1);
@@ -27,16 +29,12 @@ static int set_new(lua_State *L) {
   luaL_setmetatable(L, TFDEV_DEVICE_SET_MT);
   if (!u->s) return luaL_error(L, "tfdev: out of memory");
   if (!lua_isnoneornil(L, 1)) {
-    tfd_device_list *l = tfdev_check_device_array(L, 1, "tfdev.device_set");
     tfd_status *st = tfdev_new_status(L);
-    for (size_t i = 0; i < tfd_device_list_size(l); i++) {
-      if (tfd_device_set_add(u->s, tfd_device_list_get(l, i), st) != TFD_OK) {
-        tfd_device_list_free(l);
-        return tfdev_raise_status(L, st);
-      }
-    }
-    tfd_device_list_free(l);
-    lua_pop(L, 1);
+    void **slot = tfdev_new_box(L, list_box_free); /* owns the list if anything below raises */
+    tfd_device_list *l = *slot = tfdev_check_device_array(L, 1, "tfdev.device_set");
+    for (size_t i = 0; i < tfd_device_list_size(l); i++)
+      if (tfd_device_set_add(u->s, tfd_device_list_get(l, i), st) != TFD_OK) return tfdev_raise_status(L, st);
+    lua_settop(L, 2);
   }
   return 1;
 }
@@ -53,7 +51,8 @@ static int set_devices(lua_State *L) {
 }
 
 static int set_find_by_name(lua_State *L) {
-  tfd_device *d = tfd_device_set_find_by_name(check_set(L), luaL_checkstring(L, 2));
+  tfd_device_set *s = check_set(L);
+  tfd_device *d = tfd_device_set_find_by_name(s, tfdev_check_name(L, 2, "device name"));
   if (d) tfdev_push_device(L, d);
   else lua_pushnil(L);
   return 1;

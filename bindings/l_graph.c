@@ -91,7 +91,10 @@ static void attr_of(lua_State *L, int node_idx, const char *node, const char *op
     case TFD_ATTR_INT: v->i = lua_tointegerx(L, idx, &ok); break;
     case TFD_ATTR_FLOAT: v->f = lua_tonumberx(L, idx, &ok); break;
     case TFD_ATTR_BOOL: ok = t == LUA_TBOOLEAN; v->b = lua_toboolean(L, idx); break;
-    case TFD_ATTR_STRING: ok = t == LUA_TSTRING; v->s = lua_tostring(L, idx); break;
+    case TFD_ATTR_STRING:
+      ok = t == LUA_TSTRING;
+      if (ok) v->s = tfdev_check_name(L, idx, lua_pushfstring(L, "node '%s': attr '%s'", node, name));
+      break;
     case TFD_ATTR_TYPE: v->dtype = dtype_of(L, idx, node, name); break;
     case TFD_ATTR_SHAPE: shape_of(L, idx, node, name, &v->shape); break;
     case TFD_ATTR_TENSOR: v->tensor = tensor_of(L, idx, node_idx, node, name); break;
@@ -109,7 +112,8 @@ static void attr_of(lua_State *L, int node_idx, const char *node, const char *op
         if (v->type == TFD_ATTR_LIST_INT) ((int64_t *)mem)[i] = lua_tointegerx(L, -1, &ok);
         else if (v->type == TFD_ATTR_LIST_FLOAT) ((double *)mem)[i] = lua_tonumberx(L, -1, &ok);
         else if (v->type == TFD_ATTR_LIST_TYPE) ((tfd_dtype *)mem)[i] = dtype_of(L, -1, node, name);
-        else if (!(strs[i] = lua_tostring(L, -1))) ok = 0;
+        else if (lua_type(L, -1) != LUA_TSTRING) ok = 0;
+        else strs[i] = tfdev_check_name(L, -1, name); /* anchored by the list table */
         lua_pop(L, 1);
       }
       v->list_i = mem;
@@ -162,14 +166,22 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
     if (!lua_istable(L, nd)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node %d must be a table, got %s", (int)i, luaL_typename(L, nd));
     lua_getfield(L, nd, "name");
     lua_getfield(L, nd, "op");
-    const char *name = lua_tostring(L, -2), *op = lua_tostring(L, -1);
     if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node %d has no name", (int)i);
+    int name_at = lua_absindex(L, -2);
+    const char *name = tfdev_check_name(L, name_at, lua_pushfstring(L, "node %d: name", (int)i));
+    lua_pop(L, 1);
     if (lua_type(L, -1) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s' has no op", name);
+    int op_at = lua_absindex(L, -1);
+    const char *op = tfdev_check_name(L, op_at, lua_pushfstring(L, "node '%s': op", name));
+    lua_pop(L, 1);
     tfd_node_def *def = tfd_graph_def_add_node(box->g, name, op, st);
     if (!def) tfdev_raise_status(L, st);
     if (lua_getfield(L, nd, "device") != LUA_TNIL) {
       if (lua_type(L, -1) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': device must be a string", name);
-      tfd_node_def_set_device(def, lua_tostring(L, -1), st);
+      int dev_at = lua_absindex(L, -1);
+      const char *dev = tfdev_check_name(L, dev_at, lua_pushfstring(L, "node '%s': device", name));
+      if (tfd_node_def_set_device(def, dev, st) != TFD_OK) tfdev_raise_status(L, st);
+      lua_pop(L, 1);
     }
     if (lua_getfield(L, nd, "input") != LUA_TNIL) {
       if (!lua_istable(L, -1)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input must be a list of strings", name);
@@ -178,7 +190,10 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
         if (lua_type(L, -1) != LUA_TSTRING)
           tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d must be a string, got %s", name, (int)k,
                       luaL_typename(L, -1));
-        if (tfd_node_def_add_input(def, lua_tostring(L, -1), st) != TFD_OK) tfdev_raise_status(L, st);
+        int in_at = lua_absindex(L, -1);
+        const char *in = tfdev_check_name(L, in_at, lua_pushfstring(L, "node '%s': input %d", name, (int)k));
+        if (tfd_node_def_add_input(def, in, st) != TFD_OK) tfdev_raise_status(L, st);
+        lua_pop(L, 1);
         lua_pop(L, 1);
       }
     }
@@ -189,7 +204,9 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
       while (lua_next(L, attrs)) {
         if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr names must be strings", name);
         int keep = lua_gettop(L);
-        const char *aname = lua_tostring(L, -2);
+        int aname_at = lua_absindex(L, -2);
+        const char *aname = tfdev_check_name(L, aname_at, lua_pushfstring(L, "node '%s': attr name", name));
+        lua_pop(L, 1);
         tfd_attr_value v;
         attr_of(L, nd, name, op, aname, &v);
         if (tfd_node_def_set_attr(def, aname, &v, st) != TFD_OK) tfdev_raise_status(L, st);

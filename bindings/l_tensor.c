@@ -23,7 +23,7 @@ tfd_tensor *tfdev_check_tensor(lua_State *L, int idx) {
 }
 
 static tfd_dtype check_dtype(lua_State *L, int idx) {
-  const char *name = luaL_checkstring(L, idx);
+  const char *name = tfdev_check_name(L, idx, "dtype");
   tfd_dtype dt = tfd_dtype_from_name(name);
   if (!dt || dt == TFD_RESOURCE)
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool)", name);
