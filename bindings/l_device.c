@@ -354,12 +354,12 @@ static int rm_containers(lua_State *L) {
 }
 
 static int rm_index(lua_State *L) {
-  tfd_resource_mgr *rm = check_rm(L);
+  luaL_checkudata(L, 1, TFDEV_RESOURCE_MGR_MT);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "default_container") == 0) {
-    lua_pushstring(L, tfd_resource_mgr_default_container(rm));
+    lua_pushstring(L, tfd_resource_mgr_default_container(check_rm(L)));
   } else {
-    luaL_getmetafield(L, 1, "methods");
+    luaL_getmetafield(L, 1, "methods"); /* methods stay reachable on a closed handle, and say it is closed */
     lua_getfield(L, -1, k);
   }
   return 1;

@@ -373,9 +373,9 @@ static int tensor_totable(lua_State *L) {
   int64_t count = nested_value_count(t);
   if (count > TOTABLE_MAX_VALUES)
     return tfdev_raise(L, TFD_RESOURCE_EXHAUSTED,
-                       "totable(): this tensor would need %s%lld Lua values (tables and elements; at most %lld): "
+                       "totable(): this tensor would need %s%I Lua values (tables and elements; at most %I): "
                        "use bytes() or index it",
-                       count == INT64_MAX ? "over " : "", (long long)count, (long long)TOTABLE_MAX_VALUES);
+                       count == INT64_MAX ? "over " : "", (lua_Integer)count, (lua_Integer)TOTABLE_MAX_VALUES);
   int64_t next = 0;
   push_nested(L, t, 0, &next);
   return 1;

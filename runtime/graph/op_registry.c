@@ -417,8 +417,25 @@ static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* Resource handles hold their container and name in fixed fields: say so at
+ * graph build, naming the node, rather than failing at the first run. */
+static tfd_code check_handle_names(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *container = attr(c, "container"), *shared = attr(c, "shared_name");
+  const char *name = shared && shared->s && *shared->s ? shared->s : node_name(c);
+  size_t clen = container && container->s ? strlen(container->s) : 0, nlen = strlen(name);
+  tfd_resource_handle h;
+  if (clen >= sizeof h.container)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): container is %zu bytes, at most %zu", node_name(c),
+                           tfd_node_def_op(c->node), clen, sizeof h.container - 1);
+  if (nlen >= sizeof h.name)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): the resource's name is %zu bytes, at most %zu (give a shorter shared_name)",
+                           node_name(c), tfd_node_def_op(c->node), nlen, sizeof h.name - 1);
+  return TFD_OK;
+}
+
 static tfd_code infer_var_handle(tfd_infer_ctx *c, tfd_status *st) {
-  (void)st;
+  if (check_handle_names(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = TFD_RESOURCE;
   c->out_shapes[0].ndims = 0;
   return TFD_OK;

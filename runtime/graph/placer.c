@@ -132,7 +132,12 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
       bool any_match = false;
       for (int k = 0; k < o->num_devices && !any_match; k++)
         any_match = tfd_device_name_is_specification(&spec[r], tfd_device_parsed_name(o->devices[k]));
-      if (!any_match)
+      if (!want[0])
+        code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "Cannot assign a device for operation '%s' (%s): no device has a kernel for every op "
+                               "colocated with it; available devices: %s",
+                               tfd_gnode_name(who), who->op->name, avail);
+      else if (!any_match)
         code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                                "Cannot assign a device for operation '%s': Could not satisfy explicit device "
                                "specification '%s' because no devices matching that specification are registered in "
