@@ -65,7 +65,10 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *options, const c
                          tfd_status *status);
 
 /* MakeCallable: resolves feeds, fetches and targets once; calls skip every
- * lookup. Returns a handle >= 0. */
+ * lookup. Returns a handle >= 0 (-1 on error). Handles are unique across
+ * sessions and never reused: one from another session, or one released, is
+ * INVALID_ARGUMENT and says which. Releasing a callable while another thread
+ * runs it is safe: that run finishes with what it holds. */
 int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int num_feeds,
                                   const char *const *fetch_names, int num_fetches, const char *const *targets,
                                   int num_targets, tfd_status *status);
@@ -77,9 +80,17 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
 
 /* Partial runs (PRunSetup / PRun): declare feeds, fetches and targets once,
  * then feed some inputs and fetch some outputs per call, in any order the
- * data allows. A fetch that needs a feed not yet given is INVALID_ARGUMENT
- * and changes nothing. The run state goes when every output has been
- * fetched, or with prun_close. Returns a handle >= 0 (-1 on error). */
+ * data allows. Each input and output may be listed once (INVALID_ARGUMENT
+ * otherwise). A fetch that needs a feed not yet given is INVALID_ARGUMENT
+ * and changes nothing. The run finishes, as TensorFlow's PendingDone, when
+ * every input has been fed and every output fetched: that call waits for the
+ * targets (up to the session's operation_timeout_ms, then DEADLINE_EXCEEDED)
+ * and the handle goes. Otherwise the state stays until prun_close (or the
+ * session closes). A call on a run that an earlier call's error aborted
+ * fails with that error. A call that fails hands out no outputs (all NULL).
+ * Returns a handle >= 0 (-1 on error); handles are unique across sessions.
+ * Closing a handle while another thread is inside prun with it wakes that
+ * thread with CANCELLED. */
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int num_inputs, const char *const *outputs,
                                int num_outputs, const char *const *targets, int num_targets, tfd_status *status);
 tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names,

@@ -1551,9 +1551,6 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
   }
-  if (code != TFD_OK)
-    for (int i = 0; i < nfe && fetches; i++)
-      if (outputs[i] && !r->fetched[fetch_idx[i]]) outputs[i] = NULL;
   /* Done, as TensorFlow's PendingDone: every input fed and every output fetched. */
   bool finished = code == TFD_OK && r->outputs_left == 0 && r->inputs_left == 0;
   if (finished) atomic_store(&r->state, PRUN_FINISHED);
@@ -1563,6 +1560,11 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
   free(fetch_idx);
   pthread_mutex_unlock(&r->mu);
   if (finished) code = drop_prun(s, handle, r, NULL, st); /* the run state goes */
+  if (code != TFD_OK)
+    for (int i = 0; i < nfe; i++) { /* a failed call hands out nothing */
+      tfd_tensor_unref(outputs[i]);
+      outputs[i] = NULL;
+    }
   prun_unref(r);
   leave(s);
   return code;
