@@ -18,7 +18,7 @@
  * Tensors are small (rank <= 3, dims <= 4) with their bytes taken from the
  * input; Const values may still hold huge int32 shapes for Fill, Reshape or
  * random ops, which the device's memory limit must refuse. Runs time out
- * after 100 ms so blocking queue ops end. */
+ * after 30 ms so blocking queue ops end. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_EXTEND_NODES 6
 #define MAX_ACTIONS 8
 #define MAX_NAMES 4
-#define TIMEOUT_MS 100
+#define TIMEOUT_MS 30
 
 /* ---- the input stream ---- */
 typedef struct fz {

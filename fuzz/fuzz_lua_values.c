@@ -27,7 +27,7 @@
  *           managers; its arguments are replaced by its first result (or the
  *           error value)
  * The state is closed at the end of every input, which runs the finalizers.
- * Sessions get operation_timeout_ms = 100 unless the program sets a sane one,
+ * Sessions get operation_timeout_ms = 30 unless the program sets a sane one,
  * so blocking queue ops end. */
 #include <math.h>
 #include <stdint.h>
@@ -93,17 +93,17 @@ static const char prelude[] =
     "end\n"
     /* Session options: a timeout unless the program set a sane one, so blocked dequeues end. */
     "function H.opts(o)\n"
-    "  if o == nil then return {operation_timeout_ms = 100} end\n"
+    "  if o == nil then return {operation_timeout_ms = 30} end\n"
     "  if type(o) == 'table' then\n"
     "    local t = rawget(o, 'operation_timeout_ms')\n"
-    "    if t == nil or (type(t) == 'number' and not (t >= 1 and t <= 1000)) then rawset(o, 'operation_timeout_ms', 100) end\n"
+    "    if t == nil or (type(t) == 'number' and not (t >= 1 and t <= 100)) then rawset(o, 'operation_timeout_ms', 30) end\n"
     "  end\n"
     "  return o\n"
     "end\n"
     "function H.ropts(o)\n"
     "  if type(o) == 'table' then\n"
     "    local t = rawget(o, 'timeout_ms')\n"
-    "    if type(t) == 'number' and not (t >= 1 and t <= 1000) then rawset(o, 'timeout_ms', 100) end\n"
+    "    if type(t) == 'number' and not (t >= 1 and t <= 100) then rawset(o, 'timeout_ms', 30) end\n"
     "  end\n"
     "  return o\n"
     "end\n"

@@ -229,6 +229,14 @@ const tfd_factory_registry *tfd_factory_registry_default(void) {
   return default_registry;
 }
 
+/* The default registry lives as long as the library: when a Lua state that
+ * loaded tfdev/core.so closes, Lua unloads the module, and what it built
+ * must go with it rather than be lost. */
+__attribute__((destructor)) static void free_default_registry(void) {
+  tfd_factory_registry_free(default_registry);
+  default_registry = NULL;
+}
+
 /* Runs one factory into `out`, adding the type and factory name to errors. */
 static tfd_code run_factory(const char *type, tfd_device_factory *f, void *host_ctx,
                             const tfd_session_options *options, const char *prefix, tfd_device_list *out,

@@ -1009,6 +1009,11 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     /* A cancelled step reports why it was cancelled, not what the kernels saw. */
     code = tfd_status_setf(st, tfd_cancellation_reason(cancel, NULL), "%s", why);
     tfd_status_clear(&bar.status);
+  } else if (bar.status.code != TFD_OK && tfd_rendezvous_status(bar.rendezvous, st) != TFD_OK) {
+    /* The first kernel to fail aborted the rendezvous with its own error; other partitions then fail
+     * in their _Recv nodes, and may report first: the abort is the error the user caused. */
+    code = tfd_status_code(st);
+    tfd_status_clear(&bar.status);
   } else {
     code = tfd_status_move(st, &bar.status);
   }
@@ -1540,12 +1545,9 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
       /* The step failed: report why it was cancelled, or the kernel's error if there is one. */
       const char *why = NULL;
       tfd_code cancelled = tfd_cancellation_reason(r->cancel, &why);
-      pthread_mutex_lock(&r->bar_mu);
-      bool have = r->status.code != TFD_OK;
       if (cancelled != TFD_OK) code = tfd_status_setf(st, cancelled, "%s", why);
-      else if (have) code = tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
-      pthread_mutex_unlock(&r->bar_mu);
-      if (cancelled == TFD_OK && !have) code = tfd_status_move(st, &w.status);
+      else if (tfd_rendezvous_status(r->rendezvous, st) != TFD_OK) code = tfd_status_code(st); /* the first error */
+      else code = tfd_status_move(st, &w.status);
     }
     tfd_status_clear(&w.status);
     pthread_mutex_destroy(&w.mu);

@@ -99,7 +99,9 @@ static void test_open_close_loop(void) {
     CHECK_INT(threads1, threads0);
     CHECK(peak_threads <= threads0 + 4); /* sessions share the pools: none piles up */
   }
-  if (rss0 >= 0 && !INSTRUMENTED) CHECK(rss1 - rss0 < 8 * 1024); /* kB */
+  /* valgrind, like the sanitizers, holds freed blocks back: there it checks leaks itself instead. */
+  if (rss0 >= 0 && !INSTRUMENTED && !getenv("TFDEV_UNDER_VALGRIND")) CHECK(rss1 - rss0 < 8 * 1024); /* kB */
+  else printf("session loop: resident memory not compared (an instrumented build holds freed memory)\n");
   printf("session loop: %d sessions; threads %ld -> %ld (peak %ld); RSS %ld -> %ld kB\n", n, threads0, threads1,
          peak_threads, rss0, rss1);
   tfd_graph_def_free(g);
