@@ -1,11 +1,14 @@
 /* Executor: precompiled partitions, per-step pending counts, inline chains and pool fan-out. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../core/status_internal.h"
+#include "cancellation.h"
 #include "executor.h"
 
 typedef struct item {
@@ -373,15 +376,49 @@ static void wake(void *arg, const tfd_status *st) {
   pthread_mutex_unlock(&w->mu);
 }
 
-tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, tfd_status *status) {
+struct timespec tfd_deadline_after_ms(int64_t ms) {
+  struct timespec d;
+  clock_gettime(CLOCK_REALTIME, &d);
+  d.tv_sec += (time_t)(ms / 1000);
+  d.tv_nsec += (long)(ms % 1000) * 1000000;
+  if (d.tv_nsec >= 1000000000) {
+    d.tv_sec++;
+    d.tv_nsec -= 1000000000;
+  }
+  return d;
+}
+
+tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_t timeout_ms, const char *what,
+                          tfd_status *status) {
   waiter w = {.done = false, .status = TFD_STATUS_INIT};
   pthread_mutex_init(&w.mu, NULL);
   pthread_cond_init(&w.cv, NULL);
+  tfd_cancellation *cancel = args->cancellation;
+  struct timespec deadline = tfd_deadline_after_ms(timeout_ms > 0 ? timeout_ms : 0);
   tfd_executor_run_async(e, args, wake, &w);
   pthread_mutex_lock(&w.mu);
-  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+  bool timed_out = false;
+  while (!w.done) {
+    if (timeout_ms > 0 && cancel && !timed_out) {
+      if (pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
+        timed_out = true;
+        pthread_mutex_unlock(&w.mu);
+        char msg[160];
+        snprintf(msg, sizeof msg, "Timed out waiting for %s (%lld ms)", what ? what : "the step", (long long)timeout_ms);
+        tfd_cancellation_cancel(cancel, TFD_DEADLINE_EXCEEDED, msg);
+        pthread_mutex_lock(&w.mu);
+      }
+    } else {
+      pthread_cond_wait(&w.cv, &w.mu);
+    }
+  }
   pthread_mutex_unlock(&w.mu);
   pthread_mutex_destroy(&w.mu);
   pthread_cond_destroy(&w.cv);
+  const char *why = NULL;
+  if (cancel && tfd_cancellation_reason(cancel, &why) != TFD_OK) {
+    tfd_status_clear(&w.status); /* a cancelled step reports why, not what its kernels saw */
+    return tfd_status_setf(status, tfd_cancellation_reason(cancel, NULL), "%s", why);
+  }
   return tfd_status_move(status, &w.status);
 }

@@ -51,10 +51,16 @@ tfd_device *tfd_executor_device(const tfd_executor *e);
 
 /* Starts a step; done runs exactly once, on whichever thread finishes last. */
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg);
-/* Runs a step and waits for it. */
-tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, tfd_status *status);
+/* Runs a step and waits for it. With timeout_ms > 0 and a cancellation in
+ * args, a step still running after timeout_ms is cancelled with
+ * DEADLINE_EXCEEDED ("Timed out waiting for <what> (N ms)"), so blocked
+ * kernels wake; a cancelled step reports why it was cancelled. */
+tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_t timeout_ms, const char *what,
+                          tfd_status *status);
 
 /* Microseconds since the epoch. */
 int64_t tfd_now_micros(void);
+/* The CLOCK_REALTIME instant ms milliseconds from now, for pthread_cond_timedwait. */
+struct timespec tfd_deadline_after_ms(int64_t ms);
 
 #endif

@@ -167,7 +167,7 @@ static void test_executor_alone(void) {
   for (int runner = 0; runner < 2; runner++) {
     tfd_tensor *out = NULL;
     tfd_executor_args args = {.fetches = &out, .num_fetches = 1, .runner = runner ? pool : NULL};
-    CHECK_INT(tfd_executor_run(e, &args, st), TFD_OK);
+    CHECK_INT(tfd_executor_run(e, &args, 0, NULL, st), TFD_OK);
     CHECK(out && *(const float *)tfd_tensor_const_data(out) == 6.0f);
     tfd_tensor_unref(out);
   }

@@ -973,16 +973,7 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
   }
   int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  if (timeout > 0) {
-    deadline.tv_sec += timeout / 1000;
-    deadline.tv_nsec += (timeout % 1000) * 1000000;
-    if (deadline.tv_nsec >= 1000000000) {
-      deadline.tv_sec++;
-      deadline.tv_nsec -= 1000000000;
-    }
-  }
+  struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
   pthread_mutex_lock(&bar.mu);
   bool timed_out = false;
   while (bar.remaining > 0) {
@@ -1398,19 +1389,6 @@ static void client_recv_done(void *arg, tfd_tensor *t, const tfd_status *st) {
   pthread_mutex_unlock(&w->mu);
 }
 
-/* An absolute CLOCK_REALTIME deadline timeout_ms from now. */
-static struct timespec deadline_in(int64_t timeout_ms) {
-  struct timespec d;
-  clock_gettime(CLOCK_REALTIME, &d);
-  d.tv_sec += (time_t)(timeout_ms / 1000);
-  d.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-  if (d.tv_nsec >= 1000000000) {
-    d.tv_sec++;
-    d.tv_nsec -= 1000000000;
-  }
-  return d;
-}
-
 /* Takes the run out of the session's table (once: later callers find
  * nothing), cancelling it first when `cancel_why` is given, then waits for
  * its executors: a finished run's targets get the session's operation
@@ -1421,7 +1399,7 @@ static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const 
   pthread_mutex_unlock(&s->exec_mu);
   if (cancel_why) tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, cancel_why);
   int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
-  struct timespec deadline = deadline_in(timeout > 0 ? timeout : 0);
+  struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
   tfd_code code = TFD_OK;
   pthread_mutex_lock(&r->bar_mu);
   while (r->remaining > 0) {
@@ -1525,7 +1503,7 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
     if (key) tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
     else client_recv_done(&w, NULL, NULL);
     free(key);
-    struct timespec deadline = deadline_in(timeout > 0 ? timeout : 0);
+    struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
     pthread_mutex_lock(&w.mu);
     while (!w.done) {
       if (timeout > 0 && pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {

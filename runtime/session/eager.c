@@ -1,9 +1,6 @@
 /* Eager execution: one op on one device, through the same graph checks, kernels and executor a session uses. */
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/status_internal.h"
 #include "../exec/cancellation.h"
@@ -14,70 +11,6 @@
 
 static tfd_code set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *st) {
   return tfd_node_def_set_attr(n, name, v, st);
-}
-
-/* Waits for the op's step; a timeout cancels it, so a blocked kernel wakes. */
-typedef struct eager_wait {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  bool done;
-  tfd_status status;
-} eager_wait;
-
-static void eager_done(void *arg, const tfd_status *st) {
-  eager_wait *w = arg;
-  pthread_mutex_lock(&w->mu);
-  if (st && st->code != TFD_OK) tfd_status_setf(&w->status, st->code, "%s", tfd_status_message(st));
-  w->done = true;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-}
-
-static tfd_code run_with_timeout(tfd_executor *e, tfd_executor_args *args, int64_t timeout_ms, tfd_status *st) {
-  tfd_cancellation *cancel = tfd_cancellation_new();
-  if (!cancel) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
-  args->cancellation = cancel;
-  eager_wait w = {.status = TFD_STATUS_INIT};
-  pthread_mutex_init(&w.mu, NULL);
-  pthread_cond_init(&w.cv, NULL);
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += (time_t)(timeout_ms / 1000);
-  deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-  if (deadline.tv_nsec >= 1000000000) {
-    deadline.tv_sec++;
-    deadline.tv_nsec -= 1000000000;
-  }
-  tfd_executor_run_async(e, args, eager_done, &w);
-  pthread_mutex_lock(&w.mu);
-  bool timed_out = false;
-  while (!w.done) {
-    if (timeout_ms > 0 && !timed_out) {
-      if (pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
-        timed_out = true;
-        pthread_mutex_unlock(&w.mu);
-        char msg[96];
-        snprintf(msg, sizeof msg, "Timed out waiting for the op (%lld ms)", (long long)timeout_ms);
-        tfd_cancellation_cancel(cancel, TFD_DEADLINE_EXCEEDED, msg);
-        pthread_mutex_lock(&w.mu);
-      }
-    } else {
-      pthread_cond_wait(&w.cv, &w.mu);
-    }
-  }
-  pthread_mutex_unlock(&w.mu);
-  const char *why = NULL;
-  tfd_code code;
-  if (tfd_cancellation_reason(cancel, &why) != TFD_OK) {
-    code = tfd_status_setf(st, tfd_cancellation_reason(cancel, NULL), "%s", why);
-    tfd_status_clear(&w.status);
-  } else {
-    code = tfd_status_move(st, &w.status);
-  }
-  tfd_cancellation_unref(cancel);
-  pthread_mutex_destroy(&w.mu);
-  pthread_cond_destroy(&w.cv);
-  return code;
 }
 
 tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *const *inputs, int num_inputs,
@@ -141,7 +74,11 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
   tfd_tensor *fetched[TFD_MAX_OP_OUTPUTS] = {0};
   tfd_executor_args args = {.step_id = 0, .feeds = inputs, .num_feeds = num_inputs, .fetches = fetched,
                             .num_fetches = nout};
-  code = run_with_timeout(e, &args, options ? options->timeout_ms : 0, st);
+  tfd_cancellation *cancel = tfd_cancellation_new(); /* so a timeout can wake a blocked kernel */
+  args.cancellation = cancel;
+  code = cancel ? tfd_executor_run(e, &args, options ? options->timeout_ms : 0, "the op", st)
+                : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_cancellation_unref(cancel);
   tfd_executor_free(e);
   for (int o = 0; o < nout; o++) {
     if (code == TFD_OK) outputs[o] = fetched[o];
