@@ -155,7 +155,11 @@ static const char prelude[] =
     "  {__metatable = 'locked'},\n"
     "  {__eq = function() error('__eq raised') end, __lt = function() error('__lt raised') end},\n"
     "  {__call = function() H.chaos() end},\n"
+    /* Chaos on a later read only, once earlier fields have been taken. */
+    "  {__index = function(_, k) if k == 'shape' or k == 'data' or k == 'fetches' or k == 'attr' or k == 'input' then H.chaos() end end},\n"
+    "  {__index = function(t) local n = (H.reads[t] or 0) + 1; H.reads[t] = n; if n == 2 then H.chaos() end end},\n"
     "}\n"
+    "H.reads = setmetatable({}, {__mode = 'k'})\n"
     /* Lua factories for tfdev.factory.register. */
     "H.factories = {\n"
     "  {create_devices = function() error('driver missing') end},\n"

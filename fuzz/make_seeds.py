@@ -590,6 +590,18 @@ lua["gc_finalizers"] = L().table([num(1)]).op(L.META, 11).call("session", 0).cal
     "chaos", 0).fixture("mlp").call("create", 1)
 lua["timeline"] = L().call("session", 0).fixture("mlp").call("create", 2).fixture("feeds").s("y").call(
     "run_meta", 3).call("timeline", 1)
+# One byte away from the use-after-free reproducers in fuzz/findings/: the same
+# conversions, with a metatable whose __index only collects garbage (5) instead
+# of closing every object (6).
+GC_META = 5
+lua["near_run_feed_meta"] = L().call("session", 0).fixture("mlp").call("create", 2).op(L.TABLE).op(
+    L.TABLE).op(L.META, GC_META).op(L.SETKEY, LUA_DICT.index("x")).s("y").call("run", 3)
+lua["near_callable_feed_meta"] = L().call("session", 0).fixture("mlp").call("create", 2).fixture(
+    "callable_spec").op(L.TABLE).op(L.META, GC_META).call("make_callable", 3)
+lua["near_make_callable_meta"] = L().call("session", 0).fixture("mlp").call("create", 2).op(L.TABLE).op(
+    L.META, GC_META).call("make_callable", 2)
+lua["near_compute_input_meta"] = L().op(L.NIL).s("MatMul").op(L.TABLE).op(L.TABLE).op(L.META, GC_META).op(
+    L.APPEND).op(L.TABLE).op(L.META, GC_META).call("compute", 4)
 for name, p in lua.items():
     add("fuzz_lua_values", name, p.b)
 
