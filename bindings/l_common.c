@@ -202,12 +202,12 @@ static const struct {
     {"build_cost_model", LUA_TBOOLEAN},
 };
 
-/* The integer option prefix..key at stack index idx. */
-static int check_int_field(lua_State *L, int idx, const char *prefix, const char *key, int lo) {
+/* The integer option prefix..key at stack index idx, in [lo, hi]. */
+static int check_int_field(lua_State *L, int idx, const char *prefix, const char *key, int lo, int hi) {
   int ok;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
-  if (!ok || v < lo || v > 1 << 20)
-    tfdev_raise(L, TFD_INVALID_ARGUMENT, "option %s%s must be an integer in [%d, %d], got %s", prefix, key, lo, 1 << 20,
+  if (!ok || v < lo || v > hi)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "option %s%s must be an integer in [%d, %d], got %s", prefix, key, lo, hi,
                 luaL_tolstring(L, idx, NULL));
   return (int)v;
 }
@@ -238,14 +238,14 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       while (lua_next(L, -2)) {
         if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "device_count keys must be device types");
         const char *type = tfdev_check_name(L, -2, "device_count key");
-        int count = check_int_field(L, lua_gettop(L), "device_count.", type, 0);
+        int count = check_int_field(L, lua_gettop(L), "device_count.", type, 0, TFD_MAX_CPU_DEVICES);
         if (tfd_session_options_set_device_count(b->o, type, count, st) != TFD_OK) tfdev_raise_status(L, st);
         lua_pop(L, 1);
       }
     } else if (strcmp(key, "intra_op_threads") == 0) {
-      tfd_session_options_set_intra_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0));
+      tfd_session_options_set_intra_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0, TFD_MAX_THREADS));
     } else if (strcmp(key, "inter_op_threads") == 0) {
-      tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0));
+      tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0, TFD_MAX_THREADS));
     } else if (strcmp(key, "use_global_threadpool") == 0) {
       tfd_session_options_set_use_global_threadpool(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "allow_soft_placement") == 0) {
@@ -346,6 +346,8 @@ static int lstate_gc(lua_State *L) {
   tfdev_lstate *s = lua_touserdata(L, 1);
   tfd_factory_registry_free(s->registry);
   s->registry = NULL;
+  tfd_allocator_unref(s->host); /* tensors still alive keep it until they go */
+  s->host = NULL;
   return 0;
 }
 
@@ -365,13 +367,15 @@ void tfdev_common_open(lua_State *L) {
     /* Each Lua state gets its own registry, copied from the built-in one. */
     tfdev_lstate *s = lua_newuserdatauv(L, sizeof *s, 0);
     s->registry = NULL;
+    s->host = NULL;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lstate_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
     const tfd_factory_registry *def = tfd_factory_registry_default();
     s->registry = def ? tfd_factory_registry_copy(def) : NULL;
-    if (!s->registry) luaL_error(L, "tfdev: out of memory creating the factory registry");
+    s->host = tfd_cpu_allocator_new_cached("lua_host", TFDEV_HOST_MEMORY_LIMIT, TFDEV_HOST_CACHE_BYTES);
+    if (!s->registry || !s->host) luaL_error(L, "tfdev: out of memory creating the module's state");
     lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   }
 }

@@ -18,10 +18,17 @@
 #define TFDEV_SESSION_MT "tfdev.session"
 
 /* What one Lua state owns: its own factory registry, copied from the
- * built-in defaults when the module is opened. */
+ * built-in defaults when the module is opened, and the allocator its host
+ * tensors (made from tables, specs and bytes) come from, whose limit bounds
+ * what a script can take (tfdev.host_memory_limit). */
 typedef struct tfdev_lstate {
   tfd_factory_registry *registry;
+  tfd_allocator *host;
 } tfdev_lstate;
+
+/* The host allocator's default limit, and how much freed memory it keeps for reuse. */
+#define TFDEV_HOST_MEMORY_LIMIT ((int64_t)1 << 30)
+#define TFDEV_HOST_CACHE_BYTES ((int64_t)16 << 20)
 
 /* What bindings pass as host_ctx to registry calls, so factories written in
  * Lua run on the calling thread and see the caller's options table. */
@@ -77,6 +84,8 @@ void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p);
 void tfdev_push_device(lua_State *L, tfd_device *d);
 tfd_device *tfdev_check_device(lua_State *L, int idx);
 tfd_device *tfdev_test_device(lua_State *L, int idx);
+/* Pushes an allocator's statistics as a table (name, num_allocs, bytes_in_use, ...). */
+void tfdev_push_allocator_stats(lua_State *L, tfd_allocator *a);
 /* Pushes device:attributes() of d. */
 void tfdev_push_device_attributes(lua_State *L, tfd_device *d);
 /* Pushes a list of devices. */

@@ -156,7 +156,11 @@ static int device_debug_string(lua_State *L) {
 }
 
 static int device_allocator_stats(lua_State *L) {
-  tfd_allocator *a = tfd_device_get_allocator(tfdev_check_device(L, 1));
+  tfdev_push_allocator_stats(L, tfd_device_get_allocator(tfdev_check_device(L, 1)));
+  return 1;
+}
+
+void tfdev_push_allocator_stats(lua_State *L, tfd_allocator *a) {
   tfd_allocator_stats s;
   tfd_allocator_get_stats(a, &s);
   lua_createtable(L, 0, 7);
@@ -168,7 +172,6 @@ static int device_allocator_stats(lua_State *L) {
   tfdev_set_int(L, "bytes_limit", s.bytes_limit);
   tfdev_set_int(L, "num_refused", s.num_refused);
   tfdev_set_int(L, "bytes_cached", s.bytes_cached);
-  return 1;
 }
 
 /* device:compute(op, inputs, attrs, options): one op, run eagerly on this
@@ -219,6 +222,13 @@ static int device_compute(lua_State *L) {
     lua_pop(L, 1);
     lua_rawseti(L, anchors, i + 1);
   }
+  /* Converting an input may have run Lua code that closed an earlier one, or the device: read them again. */
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, anchors, i + 1);
+    inputs[i] = tfdev_to_tensor(L, -1, 0, "input");
+    lua_pop(L, 1);
+  }
+  d = tfdev_check_device(L, 1);
   tfd_status *st = tfdev_new_status(L);
   tfd_tensor *outs[4];
   int nout = 0;
@@ -389,8 +399,9 @@ static int device_cpu(lua_State *L) {
   if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
     int ok;
     lua_Integer n = lua_tointegerx(L, -1, &ok);
-    if (!ok || n < 1 || n > 1024)
-      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: threads must be an integer in [1, 1024]");
+    if (!ok || n < 1 || n > TFD_MAX_THREADS)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.device.cpu: threads must be an integer in [1, %d]",
+                         TFD_MAX_THREADS);
     cfg.num_threads = (int)n;
     cfg.own_threadpool = true; /* asking for a size means a pool of its own */
   }

@@ -60,9 +60,10 @@ static int set_find_by_name(lua_State *L) {
 
 static int set_find_matching(lua_State *L) {
   lua_settop(L, 2);
-  tfd_device_set *s = check_set(L);
+  check_set(L);
   tfd_parsed_name spec;
-  tfdev_check_parsed_name(L, 2, &spec);
+  tfdev_check_parsed_name(L, 2, &spec); /* a table's metamethods may run (and close the set) */
+  tfd_device_set *s = check_set(L);
   size_t cap = tfd_device_set_size(s);
   tfd_device **found = lua_newuserdatauv(L, (cap ? cap : 1) * sizeof *found, 0);
   tfdev_push_devices(L, found, tfd_device_set_find_matching(s, &spec, found, cap));

@@ -11,6 +11,29 @@ static int monotonic_clock(lua_State *L) {
   return 1;
 }
 
+/* tfdev.host_memory_limit([bytes]) -> the limit before (0: none); sets it when given. */
+static int host_memory_limit(lua_State *L) {
+  tfdev_lstate *s = tfdev_state(L);
+  tfd_allocator_stats st;
+  tfd_allocator_get_stats(s->host, &st);
+  if (!lua_isnoneornil(L, 1)) {
+    int ok;
+    lua_Integer n = lua_tointegerx(L, 1, &ok);
+    if (!ok || n < 0)
+      return tfdev_raise(L, TFD_INVALID_ARGUMENT, "host memory limit must be an integer >= 0 (bytes; 0: none), got %s",
+                         luaL_tolstring(L, 1, NULL));
+    tfd_cpu_allocator_set_limit(s->host, n, NULL);
+  }
+  lua_pushinteger(L, st.bytes_limit);
+  return 1;
+}
+
+/* tfdev.host_allocator_stats(): what the state's host tensors use. */
+static int host_allocator_stats(lua_State *L) {
+  tfdev_push_allocator_stats(L, tfdev_state(L)->host);
+  return 1;
+}
+
 static int gpu_count(lua_State *L) {
   char why[256];
   int n = tfd_gpu_count(why, sizeof why);
@@ -37,6 +60,10 @@ int luaopen_tfdev_core(lua_State *L) {
   lua_setfield(L, -2, "clock");
   lua_pushcfunction(L, gpu_count);
   lua_setfield(L, -2, "gpu_count");
+  lua_pushcfunction(L, host_memory_limit);
+  lua_setfield(L, -2, "host_memory_limit");
+  lua_pushcfunction(L, host_allocator_stats);
+  lua_setfield(L, -2, "host_allocator_stats");
   lua_pushboolean(L, tfd_gpu_built_with_cuda());
   lua_setfield(L, -2, "built_with_cuda");
   lua_pushliteral(L, TFDEV_VERSION);

@@ -41,9 +41,10 @@ static int session_new(lua_State *L) {
 /* session:create(graph) and session:extend(graph): the graph is a GraphDef table or a builder. */
 static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_graph_def *, tfd_status *)) {
   lua_settop(L, 2);
-  tfd_session *s = check_session(L, 1);
-  tfd_graph_def *g = tfdev_check_graph_def(L, 2);
+  check_session(L, 1);
+  tfd_graph_def *g = tfdev_check_graph_def(L, 2); /* may run Lua code: a builder, metamethods */
   tfd_status *st = tfdev_new_status(L);
+  tfd_session *s = check_session(L, 1);
   if (load(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;
@@ -232,24 +233,25 @@ static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, con
   return 1;
 }
 
-static int collect_feeds(lua_State *L, tfd_session *s, int idx, const char ***names, tfd_tensor ***values,
+static int collect_feeds(lua_State *L, int sess_idx, int idx, const char ***names, tfd_tensor ***values,
                          tfd_status *st);
 
 /* session:run(feeds, fetches, targets, run_options) */
 static int session_run(lua_State *L) {
   lua_settop(L, 5);
-  tfd_session *s = check_session(L, 1);
+  check_session(L, 1);
   tfd_run_options ro;
   check_run_options(L, 5, &ro);
   tfd_status *st = tfdev_new_status(L);
   const char **feed_names;
   tfd_tensor **feed_values;
-  int nf = collect_feeds(L, s, 2, &feed_names, &feed_values, st), nfe, nt;
+  int nf = collect_feeds(L, 1, 2, &feed_names, &feed_values, st), nfe, nt;
   bool single = lua_type(L, 3) == LUA_TSTRING;
   const char **fetches = string_list(L, 3, &nfe, "fetches");
   const char **targets = string_list(L, 4, &nt, "targets");
   tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
   tfd_run_metadata *meta = (ro.trace || ro.output_partition_graphs || ro.cost_graph) ? new_meta(L) : NULL;
+  tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
   if (tfd_session_run(s, &ro, feed_names, feed_values, nf, fetches, nfe, targets, nt, outs, meta, st) != TFD_OK)
     return tfdev_raise_status(L, st);
   if (nfe == 0) {
@@ -266,9 +268,9 @@ static int session_run(lua_State *L) {
 /* session:make_callable{feeds = {...}, fetches = {...} or "y", targets = {...}} */
 static int session_make_callable(lua_State *L) {
   lua_settop(L, 2);
-  tfd_session *s = check_session(L, 1);
+  check_session(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  lua_getfield(L, 2, "feeds");
+  lua_getfield(L, 2, "feeds"); /* may run the table's metamethods */
   lua_getfield(L, 2, "fetches");
   lua_getfield(L, 2, "targets");
   int nf, nfe, nt;
@@ -276,6 +278,7 @@ static int session_make_callable(lua_State *L) {
   const char **fetches = string_list(L, 4, &nfe, "fetches");
   const char **targets = string_list(L, 5, &nt, "targets");
   tfd_status *st = tfdev_new_status(L);
+  tfd_session *s = check_session(L, 1);
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
   lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
@@ -302,7 +305,7 @@ static int callable_call(lua_State *L) {
   lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
   if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
   lua_getiuservalue(L, 1, 1);
-  tfd_session *s = check_session(L, -1);
+  check_session(L, -1);
   lua_pop(L, 1);
   if (lua_gettop(L) - 1 < c->num_feeds)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
@@ -323,6 +326,12 @@ static int callable_call(lua_State *L) {
     in[i] = tfdev_to_tensor(L, i + 2, types[i], what);
     lua_pop(L, 3);
   }
+  /* Converting a feed may have run Lua code that closed an earlier one, or the session: read them again. */
+  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, 0, "feed");
+  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
+  lua_getiuservalue(L, 1, 1);
+  tfd_session *s = check_session(L, -1);
+  lua_pop(L, 1);
   tfd_status *st = tfdev_new_status(L);
   tfd_run_options ro = {0};
   if (tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st) != TFD_OK) return tfdev_raise_status(L, st);
@@ -376,43 +385,53 @@ static int session_prun_setup(lua_State *L) {
   return 1;
 }
 
-/* Feeds {name = value} into parallel arrays anchored on the stack; tables convert to the graph's dtype. */
-static int collect_feeds(lua_State *L, tfd_session *s, int idx, const char ***names, tfd_tensor ***values, tfd_status *st) {
-  int n = 0;
+/* Feeds {name = value} into parallel arrays anchored on the stack; tables convert to the graph's dtype.
+ * Converting a value may run Lua code (a spec table's metamethods) that closes the session, or a tensor
+ * fed earlier: the session (at sess_idx) is looked up again for each feed, and the arrays are filled
+ * from the anchors only after every conversion, so no pointer outlives the Lua code that could free it. */
+static int collect_feeds(lua_State *L, int sess_idx, int idx, const char ***names, tfd_tensor ***values,
+                         tfd_status *st) {
   if (!lua_isnil(L, idx) && !lua_istable(L, idx))
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "feeds must be a table {name = value}, got %s", luaL_typename(L, idx));
+  lua_newtable(L); /* anchors: [2k-1] = name, [2k] = value, then its tensor */
+  int anchors = lua_gettop(L), n = 0;
   if (lua_istable(L, idx)) {
     lua_pushnil(L);
-    while (lua_next(L, idx)) {
-      n++;
-      lua_pop(L, 1);
-    }
-  }
-  *names = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(char *), 0);
-  *values = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(tfd_tensor *), 0);
-  lua_createtable(L, n, 0);
-  int anchors = lua_gettop(L);
-  int i = 0;
-  if (n) {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
+    while (lua_next(L, idx)) { /* raw: no Lua code runs while the table is walked */
       if (lua_type(L, -2) != LUA_TSTRING)
         tfdev_raise(L, TFD_INVALID_ARGUMENT, "feed keys must be tensor names like \"x\" or \"x:0\", got a %s",
                     luaL_typename(L, -2));
-      (*names)[i] = tfdev_check_name(L, -2, "feed name");
-      tfd_dtype dt = 0;
-      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT) && tfd_session_tensor_dtype(s, (*names)[i], &dt, st) != TFD_OK) {
-        tfd_status_prefixf(st, "feed '%s': ", (*names)[i]);
-        tfdev_raise_status(L, st);
-      }
+      tfdev_check_name(L, -2, "feed name");
+      lua_rawseti(L, anchors, 2 * n + 2);
       lua_pushvalue(L, -1);
-      const char *what = lua_pushfstring(L, "feed '%s'", (*names)[i]);
-      (*values)[i] = tfdev_to_tensor(L, -2, dt, what);
-      lua_pop(L, 1);
-      lua_rawseti(L, anchors, i + 1);
-      lua_pop(L, 1);
-      i++;
+      lua_rawseti(L, anchors, 2 * n + 1);
+      n++;
     }
+  }
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, anchors, 2 * i + 2);
+    lua_rawgeti(L, anchors, 2 * i + 1);
+    const char *name = lua_tostring(L, -1);
+    tfd_dtype dt = 0;
+    if (!luaL_testudata(L, -2, TFDEV_TENSOR_MT) &&
+        tfd_session_tensor_dtype(check_session(L, sess_idx), name, &dt, st) != TFD_OK) {
+      tfd_status_prefixf(st, "feed '%s': ", name);
+      tfdev_raise_status(L, st);
+    }
+    const char *what = lua_pushfstring(L, "feed '%s'", name);
+    tfdev_to_tensor(L, -3, dt, what);
+    lua_pop(L, 2);
+    lua_rawseti(L, anchors, 2 * i + 2);
+  }
+  *names = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(char *), 0);
+  *values = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(tfd_tensor *), 0);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, anchors, 2 * i + 1);
+    (*names)[i] = lua_tostring(L, -1); /* anchored by the anchors table */
+    lua_rawgeti(L, anchors, 2 * i + 2);
+    int at = lua_gettop(L);
+    (*values)[i] = tfdev_to_tensor(L, at, 0, lua_pushfstring(L, "feed '%s'", (*names)[i])); /* closed since? */
+    lua_pop(L, 3);
   }
   return n;
 }
@@ -430,12 +449,14 @@ static int session_prun(lua_State *L) {
   tfd_status *st = tfdev_new_status(L);
   const char **names;
   tfd_tensor **values;
-  int nf = collect_feeds(L, s, 3, &names, &values, st);
+  int nf = collect_feeds(L, 1, 3, &names, &values, st);
   int nfe;
   bool single = lua_type(L, 4) == LUA_TSTRING;
   const char **fetches = string_list(L, 4, &nfe, "fetches");
   tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
   memset(outs, 0, (size_t)(nfe ? nfe : 1) * sizeof *outs);
+  s = check_session(L, 1); /* after every step that could run Lua code */
+  if (!p->open) return tfdev_raise(L, TFD_CANCELLED, "this partial run was closed meanwhile");
   if (tfd_session_prun(s, p->handle, names, values, nf, fetches, nfe, outs, st) != TFD_OK) return tfdev_raise_status(L, st);
   if (nfe == 0) return 0;
   tfd_run_options ro = {0};

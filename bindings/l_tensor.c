@@ -161,8 +161,10 @@ static tfd_dtype infer_dtype(lua_State *L, int idx, int depth) {
   return 0; /* filling reports the bad element */
 }
 
-static tfd_allocator *optional_device_allocator(lua_State *L, int spec_idx) {
-  tfd_allocator *a = NULL;
+/* The spec's device's allocator, else the state's host allocator. Borrowed: the device (or the state)
+ * must stay until the tensor is made, so callers read it right before tfd_tensor_new. */
+static tfd_allocator *spec_allocator(lua_State *L, int spec_idx) {
+  tfd_allocator *a = tfdev_state(L)->host;
   if (lua_getfield(L, spec_idx, "device") != LUA_TNIL) a = tfd_device_get_allocator(tfdev_check_device(L, -1));
   lua_pop(L, 1);
   return a;
@@ -172,7 +174,6 @@ static int tensor_from_spec(lua_State *L, int idx) {
   tfd_dtype dt = TFD_FLOAT32;
   if (lua_getfield(L, idx, "dtype") != LUA_TNIL) dt = check_dtype(L, -1);
   lua_pop(L, 1);
-  tfd_allocator *alloc = optional_device_allocator(L, idx);
   int64_t dims[TFD_MAX_DIMS];
   int nd = -1;
   if (lua_getfield(L, idx, "shape") != LUA_TNIL) {
@@ -205,7 +206,8 @@ static int tensor_from_spec(lua_State *L, int idx) {
     nested = true;
   }
   tfd_status *st = tfdev_new_status(L);
-  tfd_tensor *t = tfd_tensor_new(alloc, dt, dims, nd, st);
+  lua_getfield(L, idx, "device"); /* keeps the device alive while its allocator is used */
+  tfd_tensor *t = tfd_tensor_new(spec_allocator(L, idx), dt, dims, nd, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t); /* owns t from here, even if we raise below */
   void *data = tfd_tensor_data(t);
@@ -256,7 +258,7 @@ static int tensor_new(lua_State *L) {
   int64_t dims[TFD_MAX_DIMS];
   int nd = infer_shape(L, idx, dims);
   tfd_status *st = tfdev_new_status(L);
-  tfd_tensor *tensor = tfd_tensor_new(NULL, dt, dims, nd, st);
+  tfd_tensor *tensor = tfd_tensor_new(tfdev_state(L)->host, dt, dims, nd, st);
   if (!tensor) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, tensor);
   fill_state f = {dt, tfd_tensor_data(tensor), dims, nd, 0, {0}};
@@ -315,7 +317,7 @@ static int tensor_from_bytes(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 3, &len);
   tfd_status *st = tfdev_new_status(L);
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, dt, dims, nd, s, len, st);
+  tfd_tensor *t = tfd_tensor_from_bytes(tfdev_state(L)->host, dt, dims, nd, s, len, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t);
   return 1;

@@ -440,3 +440,94 @@ describe("eager ops that block", function()
     h.raises("INVALID_ARGUMENT", "unknown compute option", d.compute, d, "Neg", { 1 }, {}, { deadline = 1 })
   end)
 end)
+
+describe("Lua code run while arguments are read", function()
+  -- A spec table whose metamethod closes `victim` the moment tfdev.tensor reads the spec.
+  local function closer(victim)
+    return setmetatable({}, { __index = function() victim:close() end })
+  end
+
+  local function graph()
+    local g = tfdev.graph()
+    g:op("Neg", { g:placeholder("float32", nil, { name = "x" }) }, { name = "y" })
+    return g
+  end
+
+  it("that closes the session is reported, in run, prun, callables and make_callable", function()
+    local s = session_with(graph())
+    h.raises("CANCELLED", "Session has been closed.", s.run, s, { x = closer(s) }, "y")
+    s = session_with(graph())
+    local p = s:prun_setup({ "x" }, { "y" })
+    h.raises("CANCELLED", "Session has been closed.", s.prun, s, p, { x = closer(s) }, "y")
+    s = session_with(graph())
+    local call = s:make_callable { feeds = { "x" }, fetches = "y" }
+    h.raises("CANCELLED", "Session has been closed.", call, closer(s))
+    s = session_with(graph())
+    local spec = setmetatable({}, { __index = function(_, k)
+      if k == "feeds" then s:close() return { "x" } end
+      if k == "fetches" then return "y" end
+    end })
+    h.raises("CANCELLED", "Session has been closed.", s.make_callable, s, spec)
+    s = tfdev.session()
+    h.raises("CANCELLED", "Session has been closed.", s.create, s,
+      { node = { { name = "c", op = "Const", attr = { value = closer(s) } } } })
+  end)
+
+  it("that closes a tensor fed earlier, or the device, is reported", function()
+    local s = session_with { node = {
+      { name = "a", op = "Placeholder", attr = { dtype = "float32" } },
+      { name = "b", op = "Placeholder", attr = { dtype = "float32" } },
+      { name = "c", op = "AddV2", input = { "a", "b" } },
+    } }
+    local t = tfdev.tensor(1.0)
+    local err = h.raises("FAILED_PRECONDITION", "the tensor handle is closed", s.run, s, { a = t, b = closer(t) }, "c")
+    assert.matches("feed '", err.message, 1, true)
+    s:close()
+    local d = tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:CPU:0" }
+    h.raises("FAILED_PRECONDITION", "device handle is closed", d.compute, d, "Neg", { closer(d) })
+    local set = tfdev.device_set { tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:CPU:1" } }
+    h.raises("FAILED_PRECONDITION", "device set is closed", set.find_matching, set,
+      setmetatable({}, { __index = function() set:close() end }))
+  end)
+end)
+
+describe("requests for more than a script should have", function()
+  it("host tensors come from a limited allocator (1 GiB unless raised)", function()
+    assert.are.equal(2 ^ 30, tfdev.host_memory_limit())
+    h.raises("RESOURCE_EXHAUSTED", "OOM when allocating 3200000000 bytes on allocator 'lua_host'", tfdev.tensor,
+      { dtype = "float32", shape = { 40000, 20000 } })
+    local before = tfdev.host_allocator_stats().bytes_in_use
+    local t = tfdev.tensor { dtype = "float64", shape = { 1000 } }
+    assert.are.equal(before + 8000, tfdev.host_allocator_stats().bytes_in_use)
+    t:close()
+    assert.are.equal(2 ^ 30, tfdev.host_memory_limit(4096))
+    h.raises("RESOURCE_EXHAUSTED", "limit 4096 bytes", tfdev.tensor, { dtype = "float32", shape = { 2000 } })
+    h.raises("RESOURCE_EXHAUSTED", "limit 4096 bytes", tfdev.from_bytes, "float32", { 2000 }, string.rep("\0", 8000))
+    assert.are.equal(4096, tfdev.host_memory_limit(2 ^ 30))
+    h.raises("INVALID_ARGUMENT", "host memory limit must be an integer >= 0", tfdev.host_memory_limit, -1)
+  end)
+
+  it("device counts and thread pools are bounded", function()
+    h.raises("INVALID_ARGUMENT", "option device_count.CPU must be an integer in [0, 1024], got 1048576",
+      tfdev.session, { device_count = { CPU = 1048576 } })
+    h.raises("INVALID_ARGUMENT", "option intra_op_threads must be an integer in [0, 1024], got 1048576",
+      tfdev.session, { intra_op_threads = 1048576, use_global_threadpool = false })
+    h.raises("INVALID_ARGUMENT", "64 CPU devices with own pools of 1000 threads would start 64000 threads: at most 1024",
+      tfdev.session, { device_count = { CPU = 64 }, intra_op_threads = 1000, use_global_threadpool = false })
+    h.raises("INVALID_ARGUMENT", "threads must be an integer in [1, 1024]", tfdev.device.cpu,
+      { name = "/job:localhost/replica:0/task:0/device:CPU:0", threads = 5000 })
+  end)
+end)
+
+describe("the graph builder", function()
+  it("gives assign_add's plain delta the variable's dtype", function()
+    local g = tfdev.graph()
+    local v = g:variable({ 1, 2 }, { name = "v", dtype = "float32" })
+    local add = g:assign_add(v, { 10, 20 })
+    local s = session_with(g)
+    s:run({}, nil, { v.initializer })
+    s:run({}, nil, { add })
+    assert.are.same({ 11, 22 }, s:run({}, "v/Read"):totable())
+    s:close()
+  end)
+end)

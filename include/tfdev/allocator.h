@@ -45,6 +45,13 @@ typedef struct tfd_allocator_ops {
  * size (up to bytes_limit of them, or 256 MiB when unlimited), so a
  * session's steady state never goes back to the system. */
 tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
+/* The same with at most cache_bytes of freed blocks kept for reuse (0: none):
+ * for allocations of varied sizes, such as a host's tensors. */
+tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes);
+/* Changes a CPU allocator's limit (0: none); memory already in use stays,
+ * later allocations obey the new limit. INVALID_ARGUMENT for another kind
+ * of allocator or a negative limit. */
+tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *a, int64_t bytes_limit, tfd_status *status);
 
 tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
 void tfd_allocator_unref(tfd_allocator *a);

@@ -34,6 +34,9 @@ typedef struct tfd_device_attributes {
   const char *physical_device_desc;
 } tfd_device_attributes;
 
+/* At most this many CPU devices per session (device_count.CPU). */
+#define TFD_MAX_CPU_DEVICES 1024
+
 /* The default memory limit of CPU devices, as in TensorFlow: 256 MiB. */
 #define TFD_CPU_DEFAULT_MEMORY_LIMIT ((int64_t)256 << 20)
 

@@ -16,11 +16,17 @@ extern "C" {
 
 typedef struct tfd_threadpool tfd_threadpool;
 
+/* The most threads one pool may have, and the most a session's CPU devices
+ * with pools of their own may start together: asking for more is an error,
+ * not a process with a million threads. */
+#define TFD_MAX_THREADS 1024
+
 typedef void (*tfd_task_fn)(void *arg);
 /* Work on [begin, end) of a parallel-for range. */
 typedef void (*tfd_range_fn)(int64_t begin, int64_t end, void *arg);
 
-/* Starts `num_threads` workers (num_threads <= 0: one per core). `name`
+/* Starts `num_threads` workers (num_threads <= 0: one per core).
+ * INVALID_ARGUMENT above TFD_MAX_THREADS. `name`
  * (copied) labels the threads. Returns NULL and fills status on failure.
  * The caller frees the pool with tfd_threadpool_free. */
 tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status);

@@ -109,6 +109,8 @@ end
 function Graph:assign_add(variable, delta, opts)
   opts = opts or {}
   local name = opts.name or self:unique_name(variable.handle.node .. "/AssignAdd")
+  -- A plain delta takes the variable's dtype (the op's first input is the resource handle).
+  if not is_output(delta) then delta = self:const(delta, { dtype = variable.dtype }) end
   self:op("AssignAddVariableOp", { variable.handle, delta }, { name = name, dtype = variable.dtype })
   return name
 end

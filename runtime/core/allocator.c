@@ -59,7 +59,7 @@ typedef struct free_list {
 
 typedef struct cpu_allocator {
   tfd_allocator base;
-  int64_t limit;
+  atomic_int_least64_t limit; /* 0: none; may change (tfd_cpu_allocator_set_limit) */
   atomic_int_least64_t in_use, peak, num_allocs, largest, refused;
   pthread_mutex_t cache_mu;
   free_list *lists; /* open addressing by size */
@@ -159,13 +159,14 @@ static void *cpu_allocate(tfd_allocator *base, size_t alignment, size_t size, tf
   }
   int64_t want = (int64_t)size;
   int64_t cur = atomic_load_explicit(&a->in_use, memory_order_relaxed);
+  int64_t limit = atomic_load_explicit(&a->limit, memory_order_relaxed);
   for (;;) {
-    if (a->limit > 0 && want > a->limit - cur) {
+    if (limit > 0 && want > limit - cur) {
       atomic_fetch_add_explicit(&a->refused, 1, memory_order_relaxed);
       tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
                       "OOM when allocating %" PRId64 " bytes on allocator '%s': %" PRId64
                       " bytes in use, limit %" PRId64 " bytes",
-                      want, base->name, cur, a->limit);
+                      want, base->name, cur, limit);
       return NULL;
     }
     if (atomic_compare_exchange_weak_explicit(&a->in_use, &cur, cur + want, memory_order_relaxed,
@@ -198,7 +199,7 @@ static void cpu_get_stats(const tfd_allocator *base, tfd_allocator_stats *out) {
   out->bytes_in_use = atomic_load(&a->in_use);
   out->peak_bytes_in_use = atomic_load(&a->peak);
   out->largest_alloc_size = atomic_load(&a->largest);
-  out->bytes_limit = a->limit;
+  out->bytes_limit = atomic_load(&a->limit);
   out->num_refused = atomic_load(&a->refused);
   pthread_mutex_lock(&a->cache_mu);
   out->bytes_cached = a->cached;
@@ -217,15 +218,30 @@ static void cpu_destroy(tfd_allocator *base) {
 static const tfd_allocator_ops cpu_allocator_ops = {cpu_allocate, cpu_deallocate, cpu_get_stats, cpu_destroy,
                                                     cpu_trim};
 
-tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit) {
+tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes) {
   cpu_allocator *a = calloc(1, sizeof *a);
   if (!a) return NULL;
   if (!tfd_allocator_init(&a->base, &cpu_allocator_ops, name ? name : "cpu")) {
     free(a);
     return NULL;
   }
-  a->limit = bytes_limit > 0 ? bytes_limit : 0;
-  a->cache_cap = a->limit ? a->limit : UNLIMITED_CACHE_CAP;
+  atomic_init(&a->limit, bytes_limit > 0 ? bytes_limit : 0);
+  a->cache_cap = cache_bytes > 0 ? cache_bytes : 0;
   pthread_mutex_init(&a->cache_mu, NULL);
   return &a->base;
+}
+
+tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit) {
+  return tfd_cpu_allocator_new_cached(name, bytes_limit, bytes_limit > 0 ? bytes_limit : UNLIMITED_CACHE_CAP);
+}
+
+tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *base, int64_t bytes_limit, tfd_status *status) {
+  if (!base || base->ops != &cpu_allocator_ops)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "allocator '%s' is not a CPU allocator",
+                           base ? base->name : "(null)");
+  if (bytes_limit < 0)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "allocator '%s': a limit must be >= 0 (0: none), got %" PRId64,
+                           base->name, bytes_limit);
+  atomic_store(&((cpu_allocator *)base)->limit, bytes_limit);
+  return TFD_OK;
 }

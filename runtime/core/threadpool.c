@@ -68,6 +68,11 @@ static void *worker_main(void *p) {
 
 tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status) {
   if (num_threads <= 0) num_threads = tfd_env_num_cores();
+  if (num_threads > TFD_MAX_THREADS) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "thread pool '%s' of %d threads: at most %d", name ? name : "tfdev",
+                    num_threads, TFD_MAX_THREADS);
+    return NULL;
+  }
   tfd_threadpool *pool = calloc(1, sizeof *pool);
   if (!pool) goto oom;
   pool->name = strdup(name ? name : "tfdev");

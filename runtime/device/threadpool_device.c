@@ -98,6 +98,16 @@ static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_
                                   const char *name_prefix, tfd_device_list *out, tfd_status *status) {
   (void)self, (void)host_ctx;
   int n = tfd_session_options_device_count(options, "CPU", 1);
+  if (n > TFD_MAX_CPU_DEVICES)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count.CPU is %d: at most %d CPU devices", n,
+                           TFD_MAX_CPU_DEVICES);
+  /* Devices with pools of their own each start their threads: bound the sum, not only each pool. */
+  int threads = tfd_session_options_intra_op_threads(options);
+  if (threads <= 0) threads = tfd_env_num_cores();
+  if (!tfd_session_options_use_global_threadpool(options) && (int64_t)n * threads > TFD_MAX_THREADS)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "%d CPU devices with own pools of %d threads would start %lld threads: at most %d", n,
+                           threads, (long long)n * threads, TFD_MAX_THREADS);
   for (int i = 0; i < n; i++) {
     char name[TFD_DEVICE_NAME_MAX + 32];
     snprintf(name, sizeof name, "%s/device:CPU:%d", name_prefix, i);

@@ -319,7 +319,26 @@ static void test_eager_timeout(void) {
   tfd_status_free(st);
 }
 
+/* ---- device counts and pools a host can ask for ---- */
+static void test_device_and_thread_limits(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "CPU", 2000, st);
+  CHECK(tfd_session_new(o, NULL, NULL, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "device_count.CPU is 2000: at most 1024 CPU devices");
+  tfd_session_options_set_device_count(o, "CPU", 8, st);
+  tfd_session_options_set_intra_op_threads(o, 512);
+  tfd_session_options_set_use_global_threadpool(o, false);
+  CHECK(tfd_session_new(o, NULL, NULL, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "8 CPU devices with own pools of 512 threads would start 4096 threads");
+  CHECK(tfd_threadpool_new("big", 5000, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "thread pool 'big' of 5000 threads: at most 1024");
+  tfd_session_options_free(o);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"device counts and thread pools are bounded", test_device_and_thread_limits},
     {"D6: a partial run closed while two threads fetch through it", test_prun_closed_while_in_use},
     {"a session closed under a blocked partial-run fetch", test_session_closed_under_prun},
     {"D7: a callable released while two threads run it", test_callable_released_while_running},
