@@ -17,8 +17,8 @@
  *             queries; each reads its own names and tensors
  * Tensors are small (rank <= 3, dims <= 4) with their bytes taken from the
  * input; Const values may still hold huge int32 shapes for Fill, Reshape or
- * random ops, which the device's memory limit must refuse. Runs time out
- * after 30 ms so blocking queue ops end. */
+ * random ops, which the device's memory limit (16 MiB here) must refuse.
+ * Runs time out after 30 ms so blocking queue ops end. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -606,6 +606,46 @@ static void act_query(ctx *c) {
   for (int i = 0; i < n && i < 16; i++) CHECK(entries[i].device && entries[i].node && entries[i].op);
 }
 
+/* Sessions get CPU devices limited to 16 MiB each, from a factory that
+ * outranks the built-in one in a registry of the harness's own: a graph may
+ * still ask for a 256 MiB tensor (and is refused), but no input spends its
+ * time filling and checking hundreds of megabytes. The built-in factory's
+ * own checks (device counts, pools) have their tests in runtime/session/. */
+#define DEVICE_MEMORY_LIMIT ((int64_t)16 << 20)
+
+static tfd_code small_cpu_create(void *self, void *host_ctx, const tfd_session_options *options, const char *prefix,
+                                 tfd_device_list *out, tfd_status *st) {
+  (void)self, (void)host_ctx;
+  int n = tfd_session_options_device_count(options, "CPU", 1);
+  for (int i = 0; i < n; i++) {
+    char name[TFD_DEVICE_NAME_MAX + 32];
+    snprintf(name, sizeof name, "%s/device:CPU:%d", prefix, i);
+    tfd_cpu_device_config cfg = {.name = name,
+                                 .memory_limit = DEVICE_MEMORY_LIMIT,
+                                 .num_threads = tfd_session_options_intra_op_threads(options),
+                                 .own_threadpool = !tfd_session_options_use_global_threadpool(options)};
+    tfd_device *d = tfd_cpu_device_new(&cfg, st);
+    if (!d) return tfd_status_code(st);
+    tfd_code code = tfd_device_list_push(out, d, st);
+    tfd_device_unref(d);
+    if (code != TFD_OK) return code;
+  }
+  return TFD_OK;
+}
+
+static const tfd_device_factory_ops small_cpu_ops = {"SmallCPUFactory", small_cpu_create, NULL, NULL};
+
+static const tfd_factory_registry *harness_registry(void) {
+  static tfd_factory_registry *r;
+  if (!r) {
+    r = tfd_factory_registry_copy(tfd_factory_registry_default());
+    tfd_device_factory *f = tfd_device_factory_new(&small_cpu_ops, NULL, NULL);
+    if (!r || !f || tfd_factory_registry_register(r, "CPU", f, 100, NULL) != TFD_OK) abort();
+    tfd_device_factory_unref(f);
+  }
+  return r;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz *f = calloc(1, sizeof *f);
   tensors *ts = calloc(1, sizeof *ts);
@@ -628,7 +668,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   decode_graph(f, ts, g, 0, MAX_NODES, st);
   ctx c = {f, ts, NULL, g, (int)tfd_graph_def_num_nodes(g), st};
-  c.s = tfd_session_new(o, NULL, NULL, st);
+  c.s = tfd_session_new(o, harness_registry(), NULL, st);
   CHECK(c.s != NULL);
   tfd_session_create(c.s, g, st);
   DONE(st);
