@@ -363,7 +363,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
 typedef struct waiter {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  bool done;
+  int pending; /* 1 until the step is done */
   tfd_status status;
 } waiter;
 
@@ -371,7 +371,7 @@ static void wake(void *arg, const tfd_status *st) {
   waiter *w = arg;
   pthread_mutex_lock(&w->mu);
   if (st && st->code != TFD_OK) tfd_status_setf(&w->status, st->code, "%s", tfd_status_message(st));
-  w->done = true;
+  w->pending = 0;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
@@ -388,30 +388,40 @@ struct timespec tfd_deadline_after_ms(int64_t ms) {
   return d;
 }
 
+bool tfd_wait_or_time_out(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
+                          const char *what, tfd_cancel_fn on_timeout, void *arg) {
+  struct timespec deadline = tfd_deadline_after_ms(timeout_ms > 0 ? timeout_ms : 0);
+  bool timed_out = false;
+  while (*pending > 0) {
+    if (timeout_ms <= 0 || timed_out) {
+      pthread_cond_wait(cv, mu);
+    } else if (pthread_cond_timedwait(cv, mu, &deadline) == ETIMEDOUT && *pending > 0) {
+      timed_out = true;
+      /* Not under mu: stopping the work runs callbacks that may finish it, and they take mu. */
+      pthread_mutex_unlock(mu);
+      char msg[160];
+      snprintf(msg, sizeof msg, "Timed out waiting for %s (%lld ms)", what, (long long)timeout_ms);
+      on_timeout(arg, TFD_DEADLINE_EXCEEDED, msg);
+      pthread_mutex_lock(mu);
+    }
+  }
+  return timed_out;
+}
+
+void tfd_cancel_on_timeout(void *cancellation, tfd_code code, const char *message) {
+  tfd_cancellation_cancel(cancellation, code, message);
+}
+
 tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_t timeout_ms, const char *what,
                           tfd_status *status) {
-  waiter w = {.done = false, .status = TFD_STATUS_INIT};
+  waiter w = {.pending = 1, .status = TFD_STATUS_INIT};
   pthread_mutex_init(&w.mu, NULL);
   pthread_cond_init(&w.cv, NULL);
   tfd_cancellation *cancel = args->cancellation;
-  struct timespec deadline = tfd_deadline_after_ms(timeout_ms > 0 ? timeout_ms : 0);
   tfd_executor_run_async(e, args, wake, &w);
   pthread_mutex_lock(&w.mu);
-  bool timed_out = false;
-  while (!w.done) {
-    if (timeout_ms > 0 && cancel && !timed_out) {
-      if (pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
-        timed_out = true;
-        pthread_mutex_unlock(&w.mu);
-        char msg[160];
-        snprintf(msg, sizeof msg, "Timed out waiting for %s (%lld ms)", what ? what : "the step", (long long)timeout_ms);
-        tfd_cancellation_cancel(cancel, TFD_DEADLINE_EXCEEDED, msg);
-        pthread_mutex_lock(&w.mu);
-      }
-    } else {
-      pthread_cond_wait(&w.cv, &w.mu);
-    }
-  }
+  tfd_wait_or_time_out(&w.mu, &w.cv, &w.pending, cancel ? timeout_ms : 0, what ? what : "the step",
+                       tfd_cancel_on_timeout, cancel);
   pthread_mutex_unlock(&w.mu);
   pthread_mutex_destroy(&w.mu);
   pthread_cond_destroy(&w.cv);

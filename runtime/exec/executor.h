@@ -10,8 +10,11 @@
 #ifndef TFDEV_RUNTIME_EXECUTOR_H
 #define TFDEV_RUNTIME_EXECUTOR_H
 
+#include <pthread.h>
+
 #include "../graph/graph.h"
 #include "../kernels/kernel.h"
+#include "cancellation.h"
 #include "rendezvous.h"
 
 typedef struct tfd_executor tfd_executor;
@@ -62,5 +65,15 @@ tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_
 int64_t tfd_now_micros(void);
 /* The CLOCK_REALTIME instant ms milliseconds from now, for pthread_cond_timedwait. */
 struct timespec tfd_deadline_after_ms(int64_t ms);
+
+/* Waits on cv, holding mu (locked on entry and on return), until *pending
+ * is 0. With timeout_ms > 0, work still pending at the deadline is stopped
+ * by on_timeout(arg, DEADLINE_EXCEEDED, "Timed out waiting for <what>
+ * (N ms)"), once, and the wait goes on until it ends. Returns true when the
+ * deadline passed. */
+bool tfd_wait_or_time_out(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
+                          const char *what, tfd_cancel_fn on_timeout, void *arg);
+/* on_timeout for tfd_wait_or_time_out: cancels the tfd_cancellation arg. */
+void tfd_cancel_on_timeout(void *cancellation, tfd_code code, const char *message);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/refcount.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "../exec/cancellation.h"
@@ -49,7 +50,7 @@ typedef struct bundle {
 /* A callable is shared by the session's table and each call running it, so
  * releasing it while another thread runs it frees nothing under that run. */
 typedef struct callable {
-  atomic_int refs;
+  tfd_refcount refs;
   bundle *b; /* owned by the session */
   int num_feeds, num_fetches;
   int *feed_map;  /* call order -> bundle order */
@@ -163,7 +164,7 @@ static tfd_code unknown_handle(const tfd_session *s, int64_t h, const char *what
 }
 
 static void callable_unref(callable *c) {
-  if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
+  if (!c || !tfd_refcount_dec(&c->refs)) return;
   free(c->feed_map);
   free(c->fetch_map);
   free(c);
@@ -209,6 +210,7 @@ static void release_pool(tfd_session *s) {
 
 typedef struct partial_run partial_run;
 static void prun_unref(partial_run *r);
+static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const char *cancel_why, tfd_status *st);
 
 /* One node's entry in the cost model. */
 typedef struct cost_item {
@@ -973,24 +975,10 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
   }
   int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
-  struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
   pthread_mutex_lock(&bar.mu);
-  bool timed_out = false;
-  while (bar.remaining > 0) {
-    if (timeout > 0 && !timed_out) {
-      if (pthread_cond_timedwait(&bar.cv, &bar.mu, &deadline) == ETIMEDOUT && bar.remaining > 0) {
-        timed_out = true;
-        pthread_mutex_unlock(&bar.mu);
-        char msg[96];
-        snprintf(msg, sizeof msg, "Timed out waiting for the step (%lld ms)", (long long)timeout);
-        if (cancel) tfd_cancellation_cancel(cancel, TFD_DEADLINE_EXCEEDED, msg);
-        else tfd_rendezvous_abort(bar.rendezvous, TFD_DEADLINE_EXCEEDED, msg);
-        pthread_mutex_lock(&bar.mu);
-      }
-    } else {
-      pthread_cond_wait(&bar.cv, &bar.mu);
-    }
-  }
+  /* Without a cancellation (out of memory) a timeout can still abort the rendezvous. */
+  tfd_wait_or_time_out(&bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
+                       cancel ? tfd_cancel_on_timeout : abort_rendezvous, cancel ? (void *)cancel : bar.rendezvous);
   pthread_mutex_unlock(&bar.mu);
   if (starts != small) free(starts);
   if (tracked) remove_active(s, cancel);
@@ -1094,7 +1082,7 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
   int64_t handle = -1;
   bundle *b = tgts && c ? get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
   if (b) {
-    atomic_init(&c->refs, 1); /* the table's */
+    tfd_refcount_init(&c->refs); /* the table's */
     c->b = b;
     c->num_feeds = nf;
     c->num_fetches = nfe;
@@ -1128,7 +1116,7 @@ static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
   int i = handle_find(&s->callables, handle);
   callable *c = i >= 0 ? s->callables.objs[i] : NULL;
-  if (c) atomic_fetch_add(&c->refs, 1);
+  if (c) tfd_refcount_inc(&c->refs);
   pthread_mutex_unlock(&s->exec_mu);
   if (!c) unknown_handle(s, handle, "callable", "released", st);
   return c;
@@ -1209,7 +1197,7 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
 enum { PRUN_OPEN, PRUN_FINISHED, PRUN_CLOSED };
 
 struct partial_run {
-  atomic_int refs;
+  tfd_refcount refs;
   tfd_session *s;
   bundle *b;
   pthread_mutex_t mu; /* one prun at a time per handle */
@@ -1226,7 +1214,7 @@ struct partial_run {
 };
 
 static void prun_unref(partial_run *r) {
-  if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+  if (!r || !tfd_refcount_dec(&r->refs)) return;
   if (r->abort_token >= 0) tfd_cancellation_deregister(r->cancel, r->abort_token);
   tfd_cancellation_unref(r->cancel);
   tfd_rendezvous_unref(r->rendezvous);
@@ -1280,7 +1268,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     b = get_bundle(s, feeds, ni, fetches, no, tgts, nt, true, st);
   if (b) r = calloc(1, sizeof *r);
   if (b && r) {
-    atomic_init(&r->refs, 2); /* the table's and the executors' */
+    tfd_refcount_init(&r->refs); /* the table's */
     r->s = s;
     r->b = b;
     r->fed = calloc((size_t)ni + 1, sizeof *r->fed);
@@ -1294,14 +1282,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     pthread_mutex_init(&r->mu, NULL);
     pthread_mutex_init(&r->bar_mu, NULL);
     pthread_cond_init(&r->bar_cv, NULL);
-    bool ok = r->fed && r->fetched && r->rendezvous && r->cancel;
-    if (ok) {
-      pthread_mutex_lock(&s->exec_mu);
-      handle = handle_add(&s->pruns, s->id, r);
-      pthread_mutex_unlock(&s->exec_mu);
-    }
-    if (handle < 0) {
-      atomic_store(&r->refs, 1);
+    if (!r->fed || !r->fetched || !r->rendezvous || !r->cancel) {
       prun_unref(r);
       r = NULL;
       tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -1310,6 +1291,9 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
   if (r) {
+    /* Everything is running before the handle is published: another thread that finds (or guesses) it can
+     * close the run at once. */
+    tfd_refcount_inc(&r->refs); /* the executors', dropped by the last of them */
     r->abort_token = tfd_cancellation_register(r->cancel, abort_rendezvous, r->rendezvous);
     add_active(s, r->cancel);
     pthread_mutex_lock(&s->life_mu);
@@ -1320,6 +1304,14 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     for (int p = 0; p < b->num_parts; p++) {
       tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state};
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
+    }
+    pthread_mutex_lock(&s->exec_mu);
+    handle = handle_add(&s->pruns, s->id, r);
+    pthread_mutex_unlock(&s->exec_mu);
+    if (handle < 0) {
+      drop_prun(s, handle, r, "out of memory publishing a partial run", NULL); /* stops the executors */
+      prun_unref(r);
+      tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     }
   }
   free_names(feeds, ni);
@@ -1334,7 +1326,7 @@ static partial_run *find_prun(tfd_session *s, int64_t handle, tfd_status *st) {
   pthread_mutex_lock(&s->exec_mu);
   int i = handle_find(&s->pruns, handle);
   partial_run *r = i >= 0 ? s->pruns.objs[i] : NULL;
-  if (r) atomic_fetch_add(&r->refs, 1);
+  if (r) tfd_refcount_inc(&r->refs);
   pthread_mutex_unlock(&s->exec_mu);
   if (!r) unknown_handle(s, handle, "partial run", "finished or closed: run prun_setup first", st);
   return r;
@@ -1374,7 +1366,7 @@ static tfd_code check_fetch(partial_run *r, int fetch, const bool *fed_now, tfd_
 typedef struct recv_wait {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  bool done;
+  int pending; /* 1 until the fetch arrives or fails */
   tfd_tensor *t;
   tfd_status status;
 } recv_wait;
@@ -1384,7 +1376,7 @@ static void client_recv_done(void *arg, tfd_tensor *t, const tfd_status *st) {
   pthread_mutex_lock(&w->mu);
   if (t) w->t = tfd_tensor_ref(t);
   else tfd_status_setf(&w->status, st ? st->code : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
-  w->done = true;
+  w->pending = 0;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
@@ -1398,26 +1390,15 @@ static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const 
   bool mine = handle_remove(&s->pruns, handle) == r;
   pthread_mutex_unlock(&s->exec_mu);
   if (cancel_why) tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, cancel_why);
-  int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
-  struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
+  int64_t timeout = cancel_why ? 0 : tfd_session_options_operation_timeout_ms(s->options);
   tfd_code code = TFD_OK;
+  const char *why = NULL;
   pthread_mutex_lock(&r->bar_mu);
-  while (r->remaining > 0) {
-    if (timeout > 0 && !cancel_why) {
-      if (pthread_cond_timedwait(&r->bar_cv, &r->bar_mu, &deadline) == ETIMEDOUT && r->remaining > 0) {
-        pthread_mutex_unlock(&r->bar_mu);
-        char msg[128];
-        snprintf(msg, sizeof msg, "Timed out waiting for the partial run's targets (%lld ms)", (long long)timeout);
-        tfd_cancellation_cancel(r->cancel, TFD_DEADLINE_EXCEEDED, msg);
-        code = tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "%s", msg);
-        cancel_why = msg; /* from now on just wait: the cancelled executors end promptly */
-        pthread_mutex_lock(&r->bar_mu);
-      }
-    } else {
-      pthread_cond_wait(&r->bar_cv, &r->bar_mu);
-    }
-  }
-  if (code == TFD_OK && !cancel_why && r->status.code != TFD_OK)
+  if (tfd_wait_or_time_out(&r->bar_mu, &r->bar_cv, &r->remaining, timeout, "the partial run's targets",
+                           tfd_cancel_on_timeout, r->cancel)) {
+    tfd_code reason = tfd_cancellation_reason(r->cancel, &why);
+    code = tfd_status_setf(st, reason, "%s", why);
+  } else if (!cancel_why && r->status.code != TFD_OK)
     code = tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status)); /* a target failed */
   pthread_mutex_unlock(&r->bar_mu);
   if (mine) prun_unref(r); /* the table's reference */
@@ -1496,24 +1477,15 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
   }
   int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
   for (int i = 0; code == TFD_OK && i < nfe; i++) {
-    recv_wait w = {.status = TFD_STATUS_INIT};
+    recv_wait w = {.pending = 1, .status = TFD_STATUS_INIT};
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
     char *key = tfd_rendezvous_key(TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, fetches[i]);
     if (key) tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
     else client_recv_done(&w, NULL, NULL);
     free(key);
-    struct timespec deadline = tfd_deadline_after_ms(timeout > 0 ? timeout : 0);
     pthread_mutex_lock(&w.mu);
-    while (!w.done) {
-      if (timeout > 0 && pthread_cond_timedwait(&w.cv, &w.mu, &deadline) == ETIMEDOUT && !w.done) {
-        pthread_mutex_unlock(&w.mu);
-        tfd_cancellation_cancel(r->cancel, TFD_DEADLINE_EXCEEDED, "Timed out waiting for a partial run fetch");
-        pthread_mutex_lock(&w.mu);
-      } else if (timeout <= 0) {
-        pthread_cond_wait(&w.cv, &w.mu);
-      }
-    }
+    tfd_wait_or_time_out(&w.mu, &w.cv, &w.pending, timeout, "a partial run fetch", tfd_cancel_on_timeout, r->cancel);
     pthread_mutex_unlock(&w.mu);
     if (w.t) {
       outputs[i] = w.t;
