@@ -100,15 +100,10 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes at least %d inputs, got %d", name,
                              op->name, op->min_inputs, n->num_inputs);
     }
-    n->num_outputs = op->num_outputs;
-    if (op->num_outputs < 0) {
-      /* As many outputs as the node's component_types (queue dequeues). */
-      const tfd_attr_value *types = tfd_node_def_attr(n->def, "component_types");
-      if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_OP_OUTPUTS)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes",
-                               name, op->name, TFD_MAX_OP_OUTPUTS);
-      n->num_outputs = (int)types->list_len;
-    }
+    n->num_outputs = tfd_op_num_outputs(op, n->def);
+    if (n->num_outputs < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
+                             op->name, TFD_MAX_OP_OUTPUTS);
   }
   return TFD_OK;
 }

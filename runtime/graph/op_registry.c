@@ -646,6 +646,14 @@ const tfd_op_def *tfd_op_lookup(const char *name) {
   return NULL;
 }
 
+int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
+  if (op->num_outputs >= 0) return op->num_outputs;
+  const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
+  if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_OP_OUTPUTS)
+    return -1;
+  return (int)types->list_len;
+}
+
 int tfd_op_count(void) { return (int)(sizeof ops / sizeof ops[0]); }
 const tfd_op_def *tfd_op_at(int i) { return i >= 0 && i < tfd_op_count() ? &ops[i] : NULL; }
 

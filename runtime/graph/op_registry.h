@@ -60,6 +60,12 @@ const tfd_op_def *tfd_op_lookup(const char *name);
 int tfd_op_count(void);
 const tfd_op_def *tfd_op_at(int i);
 
+/* How many outputs a node of op has: the op's count, or, for ops with one
+ * output per component (num_outputs -1: queue dequeues), the length of the
+ * node's component_types; -1 when that attr is missing or not 1 to
+ * TFD_MAX_OP_OUTPUTS dtypes. */
+int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node);
+
 /* Fills absent attributes with their defaults and infers the type attr
  * from the input dtypes; checks required attributes and allowed types.
  * Errors name the node. */

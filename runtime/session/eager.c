@@ -52,12 +52,9 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
     snprintf(in, sizeof in, "_in_%d", i);
     code = tfd_node_def_add_input(n, in, st);
   }
-  /* Ops with one output per component (dequeues) say how many in their attrs; the build checks them. */
-  int nout = def->num_outputs;
-  if (nout < 0) {
-    const tfd_attr_value *ct = tfd_node_def_attr(spec, "component_types");
-    nout = ct && ct->type == TFD_ATTR_LIST_TYPE && ct->list_len <= TFD_MAX_OP_OUTPUTS ? (int)ct->list_len : 0;
-  }
+  /* A bad component_types gives no fetches here; the build then says what is wrong. */
+  int nout = tfd_op_num_outputs(def, spec);
+  if (nout < 0) nout = 0;
   for (int o = 0; code == TFD_OK && o < nout; o++) {
     char name[32], in[160];
     snprintf(name, sizeof name, "_out_%d", o);
