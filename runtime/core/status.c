@@ -49,7 +49,7 @@ const char *tfd_status_message(const tfd_status *s) {
   return s->msg ? s->msg : tfd_code_name(s->code);
 }
 
-static char *vformat(const char *fmt, va_list ap) {
+char *tfd_vformat(const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
@@ -63,7 +63,7 @@ static char *vformat(const char *fmt, va_list ap) {
 char *tfd_format(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s = vformat(fmt, ap);
+  char *s = tfd_vformat(fmt, ap);
   va_end(ap);
   return s;
 }
@@ -72,7 +72,7 @@ tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
   if (!s) return code;
   va_list ap;
   va_start(ap, fmt);
-  char *msg = vformat(fmt, ap);
+  char *msg = tfd_vformat(fmt, ap);
   va_end(ap);
   free(s->msg);
   s->msg = msg;
@@ -84,7 +84,7 @@ tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...) {
   if (!s || s->code == TFD_OK) return tfd_status_code(s);
   va_list ap;
   va_start(ap, fmt);
-  char *prefix = vformat(fmt, ap);
+  char *prefix = tfd_vformat(fmt, ap);
   va_end(ap);
   if (!prefix) return s->code;
   const char *old = s->msg ? s->msg : "";

@@ -2,6 +2,7 @@
 #ifndef TFDEV_RUNTIME_STATUS_INTERNAL_H
 #define TFDEV_RUNTIME_STATUS_INTERNAL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "tfdev/status.h"
@@ -26,5 +27,7 @@ char *tfd_format(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* tfd_format with a va_list (ap is left unconsumed). */
+char *tfd_vformat(const char *fmt, va_list ap);
 
 #endif

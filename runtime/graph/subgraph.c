@@ -24,13 +24,9 @@ static tfd_code add_input_f(tfd_node_def *n, tfd_status *st, const char *fmt, ..
 static tfd_code add_input_f(tfd_node_def *n, tfd_status *st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int len = vsnprintf(NULL, 0, fmt, ap);
+  char *in = tfd_vformat(fmt, ap);
   va_end(ap);
-  char *in = len >= 0 ? malloc((size_t)len + 1) : NULL;
   if (!in) return out_of_memory(st);
-  va_start(ap, fmt);
-  vsnprintf(in, (size_t)len + 1, fmt, ap);
-  va_end(ap);
   tfd_code code = tfd_node_def_add_input(n, in, st);
   free(in);
   return code;
