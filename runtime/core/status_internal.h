@@ -27,7 +27,7 @@ char *tfd_format(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* tfd_format with a va_list (ap is left unconsumed). */
+/* tfd_format with a va_list, which it uses up as vsnprintf does. */
 char *tfd_vformat(const char *fmt, va_list ap);
 
 #endif
