@@ -283,10 +283,15 @@ static tfd_resource_mgr *check_rm(lua_State *L) {
   return tfd_device_resource_manager(u->d);
 }
 
+/* The container argument of a resource manager method: "" (the default) when absent. */
+static const char *container_arg(lua_State *L) {
+  return lua_isnoneornil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+}
+
 static int rm_create(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
-  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *container = container_arg(L);
   const char *name = tfdev_check_name(L, 3, "resource name");
   tfd_tensor *t = tfdev_check_tensor(L, 4);
   tfd_status *st = tfdev_new_status(L);
@@ -302,7 +307,7 @@ static int rm_lookup(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *container = container_arg(L);
   tfd_resource *r = tfd_resource_mgr_lookup(rm, container, "Tensor", tfdev_check_name(L, 3, "resource name"), st);
   if (!r) return tfdev_fail_status(L, st);
   tfdev_push_tensor(L, tfd_tensor_ref(tfd_resource_tensor(r)));
@@ -314,7 +319,7 @@ static int rm_delete(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *container = container_arg(L);
   if (tfd_resource_mgr_delete(rm, container, "Tensor", tfdev_check_name(L, 3, "resource name"), st) != TFD_OK)
     return tfdev_raise_status(L, st);
   return 0;
@@ -324,14 +329,14 @@ static int rm_cleanup(lua_State *L) {
   lua_settop(L, 4);
   tfd_resource_mgr *rm = check_rm(L);
   tfd_status *st = tfdev_new_status(L);
-  const char *container = lua_isnil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *container = container_arg(L);
   if (tfd_resource_mgr_cleanup(rm, container, st) != TFD_OK) return tfdev_raise_status(L, st);
   return 0;
 }
 
 static int rm_size(lua_State *L) {
   tfd_resource_mgr *rm = check_rm(L);
-  const char *container = lua_isnoneornil(L, 2) ? "" : tfdev_check_name(L, 2, "container");
+  const char *container = container_arg(L);
   lua_pushinteger(L, (lua_Integer)tfd_resource_mgr_container_size(rm, container));
   return 1;
 }

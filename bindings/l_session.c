@@ -316,14 +316,11 @@ static int callable_call(lua_State *L) {
   tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
   const tfd_dtype *types = (const tfd_dtype *)(c + 1);
   for (int i = 0; i < c->num_feeds; i++) {
-    if (luaL_testudata(L, i + 2, TFDEV_TENSOR_MT)) {
-      in[i] = tfdev_to_tensor(L, i + 2, types[i], "feed");
-      continue;
-    }
+    if (luaL_testudata(L, i + 2, TFDEV_TENSOR_MT)) continue; /* read with the others below */
     lua_getiuservalue(L, 1, 2);
     lua_rawgeti(L, -1, i + 1);
     const char *what = lua_pushfstring(L, "feed '%s'", lua_tostring(L, -1));
-    in[i] = tfdev_to_tensor(L, i + 2, types[i], what);
+    tfdev_to_tensor(L, i + 2, types[i], what); /* replaces the value with its tensor */
     lua_pop(L, 3);
   }
   /* Converting a feed may have run Lua code that closed an earlier one, or the session: read them again. */

@@ -161,15 +161,6 @@ static tfd_dtype infer_dtype(lua_State *L, int idx, int depth) {
   return 0; /* filling reports the bad element */
 }
 
-/* The spec's device's allocator, else the state's host allocator. Borrowed: the device (or the state)
- * must stay until the tensor is made, so callers read it right before tfd_tensor_new. */
-static tfd_allocator *spec_allocator(lua_State *L, int spec_idx) {
-  tfd_allocator *a = tfdev_state(L)->host;
-  if (lua_getfield(L, spec_idx, "device") != LUA_TNIL) a = tfd_device_get_allocator(tfdev_check_device(L, -1));
-  lua_pop(L, 1);
-  return a;
-}
-
 static int tensor_from_spec(lua_State *L, int idx) {
   tfd_dtype dt = TFD_FLOAT32;
   if (lua_getfield(L, idx, "dtype") != LUA_TNIL) dt = check_dtype(L, -1);
@@ -206,8 +197,11 @@ static int tensor_from_spec(lua_State *L, int idx) {
     nested = true;
   }
   tfd_status *st = tfdev_new_status(L);
-  lua_getfield(L, idx, "device"); /* keeps the device alive while its allocator is used */
-  tfd_tensor *t = tfd_tensor_new(spec_allocator(L, idx), dt, dims, nd, st);
+  /* The spec's device's allocator, else the state's host allocator; read right before it is used, and left
+   * on the stack, so the device stays alive meanwhile. */
+  tfd_allocator *alloc = lua_getfield(L, idx, "device") == LUA_TNIL ? tfdev_state(L)->host
+                                                                    : tfd_device_get_allocator(tfdev_check_device(L, -1));
+  tfd_tensor *t = tfd_tensor_new(alloc, dt, dims, nd, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t); /* owns t from here, even if we raise below */
   void *data = tfd_tensor_data(t);
