@@ -335,6 +335,14 @@ static void k_enqueue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *
   done(arg);
 }
 
+/* "float32, int32" into buf. */
+static const char *types_string(char *buf, size_t cap, const tfd_dtype *types, int n) {
+  buf[0] = 0;
+  for (int i = 0; i < n; i++)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? ", " : "", tfd_dtype_name(types[i]));
+  return buf;
+}
+
 static void k_dequeue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
   tfd_resource *r;
   queue *q = lookup_queue(k, c, &r);
@@ -345,10 +353,10 @@ static void k_dequeue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *
   bool same = q->ncomp == c->num_outputs && q->ncomp == k->ntypes;
   for (int i = 0; same && i < q->ncomp; i++) same = q->types[i] == k->types[i];
   if (!same) {
-    char want[128] = "", have[128] = "";
-    for (int i = 0; i < k->ntypes; i++) snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? ", " : "", tfd_dtype_name(k->types[i]));
-    for (int i = 0; i < q->ncomp; i++) snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "", tfd_dtype_name(q->types[i]));
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "queue '%s' holds (%s) but component_types is (%s)", q->name, have, want);
+    char want[128], have[128];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "queue '%s' holds (%s) but component_types is (%s)", q->name,
+                    types_string(have, sizeof have, q->types, q->ncomp),
+                    types_string(want, sizeof want, k->types, k->ntypes));
     tfd_resource_unref(r);
     done(arg);
     return;
