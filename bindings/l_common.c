@@ -199,7 +199,7 @@ static const struct {
     {"use_global_threadpool", LUA_TBOOLEAN}, {"use_per_session_threads", LUA_TBOOLEAN},
     {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
     {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
-    {"build_cost_model", LUA_TBOOLEAN},
+    {"build_cost_model", LUA_TBOOLEAN}, {"optimize_graph", LUA_TBOOLEAN},
 };
 
 /* The integer option prefix..key at stack index idx, in [lo, hi]. */
@@ -254,6 +254,8 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "build_cost_model") == 0) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "optimize_graph") == 0) {
+      tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "use_per_session_threads") == 0) {
       tfd_session_options_set_use_per_session_threads(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "operation_timeout_ms") == 0) {

@@ -57,6 +57,12 @@ int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
  * (without it, only traced runs feed the model). */
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
 bool tfd_session_options_build_cost_model(const tfd_session_options *o);
+/* The graph optimisation pass on each partition (default on): constant
+ * folding, and MatMul + BiasAdd [+ activation] fused into _FusedMatMul with
+ * weights packed once (TensorFlow Grappler's constant folding and remapper).
+ * Off: partitions run as placed, as run metadata's partition graphs show. */
+void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on);
+bool tfd_session_options_optimize_graph(const tfd_session_options *o);
 /* true: the session owns its inter-op pool; false (default): sessions share one. */
 void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
 bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);

@@ -17,6 +17,7 @@ struct tfd_session_options {
   int inter_op_threads;
   bool use_global_threadpool;
   bool allow_soft_placement, log_device_placement, use_per_session_threads, build_cost_model;
+  bool skip_graph_optimization; /* stored inverted so that a zeroed struct optimises */
   int64_t operation_timeout_ms;
 };
 
@@ -106,3 +107,5 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 }
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
+void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on) { o->skip_graph_optimization = !on; }
+bool tfd_session_options_optimize_graph(const tfd_session_options *o) { return !o || !o->skip_graph_optimization; }

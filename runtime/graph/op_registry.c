@@ -160,13 +160,14 @@ static tfd_code infer_softmax(tfd_infer_ctx *c, tfd_status *st) {
 
 static tfd_code infer_matmul(tfd_infer_ctx *c, tfd_status *st) {
   if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const char *op = tfd_node_def_op(c->node);
   const tfd_shape *a = &c->in_shapes[0], *b = &c->in_shapes[1];
   c->out_types[0] = c->in_types[0];
   for (int i = 0; i < 2; i++) {
     if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 2) {
       char s[96];
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (MatMul): input %d must be a matrix, got shape %s",
-                             node_name(c), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d must be a matrix, got shape %s",
+                             node_name(c), op, i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
     }
   }
   bool ta = attr(c, "transpose_a")->b, tb = attr(c, "transpose_b")->b;
@@ -177,8 +178,32 @@ static tfd_code infer_matmul(tfd_infer_ctx *c, tfd_status *st) {
   if (ka >= 0 && kb >= 0 && ka != kb) {
     char sa[96], sb[96];
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                           "node '%s' (MatMul): Matrix size-incompatible: In[0]: %s, In[1]: %s", node_name(c),
-                           tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+                           "node '%s' (%s): Matrix size-incompatible: In[0]: %s, In[1]: %s", node_name(c),
+                           op, tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+  }
+  return TFD_OK;
+}
+
+/* _FusedMatMul (TensorFlow's remapper output): a MatMul whose num_args extra
+ * inputs feed the fused_ops; the kernel decides which fusions it implements. */
+static tfd_code infer_fused_matmul(tfd_infer_ctx *c, tfd_status *st) {
+  int64_t num_args = attr(c, "num_args")->i;
+  if (num_args != c->num_inputs - 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (_FusedMatMul): num_args is %lld but the node has %d extra inputs",
+                           node_name(c), (long long)num_args, c->num_inputs - 2);
+  for (int i = 2; i < c->num_inputs; i++)
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (infer_matmul(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  int64_t n = c->out_shapes[0].dims[1];
+  for (int i = 2; i < c->num_inputs; i++) {
+    const tfd_shape *b = &c->in_shapes[i];
+    if (b->ndims >= 0 && b->ndims != 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (_FusedMatMul): input %d (a fused argument) must be 1-D",
+                             node_name(c), i);
+    if (b->ndims == 1 && b->dims[0] >= 0 && n >= 0 && b->dims[0] != n)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (_FusedMatMul): bias has %lld elements but the product has %lld columns",
+                             node_name(c), (long long)b->dims[0], (long long)n);
   }
   return TFD_OK;
 }
@@ -547,6 +572,15 @@ static const tfd_attr_def attrs_placeholder[] = {{"dtype", TFD_ATTR_TYPE, true, 
                                                  {"shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_matmul[] = {A_T, {"transpose_a", TFD_ATTR_BOOL, false, 0, 0, NULL},
                                             {"transpose_b", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_fused_matmul[] = {A_T,
+                                                  {"transpose_a", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {"transpose_b", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {"num_args", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                  {"fused_ops", TFD_ATTR_LIST_STRING, false, 0, 0, NULL},
+                                                  {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                  {"leakyrelu_alpha", TFD_ATTR_FLOAT, false, 0, 0.2, NULL},
+                                                  END};
+static const tfd_attr_def attrs_leaky_relu[] = {A_T, {"alpha", TFD_ATTR_FLOAT, false, 0, 0.2, NULL}, END};
 static const tfd_attr_def attrs_bias[] = {A_T, {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}, END};
 static const tfd_attr_def attrs_reduce[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
                                             {"keep_dims", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
@@ -591,52 +625,55 @@ static const tfd_attr_def attrs_recv[] = {{"tensor_type", TFD_ATTR_TYPE, true, 0
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
-#define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same}
-#define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary}
+#define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same, false}
+#define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false}
 
 static const tfd_op_def ops[] = {
-    {"Const", 0, 0, 1, false, true, NULL, 0, 0, attrs_const, infer_const},
-    {"Placeholder", 0, 0, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder},
-    {"PlaceholderWithDefault", 1, 1, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder_with_default},
-    {"Identity", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same},
-    {"NoOp", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none},
+    {"Const", 0, 0, 1, false, true, NULL, 0, 0, attrs_const, infer_const, false},
+    {"Placeholder", 0, 0, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder, false},
+    {"PlaceholderWithDefault", 1, 1, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder_with_default, false},
+    {"Identity", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
+    {"NoOp", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none, false},
     BINARY("Add"), BINARY("AddV2"), BINARY("Sub"), BINARY("Mul"), BINARY("Maximum"), BINARY("Minimum"),
-    {"RealDiv", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary},
+    {"RealDiv", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary, false},
     UNARY("Neg", NUM), UNARY("Abs", NUM), UNARY("Square", NUM), UNARY("Exp", FLT), UNARY("Log", FLT),
     UNARY("Sqrt", FLT), UNARY("Relu", NUM), UNARY("Sigmoid", FLT), UNARY("Tanh", FLT),
-    {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax},
-    {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul},
-    {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add},
-    {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
-    {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
-    {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce},
-    {"Reshape", 2, 2, 1, false, true, "T", 0, 0, attrs_reshape, infer_reshape},
-    {"Transpose", 2, 2, 1, false, false, "T", 0, ALL, attrs_transpose, infer_transpose},
-    {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL, attrs_cast, infer_cast},
-    {"Fill", 2, 2, 1, false, false, "T", 1, ALL, attrs_fill, infer_fill},
-    {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same},
-    {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same},
-    {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape},
-    {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat},
-    {"RandomUniform", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random},
-    {"RandomStandardNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random},
-    {"VarHandleOp", 0, 0, 1, true, true, NULL, 0, 0, attrs_var, infer_var_handle},
-    {"ReadVariableOp", 1, 1, 1, false, true, NULL, 0, 0, attrs_read_var, infer_read_variable},
-    {"AssignVariableOp", 2, 2, 0, true, true, NULL, 0, 0, attrs_read_var, infer_assign_variable},
-    {"AssignAddVariableOp", 2, 2, 0, true, false, NULL, 0, 0, attrs_read_var, infer_assign_variable},
-    {"FIFOQueueV2", 0, 0, 1, true, true, NULL, 0, 0, attrs_queue, infer_queue},
-    {"QueueEnqueueV2", 2, -1, 0, true, true, NULL, 0, 0, attrs_enqueue, infer_enqueue},
-    {"QueueDequeueV2", 1, 1, -1, true, true, NULL, 0, 0, attrs_dequeue, infer_dequeue},
-    {"QueueSizeV2", 1, 1, 1, false, true, NULL, 0, 0, attrs_none, infer_queue_size},
-    {"QueueCloseV2", 1, 1, 0, true, true, NULL, 0, 0, attrs_queue_close, infer_queue_close},
-    {"GetSessionHandle", 1, 1, 1, true, true, "T", 0, 0, attrs_t, infer_session_handle},
-    {"GetSessionTensor", 1, 1, 1, true, true, NULL, 0, 0, attrs_read_var, infer_session_tensor},
-    {"DeleteSessionTensor", 1, 1, 0, true, true, NULL, 0, 0, attrs_none, need_handle},
+    UNARY("Relu6", NUM), UNARY("Elu", FLT),
+    {"LeakyRelu", 1, 1, 1, false, false, "T", 0, FLT, attrs_leaky_relu, infer_same, false},
+    {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax, false},
+    {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul, false},
+    {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add, false},
+    {"_FusedMatMul", 2, -1, 1, false, false, "T", 0, FLT, attrs_fused_matmul, infer_fused_matmul, false},
+    {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    {"Reshape", 2, 2, 1, false, true, "T", 0, 0, attrs_reshape, infer_reshape, false},
+    {"Transpose", 2, 2, 1, false, false, "T", 0, ALL, attrs_transpose, infer_transpose, false},
+    {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL, attrs_cast, infer_cast, false},
+    {"Fill", 2, 2, 1, false, false, "T", 1, ALL, attrs_fill, infer_fill, false},
+    {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
+    {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
+    {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
+    {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat, false},
+    {"RandomUniform", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
+    {"RandomStandardNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
+    {"VarHandleOp", 0, 0, 1, true, true, NULL, 0, 0, attrs_var, infer_var_handle, false},
+    {"ReadVariableOp", 1, 1, 1, false, true, NULL, 0, 0, attrs_read_var, infer_read_variable, false},
+    {"AssignVariableOp", 2, 2, 0, true, true, NULL, 0, 0, attrs_read_var, infer_assign_variable, false},
+    {"AssignAddVariableOp", 2, 2, 0, true, false, NULL, 0, 0, attrs_read_var, infer_assign_variable, false},
+    {"FIFOQueueV2", 0, 0, 1, true, true, NULL, 0, 0, attrs_queue, infer_queue, false},
+    {"QueueEnqueueV2", 2, -1, 0, true, true, NULL, 0, 0, attrs_enqueue, infer_enqueue, false},
+    {"QueueDequeueV2", 1, 1, -1, true, true, NULL, 0, 0, attrs_dequeue, infer_dequeue, false},
+    {"QueueSizeV2", 1, 1, 1, false, true, NULL, 0, 0, attrs_none, infer_queue_size, false},
+    {"QueueCloseV2", 1, 1, 0, true, true, NULL, 0, 0, attrs_queue_close, infer_queue_close, false},
+    {"GetSessionHandle", 1, 1, 1, true, true, "T", 0, 0, attrs_t, infer_session_handle, false},
+    {"GetSessionTensor", 1, 1, 1, true, true, NULL, 0, 0, attrs_read_var, infer_session_tensor, false},
+    {"DeleteSessionTensor", 1, 1, 0, true, true, NULL, 0, 0, attrs_none, need_handle, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
-    {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder},
-    {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none},
-    {"_Send", 1, 1, 0, false, true, "T", 0, 0, attrs_send, infer_none},
-    {"_Recv", 0, 0, 1, false, true, NULL, 0, 0, attrs_recv, infer_recv},
+    {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
+    {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none, true},
+    {"_Send", 1, 1, 0, false, true, "T", 0, 0, attrs_send, infer_none, true},
+    {"_Recv", 0, 0, 1, false, true, NULL, 0, 0, attrs_recv, infer_recv, true},
 };
 
 const tfd_op_def *tfd_op_lookup(const char *name) {

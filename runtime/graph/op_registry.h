@@ -15,6 +15,11 @@
 
 #define TFD_MAX_OP_OUTPUTS 4
 
+/* The attribute the graph optimiser sets (true) on a MatMul or _FusedMatMul
+ * whose weights (input 1) come straight from a Const in the same partition:
+ * the kernel may then pack them once and keep them. */
+#define TFD_WEIGHTS_CONSTANT_ATTR "_tfd_weights_constant"
+
 /* What an inference function sees and fills. */
 typedef struct tfd_infer_ctx {
   const tfd_node_def *node; /* attributes, defaults filled in */
@@ -52,6 +57,7 @@ typedef struct tfd_op_def {
   uint32_t allowed_types; /* bit per tfd_dtype for the type attr; 0: any */
   const tfd_attr_def *attrs;
   tfd_code (*infer)(tfd_infer_ctx *c, tfd_status *status);
+  bool runtime_only; /* only the session adds it (feeds, fetches, sends); user graphs may not */
 } tfd_op_def;
 
 /* The op def for a name, or NULL. */

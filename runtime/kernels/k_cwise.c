@@ -8,10 +8,11 @@
 #endif
 
 #include "../core/status_internal.h"
+#include "activation.h"
 #include "kernel.h"
 
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_COUNT };
-enum { U_NEG, U_ABS, U_SQUARE, U_RELU, U_EXP, U_LOG, U_SQRT, U_SIGMOID, U_TANH, U_COUNT };
+enum { U_NEG, U_ABS, U_SQUARE, U_RELU, U_RELU6, U_EXP, U_LOG, U_SQRT, U_SIGMOID, U_TANH, U_ELU, U_LEAKY_RELU, U_COUNT };
 
 /* A strided row: o[i] = f(a[i*sa], b[i*sb]) for i < n. */
 typedef void (*binary_row)(void *o, const void *a, int64_t sa, const void *b, int64_t sb, int64_t n);
@@ -118,40 +119,35 @@ static binary_row binary_fn(int op, tfd_dtype dt) {
     }                                                            \
   }
 
-#define UNARY_NUM(T, S)                        \
-  UNARY_ROW(neg_##S, T, -x)                    \
-  UNARY_ROW(abs_##S, T, x < 0 ? -x : x)        \
-  UNARY_ROW(square_##S, T, x * x)              \
-  UNARY_ROW(relu_##S, T, x > 0 ? x : 0)
-
-UNARY_NUM(float, f32)
-UNARY_NUM(double, f64)
+/* Float Relu, Relu6, Elu, LeakyRelu, Sigmoid and Tanh are activation.c's rows. */
+UNARY_ROW(neg_f32, float, -x)
+UNARY_ROW(abs_f32, float, fabsf(x))
+UNARY_ROW(square_f32, float, x * x)
+UNARY_ROW(neg_f64, double, -x)
+UNARY_ROW(abs_f64, double, fabs(x))
+UNARY_ROW(square_f64, double, x * x)
 UNARY_ROW(neg_i32, int32_t, WSUB32(0, x))
 UNARY_ROW(abs_i32, int32_t, x < 0 ? WSUB32(0, x) : x)
 UNARY_ROW(square_i32, int32_t, WMUL32(x, x))
 UNARY_ROW(relu_i32, int32_t, x > 0 ? x : 0)
+UNARY_ROW(relu6_i32, int32_t, x > 0 ? (x < 6 ? x : 6) : 0)
 UNARY_ROW(neg_i64, int64_t, WSUB64(0, x))
 UNARY_ROW(abs_i64, int64_t, x < 0 ? WSUB64(0, x) : x)
 UNARY_ROW(square_i64, int64_t, WMUL64(x, x))
 UNARY_ROW(relu_i64, int64_t, x > 0 ? x : 0)
+UNARY_ROW(relu6_i64, int64_t, x > 0 ? (x < 6 ? x : 6) : 0)
 UNARY_ROW(exp_f32, float, expf(x))
 UNARY_ROW(exp_f64, double, exp(x))
 UNARY_ROW(log_f32, float, logf(x))
 UNARY_ROW(log_f64, double, log(x))
 UNARY_ROW(sqrt_f32, float, sqrtf(x))
 UNARY_ROW(sqrt_f64, double, sqrt(x))
-UNARY_ROW(sigmoid_f32, float, 1.0f / (1.0f + expf(-x)))
-UNARY_ROW(sigmoid_f64, double, 1.0 / (1.0 + exp(-x)))
-UNARY_ROW(tanh_f32, float, tanhf(x))
-UNARY_ROW(tanh_f64, double, tanh(x))
 
 static unary_row unary_fn(int op, tfd_dtype dt) {
-  static const unary_row f32[U_COUNT] = {neg_f32, abs_f32, square_f32, relu_f32, exp_f32, log_f32, sqrt_f32,
-                                         sigmoid_f32, tanh_f32};
-  static const unary_row f64[U_COUNT] = {neg_f64, abs_f64, square_f64, relu_f64, exp_f64, log_f64, sqrt_f64,
-                                         sigmoid_f64, tanh_f64};
-  static const unary_row i32[U_COUNT] = {neg_i32, abs_i32, square_i32, relu_i32};
-  static const unary_row i64[U_COUNT] = {neg_i64, abs_i64, square_i64, relu_i64};
+  static const unary_row f32[U_COUNT] = {neg_f32, abs_f32, square_f32, NULL, NULL, exp_f32, log_f32, sqrt_f32};
+  static const unary_row f64[U_COUNT] = {neg_f64, abs_f64, square_f64, NULL, NULL, exp_f64, log_f64, sqrt_f64};
+  static const unary_row i32[U_COUNT] = {neg_i32, abs_i32, square_i32, relu_i32, relu6_i32};
+  static const unary_row i64[U_COUNT] = {neg_i64, abs_i64, square_i64, relu_i64, relu6_i64};
   switch (dt) {
     case TFD_FLOAT32: return f32[op];
     case TFD_FLOAT64: return f64[op];
@@ -164,6 +160,9 @@ static unary_row unary_fn(int op, tfd_dtype dt) {
 /* ---- unary ---- */
 typedef struct unary_job {
   unary_row fn;
+  tfd_activation act; /* float activations: activation.c's rows instead of fn */
+  double alpha;
+  tfd_dtype dt;
   char *o;
   const char *a;
   size_t es;
@@ -171,23 +170,41 @@ typedef struct unary_job {
 
 static void unary_range(int64_t b, int64_t e, void *arg) {
   unary_job *j = arg;
-  j->fn(j->o + b * (int64_t)j->es, j->a + b * (int64_t)j->es, e - b);
+  char *o = j->o + b * (int64_t)j->es;
+  const char *a = j->a + b * (int64_t)j->es;
+  if (!j->act) j->fn(o, a, e - b);
+  else if (j->dt == TFD_FLOAT32) tfd_activation_f32(j->act, (float *)o, (const float *)a, e - b, (float)j->alpha);
+  else tfd_activation_f64(j->act, (double *)o, (const double *)a, e - b, j->alpha);
+}
+
+static tfd_activation float_activation(int code) {
+  switch (code) {
+    case U_RELU: return TFD_ACT_RELU;
+    case U_RELU6: return TFD_ACT_RELU6;
+    case U_ELU: return TFD_ACT_ELU;
+    case U_LEAKY_RELU: return TFD_ACT_LEAKY_RELU;
+    case U_SIGMOID: return TFD_ACT_SIGMOID;
+    case U_TANH: return TFD_ACT_TANH;
+    default: return TFD_ACT_NONE;
+  }
 }
 
 static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
-  unary_row fn = unary_fn(k->code, dt);
-  if (!fn) {
+  bool is_float = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  tfd_activation act = is_float ? float_activation(k->code) : TFD_ACT_NONE;
+  unary_row fn = act ? NULL : unary_fn(k->code, dt);
+  if (!fn && !act) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, dt, in);
   if (!out) return;
-  unary_job j = {fn, tfd_tensor_data(out), tfd_tensor_const_data(in), tfd_dtype_size(dt)};
+  unary_job j = {fn, act, k->alpha, dt, tfd_tensor_data(out), tfd_tensor_const_data(in), tfd_dtype_size(dt)};
   int64_t n = tfd_tensor_numel(in);
   if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, k->code >= U_EXP ? 20 : 2, unary_range, &j);
-  else if (n) fn(j.o, j.a, n);
+  else if (n) unary_range(0, n, &j);
   c->outputs[0] = out;
 }
 
@@ -347,7 +364,8 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
 tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   (void)st;
   static const char *const binary[] = {"Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"};
-  static const char *const unary[] = {"Neg", "Abs", "Square", "Relu", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh"};
+  static const char *const unary[] = {"Neg", "Abs",  "Square",  "Relu", "Relu6", "Exp",
+                                      "Log", "Sqrt", "Sigmoid", "Tanh", "Elu",   "LeakyRelu"};
   const char *op = init->op->name;
   if (strcmp(op, "AddV2") == 0) op = "Add";
   for (int i = 0; i < B_COUNT; i++)
@@ -359,6 +377,7 @@ tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   for (int i = 0; i < U_COUNT; i++)
     if (strcmp(op, unary[i]) == 0) {
       k->code = i;
+      k->alpha = tfd_attr_float(init->node, "alpha", 0.2);
       k->compute = k_unary;
       return TFD_OK;
     }

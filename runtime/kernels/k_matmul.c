@@ -1,12 +1,127 @@
-/* MatMul on OpenBLAS: sgemm/dgemm, and sgemv/dgemv when the left side has one row
- * (sgemm with one row can be several times slower than sgemv). */
+/* MatMul and _FusedMatMul (MatMul + BiasAdd + an activation, TensorFlow's remapper output).
+ *
+ * Where the work runs, and why:
+ * - A float32 product whose weights (input 1) the graph optimiser marked constant
+ *   (`_tfd_weights_constant`) and whose left side has at least TFD_DNNL_MIN_ROWS rows goes to
+ *   oneDNN when it is built in: the weights are reordered once into the primitive's own blocked
+ *   layout and kept by the kernel (one executor's kernel: once per executor, not once per run),
+ *   and bias and activation run in the primitive's epilogue. Measured on Sapphire Rapids and
+ *   Zen 4, MLP 784-512-512-10 layers: 1.3-1.4x faster than cblas_sgemm at 64 and 256 rows.
+ * - Everything else is OpenBLAS, which tfdev runs single-threaded and splits over the
+ *   device's intra-op pool itself, so intra_op_threads bounds it: columns for one row (sgemv is
+ *   memory bound and each thread then streams its own slice of the weights), otherwise the
+ *   longer of rows and columns. A one-row product is sgemv (sgemm with one row is several times
+ *   slower); it stays on OpenBLAS even with constant weights because oneDNN's one-row matmul
+ *   measured 10% slower there.
+ * - The fused epilogue of the OpenBLAS path writes the bias into the output first and lets the
+ *   BLAS accumulate onto it (beta = 1), then applies the activation to each thread's block while
+ *   it is still in cache. */
 #include <cblas.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../core/status_internal.h"
+#include "activation.h"
+#include "dnnl_matmul.h"
 #include "kernel.h"
 
+void openblas_set_num_threads(int num_threads);
+
+/* What a MatMul node computes beyond the product. */
+typedef struct matmul_attrs {
+  bool fused;    /* _FusedMatMul: input 2 is the bias */
+  tfd_activation act;
+  double alpha; /* LeakyRelu's slope */
+  bool weights_constant;
+  tfd_dnnl_matmul *dnnl; /* packed-weight primitives, when oneDNN takes this node */
+} matmul_attrs;
+
+/* A block of the output: rows [r0, r1) x columns [c0, c1). */
+typedef struct gemm_job {
+  const matmul_attrs *attrs;
+  bool f32, ta, tb, split_rows;
+  int64_t m, n, k, lda, ldb;
+  const void *A, *B, *bias;
+  void *C;
+  int64_t chunk; /* rows or columns per block */
+} gemm_job;
+
+static void gemm_block(const gemm_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  int64_t rows = r1 - r0, cols = c1 - c0;
+  size_t es = j->f32 ? sizeof(float) : sizeof(double);
+  /* op(A) rows r0..r1: A + r0 rows (plain) or r0 columns (transposed); op(B) columns likewise. */
+  const char *A = (const char *)j->A + (size_t)(j->ta ? r0 : r0 * j->lda) * es;
+  const char *B = (const char *)j->B + (size_t)(j->tb ? c0 * j->ldb : c0) * es;
+  char *C = (char *)j->C + (size_t)(r0 * j->n + c0) * es;
+  bool fused = j->attrs->fused;
+  if (fused)
+    for (int64_t r = 0; r < rows; r++) memcpy(C + (size_t)(r * j->n) * es, (const char *)j->bias + (size_t)c0 * es, (size_t)cols * es);
+  if (j->k == 0) {
+    if (!fused)
+      for (int64_t r = 0; r < rows; r++) memset(C + (size_t)(r * j->n) * es, 0, (size_t)cols * es);
+  } else if (j->m == 1) {
+    /* y = op(B)^T x over columns c0..c1 of op(B): B's rows when transposed, else its columns. */
+    enum CBLAS_TRANSPOSE t = j->tb ? CblasNoTrans : CblasTrans;
+    int br = (int)(j->tb ? cols : j->k), bc = (int)(j->tb ? j->k : cols);
+    int inc_x = j->ta ? (int)j->lda : 1; /* a transposed with one column: x is strided */
+    if (j->f32)
+      cblas_sgemv(CblasRowMajor, t, br, bc, 1.0f, (const float *)B, (int)j->ldb, (const float *)A, inc_x,
+                  fused ? 1.0f : 0.0f, (float *)C, 1);
+    else
+      cblas_dgemv(CblasRowMajor, t, br, bc, 1.0, (const double *)B, (int)j->ldb, (const double *)A, inc_x,
+                  fused ? 1.0 : 0.0, (double *)C, 1);
+  } else {
+    enum CBLAS_TRANSPOSE ta = j->ta ? CblasTrans : CblasNoTrans, tb = j->tb ? CblasTrans : CblasNoTrans;
+    if (j->f32)
+      cblas_sgemm(CblasRowMajor, ta, tb, (int)rows, (int)cols, (int)j->k, 1.0f, (const float *)A, (int)j->lda,
+                  (const float *)B, (int)j->ldb, fused ? 1.0f : 0.0f, (float *)C, (int)j->n);
+    else
+      cblas_dgemm(CblasRowMajor, ta, tb, (int)rows, (int)cols, (int)j->k, 1.0, (const double *)A, (int)j->lda,
+                  (const double *)B, (int)j->ldb, fused ? 1.0 : 0.0, (double *)C, (int)j->n);
+  }
+  if (!j->attrs->act) return;
+  for (int64_t r = 0; r < rows; r++) {
+    char *row = C + (size_t)(r * j->n) * es;
+    if (j->f32) tfd_activation_f32(j->attrs->act, (float *)row, (const float *)row, cols, (float)j->attrs->alpha);
+    else tfd_activation_f64(j->attrs->act, (double *)row, (const double *)row, cols, j->attrs->alpha);
+  }
+}
+
+static void gemm_range(int64_t b, int64_t e, void *arg) {
+  const gemm_job *j = arg;
+  for (int64_t i = b; i < e; i++) {
+    int64_t lo = i * j->chunk, hi = lo + j->chunk;
+    if (j->split_rows) gemm_block(j, lo, hi < j->m ? hi : j->m, 0, j->n);
+    else gemm_block(j, 0, j->m, lo, hi < j->n ? hi : j->n);
+  }
+}
+
+/* Blocks no smaller than this many rows or columns: below it a thread's
+ * share costs less than waking it. */
+#define MIN_BLOCK_ROWS 16
+#define MIN_BLOCK_COLS 64
+
+static void blas_matmul(gemm_job *j, tfd_threadpool *pool) {
+  int64_t threads = pool ? tfd_threadpool_num_threads(pool) : 1;
+  if (threads < 1) threads = 1;
+  if (j->m * j->n * (j->k + 1) < (int64_t)1 << 16) threads = 1; /* too small to share */
+  j->split_rows = j->m > 1 && j->m / MIN_BLOCK_ROWS >= j->n / MIN_BLOCK_COLS;
+  int64_t extent = j->split_rows ? j->m : j->n, min_block = j->split_rows ? MIN_BLOCK_ROWS : MIN_BLOCK_COLS;
+  int64_t blocks = extent / min_block;
+  if (blocks > threads) blocks = threads;
+  if (blocks < 1) blocks = 1;
+  j->chunk = (extent + blocks - 1) / blocks;
+  if (!j->split_rows && blocks > 1) j->chunk = (j->chunk + 15) / 16 * 16; /* whole vectors per thread */
+  blocks = (extent + j->chunk - 1) / j->chunk;
+  if (blocks == 1) gemm_range(0, 1, j);
+  else tfd_threadpool_parallel_for(pool, blocks, INT64_MAX / blocks, gemm_range, j);
+}
+
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
+  matmul_attrs *attrs = k->state;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   if (tfd_tensor_ndims(a) != 2 || tfd_tensor_ndims(b) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] must be matrices, got ranks %d and %d",
@@ -25,37 +140,89 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
                     (long long)ar, (long long)ac, (long long)br, (long long)bc);
     return;
   }
+  tfd_tensor *bias = NULL;
+  if (attrs->fused) {
+    bias = c->inputs[2];
+    if (tfd_tensor_dtype(bias) != tfd_tensor_dtype(a) || tfd_tensor_ndims(bias) != 1 || tfd_tensor_dim(bias, 0) != n) {
+      tfd_shape s;
+      char buf[96];
+      tfd_shape_of_tensor(bias, &s);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must be a %s vector of %lld elements (the product's columns), got %s %s",
+                      tfd_dtype_name(tfd_tensor_dtype(a)), (long long)n, tfd_dtype_name(tfd_tensor_dtype(bias)),
+                      tfd_shape_string(&s, buf, sizeof buf));
+      return;
+    }
+  }
   int64_t dims[2] = {m, n};
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(a), dims, 2);
   if (!out) return;
   c->outputs[0] = out;
   if (m == 0 || n == 0) return;
   bool f32 = tfd_tensor_dtype(a) == TFD_FLOAT32;
-  if (ka == 0) {
-    memset(tfd_tensor_data(out), 0, tfd_tensor_byte_size(out));
-    return;
-  }
   const void *A = tfd_tensor_const_data(a), *B = tfd_tensor_const_data(b);
-  void *C = tfd_tensor_data(out);
-  if (m == 1) {
-    /* y[n] = op(B)^T x: B is stored br x bc, row-major. */
-    enum CBLAS_TRANSPOSE t = k->tb ? CblasNoTrans : CblasTrans;
-    int inc_x = k->ta ? (int)ac : 1; /* a transposed with one column: x is strided */
-    if (f32) cblas_sgemv(CblasRowMajor, t, (int)br, (int)bc, 1.0f, B, (int)bc, A, inc_x, 0.0f, C, 1);
-    else cblas_dgemv(CblasRowMajor, t, (int)br, (int)bc, 1.0, B, (int)bc, A, inc_x, 0.0, C, 1);
-    return;
+  const void *bias_data = bias ? tfd_tensor_const_data(bias) : NULL;
+  if (attrs->dnnl && f32 && ka > 0 && m >= TFD_DNNL_MIN_ROWS) {
+    /* A oneDNN failure (a shape its build cannot do, memory) leaves the product to OpenBLAS. */
+    tfd_status st = TFD_STATUS_INIT;
+    int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+    tfd_code code = tfd_dnnl_matmul_run(attrs->dnnl, A, B, bias_data, tfd_tensor_data(out), m, n, ka, threads, &st);
+    tfd_status_clear(&st);
+    if (code == TFD_OK) return;
   }
-  enum CBLAS_TRANSPOSE ta = k->ta ? CblasTrans : CblasNoTrans, tb = k->tb ? CblasTrans : CblasNoTrans;
-  if (f32)
-    cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)ka, 1.0f, A, (int)ac, B, (int)bc, 0.0f, C, (int)n);
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)ka, 1.0, A, (int)ac, B, (int)bc, 0.0, C, (int)n);
+  gemm_job j = {attrs, f32, k->ta, k->tb, false, m, n, ka, ac, bc, A, B, bias_data, tfd_tensor_data(out), 0};
+  blas_matmul(&j, c->intra_pool);
+}
+
+static void matmul_cleanup(tfd_kernel *k) {
+  matmul_attrs *attrs = k->state;
+  if (!attrs) return;
+  tfd_dnnl_matmul_free(attrs->dnnl);
+  free(attrs);
+  k->state = NULL;
+}
+
+/* tfdev owns BLAS parallelism (see the top of this file): OpenBLAS's own
+ * threads would ignore intra_op_threads. Done once per process; a host that
+ * calls OpenBLAS itself may raise it again, and then tfdev's products can
+ * use more cores than the options say. */
+static void single_threaded_blas(void) { openblas_set_num_threads(1); }
+
+/* The fused_ops TensorFlow's _FusedMatMul kernel accepts: BiasAdd, then at
+ * most one activation. */
+static tfd_code parse_fused_ops(const tfd_node_def *node, matmul_attrs *attrs, tfd_status *st) {
+  const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
+  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
+  int64_t num_args = tfd_attr_int(node, "num_args", 0);
+  bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0 && num_args == 1;
+  if (ok && len == 2) ok = (attrs->act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
+  if (ok) return TFD_OK;
+  char *list = NULL;
+  size_t list_len = 0;
+  FILE *f = open_memstream(&list, &list_len);
+  for (size_t i = 0; f && i < len; i++) fprintf(f, "%s%s", i ? "," : "", v->list_s[i]);
+  if (f) fclose(f);
+  tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (_FusedMatMul): Fusion is not implemented: [%s]%s",
+                  tfd_node_def_name(node), list ? list : "",
+                  num_args != 1 && len >= 1 ? " (BiasAdd takes num_args = 1)" : "");
+  free(list);
+  return TFD_UNIMPLEMENTED;
 }
 
 tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  (void)st;
+  static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+  pthread_once(&blas_once, single_threaded_blas);
+  matmul_attrs *attrs = calloc(1, sizeof *attrs);
+  if (!attrs) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  k->state = attrs;
+  k->cleanup = matmul_cleanup;
   k->ta = tfd_attr_bool(init->node, "transpose_a", false);
   k->tb = tfd_attr_bool(init->node, "transpose_b", false);
   k->compute = k_matmul;
+  attrs->fused = strcmp(init->op->name, "_FusedMatMul") == 0;
+  attrs->alpha = tfd_attr_float(init->node, "leakyrelu_alpha", 0.2);
+  if (attrs->fused && parse_fused_ops(init->node, attrs, st) != TFD_OK) return tfd_status_code(st);
+  attrs->weights_constant = tfd_attr_bool(init->node, TFD_WEIGHTS_CONSTANT_ATTR, false);
+  if (attrs->weights_constant && init->in_types && init->in_types[0] == TFD_FLOAT32)
+    attrs->dnnl = tfd_dnnl_matmul_new(k->ta, k->tb, attrs->fused, attrs->act, (float)attrs->alpha);
   return TFD_OK;
 }

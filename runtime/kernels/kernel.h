@@ -54,6 +54,8 @@ struct tfd_kernel {
   /* Parameters, read from attributes at creation. */
   int code; /* which elementwise/reduction function */
   bool ta, tb, keep_dims;
+  double alpha;                  /* LeakyRelu's slope */
+  void *state;                   /* kernel-owned data, freed by cleanup (MatMul: packed weights) */
   int64_t index;
   tfd_dtype dst;
   tfd_tensor *value;
@@ -99,6 +101,7 @@ bool tfd_kernel_check_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_t
 /* Attribute readers with defaults. */
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt);
 int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt);
+double tfd_attr_float(const tfd_node_def *n, const char *name, double dflt);
 tfd_dtype tfd_attr_dtype(const tfd_node_def *n, const char *name, tfd_dtype dflt);
 const char *tfd_attr_string(const tfd_node_def *n, const char *name, const char *dflt);
 

@@ -25,9 +25,10 @@ static const kernel_entry kernels[] = {
     CPU("RealDiv", tfd_setup_cwise), CPU("Maximum", tfd_setup_cwise), CPU("Minimum", tfd_setup_cwise),
     CPU("Neg", tfd_setup_cwise), CPU("Abs", tfd_setup_cwise), CPU("Exp", tfd_setup_cwise), CPU("Log", tfd_setup_cwise),
     CPU("Sqrt", tfd_setup_cwise), CPU("Square", tfd_setup_cwise), CPU("Relu", tfd_setup_cwise),
+    CPU("Relu6", tfd_setup_cwise), CPU("Elu", tfd_setup_cwise), CPU("LeakyRelu", tfd_setup_cwise),
     CPU("Sigmoid", tfd_setup_cwise), CPU("Tanh", tfd_setup_cwise), CPU("Softmax", tfd_setup_cwise),
     CPU("BiasAdd", tfd_setup_cwise), CPU("Sum", tfd_setup_reduce), CPU("Mean", tfd_setup_reduce),
-    CPU("Max", tfd_setup_reduce), CPU("MatMul", tfd_setup_matmul), CPU("RandomUniform", tfd_setup_random),
+    CPU("Max", tfd_setup_reduce), CPU("MatMul", tfd_setup_matmul), CPU("_FusedMatMul", tfd_setup_matmul), CPU("RandomUniform", tfd_setup_random),
     CPU("RandomStandardNormal", tfd_setup_random), CPU("VarHandleOp", tfd_setup_variable),
     CPU("ReadVariableOp", tfd_setup_variable), CPU("AssignVariableOp", tfd_setup_variable),
     CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),
@@ -143,6 +144,11 @@ bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt) {
 int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt) {
   const tfd_attr_value *v = tfd_node_def_attr(n, name);
   return v && v->type == TFD_ATTR_INT ? v->i : dflt;
+}
+
+double tfd_attr_float(const tfd_node_def *n, const char *name, double dflt) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, name);
+  return v && v->type == TFD_ATTR_FLOAT ? v->f : dflt;
 }
 
 tfd_dtype tfd_attr_dtype(const tfd_node_def *n, const char *name, tfd_dtype dflt) {

@@ -23,6 +23,7 @@
 #include "../graph/graph_def_internal.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
+#include "graph_optimizer.h"
 #include "tfdev/session.h"
 
 /* The process-wide counters DESIGN.md allows: step ids and session handles. */
@@ -408,14 +409,17 @@ tfd_device_mgr *tfd_session_device_mgr(tfd_session *s) { return s->mgr; }
 int tfd_session_num_executors_built(const tfd_session *s) { return s->num_bundles; }
 
 /* ---- graph ---- */
-/* Names and ops starting with '_' belong to the runtime (feeds, fetches, sends). */
+/* Names starting with '_' and the ops only the session adds (feeds, fetches, sends) belong to
+ * the runtime. Other '_' ops, like _FusedMatMul, are TensorFlow's internal ops that exported
+ * graphs carry; they are welcome. */
 static tfd_code check_user_nodes(const tfd_graph_def *def, tfd_status *st) {
   for (size_t i = 0; i < tfd_graph_def_num_nodes(def); i++) {
     const tfd_node_def *n = tfd_graph_def_node(def, i);
     if (tfd_node_def_name(n)[0] == '_')
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node name '%s' is invalid: names starting with '_' are reserved",
                              tfd_node_def_name(n));
-    if (tfd_node_def_op(n)[0] == '_')
+    const tfd_op_def *op = tfd_op_lookup(tfd_node_def_op(n));
+    if (op && op->runtime_only)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': op '%s' is internal to the runtime",
                              tfd_node_def_name(n), tfd_node_def_op(n));
   }
@@ -629,6 +633,10 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
   /* Compact the non-empty partitions to the front, one executor each. */
   for (int d = 0; d < s->num_devices; d++) {
     if (!parts[d]) continue;
+    if (tfd_session_options_optimize_graph(s->options) && tfd_optimize_partition(&parts[d], s->devices[d], st) != TFD_OK) {
+      tfd_status_prefixf(st, "optimizing the partition for %s: ", tfd_device_name(s->devices[d]));
+      goto fail;
+    }
     tfd_graph *part = tfd_graph_build(parts[d], st);
     if (!part) {
       tfd_status_prefixf(st, "partition for %s: ", tfd_device_name(s->devices[d]));

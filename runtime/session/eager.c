@@ -24,7 +24,7 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
     if (!inputs[i]) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "op %s: input %d is NULL", tfd_node_def_op(spec), i);
   const char *op = tfd_node_def_op(spec);
   const tfd_op_def *def = tfd_op_lookup(op);
-  if (!def || op[0] == '_')
+  if (!def || def->runtime_only)
     return tfd_status_setf(st, def ? TFD_INVALID_ARGUMENT : TFD_NOT_FOUND, "op type not registered '%s'", op);
   if (!tfd_kernel_supported(op, tfd_device_type(d)))
     return tfd_status_setf(st, TFD_NOT_FOUND, "no %s kernel for op %s on %s", tfd_device_type(d), op, tfd_device_name(d));

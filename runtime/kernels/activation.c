@@ -1,0 +1,69 @@
+/* Activation rows for float32 and float64 (see activation.h).
+ *
+ * Relu is max(x, 0) and Relu6 min(max(x, 0), 6), written as selects the
+ * compiler turns into maxps/minps; a NaN input gives 0 (Relu) as
+ * TensorFlow's CPU kernels do. LeakyRelu is select(x > 0, x, alpha * x)
+ * and Elu select(x < 0, expm1(x), x), TensorFlow's definitions. */
+#include "activation.h"
+
+#include <math.h>
+#include <string.h>
+
+tfd_activation tfd_activation_of_op(const char *op) {
+  static const char *const names[TFD_ACT_COUNT] = {"", "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
+  for (int i = 1; i < TFD_ACT_COUNT; i++)
+    if (op && strcmp(op, names[i]) == 0) return (tfd_activation)i;
+  return TFD_ACT_NONE;
+}
+
+/* Each activation gets an in-place loop and a copying loop, both with
+ * restrict pointers: a single loop called with o == a would break restrict's
+ * promise, and without restrict the compiler adds an overlap check that
+ * sends the in-place call (the fused epilogue's) down the scalar path. */
+#define ROWS(NAME, T, EXPR)                                                              \
+  static void NAME##_inplace(T *restrict x, int64_t n, T alpha) {                        \
+    (void)alpha;                                                                         \
+    for (int64_t i = 0; i < n; i++) {                                                    \
+      T v = x[i];                                                                        \
+      x[i] = (EXPR);                                                                     \
+    }                                                                                    \
+  }                                                                                      \
+  static void NAME##_copy(T *restrict o, const T *restrict a, int64_t n, T alpha) {      \
+    (void)alpha;                                                                         \
+    for (int64_t i = 0; i < n; i++) {                                                    \
+      T v = a[i];                                                                        \
+      o[i] = (EXPR);                                                                     \
+    }                                                                                    \
+  }
+
+#define RELU(T, v) ((v) > (T)0 ? (v) : (T)0)
+
+#define ACTIVATIONS(T, S, EXP, EXPM1, TANH)                                              \
+  ROWS(relu_##S, T, RELU(T, v))                                                          \
+  ROWS(relu6_##S, T, RELU(T, v) < (T)6 ? RELU(T, v) : (T)6)                              \
+  ROWS(leaky_##S, T, v > (T)0 ? v : alpha * v)                                           \
+  ROWS(elu_##S, T, v < (T)0 ? EXPM1(v) : v)                                              \
+  ROWS(tanh_##S, T, TANH(v))                                                             \
+  ROWS(sigmoid_##S, T, (T)1 / ((T)1 + EXP(-v)))                                          \
+  typedef void (*inplace_##S)(T *restrict, int64_t, T);                                  \
+  typedef void (*copy_##S)(T *restrict, const T *restrict, int64_t, T);                  \
+  void tfd_activation_##S(tfd_activation act, T *o, const T *a, int64_t n, T alpha) {    \
+    static const inplace_##S in_place[TFD_ACT_COUNT] = {NULL,         relu_##S##_inplace,  \
+                                                        relu6_##S##_inplace, elu_##S##_inplace, \
+                                                        leaky_##S##_inplace, tanh_##S##_inplace, \
+                                                        sigmoid_##S##_inplace};          \
+    static const copy_##S copying[TFD_ACT_COUNT] = {NULL,       relu_##S##_copy,         \
+                                                    relu6_##S##_copy, elu_##S##_copy,    \
+                                                    leaky_##S##_copy, tanh_##S##_copy,   \
+                                                    sigmoid_##S##_copy};                 \
+    if ((int)act <= TFD_ACT_NONE || act >= TFD_ACT_COUNT) {                              \
+      if (o != a) memcpy(o, a, (size_t)n * sizeof(T));                                   \
+    } else if (o == a) {                                                                 \
+      in_place[act](o, n, alpha);                                                        \
+    } else {                                                                             \
+      copying[act](o, a, n, alpha);                                                      \
+    }                                                                                    \
+  }
+
+ACTIVATIONS(float, f32, expf, expm1f, tanhf)
+ACTIVATIONS(double, f64, exp, expm1, tanh)

@@ -1,0 +1,32 @@
+/* Activations shared by the elementwise kernels and the fused MatMul epilogue.
+ *
+ * One place computes Relu, Relu6, Elu, LeakyRelu, Tanh and Sigmoid, so a
+ * fused node gives bit-for-bit what the unfused chain gives. Each row
+ * function reads a[0..n) and writes o[0..n); o may equal a. They are written
+ * branch-free so that they vectorise at any optimisation level that
+ * vectorises at all, and do not fall to compare-and-branch at -O2. */
+#ifndef TFDEV_RUNTIME_ACTIVATION_H
+#define TFDEV_RUNTIME_ACTIVATION_H
+
+#include <stdint.h>
+
+typedef enum tfd_activation {
+  TFD_ACT_NONE,
+  TFD_ACT_RELU,
+  TFD_ACT_RELU6,
+  TFD_ACT_ELU,
+  TFD_ACT_LEAKY_RELU,
+  TFD_ACT_TANH,
+  TFD_ACT_SIGMOID,
+  TFD_ACT_COUNT
+} tfd_activation;
+
+/* The activation an op name stands for ("Relu", "Relu6", "Elu", "LeakyRelu",
+ * "Tanh", "Sigmoid"), or TFD_ACT_NONE. */
+tfd_activation tfd_activation_of_op(const char *op);
+
+/* o[i] = act(a[i]); alpha is LeakyRelu's slope (ignored by the others). */
+void tfd_activation_f32(tfd_activation act, float *o, const float *a, int64_t n, float alpha);
+void tfd_activation_f64(tfd_activation act, double *o, const double *a, int64_t n, double alpha);
+
+#endif
