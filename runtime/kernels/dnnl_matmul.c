@@ -34,6 +34,7 @@ tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B,
 
 typedef struct shape_entry {
   int64_t m, n, k;
+  int threads;    /* oneDNN splits the work when the primitive is made: the count is part of the key */
   const float *B; /* the weights this entry packed */
   uint64_t used;  /* tick of the last run, for eviction */
   dnnl_primitive_t prim;
@@ -106,7 +107,8 @@ static dnnl_status_t append_activation(dnnl_post_ops_t po, tfd_activation act, f
 }
 
 /* The primitive for one shape, and the weights reordered into its layout. */
-static dnnl_status_t entry_make(tfd_dnnl_matmul *p, shape_entry *e, const float *B, int64_t m, int64_t n, int64_t k) {
+static dnnl_status_t entry_make(tfd_dnnl_matmul *p, shape_entry *e, const float *B, int64_t m, int64_t n, int64_t k,
+                                int threads) {
   dnnl_memory_desc_t src_md, w_plain, w_any, bias_md, dst_md;
   dnnl_dims_t w_dims = {k, n}, bias_dims = {1, n};
   dnnl_primitive_attr_t attr = NULL;
@@ -116,7 +118,7 @@ static dnnl_status_t entry_make(tfd_dnnl_matmul *p, shape_entry *e, const float 
   dnnl_memory_t w_user = NULL;
   dnnl_matmul_desc_t desc;
   dnnl_status_t s;
-  *e = (shape_entry){.m = m, .n = n, .k = k, .B = B};
+  *e = (shape_entry){.m = m, .n = n, .k = k, .threads = threads, .B = B};
 #define TRY(call)                        \
   if ((s = (call)) != dnnl_success) goto done
   TRY(matrix_md(&src_md, m, k, p->ta));
@@ -156,11 +158,12 @@ done:
   return s;
 }
 
-static shape_entry *find_entry(tfd_dnnl_matmul *p, const float *B, int64_t m, int64_t n, int64_t k, dnnl_status_t *s) {
+static shape_entry *find_entry(tfd_dnnl_matmul *p, const float *B, int64_t m, int64_t n, int64_t k, int threads,
+                               dnnl_status_t *s) {
   shape_entry *e = NULL;
   for (int i = 0; i < p->num_entries; i++) {
     shape_entry *x = &p->entries[i];
-    if (x->m == m && x->n == n && x->k == k && x->B == B) return x;
+    if (x->m == m && x->n == n && x->k == k && x->threads == threads && x->B == B) return x;
   }
   if (p->num_entries < CACHED_SHAPES) {
     e = &p->entries[p->num_entries++];
@@ -170,7 +173,7 @@ static shape_entry *find_entry(tfd_dnnl_matmul *p, const float *B, int64_t m, in
       if (p->entries[i].used < e->used) e = &p->entries[i];
     entry_clear(e);
   }
-  if ((*s = entry_make(p, e, B, m, n, k)) == dnnl_success) return e;
+  if ((*s = entry_make(p, e, B, m, n, k, threads)) == dnnl_success) return e;
   /* Keep the table dense: move the last entry into the failed slot. */
   *e = p->entries[--p->num_entries];
   p->entries[p->num_entries] = (shape_entry){0};
@@ -180,8 +183,11 @@ static shape_entry *find_entry(tfd_dnnl_matmul *p, const float *B, int64_t m, in
 tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B, const float *bias, float *C, int64_t m,
                              int64_t n, int64_t k, int threads, tfd_status *st) {
   dnnl_status_t s = dnnl_success;
+  if (threads < 1) threads = 1;
+  /* Before the primitive is made, not only before it runs: oneDNN reads the count then. */
+  omp_set_num_threads(threads);
   pthread_mutex_lock(&p->mu);
-  shape_entry *e = find_entry(p, B, m, n, k, &s);
+  shape_entry *e = find_entry(p, B, m, n, k, threads, &s);
   if (e) {
     e->used = ++p->tick;
     dnnl_memory_set_data_handle(e->src, (void *)A);
@@ -189,7 +195,6 @@ tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B,
     if (e->bias) dnnl_memory_set_data_handle(e->bias, (void *)bias);
     dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dst},
                                {DNNL_ARG_BIAS, e->bias}};
-    omp_set_num_threads(threads > 0 ? threads : 1);
     s = dnnl_primitive_execute(e->prim, p->stream, e->bias ? 4 : 3, args);
     if (s == dnnl_success) s = dnnl_stream_wait(p->stream);
   }

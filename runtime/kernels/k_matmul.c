@@ -17,7 +17,6 @@
  *   BLAS accumulate onto it (beta = 1), then applies the activation to each thread's block while
  *   it is still in cache. */
 #include <cblas.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include "kernel.h"
 
 void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
 
 /* What a MatMul node computes beyond the product. */
 typedef struct matmul_attrs {
@@ -99,12 +99,23 @@ static void gemm_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
+/* tfdev owns BLAS parallelism (see the top of this file): OpenBLAS's own
+ * threads would ignore intra_op_threads, and several pool threads each
+ * calling a multi-threaded OpenBLAS would oversubscribe the cores. OpenBLAS
+ * has one process-wide thread count, so a host that raises it for its own
+ * calls gets it lowered again by the next product tfdev runs; reading it is
+ * a load, so the check costs nothing on the warm path. */
+static void single_threaded_blas(void) {
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
+
 /* Blocks no smaller than this many rows or columns: below it a thread's
  * share costs less than waking it. */
 #define MIN_BLOCK_ROWS 16
 #define MIN_BLOCK_COLS 64
 
 static void blas_matmul(gemm_job *j, tfd_threadpool *pool) {
+  single_threaded_blas();
   int64_t threads = pool ? tfd_threadpool_num_threads(pool) : 1;
   if (threads < 1) threads = 1;
   if (j->m * j->n * (j->k + 1) < (int64_t)1 << 16) threads = 1; /* too small to share */
@@ -181,12 +192,6 @@ static void matmul_cleanup(tfd_kernel *k) {
   k->state = NULL;
 }
 
-/* tfdev owns BLAS parallelism (see the top of this file): OpenBLAS's own
- * threads would ignore intra_op_threads. Done once per process; a host that
- * calls OpenBLAS itself may raise it again, and then tfdev's products can
- * use more cores than the options say. */
-static void single_threaded_blas(void) { openblas_set_num_threads(1); }
-
 /* The fused_ops TensorFlow's _FusedMatMul kernel accepts: BiasAdd, then at
  * most one activation. */
 static tfd_code parse_fused_ops(const tfd_node_def *node, matmul_attrs *attrs, tfd_status *st) {
@@ -209,8 +214,6 @@ static tfd_code parse_fused_ops(const tfd_node_def *node, matmul_attrs *attrs, t
 }
 
 tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-  pthread_once(&blas_once, single_threaded_blas);
   matmul_attrs *attrs = calloc(1, sizeof *attrs);
   if (!attrs) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   k->state = attrs;

@@ -105,15 +105,12 @@ static tfd_graph_def *fold_constants(const tfd_graph *g, tfd_device *device, tfd
   }
   for (int i = 0; i < g->n; i++) {
     const tfd_gnode *n = &g->nodes[i];
-    tfd_code code;
-    if (folded[i]) {
-      code = append_const(out, n->def, values[i], st);
-    } else {
-      /* A Const read only by nodes that folded is no longer needed. */
-      bool dead = values[i] && n->num_out_edges > 0;
-      for (int e = 0; dead && e < n->num_out_edges; e++) dead = folded[n->out_edges[e].dst];
-      code = dead ? TFD_OK : tfd_graph_def_append_node(out, n->def, st);
-    }
+    /* A constant (given or folded) read only by nodes that folded is no longer needed. */
+    bool dead = values[i] && n->num_out_edges > 0;
+    for (int e = 0; dead && e < n->num_out_edges; e++) dead = folded[n->out_edges[e].dst];
+    tfd_code code = dead        ? TFD_OK
+                    : folded[i] ? append_const(out, n->def, values[i], st)
+                                : tfd_graph_def_append_node(out, n->def, st);
     if (code != TFD_OK) {
       tfd_graph_def_free(out);
       out = NULL;
