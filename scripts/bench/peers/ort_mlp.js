@@ -4,7 +4,7 @@
 //   peer ort mlp b<B> t<T> <median microseconds> <cores>  InferenceSession run, called synchronously;
 //        cores = process CPU time / wall time over the timed runs
 //   peer ort_api mlp b<B> t<T> <median microseconds>  the public `await session.run()` (informative)
-//   info ort <text> / skip ort <reason>
+//   info ort <text> / skip ort <reason>  (info includes the fixed cost of one run of an Identity model)
 // and writes each batch's output (float32, little-endian) to OUT/ort_b<B>.f32 for tfdev_bench to
 // check against tfdev's own output.
 //   node ort_mlp.js --modules DIR/node_modules --model mlp.onnx --out DIR --configs "1:1:50:1001 ..."
@@ -12,6 +12,7 @@
 const fs = require('fs');
 const path = require('path');
 const { SIZES, mlpInput, parseConfigs, median, args } = require('./mlp_common.js');
+const { identityModel } = require('./make_onnx.js');
 
 const opt = args(process.argv.slice(2));
 let ort, binding;
@@ -44,6 +45,21 @@ async function main() {
   binding.initOrt();
   const sync = new Map(), api = new Map();
   const written = new Set();
+  {
+    const s = new binding.binding.InferenceSession();
+    const bytes = identityModel();
+    s.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, options(1));
+    const feeds = { x: new ort.Tensor('float32', mlpInput(1), [1, SIZES[0]]) }, fetches = { y: null };
+    const c = configs[0], t = new Float64Array(c.reps);
+    for (let i = 0; i < c.warm; i++) s.run(feeds, fetches, {});
+    for (let r = 0; r < c.reps; r++) {
+      const t0 = now();
+      s.run(feeds, fetches, {});
+      t[r] = now() - t0;
+    }
+    console.log(`info ort fixed cost of one synchronous run through the node binding (an Identity model, 1x784): ${median(t).toFixed(1)} us`);
+    s.dispose();
+  }
   for (const c of configs) {
     if (!sync.has(c.threads)) {
       const s = new binding.binding.InferenceSession();
