@@ -59,21 +59,23 @@ static void die(tfd_status *st, const char *what) {
   exit(1);
 }
 
+/* "model name" from /proc/cpuinfo, with the family and model numbers (a VM's name can be generic). */
 static void read_cpu_model(void) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f) return;
-  char line[256];
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) != 0) continue;
-    const char *v = strchr(line, ':');
+  char line[256], name[128] = "", family[16] = "", model[16] = "";
+  while (fgets(line, sizeof line, f) && !(name[0] && family[0] && model[0])) {
+    char *v = strchr(line, ':');
     if (!v) continue;
     v++;
     while (*v == ' ' || *v == '\t') v++;
-    snprintf(cpu_model, sizeof cpu_model, "%s", v);
-    cpu_model[strcspn(cpu_model, "\n")] = 0;
-    break;
+    v[strcspn(v, "\n")] = 0;
+    if (strncmp(line, "model name", 10) == 0) snprintf(name, sizeof name, "%s", v);
+    else if (strncmp(line, "cpu family", 10) == 0) snprintf(family, sizeof family, "%s", v);
+    else if (strncmp(line, "model\t", 6) == 0) snprintf(model, sizeof model, "%s", v);
   }
   fclose(f);
+  if (name[0]) snprintf(cpu_model, sizeof cpu_model, "%s (family %s model %s)", name, family, model);
 }
 
 /* Every table opens with its title and the machine it ran on. */
@@ -727,7 +729,7 @@ static void bench_mlp(void) {
       target_row("b1 t1: tfdev <= 0.85 x ONNX Runtime", o ? r->tfdev / o->us : 0, o, peer_missing(P_ORT), 0.85);
     } else if (r->cfg.batch > 1) {
       snprintf(what, sizeof what, "b%d t%d: tfdev <= 0.9 x ONNX Runtime%s", r->cfg.batch, r->cfg.threads,
-               r->cfg.threads > 1 ? ", both with that many intra-op threads" : "");
+               r->cfg.threads > 1 ? " (intra-op threads on both)" : "");
       target_row(what, o ? r->tfdev / o->us : 0, o, peer_missing(P_ORT), 0.9);
     }
   }
