@@ -1,0 +1,81 @@
+/* The C floor: the hand-written kernels tfdev_bench measures tfdev against, compiled at -O3
+ * whatever the build type (the pragma below; tfdev itself builds at -O2 in RelWithDebInfo), with
+ * branch-free loops the compiler vectorises (checked with objdump: ReLU is addps, cmpltps, andps).
+ * Included once, by bench_runtime.c: every function here is static. */
+#ifndef TFDEV_BENCH_FLOOR_H
+#define TFDEV_BENCH_FLOOR_H
+
+#include <math.h>
+#include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+
+/* BiasAdd in place: y[r][j] += b[j] over rows x n. */
+static void floor_bias(float *restrict y, const float *restrict b, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    float *restrict yr = y + (int64_t)r * n;
+    for (int j = 0; j < n; j++) yr[j] += b[j];
+  }
+}
+
+/* BiasAdd then ReLU in place. `v > 0 ? v : 0` vectorises to a compare and a mask: no branch per
+ * element. */
+static void floor_bias_relu(float *restrict y, const float *restrict b, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    float *restrict yr = y + (int64_t)r * n;
+    for (int j = 0; j < n; j++) {
+      float v = yr[j] + b[j];
+      yr[j] = v > 0.0f ? v : 0.0f;
+    }
+  }
+}
+
+static void floor_softmax(float *y, int rows, int n) {
+  for (int r = 0; r < rows; r++) {
+    float *yr = y + (int64_t)r * n, mx = yr[0], sum = 0;
+    for (int j = 1; j < n; j++) mx = yr[j] > mx ? yr[j] : mx;
+    for (int j = 0; j < n; j++) sum += (yr[j] = expf(yr[j] - mx));
+    float inv = 1.0f / sum;
+    for (int j = 0; j < n; j++) yr[j] *= inv;
+  }
+}
+
+/* STREAM's add, c[i] = a[i] + b[i], with normal stores. */
+static void floor_add_plain(float *restrict c, const float *restrict a, const float *restrict b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+}
+
+/* The same with streaming (non-temporal) stores, the store kind tfdev's AddV2 uses for outputs of
+ * 8 MiB and more (runtime/kernels/k_cwise.c). */
+static void floor_add_stream(float *restrict c, const float *restrict a, const float *restrict b, int64_t n) {
+#if defined(__SSE2__)
+  int64_t i = 0;
+  for (; i < n && ((uintptr_t)(c + i) & 15); i++) c[i] = a[i] + b[i];
+  for (; i + 16 <= n; i += 16) {
+    __m128 x0 = _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i));
+    __m128 x1 = _mm_add_ps(_mm_loadu_ps(a + i + 4), _mm_loadu_ps(b + i + 4));
+    __m128 x2 = _mm_add_ps(_mm_loadu_ps(a + i + 8), _mm_loadu_ps(b + i + 8));
+    __m128 x3 = _mm_add_ps(_mm_loadu_ps(a + i + 12), _mm_loadu_ps(b + i + 12));
+    _mm_stream_ps(c + i, x0);
+    _mm_stream_ps(c + i + 4, x1);
+    _mm_stream_ps(c + i + 8, x2);
+    _mm_stream_ps(c + i + 12, x3);
+  }
+  for (; i < n; i++) c[i] = a[i] + b[i];
+  _mm_sfence();
+#else
+  floor_add_plain(c, a, b, n);
+#endif
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+#endif
