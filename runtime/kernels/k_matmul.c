@@ -7,15 +7,11 @@
  *   layout and kept by the kernel (one executor's kernel: once per executor, not once per run),
  *   and bias and activation run in the primitive's epilogue. Measured on Sapphire Rapids and
  *   Zen 4, MLP 784-512-512-10 layers: 1.3-1.4x faster than cblas_sgemm at 64 and 256 rows.
- * - Everything else is OpenBLAS, which tfdev runs single-threaded and splits over the
- *   device's intra-op pool itself, so intra_op_threads bounds it: columns for one row (sgemv is
- *   memory bound and each thread then streams its own slice of the weights), otherwise the
- *   longer of rows and columns. A one-row product is sgemv (sgemm with one row is several times
- *   slower); it stays on OpenBLAS even with constant weights because oneDNN's one-row matmul
- *   measured 10% slower there.
+ * - Everything else is OpenBLAS, with its thread count set to the device's intra-op threads. A
+ *   one-row product is sgemv (sgemm with one row is several times slower); it stays on OpenBLAS
+ *   even with constant weights because oneDNN's one-row matmul measured 10% slower there.
  * - The fused epilogue of the OpenBLAS path writes the bias into the output first and lets the
- *   BLAS accumulate onto it (beta = 1), then applies the activation to each thread's block while
- *   it is still in cache. */
+ *   BLAS accumulate onto it (beta = 1), then applies the activation in one pass. */
 #include <cblas.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,96 +35,58 @@ typedef struct matmul_attrs {
   tfd_dnnl_matmul *dnnl; /* packed-weight primitives, when oneDNN takes this node */
 } matmul_attrs;
 
-/* A block of the output: rows [r0, r1) x columns [c0, c1). */
+/* The product in one OpenBLAS call. */
 typedef struct gemm_job {
   const matmul_attrs *attrs;
-  bool f32, ta, tb, split_rows;
+  bool f32, ta, tb;
   int64_t m, n, k, lda, ldb;
   const void *A, *B, *bias;
   void *C;
-  int64_t chunk; /* rows or columns per block */
 } gemm_job;
 
-static void gemm_block(const gemm_job *j, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  int64_t rows = r1 - r0, cols = c1 - c0;
+/* OpenBLAS's thread count is process-wide; tfdev sets it to the device's intra-op thread count
+ * before each product (a load and, only when it differs, a store), so that intra_op_threads bounds
+ * OpenBLAS as it bounds tfdev's pool. Splitting products over tfdev's own pool with OpenBLAS kept
+ * single-threaded was measured too: OpenBLAS's threads then spin beside the pool's after any
+ * other OpenBLAS user in the process, and small products ran serially. Sessions with different
+ * intra_op_threads running products at the same moment can see the other's count. */
+static void set_blas_threads(int threads) {
+  if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+}
+
+static void blas_matmul(const gemm_job *j, int threads) {
   size_t es = j->f32 ? sizeof(float) : sizeof(double);
-  /* op(A) rows r0..r1: A + r0 rows (plain) or r0 columns (transposed); op(B) columns likewise. */
-  const char *A = (const char *)j->A + (size_t)(j->ta ? r0 : r0 * j->lda) * es;
-  const char *B = (const char *)j->B + (size_t)(j->tb ? c0 * j->ldb : c0) * es;
-  char *C = (char *)j->C + (size_t)(r0 * j->n + c0) * es;
   bool fused = j->attrs->fused;
+  char *C = j->C;
+  /* The bias goes in first and the product accumulates onto it (beta = 1). */
   if (fused)
-    for (int64_t r = 0; r < rows; r++) memcpy(C + (size_t)(r * j->n) * es, (const char *)j->bias + (size_t)c0 * es, (size_t)cols * es);
+    for (int64_t r = 0; r < j->m; r++) memcpy(C + (size_t)(r * j->n) * es, j->bias, (size_t)j->n * es);
   if (j->k == 0) {
-    if (!fused)
-      for (int64_t r = 0; r < rows; r++) memset(C + (size_t)(r * j->n) * es, 0, (size_t)cols * es);
-  } else if (j->m == 1) {
-    /* y = op(B)^T x over columns c0..c1 of op(B): B's rows when transposed, else its columns. */
-    enum CBLAS_TRANSPOSE t = j->tb ? CblasNoTrans : CblasTrans;
-    int br = (int)(j->tb ? cols : j->k), bc = (int)(j->tb ? j->k : cols);
-    int inc_x = j->ta ? (int)j->lda : 1; /* a transposed with one column: x is strided */
-    if (j->f32)
-      cblas_sgemv(CblasRowMajor, t, br, bc, 1.0f, (const float *)B, (int)j->ldb, (const float *)A, inc_x,
-                  fused ? 1.0f : 0.0f, (float *)C, 1);
-    else
-      cblas_dgemv(CblasRowMajor, t, br, bc, 1.0, (const double *)B, (int)j->ldb, (const double *)A, inc_x,
-                  fused ? 1.0 : 0.0, (double *)C, 1);
+    if (!fused) memset(C, 0, (size_t)(j->m * j->n) * es);
   } else {
-    enum CBLAS_TRANSPOSE ta = j->ta ? CblasTrans : CblasNoTrans, tb = j->tb ? CblasTrans : CblasNoTrans;
-    if (j->f32)
-      cblas_sgemm(CblasRowMajor, ta, tb, (int)rows, (int)cols, (int)j->k, 1.0f, (const float *)A, (int)j->lda,
-                  (const float *)B, (int)j->ldb, fused ? 1.0f : 0.0f, (float *)C, (int)j->n);
-    else
-      cblas_dgemm(CblasRowMajor, ta, tb, (int)rows, (int)cols, (int)j->k, 1.0, (const double *)A, (int)j->lda,
-                  (const double *)B, (int)j->ldb, fused ? 1.0 : 0.0, (double *)C, (int)j->n);
+    set_blas_threads(threads);
+    if (j->m == 1) {
+      /* y = op(B)^T x; B is stored br x bc. */
+      enum CBLAS_TRANSPOSE t = j->tb ? CblasNoTrans : CblasTrans;
+      int br = (int)(j->tb ? j->n : j->k), bc = (int)(j->tb ? j->k : j->n);
+      int inc_x = j->ta ? (int)j->lda : 1; /* a transposed with one column: x is strided */
+      if (j->f32)
+        cblas_sgemv(CblasRowMajor, t, br, bc, 1.0f, j->B, (int)j->ldb, j->A, inc_x, fused ? 1.0f : 0.0f, j->C, 1);
+      else
+        cblas_dgemv(CblasRowMajor, t, br, bc, 1.0, j->B, (int)j->ldb, j->A, inc_x, fused ? 1.0 : 0.0, j->C, 1);
+    } else {
+      enum CBLAS_TRANSPOSE ta = j->ta ? CblasTrans : CblasNoTrans, tb = j->tb ? CblasTrans : CblasNoTrans;
+      if (j->f32)
+        cblas_sgemm(CblasRowMajor, ta, tb, (int)j->m, (int)j->n, (int)j->k, 1.0f, j->A, (int)j->lda, j->B,
+                    (int)j->ldb, fused ? 1.0f : 0.0f, j->C, (int)j->n);
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, (int)j->m, (int)j->n, (int)j->k, 1.0, j->A, (int)j->lda, j->B,
+                    (int)j->ldb, fused ? 1.0 : 0.0, j->C, (int)j->n);
+    }
   }
   if (!j->attrs->act) return;
-  for (int64_t r = 0; r < rows; r++) {
-    char *row = C + (size_t)(r * j->n) * es;
-    if (j->f32) tfd_activation_f32(j->attrs->act, (float *)row, (const float *)row, cols, (float)j->attrs->alpha);
-    else tfd_activation_f64(j->attrs->act, (double *)row, (const double *)row, cols, j->attrs->alpha);
-  }
-}
-
-static void gemm_range(int64_t b, int64_t e, void *arg) {
-  const gemm_job *j = arg;
-  for (int64_t i = b; i < e; i++) {
-    int64_t lo = i * j->chunk, hi = lo + j->chunk;
-    if (j->split_rows) gemm_block(j, lo, hi < j->m ? hi : j->m, 0, j->n);
-    else gemm_block(j, 0, j->m, lo, hi < j->n ? hi : j->n);
-  }
-}
-
-/* tfdev owns BLAS parallelism (see the top of this file): OpenBLAS's own
- * threads would ignore intra_op_threads, and several pool threads each
- * calling a multi-threaded OpenBLAS would oversubscribe the cores. OpenBLAS
- * has one process-wide thread count, so a host that raises it for its own
- * calls gets it lowered again by the next product tfdev runs; reading it is
- * a load, so the check costs nothing on the warm path. */
-static void single_threaded_blas(void) {
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
-}
-
-/* Blocks no smaller than this many rows or columns: below it a thread's
- * share costs less than waking it. */
-#define MIN_BLOCK_ROWS 16
-#define MIN_BLOCK_COLS 64
-
-static void blas_matmul(gemm_job *j, tfd_threadpool *pool) {
-  single_threaded_blas();
-  int64_t threads = pool ? tfd_threadpool_num_threads(pool) : 1;
-  if (threads < 1) threads = 1;
-  if (j->m * j->n * (j->k + 1) < (int64_t)1 << 16) threads = 1; /* too small to share */
-  j->split_rows = j->m > 1 && j->m / MIN_BLOCK_ROWS >= j->n / MIN_BLOCK_COLS;
-  int64_t extent = j->split_rows ? j->m : j->n, min_block = j->split_rows ? MIN_BLOCK_ROWS : MIN_BLOCK_COLS;
-  int64_t blocks = extent / min_block;
-  if (blocks > threads) blocks = threads;
-  if (blocks < 1) blocks = 1;
-  j->chunk = (extent + blocks - 1) / blocks;
-  if (!j->split_rows && blocks > 1) j->chunk = (j->chunk + 15) / 16 * 16; /* whole vectors per thread */
-  blocks = (extent + j->chunk - 1) / j->chunk;
-  if (blocks == 1) gemm_range(0, 1, j);
-  else tfd_threadpool_parallel_for(pool, blocks, INT64_MAX / blocks, gemm_range, j);
+  if (j->f32) tfd_activation_f32(j->attrs->act, j->C, j->C, j->m * j->n, (float)j->attrs->alpha);
+  else tfd_activation_f64(j->attrs->act, j->C, j->C, j->m * j->n, j->attrs->alpha);
 }
 
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -180,8 +138,9 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_status_clear(&st);
     if (code == TFD_OK) return;
   }
-  gemm_job j = {attrs, f32, k->ta, k->tb, false, m, n, ka, ac, bc, A, B, bias_data, tfd_tensor_data(out), 0};
-  blas_matmul(&j, c->intra_pool);
+  gemm_job j = {attrs, f32, k->ta, k->tb, m, n, ka, ac, bc, A, B, bias_data, tfd_tensor_data(out)};
+  int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+  blas_matmul(&j, threads > 0 ? threads : 1);
 }
 
 static void matmul_cleanup(tfd_kernel *k) {
