@@ -82,6 +82,16 @@ typedef struct free_list {
 #define TC_MAX_BLOCKS 64                      /* per size class in one thread's slot */
 #define TC_MAX_BYTES ((int64_t)512 << 10)     /* block bytes in one thread's slot */
 
+/* Bytes in use and live blocks share one atomic, so a block costs one
+ * atomic operation to take and one to give back: at most 1 TiB in use and
+ * 8M blocks live at once per allocator. Live blocks hold one reference to
+ * the allocator between them (taken by the first, given back by the last),
+ * so tensors keep their allocator alive without a reference each. */
+#define USAGE_BITS 40
+#define USAGE_BLOCK ((int64_t)1 << USAGE_BITS)
+#define USAGE_BYTES_MAX (USAGE_BLOCK - 1)
+#define USAGE_BLOCKS_MAX (((int64_t)1 << (63 - USAGE_BITS)) - 1)
+
 typedef struct cpu_allocator cpu_allocator;
 
 /* A cached block: its first words say what follows and what it counted. */
@@ -122,7 +132,8 @@ static bool registry_key_ok;
 struct cpu_allocator {
   tfd_allocator base;
   atomic_int_least64_t limit; /* 0: none; may change (tfd_cpu_allocator_set_limit) */
-  atomic_int_least64_t in_use, peak, num_allocs, largest, refused;
+  atomic_int_least64_t usage; /* bytes in use (low USAGE_BITS bits) and live blocks (above) */
+  atomic_int_least64_t peak, num_allocs, largest, refused;
   int64_t cache_cap;
   int64_t tc_cap; /* block bytes one thread's slot may hold; 0: no thread caches */
   pthread_mutex_t cache_mu;
@@ -336,28 +347,39 @@ static void cpu_trim(tfd_allocator *base) {
 }
 
 /* A block of `total` bytes (at least) of which `counted` count in the
- * statistics and against the limit; `alignment` above 64 bypasses the caches. */
-static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, size_t counted, tfd_status *status) {
-  if (total > (size_t)INT64_MAX - 64) {
+ * statistics and against the limit; `alignment` above 64 bypasses the
+ * caches. A block (`block`) also counts as live (see USAGE_BITS). */
+static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, size_t counted, bool block,
+                             tfd_status *status) {
+  if (total > (size_t)USAGE_BYTES_MAX) {
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': cannot allocate %zu bytes", a->base.name, counted);
     return NULL;
   }
-  int64_t want = (int64_t)counted;
-  int64_t cur = atomic_load_explicit(&a->in_use, memory_order_relaxed);
+  int64_t want = (int64_t)counted, delta = want + (block ? USAGE_BLOCK : 0);
+  int64_t cur = atomic_load_explicit(&a->usage, memory_order_relaxed);
   int64_t limit = atomic_load_explicit(&a->limit, memory_order_relaxed);
   for (;;) {
-    if (limit > 0 && want > limit - cur) {
+    int64_t bytes = cur & USAGE_BYTES_MAX;
+    if (limit > 0 && want > limit - bytes) {
       atomic_fetch_add_explicit(&a->refused, 1, memory_order_relaxed);
       tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
                       "OOM when allocating %" PRId64 " bytes on allocator '%s': %" PRId64
                       " bytes in use, limit %" PRId64 " bytes",
-                      want, a->base.name, cur, limit);
+                      want, a->base.name, bytes, limit);
       return NULL;
     }
-    if (atomic_compare_exchange_weak_explicit(&a->in_use, &cur, cur + want, memory_order_relaxed,
+    if (want > USAGE_BYTES_MAX - bytes || (block && (cur >> USAGE_BITS) == USAGE_BLOCKS_MAX)) {
+      tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
+                      "allocator '%s': cannot allocate %" PRId64 " bytes with %" PRId64 " bytes in %" PRId64
+                      " blocks in use",
+                      a->base.name, want, bytes, cur >> USAGE_BITS);
+      return NULL;
+    }
+    if (atomic_compare_exchange_weak_explicit(&a->usage, &cur, cur + delta, memory_order_relaxed,
                                               memory_order_relaxed))
       break;
   }
+  if (block && (cur >> USAGE_BITS) == 0) tfd_allocator_ref(&a->base); /* the first live block */
   size_t bsize = block_size(total);
   void *p = NULL;
   tc_slot *s = NULL;
@@ -366,24 +388,29 @@ static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, s
     if (!p) p = shared_take(a, bsize);
   }
   if (!p && posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize) != 0) {
-    atomic_fetch_sub_explicit(&a->in_use, want, memory_order_relaxed);
+    p = NULL;
+    /* Undone; when that leaves no live block, their reference goes (the caller holds one of its own). */
+    if ((atomic_fetch_sub_explicit(&a->usage, delta, memory_order_relaxed) >> USAGE_BITS) == 1 && block)
+      tfd_allocator_unref(&a->base);
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': the system refused %" PRId64 " bytes",
                     a->base.name, want);
     return NULL;
   }
-  atomic_max64(&a->peak, cur + want);
+  atomic_max64(&a->peak, (cur & USAGE_BYTES_MAX) + want);
   atomic_max64(&a->largest, want);
   if (s) atomic_store_explicit(&s->allocs, atomic_load_explicit(&s->allocs, memory_order_relaxed) + 1, memory_order_relaxed);
   else atomic_fetch_add_explicit(&a->num_allocs, 1, memory_order_relaxed);
   return p;
 }
 
-static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t counted) {
-  atomic_fetch_sub_explicit(&a->in_use, (int64_t)counted, memory_order_relaxed);
+static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t counted, bool block) {
+  int64_t old = atomic_fetch_sub_explicit(&a->usage, (int64_t)counted + (block ? USAGE_BLOCK : 0),
+                                          memory_order_relaxed);
   size_t bsize = block_size(total);
   tc_slot *s = bsize <= SMALL_MAX ? my_slot(a, true) : NULL;
-  if (s && slot_put(a, s, p, bsize, counted)) return;
-  if (!shared_put(a, p, bsize, counted)) free(p);
+  if (!(s && slot_put(a, s, p, bsize, counted)) && !shared_put(a, p, bsize, counted)) free(p);
+  /* The last live block gives back their reference; a may be gone after this. */
+  if (block && (old >> USAGE_BITS) == 1) tfd_allocator_unref(&a->base);
 }
 
 static void *cpu_allocate(tfd_allocator *base, size_t alignment, size_t size, tfd_status *status) {
@@ -392,11 +419,11 @@ static void *cpu_allocate(tfd_allocator *base, size_t alignment, size_t size, tf
                     base->name, alignment, sizeof(void *));
     return NULL;
   }
-  return cpu_alloc_block((cpu_allocator *)base, alignment, size, size, status);
+  return cpu_alloc_block((cpu_allocator *)base, alignment, size, size, false, status);
 }
 
 static void cpu_deallocate(tfd_allocator *base, void *ptr, size_t size) {
-  cpu_free_block((cpu_allocator *)base, ptr, size, size);
+  cpu_free_block((cpu_allocator *)base, ptr, size, size, false);
 }
 
 static void cpu_get_stats(const tfd_allocator *base, tfd_allocator_stats *out) {
@@ -409,7 +436,7 @@ static void cpu_get_stats(const tfd_allocator *base, tfd_allocator_stats *out) {
   }
   pthread_mutex_unlock(&registry_mu);
   out->num_allocs = atomic_load(&a->num_allocs) + allocs;
-  out->bytes_in_use = atomic_load(&a->in_use);
+  out->bytes_in_use = atomic_load(&a->usage) & USAGE_BYTES_MAX;
   out->peak_bytes_in_use = atomic_load(&a->peak);
   out->largest_alloc_size = atomic_load(&a->largest);
   out->bytes_limit = atomic_load(&a->limit);
@@ -440,11 +467,11 @@ void *tfd_allocator_allocate_block(tfd_allocator *a, size_t header, size_t size,
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': cannot allocate %zu bytes", a->name, size);
     return NULL;
   }
-  return cpu_alloc_block((cpu_allocator *)a, CACHE_ALIGNMENT, header + size, size, status);
+  return cpu_alloc_block((cpu_allocator *)a, CACHE_ALIGNMENT, header + size, size, true, status);
 }
 
 void tfd_allocator_deallocate_block(tfd_allocator *a, void *block, size_t header, size_t size) {
-  cpu_free_block((cpu_allocator *)a, block, header + size, size);
+  cpu_free_block((cpu_allocator *)a, block, header + size, size, true);
 }
 
 tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes) {

@@ -21,7 +21,9 @@ void tfd_allocator_fini(tfd_allocator *a);
  * only size, exactly as tfd_allocator_allocate(a, 64, size) would: a tensor
  * keeps its header beside its data in one block. Only allocators for which
  * tfd_allocator_has_blocks is true (the CPU allocator) make them; a block is
- * returned with the header and size it was made with. */
+ * returned with the header and size it was made with. Live blocks keep the
+ * allocator alive: the block's owner needs no reference of its own, and the
+ * allocator may be gone once the last block is returned. */
 bool tfd_allocator_has_blocks(const tfd_allocator *a);
 void *tfd_allocator_allocate_block(tfd_allocator *a, size_t header, size_t size, tfd_status *status);
 void tfd_allocator_deallocate_block(tfd_allocator *a, void *block, size_t header, size_t size);

@@ -87,8 +87,7 @@ static void buffer_unref(tfd_buffer *b) {
     void *block = (char *)b->data - BLOCK_HEADER;
     tfd_allocator *a = b->allocator;
     if (a) {
-      tfd_allocator_deallocate_block(a, block, BLOCK_HEADER, b->size);
-      tfd_allocator_unref(a);
+      tfd_allocator_deallocate_block(a, block, BLOCK_HEADER, b->size); /* the last live block may free a */
     } else {
       free(block);
     }
@@ -191,7 +190,7 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
   tfd_buffer *b = &block->b;
   tfd_refcount_init(&b->refs);
   b->in_block = true;
-  b->allocator = allocator ? tfd_allocator_ref(allocator) : NULL;
+  b->allocator = allocator; /* live blocks keep their allocator alive (allocator_internal.h) */
   b->data = (char *)block + BLOCK_HEADER;
   b->size = size;
   /* Resource handles are read as strings: never hand out garbage bytes. */
