@@ -111,11 +111,13 @@ typedef struct tc_slot {
   int64_t block_bytes;            /* real bytes of the blocks held (owner thread only) */
   atomic_int_least64_t counted;   /* bytes_cached's share: written by the owner thread, read by get_stats */
   atomic_int_least64_t allocs;    /* num_allocs's share, likewise */
+  struct thread_caches *home;     /* the thread's caches this slot is in */
   tc_bin bins[SMALL_CLASSES + 1]; /* by class; [0] unused */
 } tc_slot;
 
 typedef struct thread_caches {
   tc_slot slots[TC_SLOTS];
+  atomic_int used; /* slots tied to an allocator; changed under registry_mu */
   int last;        /* the slot that served last: looked at first */
   bool registered; /* the exit destructor is armed */
 } thread_caches;
@@ -249,6 +251,7 @@ static void slot_release(tc_slot *s, cpu_allocator *a) {
   if (s->next) s->next->prev = s->prev;
   s->prev = s->next = NULL;
   atomic_store_explicit(&s->owner, NULL, memory_order_release);
+  atomic_fetch_sub_explicit(&s->home->used, 1, memory_order_relaxed);
 }
 
 /* A thread's exit: empties every slot it holds. */
@@ -277,7 +280,8 @@ static tc_slot *my_slot(cpu_allocator *a, bool create) {
       tc->last = i;
       return &tc->slots[i];
     }
-  if (!create || a->tc_cap == 0) return NULL;
+  /* Every slot taken: this allocator uses the shared cache here, without asking each time. */
+  if (!create || a->tc_cap == 0 || atomic_load_explicit(&tc->used, memory_order_relaxed) == TC_SLOTS) return NULL;
   pthread_once(&registry_once, registry_init);
   if (!registry_key_ok) return NULL;
   s = NULL;
@@ -287,6 +291,8 @@ static tc_slot *my_slot(cpu_allocator *a, bool create) {
     if (!atomic_load_explicit(&tc->slots[i].owner, memory_order_relaxed)) {
       s = &tc->slots[i];
       tc->last = i;
+      s->home = tc;
+      atomic_fetch_add_explicit(&tc->used, 1, memory_order_relaxed);
       s->prev = NULL;
       s->next = a->slots;
       if (a->slots) a->slots->prev = s;
