@@ -892,10 +892,21 @@ typedef struct barrier {
   int remaining;
   tfd_status status;
   tfd_rendezvous *rendezvous;
+  pthread_t caller; /* runs partition 0, then waits */
+  bool solo;        /* one partition */
+  bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
 } barrier;
 
 static void part_done(void *arg, const tfd_status *st) {
   barrier *b = arg;
+  if (b->solo && pthread_equal(pthread_self(), b->caller)) {
+    /* Still inside tfd_executor_run_async on the caller's thread (it runs no executor code once it
+     * waits), with no other partition: nothing else touches b. */
+    if (st && st->code != TFD_OK) tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
+    b->remaining = 0;
+    b->done_inline = true;
+    return;
+  }
   pthread_mutex_lock(&b->mu);
   if (st && st->code != TFD_OK && b->status.code == TFD_OK)
     tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
@@ -958,7 +969,8 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   tfd_tensor *small_fetches[SMALL] = {0};
   tfd_tensor **fetches = b->num_fetches <= SMALL ? small_fetches : calloc((size_t)b->num_fetches, sizeof *fetches);
   barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT,
-                 .rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL};
+                 .rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL, .caller = pthread_self(),
+                 .solo = b->num_parts == 1};
   if (collect && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
     for (int p = 0; p < b->num_parts; p++)
       stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **stats);
@@ -988,13 +1000,15 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
   }
   int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
-  pthread_mutex_lock(&bar.mu);
-  /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous. */
-  bool timed_out = tfd_wait_or_time_out(
-      &bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
-      cancel ? tfd_cancel_on_timeout : bar.rendezvous ? abort_rendezvous : nothing_to_stop,
-      cancel ? (void *)cancel : bar.rendezvous);
-  pthread_mutex_unlock(&bar.mu);
+  bool timed_out = false;
+  if (!bar.done_inline) {
+    pthread_mutex_lock(&bar.mu);
+    /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous. */
+    timed_out = tfd_wait_or_time_out(&bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
+                                     cancel ? tfd_cancel_on_timeout : bar.rendezvous ? abort_rendezvous : nothing_to_stop,
+                                     cancel ? (void *)cancel : bar.rendezvous);
+    pthread_mutex_unlock(&bar.mu);
+  }
   if (starts != small) free(starts);
   if (tracked) remove_active(s, cancel);
   tfd_code code;
