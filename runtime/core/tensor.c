@@ -15,6 +15,7 @@
 #include "checked.h"
 #include "refcount.h"
 #include "status_internal.h"
+#include "tensor_internal.h"
 #include "tfdev/tensor.h"
 
 typedef struct tfd_buffer {
@@ -290,6 +291,10 @@ tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tf
 tfd_tensor *tfd_tensor_ref(tfd_tensor *t) {
   if (t) tfd_refcount_inc(&t->refs);
   return t;
+}
+
+void tfd_tensor_ref_n(tfd_tensor *t, int n) {
+  if (t && n > 0) atomic_fetch_add_explicit(&t->refs.n, n, memory_order_relaxed);
 }
 
 void tfd_tensor_unref(tfd_tensor *t) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "cancellation.h"
 #include "executor.h"
 
@@ -366,8 +367,8 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
       tfd_tensor_unref(outputs[o]);
       continue;
     }
-    for (int k = a; k < b - 1; k++) s->slots[e->out_slots[k]] = tfd_tensor_ref(outputs[o]);
-    s->slots[e->out_slots[b - 1]] = outputs[o];
+    tfd_tensor_ref_n(outputs[o], b - a - 1);
+    for (int k = a; k < b; k++) s->slots[e->out_slots[k]] = outputs[o];
   }
   /* Successors made ready are counted before any is handed out; this node's own count goes to the first. */
   enum { BATCH = 64 };
