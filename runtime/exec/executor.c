@@ -212,7 +212,13 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
  * the executor keeps for its next step when this one is over. Each node
  * made ready adds one to `outstanding` and each finished node takes one
  * away: a node that makes exactly one successor ready hands its own count
- * on, with no atomic operation, so a chain runs without touching it. */
+ * on, with no atomic operation, so a chain runs without touching it.
+ *
+ * Until a step hands a node to the pool (or starts an async kernel, whose
+ * completion may come on any thread) it runs on one thread alone, and its
+ * counters are updated with plain loads and stores; `shared` is set before
+ * the first hand-off, which publishes them, and from then on every update
+ * is an atomic read-modify-write. */
 typedef struct task {
   step *s;
   int node;
@@ -228,6 +234,7 @@ struct step {
   tfd_tensor **slots;
   task *tasks;
   atomic_int outstanding;
+  atomic_bool shared; /* another thread may run nodes of this step */
   atomic_bool failed;
   pthread_mutex_t mu;
   tfd_status status; /* the first error */
@@ -243,6 +250,14 @@ typedef struct async_call {
 } async_call;
 
 static void process(step *s, int node);
+
+/* Adds d to a counter of s; returns the value it had. */
+static int counter_add(step *s, atomic_int *c, int d) {
+  if (atomic_load_explicit(&s->shared, memory_order_relaxed)) return atomic_fetch_add(c, d);
+  int v = atomic_load_explicit(c, memory_order_relaxed);
+  atomic_store_explicit(c, v + d, memory_order_relaxed);
+  return v;
+}
 
 static void step_free(step *s) {
   if (!s) return;
@@ -310,6 +325,7 @@ static void dispatch(step *s, int node, ready_stack *rs) {
     rs->nodes[rs->top++] = node;
     return;
   }
+  if (runner) atomic_store_explicit(&s->shared, true, memory_order_relaxed); /* published by the pool's queue */
   if (!runner || tfd_threadpool_schedule(runner, run_task, &s->tasks[node], NULL) != TFD_OK)
     process(s, node); /* the pool refused (or the stack is full): run it now, depth-first */
 }
@@ -375,19 +391,19 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
   int ready[BATCH], n = 0;
   const succ *sc = &e->succs[it->succ_start];
   for (int k = 0; go_on && k < it->num_succs; k++) {
-    if (!sc[k].whole && atomic_fetch_sub(&s->pending[sc[k].dst], sc[k].count) != sc[k].count) continue;
+    if (!sc[k].whole && counter_add(s, &s->pending[sc[k].dst], -sc[k].count) != sc[k].count) continue;
     if (n == BATCH) { /* many ready at once: count and hand out a batch, keeping this node's count */
-      atomic_fetch_add(&s->outstanding, BATCH);
+      counter_add(s, &s->outstanding, BATCH);
       for (int j = 0; j < BATCH; j++) dispatch(s, ready[j], rs);
       n = 0;
     }
     ready[n++] = sc[k].dst;
   }
   if (n == 0) {
-    if (atomic_fetch_sub(&s->outstanding, 1) == 1) finish_step(s);
+    if (counter_add(s, &s->outstanding, -1) == 1) finish_step(s);
     return;
   }
-  if (n > 1) atomic_fetch_add(&s->outstanding, n - 1);
+  if (n > 1) counter_add(s, &s->outstanding, n - 1);
   for (int j = 0; j < n; j++) dispatch(s, ready[j], rs);
 }
 
@@ -489,6 +505,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->done = done;
   s->done_arg = arg;
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
+  atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
   tfd_device *d = e->device;
   s->ctx = (tfd_kernel_ctx){
       .device = d,
