@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime/testing/harness.h"
@@ -433,6 +434,45 @@ static void test_wide_fan_out_and_in(void) {
   tfd_status_free(st);
 }
 
+
+/* A step with no kernel that waits gets no cancellation: its timeout is told by the wait itself.
+ * x feeds a short branch (run first, on this thread) and a long one (handed to the pool), so the
+ * caller waits for the long one while the deadline passes. */
+static void test_timeout_of_a_step_that_cannot_wait(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_new();
+  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  node(g, "a", "MatMul", "x", "x");
+  char prev[16] = "x", name[16];
+  for (int i = 0; i < 16; i++) {
+    snprintf(name, sizeof name, "b%d", i);
+    node(g, name, "MatMul", prev, "x");
+    memcpy(prev, name, sizeof prev);
+  }
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_inter_op_threads(o, 2);
+  tfd_session_options_set_use_per_session_threads(o, true);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  int64_t dims[] = {256, 256};
+  tfd_tensor *x = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, st), *out[2] = {NULL, NULL};
+  memset(tfd_tensor_data(x), 0, tfd_tensor_byte_size(x));
+  const char *feed = "x", *fetches[] = {"a", "b15"};
+  tfd_run_options ro = {.timeout_ms = 1}; /* sixteen 256x256 products take longer */
+  CHECK_INT(tfd_session_run(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_DEADLINE_EXCEEDED);
+  CHECK_STATUS(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (1 ms)");
+  CHECK(out[0] == NULL && out[1] == NULL);
+  CHECK_INT(tfd_session_run(s, NULL, &feed, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_OK);
+  CHECK(out[1] && ((const float *)tfd_tensor_const_data(out[1]))[0] == 0.0f);
+  tfd_tensor_unref(out[0]);
+  tfd_tensor_unref(out[1]);
+  tfd_tensor_unref(x);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"close cancels a blocked dequeue", test_close_cancels_blocked_dequeue},
     {"closing the queue wakes a blocked dequeue", test_queue_close_wakes_blocked_dequeue},
@@ -443,5 +483,6 @@ static const tfd_test tests[] = {
     {"two CPUs: partitions with send/recv", test_two_cpus_partition},
     {"callables and close", test_callable_and_close},
     {"wide fan-out and fan-in on a pool", test_wide_fan_out_and_in},
+    {"the timeout of a step that cannot wait", test_timeout_of_a_step_that_cannot_wait},
 };
 TFD_TEST_MAIN(tests)
