@@ -96,6 +96,11 @@ tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *wha
 /* Tensors. push takes ownership of one reference. */
 void tfdev_push_tensor(lua_State *L, tfd_tensor *t);
 tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
+/* The same for hot paths that hold the tensor metatable at stack index mt
+ * (an upvalue), so no lookup by name: push; and whether the value at idx is
+ * a tensor handle, with its tensor (NULL once closed) in *t. */
+void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt);
+bool tfdev_is_tensor_mt(lua_State *L, int idx, int mt, tfd_tensor **t);
 
 /* t[key] = v on the table at the top of the stack. */
 void tfdev_set_int(lua_State *L, const char *key, lua_Integer v);

@@ -13,6 +13,8 @@ typedef struct lcallable {
   int num_feeds, num_fetches;
   bool single_fetch; /* made with one fetch name, not a list: return the tensor itself */
   bool released;
+  lsession *owner; /* the session's userdata, kept alive as the callable's first user value */
+  tfd_status *st;  /* every call's status (OK between calls); freed by __gc */
 } lcallable;
 
 #define CALLABLE_MT "tfdev.callable"
@@ -282,13 +284,14 @@ static int session_make_callable(lua_State *L) {
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
   lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
-  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false};
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL};
   /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
   tfd_dtype *types = (tfd_dtype *)(c + 1);
   for (int i = 0; i < nf; i++)
     if (tfd_session_tensor_dtype(s, feeds[i], &types[i], st) != TFD_OK) types[i] = 0;
   tfd_status_reset(st);
-  luaL_setmetatable(L, CALLABLE_MT);
+  luaL_setmetatable(L, CALLABLE_MT); /* from here __gc releases the handle */
+  if (!(c->st = tfd_status_new())) return luaL_error(L, "tfdev: out of memory");
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the callable keeps its session alive */
   lua_createtable(L, nf, 0);   /* feed names, for errors about a feed's value */
@@ -300,13 +303,17 @@ static int session_make_callable(lua_State *L) {
   return 1;
 }
 
-/* callable(feed1, feed2, ...) in the order given to make_callable */
+/* callable(feed1, feed2, ...) in the order given to make_callable.
+ * The hot path of a script: it reaches the callable's and the tensor's
+ * metatables through its upvalues (1 and 2), its session through the
+ * callable, and reports through the callable's own status. */
 static int callable_call(lua_State *L) {
-  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
-  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
-  lua_getiuservalue(L, 1, 1);
-  check_session(L, -1);
+  lcallable *c = lua_touserdata(L, 1);
+  if (!c || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    return luaL_typeerror(L, 1, CALLABLE_MT);
   lua_pop(L, 1);
+  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
+  if (!c->owner->s) return tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
   if (lua_gettop(L) - 1 < c->num_feeds)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
                        c->num_feeds == 1 ? "" : "s", lua_gettop(L) - 1);
@@ -315,8 +322,9 @@ static int callable_call(lua_State *L) {
   tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
   tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
   const tfd_dtype *types = (const tfd_dtype *)(c + 1);
+  int tensor_mt = lua_upvalueindex(2);
   for (int i = 0; i < c->num_feeds; i++) {
-    if (luaL_testudata(L, i + 2, TFDEV_TENSOR_MT)) continue; /* read with the others below */
+    if (tfdev_is_tensor_mt(L, i + 2, tensor_mt, NULL)) continue; /* read with the others below */
     lua_getiuservalue(L, 1, 2);
     lua_rawgeti(L, -1, i + 1);
     const char *what = lua_pushfstring(L, "feed '%s'", lua_tostring(L, -1));
@@ -324,16 +332,34 @@ static int callable_call(lua_State *L) {
     lua_pop(L, 3);
   }
   /* Converting a feed may have run Lua code that closed an earlier one, or the session: read them again. */
-  for (int i = 0; i < c->num_feeds; i++) in[i] = tfdev_to_tensor(L, i + 2, 0, "feed");
+  for (int i = 0; i < c->num_feeds; i++) {
+    if (!tfdev_is_tensor_mt(L, i + 2, tensor_mt, &in[i])) in[i] = tfdev_to_tensor(L, i + 2, 0, "feed");
+    else if (!in[i]) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "feed: the tensor handle is closed");
+  }
   if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
-  lua_getiuservalue(L, 1, 1);
-  tfd_session *s = check_session(L, -1);
-  lua_pop(L, 1);
-  tfd_status *st = tfdev_new_status(L);
+  tfd_session *s = c->owner->s;
+  if (!s) return tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
+  /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
+  tfd_status *st = c->st;
   tfd_run_options ro = {0};
-  if (tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st) != TFD_OK) return tfdev_raise_status(L, st);
+  tfd_code code = tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st);
+  if (code != TFD_OK) {
+    const char *msg = lua_pushstring(L, tfd_status_message(st));
+    tfd_status_reset(st);
+    tfdev_push_error(L, code, msg);
+    return lua_error(L);
+  }
   if (c->num_fetches == 0) return 0;
-  return push_results(L, out, c->num_fetches, c->single_fetch, &ro, NULL);
+  if (c->single_fetch) {
+    tfdev_push_tensor_mt(L, out[0], tensor_mt);
+    return 1;
+  }
+  lua_createtable(L, c->num_fetches, 0);
+  for (int i = 0; i < c->num_fetches; i++) {
+    tfdev_push_tensor_mt(L, out[i], tensor_mt);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
 }
 
 static int callable_tostring(lua_State *L) {
@@ -343,7 +369,7 @@ static int callable_tostring(lua_State *L) {
   return 1;
 }
 
-/* callable:release(), __close and __gc: hands the handle back to the session
+/* callable:release() and __close (and __gc, which also frees the status): hands the handle back to the session
  * (a run in flight on another thread keeps what it uses). Twice is harmless. */
 static int callable_release(lua_State *L) {
   lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
@@ -352,6 +378,14 @@ static int callable_release(lua_State *L) {
   lua_getiuservalue(L, 1, 1);
   lsession *u = luaL_testudata(L, -1, TFDEV_SESSION_MT);
   if (u && u->s) tfd_session_release_callable(u->s, c->handle, NULL);
+  return 0;
+}
+
+static int callable_gc(lua_State *L) {
+  callable_release(L);
+  lcallable *c = lua_touserdata(L, 1);
+  if (c->st) tfd_status_free(c->st);
+  c->st = NULL;
   return 0;
 }
 
@@ -546,10 +580,17 @@ int tfdev_open_session(lua_State *L) {
                                      {"close", session_close},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
-  static const luaL_Reg cmeta[] = {{"__call", callable_call}, {"__tostring", callable_tostring},
-                                   {"__gc", callable_release}, {"__close", callable_release}, {NULL, NULL}};
+  static const luaL_Reg cmeta[] = {{"__tostring", callable_tostring}, {"__gc", callable_gc},
+                                   {"__close", callable_release}, {NULL, NULL}};
   static const luaL_Reg cmethods[] = {{"release", callable_release}, {NULL, NULL}};
   tfdev_new_class(L, CALLABLE_MT, cmeta, cmethods);
+  /* __call reaches the callable's and the tensor's metatables through upvalues. */
+  luaL_getmetatable(L, CALLABLE_MT);
+  lua_pushvalue(L, -1);
+  if (luaL_getmetatable(L, TFDEV_TENSOR_MT) != LUA_TTABLE) return luaL_error(L, "tfdev: tensors must be opened before sessions");
+  lua_pushcclosure(L, callable_call, 2);
+  lua_setfield(L, -2, "__call");
+  lua_pop(L, 1);
   static const luaL_Reg pmeta[] = {{"__gc", prun_close}, {"__close", prun_close}, {"__tostring", prun_tostring},
                                    {NULL, NULL}};
   static const luaL_Reg pmethods[] = {{"close", prun_close}, {NULL, NULL}};

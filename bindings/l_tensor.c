@@ -16,6 +16,23 @@ void tfdev_push_tensor(lua_State *L, tfd_tensor *t) {
   luaL_setmetatable(L, TFDEV_TENSOR_MT);
 }
 
+void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt) {
+  mt = lua_absindex(L, mt);
+  ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->t = t;
+  lua_pushvalue(L, mt);
+  lua_setmetatable(L, -2);
+}
+
+bool tfdev_is_tensor_mt(lua_State *L, int idx, int mt, tfd_tensor **t) {
+  ltensor *u = lua_touserdata(L, idx);
+  if (!u || !lua_getmetatable(L, idx)) return false;
+  bool is = lua_rawequal(L, -1, mt < 0 && mt > LUA_REGISTRYINDEX ? mt - 1 : mt);
+  lua_pop(L, 1);
+  if (is && t) *t = u->t;
+  return is;
+}
+
 tfd_tensor *tfdev_check_tensor(lua_State *L, int idx) {
   ltensor *u = luaL_checkudata(L, idx, TFDEV_TENSOR_MT);
   if (!u->t) tfdev_raise(L, TFD_FAILED_PRECONDITION, "tensor handle is closed");

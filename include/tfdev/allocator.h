@@ -41,9 +41,12 @@ typedef struct tfd_allocator_ops {
 
 /* A new CPU allocator named `name` (copied) whose bytes in use may not
  * exceed `bytes_limit` (0: unlimited). Caller owns one reference.
- * Freed blocks are kept, by exact size, for the next allocation of that
- * size (up to bytes_limit of them, or 256 MiB when unlimited), so a
- * session's steady state never goes back to the system. */
+ * Freed blocks are kept for the next allocation of that size (up to
+ * bytes_limit of them, or 256 MiB when unlimited), so a session's steady
+ * state never goes back to the system: blocks of up to 2 KiB by 64-byte
+ * size class, first in a cache of the freeing thread's own (emptied when
+ * the thread exits), larger ones by exact size. An allocator serves at
+ * most 1 TiB and 8M tensors at once. */
 tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
 /* The same with at most cache_bytes of freed blocks kept for reuse (0: none):
  * for allocations of varied sizes, such as a host's tensors. */
@@ -63,7 +66,8 @@ void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tf
 /* Returns a block; `size` must be the size it was allocated with. */
 void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size);
 void tfd_allocator_get_stats(const tfd_allocator *a, tfd_allocator_stats *out);
-/* Returns every cached free block to the system. */
+/* Returns every cached free block to the system: the shared cache's and the
+ * calling thread's (other threads' go when they exit or the allocator does). */
 void tfd_allocator_trim(tfd_allocator *a);
 /* The allocator's name, owned by the allocator. */
 const char *tfd_allocator_name(const tfd_allocator *a);

@@ -49,31 +49,113 @@ const char *tfd_allocator_name(const tfd_allocator *a) { return a->name; }
  * Statistics are atomics so kernels on many threads allocate without a
  * lock; the limit is enforced by reserving bytes with a CAS before asking
  * for memory, so two racing allocations can never both pass the limit.
- * Freed blocks go to a cache keyed by exact size (a step allocates the same
- * sizes every time), so a warm session reuses memory whose pages are
- * already touched instead of faulting in fresh ones. */
+ *
+ * Freed blocks are kept for reuse, so a warm session neither calls malloc
+ * nor faults in fresh pages. Every block is 64-byte aligned and its real
+ * size follows from the size it was asked for: small blocks (up to
+ * SMALL_CLASSES * 64 bytes) are rounded up to a multiple of 64 (a size
+ * class), larger ones keep their exact size. Small blocks go first to the
+ * freeing thread's own cache for this allocator (no lock, no atomic
+ * read-modify-write), then to the allocator's shared cache (a mutex), which
+ * also keeps large blocks by exact size.
+ *
+ * A thread's caches live in thread-local storage, one slot per allocator
+ * (TC_SLOTS of them; a thread that uses more allocators at once uses the
+ * shared cache for the others). A slot is tied to its allocator under one
+ * mutex (the registry of thread caches) on the cold paths only: a thread's
+ * first allocation from an allocator, the thread's exit (a pthread key
+ * destructor frees what its slots hold) and the allocator's destruction
+ * (which frees what every thread's slot for it holds). The owning thread
+ * reads a slot's owner without the lock: a slot changes owner only while
+ * its thread is not using the old owner (it is being destroyed) or by the
+ * thread itself. */
 typedef struct free_list {
   size_t size; /* 0: empty slot */
   void *head;  /* blocks chained through their first word */
 } free_list;
 
-typedef struct cpu_allocator {
+#define CACHE_ALIGNMENT 64 /* every block is this aligned, so any cached block serves any request */
+#define UNLIMITED_CACHE_CAP ((int64_t)256 << 20)
+#define SMALL_CLASSES 32                      /* blocks of up to 2 KiB come in 64-byte size classes */
+#define SMALL_MAX ((size_t)SMALL_CLASSES * 64)
+#define TC_SLOTS 8                            /* allocators a thread caches for at once */
+#define TC_MAX_BLOCKS 64                      /* per size class in one thread's slot */
+#define TC_MAX_BYTES ((int64_t)512 << 10)     /* block bytes in one thread's slot */
+
+/* Bytes in use and live blocks share one atomic, so a block costs one
+ * atomic operation to take and one to give back: at most 1 TiB in use and
+ * 8M blocks live at once per allocator. Live blocks hold one reference to
+ * the allocator between them (taken by the first, given back by the last),
+ * so tensors keep their allocator alive without a reference each. */
+#define USAGE_BITS 40
+#define USAGE_BLOCK ((int64_t)1 << USAGE_BITS)
+#define USAGE_BYTES_MAX (USAGE_BLOCK - 1)
+#define USAGE_BLOCKS_MAX (((int64_t)1 << (63 - USAGE_BITS)) - 1)
+
+typedef struct cpu_allocator cpu_allocator;
+
+/* A cached block: its first words say what follows and what it counted. */
+typedef struct cached_block {
+  struct cached_block *next;
+  size_t counted; /* the size its last allocation was counted as */
+} cached_block;
+
+typedef struct tc_bin {
+  cached_block *head;
+  int count;
+} tc_bin;
+
+typedef struct tc_slot {
+  _Atomic(cpu_allocator *) owner; /* NULL: free; changed under registry_mu */
+  struct tc_slot *prev, *next;    /* the owner's slots, under registry_mu */
+  int64_t block_bytes;            /* real bytes of the blocks held (owner thread only) */
+  atomic_int_least64_t counted;   /* bytes_cached's share: written by the owner thread, read by get_stats */
+  atomic_int_least64_t allocs;    /* num_allocs's share, likewise */
+  struct thread_caches *home;     /* the thread's caches this slot is in */
+  tc_bin bins[SMALL_CLASSES + 1]; /* by class; [0] unused */
+} tc_slot;
+
+typedef struct thread_caches {
+  tc_slot slots[TC_SLOTS];
+  atomic_int used; /* slots tied to an allocator; changed under registry_mu */
+  int last;        /* the slot that served last: looked at first */
+  bool registered; /* the exit destructor is armed */
+} thread_caches;
+
+static _Thread_local thread_caches tls_caches;
+
+/* The registry of thread caches: which slots each allocator has, and the
+ * key whose destructor empties a thread's slots when it exits. */
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+static pthread_key_t registry_key;
+static bool registry_key_ok;
+
+struct cpu_allocator {
   tfd_allocator base;
   atomic_int_least64_t limit; /* 0: none; may change (tfd_cpu_allocator_set_limit) */
-  atomic_int_least64_t in_use, peak, num_allocs, largest, refused;
+  atomic_int_least64_t usage; /* bytes in use (low USAGE_BITS bits) and live blocks (above) */
+  atomic_int_least64_t peak, num_allocs, largest, refused;
+  int64_t cache_cap;
+  int64_t tc_cap; /* block bytes one thread's slot may hold; 0: no thread caches */
   pthread_mutex_t cache_mu;
   free_list *lists; /* open addressing by size */
   size_t num_lists, cap_lists;
-  int64_t cached, cache_cap;
-} cpu_allocator;
-
-#define CACHE_ALIGNMENT 64 /* every block is this aligned, so any cached block serves any request */
-#define UNLIMITED_CACHE_CAP ((int64_t)256 << 20)
+  atomic_int_least64_t cached;       /* counted bytes in the shared cache; written under cache_mu */
+  atomic_int_least64_t cached_block; /* real bytes in the shared cache; written under cache_mu */
+  tc_slot *slots;                    /* threads' slots for this allocator, under registry_mu */
+};
 
 static void atomic_max64(atomic_int_least64_t *a, int64_t v) {
   int64_t cur = atomic_load_explicit(a, memory_order_relaxed);
   while (cur < v && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
   }
+}
+
+/* The real size of a block asked for with `size` bytes. */
+static size_t block_size(size_t size) {
+  if (size > SMALL_MAX) return size;
+  return size ? (size + 63) / 64 * 64 : 64;
 }
 
 static free_list *find_list(cpu_allocator *a, size_t size, bool create) {
@@ -103,28 +185,38 @@ static free_list *find_list(cpu_allocator *a, size_t size, bool create) {
   }
 }
 
-static void *cache_take(cpu_allocator *a, size_t size) {
+/* The shared cache: blocks by real size, under cache_mu. */
+static void *shared_take(cpu_allocator *a, size_t bsize) {
+  if (atomic_load_explicit(&a->cached_block, memory_order_relaxed) == 0) return NULL; /* nothing to look for */
   pthread_mutex_lock(&a->cache_mu);
-  free_list *l = find_list(a, size, false);
-  void *p = l ? l->head : NULL;
+  free_list *l = find_list(a, bsize, false);
+  cached_block *p = l ? l->head : NULL;
   if (p) {
-    l->head = *(void **)p;
-    a->cached -= (int64_t)size;
+    l->head = p->next;
+    atomic_store_explicit(&a->cached, atomic_load_explicit(&a->cached, memory_order_relaxed) - (int64_t)p->counted,
+                          memory_order_relaxed);
+    atomic_store_explicit(&a->cached_block,
+                          atomic_load_explicit(&a->cached_block, memory_order_relaxed) - (int64_t)bsize,
+                          memory_order_relaxed);
   }
   pthread_mutex_unlock(&a->cache_mu);
   return p;
 }
 
-static bool cache_put(cpu_allocator *a, void *p, size_t size) {
-  if (size < sizeof(void *)) return false;
+static bool shared_put(cpu_allocator *a, void *block, size_t bsize, size_t counted) {
   pthread_mutex_lock(&a->cache_mu);
   bool kept = false;
-  if (a->cached + (int64_t)size <= a->cache_cap) {
-    free_list *l = find_list(a, size, true);
+  int64_t held = atomic_load_explicit(&a->cached_block, memory_order_relaxed);
+  if (held + (int64_t)bsize <= a->cache_cap) {
+    free_list *l = find_list(a, bsize, true);
     if (l) {
-      *(void **)p = l->head;
+      cached_block *p = block;
+      p->next = l->head;
+      p->counted = counted;
       l->head = p;
-      a->cached += (int64_t)size;
+      atomic_store_explicit(&a->cached, atomic_load_explicit(&a->cached, memory_order_relaxed) + (int64_t)counted,
+                            memory_order_relaxed);
+      atomic_store_explicit(&a->cached_block, held + (int64_t)bsize, memory_order_relaxed);
       kept = true;
     }
   }
@@ -132,82 +224,238 @@ static bool cache_put(cpu_allocator *a, void *p, size_t size) {
   return kept;
 }
 
+/* ---- thread caches ---- */
+/* Frees what a slot holds and folds its counts into its allocator. Under registry_mu. */
+static void slot_flush(tc_slot *s, cpu_allocator *a) {
+  for (int c = 1; c <= SMALL_CLASSES; c++) {
+    cached_block *p = s->bins[c].head;
+    while (p) {
+      cached_block *next = p->next;
+      free(p);
+      p = next;
+    }
+    s->bins[c].head = NULL;
+    s->bins[c].count = 0;
+  }
+  s->block_bytes = 0;
+  atomic_store_explicit(&s->counted, 0, memory_order_relaxed);
+  atomic_fetch_add_explicit(&a->num_allocs, atomic_exchange_explicit(&s->allocs, 0, memory_order_relaxed),
+                            memory_order_relaxed);
+}
+
+/* Unties a slot from its allocator, emptied. Under registry_mu. */
+static void slot_release(tc_slot *s, cpu_allocator *a) {
+  slot_flush(s, a);
+  if (s->prev) s->prev->next = s->next;
+  else a->slots = s->next;
+  if (s->next) s->next->prev = s->prev;
+  s->prev = s->next = NULL;
+  atomic_store_explicit(&s->owner, NULL, memory_order_release);
+  atomic_fetch_sub_explicit(&s->home->used, 1, memory_order_relaxed);
+}
+
+/* A thread's exit: empties every slot it holds. */
+static void thread_caches_exit(void *arg) {
+  thread_caches *tc = arg;
+  pthread_mutex_lock(&registry_mu);
+  for (int i = 0; i < TC_SLOTS; i++) {
+    cpu_allocator *a = atomic_load_explicit(&tc->slots[i].owner, memory_order_relaxed);
+    if (a) slot_release(&tc->slots[i], a);
+  }
+  tc->registered = false;
+  pthread_mutex_unlock(&registry_mu);
+}
+
+static void registry_init(void) {
+  registry_key_ok = pthread_key_create(&registry_key, thread_caches_exit) == 0;
+}
+
+/* This thread's slot for a; with create, ties a free one to it (NULL when none is free). */
+static tc_slot *my_slot(cpu_allocator *a, bool create) {
+  thread_caches *tc = &tls_caches;
+  tc_slot *s = &tc->slots[tc->last];
+  if (atomic_load_explicit(&s->owner, memory_order_acquire) == a) return s;
+  for (int i = 0; i < TC_SLOTS; i++)
+    if (atomic_load_explicit(&tc->slots[i].owner, memory_order_acquire) == a) {
+      tc->last = i;
+      return &tc->slots[i];
+    }
+  /* Every slot taken: this allocator uses the shared cache here, without asking each time. */
+  if (!create || a->tc_cap == 0 || atomic_load_explicit(&tc->used, memory_order_relaxed) == TC_SLOTS) return NULL;
+  pthread_once(&registry_once, registry_init);
+  if (!registry_key_ok) return NULL;
+  s = NULL;
+  pthread_mutex_lock(&registry_mu);
+  if (!tc->registered) tc->registered = pthread_setspecific(registry_key, tc) == 0;
+  for (int i = 0; tc->registered && i < TC_SLOTS; i++)
+    if (!atomic_load_explicit(&tc->slots[i].owner, memory_order_relaxed)) {
+      s = &tc->slots[i];
+      tc->last = i;
+      s->home = tc;
+      atomic_fetch_add_explicit(&tc->used, 1, memory_order_relaxed);
+      s->prev = NULL;
+      s->next = a->slots;
+      if (a->slots) a->slots->prev = s;
+      a->slots = s;
+      atomic_store_explicit(&s->owner, a, memory_order_release);
+      break;
+    }
+  pthread_mutex_unlock(&registry_mu);
+  return s;
+}
+
+static void *slot_take(tc_slot *s, size_t bsize) {
+  tc_bin *b = &s->bins[bsize / 64];
+  cached_block *p = b->head;
+  if (!p) return NULL;
+  b->head = p->next;
+  b->count--;
+  s->block_bytes -= (int64_t)bsize;
+  atomic_store_explicit(&s->counted, atomic_load_explicit(&s->counted, memory_order_relaxed) - (int64_t)p->counted,
+                        memory_order_relaxed);
+  return p;
+}
+
+static bool slot_put(cpu_allocator *a, tc_slot *s, void *block, size_t bsize, size_t counted) {
+  tc_bin *b = &s->bins[bsize / 64];
+  if (b->count >= TC_MAX_BLOCKS || s->block_bytes + (int64_t)bsize > a->tc_cap) return false;
+  cached_block *p = block;
+  p->next = b->head;
+  p->counted = counted;
+  b->head = p;
+  b->count++;
+  s->block_bytes += (int64_t)bsize;
+  atomic_store_explicit(&s->counted, atomic_load_explicit(&s->counted, memory_order_relaxed) + (int64_t)counted,
+                        memory_order_relaxed);
+  return true;
+}
+
+/* ---- allocation ---- */
 static void cpu_trim(tfd_allocator *base) {
   cpu_allocator *a = (cpu_allocator *)base;
+  tc_slot *s = my_slot(a, false);
+  if (s) {
+    pthread_mutex_lock(&registry_mu);
+    slot_flush(s, a);
+    pthread_mutex_unlock(&registry_mu);
+  }
   pthread_mutex_lock(&a->cache_mu);
   for (size_t i = 0; i < a->cap_lists; i++) {
     while (a->lists[i].head) {
-      void *p = a->lists[i].head;
-      a->lists[i].head = *(void **)p;
+      cached_block *p = a->lists[i].head;
+      a->lists[i].head = p->next;
       free(p);
     }
   }
-  a->cached = 0;
+  atomic_store_explicit(&a->cached, 0, memory_order_relaxed);
+  atomic_store_explicit(&a->cached_block, 0, memory_order_relaxed);
   pthread_mutex_unlock(&a->cache_mu);
 }
 
+/* A block of `total` bytes (at least) of which `counted` count in the
+ * statistics and against the limit; `alignment` above 64 bypasses the
+ * caches. A block (`block`) also counts as live (see USAGE_BITS). */
+static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, size_t counted, bool block,
+                             tfd_status *status) {
+  if (total > (size_t)USAGE_BYTES_MAX) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': cannot allocate %zu bytes", a->base.name, counted);
+    return NULL;
+  }
+  int64_t want = (int64_t)counted, delta = want + (block ? USAGE_BLOCK : 0);
+  int64_t cur = atomic_load_explicit(&a->usage, memory_order_relaxed);
+  int64_t limit = atomic_load_explicit(&a->limit, memory_order_relaxed);
+  for (;;) {
+    int64_t bytes = cur & USAGE_BYTES_MAX;
+    if (limit > 0 && want > limit - bytes) {
+      atomic_fetch_add_explicit(&a->refused, 1, memory_order_relaxed);
+      tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
+                      "OOM when allocating %" PRId64 " bytes on allocator '%s': %" PRId64
+                      " bytes in use, limit %" PRId64 " bytes",
+                      want, a->base.name, bytes, limit);
+      return NULL;
+    }
+    if (want > USAGE_BYTES_MAX - bytes || (block && (cur >> USAGE_BITS) == USAGE_BLOCKS_MAX)) {
+      tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
+                      "allocator '%s': cannot allocate %" PRId64 " bytes with %" PRId64 " bytes in %" PRId64
+                      " blocks in use",
+                      a->base.name, want, bytes, cur >> USAGE_BITS);
+      return NULL;
+    }
+    if (atomic_compare_exchange_weak_explicit(&a->usage, &cur, cur + delta, memory_order_relaxed,
+                                              memory_order_relaxed))
+      break;
+  }
+  if (block && (cur >> USAGE_BITS) == 0) tfd_allocator_ref(&a->base); /* the first live block */
+  size_t bsize = block_size(total);
+  void *p = NULL;
+  tc_slot *s = NULL;
+  if (alignment <= CACHE_ALIGNMENT) {
+    if (bsize <= SMALL_MAX && (s = my_slot(a, true)) != NULL) p = slot_take(s, bsize);
+    if (!p) p = shared_take(a, bsize);
+  }
+  if (!p && posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize) != 0) {
+    p = NULL;
+    /* Undone; when that leaves no live block, their reference goes (the caller holds one of its own). */
+    if ((atomic_fetch_sub_explicit(&a->usage, delta, memory_order_relaxed) >> USAGE_BITS) == 1 && block)
+      tfd_allocator_unref(&a->base);
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': the system refused %" PRId64 " bytes",
+                    a->base.name, want);
+    return NULL;
+  }
+  atomic_max64(&a->peak, (cur & USAGE_BYTES_MAX) + want);
+  atomic_max64(&a->largest, want);
+  if (s) atomic_store_explicit(&s->allocs, atomic_load_explicit(&s->allocs, memory_order_relaxed) + 1, memory_order_relaxed);
+  else atomic_fetch_add_explicit(&a->num_allocs, 1, memory_order_relaxed);
+  return p;
+}
+
+static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t counted, bool block) {
+  int64_t old = atomic_fetch_sub_explicit(&a->usage, (int64_t)counted + (block ? USAGE_BLOCK : 0),
+                                          memory_order_relaxed);
+  size_t bsize = block_size(total);
+  tc_slot *s = bsize <= SMALL_MAX ? my_slot(a, true) : NULL;
+  if (!(s && slot_put(a, s, p, bsize, counted)) && !shared_put(a, p, bsize, counted)) free(p);
+  /* The last live block gives back their reference; a may be gone after this. */
+  if (block && (old >> USAGE_BITS) == 1) tfd_allocator_unref(&a->base);
+}
+
 static void *cpu_allocate(tfd_allocator *base, size_t alignment, size_t size, tfd_status *status) {
-  cpu_allocator *a = (cpu_allocator *)base;
   if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) {
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "allocator '%s': alignment %zu is not a power of two >= %zu",
                     base->name, alignment, sizeof(void *));
     return NULL;
   }
-  if (size > (size_t)INT64_MAX) {
-    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': cannot allocate %zu bytes", base->name, size);
-    return NULL;
-  }
-  int64_t want = (int64_t)size;
-  int64_t cur = atomic_load_explicit(&a->in_use, memory_order_relaxed);
-  int64_t limit = atomic_load_explicit(&a->limit, memory_order_relaxed);
-  for (;;) {
-    if (limit > 0 && want > limit - cur) {
-      atomic_fetch_add_explicit(&a->refused, 1, memory_order_relaxed);
-      tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED,
-                      "OOM when allocating %" PRId64 " bytes on allocator '%s': %" PRId64
-                      " bytes in use, limit %" PRId64 " bytes",
-                      want, base->name, cur, limit);
-      return NULL;
-    }
-    if (atomic_compare_exchange_weak_explicit(&a->in_use, &cur, cur + want, memory_order_relaxed,
-                                              memory_order_relaxed))
-      break;
-  }
-  void *p = alignment <= CACHE_ALIGNMENT ? cache_take(a, size) : NULL;
-  /* posix_memalign(0) may return NULL legitimately; always ask for a byte. */
-  if (!p && posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, size ? size : 1) != 0) {
-    atomic_fetch_sub_explicit(&a->in_use, want, memory_order_relaxed);
-    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': the system refused %" PRId64 " bytes",
-                    base->name, want);
-    return NULL;
-  }
-  atomic_max64(&a->peak, cur + want);
-  atomic_max64(&a->largest, want);
-  atomic_fetch_add_explicit(&a->num_allocs, 1, memory_order_relaxed);
-  return p;
+  return cpu_alloc_block((cpu_allocator *)base, alignment, size, size, false, status);
 }
 
 static void cpu_deallocate(tfd_allocator *base, void *ptr, size_t size) {
-  cpu_allocator *a = (cpu_allocator *)base;
-  atomic_fetch_sub_explicit(&a->in_use, (int64_t)size, memory_order_relaxed);
-  if (!cache_put(a, ptr, size)) free(ptr);
+  cpu_free_block((cpu_allocator *)base, ptr, size, size, false);
 }
 
 static void cpu_get_stats(const tfd_allocator *base, tfd_allocator_stats *out) {
   cpu_allocator *a = (cpu_allocator *)base;
-  out->num_allocs = atomic_load(&a->num_allocs);
-  out->bytes_in_use = atomic_load(&a->in_use);
+  int64_t allocs = 0, cached = 0;
+  pthread_mutex_lock(&registry_mu);
+  for (tc_slot *s = a->slots; s; s = s->next) {
+    allocs += atomic_load_explicit(&s->allocs, memory_order_relaxed);
+    cached += atomic_load_explicit(&s->counted, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  out->num_allocs = atomic_load(&a->num_allocs) + allocs;
+  out->bytes_in_use = atomic_load(&a->usage) & USAGE_BYTES_MAX;
   out->peak_bytes_in_use = atomic_load(&a->peak);
   out->largest_alloc_size = atomic_load(&a->largest);
   out->bytes_limit = atomic_load(&a->limit);
   out->num_refused = atomic_load(&a->refused);
-  pthread_mutex_lock(&a->cache_mu);
-  out->bytes_cached = a->cached;
-  pthread_mutex_unlock(&a->cache_mu);
+  out->bytes_cached = atomic_load(&a->cached) + cached;
 }
 
 static void cpu_destroy(tfd_allocator *base) {
   cpu_allocator *a = (cpu_allocator *)base;
+  /* Nothing uses a any more: every thread's slot for it can be emptied. */
+  pthread_mutex_lock(&registry_mu);
+  while (a->slots) slot_release(a->slots, a);
+  pthread_mutex_unlock(&registry_mu);
   cpu_trim(base);
   free(a->lists);
   pthread_mutex_destroy(&a->cache_mu);
@@ -218,6 +466,20 @@ static void cpu_destroy(tfd_allocator *base) {
 static const tfd_allocator_ops cpu_allocator_ops = {cpu_allocate, cpu_deallocate, cpu_get_stats, cpu_destroy,
                                                     cpu_trim};
 
+bool tfd_allocator_has_blocks(const tfd_allocator *a) { return a->ops == &cpu_allocator_ops; }
+
+void *tfd_allocator_allocate_block(tfd_allocator *a, size_t header, size_t size, tfd_status *status) {
+  if (size > (size_t)INT64_MAX - header) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': cannot allocate %zu bytes", a->name, size);
+    return NULL;
+  }
+  return cpu_alloc_block((cpu_allocator *)a, CACHE_ALIGNMENT, header + size, size, true, status);
+}
+
+void tfd_allocator_deallocate_block(tfd_allocator *a, void *block, size_t header, size_t size) {
+  cpu_free_block((cpu_allocator *)a, block, header + size, size, true);
+}
+
 tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes) {
   cpu_allocator *a = calloc(1, sizeof *a);
   if (!a) return NULL;
@@ -227,6 +489,7 @@ tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limi
   }
   atomic_init(&a->limit, bytes_limit > 0 ? bytes_limit : 0);
   a->cache_cap = cache_bytes > 0 ? cache_bytes : 0;
+  a->tc_cap = a->cache_cap < TC_MAX_BYTES ? a->cache_cap : TC_MAX_BYTES;
   pthread_mutex_init(&a->cache_mu, NULL);
   return &a->base;
 }

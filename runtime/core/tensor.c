@@ -1,15 +1,26 @@
-/* Tensors: dtype, shape and a reference-counted aligned buffer shared by views. */
+/* Tensors: dtype, shape and a reference-counted aligned buffer shared by views.
+ *
+ * A new tensor is one block: its header, its buffer's header and, at the
+ * next 64-byte boundary, its data, from the allocator's block interface (or
+ * aligned_alloc without an allocator), so making one costs one allocation,
+ * which a warm CPU allocator serves from the thread's cache. The block lives
+ * as long as the buffer: views made from the tensor have headers of their
+ * own and keep the buffer, so the first tensor's header may outlive its
+ * last reference, unused, until the buffer goes. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocator_internal.h"
 #include "checked.h"
 #include "refcount.h"
 #include "status_internal.h"
+#include "tensor_internal.h"
 #include "tfdev/tensor.h"
 
 typedef struct tfd_buffer {
   tfd_refcount refs;
+  bool in_block;            /* data and headers are one block (see above) */
   tfd_allocator *allocator; /* NULL: system memory */
   void *data;
   size_t size;
@@ -19,11 +30,25 @@ struct tfd_tensor {
   tfd_refcount refs;
   tfd_dtype dtype;
   int ndims;
+  bool in_block; /* this header is in its buffer's block: freed with the buffer */
   int64_t dims[TFD_MAX_DIMS];
   int64_t numel;
   tfd_buffer *buf;
   size_t offset; /* bytes into buf->data, for views */
 };
+
+/* The headers at the start of a block; the data follows at BLOCK_HEADER. */
+typedef struct tensor_block {
+  tfd_tensor t;
+  tfd_buffer b;
+} tensor_block;
+#define BLOCK_HEADER \
+  ((sizeof(tensor_block) + TFD_TENSOR_ALIGNMENT - 1) / TFD_TENSOR_ALIGNMENT * TFD_TENSOR_ALIGNMENT)
+
+/* Drops a reference; true when it was the last. A count of 1 is ours alone:
+ * nobody else can take another, so the last reference skips the atomic
+ * read-modify-write. */
+static bool drop_ref(tfd_refcount *r) { return tfd_refcount_get(r) == 1 || tfd_refcount_dec(r); }
 
 const char *tfd_dtype_name(tfd_dtype dt) {
   switch (dt) {
@@ -58,7 +83,17 @@ size_t tfd_dtype_size(tfd_dtype dt) {
 }
 
 static void buffer_unref(tfd_buffer *b) {
-  if (!tfd_refcount_dec(&b->refs)) return;
+  if (!drop_ref(&b->refs)) return;
+  if (b->in_block) {
+    void *block = (char *)b->data - BLOCK_HEADER;
+    tfd_allocator *a = b->allocator;
+    if (a) {
+      tfd_allocator_deallocate_block(a, block, BLOCK_HEADER, b->size); /* the last live block may free a */
+    } else {
+      free(block);
+    }
+    return;
+  }
   if (b->allocator) {
     tfd_allocator_deallocate(b->allocator, b->data, b->size);
     tfd_allocator_unref(b->allocator);
@@ -97,41 +132,73 @@ static tfd_code check_shape(tfd_dtype dtype, const int64_t *dims, int ndims, int
   return TFD_OK;
 }
 
+static void init_tensor(tfd_tensor *t, tfd_dtype dtype, const int64_t *dims, int ndims, int64_t numel,
+                        tfd_buffer *b) {
+  tfd_refcount_init(&t->refs);
+  t->dtype = dtype;
+  t->ndims = ndims;
+  t->in_block = false;
+  for (int i = 0; i < ndims; i++) t->dims[i] = dims[i];
+  t->numel = numel;
+  t->buf = b;
+  t->offset = 0;
+}
+
+/* A tensor whose header and data are separate allocations: allocators without blocks. */
+static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                int64_t numel, size_t size, tfd_status *status) {
+  tfd_tensor *t = calloc(1, sizeof *t);
+  tfd_buffer *b = calloc(1, sizeof *b);
+  if (!t || !b) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory allocating a %zu-byte tensor", size);
+    goto fail;
+  }
+  b->data = tfd_allocator_allocate(allocator, TFD_TENSOR_ALIGNMENT, size, status);
+  if (!b->data) goto fail;
+  b->allocator = tfd_allocator_ref(allocator);
+  if (dtype == TFD_RESOURCE && size) memset(b->data, 0, size);
+  tfd_refcount_init(&b->refs);
+  b->size = size;
+  init_tensor(t, dtype, dims, ndims, numel, b);
+  return t;
+fail:
+  free(t);
+  free(b);
+  return NULL;
+}
+
 tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                            tfd_status *status) {
   int64_t numel;
   if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
   size_t size = (size_t)numel * tfd_dtype_size(dtype);
-  tfd_tensor *t = calloc(1, sizeof *t);
-  tfd_buffer *b = calloc(1, sizeof *b);
-  if (!t || !b) goto oom;
-  if (allocator) {
-    b->data = tfd_allocator_allocate(allocator, TFD_TENSOR_ALIGNMENT, size, status);
-    if (!b->data) goto fail;
-    b->allocator = tfd_allocator_ref(allocator);
-  } else {
+  tensor_block *block;
+  if (allocator && tfd_allocator_has_blocks(allocator)) {
+    block = tfd_allocator_allocate_block(allocator, BLOCK_HEADER, size, status);
+    if (!block) return NULL;
+  } else if (!allocator) {
     /* Round up: aligned_alloc wants a multiple of the alignment. */
     size_t rounded = (size + TFD_TENSOR_ALIGNMENT - 1) / TFD_TENSOR_ALIGNMENT * TFD_TENSOR_ALIGNMENT;
-    b->data = aligned_alloc(TFD_TENSOR_ALIGNMENT, rounded ? rounded : TFD_TENSOR_ALIGNMENT);
-    if (!b->data) goto oom;
+    block = rounded <= SIZE_MAX - BLOCK_HEADER ? aligned_alloc(TFD_TENSOR_ALIGNMENT, BLOCK_HEADER + rounded) : NULL;
+    if (!block) {
+      tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory allocating a %zu-byte tensor", size);
+      return NULL;
+    }
+  } else {
+    return new_separate(allocator, dtype, dims, ndims, numel, size, status);
   }
+  tfd_tensor *t = &block->t;
+  tfd_buffer *b = &block->b;
+  tfd_refcount_init(&b->refs);
+  b->in_block = true;
+  b->allocator = allocator; /* live blocks keep their allocator alive (allocator_internal.h) */
+  b->data = (char *)block + BLOCK_HEADER;
+  b->size = size;
   /* Resource handles are read as strings: never hand out garbage bytes. */
   if (dtype == TFD_RESOURCE && size) memset(b->data, 0, size);
-  tfd_refcount_init(&b->refs);
-  b->size = size;
-  tfd_refcount_init(&t->refs);
-  t->dtype = dtype;
-  t->ndims = ndims;
-  for (int i = 0; i < ndims; i++) t->dims[i] = dims[i];
-  t->numel = numel;
-  t->buf = b;
+  init_tensor(t, dtype, dims, ndims, numel, b);
+  t->in_block = true;
   return t;
-oom:
-  tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory allocating a %zu-byte tensor", size);
-fail:
-  free(t);
-  free(b);
-  return NULL;
 }
 
 tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
@@ -226,10 +293,15 @@ tfd_tensor *tfd_tensor_ref(tfd_tensor *t) {
   return t;
 }
 
+void tfd_tensor_ref_n(tfd_tensor *t, int n) {
+  if (t && n > 0) atomic_fetch_add_explicit(&t->refs.n, n, memory_order_relaxed);
+}
+
 void tfd_tensor_unref(tfd_tensor *t) {
-  if (!t || !tfd_refcount_dec(&t->refs)) return;
-  buffer_unref(t->buf);
-  free(t);
+  if (!t || !drop_ref(&t->refs)) return;
+  tfd_buffer *b = t->buf;
+  if (!t->in_block) free(t); /* a header in the block goes with the buffer */
+  buffer_unref(b);
 }
 
 tfd_dtype tfd_tensor_dtype(const tfd_tensor *t) { return t->dtype; }

@@ -1,4 +1,5 @@
 /* Unit tests for tensors and the CPU allocator. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -139,6 +140,145 @@ static void test_allocator_alignment_checked(void) {
   tfd_status_free(st);
 }
 
+
+/* ---- thread caches: blocks a thread frees stay with it until it exits or the allocator goes ---- */
+typedef struct churn {
+  tfd_allocator *a;
+  tfd_tensor *kept; /* one tensor left alive for the main thread to free */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int phase; /* 1: the worker has churned; 2: main let the allocator go; 3: the worker has used the new one */
+  tfd_allocator *next; /* a second allocator, made after the first is gone */
+  int64_t next_cached;
+} churn;
+
+static void churn_once(tfd_allocator *a, int n, tfd_tensor **kept) {
+  int64_t dims[] = {3}; /* 12 bytes: a small block */
+  for (int i = 0; i < n; i++) {
+    tfd_tensor *t = tfd_tensor_new(a, TFD_FLOAT32, dims, 1, NULL);
+    CHECK(t != NULL);
+    if (kept && i == 0) *kept = t;
+    else tfd_tensor_unref(t);
+  }
+}
+
+static void *churn_and_exit(void *p) {
+  churn *c = p;
+  churn_once(c->a, 100, &c->kept);
+  return NULL;
+}
+
+static void test_allocator_thread_caches_exit(void) {
+  tfd_allocator *a = tfd_cpu_allocator_new("tc", 0);
+  churn c[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    c[i] = (churn){.a = a};
+    pthread_create(&th[i], NULL, churn_and_exit, &c[i]);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  tfd_allocator_stats s;
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.num_allocs, 400);
+  CHECK_INT(s.bytes_in_use, 4 * 12);
+  CHECK_INT(s.peak_bytes_in_use >= 4 * 12 && s.peak_bytes_in_use <= 8 * 12, 1);
+  CHECK_INT(s.largest_alloc_size, 12);
+  CHECK_INT(s.bytes_cached, 0); /* what the workers cached went with them */
+  churn_once(a, 10, NULL);      /* this thread's own cache counts */
+  tfd_allocator_get_stats(a, &s);
+  CHECK_INT(s.num_allocs, 410);
+  CHECK_INT(s.bytes_cached, 12);
+  tfd_allocator_unref(a); /* the kept tensors keep it alive */
+  for (int i = 0; i < 4; i++) {
+    CHECK_INT(((uintptr_t)tfd_tensor_data(c[i].kept)) % 64, 0);
+    tfd_tensor_unref(c[i].kept); /* the last one frees the allocator and every cache */
+  }
+}
+
+static void wait_phase(churn *c, int phase) {
+  pthread_mutex_lock(&c->mu);
+  while (c->phase < phase) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void set_phase(churn *c, int phase) {
+  pthread_mutex_lock(&c->mu);
+  c->phase = phase;
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void *churn_and_stay(void *p) {
+  churn *c = p;
+  churn_once(c->a, 50, NULL);
+  set_phase(c, 1);
+  wait_phase(c, 2);
+  /* The first allocator is gone (its blocks in this thread's cache with it); the next may sit at its address. */
+  churn_once(c->next, 5, NULL);
+  tfd_allocator_stats s;
+  tfd_allocator_get_stats(c->next, &s);
+  c->next_cached = s.bytes_cached;
+  set_phase(c, 3);
+  return NULL;
+}
+
+static void test_allocator_destroyed_under_live_thread_caches(void) {
+  churn c = {.a = tfd_cpu_allocator_new("first", 0)};
+  pthread_mutex_init(&c.mu, NULL);
+  pthread_cond_init(&c.cv, NULL);
+  pthread_t th;
+  pthread_create(&th, NULL, churn_and_stay, &c);
+  wait_phase(&c, 1);
+  tfd_allocator_stats s;
+  tfd_allocator_get_stats(c.a, &s);
+  CHECK_INT(s.bytes_cached, 12); /* in the worker's cache */
+  CHECK_INT(s.num_allocs, 50);
+  tfd_allocator_unref(c.a); /* frees the worker's cached block */
+  c.next = tfd_cpu_allocator_new("second", 0);
+  set_phase(&c, 2);
+  wait_phase(&c, 3);
+  CHECK_INT(c.next_cached, 12);
+  pthread_join(th, NULL);
+  tfd_allocator_get_stats(c.next, &s);
+  CHECK_INT(s.bytes_cached, 0);
+  CHECK_INT(s.num_allocs, 5);
+  tfd_allocator_unref(c.next);
+  pthread_mutex_destroy(&c.mu);
+  pthread_cond_destroy(&c.cv);
+}
+
+static void test_allocator_more_allocators_than_thread_slots(void) {
+  enum { N = 12 };
+  tfd_allocator *a[N];
+  for (int i = 0; i < N; i++) a[i] = tfd_cpu_allocator_new("many", 10000);
+  int64_t small[] = {5}, big[] = {3000}; /* 20 bytes; 12000 bytes: over the limit */
+  tfd_tensor *held[N];
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < N; i++) {
+      held[i] = tfd_tensor_new(a[i], TFD_FLOAT32, small, 1, NULL);
+      CHECK(held[i] != NULL);
+    }
+    for (int i = 0; i < N; i++) tfd_tensor_unref(held[i]);
+  }
+  tfd_status *st = tfd_status_new();
+  for (int i = 0; i < N; i++) {
+    CHECK(tfd_tensor_new(a[i], TFD_FLOAT32, big, 1, st) == NULL);
+    CHECK_STATUS(st, TFD_RESOURCE_EXHAUSTED, "OOM when allocating 12000 bytes");
+    tfd_allocator_stats s;
+    tfd_allocator_get_stats(a[i], &s);
+    CHECK_INT(s.num_allocs, 3);
+    CHECK_INT(s.bytes_in_use, 0);
+    CHECK_INT(s.peak_bytes_in_use, 20);
+    CHECK_INT(s.bytes_cached, 20);
+    CHECK_INT(s.num_refused, 1);
+    tfd_allocator_trim(a[i]);
+    tfd_allocator_get_stats(a[i], &s);
+    CHECK_INT(s.bytes_cached, 0);
+    tfd_allocator_unref(a[i]);
+  }
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"dtypes", test_dtypes},
     {"tensor shape and alignment", test_tensor_shape_and_alignment},
@@ -147,5 +287,8 @@ static const tfd_test tests[] = {
     {"bool bytes normalised", test_bool_bytes_normalised},
     {"allocator stats and limit", test_allocator_stats_and_limit},
     {"allocator alignment checked", test_allocator_alignment_checked},
+    {"allocator thread caches go with their threads", test_allocator_thread_caches_exit},
+    {"allocator destroyed under live thread caches", test_allocator_destroyed_under_live_thread_caches},
+    {"allocator: more allocators than thread slots", test_allocator_more_allocators_than_thread_slots},
 };
 TFD_TEST_MAIN(tests)

@@ -8,16 +8,32 @@
 #include <time.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "cancellation.h"
 #include "executor.h"
+
+/* A successor: a node that waits for this one, and how many of its inputs
+ * (data and control) this node satisfies. When that is all of them the
+ * successor is ready as soon as this node is done, with no counter to touch. */
+typedef struct succ {
+  int dst;
+  int count;
+  bool whole;
+} succ;
 
 typedef struct item {
   tfd_kernel *kernel;
   bool owned; /* false: held by the device's OpSegment */
   bool is_async;
+  bool cheap;
   int input_start, num_inputs, num_outputs;
   int initial_pending;
+  int out_start;  /* e->out_ofs[out_start + o] .. [out_start + o + 1]: output o's consumer slots in e->out_slots */
+  int succ_start; /* e->succs[succ_start ..] */
+  int num_succs;
 } item;
+
+typedef struct step step;
 
 struct tfd_executor {
   tfd_graph *graph;
@@ -26,6 +42,14 @@ struct tfd_executor {
   int total_inputs;
   int *roots;
   int num_roots;
+  int *out_ofs;   /* see item.out_start */
+  int *out_slots; /* slot indices of consumers, by producer and output */
+  succ *succs;
+  int *counted;   /* nodes whose pending count is kept (some producer satisfies only part of it) */
+  int num_counted;
+  bool has_async;      /* some kernel may wait (queues, _Recv) */
+  bool has_rendezvous; /* some kernel uses the step's rendezvous (_Send, _Recv) */
+  _Atomic(step *) spare; /* a finished step's memory, for the next one */
 };
 
 int64_t tfd_now_micros(void) {
@@ -43,13 +67,20 @@ static tfd_op_kernel *make_shared_kernel(void *arg, tfd_status *st) {
   return k ? &k->base : NULL;
 }
 
+static void step_free(step *s);
+
 void tfd_executor_free(tfd_executor *e) {
   if (!e) return;
   if (e->items)
     for (int i = 0; i < e->graph->n; i++)
       if (e->items[i].owned && e->items[i].kernel) e->items[i].kernel->base.ops->destroy(&e->items[i].kernel->base);
+  step_free(atomic_load(&e->spare));
   free(e->items);
   free(e->roots);
+  free(e->out_ofs);
+  free(e->out_slots);
+  free(e->succs);
+  free(e->counted);
   tfd_graph_free(e->graph);
   tfd_device_unref(e->device);
   free(e);
@@ -57,6 +88,68 @@ void tfd_executor_free(tfd_executor *e) {
 
 const tfd_graph *tfd_executor_graph(const tfd_executor *e) { return e->graph; }
 tfd_device *tfd_executor_device(const tfd_executor *e) { return e->device; }
+bool tfd_executor_may_wait(const tfd_executor *e) { return e->has_async; }
+bool tfd_executor_uses_rendezvous(const tfd_executor *e) { return e->has_rendezvous; }
+
+/* Lays out, for every node, where its outputs go and which nodes it makes ready. */
+static bool build_edges(tfd_executor *e) {
+  tfd_graph *g = e->graph;
+  size_t nofs = 1, nslots = 0, nsuccs = 0;
+  for (int i = 0; i < g->n; i++) {
+    nofs += (size_t)g->nodes[i].num_outputs + 1;
+    nsuccs += (size_t)g->nodes[i].num_out_edges;
+    for (int k = 0; k < g->nodes[i].num_out_edges; k++)
+      if (g->nodes[i].out_edges[k].dst_input >= 0) nslots++;
+  }
+  e->out_ofs = malloc(nofs * sizeof *e->out_ofs);
+  e->out_slots = malloc((nslots ? nslots : 1) * sizeof *e->out_slots);
+  e->succs = malloc((nsuccs ? nsuccs : 1) * sizeof *e->succs);
+  e->counted = malloc((g->n ? (size_t)g->n : 1) * sizeof *e->counted);
+  int *last = malloc((g->n ? (size_t)g->n : 1) * sizeof *last); /* dst -> its succ index for the current node */
+  bool *counted = calloc(g->n ? (size_t)g->n : 1, sizeof *counted);
+  if (!e->out_ofs || !e->out_slots || !e->succs || !e->counted || !last || !counted) {
+    free(last);
+    free(counted);
+    return false;
+  }
+  for (int i = 0; i < g->n; i++) last[i] = -1;
+  int ofs = 0, slot = 0, nsucc = 0;
+  for (int i = 0; i < g->n; i++) {
+    tfd_gnode *gn = &g->nodes[i];
+    item *it = &e->items[i];
+    it->out_start = ofs;
+    for (int o = 0; o < gn->num_outputs; o++) {
+      e->out_ofs[ofs++] = slot;
+      for (int k = 0; k < gn->num_out_edges; k++) {
+        tfd_out_edge *oe = &gn->out_edges[k];
+        if (oe->dst_input >= 0 && oe->src_output == o) e->out_slots[slot++] = e->items[oe->dst].input_start + oe->dst_input;
+      }
+    }
+    e->out_ofs[ofs++] = slot;
+    it->succ_start = nsucc;
+    for (int k = 0; k < gn->num_out_edges; k++) {
+      int dst = gn->out_edges[k].dst;
+      if (last[dst] < 0) {
+        last[dst] = nsucc;
+        e->succs[nsucc++] = (succ){dst, 0, false};
+      }
+      e->succs[last[dst]].count++;
+    }
+    it->num_succs = nsucc - it->succ_start;
+    for (int k = it->succ_start; k < nsucc; k++) {
+      succ *sc = &e->succs[k];
+      last[sc->dst] = -1;
+      sc->whole = sc->count == e->items[sc->dst].initial_pending;
+      if (!sc->whole && !counted[sc->dst]) {
+        counted[sc->dst] = true;
+        e->counted[e->num_counted++] = sc->dst;
+      }
+    }
+  }
+  free(last);
+  free(counted);
+  return true;
+}
 
 tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *st) {
   tfd_executor *e = calloc(1, sizeof *e);
@@ -67,6 +160,7 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
   }
   e->graph = g;
   e->device = tfd_device_ref(device);
+  atomic_init(&e->spare, NULL);
   e->items = calloc(g->n ? (size_t)g->n : 1, sizeof *e->items);
   e->roots = calloc(g->n ? (size_t)g->n : 1, sizeof *e->roots);
   if (!e->items || !e->roots) {
@@ -95,19 +189,36 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
       }
     }
     it->is_async = it->kernel->compute_async != NULL;
+    it->cheap = n->op->cheap;
     it->input_start = e->total_inputs;
     it->num_inputs = n->num_inputs;
     it->num_outputs = n->num_outputs;
     it->initial_pending = n->num_inputs + n->num_control;
     e->total_inputs += n->num_inputs;
     if (it->initial_pending == 0) e->roots[e->num_roots++] = i;
+    e->has_async |= it->is_async;
+    e->has_rendezvous |= strcmp(n->op->name, "_Send") == 0 || strcmp(n->op->name, "_Recv") == 0;
+  }
+  if (!build_edges(e)) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
+    tfd_executor_free(e);
+    return NULL;
   }
   return e;
 }
 
-/* ---- one step ---- */
-typedef struct step step;
-
+/* ---- one step ----
+ * A step's memory (pending counts, input slots, tasks) is one block that
+ * the executor keeps for its next step when this one is over. Each node
+ * made ready adds one to `outstanding` and each finished node takes one
+ * away: a node that makes exactly one successor ready hands its own count
+ * on, with no atomic operation, so a chain runs without touching it.
+ *
+ * Until a step hands a node to the pool (or starts an async kernel, whose
+ * completion may come on any thread) it runs on one thread alone, and its
+ * counters are updated with plain loads and stores; `shared` is set before
+ * the first hand-off, which publishes them, and from then on every update
+ * is an atomic read-modify-write. */
 typedef struct task {
   step *s;
   int node;
@@ -118,10 +229,12 @@ struct step {
   tfd_executor_args args;
   tfd_executor_done done;
   void *done_arg;
+  tfd_kernel_ctx ctx; /* what every node's context shares */
   atomic_int *pending;
   tfd_tensor **slots;
   task *tasks;
   atomic_int outstanding;
+  atomic_bool shared; /* another thread may run nodes of this step */
   atomic_bool failed;
   pthread_mutex_t mu;
   tfd_status status; /* the first error */
@@ -137,7 +250,20 @@ typedef struct async_call {
 } async_call;
 
 static void process(step *s, int node);
-static void finish_step(step *s);
+
+/* Adds d to a counter of s; returns the value it had. */
+static int counter_add(step *s, atomic_int *c, int d) {
+  if (atomic_load_explicit(&s->shared, memory_order_relaxed)) return atomic_fetch_add(c, d);
+  int v = atomic_load_explicit(c, memory_order_relaxed);
+  atomic_store_explicit(c, v + d, memory_order_relaxed);
+  return v;
+}
+
+static void step_free(step *s) {
+  if (!s) return;
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
 
 static void fail(step *s, tfd_status *st) {
   pthread_mutex_lock(&s->mu);
@@ -152,12 +278,22 @@ static void fail(step *s, tfd_status *st) {
 }
 
 static void finish_step(step *s) {
-  /* After an error, consumers that never ran still hold their inputs. */
-  for (int i = 0; i < s->e->total_inputs; i++) tfd_tensor_unref(s->slots[i]);
-  s->done(s->done_arg, &s->status);
-  tfd_status_clear(&s->status);
-  pthread_mutex_destroy(&s->mu);
-  free(s);
+  tfd_executor *e = s->e;
+  /* After an error, consumers that never ran still hold their inputs; else every slot was used and cleared. */
+  if (atomic_load(&s->failed))
+    for (int i = 0; i < e->total_inputs; i++) {
+      tfd_tensor_unref(s->slots[i]);
+      s->slots[i] = NULL;
+    }
+  tfd_executor_done done = s->done;
+  void *arg = s->done_arg;
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_status_move(&st, &s->status);
+  /* Done with s before telling anyone: done may free the executor. */
+  step *none = NULL;
+  if (!atomic_compare_exchange_strong(&e->spare, &none, s)) step_free(s);
+  done(arg, &st);
+  tfd_status_clear(&st);
 }
 
 static void run_task(void *arg) {
@@ -179,37 +315,41 @@ typedef struct ready_stack {
   bool has_expensive;
 } ready_stack;
 
-/* Makes `node` runnable: here when it is cheap (or the first expensive one),
- * else on the pool. The step's outstanding count covers it from now on. */
-static void make_ready(step *s, int node, ready_stack *rs) {
-  atomic_fetch_add(&s->outstanding, 1);
-  bool cheap = s->e->graph->nodes[node].op->cheap;
-  if (rs->top < INLINE_MAX && (cheap || !rs->has_expensive || !s->args.runner)) {
+/* Runs `node`, already counted in outstanding: here when it is cheap (or
+ * the first expensive one), else on the pool. */
+static void dispatch(step *s, int node, ready_stack *rs) {
+  bool cheap = s->e->items[node].cheap;
+  tfd_threadpool *runner = s->args.runner;
+  if (rs->top < INLINE_MAX && (cheap || !rs->has_expensive || !runner)) {
     if (!cheap) rs->has_expensive = true;
     rs->nodes[rs->top++] = node;
     return;
   }
-  if (!s->args.runner || tfd_threadpool_schedule(s->args.runner, run_task, &s->tasks[node], NULL) != TFD_OK)
+  if (runner) atomic_store_explicit(&s->shared, true, memory_order_relaxed); /* published by the pool's queue */
+  if (!runner || tfd_threadpool_schedule(runner, run_task, &s->tasks[node], NULL) != TFD_OK)
     process(s, node); /* the pool refused (or the stack is full): run it now, depth-first */
 }
 
-/* Records a finished node and hands its outputs on. Returns false when the step is over. */
-static bool node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start, ready_stack *rs) {
+/* Records a finished node, hands its outputs on and runs or queues the
+ * nodes it made ready. Touches nothing of the step after its last count is
+ * handed on: the step may be over then. */
+static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start, ready_stack *rs) {
   tfd_executor *e = s->e;
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
+  tfd_tensor **outputs = ctx->outputs;
   if (st->code == TFD_OK) {
     /* Consumers were built for the inferred dtypes and read elements of that
      * size: a tensor of another dtype (a queue or session tensor shared with
      * other graphs, a variable written elsewhere) must stop here. */
     for (int o = 0; o < it->num_outputs; o++) {
-      if (!ctx->outputs[o]) {
+      if (!outputs[o]) {
         tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
         break;
       }
-      if (tfd_tensor_dtype(ctx->outputs[o]) != gn->out_types[o]) {
+      if (tfd_tensor_dtype(outputs[o]) != gn->out_types[o]) {
         tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output %d is %s, but the graph expects %s",
-                        tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(ctx->outputs[o])),
+                        tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(outputs[o])),
                         tfd_dtype_name(gn->out_types[o]));
         break;
       }
@@ -223,30 +363,48 @@ static bool node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
     ns->ran = true;
     ns->output_bytes = 0;
     for (int o = 0; o < it->num_outputs; o++)
-      if (ctx->outputs[o]) ns->output_bytes += (int64_t)tfd_tensor_byte_size(ctx->outputs[o]);
+      if (outputs[o]) ns->output_bytes += (int64_t)tfd_tensor_byte_size(outputs[o]);
     tfd_allocator_stats as;
     tfd_allocator_get_stats(ctx->allocator, &as);
     ns->allocator_bytes_in_use = as.bytes_in_use;
   }
   if (st->code != TFD_OK) fail(s, st);
+  tfd_tensor **in = &s->slots[it->input_start];
   for (int i = 0; i < it->num_inputs; i++) {
-    tfd_tensor_unref(s->slots[it->input_start + i]);
-    s->slots[it->input_start + i] = NULL;
+    tfd_tensor_unref(in[i]);
+    in[i] = NULL;
   }
-  if (!atomic_load(&s->failed)) {
-    for (int k = 0; k < gn->num_out_edges; k++) {
-      tfd_out_edge *oe = &gn->out_edges[k];
-      if (oe->dst_input >= 0)
-        s->slots[e->items[oe->dst].input_start + oe->dst_input] = tfd_tensor_ref(ctx->outputs[oe->src_output]);
-      if (atomic_fetch_sub(&s->pending[oe->dst], 1) == 1) make_ready(s, oe->dst, rs);
+  bool go_on = !atomic_load(&s->failed);
+  /* Each output's reference goes to its last consumer; the others get new ones. */
+  const int *ofs = &e->out_ofs[it->out_start];
+  for (int o = 0; o < it->num_outputs; o++) {
+    int a = ofs[o], b = ofs[o + 1];
+    if (!go_on || a == b) {
+      tfd_tensor_unref(outputs[o]);
+      continue;
     }
+    tfd_tensor_ref_n(outputs[o], b - a - 1);
+    for (int k = a; k < b; k++) s->slots[e->out_slots[k]] = outputs[o];
   }
-  for (int o = 0; o < it->num_outputs; o++) tfd_tensor_unref(ctx->outputs[o]);
-  if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
-    finish_step(s);
-    return false;
+  /* Successors made ready are counted before any is handed out; this node's own count goes to the first. */
+  enum { BATCH = 64 };
+  int ready[BATCH], n = 0;
+  const succ *sc = &e->succs[it->succ_start];
+  for (int k = 0; go_on && k < it->num_succs; k++) {
+    if (!sc[k].whole && counter_add(s, &s->pending[sc[k].dst], -sc[k].count) != sc[k].count) continue;
+    if (n == BATCH) { /* many ready at once: count and hand out a batch, keeping this node's count */
+      counter_add(s, &s->outstanding, BATCH);
+      for (int j = 0; j < BATCH; j++) dispatch(s, ready[j], rs);
+      n = 0;
+    }
+    ready[n++] = sc[k].dst;
   }
-  return true;
+  if (n == 0) {
+    if (counter_add(s, &s->outstanding, -1) == 1) finish_step(s);
+    return;
+  }
+  if (n > 1) counter_add(s, &s->outstanding, n - 1);
+  for (int j = 0; j < n; j++) dispatch(s, ready[j], rs);
 }
 
 static void run_inline(step *s, ready_stack *rs);
@@ -255,43 +413,29 @@ static void async_done(void *arg) {
   async_call *a = arg;
   step *s = a->s;
   ready_stack rs = {.top = 0};
-  bool more = node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0, &rs);
+  node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0, &rs);
   tfd_status_clear(&a->status);
   free(a);
-  if (more) run_inline(s, &rs);
+  run_inline(s, &rs);
 }
 
 static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st) {
-  tfd_executor *e = s->e;
-  item *it = &e->items[node];
-  tfd_device *d = e->device;
-  *c = (tfd_kernel_ctx){
-      .device = d,
-      .allocator = tfd_device_get_allocator(d),
-      .intra_pool = tfd_device_threadpool(d),
-      .rm = tfd_device_resource_manager(d),
-      .step_id = s->args.step_id,
-      .inputs = &s->slots[it->input_start],
-      .num_inputs = it->num_inputs,
-      .outputs = outputs,
-      .num_outputs = it->num_outputs,
-      .status = st,
-      .rendezvous = s->args.rendezvous,
-      .cancellation = s->args.cancellation,
-      .session_state = s->args.session_state,
-      .feeds = s->args.feeds,
-      .num_feeds = s->args.num_feeds,
-      .fetches = s->args.fetches,
-      .num_fetches = s->args.num_fetches,
-  };
+  item *it = &s->e->items[node];
+  *c = s->ctx;
+  c->inputs = &s->slots[it->input_start];
+  c->num_inputs = it->num_inputs;
+  c->outputs = outputs;
+  c->num_outputs = it->num_outputs;
+  c->status = st;
 }
 
-/* Runs nodes from the stack until it is empty (or the step is over). */
+/* Runs nodes from the stack until it is empty. Each node on it is counted
+ * in outstanding, so the step lives while the stack holds one. */
 static void run_inline(step *s, ready_stack *rs) {
   while (rs->top > 0) {
     int node = rs->nodes[--rs->top];
     item *it = &s->e->items[node];
-    if (!s->e->graph->nodes[node].op->cheap) rs->has_expensive = false;
+    if (!it->cheap) rs->has_expensive = false;
     int64_t start = s->args.stats ? tfd_now_micros() : 0;
     if (it->is_async && !atomic_load(&s->failed)) {
       async_call *a = calloc(1, sizeof *a);
@@ -304,27 +448,51 @@ static void run_inline(step *s, ready_stack *rs) {
         continue; /* async_done carries on from there */
       }
     }
-    tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS] = {0};
+    tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
+    for (int o = 0; o < it->num_outputs; o++) outputs[o] = NULL;
     tfd_status st = TFD_STATUS_INIT;
     tfd_kernel_ctx ctx;
     fill_ctx(s, node, &ctx, outputs, &st);
     if (atomic_load(&s->failed)) tfd_status_setf(&st, TFD_CANCELLED, "step failed elsewhere");
     else if (it->is_async) tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting an async kernel");
     else it->kernel->compute(it->kernel, &ctx);
-    if (!node_done(s, node, &ctx, &st, start, rs)) return;
+    node_done(s, node, &ctx, &st, start, rs);
   }
 }
 
 static void process(step *s, int node) {
-  ready_stack rs = {.top = 1, .nodes = {node}, .has_expensive = !s->e->graph->nodes[node].op->cheap};
+  ready_stack rs = {.top = 1, .nodes = {node}, .has_expensive = !s->e->items[node].cheap};
   run_inline(s, &rs);
 }
 
-void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
+/* A step's memory: the executor's spare when it has one, else a new block. */
+static step *new_step(tfd_executor *e) {
+  step *s = atomic_exchange(&e->spare, NULL);
+  if (s) {
+    for (int i = 0; i < e->num_counted; i++)
+      atomic_store_explicit(&s->pending[e->counted[i]], e->items[e->counted[i]].initial_pending, memory_order_relaxed);
+    return s;
+  }
   int n = e->graph->n;
   size_t bytes = sizeof(step) + (size_t)n * (sizeof(atomic_int) + sizeof(task)) +
                  (size_t)e->total_inputs * sizeof(tfd_tensor *);
-  step *s = calloc(1, bytes);
+  s = calloc(1, bytes);
+  if (!s) return NULL;
+  /* One block: pointer-aligned parts first, then the counters. */
+  s->tasks = (task *)(s + 1);
+  s->slots = (tfd_tensor **)(s->tasks + n);
+  s->pending = (atomic_int *)(s->slots + e->total_inputs);
+  for (int i = 0; i < n; i++) {
+    atomic_init(&s->pending[i], e->items[i].initial_pending);
+    s->tasks[i] = (task){s, i};
+  }
+  pthread_mutex_init(&s->mu, NULL);
+  s->status = (tfd_status)TFD_STATUS_INIT;
+  return s;
+}
+
+void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
+  step *s = new_step(e);
   if (!s) {
     tfd_status st = TFD_STATUS_INIT;
     tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
@@ -336,27 +504,33 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->args = *args;
   s->done = done;
   s->done_arg = arg;
-  /* One block: pointer-aligned parts first, then the counters. */
-  s->tasks = (task *)(s + 1);
-  s->slots = (tfd_tensor **)(s->tasks + n);
-  s->pending = (atomic_int *)(s->slots + e->total_inputs);
-  for (int i = 0; i < n; i++) {
-    atomic_init(&s->pending[i], e->items[i].initial_pending);
-    s->tasks[i] = (task){s, i};
-  }
-  pthread_mutex_init(&s->mu, NULL);
-  if (e->num_roots == 0) {
+  atomic_store_explicit(&s->failed, false, memory_order_relaxed);
+  atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
+  tfd_device *d = e->device;
+  s->ctx = (tfd_kernel_ctx){
+      .device = d,
+      .allocator = tfd_device_get_allocator(d),
+      .intra_pool = tfd_device_threadpool(d),
+      .rm = tfd_device_resource_manager(d),
+      .step_id = args->step_id,
+      .rendezvous = args->rendezvous,
+      .cancellation = args->cancellation,
+      .session_state = args->session_state,
+      .feeds = args->feeds,
+      .num_feeds = args->num_feeds,
+      .fetches = args->fetches,
+      .num_fetches = args->num_fetches,
+  };
+  int num_roots = e->num_roots;
+  if (num_roots == 0) {
     finish_step(s);
     return;
   }
-  /* Hold the step open while the roots are handed out, then let go. */
-  atomic_init(&s->outstanding, 1);
+  /* Every root is counted before the first is handed out. */
+  atomic_store_explicit(&s->outstanding, num_roots, memory_order_relaxed);
   ready_stack rs = {.top = 0};
-  for (int r = 0; r < e->num_roots; r++) make_ready(s, e->roots[r], &rs);
-  if (atomic_fetch_sub(&s->outstanding, 1) == 1) {
-    finish_step(s);
-    return;
-  }
+  const int *roots = e->roots;
+  for (int r = 0; r < num_roots; r++) dispatch(s, roots[r], &rs);
   run_inline(s, &rs);
 }
 
@@ -390,7 +564,9 @@ struct timespec tfd_deadline_after_ms(int64_t ms) {
 
 bool tfd_wait_or_time_out(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
                           const char *what, tfd_cancel_fn on_timeout, void *arg) {
-  struct timespec deadline = tfd_deadline_after_ms(timeout_ms > 0 ? timeout_ms : 0);
+  /* The clock is read only when there is a deadline. */
+  struct timespec deadline = {0, 0};
+  if (timeout_ms > 0) deadline = tfd_deadline_after_ms(timeout_ms);
   bool timed_out = false;
   while (*pending > 0) {
     if (timeout_ms <= 0 || timed_out) {

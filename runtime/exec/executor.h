@@ -6,7 +6,13 @@
  * its consumers ready. Ready nodes beyond the first go to the inter-op pool;
  * the first continues inline on the same thread, so a chain runs without a
  * thread hop. The first error stops the step (its message names the node)
- * and aborts the rendezvous so other partitions stop too. */
+ * and aborts the rendezvous so other partitions stop too.
+ *
+ * Per node a step does what the graph's shape allows it to skip: a node
+ * whose inputs all come from one producer becomes ready without a pending
+ * counter, an output's reference moves to its last consumer, and a node
+ * that makes one successor ready hands its count on. A finished step's
+ * memory is kept for the executor's next step. */
 #ifndef TFDEV_RUNTIME_EXECUTOR_H
 #define TFDEV_RUNTIME_EXECUTOR_H
 
@@ -51,6 +57,12 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
 void tfd_executor_free(tfd_executor *e);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
+/* Whether a step may wait on something outside it (a queue, a _Recv): only
+ * then can cancelling it or its rendezvous make it end sooner. */
+bool tfd_executor_may_wait(const tfd_executor *e);
+/* Whether its kernels use the step's rendezvous (_Send, _Recv); when none
+ * does, args.rendezvous may be NULL. */
+bool tfd_executor_uses_rendezvous(const tfd_executor *e);
 
 /* Starts a step; done runs exactly once, on whichever thread finishes last. */
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg);

@@ -900,10 +900,21 @@ typedef struct barrier {
   int remaining;
   tfd_status status;
   tfd_rendezvous *rendezvous;
+  pthread_t caller; /* runs partition 0, then waits */
+  bool solo;        /* one partition */
+  bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
 } barrier;
 
 static void part_done(void *arg, const tfd_status *st) {
   barrier *b = arg;
+  if (b->solo && pthread_equal(pthread_self(), b->caller)) {
+    /* Still inside tfd_executor_run_async on the caller's thread (it runs no executor code once it
+     * waits), with no other partition: nothing else touches b. */
+    if (st && st->code != TFD_OK) tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
+    b->remaining = 0;
+    b->done_inline = true;
+    return;
+  }
   pthread_mutex_lock(&b->mu);
   if (st && st->code != TFD_OK && b->status.code == TFD_OK)
     tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
@@ -926,6 +937,9 @@ static void start_part(void *arg) {
 static void abort_rendezvous(void *arg, tfd_code code, const char *message) {
   tfd_rendezvous_abort(arg, code, message);
 }
+
+/* A step that waits on nothing ends by itself: its timeout has nothing to stop. */
+static void nothing_to_stop(void *arg, tfd_code code, const char *message) { (void)arg, (void)code, (void)message; }
 
 static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
@@ -950,14 +964,26 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   bool trace = ro && ro->trace;
   bool want_costs = ro && ro->cost_graph;
   bool collect = trace || want_costs || tfd_session_options_build_cost_model(s->options);
+  /* What a step needs beyond its executors is made only when it can be used: a rendezvous
+   * when partitions or kernels exchange tensors, a cancellation (which close() and a
+   * timeout use to stop it) when a kernel may wait. A step of neither ends by itself. */
+  bool need_rendezvous = b->num_parts > 1, may_wait = false;
+  for (int p = 0; p < b->num_parts; p++) {
+    need_rendezvous |= tfd_executor_uses_rendezvous(b->execs[p]);
+    may_wait |= tfd_executor_may_wait(b->execs[p]);
+  }
+  enum { SMALL = 8 };
   tfd_node_stats **stats = NULL;
-  tfd_tensor **fetches = calloc((size_t)b->num_fetches + 1, sizeof *fetches);
-  barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT, .rendezvous = tfd_rendezvous_new()};
+  tfd_tensor *small_fetches[SMALL] = {0};
+  tfd_tensor **fetches = b->num_fetches <= SMALL ? small_fetches : calloc((size_t)b->num_fetches, sizeof *fetches);
+  barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT,
+                 .rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL, .caller = pthread_self(),
+                 .solo = b->num_parts == 1};
   if (collect && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
     for (int p = 0; p < b->num_parts; p++)
       stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **stats);
-  if (!fetches || !bar.rendezvous || (collect && !stats)) {
-    free(fetches);
+  if (!fetches || (need_rendezvous && !bar.rendezvous) || (collect && !stats)) {
+    if (fetches != small_fetches) free(fetches);
     free(stats);
     tfd_rendezvous_unref(bar.rendezvous);
     return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
@@ -965,12 +991,11 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   pthread_mutex_init(&bar.mu, NULL);
   pthread_cond_init(&bar.cv, NULL);
   /* Cancelling the step (timeout, close) aborts its rendezvous and wakes blocked kernels. */
-  tfd_cancellation *cancel = tfd_cancellation_new();
-  int64_t abort_token = cancel ? tfd_cancellation_register(cancel, abort_rendezvous, bar.rendezvous) : -1;
+  tfd_cancellation *cancel = may_wait ? tfd_cancellation_new() : NULL;
+  int64_t abort_token = cancel && bar.rendezvous ? tfd_cancellation_register(cancel, abort_rendezvous, bar.rendezvous) : -1;
   bool tracked = cancel && add_active(s, cancel);
   int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
   /* Partitions 1..n start on the pool, partition 0 on this thread: all run at once. */
-  enum { SMALL = 8 };
   part_start small[SMALL];
   part_start *starts = b->num_parts <= SMALL ? small : malloc((size_t)b->num_parts * sizeof *starts);
   for (int p = b->num_parts - 1; p >= 0; p--) {
@@ -983,11 +1008,15 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
   }
   int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
-  pthread_mutex_lock(&bar.mu);
-  /* Without a cancellation (out of memory) a timeout can still abort the rendezvous. */
-  tfd_wait_or_time_out(&bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
-                       cancel ? tfd_cancel_on_timeout : abort_rendezvous, cancel ? (void *)cancel : bar.rendezvous);
-  pthread_mutex_unlock(&bar.mu);
+  bool timed_out = false;
+  if (!bar.done_inline) {
+    pthread_mutex_lock(&bar.mu);
+    /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous. */
+    timed_out = tfd_wait_or_time_out(&bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
+                                     cancel ? tfd_cancel_on_timeout : bar.rendezvous ? abort_rendezvous : nothing_to_stop,
+                                     cancel ? (void *)cancel : bar.rendezvous);
+    pthread_mutex_unlock(&bar.mu);
+  }
   if (starts != small) free(starts);
   if (tracked) remove_active(s, cancel);
   tfd_code code;
@@ -996,7 +1025,10 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
     /* A cancelled step reports why it was cancelled, not what the kernels saw. */
     code = tfd_status_setf(st, tfd_cancellation_reason(cancel, NULL), "%s", why);
     tfd_status_clear(&bar.status);
-  } else if (bar.status.code != TFD_OK && tfd_rendezvous_status(bar.rendezvous, st) != TFD_OK) {
+  } else if (timed_out && !cancel) {
+    code = tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (%lld ms)", (long long)timeout);
+    tfd_status_clear(&bar.status);
+  } else if (bar.status.code != TFD_OK && bar.rendezvous && tfd_rendezvous_status(bar.rendezvous, st) != TFD_OK) {
     /* The first kernel to fail aborted the rendezvous with its own error; other partitions then fail
      * in their _Recv nodes, and may report first: the abort is the error the user caused. */
     code = tfd_status_code(st);
@@ -1025,7 +1057,7 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
   }
   for (int p = 0; stats && p < b->num_parts; p++) free(stats[p]);
   free(stats);
-  free(fetches);
+  if (fetches != small_fetches) free(fetches);
   tfd_rendezvous_unref(bar.rendezvous);
   pthread_mutex_destroy(&bar.mu);
   pthread_cond_destroy(&bar.cv);

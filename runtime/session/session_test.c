@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime/testing/harness.h"
@@ -354,6 +355,124 @@ static void test_partition_error_aborts_the_other(void) {
   tfd_status_free(st);
 }
 
+
+/* A wide graph on a pool of 3: x feeds 150 independent AddV2 nodes (made ready at once, more than
+ * the executor hands out in one batch, most of them to the pool), summed back pairwise to one; a
+ * Const feeds every node of the first level. Run many times through one callable (the step's memory
+ * is reused), from two threads at once. */
+typedef struct wide_arg {
+  tfd_session *s;
+  int64_t h;
+  int bad;
+} wide_arg;
+
+static void *run_wide(void *p) {
+  wide_arg *a = p;
+  tfd_status *st = tfd_status_new();
+  float xv = 1.0f;
+  tfd_tensor *x = f32(&xv, NULL, 0);
+  for (int i = 0; i < 60; i++) {
+    tfd_tensor *out = NULL;
+    if (tfd_session_run_callable(a->s, a->h, NULL, &x, &out, NULL, st) != TFD_OK ||
+        *(const float *)tfd_tensor_const_data(out) != 150 * 3.0f)
+      a->bad++;
+    tfd_tensor_unref(out);
+  }
+  tfd_tensor_unref(x);
+  tfd_status_free(st);
+  return NULL;
+}
+
+static void test_wide_fan_out_and_in(void) {
+  enum { WIDTH = 150 };
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_new();
+  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  float one = 1.0f;
+  set_tensor(node(g, "c", "Const", NULL, NULL), "value", f32(&one, NULL, 0)); /* takes the tensor */
+  char names[3 * WIDTH][32], a[32]; /* 150 + 75 + 38 + 19 + 10 + 5 + 3 + 2 + 1 names */
+  int n = 0;
+  for (int i = 0; i < WIDTH; i++) { /* x + x + c = 3 each */
+    snprintf(names[n], sizeof names[n], "w%d", i);
+    snprintf(a, sizeof a, "d%d", i);
+    node(g, a, "AddV2", "x", "x");
+    node(g, names[n++], "AddV2", a, "c");
+  }
+  int level = 0, first = 0;
+  while (n - first > 1) { /* pairwise sums; an odd one out passes to the next level */
+    int end = n;
+    for (int i = first; i + 1 < end; i += 2) {
+      snprintf(names[n], sizeof names[n], "s%d_%d", level, i);
+      node(g, names[n], "AddV2", names[i], names[i + 1]);
+      n++;
+    }
+    if ((end - first) % 2) {
+      snprintf(names[n], sizeof names[n], "p%d", level);
+      node(g, names[n], "Identity", names[end - 1], NULL);
+      n++;
+    }
+    first = end;
+    level++;
+  }
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_inter_op_threads(o, 3);
+  tfd_session_options_set_use_per_session_threads(o, true);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  const char *feed = "x", *fetch = names[n - 1];
+  int64_t h = tfd_session_make_callable(s, &feed, 1, &fetch, 1, NULL, 0, st);
+  CHECK(h >= 0);
+  wide_arg args[2] = {{s, h, 0}, {s, h, 0}};
+  pthread_t th;
+  pthread_create(&th, NULL, run_wide, &args[0]);
+  run_wide(&args[1]);
+  pthread_join(th, NULL);
+  CHECK_INT(args[0].bad + args[1].bad, 0);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+
+/* A step with no kernel that waits gets no cancellation: its timeout is told by the wait itself.
+ * x feeds a short branch (run first, on this thread) and a long one (handed to the pool), so the
+ * caller waits for the long one while the deadline passes. */
+static void test_timeout_of_a_step_that_cannot_wait(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_new();
+  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  node(g, "a", "MatMul", "x", "x");
+  char prev[16] = "x", name[16];
+  for (int i = 0; i < 16; i++) {
+    snprintf(name, sizeof name, "b%d", i);
+    node(g, name, "MatMul", prev, "x");
+    memcpy(prev, name, sizeof prev);
+  }
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_inter_op_threads(o, 2);
+  tfd_session_options_set_use_per_session_threads(o, true);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  int64_t dims[] = {256, 256};
+  tfd_tensor *x = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, st), *out[2] = {NULL, NULL};
+  memset(tfd_tensor_data(x), 0, tfd_tensor_byte_size(x));
+  const char *feed = "x", *fetches[] = {"a", "b15"};
+  tfd_run_options ro = {.timeout_ms = 1}; /* sixteen 256x256 products take longer */
+  CHECK_INT(tfd_session_run(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_DEADLINE_EXCEEDED);
+  CHECK_STATUS(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (1 ms)");
+  CHECK(out[0] == NULL && out[1] == NULL);
+  CHECK_INT(tfd_session_run(s, NULL, &feed, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_OK);
+  CHECK(out[1] && ((const float *)tfd_tensor_const_data(out[1]))[0] == 0.0f);
+  tfd_tensor_unref(out[0]);
+  tfd_tensor_unref(out[1]);
+  tfd_tensor_unref(x);
+  tfd_session_free(s);
+  tfd_session_options_free(o);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"close cancels a blocked dequeue", test_close_cancels_blocked_dequeue},
     {"closing the queue wakes a blocked dequeue", test_queue_close_wakes_blocked_dequeue},
@@ -363,5 +482,7 @@ static const tfd_test tests[] = {
     {"graph errors", test_graph_errors},
     {"two CPUs: partitions with send/recv", test_two_cpus_partition},
     {"callables and close", test_callable_and_close},
+    {"wide fan-out and fan-in on a pool", test_wide_fan_out_and_in},
+    {"the timeout of a step that cannot wait", test_timeout_of_a_step_that_cannot_wait},
 };
 TFD_TEST_MAIN(tests)
