@@ -76,7 +76,9 @@ static void read_cpu_model(void) {
     else if (strncmp(line, "model\t", 6) == 0) snprintf(model, sizeof model, "%s", v);
   }
   fclose(f);
-  if (name[0]) snprintf(cpu_model, sizeof cpu_model, "%s (family %s model %s)", name, family, model);
+  /* Truncation is fine here (a long model name loses its tail); the check says so to the compiler. */
+  if (name[0] && snprintf(cpu_model, sizeof cpu_model, "%s (family %s model %s)", name, family, model) < 0)
+    cpu_model[0] = 0;
 }
 
 /* Every table opens with its title and the machine it ran on. */
