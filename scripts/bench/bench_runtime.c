@@ -730,7 +730,7 @@ static void bench_mlp(void) {
               "row bN tM = batch N on M threads: tfdev intra_op_threads=M inter_op_threads=1; C floor OpenBLAS M;\n"
               "    ORT intraOpNumThreads=M interOpNumThreads=1 sequential, graphOptimizationLevel 'all'; torch\n"
               "    set_num_threads(M) + OpenBLAS M. The floor calls openblas_set_num_threads(M) before each run;\n"
-              "    tfdev keeps OpenBLAS at 1 and splits products over its own pool (oneDNN: an OpenMP team of M);\n"
+              "    tfdev sets OpenBLAS to M threads before each product (oneDNN: an OpenMP team of M);\n"
               "    the cores table shows what each really used");
   printf("  (microseconds per batch, median of REPS timed runs after WARM warm-up runs; tfdev and the C floor\n"
          "   alternate run by run in this process (in four blocks, with a pause before each, on two threads:\n"
