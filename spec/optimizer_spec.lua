@@ -227,6 +227,23 @@ describe("graph optimiser", function()
     assert.is_nil(pops.y.attr._tfd_weights_constant)
   end)
 
+  it("does not fold results above 10 MiB", function()
+    local g = tfdev.graph()
+    local big = g:op("Fill", { g:const(tfdev.tensor({ 3, 1024, 1024 }, "int32")), g:const(tfdev.tensor(1, "float32")) },
+      { name = "big" })
+    local small = g:op("Fill", { g:const(tfdev.tensor({ 2, 2 }, "int32")), g:const(tfdev.tensor(1, "float32")) },
+      { name = "small" })
+    g:op("Sum", { big, g:const(tfdev.tensor({ 0, 1, 2 }, "int32")) }, { name = "total" })
+    local s <close> = tfdev.session()
+    s:create(g)
+    local outs, meta = s:run({}, { "total", small.node }, nil, { output_partition_graphs = true })
+    local ops = partition_ops(meta)
+    assert.are.equal(3 * 1024 * 1024, outs[1]:item())
+    assert.are.equal("Fill", ops.big.op)    -- 12 MiB: computed at run time
+    assert.are.equal("Sum", ops.total.op)
+    assert.are.equal("Const", ops.small.op) -- 16 bytes: folded
+  end)
+
   it("runs a graph that already contains _FusedMatMul, as TensorFlow's converters write it", function()
     local W = tfdev.tensor({ { 1, -2 }, { 3, 4 }, { -5, 6 } }, "float32")
     local B = tfdev.tensor({ 0.5, -20 }, "float32")

@@ -68,6 +68,9 @@ static int fold_values(const tfd_graph *g, tfd_device *device, tfd_tensor **valu
       continue;
     }
     if (never_folds(n) || n->num_inputs == 0) continue;
+    /* A result known to be too big is not even computed (a Fill of constant dims, say). */
+    size_t es = tfd_dtype_size(n->out_types[0]);
+    if (tfd_shape_numel(&n->out_shapes[0]) > (int64_t)(MAX_FOLDED_BYTES / (es ? es : 1))) continue;
     tfd_tensor *inputs[MAX_FOLD_INPUTS];
     if (n->num_inputs > (int)(sizeof inputs / sizeof inputs[0])) continue;
     bool all_const = true;
