@@ -110,6 +110,18 @@ describe("graph optimiser", function()
     assert_close(plain[1], fused[1], 1e-5)
     assert.is_true(ops[last].attr.transpose_b)
 
+    -- transpose_a: x arrives as [k, rows]; the packed path reads it through strides.
+    local ga = tfdev.graph()
+    local xt = ga:placeholder("float32", { 9, -1 }, { name = "xt" })
+    local wc = ga:const(tfdev.tensor(values(9, 6, 4), "float32"), { name = "w" })
+    ga:op("MatMul", { xt, wc }, { name = "mm", transpose_a = true })
+    local xtv = values(9, 5, 8)
+    local packed, pops = run(ga, { xt = xtv }, { "mm" })
+    local blas = run(ga, { xt = xtv }, { "mm" }, { optimize_graph = false })
+    assert.is_true(pops.mm.attr._tfd_weights_constant)
+    assert.are.equal(5, #packed[1])
+    assert_close(blas[1], packed[1], 1e-5)
+
     -- Weights from a placeholder are not constant: fused, but never packed; each run reads them.
     g, last = dense(3, 2, nil, { weights = "placeholder" })
     local s <close> = tfdev.session()

@@ -5,8 +5,8 @@
  *   (`_tfd_weights_constant`) and whose left side has at least TFD_DNNL_MIN_ROWS rows goes to
  *   oneDNN when it is built in: the weights are reordered once into the primitive's own blocked
  *   layout and kept by the kernel (one executor's kernel: once per executor, not once per run),
- *   and bias and activation run in the primitive's epilogue. Measured on Sapphire Rapids and
- *   Zen 4, MLP 784-512-512-10 layers: 1.3-1.4x faster than cblas_sgemm at 64 and 256 rows.
+ *   and bias and activation run in the primitive's epilogue. Measured on Sapphire Rapids, the
+ *   MLP 784-512-512-10 layers: 1.2-1.4x faster than cblas_sgemm at 64 and 256 rows.
  * - Everything else is OpenBLAS, with its thread count set to the device's intra-op threads. A
  *   one-row product is sgemv (sgemm with one row is several times slower); it stays on OpenBLAS
  *   even with constant weights because oneDNN's one-row matmul measured 10% slower there.
