@@ -112,9 +112,10 @@ int tfd_session_num_executors_built(const tfd_session *s);
 /* Reset: clears the named resource containers on every device (each
  * device's default container when n is 0); the next run sees fresh state. */
 tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *status);
-/* Close: cancels steps in flight (they end with CANCELLED), waits for every
- * call in progress to return; later calls fail with CANCELLED. Closing twice
- * is harmless. */
+/* Close: cancels steps in flight that can wait (queue ops, transfers between
+ * partitions: they end with CANCELLED; a step whose kernels cannot wait runs
+ * to its end), waits for every call in progress to return; later calls fail
+ * with CANCELLED. Closing twice is harmless. */
 tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 
 /* Eager execution: runs one op on device d, outside any session. `node`
