@@ -136,6 +136,7 @@ int tfdev_open_device_set(lua_State *L);
 int tfdev_open_device_mgr(lua_State *L);
 int tfdev_open_tensor(lua_State *L);
 int tfdev_open_session(lua_State *L);
+int tfdev_open_graph_def(lua_State *L);
 
 int luaopen_tfdev_core(lua_State *L);
 

@@ -1,6 +1,9 @@
 /* GraphDefs as Lua tables: {node = {{name=, op=, input={...}, device=, attr={...}}, ...}} both ways.
  * Attribute values are typed by what the op declares: dtype names for types, tables for shapes,
  * tensors (or nested tables) for tensors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "l_common.h"
@@ -275,4 +278,70 @@ void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g) {
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "node");
+}
+
+/* ---- tfdev.graph_def: TensorFlow's binary GraphDef files ---- */
+static void free_graph_def(void *g) { tfd_graph_def_free(g); }
+
+/* Pushes the table of a graph def made by `make`, raising its error. */
+static int push_made(lua_State *L, tfd_graph_def **slot, tfd_status *st) {
+  if (!*slot) return tfdev_raise_status(L, st);
+  tfdev_push_graph_def(L, *slot);
+  return 1;
+}
+
+/* tfdev.graph_def.parse(bytes) -> GraphDef table. */
+static int gd_parse(lua_State *L) {
+  size_t len;
+  const char *bytes = luaL_checklstring(L, 1, &len);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
+  *slot = tfd_graph_def_parse(bytes, len, st);
+  return push_made(L, slot, st);
+}
+
+/* tfdev.graph_def.load(path) -> GraphDef table (the format told by the content). */
+static int gd_load(lua_State *L) {
+  const char *path = tfdev_check_name(L, 1, "path");
+  tfd_status *st = tfdev_new_status(L);
+  tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
+  *slot = tfd_graph_def_load(path, st);
+  return push_made(L, slot, st);
+}
+
+/* The bytes of a binary GraphDef for the table or builder at idx, pushed as a string. */
+static void push_serialized(lua_State *L, int idx) {
+  tfd_graph_def *g = tfdev_check_graph_def(L, idx);
+  tfd_status *st = tfdev_new_status(L);
+  void **slot = tfdev_new_box(L, free);
+  size_t size = 0;
+  if (tfd_graph_def_serialize(g, slot, &size, st) != TFD_OK) tfdev_raise_status(L, st);
+  lua_pushlstring(L, *slot, size);
+}
+
+/* tfdev.graph_def.serialize(graph_def) -> bytes. */
+static int gd_serialize(lua_State *L) {
+  push_serialized(L, 1);
+  return 1;
+}
+
+/* tfdev.graph_def.save(graph_def, path): writes a binary GraphDef. */
+static int gd_save(lua_State *L) {
+  const char *path = tfdev_check_name(L, 2, "path");
+  push_serialized(L, 1);
+  size_t len;
+  const char *bytes = lua_tolstring(L, -1, &len);
+  FILE *f = fopen(path, "wb");
+  if (!f) return tfdev_raise(L, TFD_PERMISSION_DENIED, "%s: %s", path, strerror(errno));
+  bool ok = fwrite(bytes, 1, len, f) == len;
+  ok = fclose(f) == 0 && ok;
+  if (!ok) return tfdev_raise(L, TFD_DATA_LOSS, "%s: could not write %zu bytes", path, len);
+  return 0;
+}
+
+int tfdev_open_graph_def(lua_State *L) {
+  static const luaL_Reg fns[] = {
+      {"parse", gd_parse}, {"load", gd_load}, {"serialize", gd_serialize}, {"save", gd_save}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  return 1;
 }

@@ -51,7 +51,8 @@ int luaopen_tfdev_core(lua_State *L) {
   } subs[] = {{"error", tfdev_open_error},           {"device_name", tfdev_open_device_name},
               {"device", tfdev_open_device},         {"factory", tfdev_open_factory},
               {"device_set", tfdev_open_device_set}, {"device_mgr", tfdev_open_device_mgr},
-              {"tensor", tfdev_open_tensor},         {"session", tfdev_open_session}};
+              {"tensor", tfdev_open_tensor},         {"session", tfdev_open_session},
+              {"graph_def", tfdev_open_graph_def}};
   for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
     subs[i].open(L);
     lua_setfield(L, -2, subs[i].name);

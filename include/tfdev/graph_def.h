@@ -93,6 +93,26 @@ const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i);
 /* The attribute with this name, or NULL. */
 const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
 
+/* ---- TensorFlow's binary GraphDef (.pb) ----
+ * Parses `size` bytes of a serialized tensorflow.GraphDef. Returns a new
+ * graph def the caller frees with tfd_graph_def_free, or NULL with the
+ * status set, naming the node and attr at fault: INVALID_ARGUMENT for bytes
+ * that are not a GraphDef and for values tfdev cannot hold (shapes above
+ * TFD_MAX_DIMS, negative sizes, tensor contents of the wrong size, strings
+ * with NUL bytes), UNIMPLEMENTED for dtypes without kernels (DT_HALF,
+ * DT_STRING, ...), function-valued attrs and nodes that call the graph's
+ * function library, RESOURCE_EXHAUSTED for a constant that would expand past
+ * 1 GiB from a few values. Versions and an uncalled library are ignored. */
+tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
+/* Reads and parses a file; the format is told by the content (a binary
+ * GraphDef; a JSON model is UNIMPLEMENTED so far). NOT_FOUND for a missing
+ * file; errors are prefixed with the path. Caller frees the result. */
+tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
+/* Writes g as a binary GraphDef into a new buffer (*data, *size); the
+ * caller frees *data with free(). Tensors are written as tensor_content.
+ * INVALID_ARGUMENT for a resource tensor attr (not storable). */
+tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **data, size_t *size, tfd_status *status);
+
 /* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
  * index -1 (control). The node name and its NUL are written to `node`
  * (node_cap bytes). INVALID_ARGUMENT for an empty or malformed input, or a

@@ -1,0 +1,554 @@
+/* Binary GraphDefs (TensorFlow's .pb): protobuf-c decodes and encodes the messages of
+ * the .proto files under proto/tensorflow/core/framework/ (TensorFlow's field numbers); this file maps them to
+ * and from tfd_graph_def.
+ *
+ * Everything read is checked before it reaches the runtime, and each error names the node and
+ * attribute at fault: dtypes tfdev has no kernels for, shapes above TFD_MAX_DIMS or with
+ * negative sizes, element counts that overflow, tensor contents whose size disagrees with the
+ * shape, strings with NUL bytes (tfdev's strings are C strings), attr kinds tfdev cannot hold
+ * (functions, lists of shapes or tensors), and calls into a function library. TensorProto's
+ * typed value fields follow TensorFlow: fewer values than elements repeat the last one (one
+ * value fills the tensor), none give zeros. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/checked.h"
+#include "../core/status_internal.h"
+#include "graph_def_internal.h"
+#include "op_registry.h"
+#include "tensorflow/core/framework/graph.pb-c.h"
+
+/* Consts expanded from a few typed values (a zeros tensor written as one value) may not grow
+ * past this: a small file must not allocate without bound. */
+#define MAX_EXPANDED_BYTES ((int64_t)1 << 30)
+
+/* The DataTypes tfdev holds; everything else is refused by name. */
+static const char *data_type_name(int dt) {
+  static const char *const names[] = {"DT_INVALID", "DT_FLOAT",  "DT_DOUBLE", "DT_INT32",     "DT_UINT8",   "DT_INT16",
+                                      "DT_INT8",    "DT_STRING", "DT_COMPLEX64", "DT_INT64", "DT_BOOL",    "DT_QINT8",
+                                      "DT_QUINT8",  "DT_QINT32", "DT_BFLOAT16", "DT_QINT16", "DT_QUINT16", "DT_UINT16",
+                                      "DT_COMPLEX128", "DT_HALF", "DT_RESOURCE", "DT_VARIANT", "DT_UINT32", "DT_UINT64"};
+  if (dt >= 0 && dt < (int)(sizeof names / sizeof names[0])) return names[dt];
+  if (dt > 100 && dt - 100 < (int)(sizeof names / sizeof names[0])) return "a reference dtype (*_REF)";
+  return "an unknown DataType";
+}
+
+static bool supported_dtype(int dt) {
+  return dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT32 || dt == TFD_INT64 || dt == TFD_BOOL ||
+         dt == TFD_RESOURCE;
+}
+
+/* "node 'n' attr 'a': " for messages. */
+typedef struct where {
+  const char *node, *attr;
+} where;
+
+static tfd_code fail(tfd_status *st, tfd_code code, const where *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static tfd_code fail(tfd_status *st, tfd_code code, const where *w, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = tfd_vformat(fmt, ap);
+  va_end(ap);
+  tfd_status_setf(st, code, "GraphDef: node '%s'%s%s%s: %s", w->node, w->attr ? ", attr '" : "", w->attr ? w->attr : "",
+                  w->attr ? "'" : "", msg ? msg : "out of memory");
+  free(msg);
+  return code;
+}
+
+static tfd_code dtype_of(int dt, const where *w, tfd_dtype *out, tfd_status *st) {
+  if (!supported_dtype(dt)) return fail(st, TFD_UNIMPLEMENTED, w, "dtype %s (%d) is not supported", data_type_name(dt), dt);
+  *out = (tfd_dtype)dt;
+  return TFD_OK;
+}
+
+static tfd_code shape_of(const Tensorflow__TensorShapeProto *p, const where *w, bool need_known, tfd_shape *out,
+                         tfd_status *st) {
+  if (!p) {
+    out->ndims = 0; /* an absent shape is a scalar, as in TensorFlow */
+    return TFD_OK;
+  }
+  if (p->unknown_rank) {
+    if (need_known) return fail(st, TFD_INVALID_ARGUMENT, w, "a tensor's shape cannot have an unknown rank");
+    out->ndims = -1;
+    return TFD_OK;
+  }
+  if (p->n_dim > TFD_MAX_DIMS)
+    return fail(st, TFD_INVALID_ARGUMENT, w, "shape has %zu dimensions; tfdev supports at most %d", p->n_dim, TFD_MAX_DIMS);
+  out->ndims = (int)p->n_dim;
+  for (size_t i = 0; i < p->n_dim; i++) {
+    int64_t d = p->dim[i]->size;
+    if (d < -1 || (need_known && d < 0))
+      return fail(st, TFD_INVALID_ARGUMENT, w, "dimension %zu has size %lld", i, (long long)d);
+    out->dims[i] = d;
+  }
+  return TFD_OK;
+}
+
+/* Copies n typed values into the tensor's elements, repeating the last to fill it. */
+#define FILL(T, SRC, N, CONV)                                             \
+  do {                                                                    \
+    T *o = data;                                                          \
+    for (int64_t i = 0; i < numel; i++) o[i] = CONV((SRC)[i < (int64_t)(N) ? i : (int64_t)(N) - 1]); \
+  } while (0)
+#define SAME(x) (x)
+#define TRUTH(x) ((x) != 0)
+
+static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, tfd_status *st) {
+  tfd_dtype dt = TFD_FLOAT32;
+  tfd_shape s;
+  if (dtype_of(p->dtype, w, &dt, st) != TFD_OK || shape_of(p->tensor_shape, w, true, &s, st) != TFD_OK) return NULL;
+  if (dt == TFD_RESOURCE) {
+    fail(st, TFD_UNIMPLEMENTED, w, "resource tensors cannot be stored in a graph");
+    return NULL;
+  }
+  int64_t numel = 1, bytes;
+  for (int i = 0; i < s.ndims; i++)
+    if (!tfd_checked_mul(numel, s.dims[i], &numel)) {
+      fail(st, TFD_INVALID_ARGUMENT, w, "the tensor's element count overflows 64 bits");
+      return NULL;
+    }
+  size_t es = tfd_dtype_size(dt);
+  if (!tfd_checked_mul(numel, (int64_t)es, &bytes)) {
+    fail(st, TFD_INVALID_ARGUMENT, w, "the tensor's byte size overflows 64 bits");
+    return NULL;
+  }
+  size_t nvals = 0;
+  switch (dt) {
+    case TFD_FLOAT32: nvals = p->n_float_val; break;
+    case TFD_FLOAT64: nvals = p->n_double_val; break;
+    case TFD_INT32: nvals = p->n_int_val; break;
+    case TFD_INT64: nvals = p->n_int64_val; break;
+    case TFD_BOOL: nvals = p->n_bool_val; break;
+    default: break;
+  }
+  if (p->tensor_content.len > 0) {
+    if ((int64_t)p->tensor_content.len != bytes) {
+      fail(st, TFD_INVALID_ARGUMENT, w, "tensor_content has %zu bytes but a %s tensor of %lld elements needs %lld",
+           p->tensor_content.len, tfd_dtype_name(dt), (long long)numel, (long long)bytes);
+      return NULL;
+    }
+  } else if ((int64_t)nvals > numel) {
+    fail(st, TFD_INVALID_ARGUMENT, w, "%zu values for a tensor of %lld elements", nvals, (long long)numel);
+    return NULL;
+  } else if (bytes > MAX_EXPANDED_BYTES && (int64_t)nvals < numel) {
+    fail(st, TFD_RESOURCE_EXHAUSTED, w, "a %lld-byte tensor expanded from %zu values is over tfdev's limit of %lld bytes",
+         (long long)bytes, nvals, (long long)MAX_EXPANDED_BYTES);
+    return NULL;
+  }
+  tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, st);
+  if (!t) return NULL;
+  void *data = tfd_tensor_data(t);
+  if (p->tensor_content.len > 0) {
+    memcpy(data, p->tensor_content.data, p->tensor_content.len);
+  } else if (nvals == 0) {
+    memset(data, 0, (size_t)bytes);
+  } else {
+    switch (dt) {
+      case TFD_FLOAT32: FILL(float, p->float_val, nvals, SAME); break;
+      case TFD_FLOAT64: FILL(double, p->double_val, nvals, SAME); break;
+      case TFD_INT32: FILL(int32_t, p->int_val, nvals, SAME); break;
+      case TFD_INT64: FILL(int64_t, p->int64_val, nvals, SAME); break;
+      case TFD_BOOL: FILL(bool, p->bool_val, nvals, TRUTH); break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+/* A C string from protobuf bytes, refusing NULs. Caller frees. */
+static char *string_of(ProtobufCBinaryData b, const where *w, tfd_status *st) {
+  if (b.len > 0 && memchr(b.data, 0, b.len)) {
+    fail(st, TFD_INVALID_ARGUMENT, w, "a string holds a NUL byte, which tfdev's strings cannot");
+    return NULL;
+  }
+  char *s = malloc(b.len + 1);
+  if (!s) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  if (b.len) memcpy(s, b.data, b.len);
+  s[b.len] = 0;
+  return s;
+}
+
+static tfd_code list_of(const Tensorflow__AttrValue__ListValue *l, const where *w, tfd_node_def *n, tfd_status *st) {
+  tfd_attr_value v = {0};
+  tfd_code code = TFD_OK;
+  int kinds = (l->n_s > 0) + (l->n_i > 0) + (l->n_f > 0) + (l->n_b > 0) + (l->n_type > 0) + (l->n_shape > 0) +
+              (l->n_tensor > 0) + (l->n_func > 0);
+  if (kinds > 1) return fail(st, TFD_INVALID_ARGUMENT, w, "a list holds values of %d kinds", kinds);
+  if (l->n_b || l->n_shape || l->n_tensor || l->n_func)
+    return fail(st, TFD_UNIMPLEMENTED, w, "lists of %s are not supported",
+                l->n_b ? "bools" : l->n_shape ? "shapes" : l->n_tensor ? "tensors" : "functions");
+  if (l->n_s) {
+    char **items = calloc(l->n_s, sizeof *items);
+    if (!items) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    for (size_t i = 0; i < l->n_s && code == TFD_OK; i++)
+      if (!(items[i] = string_of(l->s[i], w, st))) code = tfd_status_code(st);
+    v = (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = l->n_s, .list_s = (const char *const *)items};
+    if (code == TFD_OK) code = tfd_node_def_set_attr(n, w->attr, &v, st);
+    for (size_t i = 0; i < l->n_s; i++) free(items[i]);
+    free(items);
+    return code;
+  }
+  if (l->n_i) return tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_INT, .list_len = l->n_i, .list_i = l->i}, st);
+  if (l->n_f) {
+    double *f = malloc(l->n_f * sizeof *f);
+    if (!f) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    for (size_t i = 0; i < l->n_f; i++) f[i] = l->f[i];
+    code = tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_FLOAT, .list_len = l->n_f, .list_f = f}, st);
+    free(f);
+    return code;
+  }
+  if (l->n_type) {
+    tfd_dtype *t = malloc(l->n_type * sizeof *t);
+    if (!t) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    for (size_t i = 0; i < l->n_type && code == TFD_OK; i++) code = dtype_of(l->type[i], w, &t[i], st);
+    if (code == TFD_OK)
+      code = tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_TYPE, .list_len = l->n_type, .list_type = t}, st);
+    free(t);
+    return code;
+  }
+  /* An empty list: TensorFlow cannot tell its kind either; an empty list(string) serves every reader. */
+  return tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_STRING}, st);
+}
+
+static tfd_code attr_of(const Tensorflow__AttrValue *a, const where *w, tfd_node_def *n, tfd_status *st) {
+  tfd_attr_value v = {0};
+  tfd_code code;
+  switch (a->value_case) {
+    case TENSORFLOW__ATTR_VALUE__VALUE_S: {
+      char *s = string_of(a->s, w, st);
+      if (!s) return tfd_status_code(st);
+      v = (tfd_attr_value){.type = TFD_ATTR_STRING, .s = s};
+      code = tfd_node_def_set_attr(n, w->attr, &v, st);
+      free(s);
+      return code;
+    }
+    case TENSORFLOW__ATTR_VALUE__VALUE_I: v = (tfd_attr_value){.type = TFD_ATTR_INT, .i = a->i}; break;
+    case TENSORFLOW__ATTR_VALUE__VALUE_F: v = (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = a->f}; break;
+    case TENSORFLOW__ATTR_VALUE__VALUE_B: v = (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = a->b}; break;
+    case TENSORFLOW__ATTR_VALUE__VALUE_TYPE:
+      v.type = TFD_ATTR_TYPE;
+      if (dtype_of(a->type, w, &v.dtype, st) != TFD_OK) return tfd_status_code(st);
+      break;
+    case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE:
+      v.type = TFD_ATTR_SHAPE;
+      if (shape_of(a->shape, w, false, &v.shape, st) != TFD_OK) return tfd_status_code(st);
+      break;
+    case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: {
+      if (!a->tensor) return fail(st, TFD_INVALID_ARGUMENT, w, "an empty tensor value");
+      tfd_tensor *t = tensor_of(a->tensor, w, st);
+      if (!t) return tfd_status_code(st);
+      v = (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t};
+      code = tfd_node_def_set_attr(n, w->attr, &v, st);
+      tfd_tensor_unref(t);
+      return code;
+    }
+    case TENSORFLOW__ATTR_VALUE__VALUE_LIST:
+      if (!a->list) return tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_STRING}, st);
+      return list_of(a->list, w, n, st);
+    case TENSORFLOW__ATTR_VALUE__VALUE_FUNC:
+      return fail(st, TFD_UNIMPLEMENTED, w, "function-valued attrs ('%s') are not supported",
+                  a->func && a->func->name ? a->func->name : "");
+    case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER:
+      return fail(st, TFD_INVALID_ARGUMENT, w, "a placeholder attr ('%s') belongs in a function body, not a graph",
+                  a->placeholder ? a->placeholder : "");
+    default: return fail(st, TFD_INVALID_ARGUMENT, w, "the attr has no value");
+  }
+  return tfd_node_def_set_attr(n, w->attr, &v, st);
+}
+
+/* A node that calls a function of the graph's library: refused by the function's name. */
+static tfd_code check_library(const Tensorflow__GraphDef *g, tfd_status *st) {
+  if (!g->library) return TFD_OK;
+  for (size_t f = 0; f < g->library->n_function; f++) {
+    const Tensorflow__FunctionDef *fn = g->library->function[f];
+    const char *name = fn && fn->signature ? fn->signature->name : NULL;
+    if (!name || !*name) continue;
+    for (size_t i = 0; i < g->n_node; i++)
+      if (g->node[i]->op && strcmp(g->node[i]->op, name) == 0)
+        return tfd_status_setf(st, TFD_UNIMPLEMENTED,
+                               "GraphDef: node '%s' calls function '%s' of the graph's function library; tfdev runs "
+                               "graphs without functions (freeze or inline the function first)",
+                               g->node[i]->name, name);
+  }
+  return TFD_OK;
+}
+
+tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
+  if (!data && size) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: no data");
+    return NULL;
+  }
+  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, size, data);
+  if (!g) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                    "GraphDef: %zu bytes are not a binary GraphDef (truncated or corrupted protobuf)", size);
+    return NULL;
+  }
+  tfd_graph_def *out = tfd_graph_def_new();
+  tfd_code code = out ? check_library(g, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < g->n_node && code == TFD_OK; i++) {
+    const Tensorflow__NodeDef *p = g->node[i];
+    tfd_node_def *n = tfd_graph_def_add_node(out, p->name, p->op, st);
+    if (!n) {
+      code = tfd_status_code(st);
+      break;
+    }
+    if (p->device && *p->device) code = tfd_node_def_set_device(n, p->device, st);
+    for (size_t k = 0; k < p->n_input && code == TFD_OK; k++) code = tfd_node_def_add_input(n, p->input[k], st);
+    for (size_t k = 0; k < p->n_attr && code == TFD_OK; k++) {
+      const Tensorflow__NodeDef__AttrEntry *e = p->attr[k];
+      where w = {p->name, e->key ? e->key : ""};
+      if (!e->key || !*e->key) code = fail(st, TFD_INVALID_ARGUMENT, &w, "an attr without a name");
+      else if (!e->value) code = fail(st, TFD_INVALID_ARGUMENT, &w, "the attr has no value");
+      else code = attr_of(e->value, &w, n, st);
+    }
+  }
+  tensorflow__graph_def__free_unpacked(g, NULL);
+  if (code != TFD_OK) {
+    tfd_graph_def_free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* ---- reading files ---- */
+static char *read_file(const char *path, size_t *size, tfd_status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    tfd_status_setf(st, errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len == cap) {
+      size_t grown = cap ? cap * 2 : 1 << 16;
+      char *b = grown > cap ? realloc(buf, grown) : NULL;
+      if (!b) {
+        free(buf);
+        fclose(f);
+        tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory reading the file", path);
+        return NULL;
+      }
+      buf = b;
+      cap = grown;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    tfd_status_setf(st, TFD_DATA_LOSS, "%s: read error", path);
+    return NULL;
+  }
+  *size = len;
+  return buf;
+}
+
+tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
+  if (!path) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
+    return NULL;
+  }
+  size_t size = 0;
+  char *data = read_file(path, &size, st);
+  if (!data) return NULL;
+  /* The format is told by the content: JSON opens with '{' (after white space). */
+  size_t i = 0;
+  while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
+  tfd_graph_def *g = NULL;
+  if (i < size && data[i] == '{') {
+    tfd_status_setf(st, TFD_UNIMPLEMENTED, "%s: a JSON model (TensorFlow.js graph model); tfdev reads binary GraphDefs only so far",
+                    path);
+  } else {
+    g = tfd_graph_def_parse(data, size, st);
+    if (!g) tfd_status_prefixf(st, "%s: ", path);
+  }
+  free(data);
+  return g;
+}
+
+/* ---- writing ---- */
+/* The protobuf message tree owns nothing the graph def does not: strings and arrays point into
+ * the graph def; only the message structs are allocated here, in one arena freed at the end. */
+typedef struct arena {
+  void **blocks;
+  size_t n, cap;
+  bool failed;
+} arena;
+
+static void *arena_alloc(arena *a, size_t size) {
+  if (a->failed) return NULL;
+  if (a->n == a->cap) {
+    size_t cap = a->cap ? a->cap * 2 : 64;
+    void **b = realloc(a->blocks, cap * sizeof *b);
+    if (!b) {
+      a->failed = true;
+      return NULL;
+    }
+    a->blocks = b;
+    a->cap = cap;
+  }
+  void *p = calloc(1, size ? size : 1);
+  if (!p) {
+    a->failed = true;
+    return NULL;
+  }
+  return a->blocks[a->n++] = p;
+}
+
+static void arena_free(arena *a) {
+  for (size_t i = 0; i < a->n; i++) free(a->blocks[i]);
+  free(a->blocks);
+}
+
+static Tensorflow__TensorShapeProto *shape_msg(arena *a, const tfd_shape *s) {
+  Tensorflow__TensorShapeProto *m = arena_alloc(a, sizeof *m);
+  if (!m) return NULL;
+  tensorflow__tensor_shape_proto__init(m);
+  if (s->ndims < 0) {
+    m->unknown_rank = 1;
+    return m;
+  }
+  m->n_dim = (size_t)s->ndims;
+  m->dim = arena_alloc(a, (size_t)s->ndims * sizeof *m->dim);
+  for (int i = 0; m->dim && i < s->ndims; i++) {
+    Tensorflow__TensorShapeProto__Dim *d = arena_alloc(a, sizeof *d);
+    if (!d) return NULL;
+    tensorflow__tensor_shape_proto__dim__init(d);
+    d->size = s->dims[i];
+    m->dim[i] = d;
+  }
+  return a->failed ? NULL : m;
+}
+
+static Tensorflow__TensorProto *tensor_msg(arena *a, const tfd_tensor *t) {
+  Tensorflow__TensorProto *m = arena_alloc(a, sizeof *m);
+  if (!m) return NULL;
+  tensorflow__tensor_proto__init(m);
+  m->dtype = (Tensorflow__DataType)tfd_tensor_dtype(t);
+  tfd_shape s;
+  tfd_shape_of_tensor(t, &s);
+  m->tensor_shape = shape_msg(a, &s);
+  m->tensor_content.len = tfd_tensor_byte_size(t);
+  m->tensor_content.data = (uint8_t *)tfd_tensor_const_data(t);
+  return m;
+}
+
+static tfd_code attr_msg(arena *a, const tfd_node_def *n, size_t k, Tensorflow__AttrValue **out, tfd_status *st) {
+  const tfd_attr_value *v = tfd_node_def_attr_at(n, k);
+  where w = {tfd_node_def_name(n), tfd_node_def_attr_name(n, k)};
+  Tensorflow__AttrValue *m = arena_alloc(a, sizeof *m);
+  if (!m) return TFD_RESOURCE_EXHAUSTED;
+  tensorflow__attr_value__init(m);
+  Tensorflow__AttrValue__ListValue *l = NULL;
+  if (v->type >= TFD_ATTR_LIST_INT) {
+    if (!(l = arena_alloc(a, sizeof *l))) return TFD_RESOURCE_EXHAUSTED;
+    tensorflow__attr_value__list_value__init(l);
+    m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+    m->list = l;
+  }
+  switch (v->type) {
+    case TFD_ATTR_INT: m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I, m->i = v->i; break;
+    case TFD_ATTR_FLOAT: m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F, m->f = (float)v->f; break;
+    case TFD_ATTR_BOOL: m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B, m->b = v->b; break;
+    case TFD_ATTR_STRING:
+      m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
+      m->s.data = (uint8_t *)v->s;
+      m->s.len = strlen(v->s);
+      break;
+    case TFD_ATTR_TYPE: m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE, m->type = (Tensorflow__DataType)v->dtype; break;
+    case TFD_ATTR_SHAPE:
+      m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE;
+      m->shape = shape_msg(a, &v->shape);
+      break;
+    case TFD_ATTR_TENSOR:
+      if (tfd_tensor_dtype(v->tensor) == TFD_RESOURCE)
+        return fail(st, TFD_INVALID_ARGUMENT, &w, "resource tensors cannot be saved in a GraphDef");
+      m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+      m->tensor = tensor_msg(a, v->tensor);
+      break;
+    case TFD_ATTR_LIST_INT:
+      l->n_i = v->list_len;
+      l->i = (int64_t *)v->list_i;
+      break;
+    case TFD_ATTR_LIST_FLOAT:
+      l->n_f = v->list_len;
+      if (v->list_len && (l->f = arena_alloc(a, v->list_len * sizeof *l->f)))
+        for (size_t i = 0; i < v->list_len; i++) l->f[i] = (float)v->list_f[i];
+      break;
+    case TFD_ATTR_LIST_TYPE:
+      l->n_type = v->list_len;
+      if (v->list_len && (l->type = arena_alloc(a, v->list_len * sizeof *l->type)))
+        for (size_t i = 0; i < v->list_len; i++) l->type[i] = (Tensorflow__DataType)v->list_type[i];
+      break;
+    case TFD_ATTR_LIST_STRING:
+      l->n_s = v->list_len;
+      if (v->list_len && (l->s = arena_alloc(a, v->list_len * sizeof *l->s)))
+        for (size_t i = 0; i < v->list_len; i++) l->s[i] = (ProtobufCBinaryData){strlen(v->list_s[i]), (uint8_t *)v->list_s[i]};
+      break;
+  }
+  *out = m;
+  return a->failed ? tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory writing a GraphDef") : TFD_OK;
+}
+
+tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **out, size_t *size, tfd_status *st) {
+  if (!g || !out || !size) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_serialize: NULL argument");
+  *out = NULL;
+  *size = 0;
+  arena a = {0};
+  Tensorflow__GraphDef m = TENSORFLOW__GRAPH_DEF__INIT;
+  tfd_code code = TFD_OK;
+  m.n_node = g->n;
+  m.node = arena_alloc(&a, g->n * sizeof *m.node);
+  for (size_t i = 0; m.node && i < g->n && code == TFD_OK; i++) {
+    const tfd_node_def *n = g->nodes[i];
+    Tensorflow__NodeDef *p = arena_alloc(&a, sizeof *p);
+    if (!p) break;
+    tensorflow__node_def__init(p);
+    p->name = n->name;
+    p->op = n->op;
+    p->device = n->device;
+    p->n_input = n->ninputs;
+    p->input = n->inputs;
+    p->n_attr = n->nattrs;
+    p->attr = arena_alloc(&a, n->nattrs * sizeof *p->attr);
+    for (size_t k = 0; p->attr && k < n->nattrs && code == TFD_OK; k++) {
+      Tensorflow__NodeDef__AttrEntry *e = arena_alloc(&a, sizeof *e);
+      if (!e) break;
+      tensorflow__node_def__attr_entry__init(e);
+      e->key = n->attrs[k].name;
+      code = attr_msg(&a, n, k, &e->value, st);
+      p->attr[k] = e;
+    }
+    m.node[i] = p;
+  }
+  if (code == TFD_OK && a.failed) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory writing a GraphDef");
+  if (code == TFD_OK) {
+    size_t len = tensorflow__graph_def__get_packed_size(&m);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) {
+      code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory writing a GraphDef of %zu bytes", len);
+    } else {
+      tensorflow__graph_def__pack(&m, buf);
+      *out = buf;
+      *size = len;
+    }
+  }
+  arena_free(&a);
+  return code;
+}
