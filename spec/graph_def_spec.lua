@@ -187,6 +187,20 @@ describe("tfdev.graph_def", function()
     assert.are.same({}, tfdev.graph_def.parse("").node)
   end)
 
+  it("accepts TensorFlow's dtype names in GraphDef tables", function()
+    local s <close> = tfdev.session()
+    s:create { node = {
+      { name = "x", op = "Placeholder", attr = { dtype = "DT_FLOAT", shape = { 2 } } },
+      { name = "c", op = "Cast", input = { "x" }, attr = { SrcT = "DT_FLOAT", DstT = "DT_INT64" } },
+    } }
+    local y = s:run({ x = { 1.5, -2.5 } }, "c")
+    assert.are.equal("int64", y.dtype)
+    assert.are.same({ 1, -2 }, y:totable())
+    local s2 <close> = tfdev.session()
+    h.raises("INVALID_ARGUMENT", "dtype", s2.create, s2,
+      { node = { { name = "x", op = "Placeholder", attr = { dtype = "DT_HALF" } } } })
+  end)
+
   it("loads files by content and reports missing ones by path", function()
     h.raises("NOT_FOUND", "/no/such/model.pb", tfdev.graph_def.load, "/no/such/model.pb")
     local path = os.tmpname()

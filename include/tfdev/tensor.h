@@ -39,7 +39,8 @@ typedef struct tfd_resource_handle {
 
 /* "float32", ...; NULL for a value that is not a tfd_dtype. */
 const char *tfd_dtype_name(tfd_dtype dt);
-/* Parses "float32" etc.; returns 0 for an unknown name. */
+/* Parses "float32" etc., and TensorFlow's names ("DT_FLOAT", "DT_INT64", ...);
+ * returns 0 for an unknown name. */
 tfd_dtype tfd_dtype_from_name(const char *name);
 /* Bytes per element; 0 for a value that is not a tfd_dtype. */
 size_t tfd_dtype_size(tfd_dtype dt);

@@ -64,9 +64,11 @@ const char *tfd_dtype_name(tfd_dtype dt) {
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
   static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL, TFD_RESOURCE};
+  /* TensorFlow's DataType enum names, as GraphDefs in protobuf's text and JSON forms write them. */
+  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64", "DT_BOOL", "DT_RESOURCE"};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (strcmp(name, tfd_dtype_name(all[i])) == 0) return all[i];
+    if (strcmp(name, tfd_dtype_name(all[i])) == 0 || strcmp(name, tf_names[i]) == 0) return all[i];
   return 0;
 }
 

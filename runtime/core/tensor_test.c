@@ -9,6 +9,9 @@ static void test_dtypes(void) {
   CHECK_STR(tfd_dtype_name(TFD_FLOAT32), "float32");
   CHECK_INT(tfd_dtype_from_name("int64"), TFD_INT64);
   CHECK_INT(tfd_dtype_from_name("float16"), 0);
+  CHECK_INT(tfd_dtype_from_name("DT_FLOAT"), TFD_FLOAT32);
+  CHECK_INT(tfd_dtype_from_name("DT_INT64"), TFD_INT64);
+  CHECK_INT(tfd_dtype_from_name("DT_HALF"), 0);
   CHECK_INT(tfd_dtype_size(TFD_FLOAT64), 8);
   CHECK_INT(tfd_dtype_size(TFD_BOOL), 1);
 }
