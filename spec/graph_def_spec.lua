@@ -205,9 +205,9 @@ describe("tfdev.graph_def", function()
     h.raises("NOT_FOUND", "/no/such/model.pb", tfdev.graph_def.load, "/no/such/model.pb")
     local path = os.tmpname()
     local f = assert(io.open(path, "wb"))
-    f:write('  {"format": "graph-model"}')
+    f:write('  {"format": "layers-model"}')
     f:close()
-    h.raises("UNIMPLEMENTED", "a JSON model (TensorFlow.js graph model)", tfdev.graph_def.load, path)
+    h.raises("UNIMPLEMENTED", "a TensorFlow.js 'layers-model'; tfdev loads graph models", tfdev.graph_def.load, path)
     f = assert(io.open(path, "wb"))
     f:write(const("c", DT_INT32, { 2 }, packed(7, "varint", { 4, 5 })))
     f:close()
@@ -220,4 +220,192 @@ describe("tfdev.graph_def", function()
     h.raises("INVALID_ARGUMENT", "path", tfdev.graph_def.load, "a\0b")
     h.raises("INVALID_ARGUMENT", "a graph must be a GraphDef table", tfdev.graph_def.serialize, 42)
   end)
+end)
+
+-- ---- TensorFlow.js graph models ----
+local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function base64(s)
+  local out = {}
+  for i = 1, #s, 3 do
+    local a, b, c = s:byte(i, i + 2)
+    local n = (a << 16) | ((b or 0) << 8) | (c or 0)
+    for k = 3, 0, -1 do
+      local idx = (n >> (6 * k)) & 63
+      out[#out + 1] = (k == 1 and not b or k == 0 and not c) and "=" or B64:sub(idx + 1, idx + 1)
+    end
+  end
+  return table.concat(out)
+end
+
+-- Writes model.json (text) and its weight files (name -> bytes) into a fresh directory.
+local function write_model(json, files)
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  local f = assert(io.open(dir .. "/model.json", "w"))
+  f:write(json)
+  f:close()
+  for name, bytes in pairs(files or {}) do
+    f = assert(io.open(dir .. "/" .. name, "wb"))
+    f:write(bytes)
+    f:close()
+  end
+  return dir .. "/model.json", dir
+end
+local function cleanup(dir) os.execute("rm -rf '" .. dir .. "'") end
+
+local function half(x) -- float32 -> IEEE half, for the exact values used here
+  if x == 0 then return 0 end
+  local sign = x < 0 and 0x8000 or 0
+  x = math.abs(x)
+  local e = math.floor(math.log(x, 2))
+  local m = x / 2 ^ e - 1
+  return sign | ((e + 15) << 10) | math.floor(m * 1024 + 0.5)
+end
+
+describe("tfdev.graph_def: TensorFlow.js graph models", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local TOPOLOGY = [[
+  "modelTopology": {"node": [
+    {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"},
+      "shape": {"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}}}},
+    {"name": "w", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"},
+      "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "3"}, {"size": "2"}]}}}}},
+    {"name": "b", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"},
+      "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}}}}},
+    {"name": "k", "op": "Const", "attr": {"dtype": {"type": "DT_INT32"},
+      "value": {"tensor": {"dtype": "DT_INT32", "tensorShape": {"dim": [{"size": "2"}]}}}}},
+    {"name": "half", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"},
+      "value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {}, "floatVal": [0.5]}}}},
+    {"name": "two", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_INT64",
+      "tensor_shape": {"dim": [{"size": "3"}]}, "int64_val": ["-2", "9"]}}}},
+    {"name": "raw", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_FLOAT",
+      "tensorShape": {"dim": [{"size": "2"}]}, "tensorContent": "%s"}}}},
+    {"name": "y", "op": "_FusedMatMul", "input": ["x", "w", "b"], "device": "/device:CPU:0",
+      "attr": {"T": {"type": "DT_FLOAT"}, "num_args": {"i": "1"}, "epsilon": {"f": 0},
+        "fused_ops": {"list": {"s": ["Qmlhc0FkZA==", "UmVsdQ=="]}}, "transpose_a": {"b": false},
+        "transpose_b": {"b": false}, "strides": {"list": {"i": ["1", "2"]}}, "pads": {"list": {}}}},
+    {"name": "out", "op": "Mul", "input": ["y", "half"]}
+  ]}]]
+
+  it("loads model.json and its weights: float32, int32, float16 and uint8 quantized, several files", function()
+    local w = string.pack("<ffffff", 1, 2, 3, 4, 5, 6)                  -- w: float32, split over two files
+    local b = string.pack("<I2I2", half(-1.5), half(0.25))              -- b: float16
+    local k = string.pack("<BB", 3, 200)                                -- k: uint8, scale 0.5, min -10
+    local json = string.format([[{"format": "graph-model", %s,
+      "weightsManifest": [
+        {"paths": ["group1-shard1of2.bin", "group1-shard2of2.bin"], "weights": [
+          {"name": "w", "shape": [3, 2], "dtype": "float32"},
+          {"name": "unused", "shape": [1], "dtype": "float32"},
+          {"name": "b", "shape": [2], "dtype": "float32", "quantization": {"dtype": "float16", "original_dtype": "float32"}}]},
+        {"paths": ["k.bin"], "weights": [
+          {"name": "k", "shape": [2], "dtype": "int32", "quantization": {"dtype": "uint8", "scale": 0.5, "min": -10}}]}
+      ]}]], TOPOLOGY:format(base64(string.pack("<ff", 7, -8))))
+    local blob = w .. string.pack("<f", 99) .. b
+    local path, dir = write_model(json, { ["group1-shard1of2.bin"] = blob:sub(1, 10), ["group1-shard2of2.bin"] = blob:sub(11),
+      ["k.bin"] = k })
+    local gd = tfdev.graph_def.load(path)
+    local n = by_name(gd)
+    assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, n.w.attr.value:totable())
+    assert.are.same({ -1.5, 0.25 }, n.b.attr.value:totable())
+    assert.are.same({ -8, 90 }, n.k.attr.value:totable())
+    assert.are.equal("int32", n.k.attr.value.dtype)
+    assert.are.equal(0.5, n.half.attr.value:item())
+    assert.are.same({ -2, 9, 9 }, n.two.attr.value:totable())
+    assert.are.same({ 7, -8 }, n.raw.attr.value:totable())
+    assert.are.same({ "BiasAdd", "Relu" }, n.y.attr.fused_ops)
+    assert.are.same({ 1, 2 }, n.y.attr.strides)
+    assert.are.equal("/device:CPU:0", n.y.device)
+    assert.are.same({ -1, 3 }, n.x.attr.shape)
+    -- and it runs: relu(x @ w + b) * 0.5
+    local s <close> = tfdev.session()
+    s:create(gd)
+    assert.are.same({ { 2.25, 4.125 } }, s:run({ x = { { 1, 0, 1 } } }, "out"):totable()) -- ([6, 8] + b) * 0.5
+    cleanup(dir)
+  end)
+
+  it("names the file, the weight or the field at fault", function()
+    local function model(manifest, files, topology)
+      return write_model(string.format('{"format": "graph-model", %s, "weightsManifest": %s}',
+        topology or TOPOLOGY:format(base64(string.pack("<ff", 7, -8))), manifest), files)
+    end
+    local W = '{"name": "w", "shape": [3, 2], "dtype": "float32"}'
+    local REST = ', {"name": "b", "shape": [2], "dtype": "float32"}, {"name": "k", "shape": [2], "dtype": "int32"}'
+    local full = string.rep("\0", 24 + 8 + 8)
+    local cases = {
+      { "NOT_FOUND", "weight file ", '[{"paths": ["missing.bin"], "weights": [' .. W .. REST .. ']}]', {} },
+      { "INVALID_ARGUMENT", "weight 'k': needs 8 bytes at offset 32, but the group's files hold 36",
+        '[{"paths": ["a.bin"], "weights": [' .. W .. REST .. ']}]', { ["a.bin"] = full:sub(1, 36) } },
+      { "INVALID_ARGUMENT", "the weights take 40 bytes but the files hold 44",
+        '[{"paths": ["a.bin"], "weights": [' .. W .. REST .. ']}]', { ["a.bin"] = full .. "abcd" } },
+      { "UNIMPLEMENTED", "weight 'w': quantization dtype 'int4' is not supported",
+        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [3, 2], "dtype": "float32", "quantization": {"dtype": "int4"}}]}]',
+        { ["a.bin"] = full } },
+      { "UNIMPLEMENTED", "weight 'w': dtype string is not supported",
+        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [1], "dtype": "string"}]}]', { ["a.bin"] = full } },
+      { "INVALID_ARGUMENT", "weight 'w': dimension 1 is not a size",
+        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [3, -2], "dtype": "float32"}]}]', { ["a.bin"] = full } },
+      { "INVALID_ARGUMENT", "weight 'w': the element count overflows 64 bits",
+        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [4294967296, 4294967296], "dtype": "float32"}]}]',
+        { ["a.bin"] = full } },
+      { "INVALID_ARGUMENT", "Const 'b' has no value: neither the JSON nor the weights give it (2 such nodes)",
+        '[{"paths": ["a.bin"], "weights": [' .. W .. ']}]', { ["a.bin"] = full:sub(1, 24) } },
+      { "INVALID_ARGUMENT", "weightsManifest[0] needs lists 'paths' and 'weights'", '[{"paths": "a.bin"}]', {} },
+    }
+    for _, case in ipairs(cases) do
+      local path, dir = model(case[3], case[4])
+      local err = h.raises(case[1], case[2], tfdev.graph_def.load, path)
+      assert.truthy(err.message:find(path, 1, true))
+      cleanup(dir)
+    end
+    -- The JSON itself.
+    local bad = {
+      { "INVALID_ARGUMENT", "not valid JSON (near byte", '{"modelTopology": {"node": [}' },
+      { "INVALID_ARGUMENT", "no modelTopology", '{"format": "graph-model"}' },
+      { "INVALID_ARGUMENT", "modelTopology.node[0] needs a name and an op", '{"modelTopology": {"node": [{"op": "NoOp"}]}}' },
+      { "UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_STRING is not supported",
+        '{"modelTopology": {"node": [{"name": "p", "op": "Placeholder", "attr": {"dtype": {"type": "DT_STRING"}}}]}}' },
+      { "INVALID_ARGUMENT", "node 'n', attr 's': a bytes value must be base64 text",
+        '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"s": {"s": "no*base64"}}}]}}' },
+      { "INVALID_ARGUMENT", "node 'n', attr 'i': i must be an integer",
+        '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"i": {"i": "1.5"}}}]}}' },
+      { "INVALID_ARGUMENT", "node 'c', attr 'value': tensorContent has the wrong size",
+        '{"modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}, "tensorContent": "AAAA"}}}}]}}' },
+      { "UNIMPLEMENTED", "node 'n', attr 'f': function and placeholder attrs are not supported",
+        '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"f": {"func": {"name": "g"}}}}]}}' },
+    }
+    for _, case in ipairs(bad) do
+      local path, dir = write_model(case[3])
+      h.raises(case[1], case[2], tfdev.graph_def.load, path)
+      cleanup(dir)
+    end
+  end)
+
+  -- The real models of ../shared/models (see its README), where this checkout has them.
+  local shared = debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$")
+  shared = (shared or ".") .. "/../shared/models"
+  for _, name in ipairs { "emotion", "blazeface", "facemesh", "antispoof" } do
+    local path = shared .. "/" .. name .. "/" .. name .. ".json"
+    local f = io.open(path, "rb")
+    if f then
+      f:close()
+      it("loads the " .. name .. " model with every weight in place", function()
+        local gd = tfdev.graph_def.load(path)
+        local consts, placeholders = 0, 0
+        for _, n in ipairs(gd.node) do
+          if n.op == "Const" then
+            consts = consts + 1
+            assert.truthy(n.attr.value and n.attr.value:numel() >= 0)
+          elseif n.op == "Placeholder" then
+            placeholders = placeholders + 1
+          end
+        end
+        assert.is_true(consts > 10)
+        assert.are.equal(1, placeholders)
+      end)
+    else
+      pending("the " .. name .. " model: " .. path .. " is not in this checkout")
+    end
+  end
 end)

@@ -26,6 +26,11 @@ struct tfd_graph_def {
  * length) for the caller to free(); NULL with the status set on error. */
 char *tfd_input_node(const char *input, int *index, tfd_status *status);
 
+/* Reads a TensorFlow.js graph model (model.json's text; its weight files are
+ * found relative to `path`). Caller frees the result; NULL with the status
+ * set, prefixed with the path, on error. */
+tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *status);
+
 /* Appends a deep copy of src. */
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);
 

@@ -372,8 +372,7 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
   while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
   tfd_graph_def *g = NULL;
   if (i < size && data[i] == '{') {
-    tfd_status_setf(st, TFD_UNIMPLEMENTED, "%s: a JSON model (TensorFlow.js graph model); tfdev reads binary GraphDefs only so far",
-                    path);
+    g = tfd_graph_def_parse_json_model(data, size, path, st);
   } else {
     g = tfd_graph_def_parse(data, size, st);
     if (!g) tfd_status_prefixf(st, "%s: ", path);

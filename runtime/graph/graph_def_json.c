@@ -1,0 +1,593 @@
+/* TensorFlow.js graph models: model.json (a GraphDef in protobuf's JSON mapping) plus the weight
+ * files its manifest lists, read into a tfd_graph_def. cJSON parses the text; the mapping is
+ * protobuf's: camelCase field names (snake_case accepted too), int64 values as strings, enum
+ * values by name ("DT_FLOAT"), bytes in base64.
+ *
+ * Weights follow TensorFlow.js's loader: the files of a group are one byte stream, the group's
+ * weights follow one another in it, and each fills the value of the Const of its name.
+ * Quantized weights are dequantized as TensorFlow.js does: float16 to float32; uint8 and uint16
+ * to value * scale + min. Every error names the file and the node, weight or field at fault. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../core/checked.h"
+#include "../core/status_internal.h"
+#include "../core/strmap.h"
+#include "graph_def_internal.h"
+#include "op_registry.h"
+
+/* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
+ * hundred MiB exist): a manifest cannot make tfdev allocate without bound. */
+#define MAX_WEIGHT_BYTES ((int64_t)1 << 32)
+
+typedef struct ctx {
+  const char *path; /* model.json, for messages */
+  tfd_status *st;
+} ctx;
+
+static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = tfd_vformat(fmt, ap);
+  va_end(ap);
+  tfd_status_setf(c->st, code, "%s: %s", c->path, msg ? msg : "out of memory");
+  free(msg);
+  return code;
+}
+
+/* A field by its protobuf JSON name or its proto name. */
+static const cJSON *field(const cJSON *obj, const char *camel, const char *snake) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, camel);
+  return v || !snake ? v : cJSON_GetObjectItemCaseSensitive(obj, snake);
+}
+
+/* int64 in protobuf JSON: a string of digits, or a number. */
+static bool int64_of(const cJSON *v, int64_t *out) {
+  if (cJSON_IsNumber(v)) {
+    double d = v->valuedouble;
+    if (d != floor(d) || d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return false;
+    *out = (int64_t)d;
+    return true;
+  }
+  if (!cJSON_IsString(v) || !*v->valuestring) return false;
+  char *end;
+  errno = 0;
+  long long n = strtoll(v->valuestring, &end, 10);
+  if (errno || *end) return false;
+  *out = n;
+  return true;
+}
+
+/* float in protobuf JSON: a number, or "NaN", "Infinity", "-Infinity". */
+static bool double_of(const cJSON *v, double *out) {
+  if (cJSON_IsNumber(v)) {
+    *out = v->valuedouble;
+    return true;
+  }
+  if (!cJSON_IsString(v)) return false;
+  if (strcmp(v->valuestring, "NaN") == 0) *out = NAN;
+  else if (strcmp(v->valuestring, "Infinity") == 0) *out = INFINITY;
+  else if (strcmp(v->valuestring, "-Infinity") == 0) *out = -INFINITY;
+  else {
+    char *end;
+    *out = strtod(v->valuestring, &end);
+    return *v->valuestring && !*end;
+  }
+  return true;
+}
+
+/* A DataType by enum name ("DT_FLOAT") or number; 0 when unknown. */
+static tfd_dtype dtype_of(const cJSON *v) {
+  int64_t n;
+  if (cJSON_IsString(v)) return tfd_dtype_from_name(v->valuestring);
+  if (int64_of(v, &n) && n > 0 && n < 64 && tfd_dtype_name((tfd_dtype)n)) return (tfd_dtype)n;
+  return 0;
+}
+
+/* Standard base64 (protobuf JSON writes bytes so); NULL for malformed text. Caller frees. */
+static unsigned char *base64_decode(const char *s, size_t *len) {
+  size_t n = strlen(s);
+  unsigned char *out = malloc(n / 4 * 3 + 3);
+  if (!out) return NULL;
+  size_t o = 0;
+  unsigned acc = 0;
+  int bits = 0, pad = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    int v;
+    if (ch >= 'A' && ch <= 'Z') v = ch - 'A';
+    else if (ch >= 'a' && ch <= 'z') v = ch - 'a' + 26;
+    else if (ch >= '0' && ch <= '9') v = ch - '0' + 52;
+    else if (ch == '+' || ch == '-') v = 62;
+    else if (ch == '/' || ch == '_') v = 63;
+    else if (ch == '=') {
+      pad++;
+      continue;
+    } else {
+      free(out);
+      return NULL;
+    }
+    if (pad) {
+      free(out);
+      return NULL;
+    }
+    acc = (acc << 6) | (unsigned)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (unsigned char)(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  *len = o;
+  return out;
+}
+
+static tfd_code shape_of(ctx *c, const cJSON *s, const char *where, bool need_known, tfd_shape *out) {
+  out->ndims = 0;
+  if (!s) return TFD_OK;
+  if (!cJSON_IsObject(s)) return failf(c, TFD_INVALID_ARGUMENT, "%s: a shape must be an object", where);
+  if (cJSON_IsTrue(field(s, "unknownRank", "unknown_rank"))) {
+    if (need_known) return failf(c, TFD_INVALID_ARGUMENT, "%s: a tensor's shape cannot have an unknown rank", where);
+    out->ndims = -1;
+    return TFD_OK;
+  }
+  const cJSON *dims = field(s, "dim", NULL);
+  if (!dims) return TFD_OK;
+  if (!cJSON_IsArray(dims)) return failf(c, TFD_INVALID_ARGUMENT, "%s: shape.dim must be a list", where);
+  int n = cJSON_GetArraySize(dims);
+  if (n > TFD_MAX_DIMS) return failf(c, TFD_INVALID_ARGUMENT, "%s: shape has %d dimensions; tfdev supports at most %d", where, n, TFD_MAX_DIMS);
+  out->ndims = n;
+  int i = 0;
+  const cJSON *d;
+  cJSON_ArrayForEach(d, dims) {
+    int64_t size = 0;
+    const cJSON *sz = field(d, "size", NULL);
+    if (sz && !int64_of(sz, &size)) return failf(c, TFD_INVALID_ARGUMENT, "%s: dimension %d is not an integer", where, i);
+    if (size < -1 || (need_known && size < 0))
+      return failf(c, TFD_INVALID_ARGUMENT, "%s: dimension %d has size %lld", where, i, (long long)size);
+    out->dims[i++] = size;
+  }
+  return TFD_OK;
+}
+
+/* numel and bytes of a known shape, overflow-checked. */
+static tfd_code sizes(ctx *c, const tfd_shape *s, size_t es, const char *where, int64_t *numel, int64_t *bytes) {
+  *numel = 1;
+  for (int i = 0; i < s->ndims; i++)
+    if (!tfd_checked_mul(*numel, s->dims[i], numel))
+      return failf(c, TFD_INVALID_ARGUMENT, "%s: the element count overflows 64 bits", where);
+  if (!tfd_checked_mul(*numel, (int64_t)es, bytes))
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: the byte size overflows 64 bits", where);
+  return TFD_OK;
+}
+
+/* A TensorProto in JSON. A Const whose values live in the weight files has only dtype and shape:
+ * *no_values is then set and the tensor holds zeros until a weight fills it. */
+static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no_values) {
+  tfd_dtype dt = dtype_of(field(t, "dtype", NULL));
+  if (!dt || dt == TFD_RESOURCE) {
+    const cJSON *d = field(t, "dtype", NULL);
+    failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, cJSON_IsString(d) ? d->valuestring : "(missing)");
+    return NULL;
+  }
+  tfd_shape s;
+  int64_t numel = 0, bytes = 0;
+  if (shape_of(c, field(t, "tensorShape", "tensor_shape"), where, true, &s) != TFD_OK ||
+      sizes(c, &s, tfd_dtype_size(dt), where, &numel, &bytes) != TFD_OK)
+    return NULL;
+  static const char *const camel[] = {"", "floatVal", "doubleVal", "intVal", "", "", "", "", "", "int64Val", "boolVal"};
+  static const char *const snake[] = {"", "float_val", "double_val", "int_val", "", "", "", "", "", "int64_val", "bool_val"};
+  const cJSON *content = field(t, "tensorContent", "tensor_content"), *vals = field(t, camel[dt], snake[dt]);
+  int nvals = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
+  *no_values = !content && nvals == 0;
+  if (nvals > numel) {
+    failf(c, TFD_INVALID_ARGUMENT, "%s: %d values for a tensor of %lld elements", where, nvals, (long long)numel);
+    return NULL;
+  }
+  if (bytes > MAX_WEIGHT_BYTES) {
+    failf(c, TFD_RESOURCE_EXHAUSTED, "%s: a tensor of %lld bytes is over tfdev's limit", where, (long long)bytes);
+    return NULL;
+  }
+  tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+  if (!out) return NULL;
+  char *data = tfd_tensor_data(out);
+  memset(data, 0, (size_t)bytes);
+  if (content) {
+    size_t len = 0;
+    unsigned char *raw = cJSON_IsString(content) ? base64_decode(content->valuestring, &len) : NULL;
+    if (!raw || (int64_t)len != bytes) {
+      failf(c, TFD_INVALID_ARGUMENT, "%s: tensorContent %s", where,
+            raw ? "has the wrong size for the tensor's shape" : "is not base64");
+      free(raw);
+      tfd_tensor_unref(out);
+      return NULL;
+    }
+    memcpy(data, raw, len);
+    free(raw);
+    return out;
+  }
+  /* Typed values; fewer than the elements repeat the last, as TensorFlow does. */
+  int64_t i = 0;
+  const cJSON *v = NULL;
+  cJSON_ArrayForEach(v, vals) {
+    double d = 0;
+    int64_t n = 0;
+    bool ok = dt == TFD_BOOL ? cJSON_IsBool(v) : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 ? double_of(v, &d) : int64_of(v, &n);
+    if (!ok) {
+      failf(c, TFD_INVALID_ARGUMENT, "%s: value %lld is not a %s", where, (long long)i, tfd_dtype_name(dt));
+      tfd_tensor_unref(out);
+      return NULL;
+    }
+    for (int64_t k = i; k < (i == nvals - 1 ? numel : i + 1); k++) {
+      switch (dt) {
+        case TFD_FLOAT32: ((float *)data)[k] = (float)d; break;
+        case TFD_FLOAT64: ((double *)data)[k] = d; break;
+        case TFD_INT32: ((int32_t *)data)[k] = (int32_t)n; break;
+        case TFD_INT64: ((int64_t *)data)[k] = n; break;
+        case TFD_BOOL: ((bool *)data)[k] = cJSON_IsTrue(v); break;
+        default: break;
+      }
+    }
+    i++;
+  }
+  return out;
+}
+
+static char *string_of(ctx *c, const cJSON *v, const char *where) {
+  size_t len = 0;
+  unsigned char *raw = cJSON_IsString(v) ? base64_decode(v->valuestring, &len) : NULL;
+  if (!raw) {
+    failf(c, TFD_INVALID_ARGUMENT, "%s: a bytes value must be base64 text", where);
+    return NULL;
+  }
+  if (memchr(raw, 0, len)) {
+    free(raw);
+    failf(c, TFD_INVALID_ARGUMENT, "%s: a string holds a NUL byte, which tfdev's strings cannot", where);
+    return NULL;
+  }
+  raw[len] = 0;
+  return (char *)raw;
+}
+
+static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_value *v, void **owned) {
+  static const char *const kinds[] = {"s", "i", "f", "type", "b", "shape", "tensor", "func"};
+  const cJSON *items = NULL;
+  int kind = -1;
+  for (int k = 0; k < 8; k++) {
+    const cJSON *x = field(l, kinds[k], NULL);
+    if (x && cJSON_GetArraySize(x) > 0) {
+      if (kind >= 0) return failf(c, TFD_INVALID_ARGUMENT, "%s: a list holds values of two kinds", where);
+      kind = k;
+      items = x;
+    }
+  }
+  *v = (tfd_attr_value){.type = TFD_ATTR_LIST_STRING};
+  if (kind < 0) return TFD_OK; /* empty: no kind to tell, as in TensorFlow */
+  if (kind >= 4) return failf(c, TFD_UNIMPLEMENTED, "%s: lists of %ss are not supported", where, kinds[kind]);
+  if (!cJSON_IsArray(items)) return failf(c, TFD_INVALID_ARGUMENT, "%s: list.%s must be a list", where, kinds[kind]);
+  size_t n = (size_t)cJSON_GetArraySize(items), i = 0;
+  void *mem = calloc(n, kind == 0 ? sizeof(char *) : 8);
+  if (!mem) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  *owned = mem;
+  v->list_len = n;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, items) {
+    bool ok = true;
+    if (kind == 0) ok = (((char **)mem)[i] = string_of(c, x, where)) != NULL;
+    else if (kind == 1) ok = int64_of(x, &((int64_t *)mem)[i]);
+    else if (kind == 2) ok = double_of(x, &((double *)mem)[i]);
+    else ok = (((tfd_dtype *)mem)[i] = dtype_of(x)) != 0;
+    if (!ok)
+      return kind == 0 ? tfd_status_code(c->st)
+                       : failf(c, kind == 3 ? TFD_UNIMPLEMENTED : TFD_INVALID_ARGUMENT, "%s: list item %zu is not a %s",
+                               where, i, kind == 3 ? "supported dtype" : kind == 1 ? "integer" : "number");
+    i++;
+  }
+  v->type = kind == 0 ? TFD_ATTR_LIST_STRING : kind == 1 ? TFD_ATTR_LIST_INT : kind == 2 ? TFD_ATTR_LIST_FLOAT : TFD_ATTR_LIST_TYPE;
+  v->list_s = mem, v->list_i = mem, v->list_f = mem, v->list_type = mem;
+  return TFD_OK;
+}
+
+static tfd_code attr_of(ctx *c, tfd_node_def *n, const char *name, const cJSON *a, bool *no_values) {
+  char where[512];
+  snprintf(where, sizeof where, "node '%s', attr '%s'", tfd_node_def_name(n), name);
+  tfd_attr_value v = {0};
+  void *owned = NULL;
+  tfd_tensor *t = NULL;
+  const cJSON *x;
+  tfd_code code = TFD_OK;
+  if ((x = field(a, "s", NULL))) {
+    char *s = string_of(c, x, where);
+    if (!s) return tfd_status_code(c->st);
+    v = (tfd_attr_value){.type = TFD_ATTR_STRING, .s = s};
+    owned = s;
+  } else if ((x = field(a, "i", NULL))) {
+    v.type = TFD_ATTR_INT;
+    if (!int64_of(x, &v.i)) return failf(c, TFD_INVALID_ARGUMENT, "%s: i must be an integer", where);
+  } else if ((x = field(a, "f", NULL))) {
+    v.type = TFD_ATTR_FLOAT;
+    if (!double_of(x, &v.f)) return failf(c, TFD_INVALID_ARGUMENT, "%s: f must be a number", where);
+  } else if ((x = field(a, "b", NULL))) {
+    if (!cJSON_IsBool(x)) return failf(c, TFD_INVALID_ARGUMENT, "%s: b must be true or false", where);
+    v = (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = cJSON_IsTrue(x)};
+  } else if ((x = field(a, "type", NULL))) {
+    v = (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dtype_of(x)};
+    if (!v.dtype)
+      return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, cJSON_IsString(x) ? x->valuestring : "(not a name)");
+  } else if ((x = field(a, "shape", NULL))) {
+    v.type = TFD_ATTR_SHAPE;
+    if (shape_of(c, x, where, false, &v.shape) != TFD_OK) return tfd_status_code(c->st);
+  } else if ((x = field(a, "tensor", NULL))) {
+    if (!(t = tensor_of(c, x, where, no_values))) return tfd_status_code(c->st);
+    v = (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t};
+  } else if ((x = field(a, "list", NULL))) {
+    code = list_of(c, x, where, &v, &owned);
+  } else if (field(a, "func", NULL) || field(a, "placeholder", NULL)) {
+    return failf(c, TFD_UNIMPLEMENTED, "%s: function and placeholder attrs are not supported", where);
+  } else {
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: the attr has no value", where);
+  }
+  if (code == TFD_OK) code = tfd_node_def_set_attr(n, name, &v, c->st);
+  if (v.type == TFD_ATTR_LIST_STRING && owned)
+    for (size_t i = 0; i < v.list_len; i++) free(((char **)owned)[i]);
+  free(owned);
+  tfd_tensor_unref(t);
+  return code;
+}
+
+static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled) {
+  const cJSON *nodes = field(topology, "node", NULL);
+  if (!nodes) return TFD_OK;
+  if (!cJSON_IsArray(nodes)) return failf(c, TFD_INVALID_ARGUMENT, "modelTopology.node must be a list");
+  int i = 0;
+  const cJSON *nd;
+  cJSON_ArrayForEach(nd, nodes) {
+    const cJSON *name = field(nd, "name", NULL), *op = field(nd, "op", NULL), *device = field(nd, "device", NULL);
+    if (!cJSON_IsString(name) || !cJSON_IsString(op))
+      return failf(c, TFD_INVALID_ARGUMENT, "modelTopology.node[%d] needs a name and an op (strings)", i);
+    tfd_node_def *n = tfd_graph_def_add_node(g, name->valuestring, op->valuestring, c->st);
+    if (!n) return tfd_status_code(c->st);
+    if (cJSON_IsString(device) && tfd_node_def_set_device(n, device->valuestring, c->st) != TFD_OK)
+      return tfd_status_code(c->st);
+    const cJSON *inputs = field(nd, "input", NULL), *in;
+    cJSON_ArrayForEach(in, inputs) {
+      if (!cJSON_IsString(in)) return failf(c, TFD_INVALID_ARGUMENT, "node '%s': inputs must be strings", name->valuestring);
+      if (tfd_node_def_add_input(n, in->valuestring, c->st) != TFD_OK) return tfd_status_code(c->st);
+    }
+    const cJSON *attrs = field(nd, "attr", NULL), *a;
+    bool no_values = false;
+    cJSON_ArrayForEach(a, attrs) {
+      bool empty = false;
+      if (attr_of(c, n, a->string, a, &empty) != TFD_OK) return tfd_status_code(c->st);
+      if (strcmp(a->string, "value") == 0) no_values = empty;
+    }
+    if (strcmp(op->valuestring, "Const") == 0 && (no_values || !tfd_node_def_attr(n, "value")) &&
+        !tfd_strmap_put(unfilled, name->valuestring, n))
+      return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    i++;
+  }
+  return TFD_OK;
+}
+
+/* ---- weights ---- */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) bits = sign | 0x7f800000u | (mant << 13); /* inf, nan */
+  else if (exp) bits = sign | ((exp + 112) << 23) | (mant << 13);
+  else if (!mant) bits = sign; /* zero */
+  else { /* subnormal: normalise */
+    int e = -1;
+    do {
+      e++;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* The concatenation of a group's files (paths relative to the model's directory). */
+static unsigned char *read_group(ctx *c, const char *dir, const cJSON *paths, size_t *len) {
+  unsigned char *buf = NULL;
+  *len = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, paths) {
+    if (!cJSON_IsString(p) || strchr(p->valuestring, '\0') != p->valuestring + strlen(p->valuestring)) {
+      failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: paths must be strings");
+      free(buf);
+      return NULL;
+    }
+    char *full = tfd_format("%s%s", dir, p->valuestring);
+    FILE *f = full ? fopen(full, "rb") : NULL;
+    if (!f) {
+      failf(c, errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED, "weight file %s: %s", full ? full : p->valuestring,
+            strerror(errno));
+      free(full);
+      free(buf);
+      return NULL;
+    }
+    for (;;) {
+      unsigned char chunk[1 << 16];
+      size_t got = fread(chunk, 1, sizeof chunk, f);
+      if (!got) break;
+      unsigned char *grown = realloc(buf, *len + got);
+      if (!grown) {
+        fclose(f);
+        free(full);
+        free(buf);
+        failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory reading weights");
+        return NULL;
+      }
+      buf = grown;
+      memcpy(buf + *len, chunk, got);
+      *len += got;
+    }
+    fclose(f);
+    free(full);
+  }
+  return buf;
+}
+
+static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, size_t len, size_t *offset,
+                            tfd_strmap *unfilled) {
+  const cJSON *name = field(w, "name", NULL), *dtype = field(w, "dtype", NULL), *q = field(w, "quantization", NULL);
+  if (!cJSON_IsString(name) || !cJSON_IsString(dtype))
+    return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: a weight needs a name and a dtype");
+  char where[512];
+  snprintf(where, sizeof where, "weight '%s'", name->valuestring);
+  tfd_dtype dt = strcmp(dtype->valuestring, "float32") == 0 ? TFD_FLOAT32
+                 : strcmp(dtype->valuestring, "int32") == 0 ? TFD_INT32
+                 : strcmp(dtype->valuestring, "bool") == 0 ? TFD_BOOL
+                                                           : 0;
+  if (!dt) return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, dtype->valuestring);
+  /* Its shape, as a TensorShapeProto-like list of sizes. */
+  const cJSON *shape = field(w, "shape", NULL), *d;
+  tfd_shape s = {0};
+  if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TFD_MAX_DIMS)
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: shape must be a list of at most %d sizes", where, TFD_MAX_DIMS);
+  cJSON_ArrayForEach(d, shape) {
+    if (!int64_of(d, &s.dims[s.ndims]) || s.dims[s.ndims] < 0)
+      return failf(c, TFD_INVALID_ARGUMENT, "%s: dimension %d is not a size", where, s.ndims);
+    s.ndims++;
+  }
+  const char *qtype = q ? (cJSON_IsString(field(q, "dtype", NULL)) ? field(q, "dtype", NULL)->valuestring : "") : NULL;
+  size_t stored = !qtype ? tfd_dtype_size(dt) : strcmp(qtype, "float16") == 0 || strcmp(qtype, "uint16") == 0 ? 2
+                                               : strcmp(qtype, "uint8") == 0                                   ? 1
+                                                                                                               : 0;
+  if (!stored) return failf(c, TFD_UNIMPLEMENTED, "%s: quantization dtype '%s' is not supported", where, qtype);
+  int64_t numel = 0, bytes = 0;
+  if (sizes(c, &s, stored, where, &numel, &bytes) != TFD_OK) return tfd_status_code(c->st);
+  if (bytes > MAX_WEIGHT_BYTES || (uint64_t)bytes > len - *offset)
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes at offset %zu, but the group's files hold %zu", where,
+                 (long long)bytes, *offset, len);
+  const unsigned char *src = data + *offset;
+  *offset += (size_t)bytes;
+  tfd_node_def *n = tfd_strmap_get(unfilled, name->valuestring);
+  if (!n) return TFD_OK; /* TensorFlow.js also skips weights no node asks for */
+  tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+  if (!t) return tfd_status_code(c->st);
+  if (!qtype) {
+    memcpy(tfd_tensor_data(t), src, (size_t)bytes);
+  } else if (strcmp(qtype, "float16") == 0) {
+    if (dt != TFD_FLOAT32) {
+      tfd_tensor_unref(t);
+      return failf(c, TFD_UNIMPLEMENTED, "%s: float16 quantization of %s weights", where, tfd_dtype_name(dt));
+    }
+    float *o = tfd_tensor_data(t);
+    for (int64_t i = 0; i < numel; i++) o[i] = half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
+  } else {
+    double scale = 1, min = 0;
+    if (!double_of(field(q, "scale", NULL), &scale) || !double_of(field(q, "min", NULL), &min)) {
+      tfd_tensor_unref(t);
+      return failf(c, TFD_INVALID_ARGUMENT, "%s: %s quantization needs scale and min", where, qtype);
+    }
+    for (int64_t i = 0; i < numel; i++) {
+      double u = stored == 1 ? src[i] : (double)(src[2 * i] | src[2 * i + 1] << 8);
+      double x = u * scale + min;
+      if (dt == TFD_FLOAT32) ((float *)tfd_tensor_data(t))[i] = (float)x;
+      else if (dt == TFD_INT32) ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)lrint(x);
+      else ((bool *)tfd_tensor_data(t))[i] = x != 0;
+    }
+  }
+  tfd_attr_value value = {.type = TFD_ATTR_TENSOR, .tensor = t}, type = {.type = TFD_ATTR_TYPE, .dtype = dt};
+  tfd_code code = tfd_node_def_set_attr(n, "value", &value, c->st);
+  if (code == TFD_OK) code = tfd_node_def_set_attr(n, "dtype", &type, c->st);
+  tfd_tensor_unref(t);
+  if (code == TFD_OK) tfd_strmap_remove(unfilled, name->valuestring);
+  return code;
+}
+
+static tfd_code weights_of(ctx *c, const cJSON *manifest, const char *dir, tfd_strmap *unfilled) {
+  const cJSON *group;
+  int gi = 0;
+  cJSON_ArrayForEach(group, manifest) {
+    const cJSON *paths = field(group, "paths", NULL), *weights = field(group, "weights", NULL), *w;
+    if (!cJSON_IsArray(paths) || !cJSON_IsArray(weights))
+      return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest[%d] needs lists 'paths' and 'weights'", gi);
+    size_t len = 0, offset = 0;
+    unsigned char *data = read_group(c, dir, paths, &len);
+    if (!data && tfd_status_code(c->st) != TFD_OK) return tfd_status_code(c->st);
+    tfd_code code = TFD_OK;
+    cJSON_ArrayForEach(w, weights) {
+      if ((code = fill_weight(c, w, data, len, &offset, unfilled)) != TFD_OK) break;
+    }
+    free(data);
+    if (code != TFD_OK) return code;
+    if (offset != len)
+      return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest[%d]: the weights take %zu bytes but the files hold %zu", gi,
+                   offset, len);
+    gi++;
+  }
+  return TFD_OK;
+}
+
+tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *st) {
+  ctx c = {path ? path : "model.json", st};
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  tfd_graph_def *g = NULL;
+  tfd_strmap unfilled = TFD_STRMAP_INIT;
+  if (!root) {
+    const char *at = cJSON_GetErrorPtr();
+    failf(&c, TFD_INVALID_ARGUMENT, "not valid JSON (near byte %lld)", at && at >= text ? (long long)(at - text) : -1LL);
+    return NULL;
+  }
+  const cJSON *format = field(root, "format", NULL), *topology = field(root, "modelTopology", "model_topology");
+  if (cJSON_IsString(format) && strcmp(format->valuestring, "graph-model") != 0) {
+    failf(&c, TFD_UNIMPLEMENTED, "a TensorFlow.js '%s'; tfdev loads graph models ('graph-model')", format->valuestring);
+    goto done;
+  }
+  if (!cJSON_IsObject(topology)) {
+    failf(&c, TFD_INVALID_ARGUMENT, "no modelTopology: not a TensorFlow.js graph model");
+    goto done;
+  }
+  if (!(g = tfd_graph_def_new())) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
+  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK) goto fail;
+  const cJSON *manifest = field(root, "weightsManifest", "weights_manifest");
+  if (manifest) {
+    if (!cJSON_IsArray(manifest)) {
+      failf(&c, TFD_INVALID_ARGUMENT, "weightsManifest must be a list");
+      goto fail;
+    }
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    char *dir = slash ? tfd_format("%.*s/", (int)(slash - path), path) : tfd_format("%s", "");
+    tfd_code code = dir ? weights_of(&c, manifest, dir, &unfilled) : failf(&c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    free(dir);
+    if (code != TFD_OK) goto fail;
+  }
+  if (unfilled.size > 0) {
+    /* Name the first in alphabetical order, so the message does not depend on hashing. */
+    const char *first = NULL, *key;
+    void *value;
+    for (size_t it = 0; tfd_strmap_next(&unfilled, &it, &key, &value);)
+      if (!first || strcmp(key, first) < 0) first = key;
+    failf(&c, TFD_INVALID_ARGUMENT, "Const '%s' has no value: neither the JSON nor the weights give it (%zu such nodes)",
+          first, unfilled.size);
+    goto fail;
+  }
+  goto done;
+fail:
+  tfd_graph_def_free(g);
+  g = NULL;
+done:
+  tfd_strmap_free(&unfilled);
+  cJSON_Delete(root);
+  return g;
+}
