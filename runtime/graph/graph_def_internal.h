@@ -30,6 +30,12 @@ char *tfd_input_node(const char *input, int *index, tfd_status *status);
  * found relative to `path`). Caller frees the result; NULL with the status
  * set, prefixed with the path, on error. */
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *status);
+/* The same with the weight files read by `read` (a malloc'd buffer the
+ * loader frees, NULL with the status set when there is none): the fuzzer
+ * serves them from memory. */
+typedef unsigned char *(*tfd_weight_reader)(void *arg, const char *name, size_t *len, tfd_status *status);
+tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
+                                                   tfd_weight_reader read, void *read_arg, tfd_status *status);
 
 /* Appends a deep copy of src. */
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);

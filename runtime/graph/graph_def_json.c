@@ -29,6 +29,8 @@
 typedef struct ctx {
   const char *path; /* model.json, for messages */
   tfd_status *st;
+  tfd_weight_reader read; /* the bytes of one weight file */
+  void *read_arg;
 } ctx;
 
 static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...)
@@ -401,46 +403,72 @@ static float half_to_float(uint16_t h) {
   return f;
 }
 
-/* The concatenation of a group's files (paths relative to the model's directory). */
-static unsigned char *read_group(ctx *c, const char *dir, const cJSON *paths, size_t *len) {
+/* Reads a weight file relative to the model's directory (the default reader). */
+static unsigned char *read_weight_file(void *arg, const char *name, size_t *len, tfd_status *st) {
+  const char *model = arg;
+  const char *slash = model ? strrchr(model, '/') : NULL;
+  char *full = slash ? tfd_format("%.*s/%s", (int)(slash - model), model, name) : tfd_format("%s", name);
+  FILE *f = full ? fopen(full, "rb") : NULL;
+  if (!f) {
+    tfd_status_setf(st, !full ? TFD_RESOURCE_EXHAUSTED : errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED,
+                    "weight file %s: %s", full ? full : name, full ? strerror(errno) : "out of memory");
+    free(full);
+    return NULL;
+  }
+  unsigned char *buf = NULL;
+  *len = 0;
+  for (;;) {
+    unsigned char chunk[1 << 16];
+    size_t got = fread(chunk, 1, sizeof chunk, f);
+    if (!got) break;
+    unsigned char *grown = realloc(buf, *len + got);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", full);
+      break;
+    }
+    buf = grown;
+    memcpy(buf + *len, chunk, got);
+    *len += got;
+  }
+  fclose(f);
+  free(full);
+  if (!buf && tfd_status_code(st) == TFD_OK) buf = malloc(1); /* an empty file */
+  return buf;
+}
+
+/* The concatenation of a group's files. */
+static unsigned char *read_group(ctx *c, const cJSON *paths, size_t *len) {
   unsigned char *buf = NULL;
   *len = 0;
   const cJSON *p;
   cJSON_ArrayForEach(p, paths) {
-    if (!cJSON_IsString(p) || strchr(p->valuestring, '\0') != p->valuestring + strlen(p->valuestring)) {
+    if (!cJSON_IsString(p)) {
       failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: paths must be strings");
       free(buf);
       return NULL;
     }
-    char *full = tfd_format("%s%s", dir, p->valuestring);
-    FILE *f = full ? fopen(full, "rb") : NULL;
-    if (!f) {
-      failf(c, errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED, "weight file %s: %s", full ? full : p->valuestring,
-            strerror(errno));
-      free(full);
+    size_t n = 0;
+    unsigned char *part = c->read(c->read_arg, p->valuestring, &n, c->st);
+    if (!part) {
+      tfd_status_prefixf(c->st, "%s: ", c->path);
       free(buf);
       return NULL;
     }
-    for (;;) {
-      unsigned char chunk[1 << 16];
-      size_t got = fread(chunk, 1, sizeof chunk, f);
-      if (!got) break;
-      unsigned char *grown = realloc(buf, *len + got);
-      if (!grown) {
-        fclose(f);
-        free(full);
-        free(buf);
-        failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory reading weights");
-        return NULL;
-      }
-      buf = grown;
-      memcpy(buf + *len, chunk, got);
-      *len += got;
+    unsigned char *grown = n ? realloc(buf, *len + n) : buf ? buf : malloc(1);
+    if (!grown) {
+      free(part);
+      free(buf);
+      failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory reading weights");
+      return NULL;
     }
-    fclose(f);
-    free(full);
+    buf = grown;
+    if (n) memcpy(buf + *len, part, n);
+    *len += n;
+    free(part);
   }
-  return buf;
+  return buf ? buf : malloc(1);
 }
 
 static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, size_t len, size_t *offset,
@@ -512,7 +540,7 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
   return code;
 }
 
-static tfd_code weights_of(ctx *c, const cJSON *manifest, const char *dir, tfd_strmap *unfilled) {
+static tfd_code weights_of(ctx *c, const cJSON *manifest, tfd_strmap *unfilled) {
   const cJSON *group;
   int gi = 0;
   cJSON_ArrayForEach(group, manifest) {
@@ -520,8 +548,8 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, const char *dir, tfd_s
     if (!cJSON_IsArray(paths) || !cJSON_IsArray(weights))
       return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest[%d] needs lists 'paths' and 'weights'", gi);
     size_t len = 0, offset = 0;
-    unsigned char *data = read_group(c, dir, paths, &len);
-    if (!data && tfd_status_code(c->st) != TFD_OK) return tfd_status_code(c->st);
+    unsigned char *data = read_group(c, paths, &len);
+    if (!data) return tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
     tfd_code code = TFD_OK;
     cJSON_ArrayForEach(w, weights) {
       if ((code = fill_weight(c, w, data, len, &offset, unfilled)) != TFD_OK) break;
@@ -537,7 +565,12 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, const char *dir, tfd_s
 }
 
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *st) {
-  ctx c = {path ? path : "model.json", st};
+  return tfd_graph_def_parse_json_model_with(text, len, path, read_weight_file, (void *)path, st);
+}
+
+tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
+                                                   tfd_weight_reader read, void *read_arg, tfd_status *st) {
+  ctx c = {path ? path : "model.json", st, read, read_arg};
   cJSON *root = cJSON_ParseWithLength(text, len);
   tfd_graph_def *g = NULL;
   tfd_strmap unfilled = TFD_STRMAP_INIT;
@@ -566,11 +599,7 @@ tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, cons
       failf(&c, TFD_INVALID_ARGUMENT, "weightsManifest must be a list");
       goto fail;
     }
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    char *dir = slash ? tfd_format("%.*s/", (int)(slash - path), path) : tfd_format("%s", "");
-    tfd_code code = dir ? weights_of(&c, manifest, dir, &unfilled) : failf(&c, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    free(dir);
-    if (code != TFD_OK) goto fail;
+    if (weights_of(&c, manifest, &unfilled) != TFD_OK) goto fail;
   }
   if (unfilled.size > 0) {
     /* Name the first in alphabetical order, so the message does not depend on hashing. */

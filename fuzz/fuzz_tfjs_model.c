@@ -1,0 +1,68 @@
+/* Fuzzes the TensorFlow.js graph model loader (model.json and its weight
+ * files, runtime/graph/graph_def_json.c). Input layout:
+ *   bytes up to the first NUL   the text of model.json
+ *   the rest                    the bytes of every weight file the manifest
+ *                               names (each path gets the same bytes)
+ * A load either fails with a status or yields a graph def, which must then
+ * serialize as a binary GraphDef and parse back with as many nodes. abort()
+ * otherwise. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/graph/graph_def_internal.h"
+#include "tfdev/status.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                                              \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      fprintf(stderr, "fuzz_tfjs_model: invariant failed at line %d: %s\n", __LINE__, #cond);    \
+      abort();                                                                                   \
+    }                                                                                            \
+  } while (0)
+
+typedef struct blob {
+  const uint8_t *data;
+  size_t size;
+} blob;
+
+static unsigned char *serve(void *arg, const char *name, size_t *len, tfd_status *st) {
+  const blob *b = arg;
+  (void)name;
+  unsigned char *copy = malloc(b->size ? b->size : 1);
+  if (!copy) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  if (b->size) memcpy(copy, b->data, b->size);
+  *len = b->size;
+  return copy;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const uint8_t *nul = memchr(data, 0, size);
+  size_t text_len = nul ? (size_t)(nul - data) : size;
+  blob weights = {nul ? nul + 1 : data + size, nul ? size - text_len - 1 : 0};
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_parse_json_model_with((const char *)data, text_len, "fuzz/model.json", serve,
+                                                         &weights, st);
+  if (!g) {
+    CHECK(tfd_status_code(st) != TFD_OK && *tfd_status_message(st));
+  } else {
+    void *bytes = NULL;
+    size_t n = 0;
+    if (tfd_graph_def_serialize(g, &bytes, &n, st) == TFD_OK) {
+      tfd_graph_def *back = tfd_graph_def_parse(bytes, n, st);
+      CHECK(back != NULL);
+      CHECK(tfd_graph_def_num_nodes(back) == tfd_graph_def_num_nodes(g));
+      tfd_graph_def_free(back);
+    }
+    free(bytes);
+    tfd_graph_def_free(g);
+  }
+  tfd_status_free(st);
+  return 0;
+}
