@@ -322,6 +322,15 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
     local s <close> = tfdev.session()
     s:create(gd)
     assert.are.same({ { 2.25, 4.125 } }, s:run({ x = { { 1, 0, 1 } } }, "out"):totable()) -- ([6, 8] + b) * 0.5
+    -- tfdev.model: inputs from the Placeholders, outputs from the sinks, run by input name
+    local m <close> = tfdev.model(path, { intra_op_threads = 1 })
+    assert.are.same({ { name = "x", dtype = "float32", shape = { -1, 3 } } }, m.inputs)
+    local outs = {}
+    for i, o in ipairs(m.outputs) do outs[i] = o.name end
+    assert.are.same({ "out:0" }, outs) -- unread Consts are not outputs
+    local r = m:run { x = { { 1, 0, 1 } } }
+    assert.are.same({ { 2.25, 4.125 } }, r[1]:totable())
+    h.raises("INVALID_ARGUMENT", "tfdev.model takes a path or a GraphDef table", tfdev.model, 42)
     cleanup(dir)
   end)
 

@@ -16,6 +16,7 @@ local graph = require "tfdev.graph"
 tfdev.graph = graph.new
 tfdev.timeline = require "tfdev.timeline"
 tfdev.json = require "tfdev.json"
+tfdev.model = require("tfdev.model").new
 
 -- session:device_mgr(): a DeviceMgr over the session's devices.
 local session_methods = debug.getregistry()["tfdev.session"].__index

@@ -1,0 +1,62 @@
+-- tfdev.model(path_or_graph_def [, session_options]): a loaded graph, ready to run.
+--
+-- m.inputs and m.outputs list {name=, dtype=, shape=}: the inputs are the graph's Placeholders
+-- (their dtype and shape attrs), the outputs its sinks (output 0 of every node no other node
+-- reads, leaving out Consts, NoOps and Placeholders), in graph order. m:run(feeds) takes feeds
+-- keyed by input name and returns the outputs in m.outputs order. m.session is the session;
+-- m:close() (or <close>, or collection) closes it.
+local core = require "tfdev.core"
+
+local Model = {}
+Model.__index = Model
+Model.__name = "tfdev.model"
+
+local NOT_OUTPUTS = { Const = true, NoOp = true, Placeholder = true, PlaceholderWithDefault = false }
+
+local function node_of(input) return (input:gsub("^%^", ""):gsub(":%d+$", "")) end
+
+local function describe(gd)
+  local consumed, inputs, outputs = {}, {}, {}
+  for _, n in ipairs(gd.node) do
+    for _, i in ipairs(n.input or {}) do consumed[node_of(i)] = true end
+  end
+  for _, n in ipairs(gd.node) do
+    local attr = n.attr or {}
+    if n.op == "Placeholder" then
+      inputs[#inputs + 1] = { name = n.name, dtype = attr.dtype, shape = attr.shape }
+    elseif not consumed[n.name] and not NOT_OUTPUTS[n.op] then
+      outputs[#outputs + 1] = { name = n.name .. ":0", dtype = attr.T or attr.dtype or attr.DstT }
+    end
+  end
+  return inputs, outputs
+end
+
+local function new(source, options)
+  local gd = type(source) == "string" and core.graph_def.load(source) or source
+  if type(gd) == "table" and type(gd.graph_def) == "function" then gd = gd:graph_def() end
+  if type(gd) ~= "table" then
+    error(core.error.new("INVALID_ARGUMENT", "tfdev.model takes a path or a GraphDef table, got " .. type(source)), 2)
+  end
+  local inputs, outputs = describe(gd)
+  local session = core.session(options)
+  session:create(gd)
+  local fetches = {}
+  for i, o in ipairs(outputs) do fetches[i] = o.name end
+  return setmetatable({ inputs = inputs, outputs = outputs, session = session, fetches = fetches,
+    graph_def = gd }, Model)
+end
+
+--- Runs the model: feeds keyed by input name (tensors or nested tables); the outputs in order.
+function Model:run(feeds, run_options)
+  if run_options ~= nil then
+    local outs = self.session:run(feeds or {}, self.fetches, nil, run_options)
+    return outs
+  end
+  return self.session:run(feeds or {}, self.fetches)
+end
+
+function Model:close() self.session:close() end
+Model.__close = Model.close
+Model.__gc = Model.close
+
+return { new = new, describe = describe }
