@@ -208,6 +208,112 @@ static tfd_code infer_fused_matmul(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- convolutions and pooling (NHWC) ---- */
+/* Attr [1, h, w, 1] list `name` into out (default dflt when absent); false when malformed. */
+static bool spatial(const tfd_infer_ctx *c, const char *name, int64_t dflt, int64_t out[2]) {
+  const tfd_attr_value *v = attr(c, name);
+  if (!v || v->list_len == 0) {
+    out[0] = out[1] = dflt;
+    return true;
+  }
+  if (v->list_len != 4 || v->list_i[0] != 1 || v->list_i[3] != 1 || v->list_i[1] < 1 || v->list_i[2] < 1) return false;
+  out[0] = v->list_i[1];
+  out[1] = v->list_i[2];
+  return true;
+}
+
+/* One output size by TensorFlow's window rule; -1 when the input is unknown. */
+static int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t dilation, const char *padding, int64_t explicit_total) {
+  if (in < 0 || k < 0) return -1;
+  int64_t span = (k - 1) * dilation + 1;
+  if (strcmp(padding, "SAME") == 0) return (in + stride - 1) / stride;
+  int64_t padded = in + (strcmp(padding, "EXPLICIT") == 0 ? explicit_total : 0);
+  return padded >= span ? (padded - span) / stride + 1 : 0;
+}
+
+static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  bool pool = strcmp(op, "MaxPool") == 0 || strcmp(op, "AvgPool") == 0;
+  bool depthwise = strcmp(op, "DepthwiseConv2dNative") == 0;
+  const tfd_shape *x = &c->in_shapes[0], *f = pool ? NULL : &c->in_shapes[1];
+  for (int i = 0; i < (pool ? 1 : 2); i++) {
+    if (!pool && c->in_types[i] != c->in_types[0]) return same_types(c, 0, i, st);
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims != 4) {
+      char s[96];
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s must have rank 4, got shape %s", node_name(c),
+                             op, i ? "filter" : "input", tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+    }
+  }
+  int64_t stride[2], dilation[2], k[2] = {-1, -1};
+  const char *padding = attr(c, "padding") && attr(c, "padding")->type == TFD_ATTR_STRING ? attr(c, "padding")->s : "";
+  if (strcmp(padding, "SAME") && strcmp(padding, "VALID") && strcmp(padding, "EXPLICIT"))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): padding must be SAME, VALID or EXPLICIT, got '%s'",
+                           node_name(c), op, padding);
+  if (!spatial(c, "strides", 1, stride) || (!pool && !spatial(c, "dilations", 1, dilation)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): strides and dilations must be 4 values [1, h, w, 1] with h, w >= 1",
+                           node_name(c), op);
+  if (pool) {
+    dilation[0] = dilation[1] = 1;
+    if (!spatial(c, "ksize", 0, k) || k[0] < 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]",
+                             node_name(c), op);
+  } else if (f->ndims == 4) {
+    k[0] = f->dims[0];
+    k[1] = f->dims[1];
+    if (x->ndims == 4 && x->dims[3] >= 0 && f->dims[2] >= 0 && x->dims[3] != f->dims[2])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (%s): input depth %lld does not match the filter's in_channels %lld",
+                             node_name(c), op, (long long)x->dims[3], (long long)f->dims[2]);
+  }
+  int64_t ex[2] = {0, 0};
+  const tfd_attr_value *e = attr(c, "explicit_paddings");
+  if (strcmp(padding, "EXPLICIT") == 0) {
+    if (!e || e->list_len != 8)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): EXPLICIT padding needs 8 explicit_paddings",
+                             node_name(c), op);
+    ex[0] = e->list_i[2] + e->list_i[3];
+    ex[1] = e->list_i[4] + e->list_i[5];
+  }
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  bool known = x->ndims == 4;
+  o->dims[0] = known ? x->dims[0] : -1;
+  for (int d = 0; d < 2; d++) o->dims[1 + d] = known ? window_out(x->dims[1 + d], k[d], stride[d], dilation[d], padding, ex[d]) : -1;
+  if (pool) o->dims[3] = known ? x->dims[3] : -1;
+  else if (depthwise) o->dims[3] = known && f->ndims == 4 && x->dims[3] >= 0 && f->dims[3] >= 0 ? x->dims[3] * f->dims[3] : -1;
+  else o->dims[3] = f->ndims == 4 ? f->dims[3] : -1;
+  return TFD_OK;
+}
+
+static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "paddings", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  const tfd_shape *x = &c->in_shapes[0];
+  const tfd_tensor *pads = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  *o = *x;
+  if (x->ndims < 0) return TFD_OK;
+  if (c->in_shapes[1].ndims >= 0 &&
+      (c->in_shapes[1].ndims != 2 || (c->in_shapes[1].dims[0] >= 0 && c->in_shapes[1].dims[0] != x->ndims) ||
+       (c->in_shapes[1].dims[1] >= 0 && c->in_shapes[1].dims[1] != 2)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): paddings must have shape [%d, 2]", node_name(c),
+                           tfd_node_def_op(c->node), x->ndims);
+  for (int d = 0; d < x->ndims; d++) {
+    if (!pads || tfd_tensor_numel(pads) != 2 * x->ndims) {
+      o->dims[d] = -1;
+      continue;
+    }
+    int64_t lo = tfd_tensor_get_index(pads, 2 * d), hi = tfd_tensor_get_index(pads, 2 * d + 1);
+    if (lo < 0 || hi < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): paddings must not be negative", node_name(c),
+                             tfd_node_def_op(c->node));
+    o->dims[d] = x->dims[d] < 0 || lo > INT64_MAX / 4 || hi > INT64_MAX / 4 || x->dims[d] > INT64_MAX / 2 ? -1 : x->dims[d] + lo + hi;
+  }
+  return TFD_OK;
+}
+
 static tfd_code infer_bias_add(tfd_infer_ctx *c, tfd_status *st) {
   if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   const tfd_shape *v = &c->in_shapes[0], *b = &c->in_shapes[1];
@@ -580,6 +686,24 @@ static const tfd_attr_def attrs_fused_matmul[] = {A_T,
                                                   {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
                                                   {"leakyrelu_alpha", TFD_ATTR_FLOAT, false, 0, 0.2, NULL},
                                                   END};
+#define A_WINDOW                                                                        \
+  {"padding", TFD_ATTR_STRING, true, 0, 0, NULL}, {"strides", TFD_ATTR_LIST_INT, false, 0, 0, NULL}, \
+      {"explicit_paddings", TFD_ATTR_LIST_INT, false, 0, 0, NULL},                              \
+      {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}
+static const tfd_attr_def attrs_conv[] = {A_T, A_WINDOW, {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                          {"use_cudnn_on_gpu", TFD_ATTR_BOOL, false, 1, 0, NULL}, END};
+static const tfd_attr_def attrs_fused_conv[] = {A_T,
+                                                A_WINDOW,
+                                                {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                {"use_cudnn_on_gpu", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                {"num_args", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                {"fused_ops", TFD_ATTR_LIST_STRING, false, 0, 0, NULL},
+                                                {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                {"leakyrelu_alpha", TFD_ATTR_FLOAT, false, 0, 0.2, NULL},
+                                                END};
+static const tfd_attr_def attrs_depthwise[] = {A_T, A_WINDOW, {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_pool[] = {A_T, A_WINDOW, {"ksize", TFD_ATTR_LIST_INT, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_pad[] = {A_T, {"Tpaddings", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_leaky_relu[] = {A_T, {"alpha", TFD_ATTR_FLOAT, false, 0, 0.2, NULL}, END};
 static const tfd_attr_def attrs_bias[] = {A_T, {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}, END};
 static const tfd_attr_def attrs_reduce[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
@@ -644,6 +768,14 @@ static const tfd_op_def ops[] = {
     {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul, false},
     {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add, false},
     {"_FusedMatMul", 2, -1, 1, false, false, "T", 0, FLT, attrs_fused_matmul, infer_fused_matmul, false},
+    {"Conv2D", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_conv, infer_window, false},
+    {"_FusedConv2D", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
+    {"DepthwiseConv2dNative", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_depthwise, infer_window, false},
+    {"MaxPool", 1, 1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_pool, infer_window, false},
+    {"AvgPool", 1, 1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_pool, infer_window, false},
+    {"Pad", 2, 2, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
+    {"PadV2", 3, 3, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
+    {"Prelu", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_t, infer_same, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},

@@ -1,0 +1,483 @@
+/* Convolutions and their neighbours, NHWC, float32: Conv2D and _FusedConv2D (im2col + OpenBLAS
+ * sgemm, then bias, Prelu or an activation applied to each block while it is in cache),
+ * DepthwiseConv2dNative, MaxPool and AvgPool, Pad and PadV2, and Prelu.
+ *
+ * Windows follow TensorFlow's rules (tensorflow/core/framework/kernel_shape_util.cc): VALID
+ * output = ceil((in - (k - 1) * dilation) / stride); SAME output = ceil(in / stride), padded by
+ * max((out - 1) * stride + (k - 1) * dilation + 1 - in, 0) split with the smaller half before;
+ * EXPLICIT takes explicit_paddings. Pooling windows skip the padding (a max over real values, an
+ * average over the values counted). */
+#include <cblas.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/checked.h"
+#include "../core/status_internal.h"
+#include "activation.h"
+#include "kernel.h"
+
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+
+enum { OP_CONV, OP_DEPTHWISE, OP_MAXPOOL, OP_AVGPOOL, OP_PAD, OP_PRELU };
+enum { PAD_VALID, PAD_SAME, PAD_EXPLICIT };
+
+typedef struct conv_params {
+  int op;
+  int padding;
+  int64_t stride[2], dilation[2], ksize[2];
+  int64_t explicit_pad[4]; /* top, bottom, left, right */
+  bool bias, prelu;        /* _FusedConv2D: input 2 is the bias; Prelu's alpha follows it */
+  tfd_activation act;
+  double alpha;
+} conv_params;
+
+/* One spatial dimension of a window. */
+static bool window(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *explicit_pad,
+                   int64_t *out, int64_t *pad_before) {
+  int64_t span = (k - 1) * dilation + 1;
+  if (padding == PAD_VALID) {
+    *out = in >= span ? (in - span) / stride + 1 : 0;
+    *pad_before = 0;
+  } else if (padding == PAD_SAME) {
+    *out = (in + stride - 1) / stride;
+    int64_t total = (*out - 1) * stride + span - in;
+    if (total < 0) total = 0;
+    *pad_before = total / 2;
+  } else {
+    int64_t padded = in + explicit_pad[0] + explicit_pad[1];
+    *out = padded >= span ? (padded - span) / stride + 1 : 0;
+    *pad_before = explicit_pad[0];
+  }
+  return *out >= 0;
+}
+
+/* ---- Conv2D ---- */
+typedef struct conv_job {
+  const conv_params *p;
+  const float *x, *f, *bias, *alpha;
+  float *y;
+  int64_t n, h, w, c, kh, kw, o, oh, ow, pad_t, pad_l;
+  int64_t alpha_n; /* Prelu alpha elements: broadcast over the output's last dims */
+} conv_job;
+
+static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
+
+/* Rows [r0, r1) of the output (each row is one output pixel of one image). */
+static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
+  int64_t kdim = j->kh * j->kw * j->c;
+  bool pointwise = j->kh == 1 && j->kw == 1 && j->p->stride[0] == 1 && j->p->stride[1] == 1 && j->pad_t == 0 &&
+                   j->pad_l == 0 && j->oh == j->h && j->ow == j->w;
+  const float *a = j->x + r0 * j->c;
+  if (!pointwise) {
+    for (int64_t r = r0; r < r1; r++) {
+      int64_t b = r / (j->oh * j->ow), rem = r % (j->oh * j->ow), oy = rem / j->ow, ox = rem % j->ow;
+      float *dst = cols + (r - r0) * kdim;
+      for (int64_t ky = 0; ky < j->kh; ky++) {
+        int64_t iy = oy * j->p->stride[0] + ky * j->p->dilation[0] - j->pad_t;
+        for (int64_t kx = 0; kx < j->kw; kx++) {
+          int64_t ix = ox * j->p->stride[1] + kx * j->p->dilation[1] - j->pad_l;
+          float *d = dst + (ky * j->kw + kx) * j->c;
+          if (iy < 0 || iy >= j->h || ix < 0 || ix >= j->w) memset(d, 0, (size_t)j->c * sizeof *d);
+          else memcpy(d, j->x + ((b * j->h + iy) * j->w + ix) * j->c, (size_t)j->c * sizeof *d);
+        }
+      }
+    }
+    a = cols;
+  }
+  float *y = j->y + r0 * j->o;
+  int64_t rows = r1 - r0;
+  if (j->bias)
+    for (int64_t r = 0; r < rows; r++) memcpy(y + r * j->o, j->bias, (size_t)j->o * sizeof *y);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)j->o, (int)kdim, 1.0f, a, (int)kdim, j->f,
+              (int)j->o, j->bias ? 1.0f : 0.0f, y, (int)j->o);
+  epilogue(j, r0, rows);
+}
+
+/* Prelu or the activation over output rows [r0, r0 + rows), in place. */
+static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
+  float *y = j->y + r0 * j->o;
+  if (j->p->prelu) {
+    for (int64_t r = 0; r < rows; r++) {
+      float *row = y + r * j->o;
+      int64_t base = ((r0 + r) * j->o) % j->alpha_n;
+      for (int64_t i = 0; i < j->o; i++) {
+        float a_ = j->alpha[(base + i) % j->alpha_n];
+        row[i] = row[i] > 0 ? row[i] : a_ * row[i];
+      }
+    }
+  } else if (j->p->act) {
+    tfd_activation_f32(j->p->act, y, y, rows * j->o, (float)j->p->alpha);
+  }
+}
+
+/* Output rows per block: the im2col buffer of a block stays near 1 MiB. */
+static int64_t block_rows(int64_t kdim) {
+  int64_t rows = ((int64_t)1 << 18) / (kdim > 0 ? kdim : 1);
+  return rows < 16 ? 16 : rows;
+}
+
+typedef struct conv_shared {
+  const conv_job *j;
+  int64_t rows, per;
+  bool failed;
+} conv_shared;
+
+static void conv_range(int64_t b, int64_t e, void *arg) {
+  conv_shared *s = arg;
+  int64_t kdim = s->j->kh * s->j->kw * s->j->c;
+  float *cols = malloc((size_t)(s->per * kdim) * sizeof *cols + 64);
+  if (!cols) {
+    s->failed = true;
+    return;
+  }
+  for (int64_t blk = b; blk < e; blk++) {
+    int64_t r0 = blk * s->per, r1 = r0 + s->per < s->rows ? r0 + s->per : s->rows;
+    conv_rows(s->j, r0, r1, cols);
+  }
+  free(cols);
+}
+
+static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
+  if (tfd_tensor_ndims(x) == 4 && tfd_tensor_dtype(x) == TFD_FLOAT32) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
+                  tfd_dtype_name(tfd_tensor_dtype(x)), tfd_tensor_ndims(x));
+  return false;
+}
+
+static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const conv_params *p = k->state;
+  tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
+  conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
+                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
+                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), tfd_tensor_dim(f, 3), 0, 0, 0, 0, 1};
+  if (tfd_tensor_dim(f, 2) != j.c) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
+                    (long long)j.c, (long long)tfd_tensor_dim(f, 2));
+    return;
+  }
+  if (!window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t) ||
+      !window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l))
+    return;
+  if (p->bias) {
+    tfd_tensor *b = c->inputs[2];
+    if (tfd_tensor_dtype(b) != TFD_FLOAT32 || tfd_tensor_numel(b) != j.o) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must hold %lld float32 values, one per output channel",
+                      (long long)j.o);
+      return;
+    }
+    j.bias = tfd_tensor_const_data(b);
+  }
+  if (p->prelu) {
+    tfd_tensor *a = c->inputs[3];
+    j.alpha_n = tfd_tensor_numel(a);
+    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || j.alpha_n < 1 || (j.oh * j.ow * j.o) % j.alpha_n != 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha (%lld values) does not broadcast over the output",
+                      (long long)j.alpha_n);
+      return;
+    }
+    j.alpha = tfd_tensor_const_data(a);
+  }
+  int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
+  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  if (!y) return;
+  c->outputs[0] = y;
+  j.y = tfd_tensor_data(y);
+  int64_t rows = j.n * j.oh * j.ow;
+  if (rows == 0 || j.o == 0) return;
+  if (j.kh * j.kw * j.c == 0) {
+    /* An empty window: the bias alone (or zeros), then the activation. */
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t i = 0; i < j.o; i++) j.y[r * j.o + i] = j.bias ? j.bias[i] : 0;
+    epilogue(&j, 0, rows);
+    return;
+  }
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
+  conv_shared s = {&j, rows, block_rows(j.kh * j.kw * j.c), false};
+  int64_t blocks = (rows + s.per - 1) / s.per;
+  int64_t threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+  if (blocks < 2 * threads && rows >= 32 * threads) { /* enough blocks to share */
+    s.per = (rows + 2 * threads - 1) / (2 * threads);
+    blocks = (rows + s.per - 1) / s.per;
+  }
+  tfd_threadpool_parallel_for(c->intra_pool, blocks, INT64_MAX / (blocks + 1), conv_range, &s);
+  if (s.failed) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the convolution's patches");
+}
+
+/* ---- DepthwiseConv2dNative ---- */
+static void depthwise_range(int64_t b, int64_t e, void *arg) {
+  const conv_job *j = arg;
+  int64_t m = j->o / j->c; /* channel multiplier */
+  for (int64_t r = b; r < e; r++) {
+    int64_t n = r / j->oh, oy = r % j->oh;
+    for (int64_t ox = 0; ox < j->ow; ox++) {
+      float *out = j->y + ((n * j->oh + oy) * j->ow + ox) * j->o;
+      memset(out, 0, (size_t)j->o * sizeof *out);
+      for (int64_t ky = 0; ky < j->kh; ky++) {
+        int64_t iy = oy * j->p->stride[0] + ky * j->p->dilation[0] - j->pad_t;
+        if (iy < 0 || iy >= j->h) continue;
+        for (int64_t kx = 0; kx < j->kw; kx++) {
+          int64_t ix = ox * j->p->stride[1] + kx * j->p->dilation[1] - j->pad_l;
+          if (ix < 0 || ix >= j->w) continue;
+          const float *in = j->x + ((n * j->h + iy) * j->w + ix) * j->c;
+          const float *f = j->f + (ky * j->kw + kx) * j->o;
+          if (m == 1)
+            for (int64_t ch = 0; ch < j->c; ch++) out[ch] += in[ch] * f[ch];
+          else
+            for (int64_t ch = 0; ch < j->c; ch++)
+              for (int64_t q = 0; q < m; q++) out[ch * m + q] += in[ch] * f[ch * m + q];
+        }
+      }
+    }
+  }
+}
+
+static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const conv_params *p = k->state;
+  tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
+  conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
+                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
+                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), 0, 0, 0, 0, 0, 1};
+  if (tfd_tensor_dim(f, 2) != j.c) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
+                    (long long)j.c, (long long)tfd_tensor_dim(f, 2));
+    return;
+  }
+  if (!tfd_checked_mul(j.c, tfd_tensor_dim(f, 3), &j.o)) return;
+  window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t);
+  window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
+  int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
+  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  if (!y) return;
+  c->outputs[0] = y;
+  j.y = tfd_tensor_data(y);
+  int64_t rows = j.n * j.oh;
+  if (rows == 0 || j.ow == 0 || j.o == 0) return;
+  tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
+}
+
+/* ---- MaxPool, AvgPool ---- */
+static void pool_range(int64_t b, int64_t e, void *arg) {
+  const conv_job *j = arg;
+  bool max = j->p->op == OP_MAXPOOL;
+  for (int64_t r = b; r < e; r++) {
+    int64_t n = r / j->oh, oy = r % j->oh;
+    int64_t y0 = oy * j->p->stride[0] - j->pad_t, y1 = y0 + j->kh;
+    if (y0 < 0) y0 = 0;
+    if (y1 > j->h) y1 = j->h;
+    for (int64_t ox = 0; ox < j->ow; ox++) {
+      int64_t x0 = ox * j->p->stride[1] - j->pad_l, x1 = x0 + j->kw;
+      if (x0 < 0) x0 = 0;
+      if (x1 > j->w) x1 = j->w;
+      float *out = j->y + ((n * j->oh + oy) * j->ow + ox) * j->c;
+      for (int64_t ch = 0; ch < j->c; ch++) out[ch] = max ? -FLT_MAX : 0;
+      for (int64_t iy = y0; iy < y1; iy++)
+        for (int64_t ix = x0; ix < x1; ix++) {
+          const float *in = j->x + ((n * j->h + iy) * j->w + ix) * j->c;
+          if (max)
+            for (int64_t ch = 0; ch < j->c; ch++) out[ch] = in[ch] > out[ch] ? in[ch] : out[ch];
+          else
+            for (int64_t ch = 0; ch < j->c; ch++) out[ch] += in[ch];
+        }
+      if (!max) {
+        float count = (float)((y1 - y0) * (x1 - x0));
+        for (int64_t ch = 0; ch < j->c; ch++) out[ch] = count > 0 ? out[ch] / count : 0;
+      }
+    }
+  }
+}
+
+static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const conv_params *p = k->state;
+  tfd_tensor *x = c->inputs[0];
+  if (!check_nhwc(c, k, x, "input")) return;
+  conv_job j = {p, tfd_tensor_const_data(x), NULL, NULL, NULL, NULL,
+                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
+                p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0, 1};
+  window(j.h, j.kh, p->stride[0], 1, p->padding, p->explicit_pad, &j.oh, &j.pad_t);
+  window(j.w, j.kw, p->stride[1], 1, p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
+  int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
+  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  if (!y) return;
+  c->outputs[0] = y;
+  j.y = tfd_tensor_data(y);
+  if (j.n * j.oh == 0 || j.ow == 0 || j.c == 0) return;
+  tfd_threadpool_parallel_for(c->intra_pool, j.n * j.oh, j.ow * j.c * j.kh * j.kw, pool_range, &j);
+}
+
+/* ---- Pad, PadV2 ---- */
+static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0], *pads = c->inputs[1];
+  int nd = tfd_tensor_ndims(x);
+  if (!tfd_kernel_check_index(c, k, pads, "paddings")) return;
+  if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != nd || tfd_tensor_dim(pads, 1) != 2) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be a matrix of shape [%d, 2] (the input's rank)", nd);
+    return;
+  }
+  size_t es = tfd_dtype_size(tfd_tensor_dtype(x));
+  char fill[16] = {0};
+  if (c->num_inputs > 2) {
+    tfd_tensor *v = c->inputs[2];
+    if (tfd_tensor_dtype(v) != tfd_tensor_dtype(x) || tfd_tensor_numel(v) != 1) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "constant_values must be a scalar of the input's dtype");
+      return;
+    }
+    memcpy(fill, tfd_tensor_const_data(v), es);
+  }
+  int64_t before[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    int64_t lo = tfd_tensor_get_index(pads, 2 * d), hi = tfd_tensor_get_index(pads, 2 * d + 1);
+    if (lo < 0 || hi < 0 || !tfd_checked_add(tfd_tensor_dim(x, d), lo, &dims[d]) ||
+        !tfd_checked_add(dims[d], hi, &dims[d])) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be non-negative and small enough, got [%lld, %lld] in dimension %d",
+                      (long long)lo, (long long)hi, d);
+      return;
+    }
+    before[d] = lo;
+  }
+  tfd_tensor *y = tfd_kernel_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
+  if (!y) return;
+  c->outputs[0] = y;
+  char *o = tfd_tensor_data(y);
+  int64_t total = tfd_tensor_numel(y);
+  for (int64_t i = 0; i < total; i++) memcpy(o + i * (int64_t)es, fill, es);
+  int64_t rows = tfd_tensor_numel(x);
+  int64_t inner = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 1;
+  if (rows == 0 || inner == 0) return;
+  rows /= inner;
+  const char *in = tfd_tensor_const_data(x);
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t rem = r, off = nd > 0 ? before[nd - 1] : 0, stride = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+      if (d < nd - 1) {
+        int64_t idx = rem % tfd_tensor_dim(x, d);
+        rem /= tfd_tensor_dim(x, d);
+        off += (idx + before[d]) * stride;
+      }
+      stride *= dims[d];
+    }
+    memcpy(o + off * (int64_t)es, in + r * inner * (int64_t)es, (size_t)(inner * (int64_t)es));
+  }
+}
+
+/* ---- Prelu: x > 0 ? x : alpha * x, alpha broadcast over the trailing dimensions ---- */
+static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
+  int64_t n = tfd_tensor_numel(x), na = tfd_tensor_numel(a);
+  if (tfd_tensor_dtype(x) != TFD_FLOAT32 || tfd_tensor_dtype(a) != TFD_FLOAT32 || na < 1 || n % na != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "alpha (%lld float32 values) must broadcast over x (%lld values)",
+                    (long long)na, (long long)n);
+    return;
+  }
+  tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_FLOAT32, x);
+  if (!y) return;
+  c->outputs[0] = y;
+  const float *in = tfd_tensor_const_data(x), *al = tfd_tensor_const_data(a);
+  float *o = tfd_tensor_data(y);
+  for (int64_t i = 0; i < n; i += na)
+    for (int64_t q = 0; q < na; q++) o[i + q] = in[i + q] > 0 ? in[i + q] : al[q] * in[i + q];
+}
+
+/* ---- setup ---- */
+static bool list4(const tfd_node_def *node, const char *name, int64_t dflt, int64_t out[2]) {
+  const tfd_attr_value *v = tfd_node_def_attr(node, name);
+  if (!v || v->type != TFD_ATTR_LIST_INT || v->list_len == 0) {
+    out[0] = out[1] = dflt;
+    return true;
+  }
+  if (v->list_len != 4 || v->list_i[0] != 1 || v->list_i[3] != 1 || v->list_i[1] < 1 || v->list_i[2] < 1) return false;
+  out[0] = v->list_i[1];
+  out[1] = v->list_i[2];
+  return true;
+}
+
+static void conv_cleanup(tfd_kernel *k) {
+  free(k->state);
+  k->state = NULL;
+}
+
+static tfd_code parse_fused(const tfd_node_def *node, conv_params *p, int num_inputs, tfd_status *st) {
+  const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
+  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
+  bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0;
+  if (ok && len == 2) {
+    if (strcmp(v->list_s[1], "Prelu") == 0) p->prelu = true;
+    else ok = (p->act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
+  }
+  if (ok && num_inputs != 3 + p->prelu)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (_FusedConv2D): fused_ops [%s%s%s] take %d inputs, got %d",
+                           tfd_node_def_name(node), v->list_s[0], len == 2 ? "," : "", len == 2 ? v->list_s[1] : "",
+                           3 + p->prelu, num_inputs);
+  if (ok) {
+    p->bias = true;
+    return TFD_OK;
+  }
+  char list[256] = "";
+  for (size_t i = 0; i < len; i++) {
+    strncat(list, i ? "," : "", sizeof list - strlen(list) - 1);
+    strncat(list, v->list_s[i], sizeof list - strlen(list) - 1);
+  }
+  return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (_FusedConv2D): Fusion is not implemented: [%s]",
+                         tfd_node_def_name(node), list);
+}
+
+tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const tfd_node_def *node = init->node;
+  const char *op = init->op->name, *name = tfd_node_def_name(node);
+  conv_params *p = calloc(1, sizeof *p);
+  if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  k->state = p;
+  k->cleanup = conv_cleanup;
+  p->op = strcmp(op, "DepthwiseConv2dNative") == 0 ? OP_DEPTHWISE
+          : strcmp(op, "MaxPool") == 0             ? OP_MAXPOOL
+          : strcmp(op, "AvgPool") == 0             ? OP_AVGPOOL
+          : strncmp(op, "Pad", 3) == 0             ? OP_PAD
+          : strcmp(op, "Prelu") == 0               ? OP_PRELU
+                                                   : OP_CONV;
+  if (p->op == OP_PAD || p->op == OP_PRELU) {
+    k->compute = p->op == OP_PAD ? k_pad : k_prelu;
+    return TFD_OK;
+  }
+  const char *fmt = tfd_attr_string(node, "data_format", "NHWC");
+  if (strcmp(fmt, "NHWC") != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)", name, op, fmt);
+  const char *padding = tfd_attr_string(node, "padding", "VALID");
+  p->padding = strcmp(padding, "SAME") == 0 ? PAD_SAME : strcmp(padding, "VALID") == 0 ? PAD_VALID
+               : strcmp(padding, "EXPLICIT") == 0                                    ? PAD_EXPLICIT
+                                                                                      : -1;
+  if (p->padding < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): padding must be SAME, VALID or EXPLICIT, got '%s'",
+                           name, op, padding);
+  if (p->padding == PAD_EXPLICIT) {
+    const tfd_attr_value *e = tfd_node_def_attr(node, "explicit_paddings");
+    if (!e || e->type != TFD_ATTR_LIST_INT || e->list_len != 8 || e->list_i[0] || e->list_i[1] || e->list_i[6] ||
+        e->list_i[7])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (%s): explicit_paddings must hold 8 values, zero for batch and depth", name, op);
+    for (int i = 0; i < 4; i++) {
+      p->explicit_pad[i] = e->list_i[2 + i];
+      if (p->explicit_pad[i] < 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): explicit_paddings must not be negative", name, op);
+    }
+  }
+  if (!list4(node, "strides", 1, p->stride) || !list4(node, "dilations", 1, p->dilation))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): strides and dilations must be 4 values [1, h, w, 1] with h, w >= 1", name, op);
+  if (p->op == OP_MAXPOOL || p->op == OP_AVGPOOL) {
+    if (!list4(node, "ksize", 0, p->ksize) || p->ksize[0] < 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]", name, op);
+    k->compute = k_pool;
+    return TFD_OK;
+  }
+  if (p->op == OP_DEPTHWISE) {
+    k->compute = k_depthwise;
+    return TFD_OK;
+  }
+  if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
+  p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
+  k->compute = k_conv2d;
+  return TFD_OK;
+}
