@@ -1,0 +1,271 @@
+-- Convolution ops (NHWC) against a direct reference written here in Lua: Conv2D, _FusedConv2D,
+-- DepthwiseConv2dNative, MaxPool, AvgPool, Pad, PadV2, Prelu; then the real TensorFlow.js
+-- models of ../shared/models against the outputs TensorFlow.js computed.
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+local function rand_tensor(dims, seed)
+  local function fill(d)
+    local t = {}
+    for i = 1, dims[d] do
+      if d == #dims then
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        t[i] = (seed % 2001) / 1000 - 1
+      else
+        t[i] = fill(d + 1)
+      end
+    end
+    return t
+  end
+  return fill(1)
+end
+
+-- TensorFlow's window: output size and padding before, for one dimension.
+local function window(n, k, stride, dilation, padding, explicit)
+  local span = (k - 1) * dilation + 1
+  if padding == "SAME" then
+    local out = (n + stride - 1) // stride
+    return out, math.max((out - 1) * stride + span - n, 0) // 2
+  elseif padding == "VALID" then
+    return n >= span and (n - span) // stride + 1 or 0, 0
+  end
+  local padded = n + explicit[1] + explicit[2]
+  return padded >= span and (padded - span) // stride + 1 or 0, explicit[1]
+end
+
+-- Direct convolution; depthwise when `depthwise`. x[n][y][x][c], f[ky][kx][c][o or m].
+local function ref_conv(x, f, o)
+  local N, H, W, C = #x, #x[1], #x[1][1], #x[1][1][1]
+  local KH, KW, M = #f, #f[1], #f[1][1][1]
+  local sh, sw = o.strides[2], o.strides[3]
+  local dh, dw = o.dilations and o.dilations[2] or 1, o.dilations and o.dilations[3] or 1
+  local ex = o.explicit_paddings or { 0, 0, 0, 0, 0, 0, 0, 0 }
+  local OH, pt = window(H, KH, sh, dh, o.padding, { ex[3], ex[4] })
+  local OW, pl = window(W, KW, sw, dw, o.padding, { ex[5], ex[6] })
+  local out = {}
+  for n = 1, N do
+    out[n] = {}
+    for oy = 1, OH do
+      out[n][oy] = {}
+      for ox = 1, OW do
+        local v = {}
+        local OC = o.depthwise and C * M or M
+        for q = 1, OC do v[q] = o.bias and o.bias[q] or 0 end
+        for ky = 1, KH do
+          local iy = (oy - 1) * sh + (ky - 1) * dh - pt + 1
+          for kx = 1, KW do
+            local ix = (ox - 1) * sw + (kx - 1) * dw - pl + 1
+            if iy >= 1 and iy <= H and ix >= 1 and ix <= W then
+              local px = x[n][iy][ix]
+              for c = 1, C do
+                for m = 1, M do
+                  local q = o.depthwise and (c - 1) * M + m or m
+                  v[q] = v[q] + px[c] * f[ky][kx][c][m]
+                end
+              end
+            end
+          end
+        end
+        if o.relu then for q = 1, #v do v[q] = math.max(v[q], 0) end end
+        if o.prelu then for q = 1, #v do v[q] = v[q] > 0 and v[q] or o.prelu[q] * v[q] end end
+        out[n][oy][ox] = v
+      end
+    end
+  end
+  return out
+end
+
+local function ref_pool(x, o)
+  local N, H, W, C = #x, #x[1], #x[1][1], #x[1][1][1]
+  local OH, pt = window(H, o.ksize[2], o.strides[2], 1, o.padding, {})
+  local OW, pl = window(W, o.ksize[3], o.strides[3], 1, o.padding, {})
+  local out = {}
+  for n = 1, N do
+    out[n] = {}
+    for oy = 1, OH do
+      out[n][oy] = {}
+      for ox = 1, OW do
+        local v = {}
+        for c = 1, C do
+          local acc, count = o.max and -math.huge or 0, 0
+          for ky = 1, o.ksize[2] do
+            local iy = (oy - 1) * o.strides[2] + ky - pt
+            for kx = 1, o.ksize[3] do
+              local ix = (ox - 1) * o.strides[3] + kx - pl
+              if iy >= 1 and iy <= H and ix >= 1 and ix <= W then
+                local val = x[n][iy][ix][c]
+                if o.max then acc = math.max(acc, val) else acc = acc + val end
+                count = count + 1
+              end
+            end
+          end
+          v[c] = o.max and acc or acc / count
+        end
+        out[n][oy][ox] = v
+      end
+    end
+  end
+  return out
+end
+
+local function assert_close(want, got, tol, path)
+  path = path or ""
+  if type(want) == "table" then
+    assert(type(got) == "table" and #got == #want,
+      string.format("%s: expected %d items, got %s", path, #want, type(got) == "table" and #got or type(got)))
+    for i = 1, #want do assert_close(want[i], got[i], tol, path .. "[" .. i .. "]") end
+  else
+    assert(math.abs(want - got) <= tol, string.format("%s: expected %.7g, got %.7g", path, want, got))
+  end
+end
+
+local function run_op(op, inputs, attrs, fetch_dtype)
+  local g = { node = {} }
+  local names = {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs }
+  local s <close> = tfdev.session { optimize_graph = false } -- run the op itself, not its folded value
+  s:create(g)
+  return s:run({}, "y"):totable()
+end
+
+describe("convolution ops", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local cases = {
+    { "SAME, odd sizes, stride 1", { 1, 7, 5, 3 }, { 3, 3, 3, 4 }, { 1, 1, 1, 1 }, "SAME" },
+    { "SAME, stride 2, even sizes", { 2, 8, 6, 2 }, { 3, 3, 2, 5 }, { 1, 2, 2, 1 }, "SAME" },
+    { "SAME, stride 2, odd sizes", { 1, 7, 9, 2 }, { 2, 2, 2, 3 }, { 1, 2, 2, 1 }, "SAME" },
+    { "VALID, stride 3", { 1, 10, 11, 3 }, { 3, 2, 3, 2 }, { 1, 3, 3, 1 }, "VALID" },
+    { "VALID, window larger than the input", { 1, 2, 2, 1 }, { 3, 3, 1, 2 }, { 1, 1, 1, 1 }, "VALID" },
+    { "pointwise 1x1", { 2, 4, 4, 6 }, { 1, 1, 6, 3 }, { 1, 1, 1, 1 }, "VALID" },
+    { "dilations 2", { 1, 9, 8, 2 }, { 3, 3, 2, 2 }, { 1, 1, 1, 1 }, "SAME", { 1, 2, 2, 1 } },
+    { "EXPLICIT padding", { 1, 5, 5, 2 }, { 3, 3, 2, 2 }, { 1, 2, 1, 1 }, "EXPLICIT", nil, { 0, 0, 1, 2, 0, 3, 0, 0 } },
+  }
+  for _, case in ipairs(cases) do
+    local name, xs, fs, strides, padding, dil, ex = table.unpack(case)
+    it("Conv2D: " .. name, function()
+      local x, f = rand_tensor(xs, 3), rand_tensor(fs, 5)
+      local attrs = { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex }
+      local got = run_op("Conv2D", { tfdev.tensor(x, "float32"), tfdev.tensor(f, "float32") }, attrs)
+      assert_close(ref_conv(x, f, { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex }), got, 1e-4)
+    end)
+    it("DepthwiseConv2dNative: " .. name, function()
+      local dfs = { fs[1], fs[2], xs[4], 2 } -- channel multiplier 2
+      local x, f = rand_tensor(xs, 7), rand_tensor(dfs, 9)
+      local attrs = { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex }
+      local got = run_op("DepthwiseConv2dNative", { tfdev.tensor(x, "float32"), tfdev.tensor(f, "float32") }, attrs)
+      assert_close(ref_conv(x, f, { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex,
+        depthwise = true }), got, 1e-4)
+    end)
+  end
+
+  it("_FusedConv2D: BiasAdd, BiasAdd + Relu, BiasAdd + Prelu; unknown fusions refused", function()
+    local x, f = rand_tensor({ 1, 6, 5, 3 }, 11), rand_tensor({ 3, 3, 3, 4 }, 13)
+    local bias, alpha = { 0.5, -0.25, 0, 1 }, { 0.1, 0.2, 0.3, 0.4 }
+    local X, F, B = tfdev.tensor(x, "float32"), tfdev.tensor(f, "float32"), tfdev.tensor(bias, "float32")
+    local base = { strides = { 1, 1, 1, 1 }, padding = "SAME", num_args = 1 }
+    local function attrs(ops, extra)
+      local a = { fused_ops = ops }
+      for k, v in pairs(base) do a[k] = v end
+      for k, v in pairs(extra or {}) do a[k] = v end
+      return a
+    end
+    local o = { strides = base.strides, padding = "SAME", bias = bias }
+    assert_close(ref_conv(x, f, o), run_op("_FusedConv2D", { X, F, B }, attrs { "BiasAdd" }), 1e-4)
+    o.relu = true
+    assert_close(ref_conv(x, f, o), run_op("_FusedConv2D", { X, F, B }, attrs { "BiasAdd", "Relu" }), 1e-4)
+    o.relu, o.prelu = nil, alpha
+    assert_close(ref_conv(x, f, o), run_op("_FusedConv2D", { X, F, B, tfdev.tensor({ { alpha } }, "float32") },
+      attrs({ "BiasAdd", "Prelu" }, { num_args = 2 })), 1e-4)
+    h.raises("UNIMPLEMENTED", "Fusion is not implemented: [BiasAdd,Softsign]", run_op, "_FusedConv2D", { X, F, B },
+      attrs { "BiasAdd", "Softsign" })
+    h.raises("INVALID_ARGUMENT", "take 4 inputs, got 3", run_op, "_FusedConv2D", { X, F, B }, attrs { "BiasAdd", "Prelu" })
+    h.raises("INVALID_ARGUMENT", "input depth 3 does not match the filter's in_channels 2", run_op, "Conv2D",
+      { X, tfdev.tensor(rand_tensor({ 1, 1, 2, 2 }, 1), "float32") }, base)
+    h.raises("INVALID_ARGUMENT", "padding must be SAME, VALID or EXPLICIT, got 'FULL'", run_op, "Conv2D", { X, F },
+      { strides = { 1, 1, 1, 1 }, padding = "FULL" })
+    h.raises("INVALID_ARGUMENT", "strides and dilations must be 4 values", run_op, "Conv2D", { X, F },
+      { strides = { 1, 0, 1, 1 }, padding = "SAME" })
+    h.raises("UNIMPLEMENTED", "data_format NCHW is not supported", run_op, "Conv2D", { X, F },
+      { strides = { 1, 1, 1, 1 }, padding = "SAME", data_format = "NCHW" })
+  end)
+
+  for _, case in ipairs {
+    { "MaxPool", "SAME", { 1, 3, 3, 1 }, { 1, 2, 2, 1 }, { 1, 7, 6, 3 } },
+    { "MaxPool", "VALID", { 1, 2, 2, 1 }, { 1, 2, 2, 1 }, { 2, 8, 8, 2 } },
+    { "AvgPool", "SAME", { 1, 3, 3, 1 }, { 1, 2, 2, 1 }, { 1, 5, 7, 2 } },
+    { "AvgPool", "VALID", { 1, 2, 3, 1 }, { 1, 1, 2, 1 }, { 1, 4, 7, 2 } },
+  } do
+    local op, padding, ksize, strides, xs = table.unpack(case)
+    it(op .. ": " .. padding .. " windows (padding left out of the max and the average)", function()
+      local x = rand_tensor(xs, 17)
+      local got = run_op(op, { tfdev.tensor(x, "float32") }, { ksize = ksize, strides = strides, padding = padding })
+      assert_close(ref_pool(x, { ksize = ksize, strides = strides, padding = padding, max = op == "MaxPool" }), got, 1e-5)
+    end)
+  end
+
+  it("Pad and PadV2: by dimension, any dtype, with a constant", function()
+    local x = tfdev.tensor({ { 1, 2 }, { 3, 4 } }, "int32")
+    assert.are.same({ { 0, 0, 0, 0, 0 }, { 0, 1, 2, 0, 0 }, { 0, 3, 4, 0, 0 } },
+      run_op("Pad", { x, tfdev.tensor({ { 1, 0 }, { 1, 2 } }, "int32") }, {}))
+    assert.are.same({ { 9, 9 }, { 1, 2 }, { 3, 4 }, { 9, 9 } },
+      run_op("PadV2", { x, tfdev.tensor({ { 1, 1 }, { 0, 0 } }, "int64"), tfdev.tensor(9, "int32") }, {}))
+    local f = tfdev.tensor(rand_tensor({ 1, 2, 2, 1 }, 3), "float32")
+    local got = run_op("Pad", { f, tfdev.tensor({ { 0, 0 }, { 1, 1 }, { 0, 1 }, { 0, 0 } }, "int32") }, {})
+    assert.are.same({ 1, 4, 3, 1 }, { #got, #got[1], #got[1][1], #got[1][1][1] })
+    assert.are.equal(0, got[1][1][1][1])
+    h.raises("INVALID_ARGUMENT", "paddings must have shape [2, 2]", run_op, "Pad",
+      { x, tfdev.tensor({ 1, 1 }, "int32") }, {})
+    h.raises("INVALID_ARGUMENT", "paddings must not be negative", run_op, "Pad",
+      { x, tfdev.tensor({ { 0, -1 }, { 0, 0 } }, "int32") }, {})
+  end)
+
+  it("Prelu: alpha broadcast over the trailing dimensions", function()
+    local x = tfdev.tensor({ { { -2, 3 }, { -4, -1 } } }, "float32")
+    assert.are.same({ { { -0.5, 3 }, { -1, -0.5 } } },
+      run_op("Prelu", { x, tfdev.tensor({ 0.25, 0.5 }, "float32") }, {}))
+    h.raises("INVALID_ARGUMENT", "must broadcast", run_op, "Prelu", { x, tfdev.tensor({ 1, 2, 3 }, "float32") }, {})
+  end)
+end)
+
+-- ---- the real models: ../shared/models (see its README) ----
+local json = require "dkjson"
+local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/models/"
+
+local function read(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+describe("TensorFlow.js models against TensorFlow.js's outputs", function()
+  for _, name in ipairs { "emotion", "blazeface", "facemesh", "antispoof" } do
+    local dir = root .. name .. "/"
+    local ref_text = read(dir .. "reference.json")
+    if not ref_text then
+      pending(name .. ": " .. dir .. " is not in this checkout")
+    else
+      it(name .. ": every output within 1e-3 x max(1, max |reference|)", function()
+        local ref = json.decode(ref_text)
+        local m <close> = tfdev.model(dir .. name .. ".json", { intra_op_threads = 1 })
+        local feeds, fetches = {}, {}
+        for i, input in ipairs(ref.inputs) do
+          feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, read(dir .. "input_" .. (i - 1) .. ".bin"))
+        end
+        for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+        local outs = m.session:run(feeds, fetches)
+        for i, o in ipairs(ref.outputs) do
+          local want = tfdev.from_bytes(o.dtype, o.shape, read(dir .. "output_" .. (i - 1) .. ".bin")):totable()
+          assert.are.same(o.shape, outs[i].shape)
+          assert_close(want, outs[i]:totable(), 1e-3 * math.max(1, o.max_abs), name .. " " .. o.name)
+        end
+      end)
+    end
+  end
+end)
