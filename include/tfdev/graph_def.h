@@ -104,9 +104,11 @@ const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name)
  * function library, RESOURCE_EXHAUSTED for a constant that would expand past
  * 1 GiB from a few values. Versions and an uncalled library are ignored. */
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
-/* Reads and parses a file; the format is told by the content (a binary
- * GraphDef; a JSON model is UNIMPLEMENTED so far). NOT_FOUND for a missing
- * file; errors are prefixed with the path. Caller frees the result. */
+/* Reads and parses a file; the format is told by the content: a binary
+ * GraphDef, or a TensorFlow.js graph model (model.json, with its weight
+ * files beside it). NOT_FOUND for a missing file, and for a graph using ops
+ * tfdev does not have (every such op named with the nodes that use it);
+ * errors are prefixed with the path. Caller frees the result. */
 tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
 /* Writes g as a binary GraphDef into a new buffer (*data, *size); the
  * caller frees *data with free(). Tensors are written as tensor_content.

@@ -359,6 +359,36 @@ static char *read_file(const char *path, size_t *size, tfd_status *st) {
   return buf;
 }
 
+/* A loaded model whose ops tfdev lacks is refused with every such op and the nodes that use it,
+ * so one error lists all that a port needs (TensorFlow names only the first). */
+static tfd_code check_ops(const tfd_graph_def *g, tfd_status *st) {
+  char *msg = NULL;
+  size_t len = 0, missing = 0;
+  FILE *f = open_memstream(&msg, &len);
+  if (!f) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (size_t i = 0; i < g->n; i++) {
+    const char *op = g->nodes[i]->op;
+    if (tfd_op_lookup(op)) continue;
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = strcmp(g->nodes[k]->op, op) == 0;
+    if (seen) continue;
+    size_t users = 0;
+    for (size_t k = i; k < g->n; k++) users += strcmp(g->nodes[k]->op, op) == 0;
+    fprintf(f, "%s'%s' (node%s", missing++ ? "; " : "", op, users == 1 ? "" : "s");
+    for (size_t k = i, shown = 0; k < g->n && shown < 8; k++)
+      if (strcmp(g->nodes[k]->op, op) == 0) fprintf(f, "%s '%s'", shown++ ? "," : "", g->nodes[k]->name);
+    if (users > 8) fprintf(f, " and %zu more", users - 8);
+    fprintf(f, ")");
+  }
+  fclose(f);
+  tfd_code code = TFD_OK;
+  if (missing)
+    code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph uses %zu op type%s tfdev does not have: %s", missing,
+                           missing == 1 ? "" : "s", msg ? msg : "");
+  free(msg);
+  return code;
+}
+
 tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
   if (!path) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
@@ -378,6 +408,11 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
     if (!g) tfd_status_prefixf(st, "%s: ", path);
   }
   free(data);
+  if (g && check_ops(g, st) != TFD_OK) {
+    tfd_status_prefixf(st, "%s: ", path);
+    tfd_graph_def_free(g);
+    g = NULL;
+  }
   return g;
 }
 
