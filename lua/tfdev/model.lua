@@ -46,13 +46,10 @@ local function new(source, options)
     graph_def = gd }, Model)
 end
 
---- Runs the model: feeds keyed by input name (tensors or nested tables); the outputs in order.
+--- Runs the model: feeds keyed by input name (tensors or nested tables); the outputs in order
+--- (and run metadata second when run_options asks for it, as session:run does).
 function Model:run(feeds, run_options)
-  if run_options ~= nil then
-    local outs = self.session:run(feeds or {}, self.fetches, nil, run_options)
-    return outs
-  end
-  return self.session:run(feeds or {}, self.fetches)
+  return self.session:run(feeds or {}, self.fetches, nil, run_options)
 end
 
 function Model:close() self.session:close() end
