@@ -15,6 +15,7 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "activation.h"
+#include "dnnl_conv.h"
 #include "kernel.h"
 
 void openblas_set_num_threads(int num_threads);
@@ -31,11 +32,13 @@ typedef struct conv_params {
   bool bias, prelu;        /* _FusedConv2D: input 2 is the bias; Prelu's alpha follows it */
   tfd_activation act;
   double alpha;
+  tfd_dnnl_conv *dnnl; /* oneDNN, when built in: filters packed once when constant */
 } conv_params;
 
 /* One spatial dimension of a window. */
 static bool window(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *explicit_pad,
                    int64_t *out, int64_t *pad_before) {
+  /* (what oneDNN calls the padding after follows from these: see pad_after) */
   int64_t span = (k - 1) * dilation + 1;
   if (padding == PAD_VALID) {
     *out = in >= span ? (in - span) / stride + 1 : 0;
@@ -51,6 +54,15 @@ static bool window(int64_t in, int64_t k, int64_t stride, int64_t dilation, int 
     *pad_before = explicit_pad[0];
   }
   return *out >= 0;
+}
+
+/* The padding after the input that makes (in + before + after - span) / stride + 1 == out. */
+static int64_t pad_after(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *explicit_pad,
+                         int64_t out, int64_t before) {
+  if (padding == PAD_EXPLICIT) return explicit_pad[1];
+  if (padding == PAD_VALID) return 0;
+  int64_t after = (out - 1) * stride + (k - 1) * dilation + 1 - in - before;
+  return after > 0 ? after : 0;
 }
 
 /* ---- Conv2D ---- */
@@ -139,6 +151,20 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
   free(cols);
 }
 
+/* Runs the convolution on oneDNN; false (nothing reported) when it cannot, so the caller's own
+ * path runs instead. */
+static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j) {
+  tfd_dnnl_conv_shape s = {j->n, j->h, j->w, j->c, j->kh, j->kw, j->o, j->oh, j->ow,
+                           {p->stride[0], p->stride[1]}, {p->dilation[0], p->dilation[1]}, {j->pad_t, j->pad_l},
+                           {pad_after(j->h, j->kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, j->oh, j->pad_t),
+                            pad_after(j->w, j->kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, j->ow, j->pad_l)}};
+  tfd_status st = TFD_STATUS_INIT;
+  int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->alpha, j->y, threads, &st);
+  tfd_status_clear(&st);
+  return code == TFD_OK;
+}
+
 static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
   if (tfd_tensor_ndims(x) == 4 && tfd_tensor_dtype(x) == TFD_FLOAT32) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
@@ -187,6 +213,7 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh * j.ow;
   if (rows == 0 || j.o == 0) return;
+  if (p->dnnl && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw * j.c > 0 && try_dnnl(c, p, &j)) return;
   if (j.kh * j.kw * j.c == 0) {
     /* An empty window: the bias alone (or zeros), then the activation. */
     for (int64_t r = 0; r < rows; r++)
@@ -256,6 +283,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh;
   if (rows == 0 || j.ow == 0 || j.o == 0) return;
+  if (p->dnnl && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
   tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
 }
 
@@ -395,6 +423,8 @@ static bool list4(const tfd_node_def *node, const char *name, int64_t dflt, int6
 }
 
 static void conv_cleanup(tfd_kernel *k) {
+  conv_params *p = k->state;
+  if (p) tfd_dnnl_conv_free(p->dnnl);
   free(k->state);
   k->state = NULL;
 }
@@ -472,12 +502,15 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
     k->compute = k_pool;
     return TFD_OK;
   }
+  bool constant = tfd_attr_bool(node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (p->op == OP_DEPTHWISE) {
+    p->dnnl = tfd_dnnl_conv_new(true, false, TFD_ACT_NONE, 0, false, constant);
     k->compute = k_depthwise;
     return TFD_OK;
   }
   if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
   p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
+  p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->act, (float)p->alpha, p->prelu, constant);
   k->compute = k_conv2d;
   return TFD_OK;
 }

@@ -14,8 +14,8 @@
  *    and, for LeakyRelu, leakyrelu_alpha. A node whose output anything else reads (another
  *    consumer, a fetch, a send to another partition) is not absorbed: a fed intermediate is
  *    already a feed node in the partition, so it never matches.
- * 3. Every MatMul and _FusedMatMul whose weights come straight from a Const is marked with
- *    TFD_WEIGHTS_CONSTANT_ATTR, so its kernel packs them once. */
+ * 3. Every MatMul, _FusedMatMul and convolution whose weights (filter) come straight from a Const
+ *    is marked with TFD_WEIGHTS_CONSTANT_ATTR, so its kernel packs them once. */
 #include "graph_optimizer.h"
 
 #include <stdlib.h>
@@ -223,7 +223,8 @@ static tfd_graph_def *remap(const tfd_graph *g, tfd_status *st) {
     const tfd_gnode *n = &g->nodes[i];
     if (role[i] == 1) continue;
     tfd_code code = role[i] == 2 ? append_fused(out, g, &fusions[i], st) : tfd_graph_def_append_node(out, n->def, st);
-    if (code == TFD_OK && (role[i] == 2 || is_op(n, "MatMul") || is_op(n, "_FusedMatMul")))
+    if (code == TFD_OK && (role[i] == 2 || is_op(n, "MatMul") || is_op(n, "_FusedMatMul") || is_op(n, "Conv2D") ||
+                           is_op(n, "_FusedConv2D") || is_op(n, "DepthwiseConv2dNative")))
       code = mark_weights_constant(out, g, role[i] == 2 ? &g->nodes[fusions[i].matmul] : n, st);
     if (code != TFD_OK) goto fail;
   }
