@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../runtime/core/half.h"
 #include "l_common.h"
 
 typedef struct ltensor {
@@ -77,6 +78,8 @@ static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, con
                 path_string(L, path, depth), lua_typename(L, t), tfd_dtype_name(dt));
   if (dt == TFD_FLOAT32) {
     ((float *)data)[i] = (float)lua_tonumber(L, -1);
+  } else if (dt == TFD_FLOAT16) {
+    ((uint16_t *)data)[i] = tfd_float_to_half((float)lua_tonumber(L, -1));
   } else if (dt == TFD_FLOAT64) {
     ((double *)data)[i] = (double)lua_tonumber(L, -1);
   } else {
@@ -90,6 +93,10 @@ static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, con
         tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s = %I is out of range for int32", path_string(L, path, depth),
                     v);
       ((int32_t *)data)[i] = (int32_t)v;
+    } else if (dt == TFD_UINT8) {
+      if (v < 0 || v > 255)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s = %I is out of range for uint8", path_string(L, path, depth), v);
+      ((uint8_t *)data)[i] = (uint8_t)v;
     } else {
       ((int64_t *)data)[i] = (int64_t)v;
     }
@@ -342,6 +349,8 @@ static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
     case TFD_INT32: lua_pushinteger(L, ((const int32_t *)d)[i]); break;
     case TFD_INT64: lua_pushinteger(L, ((const int64_t *)d)[i]); break;
     case TFD_BOOL: lua_pushboolean(L, ((const unsigned char *)d)[i]); break;
+    case TFD_UINT8: lua_pushinteger(L, ((const uint8_t *)d)[i]); break;
+    case TFD_FLOAT16: lua_pushnumber(L, tfd_half_to_float(((const uint16_t *)d)[i])); break;
     case TFD_RESOURCE: {
       const tfd_resource_handle *h = &((const tfd_resource_handle *)d)[i];
       lua_pushfstring(L, "%s/%s", h->container, h->name);
@@ -471,6 +480,8 @@ static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
     case TFD_INT32: snprintf(s, sizeof s, "%d", ((const int32_t *)d)[i]); break;
     case TFD_INT64: snprintf(s, sizeof s, "%" PRId64, ((const int64_t *)d)[i]); break;
     case TFD_BOOL: snprintf(s, sizeof s, "%s", ((const unsigned char *)d)[i] ? "true" : "false"); break;
+    case TFD_UINT8: snprintf(s, sizeof s, "%d", ((const uint8_t *)d)[i]); break;
+    case TFD_FLOAT16: snprintf(s, sizeof s, "%.4g", (double)tfd_half_to_float(((const uint16_t *)d)[i])); break;
     case TFD_RESOURCE: snprintf(s, sizeof s, "<resource %.50s>", ((const tfd_resource_handle *)d)[i].name); break;
   }
   luaL_addstring(b, s);

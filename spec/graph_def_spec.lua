@@ -152,8 +152,8 @@ describe("tfdev.graph_def", function()
 
   it("refuses what it cannot hold, naming the node and attr", function()
     local function parse_fails(code, fragment, pb) h.raises(code, fragment, tfdev.graph_def.parse, pb) end
-    parse_fails("UNIMPLEMENTED", "node 'h', attr 'value': dtype DT_HALF (19) is not supported",
-      node("h", "Const", {}, { attr("value", msg(8, tensor(DT_HALF, { 1 }, packed(13, "varint", { 15360 })))) }))
+    parse_fails("UNIMPLEMENTED", "node 'h', attr 'value': dtype DT_BFLOAT16 (14) is not supported",
+      node("h", "Const", {}, { attr("value", msg(8, tensor(14, { 1 }, packed(13, "varint", { 16256 })))) }))
     parse_fails("UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_STRING (7) is not supported",
       node("p", "Placeholder", {}, { attr("dtype", int(6, 7)) }))
     parse_fails("INVALID_ARGUMENT", "tensor_content has 3 bytes but a float32 tensor of 2 elements needs 8",
@@ -187,6 +187,29 @@ describe("tfdev.graph_def", function()
     assert.are.same({}, tfdev.graph_def.parse("").node)
   end)
 
+  it("reads uint8 and float16 tensors (int_val and half_val, as TensorFlow writes them) and casts them", function()
+    local gd = tfdev.graph_def.parse(table.concat {
+      const("u", 4, { 3 }, packed(7, "varint", { 0, 7, 255 })),
+      const("h", DT_HALF, { 3 }, packed(13, "varint", { 0x3c00, 0xc100, 0x3555 })), -- 1, -2.5, 0.333251953125
+      node("hf", "Cast", { "h" }, { attr("SrcT", int(6, DT_HALF)), attr("DstT", int(6, DT_FLOAT)) }),
+      node("uf", "Cast", { "u" }, { attr("SrcT", int(6, 4)), attr("DstT", int(6, DT_INT32)) }),
+    })
+    local n = by_name(gd)
+    assert.are.equal("uint8", n.u.attr.value.dtype)
+    assert.are.same({ 0, 7, 255 }, n.u.attr.value:totable())
+    assert.are.equal("float16", n.h.attr.value.dtype)
+    assert.are.same({ 1, -2.5, 0.333251953125 }, n.h.attr.value:totable())
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(gd)
+    local o = s:run({}, { "hf", "uf" })
+    assert.are.same({ 1, -2.5, 0.333251953125 }, o[1]:totable())
+    assert.are.same({ 0, 7, 255 }, o[2]:totable())
+    -- and written back as they came
+    local back = by_name(tfdev.graph_def.parse(tfdev.graph_def.serialize(gd)))
+    assert.are.same({ 1, -2.5, 0.333251953125 }, back.h.attr.value:totable())
+    assert.are.same({ 0, 7, 255 }, back.u.attr.value:totable())
+  end)
+
   it("accepts TensorFlow's dtype names in GraphDef tables", function()
     local s <close> = tfdev.session()
     s:create { node = {
@@ -198,7 +221,7 @@ describe("tfdev.graph_def", function()
     assert.are.same({ 1, -2 }, y:totable())
     local s2 <close> = tfdev.session()
     h.raises("INVALID_ARGUMENT", "dtype", s2.create, s2,
-      { node = { { name = "x", op = "Placeholder", attr = { dtype = "DT_HALF" } } } })
+      { node = { { name = "x", op = "Placeholder", attr = { dtype = "DT_BFLOAT16" } } } })
   end)
 
   it("loads files by content and reports missing ones by path", function()
@@ -425,4 +448,32 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
       pending("the " .. name .. " model: " .. path .. " is not in this checkout")
     end
   end
+end)
+
+describe("uint8 and float16 tensors", function()
+  it("are made from Lua values, print, and cast as TensorFlow casts", function()
+    local u = tfdev.tensor({ 0, 128, 255 }, "uint8")
+    assert.are.equal("uint8", u.dtype)
+    assert.are.same({ 0, 128, 255 }, u:totable())
+    h.raises("INVALID_ARGUMENT", "out of range for uint8", tfdev.tensor, { 256 }, "uint8")
+    h.raises("INVALID_ARGUMENT", "out of range for uint8", tfdev.tensor, { -1 }, "uint8")
+    local f = tfdev.tensor({ 0.5, 65504, 1e-8, 70000, 0.1 }, "float16")
+    assert.are.equal("float16", f.dtype)
+    -- 1e-8 is below half's smallest subnormal (6e-8): 0; 70000 overflows to inf; 0.1 rounds to nearest
+    assert.are.same({ 0.5, 65504, 0, math.huge, 0.0999755859375 }, f:totable())
+    assert.truthy(tostring(f):find("float16"))
+    local function cast(t, dst)
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        { name = "x", op = "Const", attr = { value = t } },
+        { name = "y", op = "Cast", input = { "x" }, attr = { DstT = dst } },
+      } }
+      return s:run({}, "y"):totable()
+    end
+    assert.are.same({ 255, 0, 3 }, cast(tfdev.tensor({ 300.5, -5, 3.9 }, "float32"), "uint8")) -- floats saturate
+    assert.are.same({ 1, 255 }, cast(tfdev.tensor({ 257, -1 }, "int32"), "uint8"))            -- integers wrap
+    assert.are.same({ 0.5, -2, 1024 }, cast(tfdev.tensor({ 0.5, -2, 1024 }, "float32"), "float16"))
+    assert.are.same({ 0.5, -2, 1024 }, cast(tfdev.tensor({ 0.5, -2, 1024 }, "float16"), "float64"))
+    assert.are.same({ 7, 255 }, cast(tfdev.tensor({ 7, 255 }, "uint8"), "int64"))
+  end)
 end)

@@ -82,7 +82,7 @@ describe("tfdev.tensor", function()
     h.raises("INVALID_ARGUMENT", "element [2] = 1.5 is not an integer (dtype int32)", tfdev.tensor, { 1, 1.5 }, "int32")
     h.raises("INVALID_ARGUMENT", "out of range for int32", tfdev.tensor, { 2 ^ 40 // 1 }, "int32")
     h.raises("INVALID_ARGUMENT", "expected a boolean (dtype bool)", tfdev.tensor, { 1 }, "bool")
-    h.raises("INVALID_ARGUMENT", "unknown dtype 'float16'", tfdev.tensor, { 1 }, "float16")
+    h.raises("INVALID_ARGUMENT", "unknown dtype 'bfloat16'", tfdev.tensor, { 1 }, "bfloat16")
     h.raises("INVALID_ARGUMENT", "data has 3 elements, shape needs 4", tfdev.tensor,
       { dtype = "float32", shape = { 2, 2 }, data = { 1, 2, 3 } })
     h.raises("INVALID_ARGUMENT", "shape[2] must be a non-negative integer", tfdev.tensor,

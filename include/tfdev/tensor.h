@@ -21,8 +21,10 @@ typedef enum tfd_dtype {
   TFD_FLOAT32 = 1,
   TFD_FLOAT64 = 2,
   TFD_INT32 = 3,
+  TFD_UINT8 = 4,
   TFD_INT64 = 9,
   TFD_BOOL = 10,
+  TFD_FLOAT16 = 19, /* TensorFlow's DT_HALF: stored as IEEE half, computed in float32 */
   TFD_RESOURCE = 20 /* a handle to a resource (a variable): container and name */
 } tfd_dtype;
 

@@ -57,15 +57,19 @@ const char *tfd_dtype_name(tfd_dtype dt) {
     case TFD_INT32: return "int32";
     case TFD_INT64: return "int64";
     case TFD_BOOL: return "bool";
+    case TFD_UINT8: return "uint8";
+    case TFD_FLOAT16: return "float16";
     case TFD_RESOURCE: return "resource";
   }
   return NULL;
 }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
-  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL, TFD_RESOURCE};
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64,
+                                  TFD_BOOL,    TFD_UINT8,   TFD_FLOAT16, TFD_RESOURCE};
   /* TensorFlow's DataType enum names, as GraphDefs in protobuf's text and JSON forms write them. */
-  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64", "DT_BOOL", "DT_RESOURCE"};
+  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64",
+                                         "DT_BOOL",  "DT_UINT8",  "DT_HALF",  "DT_RESOURCE"};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(name, tfd_dtype_name(all[i])) == 0 || strcmp(name, tf_names[i]) == 0) return all[i];
@@ -79,6 +83,8 @@ size_t tfd_dtype_size(tfd_dtype dt) {
     case TFD_INT32: return 4;
     case TFD_INT64: return 8;
     case TFD_BOOL: return 1;
+    case TFD_UINT8: return 1;
+    case TFD_FLOAT16: return 2;
     case TFD_RESOURCE: return sizeof(tfd_resource_handle);
   }
   return 0;

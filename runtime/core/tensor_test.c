@@ -8,10 +8,14 @@
 static void test_dtypes(void) {
   CHECK_STR(tfd_dtype_name(TFD_FLOAT32), "float32");
   CHECK_INT(tfd_dtype_from_name("int64"), TFD_INT64);
-  CHECK_INT(tfd_dtype_from_name("float16"), 0);
+  CHECK_INT(tfd_dtype_from_name("float16"), TFD_FLOAT16);
+  CHECK_INT(tfd_dtype_from_name("uint8"), TFD_UINT8);
+  CHECK_INT(tfd_dtype_from_name("bfloat16"), 0);
+  CHECK_INT(tfd_dtype_size(TFD_FLOAT16), 2);
   CHECK_INT(tfd_dtype_from_name("DT_FLOAT"), TFD_FLOAT32);
   CHECK_INT(tfd_dtype_from_name("DT_INT64"), TFD_INT64);
-  CHECK_INT(tfd_dtype_from_name("DT_HALF"), 0);
+  CHECK_INT(tfd_dtype_from_name("DT_HALF"), TFD_FLOAT16);
+  CHECK_INT(tfd_dtype_from_name("DT_STRING"), 0);
   CHECK_INT(tfd_dtype_size(TFD_FLOAT64), 8);
   CHECK_INT(tfd_dtype_size(TFD_BOOL), 1);
 }

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../core/checked.h"
+#include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "graph_def_internal.h"
@@ -190,8 +191,11 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   if (shape_of(c, field(t, "tensorShape", "tensor_shape"), where, true, &s) != TFD_OK ||
       sizes(c, &s, tfd_dtype_size(dt), where, &numel, &bytes) != TFD_OK)
     return NULL;
-  static const char *const camel[] = {"", "floatVal", "doubleVal", "intVal", "", "", "", "", "", "int64Val", "boolVal"};
-  static const char *const snake[] = {"", "float_val", "double_val", "int_val", "", "", "", "", "", "int64_val", "bool_val"};
+  static const char *const camel[] = {"",        "floatVal", "doubleVal", "intVal",  "intVal", "", "", "", "", "int64Val",
+                                      "boolVal", "",         "",          "",        "",       "", "", "", "", "halfVal"};
+  static const char *const snake[] = {"",         "float_val", "double_val", "int_val", "int_val", "", "", "", "",
+                                      "int64_val", "bool_val",  "",           "",        "",        "", "", "", "", "",
+                                      "half_val"};
   const cJSON *content = field(t, "tensorContent", "tensor_content"), *vals = field(t, camel[dt], snake[dt]);
   int nvals = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
   *no_values = !content && nvals == 0;
@@ -227,7 +231,9 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   cJSON_ArrayForEach(v, vals) {
     double d = 0;
     int64_t n = 0;
-    bool ok = dt == TFD_BOOL ? cJSON_IsBool(v) : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 ? double_of(v, &d) : int64_of(v, &n);
+    bool ok = dt == TFD_BOOL                         ? cJSON_IsBool(v)
+              : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 ? double_of(v, &d)
+                                                       : int64_of(v, &n);
     if (!ok) {
       failf(c, TFD_INVALID_ARGUMENT, "%s: value %lld is not a %s", where, (long long)i, tfd_dtype_name(dt));
       tfd_tensor_unref(out);
@@ -240,6 +246,8 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
         case TFD_INT32: ((int32_t *)data)[k] = (int32_t)n; break;
         case TFD_INT64: ((int64_t *)data)[k] = n; break;
         case TFD_BOOL: ((bool *)data)[k] = cJSON_IsTrue(v); break;
+        case TFD_UINT8: ((uint8_t *)data)[k] = (uint8_t)n; break;
+        case TFD_FLOAT16: ((uint16_t *)data)[k] = (uint16_t)n; break; /* halfVal holds bit patterns */
         default: break;
       }
     }
@@ -385,24 +393,6 @@ static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_st
 }
 
 /* ---- weights ---- */
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) bits = sign | 0x7f800000u | (mant << 13); /* inf, nan */
-  else if (exp) bits = sign | ((exp + 112) << 23) | (mant << 13);
-  else if (!mant) bits = sign; /* zero */
-  else { /* subnormal: normalise */
-    int e = -1;
-    do {
-      e++;
-      mant <<= 1;
-    } while (!(mant & 0x400));
-    bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 /* Reads a weight file relative to the model's directory (the default reader). */
 static unsigned char *read_weight_file(void *arg, const char *name, size_t *len, tfd_status *st) {
   const char *model = arg;
@@ -517,7 +507,7 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
       return failf(c, TFD_UNIMPLEMENTED, "%s: float16 quantization of %s weights", where, tfd_dtype_name(dt));
     }
     float *o = tfd_tensor_data(t);
-    for (int64_t i = 0; i < numel; i++) o[i] = half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
+    for (int64_t i = 0; i < numel; i++) o[i] = tfd_half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
   } else {
     double scale = 1, min = 0;
     if (!double_of(field(q, "scale", NULL), &scale) || !double_of(field(q, "min", NULL), &min)) {

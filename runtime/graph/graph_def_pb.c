@@ -38,7 +38,7 @@ static const char *data_type_name(int dt) {
 
 static bool supported_dtype(int dt) {
   return dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT32 || dt == TFD_INT64 || dt == TFD_BOOL ||
-         dt == TFD_RESOURCE;
+         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE;
 }
 
 /* "node 'n' attr 'a': " for messages. */
@@ -127,6 +127,8 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
     case TFD_INT32: nvals = p->n_int_val; break;
     case TFD_INT64: nvals = p->n_int64_val; break;
     case TFD_BOOL: nvals = p->n_bool_val; break;
+    case TFD_UINT8: nvals = p->n_int_val; break;   /* TensorFlow keeps uint8 values in int_val */
+    case TFD_FLOAT16: nvals = p->n_half_val; break; /* and float16 bit patterns in half_val */
     default: break;
   }
   if (p->tensor_content.len > 0) {
@@ -157,6 +159,8 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
       case TFD_INT32: FILL(int32_t, p->int_val, nvals, SAME); break;
       case TFD_INT64: FILL(int64_t, p->int64_val, nvals, SAME); break;
       case TFD_BOOL: FILL(bool, p->bool_val, nvals, TRUTH); break;
+      case TFD_UINT8: FILL(uint8_t, p->int_val, nvals, (uint8_t)); break;
+      case TFD_FLOAT16: FILL(uint16_t, p->half_val, nvals, (uint16_t)); break;
       default: break;
     }
   }

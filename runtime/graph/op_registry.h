@@ -43,7 +43,8 @@ typedef struct tfd_attr_def {
 
 #define TFD_TYPES_FLOAT ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64))
 #define TFD_TYPES_NUMBER (TFD_TYPES_FLOAT | (1u << TFD_INT32) | (1u << TFD_INT64))
-#define TFD_TYPES_ALL (TFD_TYPES_NUMBER | (1u << TFD_BOOL))
+/* Types that are stored and moved (Cast, Identity, Reshape, ...): numbers, bool, uint8, float16. */
+#define TFD_TYPES_ALL (TFD_TYPES_NUMBER | (1u << TFD_BOOL) | (1u << TFD_UINT8) | (1u << TFD_FLOAT16))
 #define TFD_TYPES_INDEX ((1u << TFD_INT32) | (1u << TFD_INT64))
 
 typedef struct tfd_op_def {

@@ -4,6 +4,7 @@
 
 #include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "../core/half.h"
 #include "kernel.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
@@ -130,6 +131,8 @@ static double get_f(const void *d, tfd_dtype dt, int64_t i) {
     case TFD_INT32: return ((const int32_t *)d)[i];
     case TFD_INT64: return (double)((const int64_t *)d)[i];
     case TFD_BOOL: return ((const unsigned char *)d)[i];
+    case TFD_UINT8: return ((const uint8_t *)d)[i];
+    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)d)[i]);
     default: return 0;
   }
 }
@@ -150,6 +153,7 @@ static int64_t get_i(const void *d, tfd_dtype dt, int64_t i) {
     case TFD_INT32: return ((const int32_t *)d)[i];
     case TFD_INT64: return ((const int64_t *)d)[i];
     case TFD_BOOL: return ((const unsigned char *)d)[i];
+    case TFD_UINT8: return ((const uint8_t *)d)[i];
     default: return float_to_i64(get_f(d, dt, i));
   }
 }
@@ -164,6 +168,13 @@ static void put(void *d, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st,
       break;
     case TFD_INT64: ((int64_t *)d)[i] = get_i(src, st, j); break;
     case TFD_BOOL: ((unsigned char *)d)[i] = get_f(src, st, j) != 0; break;
+    /* To uint8: integers wrap modulo 256 as TensorFlow's static_cast does; floats saturate. */
+    case TFD_UINT8:
+      ((uint8_t *)d)[i] = st == TFD_FLOAT32 || st == TFD_FLOAT64 || st == TFD_FLOAT16
+                              ? (uint8_t)(get_i(src, st, j) < 0 ? 0 : get_i(src, st, j) > 255 ? 255 : get_i(src, st, j))
+                              : (uint8_t)(uint64_t)get_i(src, st, j);
+      break;
+    case TFD_FLOAT16: ((uint16_t *)d)[i] = tfd_float_to_half((float)get_f(src, st, j)); break;
     default: break;
   }
 }
