@@ -408,6 +408,8 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
         '{"modelTopology": {"node": [{"name": "p", "op": "Placeholder", "attr": {"dtype": {"type": "DT_STRING"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 's': a bytes value must be base64 text",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"s": {"s": "no*base64"}}}]}}' },
+      { "INVALID_ARGUMENT", "node 'n', attr 'l': list item 1 is not an integer",
+        '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"l": {"list": {"i": ["1", "x"]}}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 'i': i must be an integer",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"i": {"i": "1.5"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'c', attr 'value': tensorContent has the wrong size",

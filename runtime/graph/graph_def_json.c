@@ -292,6 +292,8 @@ static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_valu
   void *mem = calloc(n, kind == 0 ? sizeof(char *) : 8);
   if (!mem) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   *owned = mem;
+  /* The kind is set before any item is read: the caller frees by it, also after a failure. */
+  v->type = kind == 0 ? TFD_ATTR_LIST_STRING : kind == 1 ? TFD_ATTR_LIST_INT : kind == 2 ? TFD_ATTR_LIST_FLOAT : TFD_ATTR_LIST_TYPE;
   v->list_len = n;
   const cJSON *x;
   cJSON_ArrayForEach(x, items) {
@@ -306,7 +308,6 @@ static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_valu
                                where, i, kind == 3 ? "supported dtype" : kind == 1 ? "integer" : "number");
     i++;
   }
-  v->type = kind == 0 ? TFD_ATTR_LIST_STRING : kind == 1 ? TFD_ATTR_LIST_INT : kind == 2 ? TFD_ATTR_LIST_FLOAT : TFD_ATTR_LIST_TYPE;
   v->list_s = mem, v->list_i = mem, v->list_f = mem, v->list_type = mem;
   return TFD_OK;
 }
