@@ -304,8 +304,8 @@ static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_valu
     else ok = (((tfd_dtype *)mem)[i] = dtype_of(x)) != 0;
     if (!ok)
       return kind == 0 ? tfd_status_code(c->st)
-                       : failf(c, kind == 3 ? TFD_UNIMPLEMENTED : TFD_INVALID_ARGUMENT, "%s: list item %zu is not a %s",
-                               where, i, kind == 3 ? "supported dtype" : kind == 1 ? "integer" : "number");
+                       : failf(c, kind == 3 ? TFD_UNIMPLEMENTED : TFD_INVALID_ARGUMENT, "%s: list item %zu is not %s",
+                               where, i, kind == 3 ? "a supported dtype" : kind == 1 ? "an integer" : "a number");
     i++;
   }
   v->list_s = mem, v->list_i = mem, v->list_f = mem, v->list_type = mem;
