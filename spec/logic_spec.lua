@@ -383,6 +383,50 @@ describe("large broadcasts over the intra-op pool", function()
   end)
 end)
 
+describe("checks the kernels make when shapes are known only at run time", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  -- y = op(placeholders p1..pn of unknown shape), run with feeds.
+  local function run_fed(op, feeds, attrs)
+    local g = tfdev.graph()
+    local inputs, fd = {}, {}
+    for i, t in ipairs(feeds) do
+      inputs[i] = g:placeholder(t.dtype, nil, { name = "p" .. i })
+      fd["p" .. i] = t
+    end
+    local opts = { name = "y" }
+    for k, v in pairs(attrs or {}) do opts[k] = v end
+    g:op(op, inputs, opts)
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    return s:run(fd, "y"):totable()
+  end
+
+  it("refuses incompatible shapes, naming the node; Equal may compare them as a scalar", function()
+    h.raises("INVALID_ARGUMENT", "node 'y' (Less): Incompatible shapes: [2] vs. [3]", run_fed, "Less",
+      { T({ 1, 2 }, "float32"), T({ 1, 2, 3 }, "float32") })
+    h.raises("INVALID_ARGUMENT", "node 'y' (SelectV2): Incompatible shapes", run_fed, "SelectV2",
+      { T({ true, false }), T({ 1, 2, 3 }, "int32"), T(0, "int32") })
+    assert.are.equal(true, run_fed("NotEqual", { T({ 1, 2 }, "int32"), T({ 1, 2, 3 }, "int32") },
+      { incompatible_shape_error = false }))
+    assert.are.same({ { true, false } }, run_fed("Equal", { T({ { 1, 2 } }, "int32"), T({ 1, 3 }, "int32") },
+      { incompatible_shape_error = false }))
+  end)
+
+  it("Select's condition and branches, AddN's shapes, integer division by zero", function()
+    local x = T({ { 1, 2 }, { 3, 4 } }, "float32")
+    assert.are.same({ { 1, 2 }, { 0, 0 } }, run_fed("Select", { T({ true, false }), x, T({ { 0, 0 }, { 0, 0 } }, "float32") }))
+    h.raises("INVALID_ARGUMENT", "node 'y' (Select): condition must be a scalar", run_fed, "Select",
+      { T({ true, false, true }), x, x })
+    h.raises("INVALID_ARGUMENT", "node 'y' (Select): 'then' and 'else' must have the same shape, got [2,2] and [2]",
+      run_fed, "Select", { T(true), x, T({ 1, 2 }, "float32") })
+    h.raises("INVALID_ARGUMENT", "node 'y' (AddN): input 1 has shape [2] but input 0 has shape [2,2]", run_fed, "AddN",
+      { x, T({ 1, 2 }, "float32") })
+    h.raises("INVALID_ARGUMENT", "node 'y' (FloorMod): Integer division by zero", run_fed, "FloorMod",
+      { T({ 5, 6 }, "int64"), T({ 0 }, "int64") })
+  end)
+end)
+
 describe("constant folding", function()
   after_each(function() tfdev.factory.reset() end)
 

@@ -196,7 +196,8 @@ BINARY_ROW(ne_b, unsigned char, unsigned char, NE)
 BINARY_ROW(and_b, unsigned char, unsigned char, AND)
 BINARY_ROW(or_b, unsigned char, unsigned char, OR)
 
-/* ---- select rows: bytes copied by element size ---- */
+/* ---- select rows: bits copied by element size, through a mask (no branch, so they vectorise) ---- */
+#define PICK(T, c, x, y) (((x) & ((T)0 - (T)((c) != 0))) | ((y) & ~((T)0 - (T)((c) != 0))))
 #define SELECT_ROW(NAME, T)                                                         \
   static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) {  \
     T *restrict o = o_;                                                             \
@@ -204,9 +205,11 @@ BINARY_ROW(or_b, unsigned char, unsigned char, OR)
     const T *restrict x = in[1], *restrict y = in[2];                               \
     int64_t sc = s[0], sx = s[1], sy = s[2];                                        \
     if (sc == 1 && sx == 1 && sy == 1)                                              \
-      for (int64_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];                    \
+      for (int64_t i = 0; i < n; i++) o[i] = PICK(T, c[i], x[i], y[i]);            \
+    else if (sc == 0)                                                               \
+      for (int64_t i = 0; i < n; i++) o[i] = PICK(T, c[0], x[i * sx], y[i * sy]);  \
     else                                                                            \
-      for (int64_t i = 0; i < n; i++) o[i] = c[i * sc] ? x[i * sx] : y[i * sy];     \
+      for (int64_t i = 0; i < n; i++) o[i] = PICK(T, c[i * sc], x[i * sx], y[i * sy]); \
   }
 SELECT_ROW(select_1, uint8_t)
 SELECT_ROW(select_4, uint32_t)
