@@ -739,7 +739,8 @@ static tfd_code infer_select(tfd_infer_ctx *c, tfd_status *st) {
   if (need_bool(c, 0, "condition", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[1];
   tfd_shape te;
-  if (!merge_shapes(&c->in_shapes[1], &c->in_shapes[2], &te)) return shapes_differ(c, "'then' and 'else' must have the same shape", 1, 2, st);
+  if (!merge_shapes(&c->in_shapes[1], &c->in_shapes[2], &te))
+    return shapes_differ(c, "'then' and 'else' must have the same shape", 1, 2, st);
   c->out_shapes[0] = te;
   const tfd_shape *cond = &c->in_shapes[0];
   tfd_shape merged;

@@ -46,9 +46,16 @@ enum {
 };
 
 static const char *const op_names[L_COUNT] = {
-    "Selu",  "Softplus",   "Rsqrt",     "Reciprocal", "LogicalNot",   "Pow",        "SquaredDifference",
-    "FloorDiv", "FloorMod", "Equal",    "NotEqual",   "Less",         "LessEqual",  "Greater",
-    "GreaterEqual", "LogicalAnd", "LogicalOr", "Select", "SelectV2", "AddN"};
+    [L_SELU] = "Selu",           [L_SOFTPLUS] = "Softplus",
+    [L_RSQRT] = "Rsqrt",         [L_RECIPROCAL] = "Reciprocal",
+    [L_LOGICAL_NOT] = "LogicalNot", [L_POW] = "Pow",
+    [L_SQUARED_DIFFERENCE] = "SquaredDifference", [L_FLOOR_DIV] = "FloorDiv",
+    [L_FLOOR_MOD] = "FloorMod",  [L_EQUAL] = "Equal",
+    [L_NOT_EQUAL] = "NotEqual",  [L_LESS] = "Less",
+    [L_LESS_EQUAL] = "LessEqual", [L_GREATER] = "Greater",
+    [L_GREATER_EQUAL] = "GreaterEqual", [L_LOGICAL_AND] = "LogicalAnd",
+    [L_LOGICAL_OR] = "LogicalOr", [L_SELECT] = "Select",
+    [L_SELECT_V2] = "SelectV2",  [L_ADD_N] = "AddN"};
 
 /* One row: o[i] = f(in[0][i*s[0]], in[1][i*s[1]], ...) for i < n (strides in elements). */
 typedef void (*row_fn)(void *o, const void *const *in, const int64_t *s, int64_t n);
