@@ -666,6 +666,134 @@ static tfd_code infer_recv(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- elementwise math, comparisons, logic ---- */
+/* Input i must be bool. */
+static tfd_code need_bool(tfd_infer_ctx *c, int i, const char *what, tfd_status *st) {
+  if (c->in_types[i] == TFD_BOOL) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be bool, got %s", node_name(c),
+                         tfd_node_def_op(c->node), what, i, tfd_dtype_name(c->in_types[i]));
+}
+
+/* Two shapes that must be equal, unknown parts filled from either; false when they differ. */
+static bool merge_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
+  if (a->ndims < 0 || b->ndims < 0) {
+    *out = a->ndims < 0 ? *b : *a;
+    return true;
+  }
+  if (a->ndims != b->ndims) return false;
+  *out = *a;
+  for (int d = 0; d < a->ndims; d++) {
+    if (a->dims[d] >= 0 && b->dims[d] >= 0 && a->dims[d] != b->dims[d]) return false;
+    if (a->dims[d] < 0) out->dims[d] = b->dims[d];
+  }
+  return true;
+}
+
+static tfd_code shapes_differ(tfd_infer_ctx *c, const char *what, int a, int b, tfd_status *st) {
+  char sa[96], sb[96];
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s: input %d has shape %s but input %d has shape %s",
+                         node_name(c), tfd_node_def_op(c->node), what, a,
+                         tfd_shape_string(&c->in_shapes[a], sa, sizeof sa), b,
+                         tfd_shape_string(&c->in_shapes[b], sb, sizeof sb));
+}
+
+/* Equal ... GreaterEqual: broadcasting, bool out. Equal/NotEqual with
+ * incompatible_shape_error=false give a scalar for incompatible shapes. */
+static tfd_code infer_compare(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_BOOL;
+  const tfd_attr_value *strict = attr(c, "incompatible_shape_error");
+  if (strict && strict->type == TFD_ATTR_BOOL && !strict->b) {
+    tfd_status tmp = TFD_STATUS_INIT;
+    if (tfd_broadcast_shapes(&c->in_shapes[0], &c->in_shapes[1], &c->out_shapes[0], &tmp) != TFD_OK) {
+      tfd_status_clear(&tmp);
+      c->out_shapes[0].ndims = 0;
+      return TFD_OK;
+    }
+    /* Unknown dimensions may still turn out incompatible: the rank alone is certain only when all is known. */
+    if (!tfd_shape_is_known(&c->in_shapes[0]) || !tfd_shape_is_known(&c->in_shapes[1])) unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  if (tfd_broadcast_shapes(&c->in_shapes[0], &c->in_shapes[1], &c->out_shapes[0], st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (%s): ", node_name(c), tfd_node_def_op(c->node));
+  return TFD_OK;
+}
+
+/* LogicalNot, LogicalAnd, LogicalOr: bool in, bool out, broadcasting. */
+static tfd_code infer_logical(tfd_infer_ctx *c, tfd_status *st) {
+  for (int i = 0; i < c->num_inputs; i++)
+    if (need_bool(c, i, "operand", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_BOOL;
+  if (c->num_inputs == 1) {
+    c->out_shapes[0] = c->in_shapes[0];
+    return TFD_OK;
+  }
+  if (tfd_broadcast_shapes(&c->in_shapes[0], &c->in_shapes[1], &c->out_shapes[0], st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (%s): ", node_name(c), tfd_node_def_op(c->node));
+  return TFD_OK;
+}
+
+/* Select (TF1): 'then' and 'else' of one shape; the condition a scalar, of
+ * that shape, or a vector as long as its first dimension. */
+static tfd_code infer_select(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_bool(c, 0, "condition", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  tfd_shape te;
+  if (!merge_shapes(&c->in_shapes[1], &c->in_shapes[2], &te))
+    return shapes_differ(c, "'then' and 'else' must have the same shape", 1, 2, st);
+  c->out_shapes[0] = te;
+  const tfd_shape *cond = &c->in_shapes[0];
+  tfd_shape merged;
+  if (cond->ndims <= 0 || te.ndims < 0 || merge_shapes(cond, &te, &merged)) {
+    if (cond->ndims > 0 && te.ndims >= 0) c->out_shapes[0] = merged;
+    return TFD_OK;
+  }
+  if (cond->ndims == 1 && te.ndims > 1 && (cond->dims[0] < 0 || te.dims[0] < 0 || cond->dims[0] == te.dims[0])) {
+    if (c->out_shapes[0].dims[0] < 0) c->out_shapes[0].dims[0] = cond->dims[0];
+    return TFD_OK;
+  }
+  char sa[96], sb[96];
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                         "node '%s' (Select): condition must be a scalar, a vector as long as the first dimension of "
+                         "'then', or shaped like 'then'; got %s for 'then' of %s",
+                         node_name(c), tfd_shape_string(cond, sa, sizeof sa), tfd_shape_string(&te, sb, sizeof sb));
+}
+
+/* SelectV2: condition, 'then' and 'else' broadcast together. */
+static tfd_code infer_select_v2(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_bool(c, 0, "condition", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  tfd_shape te;
+  if (tfd_broadcast_shapes(&c->in_shapes[1], &c->in_shapes[2], &te, st) != TFD_OK ||
+      tfd_broadcast_shapes(&c->in_shapes[0], &te, &c->out_shapes[0], st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (SelectV2): ", node_name(c));
+  return TFD_OK;
+}
+
+/* AddN: N inputs of one dtype and shape. (N is not in the attr table: the
+ * registry's default for an absent N counts ConcatV2's values, one fewer
+ * than AddN's; a given N is checked here.) */
+static tfd_code infer_add_n(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *n = attr(c, "N");
+  if (n && (n->type != TFD_ATTR_INT || n->i != c->num_inputs))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (AddN): N is %lld but the node has %d inputs",
+                           node_name(c), n->type == TFD_ATTR_INT ? (long long)n->i : -1LL, c->num_inputs);
+  tfd_shape s = c->in_shapes[0];
+  for (int i = 1; i < c->num_inputs; i++) {
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    tfd_shape m;
+    if (!merge_shapes(&s, &c->in_shapes[i], &m)) return shapes_differ(c, "inputs must have the same shape", i, 0, st);
+    s = m;
+  }
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = s;
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_equal[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                           {"incompatible_shape_error", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                           {NULL, 0, false, 0, 0, NULL}};
+
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
 #define END {NULL, 0, false, 0, 0, NULL}
@@ -763,6 +891,21 @@ static const tfd_op_def ops[] = {
     UNARY("Neg", NUM), UNARY("Abs", NUM), UNARY("Square", NUM), UNARY("Exp", FLT), UNARY("Log", FLT),
     UNARY("Sqrt", FLT), UNARY("Relu", NUM), UNARY("Sigmoid", FLT), UNARY("Tanh", FLT),
     UNARY("Relu6", NUM), UNARY("Elu", FLT),
+    /* elementwise math, comparisons, logic */
+    UNARY("Selu", FLT), UNARY("Softplus", FLT), UNARY("Rsqrt", FLT), UNARY("Reciprocal", FLT),
+    BINARY("Pow"), BINARY("SquaredDifference"), BINARY("FloorDiv"), BINARY("FloorMod"),
+    {"Equal", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},
+    {"NotEqual", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},
+    {"Less", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_compare, false},
+    {"LessEqual", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_compare, false},
+    {"Greater", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_compare, false},
+    {"GreaterEqual", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_compare, false},
+    {"LogicalAnd", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
+    {"LogicalOr", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
+    {"LogicalNot", 1, 1, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
+    {"Select", 3, 3, 1, false, false, "T", 1, ALL, attrs_t, infer_select, false},
+    {"SelectV2", 3, 3, 1, false, false, "T", 1, ALL, attrs_t, infer_select_v2, false},
+    {"AddN", 1, -1, 1, false, false, "T", 0, NUM, attrs_t, infer_add_n, false},
     {"LeakyRelu", 1, 1, 1, false, false, "T", 0, FLT, attrs_leaky_relu, infer_same, false},
     {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax, false},
     {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul, false},
