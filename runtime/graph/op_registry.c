@@ -287,6 +287,133 @@ static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- images, normalisation, batched products ---- */
+/* FusedBatchNorm, FusedBatchNormV3 (inference, NHWC): y like x; batch_mean, batch_variance and the
+ * reserve spaces are [C] float32 (V3's reserve_space_3 is empty). */
+static tfd_code infer_fused_batch_norm(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  if (attr(c, "is_training")->b)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): is_training=true is not supported (inference only)",
+                           node_name(c), op);
+  const char *fmt = attr(c, "data_format")->s;
+  if (strcmp(fmt, "NHWC") != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)",
+                           node_name(c), op, fmt);
+  const tfd_attr_value *u = attr(c, "U");
+  if (u && u->dtype != TFD_FLOAT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): U must be float32, got %s", node_name(c), op,
+                           tfd_dtype_name(u->dtype));
+  static const char *const what[] = {"x", "scale", "offset", "mean", "variance"};
+  if (need_rank(c, 0, 4, "x", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  int64_t depth = c->in_shapes[0].ndims == 4 ? c->in_shapes[0].dims[3] : -1;
+  for (int i = 1; i < 5; i++) {
+    if (c->in_types[i] != TFD_FLOAT32)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be float32, got %s",
+                             node_name(c), op, what[i], i, tfd_dtype_name(c->in_types[i]));
+    if (need_rank(c, i, 1, what[i], st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    const tfd_shape *s = &c->in_shapes[i];
+    if (s->ndims == 1 && s->dims[0] >= 0 && depth >= 0 && s->dims[0] != depth)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s must have %lld elements (x's depth), got %lld",
+                             node_name(c), op, what[i], (long long)depth, (long long)s->dims[0]);
+    if (depth < 0 && s->ndims == 1) depth = s->dims[0];
+  }
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = c->in_shapes[0];
+  for (int o = 1; o < c->num_outputs; o++) {
+    c->out_types[o] = TFD_FLOAT32;
+    c->out_shapes[o].ndims = 1;
+    c->out_shapes[o].dims[0] = o == 5 ? 0 : depth;
+  }
+  return TFD_OK;
+}
+
+/* ResizeBilinear, ResizeNearestNeighbor: images [N, H, W, C] and size, int32 [2] > 0. */
+static tfd_code infer_resize(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  if (attr(c, "align_corners")->b && attr(c, "half_pixel_centers")->b)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): If half_pixel_centers is True, align_corners must be False.", node_name(c), op);
+  if (need_rank(c, 0, 4, "images", st) != TFD_OK || need_rank(c, 1, 1, "size", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_INT32 || (c->in_shapes[1].ndims == 1 && c->in_shapes[1].dims[0] >= 0 && c->in_shapes[1].dims[0] != 2))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size (input 1) must be an int32 vector of 2 elements",
+                           node_name(c), op);
+  const tfd_shape *x = &c->in_shapes[0];
+  const tfd_tensor *size = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  for (int d = 0; d < 4; d++) o->dims[d] = x->ndims == 4 && (d == 0 || d == 3) ? x->dims[d] : -1;
+  if (size && tfd_tensor_numel(size) == 2) {
+    for (int d = 0; d < 2; d++) {
+      o->dims[1 + d] = tfd_tensor_get_index(size, d);
+      if (o->dims[1 + d] <= 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size must be positive, got [%lld, %lld]",
+                               node_name(c), op, (long long)tfd_tensor_get_index(size, 0),
+                               (long long)tfd_tensor_get_index(size, 1));
+    }
+  }
+  c->out_types[0] = strcmp(op, "ResizeBilinear") == 0 ? TFD_FLOAT32 : c->in_types[0];
+  return TFD_OK;
+}
+
+/* BatchMatMulV2: x [..., M, K] (adj_x: [..., K, M]), y [..., K, N] (adj_y: [..., N, K]); batch
+ * dimensions broadcast. */
+static tfd_code infer_batch_matmul(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *a = &c->in_shapes[0], *b = &c->in_shapes[1];
+  c->out_types[0] = c->in_types[0];
+  for (int i = 0; i < 2; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims < 2) {
+      char s[96];
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): input %d must have rank >= 2, got shape %s",
+                             node_name(c), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+    }
+  if (a->ndims < 0 || b->ndims < 0) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  bool adj_x = attr(c, "adj_x")->b, adj_y = attr(c, "adj_y")->b;
+  int64_t ka = a->dims[a->ndims - (adj_x ? 2 : 1)], kb = b->dims[b->ndims - (adj_y ? 1 : 2)];
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    char sa[96], sb[96];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                           node_name(c), tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+  }
+  tfd_shape ba = *a, bb = *b;
+  ba.ndims -= 2;
+  bb.ndims -= 2;
+  tfd_shape *o = &c->out_shapes[0];
+  if (tfd_broadcast_shapes(&ba, &bb, o, st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (BatchMatMulV2): batch dimensions do not broadcast: ", node_name(c));
+  if (o->ndims + 2 > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): the output has more than %d dimensions",
+                           node_name(c), TFD_MAX_DIMS);
+  o->dims[o->ndims++] = a->dims[a->ndims - (adj_x ? 1 : 2)];
+  o->dims[o->ndims++] = b->dims[b->ndims - (adj_y ? 2 : 1)];
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_batch_norm[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                {"U", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
+                                                {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                {"exponential_avg_factor", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                                {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                {"is_training", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_batch_norm_v1[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                   {"exponential_avg_factor", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                                   {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                   {"is_training", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                   {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_resize[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                            {"align_corners", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                            {"half_pixel_centers", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                            {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_batch_matmul[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                  {"adj_x", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {"adj_y", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {NULL, 0, false, 0, 0, NULL}};
+
 static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st) {
   if (need_index(c, 1, "paddings", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
@@ -597,9 +724,9 @@ static tfd_code infer_assign_variable(tfd_infer_ctx *c, tfd_status *st) {
 
 static tfd_code infer_queue(tfd_infer_ctx *c, tfd_status *st) {
   const tfd_attr_value *t = attr(c, "component_types");
-  if (t->list_len < 1 || t->list_len > TFD_MAX_OP_OUTPUTS)
+  if (t->list_len < 1 || t->list_len > TFD_MAX_QUEUE_COMPONENTS)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': component_types must list 1 to %d dtypes",
-                           node_name(c), TFD_MAX_OP_OUTPUTS);
+                           node_name(c), TFD_MAX_QUEUE_COMPONENTS);
   return infer_var_handle(c, st);
 }
 
@@ -776,6 +903,12 @@ static const tfd_op_def ops[] = {
     {"Pad", 2, 2, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"PadV2", 3, 3, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"Prelu", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_t, infer_same, false},
+    /* images, normalisation, batched products */
+    {"FusedBatchNorm", 5, 5, 5, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm_v1, infer_fused_batch_norm, false},
+    {"FusedBatchNormV3", 5, 5, 6, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
+    {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
+    {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
+    {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
@@ -818,7 +951,7 @@ const tfd_op_def *tfd_op_lookup(const char *name) {
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
-  if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_OP_OUTPUTS)
+  if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
     return -1;
   return (int)types->list_len;
 }
