@@ -453,3 +453,183 @@ describe("BatchMatMulV2", function()
       { tfdev.tensor({ { 1 } }, "int32"), tfdev.tensor({ { 1 } }, "int32") }, {})
   end)
 end)
+
+describe("MirrorPad", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local function pads(p) return tfdev.tensor(p, "int32") end
+
+  it("reflects and mirrors as TensorFlow's documentation shows", function()
+    local t = tfdev.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }, "int32")
+    assert.are.same({ { 6, 5, 4, 5, 6, 5, 4 }, { 3, 2, 1, 2, 3, 2, 1 }, { 6, 5, 4, 5, 6, 5, 4 }, { 3, 2, 1, 2, 3, 2, 1 } },
+      run_op("MirrorPad", { t, pads { { 1, 1 }, { 2, 2 } } }, { mode = "REFLECT" }))
+    assert.are.same({ { 2, 1, 1, 2, 3, 3, 2 }, { 2, 1, 1, 2, 3, 3, 2 }, { 5, 4, 4, 5, 6, 6, 5 }, { 5, 4, 4, 5, 6, 6, 5 } },
+      run_op("MirrorPad", { t, pads { { 1, 1 }, { 2, 2 } } }, { mode = "SYMMETRIC" }))
+    -- by hand, the largest pads each mode allows
+    assert.are.same({ 3, 2, 1, 2, 3, 2, 1 }, run_op("MirrorPad", { f32 { 1, 2, 3 }, pads { { 2, 2 } } }, { mode = "REFLECT" }))
+    assert.are.same({ 3, 2, 1, 1, 2, 3, 3, 2, 1 },
+      run_op("MirrorPad", { f32 { 1, 2, 3 }, tfdev.tensor({ { 3, 3 } }, "int64") }, { mode = "SYMMETRIC", Tpaddings = "int64" }))
+    assert.are.same({ 1, 2, 3 }, run_op("MirrorPad", { f32 { 1, 2, 3 }, pads { { 0, 0 } } }, { mode = "REFLECT" }))
+  end)
+
+  it("matches a Lua reference on a 3-D float64 tensor with uneven pads", function()
+    local x = rand_tensor({ 3, 4, 5 }, 17)
+    local p = { { 2, 1 }, { 0, 3 }, { 4, 2 } }
+    for _, mode in ipairs { "REFLECT", "SYMMETRIC" } do
+      local function src(i, n, lo) -- 1-based output index to 1-based input index
+        local j = i - 1 - lo
+        if j < 0 then j = mode == "SYMMETRIC" and -j - 1 or -j
+        elseif j >= n then j = mode == "SYMMETRIC" and 2 * n - 1 - j or 2 * n - 2 - j end
+        return j + 1
+      end
+      if mode == "REFLECT" then p[3] = { 4, 2 } else p[3] = { 5, 5 } end
+      local want = {}
+      for a = 1, 3 + p[1][1] + p[1][2] do
+        want[a] = {}
+        for b = 1, 4 + p[2][1] + p[2][2] do
+          want[a][b] = {}
+          for c = 1, 5 + p[3][1] + p[3][2] do
+            want[a][b][c] = x[src(a, 3, p[1][1])][src(b, 4, p[2][1])][src(c, 5, p[3][1])]
+          end
+        end
+      end
+      assert.are.same(want, run_op("MirrorPad", { tfdev.tensor(x, "float64"), pads(p) }, { mode = mode }))
+    end
+  end)
+
+  it("refuses pads beyond the mirror, bad modes and bad paddings, naming the node", function()
+    local x = f32 { { 1, 2, 3 } }
+    h.raises("INVALID_ARGUMENT", "node 'y' (MirrorPad): paddings [0, 3] in dimension 1 must be between 0 and 2 (REFLECT", run_op,
+      "MirrorPad", { x, pads { { 0, 0 }, { 0, 3 } } }, { mode = "REFLECT" })
+    h.raises("INVALID_ARGUMENT", "paddings [4, 0] in dimension 1 must be between 0 and 3 (SYMMETRIC", run_op, "MirrorPad",
+      { x, pads { { 0, 0 }, { 4, 0 } } }, { mode = "SYMMETRIC" })
+    h.raises("INVALID_ARGUMENT", "paddings must not be negative", run_op, "MirrorPad", { x, pads { { 0, 0 }, { -1, 0 } } },
+      { mode = "SYMMETRIC" })
+    h.raises("INVALID_ARGUMENT", "mode must be REFLECT or SYMMETRIC, got 'EDGE'", run_op, "MirrorPad",
+      { x, pads { { 0, 0 }, { 1, 1 } } }, { mode = "EDGE" })
+    h.raises("INVALID_ARGUMENT", "missing required attr 'mode'", run_op, "MirrorPad", { x, pads { { 0, 0 }, { 1, 1 } } }, {})
+    h.raises("INVALID_ARGUMENT", "paddings must have shape [2, 2]", run_op, "MirrorPad", { x, pads { { 1, 1 } } },
+      { mode = "REFLECT" })
+  end)
+end)
+
+describe("Conv2DBackpropInput", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  -- TensorFlow's forward window for one dimension: output size and padding before.
+  local function window(n, k, stride, dilation, padding, ex)
+    local span = (k - 1) * dilation + 1
+    if padding == "SAME" then
+      local out = (n + stride - 1) // stride
+      return out, math.max((out - 1) * stride + span - n, 0) // 2
+    elseif padding == "VALID" then
+      return n >= span and (n - span) // stride + 1 or 0, 0
+    end
+    local padded = n + ex[1] + ex[2]
+    return padded >= span and (padded - span) // stride + 1 or 0, ex[1]
+  end
+
+  -- Scatter each out_backprop value through the filter into the input positions it came from.
+  local function ref_backprop(sizes, f, dy, o)
+    local N, H, W, C = table.unpack(sizes)
+    local KH, KW, M = #f, #f[1], #f[1][1][1]
+    local sh, sw = o.strides[2], o.strides[3]
+    local dh, dw = o.dilations and o.dilations[2] or 1, o.dilations and o.dilations[3] or 1
+    local ex = o.explicit_paddings or { 0, 0, 0, 0, 0, 0, 0, 0 }
+    local OH, pt = window(H, KH, sh, dh, o.padding, { ex[3], ex[4] })
+    local OW, pl = window(W, KW, sw, dw, o.padding, { ex[5], ex[6] })
+    assert(#dy[1] == OH and #dy[1][1] == OW)
+    local dx = {}
+    for n = 1, N do
+      dx[n] = {}
+      for y = 1, H do
+        dx[n][y] = {}
+        for x = 1, W do
+          dx[n][y][x] = {}
+          for c = 1, C do dx[n][y][x][c] = 0 end
+        end
+      end
+      for oy = 1, OH do
+        for ox = 1, OW do
+          for ky = 1, KH do
+            local iy = (oy - 1) * sh + (ky - 1) * dh - pt + 1
+            for kx = 1, KW do
+              local ix = (ox - 1) * sw + (kx - 1) * dw - pl + 1
+              if iy >= 1 and iy <= H and ix >= 1 and ix <= W then
+                for c = 1, C do
+                  local acc = dx[n][iy][ix][c]
+                  for m = 1, M do acc = acc + dy[n][oy][ox][m] * f[ky][kx][c][m] end
+                  dx[n][iy][ix][c] = acc
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+    return dx
+  end
+
+  local function flat_dot(a, b)
+    if type(a) ~= "table" then return a * b end
+    local s = 0
+    for i = 1, #a do s = s + flat_dot(a[i], b[i]) end
+    return s
+  end
+
+  it("places the filter by hand", function()
+    local f = f32 { { { { 1 } }, { { 2 } } }, { { { 3 } }, { { 4 } } } }
+    local dy = f32 { { { { 1 }, { 0 } }, { { 0 }, { 0 } } } }
+    local got = run_op("Conv2DBackpropInput", { tfdev.tensor({ 1, 3, 3, 1 }, "int32"), f, dy },
+      { strides = { 1, 1, 1, 1 }, padding = "VALID" })
+    assert.are.same({ { { { 1 }, { 2 }, { 0 } }, { { 3 }, { 4 }, { 0 } }, { { 0 }, { 0 }, { 0 } } } }, got)
+    -- stride 2: two non-overlapping copies, the second scaled by 10
+    dy = f32 { { { { 1 }, { 10 } } } }
+    got = run_op("Conv2DBackpropInput", { tfdev.tensor({ 1, 2, 4, 1 }, "int32"), f, dy },
+      { strides = { 1, 2, 2, 1 }, padding = "VALID" })
+    assert.are.same({ { { { 1 }, { 2 }, { 10 }, { 20 } }, { { 3 }, { 4 }, { 30 }, { 40 } } } }, got)
+  end)
+
+  local cases = {
+    { "SAME, odd sizes, stride 1", { 1, 7, 5, 3 }, { 3, 3, 3, 4 }, { 1, 1, 1, 1 }, "SAME" },
+    { "SAME, stride 2, even sizes", { 2, 8, 6, 2 }, { 3, 3, 2, 5 }, { 1, 2, 2, 1 }, "SAME" },
+    { "SAME, stride 2, odd sizes", { 1, 7, 9, 2 }, { 2, 2, 2, 3 }, { 1, 2, 2, 1 }, "SAME" },
+    { "VALID, stride 3, leftover rows", { 1, 10, 11, 3 }, { 3, 2, 3, 2 }, { 1, 3, 3, 1 }, "VALID" },
+    { "dilations 2", { 1, 9, 8, 2 }, { 3, 3, 2, 2 }, { 1, 1, 1, 1 }, "SAME", { 1, 2, 2, 1 } },
+    { "EXPLICIT padding", { 1, 5, 5, 2 }, { 3, 3, 2, 2 }, { 1, 2, 1, 1 }, "EXPLICIT", nil, { 0, 0, 1, 2, 0, 3, 0, 0 } },
+  }
+  for _, case in ipairs(cases) do
+    local name, xs, fs, strides, padding, dil, ex = table.unpack(case)
+    it(name .. ": the Lua reference, and <Conv2D(x, f), dy> = <x, Conv2DBackpropInput(dy, f)>", function()
+      local attrs = { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex }
+      local OH = window(xs[2], fs[1], strides[2], dil and dil[2] or 1, padding, ex and { ex[3], ex[4] })
+      local OW = window(xs[3], fs[2], strides[3], dil and dil[3] or 1, padding, ex and { ex[5], ex[6] })
+      local f, dy, x = rand_tensor(fs, 5), rand_tensor({ xs[1], OH, OW, fs[4] }, 7), rand_tensor(xs, 9)
+      local dx = run_op("Conv2DBackpropInput", { tfdev.tensor(xs, "int32"), f32(f), f32(dy) }, attrs)
+      assert_close(ref_backprop(xs, f, dy, attrs), dx, 1e-4)
+      local y = run_op("Conv2D", { f32(x), f32(f) }, attrs)
+      local lhs, rhs = flat_dot(y, dy), flat_dot(x, dx)
+      assert(math.abs(lhs - rhs) <= 1e-3 * math.max(1, math.abs(lhs)), string.format("%.7g vs %.7g", lhs, rhs))
+    end)
+  end
+
+  it("refuses mismatched shapes, bad sizes and NCHW, naming the node", function()
+    local f, dy = f32(rand_tensor({ 2, 2, 3, 4 }, 1)), f32(rand_tensor({ 1, 2, 2, 4 }, 2))
+    local attrs = { strides = { 1, 1, 1, 1 }, padding = "VALID" }
+    local function sizes(s) return tfdev.tensor(s, "int32") end
+    h.raises("INVALID_ARGUMENT", "node 'y' (Conv2DBackpropInput): out_backprop is [2,2] spatially but the forward convolution of input_sizes gives [4,4]",
+      run_op, "Conv2DBackpropInput", { sizes { 1, 5, 5, 3 }, f, dy }, attrs)
+    h.raises("INVALID_ARGUMENT", "input depth 2 does not match the filter's in_channels 3", run_op, "Conv2DBackpropInput",
+      { sizes { 1, 3, 3, 2 }, f, dy }, attrs)
+    h.raises("INVALID_ARGUMENT", "input_sizes must not be negative", run_op, "Conv2DBackpropInput",
+      { sizes { 1, -3, 3, 3 }, f, dy }, attrs)
+    h.raises("INVALID_ARGUMENT", "input_sizes (input 0) must be an int32 vector of 4 sizes", run_op, "Conv2DBackpropInput",
+      { sizes { 3, 3, 3 }, f, dy }, attrs)
+    h.raises("INVALID_ARGUMENT", "out_backprop depth 4 does not match the filter's out_channels 5", run_op,
+      "Conv2DBackpropInput", { sizes { 1, 3, 3, 3 }, f32(rand_tensor({ 2, 2, 3, 5 }, 1)), dy }, attrs)
+    h.raises("UNIMPLEMENTED", "data_format NCHW is not supported", run_op, "Conv2DBackpropInput",
+      { sizes { 1, 3, 3, 3 }, f, dy }, { strides = { 1, 1, 1, 1 }, padding = "VALID", data_format = "NCHW" })
+    assert_close(ref_backprop({ 1, 3, 3, 3 }, f:totable(), dy:totable(), attrs),
+      run_op("Conv2DBackpropInput", { sizes { 1, 3, 3, 3 }, f, dy }, attrs), 1e-5)
+  end)
+end)

@@ -414,6 +414,67 @@ static const tfd_attr_def attrs_batch_matmul[] = {{"T", TFD_ATTR_TYPE, false, 0,
                                                   {"adj_y", TFD_ATTR_BOOL, false, 0, 0, NULL},
                                                   {NULL, 0, false, 0, 0, NULL}};
 
+/* Conv2DBackpropInput (NHWC): the gradient of Conv2D with respect to its input, shaped by
+ * input_sizes (int32 [4]); filter [kh, kw, in_c, out_c], out_backprop [N, oh, ow, out_c]. */
+static tfd_code infer_conv_backprop_input(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = "Conv2DBackpropInput";
+  if (same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_types[0] != TFD_INT32 || need_rank(c, 0, 1, "input_sizes", st) != TFD_OK ||
+      (c->in_shapes[0].ndims == 1 && c->in_shapes[0].dims[0] >= 0 && c->in_shapes[0].dims[0] != 4))
+    return tfd_status_code(st) != TFD_OK ? TFD_INVALID_ARGUMENT
+                                         : tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                                                           "node '%s' (%s): input_sizes (input 0) must be an int32 vector of 4 sizes",
+                                                           node_name(c), op);
+  if (need_rank(c, 1, 4, "filter", st) != TFD_OK || need_rank(c, 2, 4, "out_backprop", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const char *fmt = attr(c, "data_format")->s;
+  if (strcmp(fmt, "NHWC") != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)",
+                           node_name(c), op, fmt);
+  const tfd_shape *f = &c->in_shapes[1], *dy = &c->in_shapes[2];
+  if (f->ndims == 4 && dy->ndims == 4 && f->dims[3] >= 0 && dy->dims[3] >= 0 && f->dims[3] != dy->dims[3])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): out_backprop depth %lld does not match the filter's out_channels %lld",
+                           node_name(c), op, (long long)dy->dims[3], (long long)f->dims[3]);
+  c->out_types[0] = c->in_types[1];
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  const tfd_tensor *sizes = c->in_values ? c->in_values[0] : NULL;
+  for (int d = 0; d < 4; d++) {
+    o->dims[d] = sizes && tfd_tensor_numel(sizes) == 4 ? tfd_tensor_get_index(sizes, d) : -1;
+    if (sizes && o->dims[d] < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input_sizes must not be negative", node_name(c), op);
+  }
+  if (o->dims[3] >= 0 && f->ndims == 4 && f->dims[2] >= 0 && o->dims[3] != f->dims[2])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): input depth %lld does not match the filter's in_channels %lld", node_name(c),
+                           op, (long long)o->dims[3], (long long)f->dims[2]);
+  return TFD_OK;
+}
+
+/* MirrorPad: Pad's shapes; mode REFLECT or SYMMETRIC. */
+static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st);
+static tfd_code infer_mirror_pad(tfd_infer_ctx *c, tfd_status *st) {
+  const char *mode = attr(c, "mode")->s;
+  if (strcmp(mode, "REFLECT") != 0 && strcmp(mode, "SYMMETRIC") != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (MirrorPad): mode must be REFLECT or SYMMETRIC, got '%s'",
+                           node_name(c), mode);
+  return infer_pad(c, st);
+}
+
+static const tfd_attr_def attrs_mirror_pad[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                {"Tpaddings", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                                {"mode", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_conv_backprop[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"padding", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                   {"strides", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"explicit_paddings", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                   {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"use_cudnn_on_gpu", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                   {NULL, 0, false, 0, 0, NULL}};
+
 static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st) {
   if (need_index(c, 1, "paddings", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
@@ -909,6 +970,8 @@ static const tfd_op_def ops[] = {
     {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
     {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
     {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
+    {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
+    {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
