@@ -633,3 +633,78 @@ describe("Conv2DBackpropInput", function()
       run_op("Conv2DBackpropInput", { sizes { 1, 3, 3, 3 }, f, dy }, attrs), 1e-5)
   end)
 end)
+
+describe("_FusedDepthwiseConv2dNative", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  -- Depthwise convolution written here (SAME padding, stride s), channel multiplier m, then bias and an activation.
+  local function ref(x, f, s, bias, act)
+    local H, W, C = #x[1], #x[1][1], #x[1][1][1]
+    local KH, KW, M = #f, #f[1], #f[1][1][1]
+    local OH, OW = (H + s - 1) // s, (W + s - 1) // s
+    local pt = math.max((OH - 1) * s + KH - H, 0) // 2
+    local pl = math.max((OW - 1) * s + KW - W, 0) // 2
+    local out = {}
+    for n = 1, #x do
+      out[n] = {}
+      for oy = 1, OH do
+        out[n][oy] = {}
+        for ox = 1, OW do
+          local v = {}
+          for c = 1, C do
+            for m = 1, M do
+              local acc = bias[(c - 1) * M + m]
+              for ky = 1, KH do
+                for kx = 1, KW do
+                  local iy, ix = (oy - 1) * s + ky - pt, (ox - 1) * s + kx - pl
+                  if iy >= 1 and iy <= H and ix >= 1 and ix <= W then acc = acc + x[n][iy][ix][c] * f[ky][kx][c][m] end
+                end
+              end
+              v[(c - 1) * M + m] = act(acc, (c - 1) * M + m)
+            end
+          end
+          out[n][oy][ox] = v
+        end
+      end
+    end
+    return out
+  end
+
+  it("adds the bias, then Relu, Relu6 or Prelu, like DepthwiseConv2dNative followed by those ops", function()
+    local x, f = rand_tensor({ 2, 5, 6, 3 }, 21), rand_tensor({ 3, 3, 3, 2 }, 23)
+    for i = 1, 2 do x[1][1][1][i] = x[1][1][1][i] * 8 end -- some values above 6 for Relu6
+    local bias, alpha = { 0.5, -0.25, 0, 1, 2, -3 }, { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6 }
+    local X, F, B, A = f32(x), f32(f), f32(bias), f32(alpha)
+    local function attrs(ops, s)
+      return { strides = { 1, s, s, 1 }, padding = "SAME", num_args = #ops == 2 and ops[2] == "Prelu" and 2 or 1, fused_ops = ops }
+    end
+    local acts = {
+      { { "BiasAdd" }, function(v) return v end, { X, F, B } },
+      { { "BiasAdd", "Relu" }, function(v) return math.max(v, 0) end, { X, F, B } },
+      { { "BiasAdd", "Relu6" }, function(v) return math.min(math.max(v, 0), 6) end, { X, F, B } },
+      { { "BiasAdd", "Prelu" }, function(v, q) return v > 0 and v or alpha[q] * v end, { X, F, B, A } },
+    }
+    for _, a in ipairs(acts) do
+      for _, s in ipairs { 1, 2 } do
+        assert_close(ref(x, f, s, bias, a[2]), run_op("_FusedDepthwiseConv2dNative", a[3], attrs(a[1], s)), 1e-4)
+      end
+    end
+    -- the plain op is unchanged: no bias, no activation
+    local zero = { 0, 0, 0, 0, 0, 0 }
+    assert_close(ref(x, f, 2, zero, function(v) return v end),
+      run_op("DepthwiseConv2dNative", { X, F }, { strides = { 1, 2, 2, 1 }, padding = "SAME" }), 1e-4)
+  end)
+
+  it("infers the depthwise output shape and refuses bad fusions and biases, naming the node", function()
+    local X, F = f32(rand_tensor({ 1, 4, 4, 3 }, 1)), f32(rand_tensor({ 2, 2, 3, 2 }, 2))
+    local base = { strides = { 1, 1, 1, 1 }, padding = "VALID", num_args = 1 }
+    local function with(ops) local a = { fused_ops = ops } for k, v in pairs(base) do a[k] = v end return a end
+    local t = run_tensors("_FusedDepthwiseConv2dNative", { X, F, f32 { 1, 2, 3, 4, 5, 6 } }, with { "BiasAdd" })[1]
+    assert.are.same({ 1, 3, 3, 6 }, t.shape)
+    h.raises("UNIMPLEMENTED", "node 'y' (_FusedDepthwiseConv2dNative): Fusion is not implemented: [BiasAdd,Softsign]", run_op,
+      "_FusedDepthwiseConv2dNative", { X, F, f32 { 1, 2, 3, 4, 5, 6 } }, with { "BiasAdd", "Softsign" })
+    h.raises("INVALID_ARGUMENT", "bias must hold 6 float32 values, one per output channel", run_op,
+      "_FusedDepthwiseConv2dNative", { X, F, f32 { 1, 2, 3 } }, with { "BiasAdd" })
+    h.raises("INVALID_ARGUMENT", "take 3 inputs, got 2", run_op, "_FusedDepthwiseConv2dNative", { X, F }, with { "BiasAdd" })
+  end)
+end)

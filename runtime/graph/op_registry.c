@@ -234,7 +234,7 @@ static int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t dilatio
 static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
   const char *op = tfd_node_def_op(c->node);
   bool pool = strcmp(op, "MaxPool") == 0 || strcmp(op, "AvgPool") == 0;
-  bool depthwise = strcmp(op, "DepthwiseConv2dNative") == 0;
+  bool depthwise = strstr(op, "DepthwiseConv2dNative") != NULL; /* and _FusedDepthwiseConv2dNative */
   const tfd_shape *x = &c->in_shapes[0], *f = pool ? NULL : &c->in_shapes[1];
   for (int i = 0; i < (pool ? 1 : 2); i++) {
     if (!pool && c->in_types[i] != c->in_types[0]) return same_types(c, 0, i, st);
@@ -972,6 +972,7 @@ static const tfd_op_def ops[] = {
     {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
     {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
     {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},
+    {"_FusedDepthwiseConv2dNative", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
