@@ -73,22 +73,19 @@ static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (depth == 0) return;
   const float *scale = tfd_tensor_const_data(c->inputs[1]), *offset = tfd_tensor_const_data(c->inputs[2]),
               *mean = tfd_tensor_const_data(c->inputs[3]), *var = tfd_tensor_const_data(c->inputs[4]);
-  /* y = x * a + b with a = scale / sqrt(variance + epsilon), b = offset - mean * a, per channel. */
-  float *ab = malloc((size_t)depth * 2 * sizeof(float));
-  if (!ab) {
+  /* In TensorFlow's order: y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset. */
+  float *factor = malloc((size_t)depth * sizeof(float));
+  if (!factor) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
     return;
   }
-  for (int64_t ch = 0; ch < depth; ch++) {
-    ab[ch] = scale[ch] / sqrtf(var[ch] + p->epsilon);
-    ab[depth + ch] = offset[ch] - mean[ch] * ab[ch];
-  }
+  for (int64_t ch = 0; ch < depth; ch++) factor[ch] = 1.0f / sqrtf(var[ch] + p->epsilon) * scale[ch];
   const float *in = tfd_tensor_const_data(x);
   float *out = tfd_tensor_data(y);
   int64_t n = tfd_tensor_numel(x);
   for (int64_t i = 0; i < n; i += depth)
-    for (int64_t ch = 0; ch < depth; ch++) out[i + ch] = in[i + ch] * ab[ch] + ab[depth + ch];
-  free(ab);
+    for (int64_t ch = 0; ch < depth; ch++) out[i + ch] = (in[i + ch] - mean[ch]) * factor[ch] + offset[ch];
+  free(factor);
 }
 
 /* ---- ResizeBilinear, ResizeNearestNeighbor ---- */
