@@ -10,6 +10,9 @@
 #include "../core/status_internal.h"
 #include "kernel.h"
 
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+
 static void k_batch_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
@@ -79,6 +82,9 @@ static void k_batch_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   int M = (int)m, N = (int)n, K = (int)kx;
   int lda = adj_x ? M : K, ldb = adj_y ? K : N;
   enum CBLAS_TRANSPOSE ta = adj_x ? CblasTrans : CblasNoTrans, tb = adj_y ? CblasTrans : CblasNoTrans;
+  /* As MatMul does (k_matmul.c): OpenBLAS gets the device's intra-op thread count. */
+  int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+  if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
   for (int64_t i = 0; i < batches; i++) {
     int64_t offx = 0, offy = 0, rem = i;
     for (int d = nb - 1; d >= 0; d--) {
