@@ -121,7 +121,8 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 /* Eager execution: runs one op on device d, outside any session. `node`
  * gives the op and its attributes (its inputs and device are ignored; T is
  * inferred from the inputs). outputs needs room for 4 tensors; each gets a
- * new reference and *num_outputs says how many. Errors name the op.
+ * new reference and *num_outputs says how many (an op with more outputs,
+ * like FusedBatchNormV3, is refused: UNIMPLEMENTED). Errors name the op.
  * options may be NULL; its timeout_ms > 0 bounds an op that blocks (a
  * dequeue from an empty queue): it is cancelled with DEADLINE_EXCEEDED. */
 tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_tensor *const *inputs, int num_inputs,

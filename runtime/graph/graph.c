@@ -103,7 +103,7 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
     n->num_outputs = tfd_op_num_outputs(op, n->def);
     if (n->num_outputs < 0)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
-                             op->name, TFD_MAX_OP_OUTPUTS);
+                             op->name, TFD_MAX_QUEUE_COMPONENTS);
   }
   return TFD_OK;
 }

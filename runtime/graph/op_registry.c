@@ -234,7 +234,7 @@ static int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t dilatio
 static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
   const char *op = tfd_node_def_op(c->node);
   bool pool = strcmp(op, "MaxPool") == 0 || strcmp(op, "AvgPool") == 0;
-  bool depthwise = strcmp(op, "DepthwiseConv2dNative") == 0;
+  bool depthwise = strstr(op, "DepthwiseConv2dNative") != NULL; /* and _FusedDepthwiseConv2dNative */
   const tfd_shape *x = &c->in_shapes[0], *f = pool ? NULL : &c->in_shapes[1];
   for (int i = 0; i < (pool ? 1 : 2); i++) {
     if (!pool && c->in_types[i] != c->in_types[0]) return same_types(c, 0, i, st);
@@ -286,6 +286,194 @@ static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
   else o->dims[3] = f->ndims == 4 ? f->dims[3] : -1;
   return TFD_OK;
 }
+
+/* ---- images, normalisation, batched products ---- */
+/* FusedBatchNorm, FusedBatchNormV3 (inference, NHWC): y like x; batch_mean, batch_variance and the
+ * reserve spaces are [C] float32 (V3's reserve_space_3 is empty). */
+static tfd_code infer_fused_batch_norm(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  if (attr(c, "is_training")->b)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): is_training=true is not supported (inference only)",
+                           node_name(c), op);
+  const char *fmt = attr(c, "data_format")->s;
+  if (strcmp(fmt, "NHWC") != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)",
+                           node_name(c), op, fmt);
+  const tfd_attr_value *u = attr(c, "U");
+  if (u && u->dtype != TFD_FLOAT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): U must be float32, got %s", node_name(c), op,
+                           tfd_dtype_name(u->dtype));
+  static const char *const what[] = {"x", "scale", "offset", "mean", "variance"};
+  if (need_rank(c, 0, 4, "x", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  int64_t depth = c->in_shapes[0].ndims == 4 ? c->in_shapes[0].dims[3] : -1;
+  for (int i = 1; i < 5; i++) {
+    if (c->in_types[i] != TFD_FLOAT32)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be float32, got %s",
+                             node_name(c), op, what[i], i, tfd_dtype_name(c->in_types[i]));
+    if (need_rank(c, i, 1, what[i], st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    const tfd_shape *s = &c->in_shapes[i];
+    if (s->ndims == 1 && s->dims[0] >= 0 && depth >= 0 && s->dims[0] != depth)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s must have %lld elements (x's depth), got %lld",
+                             node_name(c), op, what[i], (long long)depth, (long long)s->dims[0]);
+    if (depth < 0 && s->ndims == 1) depth = s->dims[0];
+  }
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = c->in_shapes[0];
+  for (int o = 1; o < c->num_outputs; o++) {
+    c->out_types[o] = TFD_FLOAT32;
+    c->out_shapes[o].ndims = 1;
+    c->out_shapes[o].dims[0] = o == 5 ? 0 : depth;
+  }
+  return TFD_OK;
+}
+
+/* ResizeBilinear, ResizeNearestNeighbor: images [N, H, W, C] and size, int32 [2] > 0. */
+static tfd_code infer_resize(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  if (attr(c, "align_corners")->b && attr(c, "half_pixel_centers")->b)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): If half_pixel_centers is True, align_corners must be False.", node_name(c), op);
+  if (need_rank(c, 0, 4, "images", st) != TFD_OK || need_rank(c, 1, 1, "size", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_INT32 || (c->in_shapes[1].ndims == 1 && c->in_shapes[1].dims[0] >= 0 && c->in_shapes[1].dims[0] != 2))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size (input 1) must be an int32 vector of 2 elements",
+                           node_name(c), op);
+  const tfd_shape *x = &c->in_shapes[0];
+  const tfd_tensor *size = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  for (int d = 0; d < 4; d++) o->dims[d] = x->ndims == 4 && (d == 0 || d == 3) ? x->dims[d] : -1;
+  if (size && tfd_tensor_numel(size) == 2) {
+    for (int d = 0; d < 2; d++) {
+      o->dims[1 + d] = tfd_tensor_get_index(size, d);
+      if (o->dims[1 + d] <= 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size must be positive, got [%lld, %lld]",
+                               node_name(c), op, (long long)tfd_tensor_get_index(size, 0),
+                               (long long)tfd_tensor_get_index(size, 1));
+    }
+  }
+  c->out_types[0] = strcmp(op, "ResizeBilinear") == 0 ? TFD_FLOAT32 : c->in_types[0];
+  return TFD_OK;
+}
+
+/* BatchMatMulV2: x [..., M, K] (adj_x: [..., K, M]), y [..., K, N] (adj_y: [..., N, K]); batch
+ * dimensions broadcast. */
+static tfd_code infer_batch_matmul(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *a = &c->in_shapes[0], *b = &c->in_shapes[1];
+  c->out_types[0] = c->in_types[0];
+  for (int i = 0; i < 2; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims < 2) {
+      char s[96];
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): input %d must have rank >= 2, got shape %s",
+                             node_name(c), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+    }
+  if (a->ndims < 0 || b->ndims < 0) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  bool adj_x = attr(c, "adj_x")->b, adj_y = attr(c, "adj_y")->b;
+  int64_t ka = a->dims[a->ndims - (adj_x ? 2 : 1)], kb = b->dims[b->ndims - (adj_y ? 1 : 2)];
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    char sa[96], sb[96];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                           node_name(c), tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+  }
+  tfd_shape ba = *a, bb = *b;
+  ba.ndims -= 2;
+  bb.ndims -= 2;
+  tfd_shape *o = &c->out_shapes[0];
+  if (tfd_broadcast_shapes(&ba, &bb, o, st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (BatchMatMulV2): batch dimensions do not broadcast: ", node_name(c));
+  if (o->ndims + 2 > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): the output has more than %d dimensions",
+                           node_name(c), TFD_MAX_DIMS);
+  o->dims[o->ndims++] = a->dims[a->ndims - (adj_x ? 1 : 2)];
+  o->dims[o->ndims++] = b->dims[b->ndims - (adj_y ? 2 : 1)];
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_batch_norm[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                {"U", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
+                                                {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                {"exponential_avg_factor", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                                {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                {"is_training", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_batch_norm_v1[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"epsilon", TFD_ATTR_FLOAT, false, 0, 0.0001, NULL},
+                                                   {"exponential_avg_factor", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                                   {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                   {"is_training", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                   {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_resize[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                            {"align_corners", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                            {"half_pixel_centers", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                            {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_batch_matmul[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                  {"adj_x", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {"adj_y", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                  {NULL, 0, false, 0, 0, NULL}};
+
+/* Conv2DBackpropInput (NHWC): the gradient of Conv2D with respect to its input, shaped by
+ * input_sizes (int32 [4]); filter [kh, kw, in_c, out_c], out_backprop [N, oh, ow, out_c]. */
+static tfd_code infer_conv_backprop_input(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = "Conv2DBackpropInput";
+  if (same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_types[0] != TFD_INT32 || need_rank(c, 0, 1, "input_sizes", st) != TFD_OK ||
+      (c->in_shapes[0].ndims == 1 && c->in_shapes[0].dims[0] >= 0 && c->in_shapes[0].dims[0] != 4))
+    return tfd_status_code(st) != TFD_OK ? TFD_INVALID_ARGUMENT
+                                         : tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                                                           "node '%s' (%s): input_sizes (input 0) must be an int32 vector of 4 sizes",
+                                                           node_name(c), op);
+  if (need_rank(c, 1, 4, "filter", st) != TFD_OK || need_rank(c, 2, 4, "out_backprop", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const char *fmt = attr(c, "data_format")->s;
+  if (strcmp(fmt, "NHWC") != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)",
+                           node_name(c), op, fmt);
+  const tfd_shape *f = &c->in_shapes[1], *dy = &c->in_shapes[2];
+  if (f->ndims == 4 && dy->ndims == 4 && f->dims[3] >= 0 && dy->dims[3] >= 0 && f->dims[3] != dy->dims[3])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): out_backprop depth %lld does not match the filter's out_channels %lld",
+                           node_name(c), op, (long long)dy->dims[3], (long long)f->dims[3]);
+  c->out_types[0] = c->in_types[1];
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  const tfd_tensor *sizes = c->in_values ? c->in_values[0] : NULL;
+  for (int d = 0; d < 4; d++) {
+    o->dims[d] = sizes && tfd_tensor_numel(sizes) == 4 ? tfd_tensor_get_index(sizes, d) : -1;
+    if (sizes && o->dims[d] < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input_sizes must not be negative", node_name(c), op);
+  }
+  if (o->dims[3] >= 0 && f->ndims == 4 && f->dims[2] >= 0 && o->dims[3] != f->dims[2])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): input depth %lld does not match the filter's in_channels %lld", node_name(c),
+                           op, (long long)o->dims[3], (long long)f->dims[2]);
+  return TFD_OK;
+}
+
+/* MirrorPad: Pad's shapes; mode REFLECT or SYMMETRIC. */
+static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st);
+static tfd_code infer_mirror_pad(tfd_infer_ctx *c, tfd_status *st) {
+  const char *mode = attr(c, "mode")->s;
+  if (strcmp(mode, "REFLECT") != 0 && strcmp(mode, "SYMMETRIC") != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (MirrorPad): mode must be REFLECT or SYMMETRIC, got '%s'",
+                           node_name(c), mode);
+  return infer_pad(c, st);
+}
+
+static const tfd_attr_def attrs_mirror_pad[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                {"Tpaddings", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                                {"mode", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                {NULL, 0, false, 0, 0, NULL}};
+static const tfd_attr_def attrs_conv_backprop[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"padding", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                   {"strides", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"explicit_paddings", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"},
+                                                   {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL},
+                                                   {"use_cudnn_on_gpu", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                                   {NULL, 0, false, 0, 0, NULL}};
 
 static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st) {
   if (need_index(c, 1, "paddings", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -597,9 +785,9 @@ static tfd_code infer_assign_variable(tfd_infer_ctx *c, tfd_status *st) {
 
 static tfd_code infer_queue(tfd_infer_ctx *c, tfd_status *st) {
   const tfd_attr_value *t = attr(c, "component_types");
-  if (t->list_len < 1 || t->list_len > TFD_MAX_OP_OUTPUTS)
+  if (t->list_len < 1 || t->list_len > TFD_MAX_QUEUE_COMPONENTS)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': component_types must list 1 to %d dtypes",
-                           node_name(c), TFD_MAX_OP_OUTPUTS);
+                           node_name(c), TFD_MAX_QUEUE_COMPONENTS);
   return infer_var_handle(c, st);
 }
 
@@ -919,6 +1107,15 @@ static const tfd_op_def ops[] = {
     {"Pad", 2, 2, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"PadV2", 3, 3, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"Prelu", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_t, infer_same, false},
+    /* images, normalisation, batched products */
+    {"FusedBatchNorm", 5, 5, 5, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm_v1, infer_fused_batch_norm, false},
+    {"FusedBatchNormV3", 5, 5, 6, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
+    {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
+    {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
+    {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
+    {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
+    {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},
+    {"_FusedDepthwiseConv2dNative", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
@@ -961,7 +1158,7 @@ const tfd_op_def *tfd_op_lookup(const char *name) {
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
-  if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_OP_OUTPUTS)
+  if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
     return -1;
   return (int)types->list_len;
 }

@@ -13,7 +13,12 @@
 
 #include "tfdev/graph_def.h"
 
-#define TFD_MAX_OP_OUTPUTS 4
+/* The most outputs a node has: FusedBatchNormV3 has 6. Queue dequeues, with
+ * one output per component, take at most TFD_MAX_QUEUE_COMPONENTS; eager
+ * runs (tfd_device_run_op) return at most TFD_MAX_EAGER_OUTPUTS. */
+#define TFD_MAX_OP_OUTPUTS 6
+#define TFD_MAX_QUEUE_COMPONENTS 4
+#define TFD_MAX_EAGER_OUTPUTS 4
 
 /* The attribute the graph optimiser sets (true) on a MatMul or _FusedMatMul
  * whose weights (input 1) come straight from a Const in the same partition:
@@ -70,7 +75,7 @@ const tfd_op_def *tfd_op_at(int i);
 /* How many outputs a node of op has: the op's count, or, for ops with one
  * output per component (num_outputs -1: queue dequeues), the length of the
  * node's component_types; -1 when that attr is missing or not 1 to
- * TFD_MAX_OP_OUTPUTS dtypes. */
+ * TFD_MAX_QUEUE_COMPONENTS dtypes. */
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node);
 
 /* Fills absent attributes with their defaults and infers the type attr

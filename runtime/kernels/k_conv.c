@@ -1,6 +1,7 @@
 /* Convolutions and their neighbours, NHWC, float32: Conv2D and _FusedConv2D (im2col + OpenBLAS
  * sgemm, then bias, Prelu or an activation applied to each block while it is in cache),
- * DepthwiseConv2dNative, MaxPool and AvgPool, Pad and PadV2, and Prelu.
+ * DepthwiseConv2dNative and _FusedDepthwiseConv2dNative (the same fusions), MaxPool and AvgPool,
+ * Pad and PadV2, and Prelu.
  *
  * Windows follow TensorFlow's rules (tensorflow/core/framework/kernel_shape_util.cc): VALID
  * output = ceil((in - (k - 1) * dilation) / stride); SAME output = ceil(in / stride), padded by
@@ -172,6 +173,31 @@ static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, co
   return false;
 }
 
+/* The fused arguments of _FusedConv2D and _FusedDepthwiseConv2dNative: the bias, then Prelu's alpha. */
+static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
+  const conv_params *p = k->state;
+  if (p->bias) {
+    tfd_tensor *b = c->inputs[2];
+    if (tfd_tensor_dtype(b) != TFD_FLOAT32 || tfd_tensor_numel(b) != j->o) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must hold %lld float32 values, one per output channel",
+                      (long long)j->o);
+      return false;
+    }
+    j->bias = tfd_tensor_const_data(b);
+  }
+  if (p->prelu) {
+    tfd_tensor *a = c->inputs[3];
+    j->alpha_n = tfd_tensor_numel(a);
+    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || j->alpha_n < 1 || (j->oh * j->ow * j->o) % j->alpha_n != 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha (%lld values) does not broadcast over the output",
+                      (long long)j->alpha_n);
+      return false;
+    }
+    j->alpha = tfd_tensor_const_data(a);
+  }
+  return true;
+}
+
 static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
@@ -187,25 +213,7 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t) ||
       !window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l))
     return;
-  if (p->bias) {
-    tfd_tensor *b = c->inputs[2];
-    if (tfd_tensor_dtype(b) != TFD_FLOAT32 || tfd_tensor_numel(b) != j.o) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must hold %lld float32 values, one per output channel",
-                      (long long)j.o);
-      return;
-    }
-    j.bias = tfd_tensor_const_data(b);
-  }
-  if (p->prelu) {
-    tfd_tensor *a = c->inputs[3];
-    j.alpha_n = tfd_tensor_numel(a);
-    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || j.alpha_n < 1 || (j.oh * j.ow * j.o) % j.alpha_n != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha (%lld values) does not broadcast over the output",
-                      (long long)j.alpha_n);
-      return;
-    }
-    j.alpha = tfd_tensor_const_data(a);
-  }
+  if (!fused_args(c, k, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -241,7 +249,8 @@ static void depthwise_range(int64_t b, int64_t e, void *arg) {
     int64_t n = r / j->oh, oy = r % j->oh;
     for (int64_t ox = 0; ox < j->ow; ox++) {
       float *out = j->y + ((n * j->oh + oy) * j->ow + ox) * j->o;
-      memset(out, 0, (size_t)j->o * sizeof *out);
+      if (j->bias) memcpy(out, j->bias, (size_t)j->o * sizeof *out);
+      else memset(out, 0, (size_t)j->o * sizeof *out);
       for (int64_t ky = 0; ky < j->kh; ky++) {
         int64_t iy = oy * j->p->stride[0] + ky * j->p->dilation[0] - j->pad_t;
         if (iy < 0 || iy >= j->h) continue;
@@ -258,6 +267,7 @@ static void depthwise_range(int64_t b, int64_t e, void *arg) {
         }
       }
     }
+    epilogue(j, r * j->ow, j->ow); /* _FusedDepthwiseConv2dNative's Prelu or activation */
   }
 }
 
@@ -276,6 +286,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!tfd_checked_mul(j.c, tfd_tensor_dim(f, 3), &j.o)) return;
   window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t);
   window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
+  if (!fused_args(c, k, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -283,7 +294,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh;
   if (rows == 0 || j.ow == 0 || j.o == 0) return;
-  if (p->dnnl && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
+  if (p->dnnl && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
   tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
 }
 
@@ -429,7 +440,7 @@ static void conv_cleanup(tfd_kernel *k) {
   k->state = NULL;
 }
 
-static tfd_code parse_fused(const tfd_node_def *node, conv_params *p, int num_inputs, tfd_status *st) {
+static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_params *p, int num_inputs, tfd_status *st) {
   const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
   size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
   bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0;
@@ -438,8 +449,8 @@ static tfd_code parse_fused(const tfd_node_def *node, conv_params *p, int num_in
     else ok = (p->act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
   }
   if (ok && num_inputs != 3 + p->prelu)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (_FusedConv2D): fused_ops [%s%s%s] take %d inputs, got %d",
-                           tfd_node_def_name(node), v->list_s[0], len == 2 ? "," : "", len == 2 ? v->list_s[1] : "",
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fused_ops [%s%s%s] take %d inputs, got %d",
+                           tfd_node_def_name(node), op, v->list_s[0], len == 2 ? "," : "", len == 2 ? v->list_s[1] : "",
                            3 + p->prelu, num_inputs);
   if (ok) {
     p->bias = true;
@@ -450,8 +461,8 @@ static tfd_code parse_fused(const tfd_node_def *node, conv_params *p, int num_in
     strncat(list, i ? "," : "", sizeof list - strlen(list) - 1);
     strncat(list, v->list_s[i], sizeof list - strlen(list) - 1);
   }
-  return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (_FusedConv2D): Fusion is not implemented: [%s]",
-                         tfd_node_def_name(node), list);
+  return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: [%s]",
+                         tfd_node_def_name(node), op, list);
 }
 
 tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
@@ -461,7 +472,7 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
   if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   k->state = p;
   k->cleanup = conv_cleanup;
-  p->op = strcmp(op, "DepthwiseConv2dNative") == 0 ? OP_DEPTHWISE
+  p->op = strstr(op, "DepthwiseConv2dNative") ? OP_DEPTHWISE /* and _FusedDepthwiseConv2dNative */
           : strcmp(op, "MaxPool") == 0             ? OP_MAXPOOL
           : strcmp(op, "AvgPool") == 0             ? OP_AVGPOOL
           : strncmp(op, "Pad", 3) == 0             ? OP_PAD
@@ -504,11 +515,13 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
   }
   bool constant = tfd_attr_bool(node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (p->op == OP_DEPTHWISE) {
-    p->dnnl = tfd_dnnl_conv_new(true, false, TFD_ACT_NONE, 0, false, constant);
+    if (op[0] == '_' && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
+    p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
+    p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->act, (float)p->alpha, p->prelu, constant);
     k->compute = k_depthwise;
     return TFD_OK;
   }
-  if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
+  if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
   p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
   p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->act, (float)p->alpha, p->prelu, constant);
   k->compute = k_conv2d;

@@ -422,7 +422,7 @@ tfd_code tfd_setup_queue(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
   const tfd_attr_value *types = tfd_node_def_attr(n, "component_types");
-  if (types && types->type == TFD_ATTR_LIST_TYPE && types->list_len <= TFD_MAX_OP_OUTPUTS) {
+  if (types && types->type == TFD_ATTR_LIST_TYPE && types->list_len <= TFD_MAX_QUEUE_COMPONENTS) {
     k->ntypes = (int)types->list_len;
     for (int i = 0; i < k->ntypes; i++) k->types[i] = types->list_type[i];
   }

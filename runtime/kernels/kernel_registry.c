@@ -40,6 +40,11 @@ static const kernel_entry kernels[] = {
     CPU("Conv2D", tfd_setup_conv), CPU("_FusedConv2D", tfd_setup_conv), CPU("DepthwiseConv2dNative", tfd_setup_conv),
     CPU("MaxPool", tfd_setup_conv), CPU("AvgPool", tfd_setup_conv), CPU("Pad", tfd_setup_conv),
     CPU("PadV2", tfd_setup_conv), CPU("Prelu", tfd_setup_conv), CPU("RandomUniform", tfd_setup_random),
+    /* images, normalisation, batched products */
+    CPU("FusedBatchNorm", tfd_setup_image), CPU("FusedBatchNormV3", tfd_setup_image),
+    CPU("ResizeBilinear", tfd_setup_image), CPU("ResizeNearestNeighbor", tfd_setup_image),
+    CPU("BatchMatMulV2", tfd_setup_batch_matmul), CPU("Conv2DBackpropInput", tfd_setup_image),
+    CPU("MirrorPad", tfd_setup_image), CPU("_FusedDepthwiseConv2dNative", tfd_setup_conv),
     CPU("RandomStandardNormal", tfd_setup_random), CPU("VarHandleOp", tfd_setup_variable),
     CPU("ReadVariableOp", tfd_setup_variable), CPU("AssignVariableOp", tfd_setup_variable),
     CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),

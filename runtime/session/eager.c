@@ -55,6 +55,9 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
   /* A bad component_types gives no fetches here; the build then says what is wrong. */
   int nout = tfd_op_num_outputs(def, spec);
   if (nout < 0) nout = 0;
+  if (nout > TFD_MAX_EAGER_OUTPUTS) /* callers give room for 4 (include/tfdev/session.h) */
+    code = tfd_status_setf(st, TFD_UNIMPLEMENTED, "op %s has %d outputs; eager execution returns at most %d (run it in a graph)",
+                           op, nout, TFD_MAX_EAGER_OUTPUTS);
   for (int o = 0; code == TFD_OK && o < nout; o++) {
     char name[32], in[160];
     snprintf(name, sizeof name, "_out_%d", o);
