@@ -410,6 +410,10 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"s": {"s": "no*base64"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 'l': list item 1 is not an integer",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"l": {"list": {"i": ["1", "x"]}}}}]}}' },
+      { "RESOURCE_EXHAUSTED", "node 'c', attr 'value': a tensor of 4294967296 bytes expanded from a few values is over",
+        '{"modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "1073741824"}]}, "floatVal": [0]}}}}]}}' },
+      { "INVALID_ARGUMENT", "Const 'c' has no value", -- a huge shape with no values allocates nothing
+        '{"modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "503553143"}, {"size": "2"}]}}}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 'i': i must be an integer",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"i": {"i": "1.5"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'c', attr 'value': tensorContent has the wrong size",

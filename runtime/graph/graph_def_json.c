@@ -26,6 +26,9 @@
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
  * hundred MiB exist): a manifest cannot make tfdev allocate without bound. */
 #define MAX_WEIGHT_BYTES ((int64_t)1 << 32)
+/* A tensor the JSON expands from a few values (floatVal: [0] over a large shape) may not pass this,
+ * as in the binary reader: a small file must not allocate without bound. */
+#define MAX_EXPANDED_BYTES ((int64_t)1 << 30)
 
 typedef struct ctx {
   const char *path; /* model.json, for messages */
@@ -178,7 +181,8 @@ static tfd_code sizes(ctx *c, const tfd_shape *s, size_t es, const char *where, 
 }
 
 /* A TensorProto in JSON. A Const whose values live in the weight files has only dtype and shape:
- * *no_values is then set and the tensor holds zeros until a weight fills it. */
+ * *no_values is then set and NULL returned with no error: the weight makes the tensor (nothing is
+ * allocated for a shape the weights may never fill). */
 static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no_values) {
   tfd_dtype dt = dtype_of(field(t, "dtype", NULL));
   if (!dt || dt == TFD_RESOURCE) {
@@ -198,13 +202,15 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
                                       "half_val"};
   const cJSON *content = field(t, "tensorContent", "tensor_content"), *vals = field(t, camel[dt], snake[dt]);
   int nvals = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
-  *no_values = !content && nvals == 0;
+  *no_values = !content && nvals == 0 && numel > 0; /* an empty tensor needs no values */
   if (nvals > numel) {
     failf(c, TFD_INVALID_ARGUMENT, "%s: %d values for a tensor of %lld elements", where, nvals, (long long)numel);
     return NULL;
   }
-  if (bytes > MAX_WEIGHT_BYTES) {
-    failf(c, TFD_RESOURCE_EXHAUSTED, "%s: a tensor of %lld bytes is over tfdev's limit", where, (long long)bytes);
+  if (*no_values) return NULL;
+  if (bytes > MAX_WEIGHT_BYTES || (!content && nvals < numel && bytes > MAX_EXPANDED_BYTES)) {
+    failf(c, TFD_RESOURCE_EXHAUSTED, "%s: a tensor of %lld bytes%s is over tfdev's limit", where, (long long)bytes,
+          content ? "" : " expanded from a few values");
     return NULL;
   }
   tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
@@ -342,7 +348,7 @@ static tfd_code attr_of(ctx *c, tfd_node_def *n, const char *name, const cJSON *
     v.type = TFD_ATTR_SHAPE;
     if (shape_of(c, x, where, false, &v.shape) != TFD_OK) return tfd_status_code(c->st);
   } else if ((x = field(a, "tensor", NULL))) {
-    if (!(t = tensor_of(c, x, where, no_values))) return tfd_status_code(c->st);
+    if (!(t = tensor_of(c, x, where, no_values))) return *no_values ? TFD_OK : tfd_status_code(c->st);
     v = (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t};
   } else if ((x = field(a, "list", NULL))) {
     code = list_of(c, x, where, &v, &owned);
