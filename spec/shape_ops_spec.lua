@@ -1,0 +1,332 @@
+-- Shape, slicing and gathering ops (ExpandDims, Squeeze, Pack, Unpack, Slice, StridedSlice, GatherV2, GatherNd,
+-- Tile, Range, Split, SplitV, ArgMax, ArgMin, Min, Prod, TopKV2) against values worked out by hand or by small
+-- Lua references written here (Python's slice rules for StridedSlice). The graphs run with optimize_graph = false
+-- so the kernels run themselves rather than being folded.
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+local function T(v, dt) return tfdev.tensor(v, dt or "int32") end
+
+-- Runs one node `op` on constant inputs; returns its output tensors (all of them when nout is given).
+local function run(op, inputs, attrs, nout, optimize)
+  local g = { node = {} }
+  local names = {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
+  local s <close> = tfdev.session { optimize_graph = optimize or false }
+  s:create(g)
+  if not nout then return s:run({}, "y") end
+  local fetches = {}
+  for i = 1, nout do fetches[i] = "y:" .. (i - 1) end
+  return table.unpack(s:run({}, fetches))
+end
+
+local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end
+
+describe("shape ops", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local m23 = { { 0, 1, 2 }, { 3, 4, 5 } }
+
+  it("ExpandDims inserts a 1 at the axis, negative axes counting from the end of the result", function()
+    assert.are.same({ 1, 2, 3 }, run("ExpandDims", { T(m23), T(0) }).shape)
+    assert.are.same({ 2, 1, 3 }, run("ExpandDims", { T(m23), T(1, "int64") }).shape)
+    assert.are.same({ 2, 3, 1 }, run("ExpandDims", { T(m23), T(-1) }).shape)
+    assert.are.same({ 1, 2, 3 }, run("ExpandDims", { T(m23), T(-3) }).shape)
+    assert.are.same({ { { 0, 1, 2 } }, { { 3, 4, 5 } } }, vals("ExpandDims", { T(m23), T(1) }))
+    assert.are.same({ 1 }, run("ExpandDims", { T(7), T(0) }).shape)
+    h.raises("INVALID_ARGUMENT", "axis 3 is out of range [-3, 3)", run, "ExpandDims", { T(m23), T(3) })
+    h.raises("INVALID_ARGUMENT", "axis (input 1) must be int32 or int64", run, "ExpandDims", { T(m23), T(0, "float32") })
+  end)
+
+  it("Squeeze drops size-1 dims, all of them or those squeeze_dims names", function()
+    local x = tfdev.tensor({ { { { 1, 2, 3 } }, { { 4, 5, 6 } } } }, "float32") -- [1,2,1,3]
+    assert.are.same({ 1, 2, 1, 3 }, x.shape)
+    assert.are.same({ 2, 3 }, run("Squeeze", { x }).shape)
+    assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, vals("Squeeze", { x }))
+    assert.are.same({ 1, 2, 3 }, run("Squeeze", { x }, { squeeze_dims = { -2 } }).shape)
+    assert.are.same({ 2, 1, 3 }, run("Squeeze", { x }, { squeeze_dims = { 0 } }).shape)
+    assert.are.same({ 2, 3 }, run("Squeeze", { x }, { squeeze_dims = { 0, -2 } }).shape)
+    assert.are.same({}, run("Squeeze", { T({ { 5 } }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Can not squeeze dim[1], expected a dimension of 1, got 2", run, "Squeeze", { x },
+      { squeeze_dims = { 1 } })
+    h.raises("INVALID_ARGUMENT", "squeeze_dims 4 is out of range", run, "Squeeze", { x }, { squeeze_dims = { 4 } })
+  end)
+
+  it("Pack stacks along a new axis; Unpack splits one", function()
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }) }))
+    assert.are.same({ { 1, 3 }, { 2, 4 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }) }, { axis = 1 }))
+    assert.are.same({ { 1, 3, 5 }, { 2, 4, 6 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }), T({ 5, 6 }) }, { axis = -1 }))
+    assert.are.same({ 7, 8 }, vals("Pack", { T(7), T(8) }))
+    assert.are.same({ 2, 2, 3 }, run("Pack", { T(m23), T(m23) }, { axis = 1 }).shape)
+    assert.are.same({ 2, 3, 2 }, run("Pack", { T(m23), T(m23) }, { axis = 2 }).shape)
+    h.raises("INVALID_ARGUMENT", "Shapes of all inputs must match", run, "Pack", { T({ 1, 2 }), T({ 3 }) })
+    h.raises("INVALID_ARGUMENT", "input 1 is float32", run, "Pack", { T({ 1, 2 }), T({ 3, 4 }, "float32") })
+    h.raises("INVALID_ARGUMENT", "axis 2 is out of range [-2, 2)", run, "Pack", { T({ 1, 2 }), T({ 3, 4 }) }, { axis = 2 })
+
+    local a, b = run("Unpack", { T(m23) }, { num = 2 }, 2)
+    assert.are.same({ 0, 1, 2 }, a:totable())
+    assert.are.same({ 3, 4, 5 }, b:totable())
+    local c0, c1, c2 = run("Unpack", { T(m23) }, { num = 3, axis = -1 }, 3)
+    assert.are.same({ { 0, 3 }, { 1, 4 }, { 2, 5 } }, { c0:totable(), c1:totable(), c2:totable() })
+    h.raises("INVALID_ARGUMENT", "num is 3 but dimension 0 has size 2", run, "Unpack", { T(m23) }, { num = 3 }, 3)
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 4 outputs", run, "Unpack",
+      { T({ 1, 2, 3, 4, 5 }) }, { num = 5 }, 1)
+  end)
+
+  it("Slice takes size elements from begin; size -1 means to the end", function()
+    local x = T({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } })
+    assert.are.same({ { 4, 5 }, { 7, 8 } }, vals("Slice", { x, T({ 1, 0 }), T({ -1, 2 }) }))
+    assert.are.same({ { 3 } }, vals("Slice", { x, T({ 0, 2 }, "int64"), T({ 1, -1 }, "int64") }))
+    assert.are.same({ 0, 3 }, run("Slice", { x, T({ 1, 0 }), T({ 0, -1 }) }).shape)
+    assert.are.same({ 3, 0 }, run("Slice", { x, T({ 0, 3 }), T({ -1, -1 }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Expected begin[1] in [0, 3]", run, "Slice", { x, T({ 0, 4 }), T({ 1, 1 }) })
+    h.raises("INVALID_ARGUMENT", "size[0] in [0, 2]", run, "Slice", { x, T({ 1, 0 }), T({ 3, 1 }) })
+    h.raises("INVALID_ARGUMENT", "vector of length 2", run, "Slice", { x, T({ 0 }), T({ 1 }) })
+  end)
+
+  -- Python's slice semantics for one dimension (slice.indices, then range).
+  local function py_slice(x, b, e, s)
+    local n = #x
+    local lower, upper = s > 0 and 0 or -1, s > 0 and n or n - 1
+    local function fix(v, dflt)
+      if v == nil then return dflt end
+      if v < 0 then v = v + n end
+      return math.max(lower, math.min(upper, v))
+    end
+    local start, stop = fix(b, s > 0 and lower or upper), fix(e, s > 0 and upper or lower)
+    local out = {}
+    local i = start
+    while (s > 0 and i < stop) or (s < 0 and i > stop) do
+      out[#out + 1] = x[i + 1]
+      i = i + s
+    end
+    return out
+  end
+
+  it("StridedSlice agrees with Python's slicing on every begin/end/stride combination of a vector", function()
+    local x = {}
+    for i = 1, 10 do x[i] = (i - 1) * 10 end
+    local g = { node = { { name = "x", op = "Const", attr = { value = T(x) } } } }
+    local bounds = { false, -11, -10, -3, -1, 0, 1, 4, 9, 10, 11 }
+    local cases, fetches = {}, {}
+    for _, b in ipairs(bounds) do
+      for _, e in ipairs(bounds) do
+        for _, s in ipairs { -3, -1, 1, 2 } do
+          local name = "ss" .. #cases
+          cases[#cases + 1] = { b or nil, e or nil, s }
+          fetches[#fetches + 1] = name
+          local n = #g.node
+          g.node[n + 1] = { name = name .. "/b", op = "Const", attr = { value = T({ b or 0 }) } }
+          g.node[n + 2] = { name = name .. "/e", op = "Const", attr = { value = T({ e or 0 }) } }
+          g.node[n + 3] = { name = name .. "/s", op = "Const", attr = { value = T({ s }) } }
+          g.node[n + 4] = { name = name, op = "StridedSlice", input = { "x", name .. "/b", name .. "/e", name .. "/s" },
+            attr = { begin_mask = b and 0 or 1, end_mask = e and 0 or 1 } }
+        end
+      end
+    end
+    local sess <close> = tfdev.session { optimize_graph = false }
+    sess:create(g)
+    local out = sess:run({}, fetches)
+    for i, c in ipairs(cases) do
+      assert.are.same(py_slice(x, c[1], c[2], c[3]), out[i]:totable(),
+        string.format("x[%s:%s:%d]", tostring(c[1]), tostring(c[2]), c[3]))
+    end
+  end)
+
+  it("StridedSlice: masks, ellipsis, new axes, shrinking and negative strides", function()
+    local v = T({ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 })
+    local function ss(x, b, e, s, attrs) return run("StridedSlice", { x, T(b), T(e), T(s) }, attrs) end
+    assert.are.same({ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 }, ss(v, { 0 }, { 0 }, { -1 }, { begin_mask = 1, end_mask = 1 }):totable())
+    assert.are.same({ 1, 3, 5, 7 }, ss(v, { 1 }, { -1 }, { 2 }):totable())
+    assert.are.same({ 8, 6, 4 }, ss(v, { 8 }, { 2 }, { -2 }):totable())
+    -- x[3] and x[-1]: shrink to scalars
+    local s3 = ss(v, { 3 }, { 4 }, { 1 }, { shrink_axis_mask = 1 })
+    assert.are.same({}, s3.shape)
+    assert.are.equal(3, s3:item())
+    assert.are.equal(9, ss(v, { -1 }, { 0 }, { 1 }, { shrink_axis_mask = 1 }):item())
+    h.raises("INVALID_ARGUMENT", "slice index 10 of dimension 0 out of bounds", ss, v, { 10 }, { 11 }, { 1 },
+      { shrink_axis_mask = 1 })
+    h.raises("INVALID_ARGUMENT", "strides[0] must be non-zero", ss, v, { 0 }, { 5 }, { 0 })
+    -- empty: x[5:2]
+    assert.are.same({ 0 }, ss(v, { 5 }, { 2 }, { 1 }).shape)
+
+    local m = T(m23)
+    -- m[..., 0]
+    local r = ss(m, { 0, 0 }, { 0, 1 }, { 1, 1 }, { ellipsis_mask = 1, shrink_axis_mask = 2 })
+    assert.are.same({ 2 }, r.shape)
+    assert.are.same({ 0, 3 }, r:totable())
+    -- m[:, tf.newaxis]
+    r = ss(m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { begin_mask = 1, end_mask = 1, new_axis_mask = 2 })
+    assert.are.same({ 2, 1, 3 }, r.shape)
+    assert.are.same({ { { 0, 1, 2 } }, { { 3, 4, 5 } } }, r:totable())
+    -- m[1]: one spec entry, the rest taken whole
+    assert.are.same({ 3, 4, 5 }, ss(m, { 1 }, { 2 }, { 1 }, { shrink_axis_mask = 1 }):totable())
+    -- m[:, ::-1]
+    assert.are.same({ { 2, 1, 0 }, { 5, 4, 3 } },
+      ss(m, { 0, 0 }, { 0, 0 }, { 1, -1 }, { begin_mask = 3, end_mask = 3 }):totable())
+    -- m[::-1, 1:]
+    assert.are.same({ { 4, 5 }, { 1, 2 } }, ss(m, { 0, 1 }, { 0, 0 }, { -1, 1 }, { begin_mask = 1, end_mask = 3 }):totable())
+    -- m[tf.newaxis, ..., 1]
+    r = ss(m, { 0, 0, 1 }, { 0, 0, 2 }, { 1, 1, 1 }, { new_axis_mask = 1, ellipsis_mask = 2, shrink_axis_mask = 4 })
+    assert.are.same({ 1, 2 }, r.shape)
+    assert.are.same({ { 1, 4 } }, r:totable())
+    -- m[..., tf.newaxis]: new axis after the ellipsis
+    assert.are.same({ 2, 3, 1 }, ss(m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { ellipsis_mask = 1, new_axis_mask = 2 }).shape)
+    -- t[1, ..., ::-2] on a [2,2,3] tensor
+    local t3 = T({ { { 0, 1, 2 }, { 3, 4, 5 } }, { { 6, 7, 8 }, { 9, 10, 11 } } })
+    assert.are.same({ { 8, 6 }, { 11, 9 } },
+      ss(t3, { 1, 0, 0 }, { 2, 0, 0 }, { 1, 1, -2 }, { shrink_axis_mask = 1, ellipsis_mask = 2, begin_mask = 4, end_mask = 4 }):totable())
+    h.raises("INVALID_ARGUMENT", "Multiple ellipses", ss, m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { ellipsis_mask = 3 })
+    h.raises("INVALID_ARGUMENT", "Index out of range using input dim 2", ss, m, { 0, 0, 0 }, { 1, 1, 1 }, { 1, 1, 1 })
+    h.raises("INVALID_ARGUMENT", "only stride 1 allowed on non-range indexing", ss, v, { 1 }, { 2 }, { -1 },
+      { shrink_axis_mask = 1 })
+  end)
+
+  it("GatherV2 picks slices along an axis and names an index out of range", function()
+    local p = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 }, { 4, 5, 6 } }, vals("GatherV2", { p, T({ 1, 0, 1 }), T(0) }))
+    assert.are.same({ { 3, 1, 3 }, { 6, 4, 6 } }, vals("GatherV2", { p, T({ 2, 0, 2 }), T(1) }))
+    assert.are.same({ { 3, 1, 3 }, { 6, 4, 6 } }, vals("GatherV2", { p, T({ 2, 0, 2 }, "int64"), T(-1, "int64") }))
+    assert.are.same({ { { 2, 1 } }, { { 5, 4 } } }, vals("GatherV2", { p, T({ { 1, 0 } }), T(1) }))
+    assert.are.same({ 3, 6 }, vals("GatherV2", { p, T(2), T(1) }))
+    assert.are.same({ 2, 0 }, run("GatherV2", { p, T({}), T(1) }).shape)
+    h.raises("INVALID_ARGUMENT", "indices[1] = 3 is not in [0, 3)", run, "GatherV2", { p, T({ 0, 3 }), T(1) })
+    h.raises("INVALID_ARGUMENT", "indices[1,0] = -1 is not in [0, 2)", run, "GatherV2", { p, T({ { 0 }, { -1 } }), T(0) })
+    h.raises("INVALID_ARGUMENT", "axis 2 is out of range", run, "GatherV2", { p, T({ 0 }), T(2) })
+    h.raises("UNIMPLEMENTED", "batch_dims", run, "GatherV2", { p, T({ { 0 }, { 1 } }), T(1) }, { batch_dims = 1 })
+  end)
+
+  it("GatherNd gathers elements or slices by index tuples", function()
+    local p = T({ { 1, 2 }, { 3, 4 } })
+    assert.are.same({ 2, 3 }, vals("GatherNd", { p, T({ { 0, 1 }, { 1, 0 } }) }))
+    assert.are.same({ { 3, 4 } }, vals("GatherNd", { p, T({ { 1 } }) }))
+    assert.are.same({ { { 3, 4 } }, { { 1, 2 } } }, vals("GatherNd", { p, T({ { { 1 } }, { { 0 } } }, "int64") }))
+    h.raises("INVALID_ARGUMENT", "indices[1] = [2, 0] does not index into param shape [2,2]", run, "GatherNd",
+      { p, T({ { 0, 0 }, { 2, 0 } }) })
+    h.raises("INVALID_ARGUMENT", "innermost dimension length must be <= params rank", run, "GatherNd", { p, T({ { 0, 0, 0 } }) })
+  end)
+
+  it("Tile repeats along every dimension", function()
+    assert.are.same({ { 1, 2, 1, 2 }, { 3, 4, 3, 4 }, { 1, 2, 1, 2 }, { 3, 4, 3, 4 } },
+      vals("Tile", { T({ { 1, 2 }, { 3, 4 } }), T({ 2, 2 }) }))
+    assert.are.same({ 1, 2, 3, 1, 2, 3, 1, 2, 3 }, vals("Tile", { T({ 1, 2, 3 }), T({ 3 }, "int64") }))
+    assert.are.same({ 0, 4 }, run("Tile", { T({ { 1, 2 } }), T({ 0, 2 }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Expected multiples[0] >= 0", run, "Tile", { T({ 1 }), T({ -1 }) })
+    h.raises("INVALID_ARGUMENT", "vector of length 1", run, "Tile", { T({ 1 }), T({ 1, 1 }) })
+  end)
+
+  it("Range counts from start toward limit by delta, in any direction and dtype", function()
+    assert.are.same({ 0, 3, 6, 9 }, vals("Range", { T(0), T(10), T(3) }))
+    assert.are.same({ 10, 7, 4, 1 }, vals("Range", { T(10), T(0), T(-3) }))
+    assert.are.same({ -2, -1, 0 }, vals("Range", { T(-2, "int64"), T(1, "int64"), T(1, "int64") }))
+    assert.are.same({ 0, 0.25, 0.5, 0.75 }, vals("Range", { T(0, "float32"), T(1, "float32"), T(0.25, "float32") }))
+    assert.are.same({ 1, 0.5, 0, -0.5 }, vals("Range", { T(1, "float32"), T(-1, "float32"), T(-0.5, "float32") }))
+    assert.are.same({ 0, 1.5, 3 }, vals("Range", { T(0, "float32"), T(3.5, "float32"), T(1.5, "float32") }))
+    assert.are.same({ 0 }, run("Range", { T(5), T(5), T(1) }).shape)
+    assert.are.same("int64", run("Range", { T(0, "int64"), T(3, "int64"), T(1, "int64") }).dtype)
+    h.raises("INVALID_ARGUMENT", "Requires delta != 0", run, "Range", { T(0), T(10), T(0) })
+    h.raises("INVALID_ARGUMENT", "Requires start <= limit when delta > 0: 5/1", run, "Range", { T(5), T(1), T(1) })
+    h.raises("INVALID_ARGUMENT", "Requires start >= limit when delta < 0", run, "Range", { T(0), T(10), T(-1) })
+    h.raises("INVALID_ARGUMENT", "input 1 is int64", run, "Range", { T(0), T(3, "int64"), T(1) })
+  end)
+
+  it("Split and SplitV cut along an axis into num_split outputs", function()
+    local x = T({ { 1, 2, 3, 4 }, { 5, 6, 7, 8 } })
+    local a, b = run("Split", { T(1), x }, { num_split = 2 }, 2)
+    assert.are.same({ { 1, 2 }, { 5, 6 } }, a:totable())
+    assert.are.same({ { 3, 4 }, { 7, 8 } }, b:totable())
+    local r0, r1 = run("Split", { T(-2), x }, { num_split = 2 }, 2)
+    assert.are.same({ { { 1, 2, 3, 4 } }, { { 5, 6, 7, 8 } } }, { r0:totable(), r1:totable() })
+    h.raises("INVALID_ARGUMENT", "evenly divide the split dimension, but got split_dim 1 (size = 4) and num_split 3", run,
+      "Split", { T(1), x }, { num_split = 3 }, 3)
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 4 outputs", run, "Split", { T(1), T({ 1, 2, 3, 4, 5, 6, 7, 8 }) },
+      { num_split = 8 }, 1)
+    h.raises("INVALID_ARGUMENT", "attr 'num_split' must be an int from 1 to 4", run, "Split", { T(1), x }, {}, 1)
+
+    local p, q = run("SplitV", { x, T({ 1, -1 }), T(1) }, { num_split = 2 }, 2)
+    assert.are.same({ { 1 }, { 5 } }, p:totable())
+    assert.are.same({ { 2, 3, 4 }, { 6, 7, 8 } }, q:totable())
+    local e1, e2, e3 = run("SplitV", { x, T({ 3, 0, 1 }, "int64"), T(-1) }, { num_split = 3 }, 3)
+    assert.are.same({ { { 1, 2, 3 }, { 5, 6, 7 } }, { 2, 0 }, { { 4 }, { 8 } } }, { e1:totable(), e2.shape, e3:totable() })
+    h.raises("INVALID_ARGUMENT", "Determined shape must either match input shape along split_dim exactly", run, "SplitV",
+      { x, T({ 1, 2 }), T(1) }, { num_split = 2 }, 2)
+    h.raises("INVALID_ARGUMENT", "size_splits must be a vector of num_split = 2 sizes", run, "SplitV",
+      { x, T({ 1, 2, 1 }), T(1) }, { num_split = 2 }, 2)
+  end)
+
+  it("ArgMax and ArgMin give the first index of the extreme", function()
+    local x = T({ { 1, 5, 5 }, { 7, 7, 2 } }, "float32")
+    local r = run("ArgMax", { x, T(1) })
+    assert.are.equal("int64", r.dtype)
+    assert.are.same({ 1, 0 }, r:totable())
+    assert.are.same({ 1, 1, 0 }, vals("ArgMax", { x, T(0) }))
+    assert.are.same({ 0, 2 }, vals("ArgMin", { x, T(-1) }))
+    assert.are.same({ 0, 0, 1 }, vals("ArgMin", { x, T(0, "int64") }))
+    local i32 = run("ArgMin", { T({ 3, 1, 1, 2 }, "int64"), T(0) }, { output_type = "int32" })
+    assert.are.equal("int32", i32.dtype)
+    assert.are.equal(1, i32:item())
+    h.raises("INVALID_ARGUMENT", "out of range", run, "ArgMax", { x, T(2) })
+    h.raises("INVALID_ARGUMENT", "Reduction axis 1 is empty", run, "ArgMax", { tfdev.tensor { shape = { 2, 0 }, dtype = "float32" }, T(1) })
+    h.raises("INVALID_ARGUMENT", "output_type must be int32 or int64", run, "ArgMax", { x, T(1) }, { output_type = "float32" })
+  end)
+
+  it("Min and Prod reduce like Sum and Max, keep_dims included", function()
+    local x = T({ { 1, -2, 3 }, { 4, 5, -6 } })
+    assert.are.same({ -2, -6 }, vals("Min", { x, T(1) }))
+    assert.are.same({ 1, -2, -6 }, vals("Min", { x, T(0) }))
+    assert.are.equal(-6, run("Min", { x, T({ 0, 1 }) }):item())
+    assert.are.same({ 4, -10, -18 }, vals("Prod", { x, T(0) }))
+    assert.are.same({ { -6 }, { -120 } }, vals("Prod", { x, T(-1) }, { keep_dims = true }))
+    assert.are.equal(720, run("Prod", { x, T({ 0, 1 }) }):item())
+    local f = T({ { 0.5, 2 }, { 4, -1 } }, "float32")
+    assert.are.same({ 2, -2 }, vals("Prod", { f, T(0) }))
+    assert.are.same({ 1, -4 }, vals("Prod", { f, T(1) }))
+    assert.are.same({ 0.5, -1 }, vals("Min", { f, T(1) }))
+    local empty = tfdev.tensor { shape = { 2, 0 }, dtype = "float32" }
+    assert.are.same({ 1, 1 }, vals("Prod", { empty, T(1) }))
+    h.raises("INVALID_ARGUMENT", "Min of an empty set of elements", run, "Min", { empty, T(1) })
+    -- a long row: the sharded paths
+    local n, v, lo, prod = 100003, {}, math.huge, 1
+    for i = 1, n do
+      v[i] = ((i * 7919) % 1000) / 100 - 3
+      lo = math.min(lo, v[i])
+    end
+    local big = tfdev.tensor(v, "float64")
+    assert.are.equal(lo, run("Min", { big, T(0) }):item())
+    local w = {}
+    for i = 1, 64 do
+      w[i] = 1 + (i % 5) / 100
+      prod = prod * w[i]
+    end
+    assert.is_true(math.abs(run("Prod", { tfdev.tensor(w, "float64"), T(0) }):item() - prod) < 1e-12)
+  end)
+
+  it("TopKV2 returns the k largest per row, ties lower index first", function()
+    local v, i = run("TopKV2", { T({ 1, 3, 3, 2, 3 }, "float32"), T(3) }, {}, 2)
+    assert.are.same({ 3, 3, 3 }, v:totable())
+    assert.are.same({ 1, 2, 4 }, i:totable())
+    assert.are.equal("int32", i.dtype)
+    v, i = run("TopKV2", { T({ { 5, 1, 5, 9 }, { -1, -2, -1, -3 } }, "int64"), T(2) }, {}, 2)
+    assert.are.same({ { 9, 5 }, { -1, -1 } }, v:totable())
+    assert.are.same({ { 3, 0 }, { 0, 2 } }, i:totable())
+    v, i = run("TopKV2", { T({ 4, 2 }), T(0) }, {}, 2)
+    assert.are.same({ 0 }, v.shape)
+    assert.are.same({ 0 }, i.shape)
+    h.raises("INVALID_ARGUMENT", "input must have at least k columns. Had 2, needed 3", run, "TopKV2",
+      { T({ 4, 2 }), T(3) }, {}, 2)
+    h.raises("INVALID_ARGUMENT", "Need k >= 0, got -1", run, "TopKV2", { T({ 4, 2 }), T(-1) }, {}, 2)
+  end)
+
+  it("folded by the optimizer, the ops give the same values", function()
+    local x = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 6, 4 } }, run("StridedSlice", { x, T({ 1, 0 }), T({ 2, 0 }), T({ 1, -2 }) },
+      { begin_mask = 2, end_mask = 2 }, nil, true):totable())
+    assert.are.same({ { 3, 1 }, { 6, 4 } }, run("GatherV2", { x, T({ 2, 0 }), T(1) }, {}, nil, true):totable())
+    local a, b = run("Split", { T(0), x }, { num_split = 2 }, 2, true)
+    assert.are.same({ { { 1, 2, 3 } }, { { 4, 5, 6 } } }, { a:totable(), b:totable() })
+  end)
+end)
