@@ -330,3 +330,32 @@ describe("shape ops", function()
     assert.are.same({ { { 1, 2, 3 } }, { { 4, 5, 6 } } }, { a:totable(), b:totable() })
   end)
 end)
+
+describe("shape ops on hostile sizes", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("refuse results that overflow or cannot be allocated, naming the node", function()
+    local big = math.tointeger(2 ^ 62)
+    h.raises("INVALID_ARGUMENT", "node 'y' (Tile): the output's size along dimension 0 overflows", run, "Tile",
+      { T({ 1, 2, 3 }), T({ big }, "int64") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Tile)", run, "Tile", { T({ 1, 2 }), T({ math.tointeger(2 ^ 40) }, "int64") })
+    h.raises("INVALID_ARGUMENT", "Requires the range size to fit in int64", run, "Range",
+      { T(math.mininteger, "int64"), T(math.maxinteger, "int64"), T(1, "int64") })
+    h.raises("INVALID_ARGUMENT", "node 'y' (Range): shape is too large", run, "Range", { T(0, "int64"), T(big, "int64"), T(1, "int64") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Range)", run, "Range", { T(0), T(math.tointeger(2 ^ 31 - 1)), T(1) })
+    h.raises("INVALID_ARGUMENT", "node 'y' (Range): Requires the range size to be finite", run, "Range",
+      { T(0, "float32"), T(1e30, "float32"), T(1e-30, "float32") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Range)", run, "Range", { T(0, "float64"), T(1e15, "float64"), T(1, "float64") })
+    -- huge begins, ends and strides clamp without overflow
+    local v = T({ 0, 1, 2, 3 })
+    assert.are.same({ 0, 1, 2, 3 }, run("StridedSlice", { v, T({ math.mininteger }, "int64"), T({ math.maxinteger }, "int64"),
+      T({ 1 }, "int64") }):totable())
+    assert.are.same({ 3 }, run("StridedSlice", { v, T({ math.maxinteger }, "int64"), T({ math.mininteger }, "int64"),
+      T({ math.mininteger }, "int64") }):totable())
+    assert.are.same({ 0 }, run("StridedSlice", { v, T({ 0 }, "int64"), T({ 4 }, "int64"), T({ math.maxinteger }, "int64") }):totable())
+    h.raises("INVALID_ARGUMENT", "Expected begin[0] in [0, 4]", run, "Slice", { v, T({ math.maxinteger }, "int64"), T({ -1 }, "int64") })
+    h.raises("INVALID_ARGUMENT", "size[0] in [0, 3]", run, "Slice", { v, T({ 1 }, "int64"), T({ math.maxinteger }, "int64") })
+    h.raises("INVALID_ARGUMENT", "indices[0] = " .. math.mininteger, run, "GatherV2", { v, T({ math.mininteger }, "int64"), T(0) })
+    h.raises("INVALID_ARGUMENT", "input must have at least k columns", run, "TopKV2", { v, T(math.maxinteger, "int64") }, {}, 2)
+  end)
+end)

@@ -423,7 +423,12 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c) {
     /* |limit - start| and |delta| as unsigned: exact for any int64s. */
     uint64_t dist = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
     uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
-    n = (int64_t)(dist / step + (dist % step != 0));
+    uint64_t count = dist / step + (dist % step != 0);
+    if (count > (uint64_t)INT64_MAX) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires the range size to fit in int64, got %llu", (unsigned long long)count);
+      return;
+    }
+    n = (int64_t)count;
     if (!(out = tfd_kernel_alloc(c, k, dt, &n, 1))) return;
     for (int64_t i = 0; i < n; i++) {
       int64_t v = (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta); /* in range by construction */
