@@ -359,3 +359,57 @@ describe("shape ops on hostile sizes", function()
     h.raises("INVALID_ARGUMENT", "input must have at least k columns", run, "TopKV2", { v, T(math.maxinteger, "int64") }, {}, 2)
   end)
 end)
+
+describe("shape ops at graph build and eagerly", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local function create(nodes)
+    local s <close> = tfdev.session {}
+    s:create { node = nodes }
+  end
+  local function c(name, v, dt) return { name = name, op = "Const", attr = { value = T(v, dt) } } end
+
+  it("inference checks constant inputs and names the node", function()
+    h.raises("INVALID_ARGUMENT", "node 'g' (GatherV2): axis 2 is out of range [-2, 2)", create,
+      { c("p", { { 1, 2 } }), c("i", { 0 }), c("a", 2), { name = "g", op = "GatherV2", input = { "p", "i", "a" } } })
+    h.raises("INVALID_ARGUMENT", "node 'sq' (Squeeze): Can not squeeze dim[0]", create,
+      { c("x", { 1, 2 }), { name = "sq", op = "Squeeze", input = { "x" }, attr = { squeeze_dims = { 0 } } } })
+    h.raises("INVALID_ARGUMENT", "node 'u' (Unpack): num is 3 but dimension 0 has size 2", create,
+      { c("x", { 1, 2 }), { name = "u", op = "Unpack", input = { "x" }, attr = { num = 3 } } })
+    h.raises("INVALID_ARGUMENT", "node 's' (Split): Number of ways to split should evenly divide", create,
+      { c("a", 0), c("x", { 1, 2, 3 }), { name = "s", op = "Split", input = { "a", "x" }, attr = { num_split = 2 } } })
+    h.raises("INVALID_ARGUMENT", "node 't' (TopKV2): input must have at least k columns", create,
+      { c("x", { 1, 2, 3 }), c("k", 4), { name = "t", op = "TopKV2", input = { "x", "k" } } })
+    h.raises("INVALID_ARGUMENT", "node 'r' (Range): input 0 is int32 but input 2 is float32", create,
+      { c("a", 0), c("b", 3), c("d", 1, "float32"), { name = "r", op = "Range", input = { "a", "b", "d" } } })
+    h.raises("INVALID_ARGUMENT", "fetch 'y:2': node 'y' (Unpack) has 2 outputs", function()
+      local s <close> = tfdev.session {}
+      s:create { node = { c("x", { 1, 2 }), { name = "y", op = "Unpack", input = { "x" }, attr = { num = 2 } } } }
+      s:run({}, "y:2")
+    end)
+  end)
+
+  it("infers shapes downstream ops can use", function()
+    local g = tfdev.graph()
+    local x = g:const(T({ { 1, 2, 3 }, { 4, 5, 6 } }))
+    local e = g:op("ExpandDims", { x, g:const(T(0)) }, { name = "e" })
+    local gathered = g:op("GatherV2", { e, g:const(T({ 1, 1, 0 })), g:const(T(-1)) }, { name = "gv" })
+    local packed = g:op("Pack", { gathered, gathered }, { axis = -1, name = "p" })
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    local out = s:run({}, { "e", "gv", "p" })
+    assert.are.same({ 1, 2, 3 }, out[1].shape)
+    assert.are.same({ { { 2, 2, 1 }, { 5, 5, 4 } } }, out[2]:totable())
+    assert.are.same({ 1, 2, 3, 2 }, out[3].shape)
+  end)
+
+  it("device:compute runs the multi-output ops eagerly", function()
+    local d = tfdev.factory.add_devices()[1]
+    local a, b = d:compute("Split", { T(0), T({ 1, 2, 3, 4 }) }, { num_split = 2 })
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, { a:totable(), b:totable() })
+    local u1, u2, u3 = d:compute("Unpack", { T({ { 1, 2, 3 } }) }, { num = 3, axis = 1 })
+    assert.are.same({ { 1 }, { 2 }, { 3 } }, { u1:totable(), u2:totable(), u3:totable() })
+    local v, i = d:compute("TopKV2", { T({ 2, 9, 4 }, "float32"), T(2) })
+    assert.are.same({ { 9, 4 }, { 1, 2 } }, { v:totable(), i:totable() })
+  end)
+end)
