@@ -413,3 +413,24 @@ describe("shape ops at graph build and eagerly", function()
     assert.are.same({ { 9, 4 }, { 1, 2 } }, { v:totable(), i:totable() })
   end)
 end)
+
+describe("StridedSlice with values known only at run time", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("infers what it can from a partly known input, and the kernel checks the fed spec", function()
+    local g = tfdev.graph()
+    local x = g:placeholder("int32", { -1, 3 }, { name = "x" })
+    local b = g:placeholder("int32", { -1 }, { name = "b" })
+    g:op("StridedSlice", { x, g:const(T({ 0, 2 })), g:const(T({ 0, 0 })), g:const(T({ 1, -1 })) },
+      { begin_mask = 1, end_mask = 3, name = "rev" })
+    g:op("StridedSlice", { x, b, g:const(T({ 0, 0 })), g:const(T({ 1, 1 })) }, { end_mask = 3, name = "fed" })
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    local X = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, s:run({ x = X }, "rev"):totable())
+    assert.are.same({ { 5, 6 } }, s:run({ x = X, b = T({ 1, 1 }) }, "fed"):totable())
+    assert.are.same({ 0, 0 }, s:run({ x = X, b = T({ 5, 7 }) }, "fed").shape)
+    h.raises("INVALID_ARGUMENT", "node 'fed' (StridedSlice): Expected begin, end, and strides to be 1D equal size", s.run, s,
+      { x = X, b = T({ 1 }) }, "fed")
+  end)
+end)

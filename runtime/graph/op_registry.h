@@ -97,4 +97,21 @@ const char *tfd_shape_string(const tfd_shape *s, char *buf, size_t cap);
 /* Reads an int32/int64 tensor element as int64. */
 int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i);
 
+/* StridedSlice: its masks, and what begin/end/strides select from a tensor of shape `in` (TensorFlow's
+ * semantics). Errors carry no node name. */
+typedef struct tfd_strided_slice_masks {
+  uint64_t begin, end, ellipsis, new_axis, shrink;
+} tfd_strided_slice_masks;
+typedef struct tfd_strided_slice_plan {
+  int ndims;                    /* the input's rank */
+  int64_t begin[TFD_MAX_DIMS];  /* per input dimension: first index taken, */
+  int64_t stride[TFD_MAX_DIMS]; /* step (may be negative), */
+  int64_t dims[TFD_MAX_DIMS];   /* and how many (-1: unknown) */
+  tfd_shape final;              /* the result's shape: shrunk axes dropped, new axes of size 1 */
+} tfd_strided_slice_plan;
+void tfd_strided_slice_masks_of(const tfd_node_def *node, tfd_strided_slice_masks *masks);
+tfd_code tfd_strided_slice_plan_make(const tfd_shape *in, const tfd_tensor *begin, const tfd_tensor *end,
+                                     const tfd_tensor *strides, const tfd_strided_slice_masks *masks,
+                                     tfd_strided_slice_plan *plan, tfd_status *status);
+
 #endif

@@ -218,136 +218,25 @@ static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-/* ---- StridedSlice, following TensorFlow's ValidateStridedSliceOp ---- */
-#define SS_MAX_SPARSE 32
-enum { SS_NEW_AXIS = -1, SS_SHRINK = -2 };
-typedef struct ss_masks {
-  uint64_t begin, end, ellipsis, new_axis, shrink;
-} ss_masks;
-
+/* ---- StridedSlice: the plan is shared with shape inference (op_registry.c) ---- */
 static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3];
-  int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, bt, "begin") || !tfd_kernel_check_index(c, k, et, "end") ||
-      !tfd_kernel_check_index(c, k, st, "strides"))
+  tfd_tensor *in = c->inputs[0];
+  if (!tfd_kernel_check_index(c, k, c->inputs[1], "begin") || !tfd_kernel_check_index(c, k, c->inputs[2], "end") ||
+      !tfd_kernel_check_index(c, k, c->inputs[3], "strides"))
     return;
-  int64_t ns = tfd_tensor_numel(bt);
-  if (tfd_tensor_ndims(bt) != 1 || tfd_tensor_ndims(et) != 1 || tfd_tensor_ndims(st) != 1 || tfd_tensor_numel(et) != ns ||
-      tfd_tensor_numel(st) != ns || tfd_tensor_dtype(et) != tfd_tensor_dtype(bt) || tfd_tensor_dtype(st) != tfd_tensor_dtype(bt)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected begin, end, and strides to be 1D equal size tensors of one dtype");
-    return;
-  }
-  if (ns >= SS_MAX_SPARSE) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "begin has %lld entries; at most %d are supported", (long long)ns,
-                    SS_MAX_SPARSE - 1);
-    return;
-  }
-  const ss_masks *m = k->state;
-  uint64_t begin_mask = m->begin, end_mask = m->end, ellipsis_mask = m->ellipsis, new_axis_mask = m->new_axis,
-           shrink_mask = m->shrink;
-  ellipsis_mask &= (1ull << ns) - 1; /* bits past the spec mean nothing (TensorFlow reads them only up to its length) */
-  if (ellipsis_mask & (ellipsis_mask - 1)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Multiple ellipses in slice spec not allowed");
-    return;
-  }
-  /* Sparse spec -> dense spec (one entry per input dimension). */
-  int sparse = (int)ns, new_after_ellipsis = 0;
-  bool seen_ellipsis = false;
-  for (int i = 0; i < sparse; i++) {
-    if (seen_ellipsis && (new_axis_mask >> i & 1)) new_after_ellipsis++;
-    if (ellipsis_mask >> i & 1) seen_ellipsis = true;
-  }
-  if (!seen_ellipsis) ellipsis_mask |= 1ull << sparse++;
-  int64_t dbegin[TFD_MAX_DIMS], dend[TFD_MAX_DIMS], dstride[TFD_MAX_DIMS];
-  bool dbm[TFD_MAX_DIMS] = {0}, dem[TFD_MAX_DIMS] = {0}, dshrink[TFD_MAX_DIMS] = {0};
-  int gather[SS_MAX_SPARSE + TFD_MAX_DIMS], ngather = 0, full = 0;
-  for (int i = 0; i < sparse; i++) {
-    if (ellipsis_mask >> i & 1) {
-      int next = nd - (sparse - i) + 1 + new_after_ellipsis;
-      if (next > nd) next = nd;
-      for (; full < next; full++) {
-        dbegin[full] = dend[full] = 0;
-        dstride[full] = 1;
-        dbm[full] = dem[full] = true;
-        gather[ngather++] = full;
-      }
-    } else if (new_axis_mask >> i & 1) {
-      gather[ngather++] = SS_NEW_AXIS;
-    } else {
-      if (full >= nd) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Index out of range using input dim %d; input has only %d dims", full, nd);
-        return;
-      }
-      dbegin[full] = tfd_tensor_get_index(bt, i);
-      dend[full] = tfd_tensor_get_index(et, i);
-      dstride[full] = tfd_tensor_get_index(st, i);
-      dbm[full] = begin_mask >> i & 1;
-      dem[full] = end_mask >> i & 1;
-      dshrink[full] = shrink_mask >> i & 1;
-      gather[ngather++] = dshrink[full] ? SS_SHRINK : full;
-      full++;
-    }
-  }
-  /* Dimensions the spec leaves out (all of an ellipsis that reached no further) are taken whole. */
-  for (; full < nd; full++) {
-    dbegin[full] = dend[full] = 0;
-    dstride[full] = 1;
-    dbm[full] = dem[full] = true;
-  }
-  int64_t pdims[TFD_MAX_DIMS];
-  for (int d = 0; d < nd; d++) {
-    int64_t dim = tfd_tensor_dim(in, d), stride = dstride[d];
-    if (stride == 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "strides[%d] must be non-zero", d);
-      return;
-    }
-    if (dshrink[d]) {
-      if (stride <= 0) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "only stride 1 allowed on non-range indexing.");
-        return;
-      }
-      int64_t b = dbegin[d] < 0 ? dim + dbegin[d] : dbegin[d];
-      if (b < 0 || b >= dim) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "slice index %lld of dimension %d out of bounds.",
-                        (long long)dbegin[d], d);
-        return;
-      }
-      dbegin[d] = b;
-      dstride[d] = 1;
-      pdims[d] = 1;
-      continue;
-    }
-    int64_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1, be[2] = {dbegin[d], dend[d]};
-    bool masked[2] = {dbm[d], dem[d]};
-    for (int e = 0; e < 2; e++) {
-      if (masked[e]) {
-        be[e] = (stride > 0) == (e == 0) ? lo : hi;
-      } else {
-        int64_t x = be[e] < 0 ? (be[e] < -dim ? -1 - dim : be[e]) + dim : be[e]; /* no overflow for huge negatives */
-        be[e] = x < lo ? lo : x > hi ? hi : x;
-      }
-    }
-    dbegin[d] = be[0];
-    int64_t len = be[1] - be[0]; /* both in [-1, dim]: no overflow */
-    if (len == 0 || (len < 0) != (stride < 0)) pdims[d] = 0;
-    else if (stride == INT64_MIN) pdims[d] = 1; /* |len| < |stride| */
-    else pdims[d] = len / stride + (len % stride != 0);
-  }
-  int64_t fdims[TFD_MAX_DIMS];
-  int fnd = 0;
-  for (int i = 0; i < ngather; i++) {
-    if (gather[i] == SS_SHRINK) continue;
-    if (fnd == TFD_MAX_DIMS) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
-      return;
-    }
-    fdims[fnd++] = gather[i] == SS_NEW_AXIS ? 1 : pdims[gather[i]];
-  }
-  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), pdims, nd);
-  if (!out) return;
-  strided_copy(in, out, dbegin, dstride);
+  tfd_shape shape;
+  tfd_strided_slice_plan p;
   tfd_status tmp = TFD_STATUS_INIT;
-  c->outputs[0] = tfd_tensor_reshape(out, fdims, fnd, &tmp);
+  tfd_shape_of_tensor(in, &shape);
+  if (tfd_strided_slice_plan_make(&shape, c->inputs[1], c->inputs[2], c->inputs[3], k->state, &p, &tmp) != TFD_OK) {
+    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+    tfd_status_clear(&tmp);
+    return;
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), p.dims, p.ndims);
+  if (!out) return;
+  strided_copy(in, out, p.begin, p.stride);
+  c->outputs[0] = tfd_tensor_reshape(out, p.final.dims, p.final.ndims, &tmp);
   tfd_tensor_unref(out);
   if (!c->outputs[0]) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
@@ -569,13 +458,9 @@ tfd_code tfd_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   } else if (strcmp(op, "Slice") == 0) {
     k->compute = k_slice;
   } else if (strcmp(op, "StridedSlice") == 0) {
-    ss_masks *m = malloc(sizeof *m);
+    tfd_strided_slice_masks *m = malloc(sizeof *m);
     if (!m) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    m->begin = (uint64_t)tfd_attr_int(n, "begin_mask", 0);
-    m->end = (uint64_t)tfd_attr_int(n, "end_mask", 0);
-    m->ellipsis = (uint64_t)tfd_attr_int(n, "ellipsis_mask", 0);
-    m->new_axis = (uint64_t)tfd_attr_int(n, "new_axis_mask", 0);
-    m->shrink = (uint64_t)tfd_attr_int(n, "shrink_axis_mask", 0);
+    tfd_strided_slice_masks_of(n, m);
     k->state = m;
     k->cleanup = free_state;
     k->compute = k_strided_slice;
