@@ -434,3 +434,25 @@ describe("StridedSlice with values known only at run time", function()
       { x = X, b = T({ 1 }) }, "fed")
   end)
 end)
+
+describe("shape ops keep integers exact", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("compares and multiplies int64 and int32 without going through doubles", function()
+    local p53 = math.tointeger(2 ^ 53)
+    local x = T({ p53, p53 + 1, p53 }, "int64")
+    assert.are.equal(1, run("ArgMax", { x, T(0) }):item())
+    assert.are.equal(0, run("ArgMin", { x, T(0) }):item())
+    local v, i = run("TopKV2", { x, T(2) }, {}, 2)
+    assert.are.same({ p53 + 1, p53 }, v:totable())
+    assert.are.same({ 1, 0 }, i:totable())
+    assert.are.equal(p53, run("Min", { x, T(0) }):item())
+    -- int32 products wrap modulo 2^32, as TensorFlow's do
+    assert.are.equal(0, run("Prod", { T({ 65536, 65536 }), T(0) }):item())
+    assert.are.equal(-2, run("Prod", { T({ 2147483647, 2 }), T(0) }):item())
+    assert.are.same({ math.maxinteger - 2, math.maxinteger - 1 },
+      vals("Range", { T(math.maxinteger - 2, "int64"), T(math.maxinteger, "int64"), T(1, "int64") }))
+    assert.are.same({ math.mininteger + 5, math.mininteger + 2 },
+      vals("Range", { T(math.mininteger + 5, "int64"), T(math.mininteger, "int64"), T(-3, "int64") }))
+  end)
+end)

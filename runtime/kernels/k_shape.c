@@ -302,11 +302,13 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (dt == TFD_INT32 || dt == TFD_INT64) {
     int64_t start = tfd_tensor_get_index(c->inputs[0], 0), limit = tfd_tensor_get_index(c->inputs[1], 0),
             delta = tfd_tensor_get_index(c->inputs[2], 0);
-    if (delta == 0 || (delta > 0 && start > limit) || (delta < 0 && start < limit)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      delta == 0 ? "Requires delta != 0: %lld" : delta > 0 ? "Requires start <= limit when delta > 0: %lld/%lld"
-                                                                          : "Requires start >= limit when delta < 0: %lld/%lld",
-                      (long long)(delta == 0 ? delta : start), (long long)limit);
+    if (delta == 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires delta != 0: %lld", (long long)delta);
+      return;
+    }
+    if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires start %s limit when delta %s 0: %lld/%lld", delta > 0 ? "<=" : ">=",
+                      delta > 0 ? ">" : "<", (long long)start, (long long)limit);
       return;
     }
     /* |limit - start| and |delta| as unsigned: exact for any int64s. */
@@ -330,11 +332,13 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c) {
       v[i] = dt == TFD_FLOAT32 ? ((const float *)tfd_tensor_const_data(c->inputs[i]))[0]
                                : ((const double *)tfd_tensor_const_data(c->inputs[i]))[0];
     double start = v[0], limit = v[1], delta = v[2];
-    if (delta == 0 || (delta > 0 && start > limit) || (delta < 0 && start < limit)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      delta == 0 ? "Requires delta != 0: %g" : delta > 0 ? "Requires start <= limit when delta > 0: %g/%g"
-                                                                          : "Requires start >= limit when delta < 0: %g/%g",
-                      delta == 0 ? delta : start, limit);
+    if (delta == 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires delta != 0: %g", delta);
+      return;
+    }
+    if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires start %s limit when delta %s 0: %g/%g", delta > 0 ? "<=" : ">=",
+                      delta > 0 ? ">" : "<", start, limit);
       return;
     }
     /* As TensorFlow: the size and the values in the dtype's own precision, values by accumulation. */
