@@ -456,3 +456,53 @@ describe("shape ops keep integers exact", function()
       vals("Range", { T(math.mininteger + 5, "int64"), T(math.mininteger, "int64"), T(-3, "int64") }))
   end)
 end)
+
+describe("Min and Prod over non-adjacent axes", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("agree with a Lua reference on every axis set of a [2,3,2] tensor", function()
+    local x, flat = {}, {}
+    for a = 1, 2 do
+      x[a] = {}
+      for b = 1, 3 do
+        x[a][b] = {}
+        for c = 1, 2 do
+          local v = ((a * 7 + b * 5 + c * 3) % 9) - 4
+          x[a][b][c] = v
+          flat[#flat + 1] = { a, b, c, v }
+        end
+      end
+    end
+    local dims = { 2, 3, 2 }
+    for _, axes in ipairs { { 0 }, { 1 }, { 2 }, { 0, 2 }, { 0, 1 }, { 1, 2 }, { 0, 1, 2 }, { -1, 0 } } do
+      local red = { false, false, false }
+      for _, a in ipairs(axes) do red[(a % 3) + 1] = true end
+      for _, op in ipairs { "Min", "Prod" } do
+        local want = {}
+        for _, e in ipairs(flat) do
+          local key = {}
+          for d = 1, 3 do key[d] = red[d] and 1 or e[d] end
+          local k = (key[1] - 1) * 6 + (key[2] - 1) * 2 + key[3]
+          if want[k] == nil then want[k] = e[4]
+          elseif op == "Min" then want[k] = math.min(want[k], e[4])
+          else want[k] = want[k] * e[4] end
+        end
+        -- keep_dims: the result keeps the [2,3,2] layout with 1s; flatten it in order
+        local got = run(op, { T(x), T(axes) }, { keep_dims = true })
+        local shape = {}
+        for d = 1, 3 do shape[d] = red[d] and 1 or dims[d] end
+        assert.are.same(shape, got.shape)
+        local t, i = got:totable(), 0
+        for a = 1, shape[1] do
+          for b = 1, shape[2] do
+            for c = 1, shape[3] do
+              i = i + 1
+              assert.are.equal(want[(a - 1) * 6 + (b - 1) * 2 + c], t[a][b][c],
+                op .. " over {" .. table.concat(axes, ",") .. "} at " .. i)
+            end
+          end
+        end
+      end
+    end
+  end)
+end)
