@@ -285,6 +285,8 @@ static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_valu
   if (!mem) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   *owned = mem;
   v->list_len = n;
+  /* The kind is set before reading the items: on a bad item the caller frees by it (strings one by one). */
+  v->type = kind == 0 ? TFD_ATTR_LIST_STRING : kind == 1 ? TFD_ATTR_LIST_INT : kind == 2 ? TFD_ATTR_LIST_FLOAT : TFD_ATTR_LIST_TYPE;
   const cJSON *x;
   cJSON_ArrayForEach(x, items) {
     bool ok = true;
@@ -298,7 +300,6 @@ static tfd_code list_of(ctx *c, const cJSON *l, const char *where, tfd_attr_valu
                                where, i, kind == 3 ? "supported dtype" : kind == 1 ? "integer" : "number");
     i++;
   }
-  v->type = kind == 0 ? TFD_ATTR_LIST_STRING : kind == 1 ? TFD_ATTR_LIST_INT : kind == 2 ? TFD_ATTR_LIST_FLOAT : TFD_ATTR_LIST_TYPE;
   v->list_s = mem, v->list_i = mem, v->list_f = mem, v->list_type = mem;
   return TFD_OK;
 }
