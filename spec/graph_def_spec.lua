@@ -483,3 +483,21 @@ describe("uint8 and float16 tensors", function()
     assert.are.same({ 7, 255 }, cast(tfdev.tensor({ 7, 255 }, "uint8"), "int64"))
   end)
 end)
+
+describe("TensorFlow.js attr lists with a bad item", function()
+  -- Found by fuzz_tfjs_model: a list.i (or list.f, list.type) item that failed to read left the list typed as
+  -- strings, and the loader then freed its numbers as string pointers.
+  it("are refused without freeing numbers as strings", function()
+    local path = os.tmpname()
+    for _, list in ipairs { '{"i": ["1", "x"]}', '{"f": [1.5, "y"]}', '{"type": ["DT_FLOAT", "DT_NOPE"]}', '{"s": ["YQ==", 5]}' } do
+      local f = assert(io.open(path, "wb"))
+      f:write('{"format": "graph-model", "modelTopology": {"node": [{"name": "x", "op": "Squeeze", "attr": {"squeeze_dims": {"list": '
+        .. list .. '}}}]}}')
+      f:close()
+      local ok, err = pcall(tfdev.graph_def.load, path)
+      assert.is_false(ok)
+      assert.is_truthy(err.message:find("node 'x', attr 'squeeze_dims'", 1, true), err.message)
+    end
+    os.remove(path)
+  end)
+end)

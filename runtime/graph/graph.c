@@ -101,9 +101,14 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
                              op->name, op->min_inputs, n->num_inputs);
     }
     n->num_outputs = tfd_op_num_outputs(op, n->def);
-    if (n->num_outputs < 0)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
-                             op->name, TFD_MAX_QUEUE_COMPONENTS);
+    if (n->num_outputs < 0) {
+      if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
+                               op->name, TFD_MAX_QUEUE_COMPONENTS);
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)",
+                             name, op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
+    }
   }
   return TFD_OK;
 }

@@ -502,6 +502,492 @@ static tfd_code infer_pad(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- shapes, slicing, gathering ---- */
+#define SH_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
+#define SH_END {NULL, 0, false, 0, 0, NULL}
+static const tfd_attr_def attrs_expand_dims[] = {SH_T, {"Tdim", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_squeeze[] = {SH_T, {"squeeze_dims", TFD_ATTR_LIST_INT, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_pack[] = {SH_T, {"N", TFD_ATTR_INT, false, 0, 0, NULL},
+                                          {"axis", TFD_ATTR_INT, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_unpack[] = {SH_T, {"num", TFD_ATTR_INT, true, 0, 0, NULL},
+                                            {"axis", TFD_ATTR_INT, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_slice[] = {SH_T, {"Index", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_strided_slice[] = {SH_T,
+                                                   {"Index", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                                   {"begin_mask", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                   {"end_mask", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                   {"ellipsis_mask", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                   {"new_axis_mask", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                   {"shrink_axis_mask", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                   SH_END};
+static const tfd_attr_def attrs_gather[] = {{"Tparams", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                            {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                            {"Taxis", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                            {"batch_dims", TFD_ATTR_INT, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_gather_nd[] = {{"Tparams", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                               {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_tile[] = {SH_T, {"Tmultiples", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_range[] = {{"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_split[] = {SH_T, {"num_split", TFD_ATTR_INT, true, 0, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_split_v[] = {SH_T, {"num_split", TFD_ATTR_INT, true, 0, 0, NULL},
+                                             {"Tlen", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_arg_max[] = {SH_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                             {"output_type", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_top_k[] = {SH_T, {"sorted", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                           {"Tk", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                           {"index_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
+
+static const char *op_name(const tfd_infer_ctx *c) { return tfd_node_def_op(c->node); }
+
+/* A known scalar axis (input `i`) normalised into [0, rank); *known false when it is not constant. */
+static tfd_code const_axis(tfd_infer_ctx *c, int i, int rank, bool *known, int64_t *axis, tfd_status *st) {
+  *known = false;
+  if (need_index(c, i, "axis", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_tensor *t = c->in_values ? c->in_values[i] : NULL;
+  if (c->in_shapes[i].ndims > 1 || (t && tfd_tensor_numel(t) != 1))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): axis must be a scalar", node_name(c), op_name(c));
+  if (!t || rank < 0) return TFD_OK;
+  int64_t a = tfd_tensor_get_index(t, 0);
+  if (a < -rank || a >= rank)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): axis %lld is out of range [%d, %d)", node_name(c),
+                           op_name(c), (long long)a, -rank, rank);
+  *axis = a < 0 ? a + rank : a;
+  *known = true;
+  return TFD_OK;
+}
+
+static tfd_code infer_expand_dims(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *in = &c->in_shapes[0];
+  bool known;
+  int64_t axis = 0;
+  c->out_types[0] = c->in_types[0];
+  unknown(&c->out_shapes[0]);
+  if (in->ndims >= TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ExpandDims): the result would have more than %d dimensions",
+                           node_name(c), TFD_MAX_DIMS);
+  if (const_axis(c, 1, in->ndims < 0 ? -1 : in->ndims + 1, &known, &axis, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (!known) return TFD_OK;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = in->ndims + 1;
+  for (int d = 0, s = 0; d < o->ndims; d++) o->dims[d] = d == axis ? 1 : in->dims[s++];
+  return TFD_OK;
+}
+
+static tfd_code infer_squeeze(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *in = &c->in_shapes[0];
+  const tfd_attr_value *sd = attr(c, "squeeze_dims");
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  unknown(o);
+  if (in->ndims < 0) return TFD_OK;
+  bool drop[TFD_MAX_DIMS] = {0};
+  if (sd && sd->list_len > 0) {
+    for (size_t i = 0; i < sd->list_len; i++) {
+      int64_t a = sd->list_i[i];
+      if (a < -in->ndims || a >= in->ndims)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Squeeze): squeeze_dims %lld is out of range [%d, %d)",
+                               node_name(c), (long long)a, -in->ndims, in->ndims);
+      if (a < 0) a += in->ndims;
+      if (in->dims[a] >= 0 && in->dims[a] != 1)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (Squeeze): Can not squeeze dim[%lld], expected a dimension of 1, got %lld",
+                               node_name(c), (long long)a, (long long)in->dims[a]);
+      drop[a] = true;
+    }
+  } else {
+    for (int d = 0; d < in->ndims; d++) {
+      if (in->dims[d] < 0) return TFD_OK; /* may or may not be 1 */
+      drop[d] = in->dims[d] == 1;
+    }
+  }
+  o->ndims = 0;
+  for (int d = 0; d < in->ndims; d++)
+    if (!drop[d]) o->dims[o->ndims++] = in->dims[d];
+  return TFD_OK;
+}
+
+static tfd_code infer_pack(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *nattr = attr(c, "N");
+  if (nattr && nattr->i != c->num_inputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Pack): N is %lld but %d values are given", node_name(c),
+                           (long long)nattr->i, c->num_inputs);
+  tfd_shape s;
+  unknown(&s);
+  for (int i = 0; i < c->num_inputs; i++) {
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    const tfd_shape *x = &c->in_shapes[i];
+    if (x->ndims < 0) continue;
+    if (s.ndims < 0) {
+      s = *x;
+      continue;
+    }
+    bool ok = x->ndims == s.ndims;
+    for (int d = 0; ok && d < s.ndims; d++) {
+      if (x->dims[d] >= 0 && s.dims[d] >= 0 && x->dims[d] != s.dims[d]) ok = false;
+      else if (s.dims[d] < 0) s.dims[d] = x->dims[d];
+    }
+    if (!ok) {
+      char a[96], b[96];
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Pack): Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
+                             node_name(c), tfd_shape_string(&c->in_shapes[0], a, sizeof a), i, tfd_shape_string(x, b, sizeof b));
+    }
+  }
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  unknown(o);
+  if (s.ndims < 0) return TFD_OK;
+  int64_t axis = attr(c, "axis")->i;
+  if (s.ndims >= TFD_MAX_DIMS || axis < -(s.ndims + 1) || axis > s.ndims)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Pack): axis %lld is out of range [%d, %d) (or the result has more than %d dimensions)",
+                           node_name(c), (long long)axis, -(s.ndims + 1), s.ndims + 1, TFD_MAX_DIMS);
+  if (axis < 0) axis += s.ndims + 1;
+  o->ndims = s.ndims + 1;
+  for (int d = 0, j = 0; d < o->ndims; d++) o->dims[d] = d == axis ? c->num_inputs : s.dims[j++];
+  return TFD_OK;
+}
+
+static tfd_code infer_unpack(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *in = &c->in_shapes[0];
+  int64_t axis = attr(c, "axis")->i, num = attr(c, "num")->i;
+  tfd_shape o;
+  unknown(&o);
+  if (in->ndims >= 0) {
+    if (axis < -in->ndims || axis >= in->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Unpack): axis %lld is out of range [%d, %d)",
+                             node_name(c), (long long)axis, -in->ndims, in->ndims);
+    if (axis < 0) axis += in->ndims;
+    if (in->dims[axis] >= 0 && in->dims[axis] != num)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Unpack): num is %lld but dimension %lld has size %lld",
+                             node_name(c), (long long)num, (long long)axis, (long long)in->dims[axis]);
+    o.ndims = 0;
+    for (int d = 0; d < in->ndims; d++)
+      if (d != axis) o.dims[o.ndims++] = in->dims[d];
+  }
+  for (int i = 0; i < c->num_outputs; i++) {
+    c->out_types[i] = c->in_types[0];
+    c->out_shapes[i] = o;
+  }
+  return TFD_OK;
+}
+
+/* StridedSlice's index spec, as TensorFlow's ValidateStridedSliceOp reads it: the sparse spec (one entry per
+ * begin/end/strides element, with ellipsis and new axes) made dense (one entry per input dimension), then
+ * clamped per dimension. Unknown input sizes (-1) give unknown result sizes and skip the bounds checks. */
+#define SS_MAX_SPARSE 32
+enum { SS_NEW_AXIS = -1, SS_SHRINK = -2 };
+
+tfd_code tfd_strided_slice_plan_make(const tfd_shape *in, const tfd_tensor *bt, const tfd_tensor *et, const tfd_tensor *st,
+                                     const tfd_strided_slice_masks *masks, tfd_strided_slice_plan *p, tfd_status *status) {
+  int nd = in->ndims;
+  int64_t ns = tfd_tensor_numel(bt);
+  tfd_dtype it = tfd_tensor_dtype(bt);
+  if (!(TFD_TYPES_INDEX & (1u << it)) || tfd_tensor_ndims(bt) != 1 || tfd_tensor_ndims(et) != 1 ||
+      tfd_tensor_ndims(st) != 1 || tfd_tensor_numel(et) != ns || tfd_tensor_numel(st) != ns ||
+      tfd_tensor_dtype(et) != it || tfd_tensor_dtype(st) != it)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "Expected begin, end, and strides to be 1D equal size int32 or int64 tensors of one dtype");
+  if (ns >= SS_MAX_SPARSE)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "begin has %lld entries; at most %d are supported", (long long)ns,
+                           SS_MAX_SPARSE - 1);
+  uint64_t ellipsis_mask = masks->ellipsis & ((1ull << ns) - 1); /* bits past the spec mean nothing */
+  if (ellipsis_mask & (ellipsis_mask - 1))
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "Multiple ellipses in slice spec not allowed");
+  int sparse = (int)ns, new_after_ellipsis = 0;
+  bool seen_ellipsis = false;
+  for (int i = 0; i < sparse; i++) {
+    if (seen_ellipsis && (masks->new_axis >> i & 1)) new_after_ellipsis++;
+    if (ellipsis_mask >> i & 1) seen_ellipsis = true;
+  }
+  if (!seen_ellipsis) ellipsis_mask |= 1ull << sparse++;
+  int64_t dbegin[TFD_MAX_DIMS], dend[TFD_MAX_DIMS], dstride[TFD_MAX_DIMS];
+  bool dbm[TFD_MAX_DIMS] = {0}, dem[TFD_MAX_DIMS] = {0}, dshrink[TFD_MAX_DIMS] = {0};
+  int gather[SS_MAX_SPARSE + TFD_MAX_DIMS], ngather = 0, full = 0;
+  for (int i = 0; i < sparse; i++) {
+    if (ellipsis_mask >> i & 1) {
+      int next = nd - (sparse - i) + 1 + new_after_ellipsis;
+      if (next > nd) next = nd;
+      for (; full < next; full++) {
+        dbegin[full] = dend[full] = 0;
+        dstride[full] = 1;
+        dbm[full] = dem[full] = true;
+        gather[ngather++] = full;
+      }
+    } else if (masks->new_axis >> i & 1) {
+      gather[ngather++] = SS_NEW_AXIS;
+    } else {
+      if (full >= nd)
+        return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "Index out of range using input dim %d; input has only %d dims",
+                               full, nd);
+      dbegin[full] = tfd_tensor_get_index(bt, i);
+      dend[full] = tfd_tensor_get_index(et, i);
+      dstride[full] = tfd_tensor_get_index(st, i);
+      dbm[full] = masks->begin >> i & 1;
+      dem[full] = masks->end >> i & 1;
+      dshrink[full] = masks->shrink >> i & 1;
+      gather[ngather++] = dshrink[full] ? SS_SHRINK : full;
+      full++;
+    }
+  }
+  for (; full < nd; full++) { /* dimensions the spec leaves out are taken whole */
+    dbegin[full] = dend[full] = 0;
+    dstride[full] = 1;
+    dbm[full] = dem[full] = true;
+  }
+  p->ndims = nd;
+  for (int d = 0; d < nd; d++) {
+    int64_t dim = in->dims[d], stride = dstride[d];
+    if (stride == 0) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "strides[%d] must be non-zero", d);
+    p->stride[d] = stride;
+    if (dshrink[d]) {
+      if (stride <= 0)
+        return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "only stride 1 allowed on non-range indexing.");
+      int64_t b = dbegin[d] < 0 && dim >= 0 ? dim + dbegin[d] : dbegin[d];
+      if (dim >= 0 && (b < 0 || b >= dim))
+        return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "slice index %lld of dimension %d out of bounds.",
+                               (long long)dbegin[d], d);
+      p->begin[d] = b;
+      p->stride[d] = 1;
+      p->dims[d] = 1;
+      continue;
+    }
+    if (dim < 0) {
+      p->begin[d] = 0;
+      p->dims[d] = -1;
+      continue;
+    }
+    int64_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? dim : dim - 1, be[2] = {dbegin[d], dend[d]};
+    bool masked[2] = {dbm[d], dem[d]};
+    for (int e = 0; e < 2; e++) {
+      if (masked[e]) {
+        be[e] = (stride > 0) == (e == 0) ? lo : hi;
+      } else {
+        int64_t x = be[e] < 0 ? (be[e] < -dim ? -1 - dim : be[e]) + dim : be[e]; /* no overflow for huge negatives */
+        be[e] = x < lo ? lo : x > hi ? hi : x;
+      }
+    }
+    p->begin[d] = be[0];
+    int64_t len = be[1] - be[0]; /* both in [-1, dim]: no overflow */
+    if (len == 0 || (len < 0) != (stride < 0)) p->dims[d] = 0;
+    else if (stride == INT64_MIN) p->dims[d] = 1; /* |len| < |stride| */
+    else p->dims[d] = len / stride + (len % stride != 0);
+  }
+  p->final.ndims = 0;
+  for (int i = 0; i < ngather; i++) {
+    if (gather[i] == SS_SHRINK) continue;
+    if (p->final.ndims == TFD_MAX_DIMS)
+      return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
+    p->final.dims[p->final.ndims++] = gather[i] == SS_NEW_AXIS ? 1 : p->dims[gather[i]];
+  }
+  return TFD_OK;
+}
+
+void tfd_strided_slice_masks_of(const tfd_node_def *node, tfd_strided_slice_masks *m) {
+  static const char *const names[5] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"};
+  uint64_t *f[5] = {&m->begin, &m->end, &m->ellipsis, &m->new_axis, &m->shrink};
+  for (int i = 0; i < 5; i++) {
+    const tfd_attr_value *v = tfd_node_def_attr(node, names[i]);
+    *f[i] = v && v->type == TFD_ATTR_INT ? (uint64_t)v->i : 0;
+  }
+}
+
+static tfd_code infer_strided_slice_shape(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_tensor *b = c->in_values ? c->in_values[1] : NULL, *e = c->in_values ? c->in_values[2] : NULL,
+                   *s = c->in_values ? c->in_values[3] : NULL;
+  if (!b || !e || !s || c->in_shapes[0].ndims < 0) return TFD_OK; /* stays unknown */
+  tfd_strided_slice_masks m;
+  tfd_strided_slice_plan p;
+  tfd_strided_slice_masks_of(c->node, &m);
+  if (tfd_strided_slice_plan_make(&c->in_shapes[0], b, e, s, &m, &p, st) != TFD_OK)
+    return tfd_status_prefixf(st, "node '%s' (StridedSlice): ", node_name(c));
+  c->out_shapes[0] = p.final;
+  return TFD_OK;
+}
+
+static tfd_code infer_slice(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = op_name(c);
+  bool strided = strcmp(op, "StridedSlice") == 0;
+  for (int i = 1; i < c->num_inputs; i++) {
+    static const char *const names[] = {"", "begin", "end", "strides"};
+    const char *what = strided ? names[i] : i == 1 ? "begin" : "size";
+    if (need_index(c, i, what, st) != TFD_OK || need_rank(c, i, 1, what, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    if (same_types(c, 1, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  }
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  unknown(o);
+  if (strided) return infer_strided_slice_shape(c, st);
+  const tfd_shape *in = &c->in_shapes[0];
+  const tfd_tensor *begin = c->in_values ? c->in_values[1] : NULL, *size = c->in_values ? c->in_values[2] : NULL;
+  if (in->ndims < 0) return TFD_OK;
+  for (int i = 1; i < 3; i++)
+    if (c->in_shapes[i].ndims == 1 && c->in_shapes[i].dims[0] >= 0 && c->in_shapes[i].dims[0] != in->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Slice): Expected %s to be a vector of length %d",
+                             node_name(c), i == 1 ? "begin" : "size", in->ndims);
+  if (!size) return TFD_OK;
+  o->ndims = in->ndims;
+  for (int d = 0; d < in->ndims; d++) {
+    int64_t s = tfd_tensor_get_index(size, d), b = begin ? tfd_tensor_get_index(begin, d) : -1;
+    if (s < -1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Slice): size[%d] = %lld must be -1 or non-negative",
+                             node_name(c), d, (long long)s);
+    if (s >= 0) o->dims[d] = s;
+    else o->dims[d] = begin && in->dims[d] >= 0 && b >= 0 && b <= in->dims[d] ? in->dims[d] - b : -1;
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_gather(tfd_infer_ctx *c, tfd_status *st) {
+  bool nd = strcmp(op_name(c), "GatherNd") == 0;
+  if (need_index(c, 1, "indices", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  unknown(o);
+  const tfd_shape *p = &c->in_shapes[0], *ix = &c->in_shapes[1];
+  if (nd) {
+    if (ix->ndims == 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherNd): indices must have rank >= 1", node_name(c));
+    if (p->ndims < 0 || ix->ndims < 0 || ix->dims[ix->ndims - 1] < 0) return TFD_OK;
+    int64_t depth = ix->dims[ix->ndims - 1];
+    if (depth > p->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (GatherNd): index innermost dimension length must be <= params rank; saw: %lld vs. %d",
+                             node_name(c), (long long)depth, p->ndims);
+    if (ix->ndims - 1 + p->ndims - depth > TFD_MAX_DIMS)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherNd): the result would have more than %d dimensions",
+                             node_name(c), TFD_MAX_DIMS);
+    o->ndims = 0;
+    for (int d = 0; d < ix->ndims - 1; d++) o->dims[o->ndims++] = ix->dims[d];
+    for (int d = (int)depth; d < p->ndims; d++) o->dims[o->ndims++] = p->dims[d];
+    return TFD_OK;
+  }
+  if (attr(c, "batch_dims")->i != 0)
+    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (GatherV2): only batch_dims = 0 is supported, got %lld",
+                           node_name(c), (long long)attr(c, "batch_dims")->i);
+  bool known;
+  int64_t axis = 0;
+  if (p->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): params must be at least 1 dimensional", node_name(c));
+  if (const_axis(c, 2, p->ndims, &known, &axis, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (!known || ix->ndims < 0) return TFD_OK;
+  if (p->ndims - 1 + ix->ndims > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): the result would have more than %d dimensions",
+                           node_name(c), TFD_MAX_DIMS);
+  o->ndims = 0;
+  for (int d = 0; d < axis; d++) o->dims[o->ndims++] = p->dims[d];
+  for (int d = 0; d < ix->ndims; d++) o->dims[o->ndims++] = ix->dims[d];
+  for (int d = (int)axis + 1; d < p->ndims; d++) o->dims[o->ndims++] = p->dims[d];
+  return TFD_OK;
+}
+
+static tfd_code infer_tile(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "multiples", st) != TFD_OK || need_rank(c, 1, 1, "multiples", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  const tfd_shape *in = &c->in_shapes[0];
+  const tfd_tensor *m = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  *o = *in;
+  if (in->ndims < 0) return TFD_OK;
+  if (c->in_shapes[1].ndims == 1 && c->in_shapes[1].dims[0] >= 0 && c->in_shapes[1].dims[0] != in->ndims)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Tile): Expected multiples argument to be a vector of length %d but got length %lld",
+                           node_name(c), in->ndims, (long long)c->in_shapes[1].dims[0]);
+  for (int d = 0; d < in->ndims; d++) {
+    int64_t k = m ? tfd_tensor_get_index(m, d) : -1;
+    if (m && k < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Tile): Expected multiples[%d] >= 0, but got %lld",
+                             node_name(c), d, (long long)k);
+    if (k < 0 || in->dims[d] < 0 || !tfd_checked_mul(in->dims[d], k, &o->dims[d])) o->dims[d] = -1;
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_range(tfd_infer_ctx *c, tfd_status *st) {
+  for (int i = 0; i < 3; i++) {
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    if (c->in_shapes[i].ndims > 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Range): %s must be a scalar", node_name(c),
+                             i == 0 ? "start" : i == 1 ? "limit" : "delta");
+  }
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0].ndims = 1;
+  c->out_shapes[0].dims[0] = -1; /* the kernel checks the values */
+  return TFD_OK;
+}
+
+static tfd_code infer_split(tfd_infer_ctx *c, tfd_status *st) {
+  bool v = strcmp(op_name(c), "SplitV") == 0;
+  int value = v ? 0 : 1, axis_in = v ? 2 : 0;
+  const tfd_shape *in = &c->in_shapes[value];
+  bool known;
+  int64_t axis = 0, num = attr(c, "num_split")->i;
+  if (v && (need_index(c, 1, "size_splits", st) != TFD_OK || need_rank(c, 1, 1, "size_splits", st) != TFD_OK))
+    return TFD_INVALID_ARGUMENT;
+  if (const_axis(c, axis_in, in->ndims, &known, &axis, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (!v && known && in->dims[axis] >= 0 && in->dims[axis] % num != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (Split): Number of ways to split should evenly divide the split dimension, but got "
+                           "split_dim %lld (size = %lld) and num_split %lld",
+                           node_name(c), (long long)axis, (long long)in->dims[axis], (long long)num);
+  for (int i = 0; i < c->num_outputs; i++) {
+    c->out_types[i] = c->in_types[value];
+    c->out_shapes[i] = *in;
+    if (in->ndims < 0) continue;
+    if (!known) {
+      for (int d = 0; d < in->ndims; d++) c->out_shapes[i].dims[d] = -1;
+    } else if (!v) {
+      c->out_shapes[i].dims[axis] = in->dims[axis] < 0 ? -1 : in->dims[axis] / num;
+    } else {
+      c->out_shapes[i].dims[axis] = -1; /* the kernel checks size_splits */
+    }
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_arg_max(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype out = attr(c, "output_type")->dtype;
+  if (!(TFD_TYPES_INDEX & (1u << out)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output_type must be int32 or int64, got %s",
+                           node_name(c), op_name(c), tfd_dtype_name(out));
+  const tfd_shape *in = &c->in_shapes[0];
+  bool known;
+  int64_t axis = 0;
+  if (const_axis(c, 1, in->ndims, &known, &axis, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = out;
+  tfd_shape *o = &c->out_shapes[0];
+  unknown(o);
+  if (!known) return TFD_OK;
+  o->ndims = 0;
+  for (int d = 0; d < in->ndims; d++)
+    if (d != axis) o->dims[o->ndims++] = in->dims[d];
+  return TFD_OK;
+}
+
+static tfd_code infer_top_k(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "k", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  tfd_dtype it = attr(c, "index_type")->dtype;
+  if (!(TFD_TYPES_INDEX & (1u << it)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TopKV2): index_type must be int32 or int64", node_name(c));
+  const tfd_shape *in = &c->in_shapes[0];
+  if (in->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TopKV2): input must be at least 1-D, got a scalar", node_name(c));
+  if (c->in_shapes[1].ndims > 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TopKV2): k must be a scalar", node_name(c));
+  c->out_types[0] = c->in_types[0];
+  c->out_types[1] = it;
+  c->out_shapes[0] = *in;
+  const tfd_tensor *k = c->in_values ? c->in_values[1] : NULL;
+  if (in->ndims > 0) {
+    int64_t kv = k ? tfd_tensor_get_index(k, 0) : -1, last = in->dims[in->ndims - 1];
+    if (k && kv < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TopKV2): Need k >= 0, got %lld", node_name(c), (long long)kv);
+    if (k && last >= 0 && last < kv)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TopKV2): input must have at least k columns. Had %lld, needed %lld",
+                             node_name(c), (long long)last, (long long)kv);
+    c->out_shapes[0].dims[in->ndims - 1] = kv;
+  }
+  c->out_shapes[1] = c->out_shapes[0];
+  return TFD_OK;
+}
+
 static tfd_code infer_bias_add(tfd_infer_ctx *c, tfd_status *st) {
   if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   const tfd_shape *v = &c->in_shapes[0], *b = &c->in_shapes[1];
@@ -1127,6 +1613,24 @@ static const tfd_op_def ops[] = {
     {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
     {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat, false},
+    /* shapes, slicing, gathering */
+    {"ExpandDims", 2, 2, 1, false, true, "T", 0, 0, attrs_expand_dims, infer_expand_dims, false},
+    {"Squeeze", 1, 1, 1, false, true, "T", 0, 0, attrs_squeeze, infer_squeeze, false},
+    {"Pack", 1, -1, 1, false, false, "T", 0, 0, attrs_pack, infer_pack, false},
+    {"Unpack", 1, 1, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 0, 0, attrs_unpack, infer_unpack, false},
+    {"Slice", 3, 3, 1, false, false, "T", 0, 0, attrs_slice, infer_slice, false},
+    {"StridedSlice", 4, 4, 1, false, false, "T", 0, 0, attrs_strided_slice, infer_slice, false},
+    {"GatherV2", 3, 3, 1, false, false, "Tparams", 0, 0, attrs_gather, infer_gather, false},
+    {"GatherNd", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_nd, infer_gather, false},
+    {"Tile", 2, 2, 1, false, false, "T", 0, 0, attrs_tile, infer_tile, false},
+    {"Range", 3, 3, 1, false, false, "Tidx", 0, NUM, attrs_range, infer_range, false},
+    {"Split", 2, 2, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 1, 0, attrs_split, infer_split, false},
+    {"SplitV", 3, 3, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 0, 0, attrs_split_v, infer_split, false},
+    {"ArgMax", 2, 2, 1, false, false, "T", 0, NUM, attrs_arg_max, infer_arg_max, false},
+    {"ArgMin", 2, 2, 1, false, false, "T", 0, NUM, attrs_arg_max, infer_arg_max, false},
+    {"Min", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    {"Prod", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    {"TopKV2", 2, 2, 2, false, false, "T", 0, NUM, attrs_top_k, infer_top_k, false},
     {"RandomUniform", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
     {"RandomStandardNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
     {"VarHandleOp", 0, 0, 1, true, true, NULL, 0, 0, attrs_var, infer_var_handle, false},
@@ -1155,8 +1659,26 @@ const tfd_op_def *tfd_op_lookup(const char *name) {
   return NULL;
 }
 
+/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR). */
+static const struct {
+  const char *op, *attr;
+} output_count_attrs[] = {{"Unpack", "num"}, {"Split", "num_split"}, {"SplitV", "num_split"}};
+
+const char *tfd_op_num_outputs_attr(const tfd_op_def *op) {
+  if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT) return "component_types";
+  for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
+    if (strcmp(output_count_attrs[i].op, op->name) == 0) return output_count_attrs[i].attr;
+  return NULL;
+}
+
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
+  if (op->num_outputs == TFD_OUTPUTS_FROM_ATTR) {
+    const char *name = tfd_op_num_outputs_attr(op);
+    const tfd_attr_value *n = name ? tfd_node_def_attr(node, name) : NULL;
+    if (!n || n->type != TFD_ATTR_INT || n->i < 1 || n->i > TFD_MAX_OP_OUTPUTS) return -1;
+    return (int)n->i;
+  }
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
   if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
     return -1;
@@ -1200,7 +1722,7 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
       d.dtype = (tfd_dtype)a->dflt_i;
       d.s = a->dflt_s ? a->dflt_s : "";
       if (a->type == TFD_ATTR_TYPE && !d.dtype) continue;
-      if (strcmp(a->name, "N") == 0) d.i = num_inputs - 1;
+      if (strcmp(a->name, "N") == 0) d.i = strcmp(op->name, "ConcatV2") == 0 ? num_inputs - 1 : num_inputs; /* the values (ConcatV2: not its axis) */
     }
     if (tfd_node_def_set_attr(node, a->name, &d, st) != TFD_OK) return tfd_status_code(st);
   }

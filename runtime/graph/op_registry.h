@@ -20,6 +20,10 @@
 #define TFD_MAX_QUEUE_COMPONENTS 4
 #define TFD_MAX_EAGER_OUTPUTS 4
 
+/* tfd_op_def.num_outputs values other than a fixed count. */
+#define TFD_OUTPUTS_PER_COMPONENT (-1) /* one per entry of the node's component_types (queue dequeues) */
+#define TFD_OUTPUTS_FROM_ATTR (-2)     /* the node's int attr named by tfd_op_num_outputs_attr (Unpack, Split) */
+
 /* The attribute the graph optimiser sets (true) on a MatMul or _FusedMatMul
  * whose weights (input 1) come straight from a Const in the same partition:
  * the kernel may then pack them once and keep them. */
@@ -55,7 +59,7 @@ typedef struct tfd_attr_def {
 typedef struct tfd_op_def {
   const char *name;
   int min_inputs, max_inputs; /* max -1: any number */
-  int num_outputs;            /* -1: one per entry of the node's component_types */
+  int num_outputs;            /* a count, TFD_OUTPUTS_PER_COMPONENT or TFD_OUTPUTS_FROM_ATTR */
   bool stateful;
   bool cheap;            /* the executor runs it inline rather than scheduling it */
   const char *type_attr; /* attr inferred from input `type_input` when absent, e.g. "T" */
@@ -72,11 +76,15 @@ const tfd_op_def *tfd_op_lookup(const char *name);
 int tfd_op_count(void);
 const tfd_op_def *tfd_op_at(int i);
 
-/* How many outputs a node of op has: the op's count, or, for ops with one
- * output per component (num_outputs -1: queue dequeues), the length of the
- * node's component_types; -1 when that attr is missing or not 1 to
- * TFD_MAX_QUEUE_COMPONENTS dtypes. */
+/* How many outputs a node of op has: the op's count; for ops with one
+ * output per component (queue dequeues), the length of the node's
+ * component_types (1 to TFD_MAX_QUEUE_COMPONENTS); for ops counting their outputs in an int attr (Unpack's
+ * num, Split's num_split), that attr. -1 when the attr is missing or not 1
+ * to TFD_MAX_OP_OUTPUTS. */
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node);
+/* The attr a variable output count comes from ("component_types", "num",
+ * "num_split"), or NULL for ops with a fixed count. */
+const char *tfd_op_num_outputs_attr(const tfd_op_def *op);
 
 /* Fills absent attributes with their defaults and infers the type attr
  * from the input dtypes; checks required attributes and allowed types.
@@ -94,5 +102,22 @@ tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape 
 const char *tfd_shape_string(const tfd_shape *s, char *buf, size_t cap);
 /* Reads an int32/int64 tensor element as int64. */
 int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i);
+
+/* StridedSlice: its masks, and what begin/end/strides select from a tensor of shape `in` (TensorFlow's
+ * semantics). Errors carry no node name. */
+typedef struct tfd_strided_slice_masks {
+  uint64_t begin, end, ellipsis, new_axis, shrink;
+} tfd_strided_slice_masks;
+typedef struct tfd_strided_slice_plan {
+  int ndims;                    /* the input's rank */
+  int64_t begin[TFD_MAX_DIMS];  /* per input dimension: first index taken, */
+  int64_t stride[TFD_MAX_DIMS]; /* step (may be negative), */
+  int64_t dims[TFD_MAX_DIMS];   /* and how many (-1: unknown) */
+  tfd_shape final;              /* the result's shape: shrunk axes dropped, new axes of size 1 */
+} tfd_strided_slice_plan;
+void tfd_strided_slice_masks_of(const tfd_node_def *node, tfd_strided_slice_masks *masks);
+tfd_code tfd_strided_slice_plan_make(const tfd_shape *in, const tfd_tensor *begin, const tfd_tensor *end,
+                                     const tfd_tensor *strides, const tfd_strided_slice_masks *masks,
+                                     tfd_strided_slice_plan *plan, tfd_status *status);
 
 #endif

@@ -1,17 +1,25 @@
-/* Reductions over axes: Sum, Mean, Max, with keep_dims. */
+/* Reductions over axes: Sum, Mean, Max, Min, Prod, with keep_dims. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/checked.h"
 #include "kernel.h"
 
-enum { R_SUM, R_MEAN, R_MAX };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
 
 /* a + b that wraps for integers (as TensorFlow's sums do) instead of being
  * undefined; plain addition for floating point. */
 #define RADD(a, b)                                                           \
   _Generic((a), int32_t: (int32_t)((uint32_t)(a) + (uint32_t)(b)),          \
            int64_t: (int64_t)((uint64_t)(a) + (uint64_t)(b)), default: (a) + (b))
+/* a * b, wrapping for integers likewise. */
+#define RMUL(a, b)                                                           \
+  _Generic((a), int32_t: (int32_t)((uint32_t)(a) * (uint32_t)(b)),          \
+           int64_t: (int64_t)((uint64_t)(a) * (uint64_t)(b)), default: (a) * (b))
+/* acc combined with x by the reduction `code`: Max and Min keep acc on ties and NaN comparisons. */
+#define RCOMBINE(code, acc, x)                                                                         \
+  ((code) == R_MAX ? ((x) > (acc) ? (x) : (acc)) : (code) == R_MIN ? ((x) < (acc) ? (x) : (acc))     \
+   : (code) == R_PROD ? RMUL(acc, x) : RADD(acc, x))
 
 /* Reduces a tensor viewed as [outer, reduced, inner] after the reduced axes
  * are made contiguous: kept dims are split around one block of reduced ones
@@ -33,8 +41,8 @@ enum { R_SUM, R_MEAN, R_MAX };
     for (int64_t i = 0, n = tfd_tensor_numel(in); i < n; i++) {                                 \
       int64_t o = 0;                                                                            \
       for (int d = 0; d < nd; d++) o += reduce[d] ? 0 : idx[d] * ostride[d];                    \
-      if (k->code == R_MAX) {                                                                   \
-        if (!seen[o] || x[i] > acc[o]) acc[o] = x[i];                                           \
+      if (k->code == R_MAX || k->code == R_MIN || k->code == R_PROD) {                          \
+        acc[o] = seen[o] ? RCOMBINE(k->code, acc[o], (ACC)x[i]) : (ACC)x[i];                    \
         seen[o] = true;                                                                         \
       } else {                                                                                  \
         acc[o] = RADD(acc[o], x[i]);                                                            \
@@ -44,7 +52,8 @@ enum { R_SUM, R_MEAN, R_MAX };
         idx[d] = 0;                                                                             \
       }                                                                                         \
     }                                                                                           \
-    for (int64_t o = 0; o < n_out; o++) y[o] = (T)(k->code == R_MEAN && count ? acc[o] / (ACC)count : acc[o]); \
+    for (int64_t o = 0; o < n_out; o++)                                                         \
+      y[o] = (T)(k->code == R_PROD && !seen[o] ? 1 : k->code == R_MEAN && count ? acc[o] / (ACC)count : acc[o]); \
     free(acc);                                                                                  \
     free(seen);                                                                                 \
   } while (0)
@@ -64,8 +73,8 @@ typedef struct reduce_job {
 #define ACC_ROW(T, ACC)                                                         \
   do {                                                                          \
     const T *x = (const T *)j->x + r * j->count;                                \
-    ACC acc = j->code == R_MAX ? (ACC)x[0] : 0;                                 \
-    for (int64_t i = 0; i < j->count; i++) acc = j->code == R_MAX ? (x[i] > acc ? x[i] : acc) : RADD(acc, x[i]); \
+    ACC acc = j->code == R_MAX || j->code == R_MIN ? (ACC)x[0] : j->code == R_PROD ? 1 : 0; \
+    for (int64_t i = 0; i < j->count; i++) acc = RCOMBINE(j->code, acc, (ACC)x[i]); \
     if (j->code == R_MEAN) acc /= (ACC)j->count;                                \
     ((T *)j->y)[r] = (T)acc;                                                    \
   } while (0)
@@ -90,7 +99,7 @@ static void reduce_rows(int64_t b, int64_t e, void *arg) {
     for (int64_t i = 1; i < j->count; i++) {                                                    \
       const T *row_ = x + i * j->rows;                                                          \
       for (int64_t c0 = b; c0 < e; c0++)                                                        \
-        y[c0] = j->code == R_MAX ? (row_[c0] > y[c0] ? row_[c0] : y[c0]) : (T)RADD(y[c0], row_[c0]); \
+        y[c0] = (T)RCOMBINE(j->code, y[c0], row_[c0]);                                         \
     }                                                                                           \
     if (j->code == R_MEAN)                                                                      \
       for (int64_t c0 = b; c0 < e; c0++) y[c0] = (T)((ACC)y[c0] / (ACC)j->count);               \
@@ -112,8 +121,8 @@ static void reduce_cols(int64_t b, int64_t e, void *arg) {
     const T *x = j->x;                                                                           \
     for (int64_t s = b; s < e; s++) {                                                            \
       int64_t lo = s * j->shard_len, hi = lo + j->shard_len < j->count ? lo + j->shard_len : j->count; \
-      double acc = j->code == R_MAX ? (double)x[lo] : 0;                                         \
-      for (int64_t i = lo; i < hi; i++) acc = j->code == R_MAX ? ((double)x[i] > acc ? (double)x[i] : acc) : acc + (double)x[i]; \
+      double acc = j->code == R_MAX || j->code == R_MIN ? (double)x[lo] : j->code == R_PROD ? 1 : 0; \
+      for (int64_t i = lo; i < hi; i++) acc = RCOMBINE(j->code, acc, (double)x[i]);             \
       j->partial[s] = acc;                                                                       \
     }                                                                                            \
   } while (0)
@@ -158,8 +167,8 @@ static bool fast_reduce(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, tfd_te
     rj.x = (const char *)j.x + r * count * (int64_t)tfd_dtype_size(dt);
     int64_t used = (count + j.shard_len - 1) / j.shard_len;
     tfd_threadpool_parallel_for(pool, used, j.shard_len, reduce_parts, &rj);
-    double acc = k->code == R_MAX ? partial[0] : 0;
-    for (int64_t s = 0; s < used; s++) acc = k->code == R_MAX ? (partial[s] > acc ? partial[s] : acc) : acc + partial[s];
+    double acc = k->code == R_MAX || k->code == R_MIN ? partial[0] : k->code == R_PROD ? 1 : 0;
+    for (int64_t s = 0; s < used; s++) acc = RCOMBINE(k->code, acc, partial[s]);
     if (k->code == R_MEAN) acc /= (double)count;
     if (dt == TFD_FLOAT32) ((float *)j.y)[r] = (float)acc;
     else ((double *)j.y)[r] = acc;
@@ -200,8 +209,8 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
       kept[nkept++] = tfd_tensor_dim(in, d);
     }
   }
-  if (k->code == R_MAX && count == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Max of an empty set of elements");
+  if ((k->code == R_MAX || k->code == R_MIN) && count == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s of an empty set of elements", k->code == R_MAX ? "Max" : "Min");
     return;
   }
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), odims, ond);
@@ -250,7 +259,11 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
 tfd_code tfd_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   (void)st;
   const char *op = init->op->name;
-  k->code = strcmp(op, "Sum") == 0 ? R_SUM : strcmp(op, "Mean") == 0 ? R_MEAN : R_MAX;
+  k->code = strcmp(op, "Sum") == 0    ? R_SUM
+            : strcmp(op, "Mean") == 0 ? R_MEAN
+            : strcmp(op, "Min") == 0  ? R_MIN
+            : strcmp(op, "Prod") == 0 ? R_PROD
+                                      : R_MAX;
   k->keep_dims = tfd_attr_bool(init->node, "keep_dims", false);
   k->compute = k_reduce;
   return TFD_OK;

@@ -1,0 +1,508 @@
+-- Shape, slicing and gathering ops (ExpandDims, Squeeze, Pack, Unpack, Slice, StridedSlice, GatherV2, GatherNd,
+-- Tile, Range, Split, SplitV, ArgMax, ArgMin, Min, Prod, TopKV2) against values worked out by hand or by small
+-- Lua references written here (Python's slice rules for StridedSlice). The graphs run with optimize_graph = false
+-- so the kernels run themselves rather than being folded.
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+local function T(v, dt) return tfdev.tensor(v, dt or "int32") end
+
+-- Runs one node `op` on constant inputs; returns its output tensors (all of them when nout is given).
+local function run(op, inputs, attrs, nout, optimize)
+  local g = { node = {} }
+  local names = {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
+  local s <close> = tfdev.session { optimize_graph = optimize or false }
+  s:create(g)
+  if not nout then return s:run({}, "y") end
+  local fetches = {}
+  for i = 1, nout do fetches[i] = "y:" .. (i - 1) end
+  return table.unpack(s:run({}, fetches))
+end
+
+local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end
+
+describe("shape ops", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local m23 = { { 0, 1, 2 }, { 3, 4, 5 } }
+
+  it("ExpandDims inserts a 1 at the axis, negative axes counting from the end of the result", function()
+    assert.are.same({ 1, 2, 3 }, run("ExpandDims", { T(m23), T(0) }).shape)
+    assert.are.same({ 2, 1, 3 }, run("ExpandDims", { T(m23), T(1, "int64") }).shape)
+    assert.are.same({ 2, 3, 1 }, run("ExpandDims", { T(m23), T(-1) }).shape)
+    assert.are.same({ 1, 2, 3 }, run("ExpandDims", { T(m23), T(-3) }).shape)
+    assert.are.same({ { { 0, 1, 2 } }, { { 3, 4, 5 } } }, vals("ExpandDims", { T(m23), T(1) }))
+    assert.are.same({ 1 }, run("ExpandDims", { T(7), T(0) }).shape)
+    h.raises("INVALID_ARGUMENT", "axis 3 is out of range [-3, 3)", run, "ExpandDims", { T(m23), T(3) })
+    h.raises("INVALID_ARGUMENT", "axis (input 1) must be int32 or int64", run, "ExpandDims", { T(m23), T(0, "float32") })
+  end)
+
+  it("Squeeze drops size-1 dims, all of them or those squeeze_dims names", function()
+    local x = tfdev.tensor({ { { { 1, 2, 3 } }, { { 4, 5, 6 } } } }, "float32") -- [1,2,1,3]
+    assert.are.same({ 1, 2, 1, 3 }, x.shape)
+    assert.are.same({ 2, 3 }, run("Squeeze", { x }).shape)
+    assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, vals("Squeeze", { x }))
+    assert.are.same({ 1, 2, 3 }, run("Squeeze", { x }, { squeeze_dims = { -2 } }).shape)
+    assert.are.same({ 2, 1, 3 }, run("Squeeze", { x }, { squeeze_dims = { 0 } }).shape)
+    assert.are.same({ 2, 3 }, run("Squeeze", { x }, { squeeze_dims = { 0, -2 } }).shape)
+    assert.are.same({}, run("Squeeze", { T({ { 5 } }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Can not squeeze dim[1], expected a dimension of 1, got 2", run, "Squeeze", { x },
+      { squeeze_dims = { 1 } })
+    h.raises("INVALID_ARGUMENT", "squeeze_dims 4 is out of range", run, "Squeeze", { x }, { squeeze_dims = { 4 } })
+  end)
+
+  it("Pack stacks along a new axis; Unpack splits one", function()
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }) }))
+    assert.are.same({ { 1, 3 }, { 2, 4 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }) }, { axis = 1 }))
+    assert.are.same({ { 1, 3, 5 }, { 2, 4, 6 } }, vals("Pack", { T({ 1, 2 }), T({ 3, 4 }), T({ 5, 6 }) }, { axis = -1 }))
+    assert.are.same({ 7, 8 }, vals("Pack", { T(7), T(8) }))
+    assert.are.same({ 2, 2, 3 }, run("Pack", { T(m23), T(m23) }, { axis = 1 }).shape)
+    assert.are.same({ 2, 3, 2 }, run("Pack", { T(m23), T(m23) }, { axis = 2 }).shape)
+    h.raises("INVALID_ARGUMENT", "Shapes of all inputs must match", run, "Pack", { T({ 1, 2 }), T({ 3 }) })
+    h.raises("INVALID_ARGUMENT", "input 1 is float32", run, "Pack", { T({ 1, 2 }), T({ 3, 4 }, "float32") })
+    h.raises("INVALID_ARGUMENT", "axis 2 is out of range [-2, 2)", run, "Pack", { T({ 1, 2 }), T({ 3, 4 }) }, { axis = 2 })
+
+    local a, b = run("Unpack", { T(m23) }, { num = 2 }, 2)
+    assert.are.same({ 0, 1, 2 }, a:totable())
+    assert.are.same({ 3, 4, 5 }, b:totable())
+    local c0, c1, c2 = run("Unpack", { T(m23) }, { num = 3, axis = -1 }, 3)
+    assert.are.same({ { 0, 3 }, { 1, 4 }, { 2, 5 } }, { c0:totable(), c1:totable(), c2:totable() })
+    h.raises("INVALID_ARGUMENT", "num is 3 but dimension 0 has size 2", run, "Unpack", { T(m23) }, { num = 3 }, 3)
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 6 outputs", run, "Unpack",
+      { T({ 1, 2, 3, 4, 5, 6, 7 }) }, { num = 7 }, 1)
+  end)
+
+  it("Slice takes size elements from begin; size -1 means to the end", function()
+    local x = T({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } })
+    assert.are.same({ { 4, 5 }, { 7, 8 } }, vals("Slice", { x, T({ 1, 0 }), T({ -1, 2 }) }))
+    assert.are.same({ { 3 } }, vals("Slice", { x, T({ 0, 2 }, "int64"), T({ 1, -1 }, "int64") }))
+    assert.are.same({ 0, 3 }, run("Slice", { x, T({ 1, 0 }), T({ 0, -1 }) }).shape)
+    assert.are.same({ 3, 0 }, run("Slice", { x, T({ 0, 3 }), T({ -1, -1 }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Expected begin[1] in [0, 3]", run, "Slice", { x, T({ 0, 4 }), T({ 1, 1 }) })
+    h.raises("INVALID_ARGUMENT", "size[0] in [0, 2]", run, "Slice", { x, T({ 1, 0 }), T({ 3, 1 }) })
+    h.raises("INVALID_ARGUMENT", "vector of length 2", run, "Slice", { x, T({ 0 }), T({ 1 }) })
+  end)
+
+  -- Python's slice semantics for one dimension (slice.indices, then range).
+  local function py_slice(x, b, e, s)
+    local n = #x
+    local lower, upper = s > 0 and 0 or -1, s > 0 and n or n - 1
+    local function fix(v, dflt)
+      if v == nil then return dflt end
+      if v < 0 then v = v + n end
+      return math.max(lower, math.min(upper, v))
+    end
+    local start, stop = fix(b, s > 0 and lower or upper), fix(e, s > 0 and upper or lower)
+    local out = {}
+    local i = start
+    while (s > 0 and i < stop) or (s < 0 and i > stop) do
+      out[#out + 1] = x[i + 1]
+      i = i + s
+    end
+    return out
+  end
+
+  it("StridedSlice agrees with Python's slicing on every begin/end/stride combination of a vector", function()
+    local x = {}
+    for i = 1, 10 do x[i] = (i - 1) * 10 end
+    local g = { node = { { name = "x", op = "Const", attr = { value = T(x) } } } }
+    local bounds = { false, -11, -10, -3, -1, 0, 1, 4, 9, 10, 11 }
+    local cases, fetches = {}, {}
+    for _, b in ipairs(bounds) do
+      for _, e in ipairs(bounds) do
+        for _, s in ipairs { -3, -1, 1, 2 } do
+          local name = "ss" .. #cases
+          cases[#cases + 1] = { b or nil, e or nil, s }
+          fetches[#fetches + 1] = name
+          local n = #g.node
+          g.node[n + 1] = { name = name .. "/b", op = "Const", attr = { value = T({ b or 0 }) } }
+          g.node[n + 2] = { name = name .. "/e", op = "Const", attr = { value = T({ e or 0 }) } }
+          g.node[n + 3] = { name = name .. "/s", op = "Const", attr = { value = T({ s }) } }
+          g.node[n + 4] = { name = name, op = "StridedSlice", input = { "x", name .. "/b", name .. "/e", name .. "/s" },
+            attr = { begin_mask = b and 0 or 1, end_mask = e and 0 or 1 } }
+        end
+      end
+    end
+    local sess <close> = tfdev.session { optimize_graph = false }
+    sess:create(g)
+    local out = sess:run({}, fetches)
+    for i, c in ipairs(cases) do
+      assert.are.same(py_slice(x, c[1], c[2], c[3]), out[i]:totable(),
+        string.format("x[%s:%s:%d]", tostring(c[1]), tostring(c[2]), c[3]))
+    end
+  end)
+
+  it("StridedSlice: masks, ellipsis, new axes, shrinking and negative strides", function()
+    local v = T({ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 })
+    local function ss(x, b, e, s, attrs) return run("StridedSlice", { x, T(b), T(e), T(s) }, attrs) end
+    assert.are.same({ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 }, ss(v, { 0 }, { 0 }, { -1 }, { begin_mask = 1, end_mask = 1 }):totable())
+    assert.are.same({ 1, 3, 5, 7 }, ss(v, { 1 }, { -1 }, { 2 }):totable())
+    assert.are.same({ 8, 6, 4 }, ss(v, { 8 }, { 2 }, { -2 }):totable())
+    -- x[3] and x[-1]: shrink to scalars
+    local s3 = ss(v, { 3 }, { 4 }, { 1 }, { shrink_axis_mask = 1 })
+    assert.are.same({}, s3.shape)
+    assert.are.equal(3, s3:item())
+    assert.are.equal(9, ss(v, { -1 }, { 0 }, { 1 }, { shrink_axis_mask = 1 }):item())
+    h.raises("INVALID_ARGUMENT", "slice index 10 of dimension 0 out of bounds", ss, v, { 10 }, { 11 }, { 1 },
+      { shrink_axis_mask = 1 })
+    h.raises("INVALID_ARGUMENT", "strides[0] must be non-zero", ss, v, { 0 }, { 5 }, { 0 })
+    -- empty: x[5:2]
+    assert.are.same({ 0 }, ss(v, { 5 }, { 2 }, { 1 }).shape)
+
+    local m = T(m23)
+    -- m[..., 0]
+    local r = ss(m, { 0, 0 }, { 0, 1 }, { 1, 1 }, { ellipsis_mask = 1, shrink_axis_mask = 2 })
+    assert.are.same({ 2 }, r.shape)
+    assert.are.same({ 0, 3 }, r:totable())
+    -- m[:, tf.newaxis]
+    r = ss(m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { begin_mask = 1, end_mask = 1, new_axis_mask = 2 })
+    assert.are.same({ 2, 1, 3 }, r.shape)
+    assert.are.same({ { { 0, 1, 2 } }, { { 3, 4, 5 } } }, r:totable())
+    -- m[1]: one spec entry, the rest taken whole
+    assert.are.same({ 3, 4, 5 }, ss(m, { 1 }, { 2 }, { 1 }, { shrink_axis_mask = 1 }):totable())
+    -- m[:, ::-1]
+    assert.are.same({ { 2, 1, 0 }, { 5, 4, 3 } },
+      ss(m, { 0, 0 }, { 0, 0 }, { 1, -1 }, { begin_mask = 3, end_mask = 3 }):totable())
+    -- m[::-1, 1:]
+    assert.are.same({ { 4, 5 }, { 1, 2 } }, ss(m, { 0, 1 }, { 0, 0 }, { -1, 1 }, { begin_mask = 1, end_mask = 3 }):totable())
+    -- m[tf.newaxis, ..., 1]
+    r = ss(m, { 0, 0, 1 }, { 0, 0, 2 }, { 1, 1, 1 }, { new_axis_mask = 1, ellipsis_mask = 2, shrink_axis_mask = 4 })
+    assert.are.same({ 1, 2 }, r.shape)
+    assert.are.same({ { 1, 4 } }, r:totable())
+    -- m[..., tf.newaxis]: new axis after the ellipsis
+    assert.are.same({ 2, 3, 1 }, ss(m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { ellipsis_mask = 1, new_axis_mask = 2 }).shape)
+    -- t[1, ..., ::-2] on a [2,2,3] tensor
+    local t3 = T({ { { 0, 1, 2 }, { 3, 4, 5 } }, { { 6, 7, 8 }, { 9, 10, 11 } } })
+    assert.are.same({ { 8, 6 }, { 11, 9 } },
+      ss(t3, { 1, 0, 0 }, { 2, 0, 0 }, { 1, 1, -2 }, { shrink_axis_mask = 1, ellipsis_mask = 2, begin_mask = 4, end_mask = 4 }):totable())
+    h.raises("INVALID_ARGUMENT", "Multiple ellipses", ss, m, { 0, 0 }, { 0, 0 }, { 1, 1 }, { ellipsis_mask = 3 })
+    h.raises("INVALID_ARGUMENT", "Index out of range using input dim 2", ss, m, { 0, 0, 0 }, { 1, 1, 1 }, { 1, 1, 1 })
+    h.raises("INVALID_ARGUMENT", "only stride 1 allowed on non-range indexing", ss, v, { 1 }, { 2 }, { -1 },
+      { shrink_axis_mask = 1 })
+  end)
+
+  it("GatherV2 picks slices along an axis and names an index out of range", function()
+    local p = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 }, { 4, 5, 6 } }, vals("GatherV2", { p, T({ 1, 0, 1 }), T(0) }))
+    assert.are.same({ { 3, 1, 3 }, { 6, 4, 6 } }, vals("GatherV2", { p, T({ 2, 0, 2 }), T(1) }))
+    assert.are.same({ { 3, 1, 3 }, { 6, 4, 6 } }, vals("GatherV2", { p, T({ 2, 0, 2 }, "int64"), T(-1, "int64") }))
+    assert.are.same({ { { 2, 1 } }, { { 5, 4 } } }, vals("GatherV2", { p, T({ { 1, 0 } }), T(1) }))
+    assert.are.same({ 3, 6 }, vals("GatherV2", { p, T(2), T(1) }))
+    assert.are.same({ 2, 0 }, run("GatherV2", { p, T({}), T(1) }).shape)
+    h.raises("INVALID_ARGUMENT", "indices[1] = 3 is not in [0, 3)", run, "GatherV2", { p, T({ 0, 3 }), T(1) })
+    h.raises("INVALID_ARGUMENT", "indices[1,0] = -1 is not in [0, 2)", run, "GatherV2", { p, T({ { 0 }, { -1 } }), T(0) })
+    h.raises("INVALID_ARGUMENT", "axis 2 is out of range", run, "GatherV2", { p, T({ 0 }), T(2) })
+    h.raises("UNIMPLEMENTED", "batch_dims", run, "GatherV2", { p, T({ { 0 }, { 1 } }), T(1) }, { batch_dims = 1 })
+  end)
+
+  it("GatherNd gathers elements or slices by index tuples", function()
+    local p = T({ { 1, 2 }, { 3, 4 } })
+    assert.are.same({ 2, 3 }, vals("GatherNd", { p, T({ { 0, 1 }, { 1, 0 } }) }))
+    assert.are.same({ { 3, 4 } }, vals("GatherNd", { p, T({ { 1 } }) }))
+    assert.are.same({ { { 3, 4 } }, { { 1, 2 } } }, vals("GatherNd", { p, T({ { { 1 } }, { { 0 } } }, "int64") }))
+    h.raises("INVALID_ARGUMENT", "indices[1] = [2, 0] does not index into param shape [2,2]", run, "GatherNd",
+      { p, T({ { 0, 0 }, { 2, 0 } }) })
+    h.raises("INVALID_ARGUMENT", "innermost dimension length must be <= params rank", run, "GatherNd", { p, T({ { 0, 0, 0 } }) })
+  end)
+
+  it("Tile repeats along every dimension", function()
+    assert.are.same({ { 1, 2, 1, 2 }, { 3, 4, 3, 4 }, { 1, 2, 1, 2 }, { 3, 4, 3, 4 } },
+      vals("Tile", { T({ { 1, 2 }, { 3, 4 } }), T({ 2, 2 }) }))
+    assert.are.same({ 1, 2, 3, 1, 2, 3, 1, 2, 3 }, vals("Tile", { T({ 1, 2, 3 }), T({ 3 }, "int64") }))
+    assert.are.same({ 0, 4 }, run("Tile", { T({ { 1, 2 } }), T({ 0, 2 }) }).shape)
+    h.raises("INVALID_ARGUMENT", "Expected multiples[0] >= 0", run, "Tile", { T({ 1 }), T({ -1 }) })
+    h.raises("INVALID_ARGUMENT", "vector of length 1", run, "Tile", { T({ 1 }), T({ 1, 1 }) })
+  end)
+
+  it("Range counts from start toward limit by delta, in any direction and dtype", function()
+    assert.are.same({ 0, 3, 6, 9 }, vals("Range", { T(0), T(10), T(3) }))
+    assert.are.same({ 10, 7, 4, 1 }, vals("Range", { T(10), T(0), T(-3) }))
+    assert.are.same({ -2, -1, 0 }, vals("Range", { T(-2, "int64"), T(1, "int64"), T(1, "int64") }))
+    assert.are.same({ 0, 0.25, 0.5, 0.75 }, vals("Range", { T(0, "float32"), T(1, "float32"), T(0.25, "float32") }))
+    assert.are.same({ 1, 0.5, 0, -0.5 }, vals("Range", { T(1, "float32"), T(-1, "float32"), T(-0.5, "float32") }))
+    assert.are.same({ 0, 1.5, 3 }, vals("Range", { T(0, "float32"), T(3.5, "float32"), T(1.5, "float32") }))
+    assert.are.same({ 0 }, run("Range", { T(5), T(5), T(1) }).shape)
+    assert.are.same("int64", run("Range", { T(0, "int64"), T(3, "int64"), T(1, "int64") }).dtype)
+    h.raises("INVALID_ARGUMENT", "Requires delta != 0", run, "Range", { T(0), T(10), T(0) })
+    h.raises("INVALID_ARGUMENT", "Requires start <= limit when delta > 0: 5/1", run, "Range", { T(5), T(1), T(1) })
+    h.raises("INVALID_ARGUMENT", "Requires start >= limit when delta < 0", run, "Range", { T(0), T(10), T(-1) })
+    h.raises("INVALID_ARGUMENT", "input 1 is int64", run, "Range", { T(0), T(3, "int64"), T(1) })
+  end)
+
+  it("Split and SplitV cut along an axis into num_split outputs", function()
+    local x = T({ { 1, 2, 3, 4 }, { 5, 6, 7, 8 } })
+    local a, b = run("Split", { T(1), x }, { num_split = 2 }, 2)
+    assert.are.same({ { 1, 2 }, { 5, 6 } }, a:totable())
+    assert.are.same({ { 3, 4 }, { 7, 8 } }, b:totable())
+    local r0, r1 = run("Split", { T(-2), x }, { num_split = 2 }, 2)
+    assert.are.same({ { { 1, 2, 3, 4 } }, { { 5, 6, 7, 8 } } }, { r0:totable(), r1:totable() })
+    h.raises("INVALID_ARGUMENT", "evenly divide the split dimension, but got split_dim 1 (size = 4) and num_split 3", run,
+      "Split", { T(1), x }, { num_split = 3 }, 3)
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 6 outputs", run, "Split", { T(1), T({ 1, 2, 3, 4, 5, 6, 7, 8 }) },
+      { num_split = 8 }, 1)
+    h.raises("INVALID_ARGUMENT", "attr 'num_split' must be an int from 1 to 6", run, "Split", { T(1), x }, {}, 1)
+
+    local p, q = run("SplitV", { x, T({ 1, -1 }), T(1) }, { num_split = 2 }, 2)
+    assert.are.same({ { 1 }, { 5 } }, p:totable())
+    assert.are.same({ { 2, 3, 4 }, { 6, 7, 8 } }, q:totable())
+    local e1, e2, e3 = run("SplitV", { x, T({ 3, 0, 1 }, "int64"), T(-1) }, { num_split = 3 }, 3)
+    assert.are.same({ { { 1, 2, 3 }, { 5, 6, 7 } }, { 2, 0 }, { { 4 }, { 8 } } }, { e1:totable(), e2.shape, e3:totable() })
+    h.raises("INVALID_ARGUMENT", "Determined shape must either match input shape along split_dim exactly", run, "SplitV",
+      { x, T({ 1, 2 }), T(1) }, { num_split = 2 }, 2)
+    h.raises("INVALID_ARGUMENT", "size_splits must be a vector of num_split = 2 sizes", run, "SplitV",
+      { x, T({ 1, 2, 1 }), T(1) }, { num_split = 2 }, 2)
+  end)
+
+  it("ArgMax and ArgMin give the first index of the extreme", function()
+    local x = T({ { 1, 5, 5 }, { 7, 7, 2 } }, "float32")
+    local r = run("ArgMax", { x, T(1) })
+    assert.are.equal("int64", r.dtype)
+    assert.are.same({ 1, 0 }, r:totable())
+    assert.are.same({ 1, 1, 0 }, vals("ArgMax", { x, T(0) }))
+    assert.are.same({ 0, 2 }, vals("ArgMin", { x, T(-1) }))
+    assert.are.same({ 0, 0, 1 }, vals("ArgMin", { x, T(0, "int64") }))
+    local i32 = run("ArgMin", { T({ 3, 1, 1, 2 }, "int64"), T(0) }, { output_type = "int32" })
+    assert.are.equal("int32", i32.dtype)
+    assert.are.equal(1, i32:item())
+    h.raises("INVALID_ARGUMENT", "out of range", run, "ArgMax", { x, T(2) })
+    h.raises("INVALID_ARGUMENT", "Reduction axis 1 is empty", run, "ArgMax", { tfdev.tensor { shape = { 2, 0 }, dtype = "float32" }, T(1) })
+    h.raises("INVALID_ARGUMENT", "output_type must be int32 or int64", run, "ArgMax", { x, T(1) }, { output_type = "float32" })
+  end)
+
+  it("Min and Prod reduce like Sum and Max, keep_dims included", function()
+    local x = T({ { 1, -2, 3 }, { 4, 5, -6 } })
+    assert.are.same({ -2, -6 }, vals("Min", { x, T(1) }))
+    assert.are.same({ 1, -2, -6 }, vals("Min", { x, T(0) }))
+    assert.are.equal(-6, run("Min", { x, T({ 0, 1 }) }):item())
+    assert.are.same({ 4, -10, -18 }, vals("Prod", { x, T(0) }))
+    assert.are.same({ { -6 }, { -120 } }, vals("Prod", { x, T(-1) }, { keep_dims = true }))
+    assert.are.equal(720, run("Prod", { x, T({ 0, 1 }) }):item())
+    local f = T({ { 0.5, 2 }, { 4, -1 } }, "float32")
+    assert.are.same({ 2, -2 }, vals("Prod", { f, T(0) }))
+    assert.are.same({ 1, -4 }, vals("Prod", { f, T(1) }))
+    assert.are.same({ 0.5, -1 }, vals("Min", { f, T(1) }))
+    local empty = tfdev.tensor { shape = { 2, 0 }, dtype = "float32" }
+    assert.are.same({ 1, 1 }, vals("Prod", { empty, T(1) }))
+    h.raises("INVALID_ARGUMENT", "Min of an empty set of elements", run, "Min", { empty, T(1) })
+    -- a long row: the sharded paths
+    local n, v, lo, prod = 100003, {}, math.huge, 1
+    for i = 1, n do
+      v[i] = ((i * 7919) % 1000) / 100 - 3
+      lo = math.min(lo, v[i])
+    end
+    local big = tfdev.tensor(v, "float64")
+    assert.are.equal(lo, run("Min", { big, T(0) }):item())
+    local w = {}
+    for i = 1, 64 do
+      w[i] = 1 + (i % 5) / 100
+      prod = prod * w[i]
+    end
+    assert.is_true(math.abs(run("Prod", { tfdev.tensor(w, "float64"), T(0) }):item() - prod) < 1e-12)
+  end)
+
+  it("TopKV2 returns the k largest per row, ties lower index first", function()
+    local v, i = run("TopKV2", { T({ 1, 3, 3, 2, 3 }, "float32"), T(3) }, {}, 2)
+    assert.are.same({ 3, 3, 3 }, v:totable())
+    assert.are.same({ 1, 2, 4 }, i:totable())
+    assert.are.equal("int32", i.dtype)
+    v, i = run("TopKV2", { T({ { 5, 1, 5, 9 }, { -1, -2, -1, -3 } }, "int64"), T(2) }, {}, 2)
+    assert.are.same({ { 9, 5 }, { -1, -1 } }, v:totable())
+    assert.are.same({ { 3, 0 }, { 0, 2 } }, i:totable())
+    v, i = run("TopKV2", { T({ 4, 2 }), T(0) }, {}, 2)
+    assert.are.same({ 0 }, v.shape)
+    assert.are.same({ 0 }, i.shape)
+    h.raises("INVALID_ARGUMENT", "input must have at least k columns. Had 2, needed 3", run, "TopKV2",
+      { T({ 4, 2 }), T(3) }, {}, 2)
+    h.raises("INVALID_ARGUMENT", "Need k >= 0, got -1", run, "TopKV2", { T({ 4, 2 }), T(-1) }, {}, 2)
+  end)
+
+  it("folded by the optimizer, the ops give the same values", function()
+    local x = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 6, 4 } }, run("StridedSlice", { x, T({ 1, 0 }), T({ 2, 0 }), T({ 1, -2 }) },
+      { begin_mask = 2, end_mask = 2 }, nil, true):totable())
+    assert.are.same({ { 3, 1 }, { 6, 4 } }, run("GatherV2", { x, T({ 2, 0 }), T(1) }, {}, nil, true):totable())
+    local a, b = run("Split", { T(0), x }, { num_split = 2 }, 2, true)
+    assert.are.same({ { { 1, 2, 3 } }, { { 4, 5, 6 } } }, { a:totable(), b:totable() })
+  end)
+end)
+
+describe("shape ops on hostile sizes", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("refuse results that overflow or cannot be allocated, naming the node", function()
+    local big = math.tointeger(2 ^ 62)
+    h.raises("INVALID_ARGUMENT", "node 'y' (Tile): the output's size along dimension 0 overflows", run, "Tile",
+      { T({ 1, 2, 3 }), T({ big }, "int64") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Tile)", run, "Tile", { T({ 1, 2 }), T({ math.tointeger(2 ^ 40) }, "int64") })
+    h.raises("INVALID_ARGUMENT", "Requires the range size to fit in int64", run, "Range",
+      { T(math.mininteger, "int64"), T(math.maxinteger, "int64"), T(1, "int64") })
+    h.raises("INVALID_ARGUMENT", "node 'y' (Range): shape is too large", run, "Range", { T(0, "int64"), T(big, "int64"), T(1, "int64") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Range)", run, "Range", { T(0), T(math.tointeger(2 ^ 31 - 1)), T(1) })
+    h.raises("INVALID_ARGUMENT", "node 'y' (Range): Requires the range size to be finite", run, "Range",
+      { T(0, "float32"), T(1e30, "float32"), T(1e-30, "float32") })
+    h.raises("RESOURCE_EXHAUSTED", "node 'y' (Range)", run, "Range", { T(0, "float64"), T(1e15, "float64"), T(1, "float64") })
+    -- huge begins, ends and strides clamp without overflow
+    local v = T({ 0, 1, 2, 3 })
+    assert.are.same({ 0, 1, 2, 3 }, run("StridedSlice", { v, T({ math.mininteger }, "int64"), T({ math.maxinteger }, "int64"),
+      T({ 1 }, "int64") }):totable())
+    assert.are.same({ 3 }, run("StridedSlice", { v, T({ math.maxinteger }, "int64"), T({ math.mininteger }, "int64"),
+      T({ math.mininteger }, "int64") }):totable())
+    assert.are.same({ 0 }, run("StridedSlice", { v, T({ 0 }, "int64"), T({ 4 }, "int64"), T({ math.maxinteger }, "int64") }):totable())
+    h.raises("INVALID_ARGUMENT", "Expected begin[0] in [0, 4]", run, "Slice", { v, T({ math.maxinteger }, "int64"), T({ -1 }, "int64") })
+    h.raises("INVALID_ARGUMENT", "size[0] in [0, 3]", run, "Slice", { v, T({ 1 }, "int64"), T({ math.maxinteger }, "int64") })
+    h.raises("INVALID_ARGUMENT", "indices[0] = " .. math.mininteger, run, "GatherV2", { v, T({ math.mininteger }, "int64"), T(0) })
+    h.raises("INVALID_ARGUMENT", "input must have at least k columns", run, "TopKV2", { v, T(math.maxinteger, "int64") }, {}, 2)
+  end)
+end)
+
+describe("shape ops at graph build and eagerly", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  local function create(nodes)
+    local s <close> = tfdev.session {}
+    s:create { node = nodes }
+  end
+  local function c(name, v, dt) return { name = name, op = "Const", attr = { value = T(v, dt) } } end
+
+  it("inference checks constant inputs and names the node", function()
+    h.raises("INVALID_ARGUMENT", "node 'g' (GatherV2): axis 2 is out of range [-2, 2)", create,
+      { c("p", { { 1, 2 } }), c("i", { 0 }), c("a", 2), { name = "g", op = "GatherV2", input = { "p", "i", "a" } } })
+    h.raises("INVALID_ARGUMENT", "node 'sq' (Squeeze): Can not squeeze dim[0]", create,
+      { c("x", { 1, 2 }), { name = "sq", op = "Squeeze", input = { "x" }, attr = { squeeze_dims = { 0 } } } })
+    h.raises("INVALID_ARGUMENT", "node 'u' (Unpack): num is 3 but dimension 0 has size 2", create,
+      { c("x", { 1, 2 }), { name = "u", op = "Unpack", input = { "x" }, attr = { num = 3 } } })
+    h.raises("INVALID_ARGUMENT", "node 's' (Split): Number of ways to split should evenly divide", create,
+      { c("a", 0), c("x", { 1, 2, 3 }), { name = "s", op = "Split", input = { "a", "x" }, attr = { num_split = 2 } } })
+    h.raises("INVALID_ARGUMENT", "node 't' (TopKV2): input must have at least k columns", create,
+      { c("x", { 1, 2, 3 }), c("k", 4), { name = "t", op = "TopKV2", input = { "x", "k" } } })
+    h.raises("INVALID_ARGUMENT", "node 'r' (Range): input 0 is int32 but input 2 is float32", create,
+      { c("a", 0), c("b", 3), c("d", 1, "float32"), { name = "r", op = "Range", input = { "a", "b", "d" } } })
+    h.raises("INVALID_ARGUMENT", "fetch 'y:2': node 'y' (Unpack) has 2 outputs", function()
+      local s <close> = tfdev.session {}
+      s:create { node = { c("x", { 1, 2 }), { name = "y", op = "Unpack", input = { "x" }, attr = { num = 2 } } } }
+      s:run({}, "y:2")
+    end)
+  end)
+
+  it("infers shapes downstream ops can use", function()
+    local g = tfdev.graph()
+    local x = g:const(T({ { 1, 2, 3 }, { 4, 5, 6 } }))
+    local e = g:op("ExpandDims", { x, g:const(T(0)) }, { name = "e" })
+    local gathered = g:op("GatherV2", { e, g:const(T({ 1, 1, 0 })), g:const(T(-1)) }, { name = "gv" })
+    local packed = g:op("Pack", { gathered, gathered }, { axis = -1, name = "p" })
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    local out = s:run({}, { "e", "gv", "p" })
+    assert.are.same({ 1, 2, 3 }, out[1].shape)
+    assert.are.same({ { { 2, 2, 1 }, { 5, 5, 4 } } }, out[2]:totable())
+    assert.are.same({ 1, 2, 3, 2 }, out[3].shape)
+  end)
+
+  it("device:compute runs the multi-output ops eagerly", function()
+    local d = tfdev.factory.add_devices()[1]
+    local a, b = d:compute("Split", { T(0), T({ 1, 2, 3, 4 }) }, { num_split = 2 })
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, { a:totable(), b:totable() })
+    local u1, u2, u3 = d:compute("Unpack", { T({ { 1, 2, 3 } }) }, { num = 3, axis = 1 })
+    assert.are.same({ { 1 }, { 2 }, { 3 } }, { u1:totable(), u2:totable(), u3:totable() })
+    local v, i = d:compute("TopKV2", { T({ 2, 9, 4 }, "float32"), T(2) })
+    assert.are.same({ { 9, 4 }, { 1, 2 } }, { v:totable(), i:totable() })
+  end)
+end)
+
+describe("StridedSlice with values known only at run time", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("infers what it can from a partly known input, and the kernel checks the fed spec", function()
+    local g = tfdev.graph()
+    local x = g:placeholder("int32", { -1, 3 }, { name = "x" })
+    local b = g:placeholder("int32", { -1 }, { name = "b" })
+    g:op("StridedSlice", { x, g:const(T({ 0, 2 })), g:const(T({ 0, 0 })), g:const(T({ 1, -1 })) },
+      { begin_mask = 1, end_mask = 3, name = "rev" })
+    g:op("StridedSlice", { x, b, g:const(T({ 0, 0 })), g:const(T({ 1, 1 })) }, { end_mask = 3, name = "fed" })
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    local X = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, s:run({ x = X }, "rev"):totable())
+    assert.are.same({ { 5, 6 } }, s:run({ x = X, b = T({ 1, 1 }) }, "fed"):totable())
+    assert.are.same({ 0, 0 }, s:run({ x = X, b = T({ 5, 7 }) }, "fed").shape)
+    h.raises("INVALID_ARGUMENT", "node 'fed' (StridedSlice): Expected begin, end, and strides to be 1D equal size", s.run, s,
+      { x = X, b = T({ 1 }) }, "fed")
+  end)
+end)
+
+describe("shape ops keep integers exact", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("compares and multiplies int64 and int32 without going through doubles", function()
+    local p53 = math.tointeger(2 ^ 53)
+    local x = T({ p53, p53 + 1, p53 }, "int64")
+    assert.are.equal(1, run("ArgMax", { x, T(0) }):item())
+    assert.are.equal(0, run("ArgMin", { x, T(0) }):item())
+    local v, i = run("TopKV2", { x, T(2) }, {}, 2)
+    assert.are.same({ p53 + 1, p53 }, v:totable())
+    assert.are.same({ 1, 0 }, i:totable())
+    assert.are.equal(p53, run("Min", { x, T(0) }):item())
+    -- int32 products wrap modulo 2^32, as TensorFlow's do
+    assert.are.equal(0, run("Prod", { T({ 65536, 65536 }), T(0) }):item())
+    assert.are.equal(-2, run("Prod", { T({ 2147483647, 2 }), T(0) }):item())
+    assert.are.same({ math.maxinteger - 2, math.maxinteger - 1 },
+      vals("Range", { T(math.maxinteger - 2, "int64"), T(math.maxinteger, "int64"), T(1, "int64") }))
+    assert.are.same({ math.mininteger + 5, math.mininteger + 2 },
+      vals("Range", { T(math.mininteger + 5, "int64"), T(math.mininteger, "int64"), T(-3, "int64") }))
+  end)
+end)
+
+describe("Min and Prod over non-adjacent axes", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("agree with a Lua reference on every axis set of a [2,3,2] tensor", function()
+    local x, flat = {}, {}
+    for a = 1, 2 do
+      x[a] = {}
+      for b = 1, 3 do
+        x[a][b] = {}
+        for c = 1, 2 do
+          local v = ((a * 7 + b * 5 + c * 3) % 9) - 4
+          x[a][b][c] = v
+          flat[#flat + 1] = { a, b, c, v }
+        end
+      end
+    end
+    local dims = { 2, 3, 2 }
+    for _, axes in ipairs { { 0 }, { 1 }, { 2 }, { 0, 2 }, { 0, 1 }, { 1, 2 }, { 0, 1, 2 }, { -1, 0 } } do
+      local red = { false, false, false }
+      for _, a in ipairs(axes) do red[(a % 3) + 1] = true end
+      for _, op in ipairs { "Min", "Prod" } do
+        local want = {}
+        for _, e in ipairs(flat) do
+          local key = {}
+          for d = 1, 3 do key[d] = red[d] and 1 or e[d] end
+          local k = (key[1] - 1) * 6 + (key[2] - 1) * 2 + key[3]
+          if want[k] == nil then want[k] = e[4]
+          elseif op == "Min" then want[k] = math.min(want[k], e[4])
+          else want[k] = want[k] * e[4] end
+        end
+        -- keep_dims: the result keeps the [2,3,2] layout with 1s; flatten it in order
+        local got = run(op, { T(x), T(axes) }, { keep_dims = true })
+        local shape = {}
+        for d = 1, 3 do shape[d] = red[d] and 1 or dims[d] end
+        assert.are.same(shape, got.shape)
+        local t, i = got:totable(), 0
+        for a = 1, shape[1] do
+          for b = 1, shape[2] do
+            for c = 1, shape[3] do
+              i = i + 1
+              assert.are.equal(want[(a - 1) * 6 + (b - 1) * 2 + c], t[a][b][c],
+                op .. " over {" .. table.concat(axes, ",") .. "} at " .. i)
+            end
+          end
+        end
+      end
+    end
+  end)
+end)
