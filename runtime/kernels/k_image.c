@@ -281,7 +281,7 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
                     (long long)tfd_tensor_dim(dy, 1), (long long)tfd_tensor_dim(dy, 2), (long long)tfd_tensor_dim(dy, 3));
     return;
   }
-  int64_t oh, ow, pad_t, pad_l;
+  int64_t oh = -1, ow = -1, pad_t = 0, pad_l = 0;
   if (!conv_window(h, kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &oh, &pad_t) ||
       !conv_window(w, kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &ow, &pad_l) ||
       oh != tfd_tensor_dim(dy, 1) || ow != tfd_tensor_dim(dy, 2)) {
