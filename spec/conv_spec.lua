@@ -163,7 +163,7 @@ describe("convolution ops", function()
     end)
   end
 
-  it("_FusedConv2D: BiasAdd, BiasAdd + Relu, BiasAdd + Prelu; unknown fusions refused", function()
+  it("_FusedConv2D: BiasAdd, + Relu, + Prelu, FusedBatchNorm + Relu, BiasAdd + Add + Relu; unknown fusions refused", function()
     local x, f = rand_tensor({ 1, 6, 5, 3 }, 11), rand_tensor({ 3, 3, 3, 4 }, 13)
     local bias, alpha = { 0.5, -0.25, 0, 1 }, { 0.1, 0.2, 0.3, 0.4 }
     local X, F, B = tfdev.tensor(x, "float32"), tfdev.tensor(f, "float32"), tfdev.tensor(bias, "float32")
@@ -181,6 +181,43 @@ describe("convolution ops", function()
     o.relu, o.prelu = nil, alpha
     assert_close(ref_conv(x, f, o), run_op("_FusedConv2D", { X, F, B, tfdev.tensor({ { alpha } }, "float32") },
       attrs({ "BiasAdd", "Prelu" }, { num_args = 2 })), 1e-4)
+    -- [FusedBatchNorm, Relu]: (conv - mean) * scale / sqrt(variance + epsilon) + offset, then Relu
+    local scale, offset, mean, var = { 1, 2, 0.5, -1 }, { 0.1, 0, -0.2, 0.3 }, { 0.5, -0.5, 0, 1 }, { 1, 0.25, 4, 0.5 }
+    local plain = ref_conv(x, f, { strides = base.strides, padding = "SAME" })
+    local want = {}
+    for n = 1, #plain do
+      want[n] = {}
+      for yy = 1, #plain[n] do
+        want[n][yy] = {}
+        for xx = 1, #plain[n][yy] do
+          local v = {}
+          for q = 1, 4 do
+            v[q] = math.max(0, (plain[n][yy][xx][q] - mean[q]) * scale[q] / math.sqrt(var[q] + 0.001) + offset[q])
+          end
+          want[n][yy][xx] = v
+        end
+      end
+    end
+    local T = function(v) return tfdev.tensor(v, "float32") end
+    assert_close(want, run_op("_FusedConv2D", { X, F, T(scale), T(offset), T(mean), T(var) },
+      attrs({ "FusedBatchNorm", "Relu" }, { num_args = 4, epsilon = 0.001 })), 1e-4)
+    -- [BiasAdd, Add, Relu]: conv + bias + addend, then Relu
+    local addend = rand_tensor({ 1, 6, 5, 4 }, 21)
+    o = { strides = base.strides, padding = "SAME", bias = bias }
+    local sum = ref_conv(x, f, o)
+    for n = 1, #sum do
+      for yy = 1, #sum[n] do
+        for xx = 1, #sum[n][yy] do
+          for q = 1, 4 do sum[n][yy][xx][q] = math.max(0, sum[n][yy][xx][q] + addend[n][yy][xx][q]) end
+        end
+      end
+    end
+    assert_close(sum, run_op("_FusedConv2D", { X, F, B, T(addend) }, attrs({ "BiasAdd", "Add", "Relu" }, { num_args = 2 })),
+      1e-4)
+    h.raises("INVALID_ARGUMENT", "FusedBatchNorm's variance must hold 4 float32 values", run_op, "_FusedConv2D",
+      { X, F, T(scale), T(offset), T(mean), T({ 1 }) }, attrs({ "FusedBatchNorm" }, { num_args = 4 }))
+    h.raises("INVALID_ARGUMENT", "fused_ops [BiasAdd,Add] take 4 inputs, got 3", run_op, "_FusedConv2D", { X, F, B },
+      attrs({ "BiasAdd", "Add" }, { num_args = 2 }))
     h.raises("UNIMPLEMENTED", "Fusion is not implemented: [BiasAdd,Softsign]", run_op, "_FusedConv2D", { X, F, B },
       attrs { "BiasAdd", "Softsign" })
     h.raises("INVALID_ARGUMENT", "take 4 inputs, got 3", run_op, "_FusedConv2D", { X, F, B }, attrs { "BiasAdd", "Prelu" })

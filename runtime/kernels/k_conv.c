@@ -10,6 +10,7 @@
  * average over the values counted). */
 #include <cblas.h>
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,9 @@ typedef struct conv_params {
   int64_t stride[2], dilation[2], ksize[2];
   int64_t explicit_pad[4]; /* top, bottom, left, right */
   bool bias, prelu;        /* _FusedConv2D: input 2 is the bias; Prelu's alpha follows it */
+  bool batch_norm;         /* fused FusedBatchNorm: inputs 2..5 are scale, offset, mean, variance */
+  bool add;                /* fused [BiasAdd, Add]: input 3 is added to the output, element by element */
+  double epsilon;
   tfd_activation act;
   double alpha;
   tfd_dnnl_conv *dnnl; /* oneDNN, when built in: filters packed once when constant */
@@ -73,6 +77,8 @@ typedef struct conv_job {
   float *y;
   int64_t n, h, w, c, kh, kw, o, oh, ow, pad_t, pad_l;
   int64_t alpha_n; /* Prelu alpha elements: broadcast over the output's last dims */
+  const float *bn; /* fused batch norm: o multipliers then o shifts (owned by the kernel call) */
+  const float *addend; /* fused Add: as many values as the output */
 } conv_job;
 
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
@@ -111,6 +117,13 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
 /* Prelu or the activation over output rows [r0, r0 + rows), in place. */
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
   float *y = j->y + r0 * j->o;
+  if (j->bn)
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t i = 0; i < j->o; i++) y[r * j->o + i] = y[r * j->o + i] * j->bn[i] + j->bn[j->o + i];
+  if (j->addend) {
+    const float *a = j->addend + r0 * j->o;
+    for (int64_t i = 0; i < rows * j->o; i++) y[i] += a[i];
+  }
   if (j->p->prelu) {
     for (int64_t r = 0; r < rows; r++) {
       float *row = y + r * j->o;
@@ -185,6 +198,28 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
     }
     j->bias = tfd_tensor_const_data(b);
   }
+  if (p->batch_norm) {
+    /* y = (conv - mean) * scale / sqrt(variance + epsilon) + offset, as one multiply and one add. */
+    for (int i = 2; i < 6; i++)
+      if (tfd_tensor_dtype(c->inputs[i]) != TFD_FLOAT32 || tfd_tensor_numel(c->inputs[i]) != j->o) {
+        static const char *const what[] = {"", "", "scale", "offset", "mean", "variance"};
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "FusedBatchNorm's %s must hold %lld float32 values, one per channel",
+                        what[i], (long long)j->o);
+        return false;
+      }
+    float *bn = malloc((size_t)(2 * j->o) * sizeof *bn + 1);
+    if (!bn) {
+      tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+      return false;
+    }
+    const float *scale = tfd_tensor_const_data(c->inputs[2]), *offset = tfd_tensor_const_data(c->inputs[3]),
+                *mean = tfd_tensor_const_data(c->inputs[4]), *var = tfd_tensor_const_data(c->inputs[5]);
+    for (int64_t i = 0; i < j->o; i++) {
+      bn[i] = scale[i] / sqrtf(var[i] + (float)p->epsilon);
+      bn[j->o + i] = offset[i] - mean[i] * bn[i];
+    }
+    j->bn = bn;
+  }
   if (p->prelu) {
     tfd_tensor *a = c->inputs[3];
     j->alpha_n = tfd_tensor_numel(a);
@@ -195,7 +230,47 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
     }
     j->alpha = tfd_tensor_const_data(a);
   }
+  if (p->add) {
+    tfd_tensor *a = c->inputs[3];
+    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || tfd_tensor_numel(a) != j->n * j->oh * j->ow * j->o) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's input must have the output's %lld float32 values",
+                      (long long)(j->n * j->oh * j->ow * j->o));
+      return false;
+    }
+    j->addend = tfd_tensor_const_data(a);
+  }
   return true;
+}
+
+/* The output of a convolution whose inputs fused_args checked; j->bn, if any, is the caller's. */
+static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+  int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
+  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  if (!y) return;
+  c->outputs[0] = y;
+  j->y = tfd_tensor_data(y);
+  int64_t rows = j->n * j->oh * j->ow;
+  if (rows == 0 || j->o == 0) return;
+  if (p->dnnl && !j->bn && !j->addend && (!p->prelu || j->alpha_n == j->o) && j->kh * j->kw * j->c > 0 &&
+      try_dnnl(c, p, j))
+    return;
+  if (j->kh * j->kw * j->c == 0) {
+    /* An empty window: the bias alone (or zeros), then the activation. */
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t i = 0; i < j->o; i++) j->y[r * j->o + i] = j->bias ? j->bias[i] : 0;
+    epilogue(j, 0, rows);
+    return;
+  }
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
+  conv_shared s = {j, rows, block_rows(j->kh * j->kw * j->c), false};
+  int64_t blocks = (rows + s.per - 1) / s.per;
+  int64_t threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
+  if (blocks < 2 * threads && rows >= 32 * threads) { /* enough blocks to share */
+    s.per = (rows + 2 * threads - 1) / (2 * threads);
+    blocks = (rows + s.per - 1) / s.per;
+  }
+  tfd_threadpool_parallel_for(c->intra_pool, blocks, INT64_MAX / (blocks + 1), conv_range, &s);
+  if (s.failed) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the convolution's patches");
 }
 
 static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -204,7 +279,7 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
   conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), tfd_tensor_dim(f, 3), 0, 0, 0, 0, 1};
+                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), tfd_tensor_dim(f, 3), 0, 0, 0, 0, 1, NULL, NULL};
   if (tfd_tensor_dim(f, 2) != j.c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
                     (long long)j.c, (long long)tfd_tensor_dim(f, 2));
@@ -214,31 +289,8 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
       !window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l))
     return;
   if (!fused_args(c, k, &j)) return;
-  int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
-  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
-  if (!y) return;
-  c->outputs[0] = y;
-  j.y = tfd_tensor_data(y);
-  int64_t rows = j.n * j.oh * j.ow;
-  if (rows == 0 || j.o == 0) return;
-  if (p->dnnl && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw * j.c > 0 && try_dnnl(c, p, &j)) return;
-  if (j.kh * j.kw * j.c == 0) {
-    /* An empty window: the bias alone (or zeros), then the activation. */
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t i = 0; i < j.o; i++) j.y[r * j.o + i] = j.bias ? j.bias[i] : 0;
-    epilogue(&j, 0, rows);
-    return;
-  }
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
-  conv_shared s = {&j, rows, block_rows(j.kh * j.kw * j.c), false};
-  int64_t blocks = (rows + s.per - 1) / s.per;
-  int64_t threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
-  if (blocks < 2 * threads && rows >= 32 * threads) { /* enough blocks to share */
-    s.per = (rows + 2 * threads - 1) / (2 * threads);
-    blocks = (rows + s.per - 1) / s.per;
-  }
-  tfd_threadpool_parallel_for(c->intra_pool, blocks, INT64_MAX / (blocks + 1), conv_range, &s);
-  if (s.failed) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the convolution's patches");
+  conv2d_compute(k, c, p, &j);
+  free((void *)j.bn);
 }
 
 /* ---- DepthwiseConv2dNative ---- */
@@ -277,7 +329,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
   conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), 0, 0, 0, 0, 0, 1};
+                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), 0, 0, 0, 0, 0, 1, NULL, NULL};
   if (tfd_tensor_dim(f, 2) != j.c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
                     (long long)j.c, (long long)tfd_tensor_dim(f, 2));
@@ -294,7 +346,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh;
   if (rows == 0 || j.ow == 0 || j.o == 0) return;
-  if (p->dnnl && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
+  if (p->dnnl && !j.bn && !j.addend && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
   tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
 }
 
@@ -335,7 +387,7 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!check_nhwc(c, k, x, "input")) return;
   conv_job j = {p, tfd_tensor_const_data(x), NULL, NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0, 1};
+                p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0, 1, NULL, NULL};
   window(j.h, j.kh, p->stride[0], 1, p->padding, p->explicit_pad, &j.oh, &j.pad_t);
   window(j.w, j.kw, p->stride[1], 1, p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
@@ -440,27 +492,40 @@ static void conv_cleanup(tfd_kernel *k) {
   k->state = NULL;
 }
 
+/* TensorFlow's _FusedConv2D fusions: [BiasAdd], [BiasAdd, Add], [FusedBatchNorm], each optionally
+ * followed by an activation or Prelu. The inputs after the filter: bias; bias and the addend;
+ * scale, offset, mean and variance; then Prelu's alpha. */
 static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_params *p, int num_inputs, tfd_status *st) {
   const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
-  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
-  bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0;
-  if (ok && len == 2) {
-    if (strcmp(v->list_s[1], "Prelu") == 0) p->prelu = true;
-    else ok = (p->act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
-  }
-  if (ok && num_inputs != 3 + p->prelu)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fused_ops [%s%s%s] take %d inputs, got %d",
-                           tfd_node_def_name(node), op, v->list_s[0], len == 2 ? "," : "", len == 2 ? v->list_s[1] : "",
-                           3 + p->prelu, num_inputs);
-  if (ok) {
+  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0, i = 0;
+  bool ok = len >= 1 && len <= 3;
+  if (ok && strcmp(v->list_s[0], "BiasAdd") == 0) {
     p->bias = true;
-    return TFD_OK;
+    i = 1;
+    if (i < len && strcmp(v->list_s[i], "Add") == 0) p->add = true, i++;
+  } else if (ok && strcmp(v->list_s[0], "FusedBatchNorm") == 0) {
+    p->batch_norm = true;
+    p->epsilon = tfd_attr_float(node, "epsilon", 0.0001);
+    i = 1;
+  } else {
+    ok = false;
   }
+  if (ok && i < len) {
+    if (strcmp(v->list_s[i], "Prelu") == 0) p->prelu = true;
+    else ok = (p->act = tfd_activation_of_op(v->list_s[i])) != TFD_ACT_NONE;
+    i++;
+  }
+  ok = ok && i == len && !(p->prelu && (p->add || p->batch_norm)); /* alpha's input position would be ambiguous */
+  int want = 2 + (p->bias ? 1 : 0) + (p->add ? 1 : 0) + (p->batch_norm ? 4 : 0) + (p->prelu ? 1 : 0);
   char list[256] = "";
-  for (size_t i = 0; i < len; i++) {
-    strncat(list, i ? "," : "", sizeof list - strlen(list) - 1);
-    strncat(list, v->list_s[i], sizeof list - strlen(list) - 1);
+  for (size_t k = 0; k < len; k++) {
+    strncat(list, k ? "," : "", sizeof list - strlen(list) - 1);
+    strncat(list, v->list_s[k], sizeof list - strlen(list) - 1);
   }
+  if (ok && num_inputs != want)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fused_ops [%s] take %d inputs, got %d",
+                           tfd_node_def_name(node), op, list, want, num_inputs);
+  if (ok) return TFD_OK;
   return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: [%s]",
                          tfd_node_def_name(node), op, list);
 }
@@ -516,6 +581,9 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
   bool constant = tfd_attr_bool(node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (p->op == OP_DEPTHWISE) {
     if (op[0] == '_' && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
+    if (p->batch_norm || p->add) /* TensorFlow fuses only BiasAdd and activations into a depthwise conv */
+      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
+                             name, op);
     p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
     p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->act, (float)p->alpha, p->prelu, constant);
     k->compute = k_depthwise;
