@@ -11,10 +11,22 @@ typedef struct ltensor {
   tfd_tensor *t; /* one reference; NULL once closed */
 } ltensor;
 
+/* Lua's collector sees a tensor handle as a few bytes, not the buffer it holds: a loop that drops
+ * large results would keep them all until a collection happens to come, and every new output
+ * would be fresh memory (page faults on each run). So a large tensor handed to Lua pays for its
+ * buffer in collector work, as if Lua had allocated it (LUA_GCSTEP takes kilobytes). */
+#define GC_ACCOUNTED_BYTES ((size_t)64 << 10)
+
+static void account(lua_State *L, const tfd_tensor *t) {
+  size_t bytes = t ? tfd_tensor_byte_size(t) : 0;
+  if (bytes >= GC_ACCOUNTED_BYTES) lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 < INT32_MAX ? bytes >> 10 : INT32_MAX));
+}
+
 void tfdev_push_tensor(lua_State *L, tfd_tensor *t) {
   ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->t = t;
   luaL_setmetatable(L, TFDEV_TENSOR_MT);
+  account(L, t);
 }
 
 void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt) {
@@ -23,6 +35,7 @@ void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt) {
   u->t = t;
   lua_pushvalue(L, mt);
   lua_setmetatable(L, -2);
+  account(L, t);
 }
 
 bool tfdev_is_tensor_mt(lua_State *L, int idx, int mt, tfd_tensor **t) {
