@@ -210,9 +210,9 @@ static tfd_code infer_fused_matmul(tfd_infer_ctx *c, tfd_status *st) {
 
 /* ---- convolutions and pooling (NHWC) ---- */
 /* Attr [1, h, w, 1] list `name` into out (default dflt when absent); false when malformed. */
-static bool spatial(const tfd_infer_ctx *c, const char *name, int64_t dflt, int64_t out[2]) {
-  const tfd_attr_value *v = attr(c, name);
-  if (!v || v->list_len == 0) {
+bool tfd_spatial_attr(const tfd_node_def *node, const char *name, int64_t dflt, int64_t out[2]) {
+  const tfd_attr_value *v = tfd_node_def_attr(node, name);
+  if (!v || v->type != TFD_ATTR_LIST_INT || v->list_len == 0) {
     out[0] = out[1] = dflt;
     return true;
   }
@@ -249,13 +249,13 @@ static tfd_code infer_window(tfd_infer_ctx *c, tfd_status *st) {
   if (strcmp(padding, "SAME") && strcmp(padding, "VALID") && strcmp(padding, "EXPLICIT"))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): padding must be SAME, VALID or EXPLICIT, got '%s'",
                            node_name(c), op, padding);
-  if (!spatial(c, "strides", 1, stride) || (!pool && !spatial(c, "dilations", 1, dilation)))
+  if (!tfd_spatial_attr(c->node, "strides", 1, stride) || (!pool && !tfd_spatial_attr(c->node, "dilations", 1, dilation)))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                            "node '%s' (%s): strides and dilations must be 4 values [1, h, w, 1] with h, w >= 1",
                            node_name(c), op);
   if (pool) {
     dilation[0] = dilation[1] = 1;
-    if (!spatial(c, "ksize", 0, k) || k[0] < 1)
+    if (!tfd_spatial_attr(c->node, "ksize", 0, k) || k[0] < 1)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]",
                              node_name(c), op);
   } else if (f->ndims == 4) {

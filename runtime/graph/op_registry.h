@@ -100,6 +100,9 @@ void tfd_shape_of_tensor(const tfd_tensor *t, tfd_shape *out);
 tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape *out, tfd_status *status);
 /* "[2,3]" / "[?,3]" / "<unknown>" into buf. */
 const char *tfd_shape_string(const tfd_shape *s, char *buf, size_t cap);
+/* An NHWC window attr [1, h, w, 1] (strides, dilations, ksize) into out = {h, w}; dflt for both
+ * when absent or empty; false when malformed (not 4 values, batch or depth not 1, h or w < 1). */
+bool tfd_spatial_attr(const tfd_node_def *node, const char *name, int64_t dflt, int64_t out[2]);
 /* Reads an int32/int64 tensor element as int64. */
 int64_t tfd_tensor_get_index(const tfd_tensor *t, int64_t i);
 

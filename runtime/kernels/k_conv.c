@@ -18,19 +18,18 @@
 #include "../core/status_internal.h"
 #include "activation.h"
 #include "dnnl_conv.h"
+#include "window.h"
 #include "kernel.h"
 
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 
 enum { OP_CONV, OP_DEPTHWISE, OP_MAXPOOL, OP_AVGPOOL, OP_PAD, OP_PRELU };
-enum { PAD_VALID, PAD_SAME, PAD_EXPLICIT };
 
 typedef struct conv_params {
   int op;
-  int padding;
-  int64_t stride[2], dilation[2], ksize[2];
-  int64_t explicit_pad[4]; /* top, bottom, left, right */
+  tfd_window_attrs win;
+  int64_t ksize[2];
   bool bias, prelu;        /* _FusedConv2D: input 2 is the bias; Prelu's alpha follows it */
   bool batch_norm;         /* fused FusedBatchNorm: inputs 2..5 are scale, offset, mean, variance */
   bool add;                /* fused [BiasAdd, Add]: input 3 is added to the output, element by element */
@@ -39,36 +38,6 @@ typedef struct conv_params {
   double alpha;
   tfd_dnnl_conv *dnnl; /* oneDNN, when built in: filters packed once when constant */
 } conv_params;
-
-/* One spatial dimension of a window. */
-static bool window(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *explicit_pad,
-                   int64_t *out, int64_t *pad_before) {
-  /* (what oneDNN calls the padding after follows from these: see pad_after) */
-  int64_t span = (k - 1) * dilation + 1;
-  if (padding == PAD_VALID) {
-    *out = in >= span ? (in - span) / stride + 1 : 0;
-    *pad_before = 0;
-  } else if (padding == PAD_SAME) {
-    *out = (in + stride - 1) / stride;
-    int64_t total = (*out - 1) * stride + span - in;
-    if (total < 0) total = 0;
-    *pad_before = total / 2;
-  } else {
-    int64_t padded = in + explicit_pad[0] + explicit_pad[1];
-    *out = padded >= span ? (padded - span) / stride + 1 : 0;
-    *pad_before = explicit_pad[0];
-  }
-  return *out >= 0;
-}
-
-/* The padding after the input that makes (in + before + after - span) / stride + 1 == out. */
-static int64_t pad_after(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *explicit_pad,
-                         int64_t out, int64_t before) {
-  if (padding == PAD_EXPLICIT) return explicit_pad[1];
-  if (padding == PAD_VALID) return 0;
-  int64_t after = (out - 1) * stride + (k - 1) * dilation + 1 - in - before;
-  return after > 0 ? after : 0;
-}
 
 /* ---- Conv2D ---- */
 typedef struct conv_job {
@@ -86,7 +55,7 @@ static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
 /* Rows [r0, r1) of the output (each row is one output pixel of one image). */
 static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
   int64_t kdim = j->kh * j->kw * j->c;
-  bool pointwise = j->kh == 1 && j->kw == 1 && j->p->stride[0] == 1 && j->p->stride[1] == 1 && j->pad_t == 0 &&
+  bool pointwise = j->kh == 1 && j->kw == 1 && j->p->win.stride[0] == 1 && j->p->win.stride[1] == 1 && j->pad_t == 0 &&
                    j->pad_l == 0 && j->oh == j->h && j->ow == j->w;
   const float *a = j->x + r0 * j->c;
   if (!pointwise) {
@@ -94,9 +63,9 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
       int64_t b = r / (j->oh * j->ow), rem = r % (j->oh * j->ow), oy = rem / j->ow, ox = rem % j->ow;
       float *dst = cols + (r - r0) * kdim;
       for (int64_t ky = 0; ky < j->kh; ky++) {
-        int64_t iy = oy * j->p->stride[0] + ky * j->p->dilation[0] - j->pad_t;
+        int64_t iy = oy * j->p->win.stride[0] + ky * j->p->win.dilation[0] - j->pad_t;
         for (int64_t kx = 0; kx < j->kw; kx++) {
-          int64_t ix = ox * j->p->stride[1] + kx * j->p->dilation[1] - j->pad_l;
+          int64_t ix = ox * j->p->win.stride[1] + kx * j->p->win.dilation[1] - j->pad_l;
           float *d = dst + (ky * j->kw + kx) * j->c;
           if (iy < 0 || iy >= j->h || ix < 0 || ix >= j->w) memset(d, 0, (size_t)j->c * sizeof *d);
           else memcpy(d, j->x + ((b * j->h + iy) * j->w + ix) * j->c, (size_t)j->c * sizeof *d);
@@ -169,14 +138,25 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
  * path runs instead. */
 static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j) {
   tfd_dnnl_conv_shape s = {j->n, j->h, j->w, j->c, j->kh, j->kw, j->o, j->oh, j->ow,
-                           {p->stride[0], p->stride[1]}, {p->dilation[0], p->dilation[1]}, {j->pad_t, j->pad_l},
-                           {pad_after(j->h, j->kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, j->oh, j->pad_t),
-                            pad_after(j->w, j->kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, j->ow, j->pad_l)}};
+                           {p->win.stride[0], p->win.stride[1]}, {p->win.dilation[0], p->win.dilation[1]}, {j->pad_t, j->pad_l},
+                           {tfd_window_pad_after(&p->win, 0, j->h, j->kh, j->oh, j->pad_t),
+                            tfd_window_pad_after(&p->win, 1, j->w, j->kw, j->ow, j->pad_l)}};
   tfd_status st = TFD_STATUS_INIT;
   int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
   tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->alpha, j->y, threads, &st);
   tfd_status_clear(&st);
   return code == TFD_OK;
+}
+
+/* The output's height and width (and the padding before) for j's input and window. */
+static bool spatial_out(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
+  const conv_params *p = k->state;
+  if (tfd_window_size(&p->win, 0, j->h, j->kh, &j->oh, &j->pad_t) &&
+      tfd_window_size(&p->win, 1, j->w, j->kw, &j->ow, &j->pad_l))
+    return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
+                  (long long)j->kh, (long long)j->kw, (long long)j->h, (long long)j->w);
+  return false;
 }
 
 static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
@@ -285,10 +265,7 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
                     (long long)j.c, (long long)tfd_tensor_dim(f, 2));
     return;
   }
-  if (!window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t) ||
-      !window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l))
-    return;
-  if (!fused_args(c, k, &j)) return;
+  if (!spatial_out(c, k, &j) || !fused_args(c, k, &j)) return;
   conv2d_compute(k, c, p, &j);
   free((void *)j.bn);
 }
@@ -304,10 +281,10 @@ static void depthwise_range(int64_t b, int64_t e, void *arg) {
       if (j->bias) memcpy(out, j->bias, (size_t)j->o * sizeof *out);
       else memset(out, 0, (size_t)j->o * sizeof *out);
       for (int64_t ky = 0; ky < j->kh; ky++) {
-        int64_t iy = oy * j->p->stride[0] + ky * j->p->dilation[0] - j->pad_t;
+        int64_t iy = oy * j->p->win.stride[0] + ky * j->p->win.dilation[0] - j->pad_t;
         if (iy < 0 || iy >= j->h) continue;
         for (int64_t kx = 0; kx < j->kw; kx++) {
-          int64_t ix = ox * j->p->stride[1] + kx * j->p->dilation[1] - j->pad_l;
+          int64_t ix = ox * j->p->win.stride[1] + kx * j->p->win.dilation[1] - j->pad_l;
           if (ix < 0 || ix >= j->w) continue;
           const float *in = j->x + ((n * j->h + iy) * j->w + ix) * j->c;
           const float *f = j->f + (ky * j->kw + kx) * j->o;
@@ -336,9 +313,7 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   if (!tfd_checked_mul(j.c, tfd_tensor_dim(f, 3), &j.o)) return;
-  window(j.h, j.kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &j.oh, &j.pad_t);
-  window(j.w, j.kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
-  if (!fused_args(c, k, &j)) return;
+  if (!spatial_out(c, k, &j) || !fused_args(c, k, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -356,11 +331,11 @@ static void pool_range(int64_t b, int64_t e, void *arg) {
   bool max = j->p->op == OP_MAXPOOL;
   for (int64_t r = b; r < e; r++) {
     int64_t n = r / j->oh, oy = r % j->oh;
-    int64_t y0 = oy * j->p->stride[0] - j->pad_t, y1 = y0 + j->kh;
+    int64_t y0 = oy * j->p->win.stride[0] - j->pad_t, y1 = y0 + j->kh;
     if (y0 < 0) y0 = 0;
     if (y1 > j->h) y1 = j->h;
     for (int64_t ox = 0; ox < j->ow; ox++) {
-      int64_t x0 = ox * j->p->stride[1] - j->pad_l, x1 = x0 + j->kw;
+      int64_t x0 = ox * j->p->win.stride[1] - j->pad_l, x1 = x0 + j->kw;
       if (x0 < 0) x0 = 0;
       if (x1 > j->w) x1 = j->w;
       float *out = j->y + ((n * j->oh + oy) * j->ow + ox) * j->c;
@@ -388,8 +363,7 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   conv_job j = {p, tfd_tensor_const_data(x), NULL, NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
                 p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0, 1, NULL, NULL};
-  window(j.h, j.kh, p->stride[0], 1, p->padding, p->explicit_pad, &j.oh, &j.pad_t);
-  window(j.w, j.kw, p->stride[1], 1, p->padding, p->explicit_pad + 2, &j.ow, &j.pad_l);
+  if (!spatial_out(c, k, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -473,18 +447,6 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- setup ---- */
-static bool list4(const tfd_node_def *node, const char *name, int64_t dflt, int64_t out[2]) {
-  const tfd_attr_value *v = tfd_node_def_attr(node, name);
-  if (!v || v->type != TFD_ATTR_LIST_INT || v->list_len == 0) {
-    out[0] = out[1] = dflt;
-    return true;
-  }
-  if (v->list_len != 4 || v->list_i[0] != 1 || v->list_i[3] != 1 || v->list_i[1] < 1 || v->list_i[2] < 1) return false;
-  out[0] = v->list_i[1];
-  out[1] = v->list_i[2];
-  return true;
-}
-
 static void conv_cleanup(tfd_kernel *k) {
   conv_params *p = k->state;
   if (p) tfd_dnnl_conv_free(p->dnnl);
@@ -547,33 +509,11 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
     k->compute = p->op == OP_PAD ? k_pad : k_prelu;
     return TFD_OK;
   }
-  const char *fmt = tfd_attr_string(node, "data_format", "NHWC");
-  if (strcmp(fmt, "NHWC") != 0)
-    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)", name, op, fmt);
-  const char *padding = tfd_attr_string(node, "padding", "VALID");
-  p->padding = strcmp(padding, "SAME") == 0 ? PAD_SAME : strcmp(padding, "VALID") == 0 ? PAD_VALID
-               : strcmp(padding, "EXPLICIT") == 0                                    ? PAD_EXPLICIT
-                                                                                      : -1;
-  if (p->padding < 0)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): padding must be SAME, VALID or EXPLICIT, got '%s'",
-                           name, op, padding);
-  if (p->padding == PAD_EXPLICIT) {
-    const tfd_attr_value *e = tfd_node_def_attr(node, "explicit_paddings");
-    if (!e || e->type != TFD_ATTR_LIST_INT || e->list_len != 8 || e->list_i[0] || e->list_i[1] || e->list_i[6] ||
-        e->list_i[7])
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                             "node '%s' (%s): explicit_paddings must hold 8 values, zero for batch and depth", name, op);
-    for (int i = 0; i < 4; i++) {
-      p->explicit_pad[i] = e->list_i[2 + i];
-      if (p->explicit_pad[i] < 0)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): explicit_paddings must not be negative", name, op);
-    }
-  }
-  if (!list4(node, "strides", 1, p->stride) || !list4(node, "dilations", 1, p->dilation))
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                           "node '%s' (%s): strides and dilations must be 4 values [1, h, w, 1] with h, w >= 1", name, op);
+  bool pool = p->op == OP_MAXPOOL || p->op == OP_AVGPOOL;
+  if (tfd_window_attrs_read(node, op, !pool, &p->win, st) != TFD_OK) return tfd_status_code(st);
   if (p->op == OP_MAXPOOL || p->op == OP_AVGPOOL) {
-    if (!list4(node, "ksize", 0, p->ksize) || p->ksize[0] < 1)
+    if (!tfd_spatial_attr(node, "ksize", 0, p->ksize) || p->ksize[0] < 1 || p->ksize[0] > INT32_MAX ||
+        p->ksize[1] > INT32_MAX)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]", name, op);
     k->compute = k_pool;
     return TFD_OK;

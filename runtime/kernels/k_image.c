@@ -22,19 +22,18 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "kernel.h"
+#include "window.h"
 
 #include <cblas.h>
 
 enum { OP_BATCH_NORM, OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST, OP_MIRROR_PAD, OP_CONV_BACKPROP_INPUT };
-enum { PAD_VALID, PAD_SAME, PAD_EXPLICIT };
 
 typedef struct image_params {
   int op;
   float epsilon;
   bool align_corners, half_pixel_centers;
   bool symmetric; /* MirrorPad: SYMMETRIC (else REFLECT) */
-  int padding;    /* Conv2DBackpropInput */
-  int64_t stride[2], dilation[2], explicit_pad[4];
+  tfd_window_attrs win; /* Conv2DBackpropInput */
 } image_params;
 
 static bool check_rank4_float(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
@@ -240,23 +239,6 @@ static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- Conv2DBackpropInput: dx[n, iy, ix, ci] = sum dy[n, oy, ox, co] * f[ky, kx, ci, co] over
  * iy = oy * stride + ky * dilation - pad_before (TensorFlow's forward window on input_sizes).
  * Per output row: cols [ow, kh * kw * ci] = dy_row [ow, co] x f^T (sgemm), then added into dx. ---- */
-static bool conv_window(int64_t in, int64_t k, int64_t stride, int64_t dilation, int padding, const int64_t *ex,
-                        int64_t *out, int64_t *pad_before) {
-  int64_t span, padded;
-  if (!tfd_checked_mul(k - 1, dilation, &span) || span > INT64_MAX / 4) return false; /* keeps the sums below in range */
-  span += 1;
-  if (padding == PAD_SAME) {
-    *out = in / stride + (in % stride != 0);
-    int64_t total = (*out - 1) * stride + span - in;
-    *pad_before = total > 0 ? total / 2 : 0;
-    return true;
-  }
-  padded = in + (padding == PAD_EXPLICIT ? ex[0] + ex[1] : 0);
-  *out = padded >= span ? (padded - span) / stride + 1 : 0;
-  *pad_before = padding == PAD_EXPLICIT ? ex[0] : 0;
-  return true;
-}
-
 static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
   const image_params *p = k->state;
   tfd_tensor *sizes = c->inputs[0], *f = c->inputs[1], *dy = c->inputs[2];
@@ -282,8 +264,8 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t oh = -1, ow = -1, pad_t = 0, pad_l = 0;
-  if (!conv_window(h, kh, p->stride[0], p->dilation[0], p->padding, p->explicit_pad, &oh, &pad_t) ||
-      !conv_window(w, kw, p->stride[1], p->dilation[1], p->padding, p->explicit_pad + 2, &ow, &pad_l) ||
+  if (!tfd_window_size(&p->win, 0, h, kh, &oh, &pad_t) ||
+      !tfd_window_size(&p->win, 1, w, kw, &ow, &pad_l) ||
       oh != tfd_tensor_dim(dy, 1) || ow != tfd_tensor_dim(dy, 2)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "out_backprop is [%lld,%lld] spatially but the forward convolution of input_sizes gives [%lld,%lld]",
@@ -315,11 +297,11 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ow, (int)kcols, (int)co, 1.0f, g + (b * oh + oy) * ow * co,
                   (int)co, fd, (int)co, 0.0f, cols, (int)kcols);
       for (int64_t ky = 0; ky < kh; ky++) {
-        int64_t iy = oy * p->stride[0] + ky * p->dilation[0] - pad_t;
+        int64_t iy = oy * p->win.stride[0] + ky * p->win.dilation[0] - pad_t;
         if (iy < 0 || iy >= h) continue;
         for (int64_t ox = 0; ox < ow; ox++)
           for (int64_t kx = 0; kx < kw; kx++) {
-            int64_t ix = ox * p->stride[1] + kx * p->dilation[1] - pad_l;
+            int64_t ix = ox * p->win.stride[1] + kx * p->win.dilation[1] - pad_l;
             if (ix < 0 || ix >= w) continue;
             const float *src = cols + ox * kcols + (ky * kw + kx) * ci;
             float *dst = out + ((b * h + iy) * w + ix) * ci;
@@ -331,48 +313,10 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- setup ---- */
-static bool list4(const tfd_node_def *node, const char *name, int64_t out[2]) {
-  const tfd_attr_value *v = tfd_node_def_attr(node, name);
-  if (!v || v->type != TFD_ATTR_LIST_INT || v->list_len == 0) {
-    out[0] = out[1] = 1;
-    return true;
-  }
-  if (v->list_len != 4 || v->list_i[0] != 1 || v->list_i[3] != 1 || v->list_i[1] < 1 || v->list_i[2] < 1) return false;
-  out[0] = v->list_i[1];
-  out[1] = v->list_i[2];
-  return true;
-}
-
 static tfd_code setup_conv_backprop(image_params *p, const tfd_node_def *node, const char *name, const char *op,
                                     tfd_status *st) {
-  const char *fmt = tfd_attr_string(node, "data_format", "NHWC");
-  if (strcmp(fmt, "NHWC") != 0)
-    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)", name, op, fmt);
-  const char *padding = tfd_attr_string(node, "padding", "VALID");
-  p->padding = strcmp(padding, "SAME") == 0 ? PAD_SAME : strcmp(padding, "VALID") == 0 ? PAD_VALID
-               : strcmp(padding, "EXPLICIT") == 0                                    ? PAD_EXPLICIT
-                                                                                      : -1;
-  if (p->padding < 0)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): padding must be SAME, VALID or EXPLICIT, got '%s'",
-                           name, op, padding);
-  if (p->padding == PAD_EXPLICIT) {
-    const tfd_attr_value *e = tfd_node_def_attr(node, "explicit_paddings");
-    if (!e || e->type != TFD_ATTR_LIST_INT || e->list_len != 8 || e->list_i[0] || e->list_i[1] || e->list_i[6] ||
-        e->list_i[7])
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                             "node '%s' (%s): explicit_paddings must hold 8 values, zero for batch and depth", name, op);
-    for (int i = 0; i < 4; i++) {
-      p->explicit_pad[i] = e->list_i[2 + i];
-      if (p->explicit_pad[i] < 0 || p->explicit_pad[i] > INT32_MAX)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): explicit_paddings must be between 0 and %d",
-                               name, op, INT32_MAX);
-    }
-  }
-  if (!list4(node, "strides", p->stride) || !list4(node, "dilations", p->dilation) || p->stride[0] > INT32_MAX ||
-      p->stride[1] > INT32_MAX || p->dilation[0] > INT32_MAX || p->dilation[1] > INT32_MAX)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                           "node '%s' (%s): strides and dilations must be 4 values [1, h, w, 1] with h, w >= 1", name, op);
-  return TFD_OK;
+  (void)name;
+  return tfd_window_attrs_read(node, op, true, &p->win, st);
 }
 
 /* ---- setup (all) ---- */
