@@ -27,6 +27,7 @@ tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B,
 #else
 
 #include <dnnl.h>
+#include "dnnl_common.h"
 #include <omp.h>
 
 /* Shapes kept per kernel: a model run at a few batch sizes keeps them all;
@@ -67,12 +68,7 @@ tfd_dnnl_matmul *tfd_dnnl_matmul_new(bool transpose_a, bool transpose_b, bool bi
   tfd_dnnl_matmul *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   *p = (tfd_dnnl_matmul){.ta = transpose_a, .tb = transpose_b, .has_bias = bias, .act = act, .alpha = alpha};
-  if (dnnl_engine_create(&p->engine, dnnl_cpu, 0) != dnnl_success) {
-    free(p);
-    return NULL;
-  }
-  if (dnnl_stream_create(&p->stream, p->engine, dnnl_stream_default_flags) != dnnl_success) {
-    dnnl_engine_destroy(p->engine);
+  if (!tfd_dnnl_open(&p->engine, &p->stream)) {
     free(p);
     return NULL;
   }
@@ -83,8 +79,7 @@ tfd_dnnl_matmul *tfd_dnnl_matmul_new(bool transpose_a, bool transpose_b, bool bi
 void tfd_dnnl_matmul_free(tfd_dnnl_matmul *p) {
   if (!p) return;
   for (int i = 0; i < p->num_entries; i++) entry_clear(&p->entries[i]);
-  dnnl_stream_destroy(p->stream);
-  dnnl_engine_destroy(p->engine);
+  tfd_dnnl_close(p->engine, p->stream);
   pthread_mutex_destroy(&p->mu);
   free(p);
 }
@@ -93,18 +88,6 @@ void tfd_dnnl_matmul_free(tfd_dnnl_matmul *p) {
 static dnnl_status_t matrix_md(dnnl_memory_desc_t *md, int64_t rows, int64_t cols, bool transposed) {
   dnnl_dims_t dims = {rows, cols}, strides = {transposed ? 1 : cols, transposed ? rows : 1};
   return dnnl_memory_desc_init_by_strides(md, 2, dims, dnnl_f32, strides);
-}
-
-static dnnl_status_t append_activation(dnnl_post_ops_t po, tfd_activation act, float alpha) {
-  switch (act) {
-    case TFD_ACT_RELU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
-    case TFD_ACT_RELU6: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, 0.0f, 6.0f);
-    case TFD_ACT_ELU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_elu, 1.0f, 0.0f);
-    case TFD_ACT_LEAKY_RELU: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, alpha, 0.0f);
-    case TFD_ACT_TANH: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_tanh, 0.0f, 0.0f);
-    case TFD_ACT_SIGMOID: return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_logistic, 0.0f, 0.0f);
-    default: return dnnl_success;
-  }
 }
 
 /* The primitive for one shape, and the weights reordered into its layout. */
@@ -131,19 +114,11 @@ static dnnl_status_t entry_make(tfd_dnnl_matmul *p, shape_entry *e, const float 
   TRY(dnnl_primitive_attr_create(&attr));
   if (p->act) {
     TRY(dnnl_post_ops_create(&po));
-    TRY(append_activation(po, p->act, p->alpha));
+    TRY(tfd_dnnl_append_activation(po, p->act, p->alpha));
     TRY(dnnl_primitive_attr_set_post_ops(attr, po));
   }
   TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->engine, NULL));
-  /* oneDNN's reference implementations ("ref:any") are for checking, not speed (a first layer of 3
-   * channels with a Prelu epilogue measured 40 ms there against 0.5 ms on tfdev's own path): refuse
-   * them, and the kernel keeps its own path for this shape. */
-  const char *impl = NULL;
-  if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
-      strncmp(impl, "ref", 3) == 0) {
-    s = dnnl_unimplemented;
-    goto done;
-  }
+  TRY(tfd_dnnl_refuse_reference(pd)); /* its reference implementations are not for speed */
   const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   TRY(dnnl_primitive_create(&e->prim, pd));
   TRY(dnnl_memory_create(&e->weights, w_packed, p->engine, DNNL_MEMORY_ALLOCATE));
