@@ -4,21 +4,7 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local function rand_tensor(dims, seed)
-  local function fill(d)
-    local t = {}
-    for i = 1, dims[d] do
-      if d == #dims then
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        t[i] = (seed % 2001) / 1000 - 1
-      else
-        t[i] = fill(d + 1)
-      end
-    end
-    return t
-  end
-  return fill(1)
-end
+local rand_tensor = h.random_values
 
 -- TensorFlow's window: output size and padding before, for one dimension.
 local function window(n, k, stride, dilation, padding, explicit)
@@ -108,29 +94,9 @@ local function ref_pool(x, o)
   return out
 end
 
-local function assert_close(want, got, tol, path)
-  path = path or ""
-  if type(want) == "table" then
-    assert(type(got) == "table" and #got == #want,
-      string.format("%s: expected %d items, got %s", path, #want, type(got) == "table" and #got or type(got)))
-    for i = 1, #want do assert_close(want[i], got[i], tol, path .. "[" .. i .. "]") end
-  else
-    assert(math.abs(want - got) <= tol, string.format("%s: expected %.7g, got %.7g", path, want, got))
-  end
-end
+local assert_close = h.assert_close
 
-local function run_op(op, inputs, attrs, fetch_dtype)
-  local g = { node = {} }
-  local names = {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs }
-  local s <close> = tfdev.session { optimize_graph = false } -- run the op itself, not its folded value
-  s:create(g)
-  return s:run({}, "y"):totable()
-end
+local function run_op(op, inputs, attrs) return h.run_node(op, inputs, attrs)[1]:totable() end
 
 describe("convolution ops", function()
   after_each(function() tfdev.factory.reset() end)

@@ -5,46 +5,12 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local function rand_tensor(dims, seed)
-  local function fill(d)
-    local t = {}
-    for i = 1, dims[d] do
-      if d == #dims then
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        t[i] = (seed % 2001) / 1000 - 1
-      else
-        t[i] = fill(d + 1)
-      end
-    end
-    return t
-  end
-  return fill(1)
-end
+local rand_tensor = h.random_values
 
-local function assert_close(want, got, tol, path)
-  path = path or ""
-  if type(want) == "table" then
-    assert(type(got) == "table" and #got == #want,
-      string.format("%s: expected %d items, got %s", path, #want, type(got) == "table" and #got or type(got)))
-    for i = 1, #want do assert_close(want[i], got[i], tol, path .. "[" .. i .. "]") end
-  else
-    assert(math.abs(want - got) <= tol, string.format("%s: expected %.7g, got %.7g", path, want, got))
-  end
-end
+local assert_close = h.assert_close
 
 -- Runs op on constant inputs in a session that does not fold it; returns the fetched tensors.
-local function run_tensors(op, inputs, attrs, fetches)
-  local g = { node = {} }
-  local names = {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs }
-  local s <close> = tfdev.session { optimize_graph = false } -- run the op itself, not its folded value
-  s:create(g)
-  return s:run({}, fetches or { "y" })
-end
+local function run_tensors(op, inputs, attrs, fetches) return h.run_node(op, inputs, attrs, fetches) end
 
 local function run_op(op, inputs, attrs)
   return run_tensors(op, inputs, attrs)[1]:totable()

@@ -8,18 +8,7 @@ local h = require "spec.support.helpers"
 local nan, inf = 0 / 0, math.huge
 
 -- Runs one node "y" of op over Const inputs; the op itself runs (no constant folding) unless `fold`.
-local function run_op(op, inputs, attrs, fold)
-  local g = { node = {} }
-  local names = {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs }
-  local s <close> = tfdev.session { optimize_graph = fold or false }
-  s:create(g)
-  return s:run({}, "y")
-end
+local function run_op(op, inputs, attrs, fold) return h.run_node(op, inputs, attrs, nil, fold)[1] end
 
 local function value(op, inputs, attrs) return run_op(op, inputs, attrs):totable() end
 

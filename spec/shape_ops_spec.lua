@@ -9,19 +9,9 @@ local function T(v, dt) return tfdev.tensor(v, dt or "int32") end
 
 -- Runs one node `op` on constant inputs; returns its output tensors (all of them when nout is given).
 local function run(op, inputs, attrs, nout, optimize)
-  local g = { node = {} }
-  local names = {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
-  local s <close> = tfdev.session { optimize_graph = optimize or false }
-  s:create(g)
-  if not nout then return s:run({}, "y") end
-  local fetches = {}
-  for i = 1, nout do fetches[i] = "y:" .. (i - 1) end
-  return table.unpack(s:run({}, fetches))
+  local fetches = { "y" }
+  for i = 1, nout or 0 do fetches[i] = "y:" .. (i - 1) end
+  return table.unpack(h.run_node(op, inputs, attrs, fetches, optimize))
 end
 
 local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end

@@ -24,4 +24,49 @@ function helpers.fails(code, fragment, value, err)
   return check_error(err, code, fragment)
 end
 
+--- Runs one node "y" of `op` over Const inputs; the op itself runs (no constant folding) unless
+--- `fold`. Returns the tensors of `fetches` (a list; default {"y"}).
+function helpers.run_node(op, inputs, attrs, fetches, fold)
+  local g = { node = {} }
+  local names = {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = t } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
+  local s <close> = tfdev.session { optimize_graph = fold or false }
+  s:create(g)
+  return s:run({}, fetches or { "y" })
+end
+
+--- A nested table of `dims` holding deterministic values in [-1, 1] (a linear congruential sequence from seed).
+function helpers.random_values(dims, seed)
+  local function fill(d)
+    local t = {}
+    for i = 1, dims[d] do
+      if d == #dims then
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        t[i] = (seed % 2001) / 1000 - 1
+      else
+        t[i] = fill(d + 1)
+      end
+    end
+    return t
+  end
+  return fill(1)
+end
+
+--- Asserts two nested tables of numbers have the same shape and values within tol, naming the first
+--- element that differs.
+function helpers.assert_close(want, got, tol, path)
+  path = path or ""
+  if type(want) == "table" then
+    assert(type(got) == "table" and #got == #want,
+      string.format("%s: expected %d items, got %s", path, #want, type(got) == "table" and #got or type(got)))
+    for i = 1, #want do helpers.assert_close(want[i], got[i], tol, path .. "[" .. i .. "]") end
+  else
+    assert(math.abs(want - got) <= tol, string.format("%s: expected %.7g, got %.7g", path, want, got))
+  end
+end
+
 return helpers
