@@ -297,6 +297,41 @@ describe("graph optimiser", function()
     assert.are.same({ { -0.25, -6 }, { 7.5, -15 } }, y:totable())
   end)
 
+  it("fuses a residual add (and its Relu) into _FusedConv2D, as Grappler's remapper does", function()
+    local x = tfdev.tensor(h.random_values({ 1, 5, 5, 3 }, 3), "float32")
+    local f = tfdev.tensor(h.random_values({ 3, 3, 3, 3 }, 5), "float32")
+    local b = tfdev.tensor({ 0.1, -0.2, 0.3 }, "float32")
+    local function graph(addend_shape)
+      return { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32", shape = { 1, 5, 5, 3 } } },
+        { name = "skip", op = "Placeholder", attr = { dtype = "float32", shape = addend_shape } },
+        { name = "f", op = "Const", attr = { value = f } },
+        { name = "b", op = "Const", attr = { value = b } },
+        { name = "conv", op = "_FusedConv2D", input = { "x", "f", "b" },
+          attr = { strides = { 1, 1, 1, 1 }, padding = "SAME", fused_ops = { "BiasAdd" }, num_args = 1 } },
+        { name = "add", op = "AddV2", input = { "skip", "conv" } },
+        { name = "y", op = "Relu", input = { "add" } },
+      } }
+    end
+    local skip = tfdev.tensor(h.random_values({ 1, 5, 5, 3 }, 9), "float32")
+    local fused, ops = run(graph({ 1, 5, 5, 3 }), { x = x, skip = skip }, { "y" })
+    local plain = run(graph({ 1, 5, 5, 3 }), { x = x, skip = skip }, { "y" }, { optimize_graph = false })
+    h.assert_close(plain[1], fused[1], 1e-5)
+    assert.are.equal("_FusedConv2D", ops.y.op)
+    assert.are.same({ "BiasAdd", "Add", "Relu" }, ops.y.attr.fused_ops)
+    assert.are.equal(2, ops.y.attr.num_args)
+    assert.are.equal("SAME", ops.y.attr.padding)
+    assert.is_nil(ops.conv)
+    assert.is_nil(ops.add)
+    -- An addend that broadcasts (shape [3]) is not the fused Add's kind: left as it is.
+    local bskip = tfdev.tensor({ 1, 2, 3 }, "float32")
+    local fused2, ops2 = run(graph({ 3 }), { x = x, skip = bskip }, { "y" })
+    local plain2 = run(graph({ 3 }), { x = x, skip = bskip }, { "y" }, { optimize_graph = false })
+    h.assert_close(plain2[1], fused2[1], 1e-5)
+    assert.are.equal("AddV2", ops2.add.op)
+    assert.are.same({ "BiasAdd" }, ops2.conv.attr.fused_ops)
+  end)
+
   it("runs Relu6, Elu and LeakyRelu on their own", function()
     local g = tfdev.graph()
     local x = g:placeholder("float32", { 5 }, { name = "x" })

@@ -12,14 +12,15 @@
 #ifndef TFDEV_WITH_ONEDNN
 
 tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool prelu,
-                                 bool filter_constant) {
-  (void)depthwise, (void)bias, (void)act, (void)alpha, (void)prelu, (void)filter_constant;
+                                 bool filter_constant, bool add) {
+  (void)depthwise, (void)bias, (void)act, (void)alpha, (void)prelu, (void)filter_constant, (void)add;
   return NULL;
 }
 void tfd_dnnl_conv_free(tfd_dnnl_conv *p) { (void)p; }
 tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const float *x, const float *filter,
-                           const float *bias, const float *prelu_alpha, float *y, int threads, tfd_status *st) {
-  (void)p, (void)s, (void)x, (void)filter, (void)bias, (void)prelu_alpha, (void)y, (void)threads;
+                           const float *bias, const float *prelu_alpha, const float *addend, float *y, int threads,
+                           tfd_status *st) {
+  (void)p, (void)s, (void)x, (void)filter, (void)bias, (void)prelu_alpha, (void)addend, (void)y, (void)threads;
   return tfd_status_setf(st, TFD_UNIMPLEMENTED, "tfdev was built without oneDNN");
 }
 
@@ -41,7 +42,7 @@ typedef struct conv_entry {
 } conv_entry;
 
 struct tfd_dnnl_conv {
-  bool depthwise, has_bias, prelu, filter_constant;
+  bool depthwise, has_bias, prelu, filter_constant, add;
   tfd_activation act;
   float alpha;
   pthread_mutex_t mu;
@@ -62,11 +63,11 @@ static void entry_clear(conv_entry *e) {
 }
 
 tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool prelu,
-                                 bool filter_constant) {
+                                 bool filter_constant, bool add) {
   tfd_dnnl_conv *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   *p = (tfd_dnnl_conv){.depthwise = depthwise, .has_bias = bias, .prelu = prelu, .filter_constant = filter_constant,
-                       .act = act, .alpha = alpha};
+                       .add = add, .act = act, .alpha = alpha};
   if (!tfd_dnnl_open(&p->engine, &p->stream)) {
     free(p);
     return NULL;
@@ -121,8 +122,9 @@ static dnnl_status_t entry_make(tfd_dnnl_conv *p, conv_entry *e, const tfd_dnnl_
   TRY(dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
                                                  &w_any, p->has_bias ? &bias_md : NULL, &dst_md, strides, dil, pl, pr));
   TRY(dnnl_primitive_attr_create(&attr));
-  if (p->act || p->prelu) {
+  if (p->act || p->prelu || p->add) {
     TRY(dnnl_post_ops_create(&po));
+    if (p->add) TRY(dnnl_post_ops_append_sum(po, 1.0f)); /* dst (holding the addend) += conv + bias */
     if (p->prelu) {
       TRY(dnnl_post_ops_append_prelu(po, 1 << 1)); /* one alpha per output channel */
     } else {
@@ -185,7 +187,8 @@ static conv_entry *find_entry(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, co
 }
 
 tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const float *x, const float *filter,
-                           const float *bias, const float *prelu_alpha, float *y, int threads, tfd_status *status) {
+                           const float *bias, const float *prelu_alpha, const float *addend, float *y, int threads,
+                           tfd_status *status) {
   if (threads < 1) threads = 1;
   omp_set_num_threads(threads);
   dnnl_status_t st = dnnl_success;
@@ -200,6 +203,7 @@ tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const
       st = dnnl_primitive_execute(e->reorder, p->stream, 2, ra);
     }
     if (st == dnnl_success) {
+      if (p->add) memcpy(y, addend, (size_t)(s->n * s->oh * s->ow * s->o) * sizeof *y);
       dnnl_memory_set_data_handle(e->src, (void *)x);
       dnnl_memory_set_data_handle(e->dst, y);
       dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dst}};

@@ -24,14 +24,16 @@ typedef struct tfd_dnnl_conv_shape {
 } tfd_dnnl_conv_shape;
 
 /* depthwise: the filter is [kh, kw, c, o / c]. prelu: per-output-channel alpha follows the bias.
+ * add: a tensor of the output's shape is added before the activation (a residual connection).
  * NULL when oneDNN is not built in; the caller frees with tfd_dnnl_conv_free. */
 tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool prelu,
-                                 bool filter_constant);
+                                 bool filter_constant, bool add);
 void tfd_dnnl_conv_free(tfd_dnnl_conv *p);
 
 /* y = epilogue(conv(x, filter) + bias) with at most `threads` threads; thread-safe, calls on one
  * object serialised. Non-OK (its status set) when oneDNN cannot do it: the caller falls back. */
 tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const float *x, const float *filter,
-                           const float *bias, const float *prelu_alpha, float *y, int threads, tfd_status *status);
+                           const float *bias, const float *prelu_alpha, const float *addend, float *y, int threads,
+                           tfd_status *status);
 
 #endif

@@ -143,7 +143,7 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j)
                             tfd_window_pad_after(&p->win, 1, j->w, j->kw, j->ow, j->pad_l)}};
   tfd_status st = TFD_STATUS_INIT;
   int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
-  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->alpha, j->y, threads, &st);
+  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->alpha, j->addend, j->y, threads, &st);
   tfd_status_clear(&st);
   return code == TFD_OK;
 }
@@ -231,7 +231,7 @@ static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *
   j->y = tfd_tensor_data(y);
   int64_t rows = j->n * j->oh * j->ow;
   if (rows == 0 || j->o == 0) return;
-  if (p->dnnl && !j->bn && !j->addend && (!p->prelu || j->alpha_n == j->o) && j->kh * j->kw * j->c > 0 &&
+  if (p->dnnl && !j->bn && (!p->prelu || j->alpha_n == j->o) && j->kh * j->kw * j->c > 0 &&
       try_dnnl(c, p, j))
     return;
   if (j->kh * j->kw * j->c == 0) {
@@ -525,13 +525,13 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
       return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
                              name, op);
     p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
-    p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->act, (float)p->alpha, p->prelu, constant);
+    p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->act, (float)p->alpha, p->prelu, constant, false);
     k->compute = k_depthwise;
     return TFD_OK;
   }
   if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
   p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
-  p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->act, (float)p->alpha, p->prelu, constant);
+  p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->act, (float)p->alpha, p->prelu, constant, p->add);
   k->compute = k_conv2d;
   return TFD_OK;
 }

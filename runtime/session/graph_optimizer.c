@@ -7,7 +7,9 @@
  *    ops (variables, queues, random ops) and the session's own feed/fetch/send/receive nodes
  *    never fold; nor does a result above 10 MiB (Grappler's limit), nor a node whose kernel
  *    fails (the run then reports it as it would have). Consts left with no consumer go.
- * 2. Remapping. MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu | Tanh | Sigmoid] becomes
+ * 2. Remapping. _FusedConv2D[BiasAdd] -> AddV2 (the other operand of the same known shape) [->
+ *    activation] becomes _FusedConv2D[BiasAdd, Add(, activation)], as Grappler's remapper writes
+ *    it for residual blocks. MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu | Tanh | Sigmoid] becomes
  *    one _FusedMatMul, written as TensorFlow's remapper writes it: the last node's name and
  *    device, inputs (a, b, bias) then every control input of the fused nodes, attrs T,
  *    transpose_a, transpose_b, num_args = 1, fused_ops = {"BiasAdd"[, activation]}, epsilon = 0
@@ -137,7 +139,9 @@ static int sole_consumer(const tfd_gnode *n) {
 static bool is_op(const tfd_gnode *n, const char *op) { return strcmp(n->op->name, op) == 0; }
 
 typedef struct fusion {
-  int matmul, bias_add, activation; /* node ids; activation -1 when none */
+  bool conv_add;                    /* _FusedConv2D[BiasAdd] -> AddV2 [-> activation]; else MatMul -> BiasAdd ... */
+  int matmul, bias_add, activation; /* node ids (conv_add: the conv, the add); activation -1 when none */
+  int addend;                       /* conv_add: which input of the add is the other operand */
 } fusion;
 
 /* The fusion ending at node `last`'s pattern rooted at a MatMul, if any. */
@@ -148,10 +152,43 @@ static bool match_fusion(const tfd_graph *g, int bias_add, fusion *f) {
   if (!is_op(m, "MatMul") || sole_consumer(m) != bias_add) return false;
   tfd_dtype t = m->out_types[0];
   if (t != TFD_FLOAT32 && t != TFD_FLOAT64) return false;
-  *f = (fusion){m->id, bias_add, -1};
+  *f = (fusion){false, m->id, bias_add, -1, 0};
   int next = sole_consumer(x);
   if (next >= 0 && tfd_activation_of_op(g->nodes[next].op->name) != TFD_ACT_NONE) f->activation = next;
   return true;
+}
+
+static bool fully_known_equal(const tfd_shape *a, const tfd_shape *b) {
+  if (a->ndims < 0 || a->ndims != b->ndims) return false;
+  for (int i = 0; i < a->ndims; i++)
+    if (a->dims[i] < 0 || a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* A residual add on a convolution: _FusedConv2D[BiasAdd] read only by an AddV2 whose other operand
+ * has the very same (known) shape, then optionally an activation; Grappler's remapper turns it into
+ * _FusedConv2D[BiasAdd, Add(, activation)] (ContractionWithBiasAddAndAdd). */
+static bool match_conv_add(const tfd_graph *g, int add, fusion *f) {
+  const tfd_gnode *x = &g->nodes[add];
+  if ((!is_op(x, "AddV2") && !is_op(x, "Add")) || x->num_inputs != 2 || x->out_types[0] != TFD_FLOAT32) return false;
+  for (int side = 0; side < 2; side++) {
+    const tfd_gnode *conv = &g->nodes[x->inputs[side].node];
+    const tfd_gnode *other = &g->nodes[x->inputs[1 - side].node];
+    if (!is_op(conv, "_FusedConv2D") || x->inputs[side].index != 0 || conv == other) continue;
+    const tfd_attr_value *ops = tfd_node_def_attr(conv->def, "fused_ops");
+    if (!ops || ops->type != TFD_ATTR_LIST_STRING || ops->list_len != 1 || strcmp(ops->list_s[0], "BiasAdd") != 0)
+      continue;
+    if (conv->num_out_edges != 1 || conv->out_edges[0].dst != add || conv->out_edges[0].src_output != 0) continue;
+    if (!fully_known_equal(&conv->out_shapes[0], &x->out_shapes[0]) ||
+        !fully_known_equal(&other->out_shapes[x->inputs[1 - side].index], &x->out_shapes[0]))
+      continue;
+    *f = (fusion){true, conv->id, add, -1, 1 - side};
+    int next = sole_consumer(x);
+    tfd_activation act = next >= 0 ? tfd_activation_of_op(g->nodes[next].op->name) : TFD_ACT_NONE;
+    if (act != TFD_ACT_NONE) f->activation = next;
+    return true;
+  }
+  return false;
 }
 
 static tfd_code add_inputs_of(tfd_node_def *dst, const tfd_node_def *src, bool data, tfd_status *st) {
@@ -190,6 +227,33 @@ static tfd_code append_fused(tfd_graph_def *out, const tfd_graph *g, const fusio
   return TFD_OK;
 }
 
+static tfd_code append_fused_conv_add(tfd_graph_def *out, const tfd_graph *g, const fusion *f, tfd_status *st) {
+  const tfd_node_def *conv = g->nodes[f->matmul].def, *x = g->nodes[f->bias_add].def;
+  const tfd_node_def *a = f->activation >= 0 ? g->nodes[f->activation].def : NULL, *last = a ? a : x;
+  tfd_node_def *n = tfd_graph_def_add_node(out, tfd_node_def_name(last), "_FusedConv2D", st);
+  if (!n) return TFD_RESOURCE_EXHAUSTED;
+  /* The convolution's attrs (strides, padding, dilations, ...) carry over; the fusion's are rewritten. */
+  for (size_t k = 0; k < conv->nattrs; k++) {
+    const char *name = conv->attrs[k].name;
+    if (strcmp(name, "fused_ops") == 0 || strcmp(name, "num_args") == 0) continue;
+    if (tfd_node_def_set_attr(n, name, &conv->attrs[k].value, st) != TFD_OK) return tfd_status_code(st);
+  }
+  const char *ops[3] = {"BiasAdd", "Add", a ? tfd_node_def_op(a) : NULL};
+  if (tfd_node_def_set_device(n, tfd_node_def_device(last), st) != TFD_OK ||
+      tfd_node_def_add_input(n, conv->inputs[0], st) != TFD_OK || tfd_node_def_add_input(n, conv->inputs[1], st) != TFD_OK ||
+      tfd_node_def_add_input(n, conv->inputs[2], st) != TFD_OK ||
+      tfd_node_def_add_input(n, x->inputs[f->addend], st) != TFD_OK || add_inputs_of(n, conv, false, st) != TFD_OK ||
+      add_inputs_of(n, x, false, st) != TFD_OK || (a && add_inputs_of(n, a, false, st) != TFD_OK) ||
+      set_attr(n, "num_args", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2}, st) ||
+      set_attr(n, "fused_ops", (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = a ? 3 : 2, .list_s = ops}, st))
+    return tfd_status_code(st);
+  const tfd_attr_value *alpha = a ? tfd_node_def_attr(a, "alpha") : NULL;
+  if (a && strcmp(tfd_node_def_op(a), "LeakyRelu") == 0 &&
+      set_attr(n, "leakyrelu_alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = alpha ? alpha->f : 0.2}, st))
+    return tfd_status_code(st);
+  return TFD_OK;
+}
+
 /* Whether node n's input 1 is output 0 of a Const without control inputs. */
 static bool weights_constant(const tfd_graph *g, const tfd_gnode *n) {
   return n->num_inputs >= 2 && n->inputs[1].index == 0 && const_value(&g->nodes[n->inputs[1].node]) != NULL;
@@ -212,7 +276,8 @@ static tfd_graph_def *remap(const tfd_graph *g, tfd_status *st) {
   }
   for (int i = 0; i < g->n; i++) {
     fusion f;
-    if (!match_fusion(g, i, &f)) continue;
+    if (!match_fusion(g, i, &f) && !match_conv_add(g, i, &f)) continue;
+    if (role[f.matmul] || role[f.bias_add]) continue; /* already part of another fusion */
     int last = f.activation >= 0 ? f.activation : f.bias_add;
     role[f.matmul] = 1;
     if (last != f.bias_add) role[f.bias_add] = 1;
@@ -222,7 +287,9 @@ static tfd_graph_def *remap(const tfd_graph *g, tfd_status *st) {
   for (int i = 0; i < g->n; i++) {
     const tfd_gnode *n = &g->nodes[i];
     if (role[i] == 1) continue;
-    tfd_code code = role[i] == 2 ? append_fused(out, g, &fusions[i], st) : tfd_graph_def_append_node(out, n->def, st);
+    tfd_code code = role[i] != 2             ? tfd_graph_def_append_node(out, n->def, st)
+                    : fusions[i].conv_add ? append_fused_conv_add(out, g, &fusions[i], st)
+                                          : append_fused(out, g, &fusions[i], st);
     if (code == TFD_OK && (role[i] == 2 || is_op(n, "MatMul") || is_op(n, "_FusedMatMul") || is_op(n, "Conv2D") ||
                            is_op(n, "_FusedConv2D") || is_op(n, "DepthwiseConv2dNative")))
       code = mark_weights_constant(out, g, role[i] == 2 ? &g->nodes[fusions[i].matmul] : n, st);
