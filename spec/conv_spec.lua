@@ -6,18 +6,7 @@ local h = require "spec.support.helpers"
 
 local rand_tensor = h.random_values
 
--- TensorFlow's window: output size and padding before, for one dimension.
-local function window(n, k, stride, dilation, padding, explicit)
-  local span = (k - 1) * dilation + 1
-  if padding == "SAME" then
-    local out = (n + stride - 1) // stride
-    return out, math.max((out - 1) * stride + span - n, 0) // 2
-  elseif padding == "VALID" then
-    return n >= span and (n - span) // stride + 1 or 0, 0
-  end
-  local padded = n + explicit[1] + explicit[2]
-  return padded >= span and (padded - span) // stride + 1 or 0, explicit[1]
-end
+local window = h.window -- TensorFlow's window: output size and padding before
 
 -- Direct convolution; depthwise when `depthwise`. x[n][y][x][c], f[ky][kx][c][o or m].
 local function ref_conv(x, f, o)

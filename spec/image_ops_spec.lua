@@ -482,18 +482,7 @@ end)
 describe("Conv2DBackpropInput", function()
   after_each(function() tfdev.factory.reset() end)
 
-  -- TensorFlow's forward window for one dimension: output size and padding before.
-  local function window(n, k, stride, dilation, padding, ex)
-    local span = (k - 1) * dilation + 1
-    if padding == "SAME" then
-      local out = (n + stride - 1) // stride
-      return out, math.max((out - 1) * stride + span - n, 0) // 2
-    elseif padding == "VALID" then
-      return n >= span and (n - span) // stride + 1 or 0, 0
-    end
-    local padded = n + ex[1] + ex[2]
-    return padded >= span and (padded - span) // stride + 1 or 0, ex[1]
-  end
+  local window = h.window -- TensorFlow's forward window: output size and padding before
 
   -- Scatter each out_backprop value through the filter into the input positions it came from.
   local function ref_backprop(sizes, f, dy, o)

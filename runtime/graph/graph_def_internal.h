@@ -26,6 +26,15 @@ struct tfd_graph_def {
  * length) for the caller to free(); NULL with the status set on error. */
 char *tfd_input_node(const char *input, int *index, tfd_status *status);
 
+/* Constants expanded from a few typed values (a zeros tensor written as one value) may not grow
+ * past this, in either reader: a small file must not allocate without bound. */
+#define TFD_MAX_EXPANDED_BYTES ((int64_t)1 << 30)
+
+/* A whole file into a new buffer (caller frees; *size its length; an empty file gives a
+ * buffer of size 0). NULL with the status set, naming the path: NOT_FOUND, PERMISSION_DENIED,
+ * DATA_LOSS on a read error, RESOURCE_EXHAUSTED. */
+char *tfd_read_file(const char *path, size_t *size, tfd_status *status);
+
 /* Reads a TensorFlow.js graph model (model.json's text; its weight files are
  * found relative to `path`). Caller frees the result; NULL with the status
  * set, prefixed with the path, on error. */

@@ -26,9 +26,6 @@
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
  * hundred MiB exist): a manifest cannot make tfdev allocate without bound. */
 #define MAX_WEIGHT_BYTES ((int64_t)1 << 32)
-/* A tensor the JSON expands from a few values (floatVal: [0] over a large shape) may not pass this,
- * as in the binary reader: a small file must not allocate without bound. */
-#define MAX_EXPANDED_BYTES ((int64_t)1 << 30)
 
 typedef struct ctx {
   const char *path; /* model.json, for messages */
@@ -208,7 +205,7 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
     return NULL;
   }
   if (*no_values) return NULL;
-  if (bytes > MAX_WEIGHT_BYTES || (!content && nvals < numel && bytes > MAX_EXPANDED_BYTES)) {
+  if (bytes > MAX_WEIGHT_BYTES || (!content && nvals < numel && bytes > TFD_MAX_EXPANDED_BYTES)) {
     failf(c, TFD_RESOURCE_EXHAUSTED, "%s: a tensor of %lld bytes%s is over tfdev's limit", where, (long long)bytes,
           content ? "" : " expanded from a few values");
     return NULL;
@@ -405,33 +402,13 @@ static unsigned char *read_weight_file(void *arg, const char *name, size_t *len,
   const char *model = arg;
   const char *slash = model ? strrchr(model, '/') : NULL;
   char *full = slash ? tfd_format("%.*s/%s", (int)(slash - model), model, name) : tfd_format("%s", name);
-  FILE *f = full ? fopen(full, "rb") : NULL;
-  if (!f) {
-    tfd_status_setf(st, !full ? TFD_RESOURCE_EXHAUSTED : errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED,
-                    "weight file %s: %s", full ? full : name, full ? strerror(errno) : "out of memory");
-    free(full);
+  if (!full) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", name);
     return NULL;
   }
-  unsigned char *buf = NULL;
-  *len = 0;
-  for (;;) {
-    unsigned char chunk[1 << 16];
-    size_t got = fread(chunk, 1, sizeof chunk, f);
-    if (!got) break;
-    unsigned char *grown = realloc(buf, *len + got);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-      tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", full);
-      break;
-    }
-    buf = grown;
-    memcpy(buf + *len, chunk, got);
-    *len += got;
-  }
-  fclose(f);
+  unsigned char *buf = (unsigned char *)tfd_read_file(full, len, st);
+  if (!buf) tfd_status_prefixf(st, "weight file ");
   free(full);
-  if (!buf && tfd_status_code(st) == TFD_OK) buf = malloc(1); /* an empty file */
   return buf;
 }
 

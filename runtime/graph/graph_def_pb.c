@@ -21,9 +21,6 @@
 #include "op_registry.h"
 #include "tensorflow/core/framework/graph.pb-c.h"
 
-/* Consts expanded from a few typed values (a zeros tensor written as one value) may not grow
- * past this: a small file must not allocate without bound. */
-#define MAX_EXPANDED_BYTES ((int64_t)1 << 30)
 
 /* The DataTypes tfdev holds; everything else is refused by name. */
 static const char *data_type_name(int dt) {
@@ -140,9 +137,9 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
   } else if ((int64_t)nvals > numel) {
     fail(st, TFD_INVALID_ARGUMENT, w, "%zu values for a tensor of %lld elements", nvals, (long long)numel);
     return NULL;
-  } else if (bytes > MAX_EXPANDED_BYTES && (int64_t)nvals < numel) {
+  } else if (bytes > TFD_MAX_EXPANDED_BYTES && (int64_t)nvals < numel) {
     fail(st, TFD_RESOURCE_EXHAUSTED, w, "a %lld-byte tensor expanded from %zu values is over tfdev's limit of %lld bytes",
-         (long long)bytes, nvals, (long long)MAX_EXPANDED_BYTES);
+         (long long)bytes, nvals, (long long)TFD_MAX_EXPANDED_BYTES);
     return NULL;
   }
   tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, st);
@@ -327,7 +324,7 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
 }
 
 /* ---- reading files ---- */
-static char *read_file(const char *path, size_t *size, tfd_status *st) {
+char *tfd_read_file(const char *path, size_t *size, tfd_status *st) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     tfd_status_setf(st, errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED, "%s: %s", path, strerror(errno));
@@ -399,7 +396,7 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
     return NULL;
   }
   size_t size = 0;
-  char *data = read_file(path, &size, st);
+  char *data = tfd_read_file(path, &size, st);
   if (!data) return NULL;
   /* The format is told by the content: JSON opens with '{' (after white space). */
   size_t i = 0;

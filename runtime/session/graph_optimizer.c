@@ -202,6 +202,13 @@ static tfd_code set_attr(tfd_node_def *n, const char *name, tfd_attr_value v, tf
   return tfd_node_def_set_attr(n, name, &v, st);
 }
 
+/* A fused LeakyRelu keeps its slope in the fused node's leakyrelu_alpha (TensorFlow's name). */
+static tfd_code fused_activation_alpha(tfd_node_def *n, const tfd_node_def *a, tfd_status *st) {
+  if (!a || strcmp(tfd_node_def_op(a), "LeakyRelu") != 0) return TFD_OK;
+  const tfd_attr_value *alpha = tfd_node_def_attr(a, "alpha");
+  return set_attr(n, "leakyrelu_alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = alpha ? alpha->f : 0.2}, st);
+}
+
 static tfd_code append_fused(tfd_graph_def *out, const tfd_graph *g, const fusion *f, tfd_status *st) {
   const tfd_node_def *m = g->nodes[f->matmul].def, *x = g->nodes[f->bias_add].def;
   const tfd_node_def *a = f->activation >= 0 ? g->nodes[f->activation].def : NULL, *last = a ? a : x;
@@ -220,11 +227,7 @@ static tfd_code append_fused(tfd_graph_def *out, const tfd_graph *g, const fusio
       set_attr(n, "fused_ops", (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = a ? 2 : 1, .list_s = ops}, st) ||
       set_attr(n, "epsilon", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = 0.0}, st))
     return tfd_status_code(st);
-  const tfd_attr_value *alpha = a ? tfd_node_def_attr(a, "alpha") : NULL;
-  if (a && strcmp(tfd_node_def_op(a), "LeakyRelu") == 0 &&
-      set_attr(n, "leakyrelu_alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = alpha ? alpha->f : 0.2}, st))
-    return tfd_status_code(st);
-  return TFD_OK;
+  return fused_activation_alpha(n, a, st);
 }
 
 static tfd_code append_fused_conv_add(tfd_graph_def *out, const tfd_graph *g, const fusion *f, tfd_status *st) {
@@ -247,11 +250,7 @@ static tfd_code append_fused_conv_add(tfd_graph_def *out, const tfd_graph *g, co
       set_attr(n, "num_args", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2}, st) ||
       set_attr(n, "fused_ops", (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = a ? 3 : 2, .list_s = ops}, st))
     return tfd_status_code(st);
-  const tfd_attr_value *alpha = a ? tfd_node_def_attr(a, "alpha") : NULL;
-  if (a && strcmp(tfd_node_def_op(a), "LeakyRelu") == 0 &&
-      set_attr(n, "leakyrelu_alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = alpha ? alpha->f : 0.2}, st))
-    return tfd_status_code(st);
-  return TFD_OK;
+  return fused_activation_alpha(n, a, st);
 }
 
 /* Whether node n's input 1 is output 0 of a Const without control inputs. */

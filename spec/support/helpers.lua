@@ -39,6 +39,20 @@ function helpers.run_node(op, inputs, attrs, fetches, fold)
   return s:run({}, fetches or { "y" })
 end
 
+--- TensorFlow's sliding window for one dimension: the output size and the padding before it.
+--- padding is "SAME", "VALID" or "EXPLICIT" (then `explicit` = {before, after}).
+function helpers.window(n, k, stride, dilation, padding, explicit)
+  local span = (k - 1) * dilation + 1
+  if padding == "SAME" then
+    local out = (n + stride - 1) // stride
+    return out, math.max((out - 1) * stride + span - n, 0) // 2
+  elseif padding == "VALID" then
+    return n >= span and (n - span) // stride + 1 or 0, 0
+  end
+  local padded = n + explicit[1] + explicit[2]
+  return padded >= span and (padded - span) // stride + 1 or 0, explicit[1]
+end
+
 --- A nested table of `dims` holding deterministic values in [-1, 1] (a linear congruential sequence from seed).
 function helpers.random_values(dims, seed)
   local function fill(d)
