@@ -220,7 +220,36 @@ describe("convolution ops", function()
     local x = tfdev.tensor({ { { -2, 3 }, { -4, -1 } } }, "float32")
     assert.are.same({ { { -0.5, 3 }, { -1, -0.5 } } },
       run_op("Prelu", { x, tfdev.tensor({ 0.25, 0.5 }, "float32") }, {}))
-    h.raises("INVALID_ARGUMENT", "must broadcast", run_op, "Prelu", { x, tfdev.tensor({ 1, 2, 3 }, "float32") }, {})
+    h.raises("INVALID_ARGUMENT", "alpha [3] must broadcast over [1,2,2]", run_op, "Prelu",
+      { x, tfdev.tensor({ 1, 2, 3 }, "float32") }, {})
+    -- Keras' layouts: [1, 1, C] (shared axes), the whole [H, W, C], and one value (a LeakyRelu)
+    assert.are.same({ { { -0.5, 3 }, { -1, -0.5 } } },
+      run_op("Prelu", { x, tfdev.tensor({ { { 0.25, 0.5 } } }, "float32") }, {}))
+    assert.are.same({ { { -0.5, 3 }, { -4, -0.25 } } },
+      run_op("Prelu", { x, tfdev.tensor({ { 0.25, 9 }, { 1, 0.25 } }, "float32") }, {}))
+    assert.are.same({ { { -1, 3 }, { -2, -0.5 } } }, run_op("Prelu", { x, tfdev.tensor({ { 0.5 } }, "float32") }, {}))
+    -- NaN stays NaN; long rows (the vectorised path) against the definition
+    local nan = run_op("Prelu", { tfdev.tensor({ 0 / 0, -1 }, "float32"), tfdev.tensor({ 0.5, 0.5 }, "float32") }, {})
+    assert.is_true(nan[1] ~= nan[1])
+    local n, c = 3000, 7
+    local xs, al, want = {}, {}, {}
+    for i = 1, c do al[i] = i / 8 end
+    for i = 1, n do
+      local row = {}
+      for j = 1, c do
+        local v = ((i * 31 + j * 17) % 23 - 11) / 4
+        row[j] = v
+      end
+      xs[i] = row
+      local w = {}
+      for j = 1, c do w[j] = row[j] > 0 and row[j] or al[j] * row[j] end
+      want[i] = w
+    end
+    h.assert_close(want, run_op("Prelu", { tfdev.tensor(xs, "float32"), tfdev.tensor(al, "float32") }, {}), 1e-6)
+    -- a broadcast the kernel does not do, and a wrong dtype
+    h.raises("UNIMPLEMENTED", "alpha [2,1] broadcasts over [1,2,2] in a way not implemented", run_op, "Prelu",
+      { x, tfdev.tensor({ { 1 }, { 2 } }, "float32") }, {})
+    h.raises("INVALID_ARGUMENT", "alpha must be float32, got int32", run_op, "Prelu", { x, tfdev.tensor({ 1, 2 }, "int32") }, {})
   end)
 end)
 

@@ -320,3 +320,8 @@ size_t tfd_tensor_byte_size(const tfd_tensor *t) { return (size_t)t->numel * tfd
 void *tfd_tensor_data(tfd_tensor *t) { return (char *)t->buf->data + t->offset; }
 const void *tfd_tensor_const_data(const tfd_tensor *t) { return (const char *)t->buf->data + t->offset; }
 int tfd_tensor_buffer_refcount(const tfd_tensor *t) { return tfd_refcount_get(&t->buf->refs); }
+
+/* Acquire loads: another holder's reads of the elements happen before its release of its reference. */
+bool tfd_tensor_is_exclusive(const tfd_tensor *t) {
+  return tfd_refcount_get(&t->refs) == 1 && tfd_refcount_get(&t->buf->refs) == 1;
+}

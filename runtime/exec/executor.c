@@ -520,6 +520,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
       .num_feeds = args->num_feeds,
       .fetches = args->fetches,
       .num_fetches = args->num_fetches,
+      .owns_inputs = true, /* each input slot holds its own reference: kernels may forward inputs */
   };
   int num_roots = e->num_roots;
   if (num_roots == 0) {

@@ -2,7 +2,7 @@
  *
  * Relu is max(x, 0) and Relu6 min(max(x, 0), 6), written as selects the
  * compiler turns into maxps/minps; a NaN input gives 0 (Relu) as
- * TensorFlow's CPU kernels do. LeakyRelu is select(x > 0, x, alpha * x)
+ * TensorFlow's CPU kernels do. LeakyRelu and Prelu are x > 0 ? x : alpha * x
  * and Elu select(x < 0, expm1(x), x), TensorFlow's definitions. */
 #include "activation.h"
 
@@ -37,11 +37,15 @@ tfd_activation tfd_activation_of_op(const char *op) {
   }
 
 #define RELU(T, v) ((v) > (T)0 ? (v) : (T)0)
+/* x > 0 ? x : a * x as two selects against 0 and an unconditional multiply-add: a select with a
+ * multiply in one arm is not if-converted (the multiply might trap), so it would not vectorise.
+ * Only the sign of a zero differs (+0 for -0). */
+#define PRELU(T, v, a) (RELU(T, v) + (a) * ((v) > (T)0 ? (T)0 : (v)))
 
 #define ACTIVATIONS(T, S, EXP, EXPM1, TANH)                                              \
   ROWS(relu_##S, T, RELU(T, v))                                                          \
   ROWS(relu6_##S, T, RELU(T, v) < (T)6 ? RELU(T, v) : (T)6)                              \
-  ROWS(leaky_##S, T, v > (T)0 ? v : alpha * v)                                           \
+  ROWS(leaky_##S, T, PRELU(T, v, alpha))                                           \
   ROWS(elu_##S, T, v < (T)0 ? EXPM1(v) : v)                                              \
   ROWS(tanh_##S, T, TANH(v))                                                             \
   ROWS(sigmoid_##S, T, (T)1 / ((T)1 + EXP(-v)))                                          \
@@ -67,3 +71,43 @@ tfd_activation tfd_activation_of_op(const char *op) {
 
 ACTIVATIONS(float, f32, expf, expm1f, tanhf)
 ACTIVATIONS(double, f64, exp, expm1, tanh)
+
+static void prelu_inplace(float *restrict x, const float *restrict alpha, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i];
+    x[i] = PRELU(float, v, alpha[i]);
+  }
+}
+
+static void prelu_copy(float *restrict o, const float *restrict a, const float *restrict alpha, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float v = a[i];
+    o[i] = PRELU(float, v, alpha[i]);
+  }
+}
+
+static void prelu_row(float *o, const float *a, const float *alpha, int64_t n) {
+  if (o == a) prelu_inplace(o, alpha, n);
+  else prelu_copy(o, a, alpha, n);
+}
+
+/* A short period (one alpha per channel) is laid out again, repeated, in a tile of whole periods, so
+ * the rows the loops see are long enough to vectorise. */
+#define PRELU_TILE 2048
+
+void tfd_prelu_f32(float *o, const float *a, const float *alpha, int64_t period, int64_t phase, int64_t n) {
+  if (period >= PRELU_TILE / 2) {
+    for (int64_t i = 0; i < n;) {
+      int64_t len = period - phase < n - i ? period - phase : n - i;
+      prelu_row(o + i, a + i, alpha + phase, len);
+      i += len;
+      phase = 0;
+    }
+    return;
+  }
+  float tile[PRELU_TILE];
+  int64_t len = PRELU_TILE / period * period;
+  if (len > n) len = n;
+  for (int64_t k = 0, p = phase; k < len; k++, p = p + 1 == period ? 0 : p + 1) tile[k] = alpha[p];
+  for (int64_t i = 0; i < n; i += len) prelu_row(o + i, a + i, tile, len < n - i ? len : n - i);
+}

@@ -29,4 +29,8 @@ tfd_activation tfd_activation_of_op(const char *op);
 void tfd_activation_f32(tfd_activation act, float *o, const float *a, int64_t n, float alpha);
 void tfd_activation_f64(tfd_activation act, double *o, const double *a, int64_t n, double alpha);
 
+/* Prelu with a periodic alpha: o[i] = a[i] > 0 ? a[i] : alpha[(phase + i) % period] * a[i] for
+ * i < n (period >= 1, 0 <= phase < period); o may equal a. */
+void tfd_prelu_f32(float *o, const float *a, const float *alpha, int64_t period, int64_t phase, int64_t n);
+
 #endif

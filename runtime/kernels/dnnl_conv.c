@@ -11,16 +11,15 @@
 
 #ifndef TFDEV_WITH_ONEDNN
 
-tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool prelu,
-                                 bool filter_constant, bool add) {
-  (void)depthwise, (void)bias, (void)act, (void)alpha, (void)prelu, (void)filter_constant, (void)add;
+tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool filter_constant,
+                                 bool add) {
+  (void)depthwise, (void)bias, (void)act, (void)alpha, (void)filter_constant, (void)add;
   return NULL;
 }
 void tfd_dnnl_conv_free(tfd_dnnl_conv *p) { (void)p; }
 tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const float *x, const float *filter,
-                           const float *bias, const float *prelu_alpha, const float *addend, float *y, int threads,
-                           tfd_status *st) {
-  (void)p, (void)s, (void)x, (void)filter, (void)bias, (void)prelu_alpha, (void)addend, (void)y, (void)threads;
+                           const float *bias, const float *addend, float *y, int threads, tfd_status *st) {
+  (void)p, (void)s, (void)x, (void)filter, (void)bias, (void)addend, (void)y, (void)threads;
   return tfd_status_setf(st, TFD_UNIMPLEMENTED, "tfdev was built without oneDNN");
 }
 
@@ -38,11 +37,11 @@ typedef struct conv_entry {
   const float *filter; /* the filter the packed weights came from (constant filters) */
   uint64_t used;
   dnnl_primitive_t prim, reorder;
-  dnnl_memory_t src, weights_user, weights, bias, dst, alpha;
+  dnnl_memory_t src, weights_user, weights, bias, dst;
 } conv_entry;
 
 struct tfd_dnnl_conv {
-  bool depthwise, has_bias, prelu, filter_constant, add;
+  bool depthwise, has_bias, filter_constant, add;
   tfd_activation act;
   float alpha;
   pthread_mutex_t mu;
@@ -56,17 +55,17 @@ struct tfd_dnnl_conv {
 static void entry_clear(conv_entry *e) {
   if (e->prim) dnnl_primitive_destroy(e->prim);
   if (e->reorder) dnnl_primitive_destroy(e->reorder);
-  dnnl_memory_t mems[] = {e->src, e->weights_user, e->weights, e->bias, e->dst, e->alpha};
+  dnnl_memory_t mems[] = {e->src, e->weights_user, e->weights, e->bias, e->dst};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (mems[i]) dnnl_memory_destroy(mems[i]);
   memset(e, 0, sizeof *e);
 }
 
-tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool prelu,
-                                 bool filter_constant, bool add) {
+tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, float alpha, bool filter_constant,
+                                 bool add) {
   tfd_dnnl_conv *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  *p = (tfd_dnnl_conv){.depthwise = depthwise, .has_bias = bias, .prelu = prelu, .filter_constant = filter_constant,
+  *p = (tfd_dnnl_conv){.depthwise = depthwise, .has_bias = bias, .filter_constant = filter_constant,
                        .add = add, .act = act, .alpha = alpha};
   if (!tfd_dnnl_open(&p->engine, &p->stream)) {
     free(p);
@@ -86,7 +85,7 @@ void tfd_dnnl_conv_free(tfd_dnnl_conv *p) {
 
 static dnnl_status_t entry_make(tfd_dnnl_conv *p, conv_entry *e, const tfd_dnnl_conv_shape *s, const float *filter,
                                 int threads) {
-  dnnl_memory_desc_t src_md, dst_md, w_user, w_any, bias_md, alpha_md;
+  dnnl_memory_desc_t src_md, dst_md, w_user, w_any, bias_md;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_post_ops_t po = NULL;
   dnnl_primitive_desc_t pd = NULL, rpd = NULL;
@@ -122,14 +121,10 @@ static dnnl_status_t entry_make(tfd_dnnl_conv *p, conv_entry *e, const tfd_dnnl_
   TRY(dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
                                                  &w_any, p->has_bias ? &bias_md : NULL, &dst_md, strides, dil, pl, pr));
   TRY(dnnl_primitive_attr_create(&attr));
-  if (p->act || p->prelu || p->add) {
+  if (p->act || p->add) {
     TRY(dnnl_post_ops_create(&po));
     if (p->add) TRY(dnnl_post_ops_append_sum(po, 1.0f)); /* dst (holding the addend) += conv + bias */
-    if (p->prelu) {
-      TRY(dnnl_post_ops_append_prelu(po, 1 << 1)); /* one alpha per output channel */
-    } else {
-      TRY(tfd_dnnl_append_activation(po, p->act, p->alpha));
-    }
+    TRY(tfd_dnnl_append_activation(po, p->act, p->alpha));
     TRY(dnnl_primitive_attr_set_post_ops(attr, po));
   }
   TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->engine, NULL));
@@ -143,11 +138,6 @@ static dnnl_status_t entry_make(tfd_dnnl_conv *p, conv_entry *e, const tfd_dnnl_
   TRY(dnnl_memory_create(&e->src, &src_md, p->engine, DNNL_MEMORY_NONE));
   TRY(dnnl_memory_create(&e->dst, &dst_md, p->engine, DNNL_MEMORY_NONE));
   if (p->has_bias) TRY(dnnl_memory_create(&e->bias, &bias_md, p->engine, DNNL_MEMORY_NONE));
-  if (p->prelu) {
-    dnnl_dims_t ad = {1, s->o, 1, 1};
-    TRY(dnnl_memory_desc_init_by_tag(&alpha_md, 4, ad, dnnl_f32, dnnl_nchw));
-    TRY(dnnl_memory_create(&e->alpha, &alpha_md, p->engine, DNNL_MEMORY_NONE));
-  }
 #undef TRY
 done:
   if (rpd) dnnl_primitive_desc_destroy(rpd);
@@ -187,8 +177,7 @@ static conv_entry *find_entry(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, co
 }
 
 tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const float *x, const float *filter,
-                           const float *bias, const float *prelu_alpha, const float *addend, float *y, int threads,
-                           tfd_status *status) {
+                           const float *bias, const float *addend, float *y, int threads, tfd_status *status) {
   if (threads < 1) threads = 1;
   omp_set_num_threads(threads);
   dnnl_status_t st = dnnl_success;
@@ -203,18 +192,14 @@ tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const
       st = dnnl_primitive_execute(e->reorder, p->stream, 2, ra);
     }
     if (st == dnnl_success) {
-      if (p->add) memcpy(y, addend, (size_t)(s->n * s->oh * s->ow * s->o) * sizeof *y);
+      if (p->add && addend != y) memcpy(y, addend, (size_t)(s->n * s->oh * s->ow * s->o) * sizeof *y);
       dnnl_memory_set_data_handle(e->src, (void *)x);
       dnnl_memory_set_data_handle(e->dst, y);
-      dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dst}};
+      dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dst}};
       int nargs = 3;
       if (e->bias) {
         dnnl_memory_set_data_handle(e->bias, (void *)bias);
         args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias};
-      }
-      if (e->alpha) {
-        dnnl_memory_set_data_handle(e->alpha, (void *)prelu_alpha);
-        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_WEIGHTS, e->alpha};
       }
       st = dnnl_primitive_execute(e->prim, p->stream, nargs, args);
     }

@@ -76,35 +76,44 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
   }
   float *y = j->y + r0 * j->o;
   int64_t rows = r1 - r0;
-  if (j->bias)
+  bool accumulate = j->addend == j->y; /* the output is the addend's buffer: add onto it */
+  if (j->bias && accumulate)
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t i = 0; i < j->o; i++) y[r * j->o + i] += j->bias[i];
+  else if (j->bias)
     for (int64_t r = 0; r < rows; r++) memcpy(y + r * j->o, j->bias, (size_t)j->o * sizeof *y);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)j->o, (int)kdim, 1.0f, a, (int)kdim, j->f,
-              (int)j->o, j->bias ? 1.0f : 0.0f, y, (int)j->o);
+              (int)j->o, j->bias || accumulate ? 1.0f : 0.0f, y, (int)j->o);
   epilogue(j, r0, rows);
 }
 
-/* Prelu or the activation over output rows [r0, r0 + rows), in place. */
+/* What follows the convolution and bias over output rows [r0, r0 + rows), in place: the batch
+ * norm, the addend (unless the output was made in the addend's buffer), then Prelu or the
+ * activation. Prelu's alpha spans whole rows (prelu_alpha_size), or is one value. */
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
   float *y = j->y + r0 * j->o;
   if (j->bn)
     for (int64_t r = 0; r < rows; r++)
       for (int64_t i = 0; i < j->o; i++) y[r * j->o + i] = y[r * j->o + i] * j->bn[i] + j->bn[j->o + i];
-  if (j->addend) {
+  if (j->addend && j->addend != j->y) {
     const float *a = j->addend + r0 * j->o;
     for (int64_t i = 0; i < rows * j->o; i++) y[i] += a[i];
   }
-  if (j->p->prelu) {
-    for (int64_t r = 0; r < rows; r++) {
-      float *row = y + r * j->o;
-      int64_t base = ((r0 + r) * j->o) % j->alpha_n;
-      for (int64_t i = 0; i < j->o; i++) {
-        float a_ = j->alpha[(base + i) % j->alpha_n];
-        row[i] = row[i] > 0 ? row[i] : a_ * row[i];
-      }
-    }
+  if (j->p->prelu && j->alpha_n == 1) {
+    tfd_activation_f32(TFD_ACT_LEAKY_RELU, y, y, rows * j->o, j->alpha[0]);
+  } else if (j->p->prelu) {
+    tfd_prelu_f32(y, y, j->alpha, j->alpha_n, (r0 * j->o) % j->alpha_n, rows * j->o);
   } else if (j->p->act) {
     tfd_activation_f32(j->p->act, y, y, rows * j->o, (float)j->p->alpha);
   }
+}
+
+static void epilogue_range(int64_t b, int64_t e, void *arg) { epilogue(arg, b, e - b); }
+
+/* After oneDNN: the batch norm and Prelu it was not given (it applied the rest). */
+static void dnnl_epilogue(tfd_kernel_ctx *c, const conv_job *j, int64_t rows) {
+  if (!j->bn && !j->p->prelu) return;
+  tfd_threadpool_parallel_for(c->intra_pool, rows, 2 * j->o, epilogue_range, (void *)j);
 }
 
 /* Output rows per block: the im2col buffer of a block stays near 1 MiB. */
@@ -143,7 +152,7 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j)
                             tfd_window_pad_after(&p->win, 1, j->w, j->kw, j->ow, j->pad_l)}};
   tfd_status st = TFD_STATUS_INIT;
   int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
-  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->alpha, j->addend, j->y, threads, &st);
+  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->addend, j->y, threads, &st);
   tfd_status_clear(&st);
   return code == TFD_OK;
 }
@@ -163,6 +172,38 @@ static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, co
   if (tfd_tensor_ndims(x) == 4 && tfd_tensor_dtype(x) == TFD_FLOAT32) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
                   tfd_dtype_name(tfd_tensor_dtype(x)), tfd_tensor_ndims(x));
+  return false;
+}
+
+/* Prelu's alpha against an output of dims: float32, and, once its leading 1s are dropped, one value
+ * or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],
+ * [H, W, C]); other broadcasts are UNIMPLEMENTED, shapes that do not broadcast INVALID_ARGUMENT,
+ * both naming the shapes. *n is alpha's element count. */
+static bool prelu_alpha_size(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd, int64_t *n) {
+  if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(a)));
+    return false;
+  }
+  int an = tfd_tensor_ndims(a), lead = 0;
+  while (lead < an && tfd_tensor_dim(a, lead) == 1) lead++;
+  bool ok = an - lead <= nd;
+  for (int d = lead; ok && d < an; d++) ok = tfd_tensor_dim(a, d) == dims[nd - (an - d)];
+  *n = tfd_tensor_numel(a);
+  if (ok && *n >= 1) return true;
+  char as[96], xs[96];
+  tfd_shape sa, sx = {.ndims = nd}, sb;
+  tfd_shape_of_tensor(a, &sa);
+  for (int d = 0; d < nd; d++) sx.dims[d] = dims[d];
+  tfd_shape_string(&sa, as, sizeof as);
+  tfd_shape_string(&sx, xs, sizeof xs);
+  tfd_status tmp = TFD_STATUS_INIT;
+  bool broadcasts = *n >= 1 && tfd_broadcast_shapes(&sx, &sa, &sb, &tmp) == TFD_OK && tfd_shape_numel(&sb) == tfd_shape_numel(&sx);
+  tfd_status_clear(&tmp);
+  if (broadcasts)
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "Prelu's alpha %s broadcasts over %s in a way not implemented: leading 1s aside, "
+                    "alpha must be one value or the trailing dimensions", as, xs);
+  else
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha %s must broadcast over %s", as, xs);
   return false;
 }
 
@@ -201,14 +242,9 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
     j->bn = bn;
   }
   if (p->prelu) {
-    tfd_tensor *a = c->inputs[3];
-    j->alpha_n = tfd_tensor_numel(a);
-    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || j->alpha_n < 1 || (j->oh * j->ow * j->o) % j->alpha_n != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha (%lld values) does not broadcast over the output",
-                      (long long)j->alpha_n);
-      return false;
-    }
-    j->alpha = tfd_tensor_const_data(a);
+    int64_t out[4] = {j->n, j->oh, j->ow, j->o};
+    if (!prelu_alpha_size(c, k, c->inputs[3], out, 4, &j->alpha_n)) return false;
+    j->alpha = tfd_tensor_const_data(c->inputs[3]);
   }
   if (p->add) {
     tfd_tensor *a = c->inputs[3];
@@ -225,15 +261,18 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
 /* The output of a convolution whose inputs fused_args checked; j->bn, if any, is the caller's. */
 static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
   int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
-  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  /* A residual add writes into its addend's buffer when nothing else reads it: no copy. */
+  tfd_tensor *y = p->add ? tfd_kernel_forward_or_alloc(c, k, 3, TFD_FLOAT32, dims, 4)
+                         : tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
   c->outputs[0] = y;
   j->y = tfd_tensor_data(y);
   int64_t rows = j->n * j->oh * j->ow;
   if (rows == 0 || j->o == 0) return;
-  if (p->dnnl && !j->bn && (!p->prelu || j->alpha_n == j->o) && j->kh * j->kw * j->c > 0 &&
-      try_dnnl(c, p, j))
+  if (p->dnnl && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j)) {
+    dnnl_epilogue(c, j, rows);
     return;
+  }
   if (j->kh * j->kw * j->c == 0) {
     /* An empty window: the bias alone (or zeros), then the activation. */
     for (int64_t r = 0; r < rows; r++)
@@ -321,7 +360,10 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh;
   if (rows == 0 || j.ow == 0 || j.o == 0) return;
-  if (p->dnnl && !j.bn && !j.addend && (!p->prelu || j.alpha_n == j.o) && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) return;
+  if (p->dnnl && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) {
+    dnnl_epilogue(c, &j, j.n * j.oh * j.ow);
+    return;
+  }
   tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
 }
 
@@ -374,6 +416,61 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Pad, PadV2 ---- */
+typedef struct pad_job {
+  const char *x;
+  char *y;
+  size_t es;
+  int nd;
+  int64_t xdims[TFD_MAX_DIMS], ydims[TFD_MAX_DIMS], before[TFD_MAX_DIMS];
+  char fill[16];
+} pad_job;
+
+/* count elements of the fill value from dst on. */
+static void pad_fill(const pad_job *j, char *dst, int64_t count) {
+  bool zero = true;
+  for (size_t b = 0; b < j->es; b++) zero = zero && j->fill[b] == 0;
+  if (zero) {
+    memset(dst, 0, (size_t)count * j->es);
+  } else if (count > 0) {
+    memcpy(dst, j->fill, j->es);
+    for (int64_t done = 1; done < count; done *= 2) /* doubling copies */
+      memcpy(dst + done * (int64_t)j->es, dst, (size_t)((done < count - done ? done : count - done) * (int64_t)j->es));
+  }
+}
+
+/* Output rows [b, e) (a row: the last dimension), each written once: fill, the input row, fill. */
+static void pad_range(int64_t b, int64_t e, void *arg) {
+  const pad_job *j = arg;
+  int last = j->nd - 1;
+  int64_t es = (int64_t)j->es, width = j->ydims[last], idx[TFD_MAX_DIMS] = {0};
+  for (int64_t rem = b, d = last - 1; d >= 0; d--) { /* b's position among the outer dimensions */
+    idx[d] = rem % j->ydims[d];
+    rem /= j->ydims[d];
+  }
+  for (int64_t r = b; r < e; r++) {
+    char *row = j->y + r * width * es;
+    int64_t in_row = 0;
+    bool inside = true;
+    for (int d = 0; d < last && inside; d++) {
+      int64_t i = idx[d] - j->before[d];
+      inside = i >= 0 && i < j->xdims[d];
+      in_row = in_row * j->xdims[d] + i;
+    }
+    if (inside && j->xdims[last] > 0) {
+      int64_t lo = j->before[last], n = j->xdims[last];
+      pad_fill(j, row, lo);
+      memcpy(row + lo * es, j->x + in_row * n * es, (size_t)(n * es));
+      pad_fill(j, row + (lo + n) * es, width - lo - n);
+    } else {
+      pad_fill(j, row, width);
+    }
+    for (int d = last - 1; d >= 0; d--) { /* the next row */
+      if (++idx[d] < j->ydims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *pads = c->inputs[1];
   int nd = tfd_tensor_ndims(x);
@@ -406,44 +503,40 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *y = tfd_kernel_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
   if (!y) return;
   c->outputs[0] = y;
-  char *o = tfd_tensor_data(y);
-  int64_t total = tfd_tensor_numel(y);
-  for (int64_t i = 0; i < total; i++) memcpy(o + i * (int64_t)es, fill, es);
-  int64_t rows = tfd_tensor_numel(x);
-  int64_t inner = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 1;
-  if (rows == 0 || inner == 0) return;
-  rows /= inner;
-  const char *in = tfd_tensor_const_data(x);
-  for (int64_t r = 0; r < rows; r++) {
-    int64_t rem = r, off = nd > 0 ? before[nd - 1] : 0, stride = 1;
-    for (int d = nd - 1; d >= 0; d--) {
-      if (d < nd - 1) {
-        int64_t idx = rem % tfd_tensor_dim(x, d);
-        rem /= tfd_tensor_dim(x, d);
-        off += (idx + before[d]) * stride;
-      }
-      stride *= dims[d];
-    }
-    memcpy(o + off * (int64_t)es, in + r * inner * (int64_t)es, (size_t)(inner * (int64_t)es));
-  }
-}
-
-/* ---- Prelu: x > 0 ? x : alpha * x, alpha broadcast over the trailing dimensions ---- */
-static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
-  int64_t n = tfd_tensor_numel(x), na = tfd_tensor_numel(a);
-  if (tfd_tensor_dtype(x) != TFD_FLOAT32 || tfd_tensor_dtype(a) != TFD_FLOAT32 || na < 1 || n % na != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "alpha (%lld float32 values) must broadcast over x (%lld values)",
-                    (long long)na, (long long)n);
+  if (tfd_tensor_numel(y) == 0) return;
+  pad_job j = {tfd_tensor_const_data(x), tfd_tensor_data(y), es, nd, {0}, {0}, {0}, {0}};
+  memcpy(j.fill, fill, sizeof fill);
+  for (int d = 0; d < nd; d++) j.xdims[d] = tfd_tensor_dim(x, d), j.ydims[d] = dims[d], j.before[d] = before[d];
+  if (nd == 0) {
+    memcpy(j.y, j.x, es);
     return;
   }
-  tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_FLOAT32, x);
+  int64_t rows = tfd_tensor_numel(y) / dims[nd - 1];
+  tfd_threadpool_parallel_for(c->intra_pool, rows, dims[nd - 1] * (int64_t)es / 4 + 1, pad_range, &j);
+}
+
+/* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see prelu_alpha_size) ---- */
+static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
+  int nd = tfd_tensor_ndims(x);
+  int64_t dims[TFD_MAX_DIMS], na;
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(x, d);
+  if (tfd_tensor_dtype(x) != TFD_FLOAT32) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(x)));
+    return;
+  }
+  if (!prelu_alpha_size(c, k, a, dims, nd, &na)) return;
+  tfd_tensor *y = tfd_kernel_forward_or_alloc(c, k, 0, TFD_FLOAT32, dims, nd);
   if (!y) return;
   c->outputs[0] = y;
   const float *in = tfd_tensor_const_data(x), *al = tfd_tensor_const_data(a);
   float *o = tfd_tensor_data(y);
-  for (int64_t i = 0; i < n; i += na)
-    for (int64_t q = 0; q < na; q++) o[i + q] = in[i + q] > 0 ? in[i + q] : al[q] * in[i + q];
+  int64_t n = tfd_tensor_numel(x);
+  if (na == 1) {
+    tfd_activation_f32(TFD_ACT_LEAKY_RELU, o, in, n, al[0]);
+    return;
+  }
+  tfd_prelu_f32(o, in, al, na, 0, n);
 }
 
 /* ---- setup ---- */
@@ -525,13 +618,16 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
       return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
                              name, op);
     p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
-    p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->act, (float)p->alpha, p->prelu, constant, false);
+    p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->prelu ? TFD_ACT_NONE : p->act, (float)p->alpha, constant, false);
     k->compute = k_depthwise;
     return TFD_OK;
   }
   if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
   p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
-  p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->act, (float)p->alpha, p->prelu, constant, p->add);
+  /* oneDNN 2.6 makes no fast convolution with a Prelu post-op, so Prelu and the batch norm (and the
+   * activation after them) run in this file's epilogue, on rows oneDNN just wrote. */
+  p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->prelu || p->batch_norm ? TFD_ACT_NONE : p->act, (float)p->alpha, constant,
+                              p->add);
   k->compute = k_conv2d;
   return TFD_OK;
 }

@@ -92,6 +92,30 @@ typedef void (*stream_row)(float *, const float *, const float *, int64_t);
 static const stream_row stream_fns[B_COUNT] = {add_stream, sub_stream, mul_stream, div_stream, max_stream, min_stream};
 #endif
 
+/* float32 rows written over one operand's buffer (forwarded to the output): o = F(o, b) when the
+ * forwarded operand is the left one, F(b, o) otherwise; b is a row (sb 1) or one value (sb 0). */
+#define INPLACE_ROW(NAME, F)                                                                  \
+  static void NAME(float *restrict o, const float *restrict b, int64_t sb, bool o_left, int64_t n) { \
+    float v = b[0];                                                                           \
+    if (o_left && sb == 1)                                                                    \
+      for (int64_t i = 0; i < n; i++) o[i] = F(o[i], b[i]);                                   \
+    else if (o_left)                                                                          \
+      for (int64_t i = 0; i < n; i++) o[i] = F(o[i], v);                                      \
+    else if (sb == 1)                                                                         \
+      for (int64_t i = 0; i < n; i++) o[i] = F(b[i], o[i]);                                   \
+    else                                                                                      \
+      for (int64_t i = 0; i < n; i++) o[i] = F(v, o[i]);                                      \
+  }
+INPLACE_ROW(add_inplace, ADD)
+INPLACE_ROW(sub_inplace, SUB)
+INPLACE_ROW(mul_inplace, MUL)
+INPLACE_ROW(div_inplace, DIV)
+INPLACE_ROW(max_inplace, MAX)
+INPLACE_ROW(min_inplace, MIN)
+typedef void (*inplace_row)(float *, const float *, int64_t, bool, int64_t);
+static const inplace_row inplace_fns[B_COUNT] = {add_inplace, sub_inplace, mul_inplace,
+                                                 div_inplace, max_inplace, min_inplace};
+
 /* Outputs at least this large (bytes) bypass the caches. */
 #define STREAM_MIN_BYTES ((int64_t)8 << 20)
 
@@ -199,8 +223,13 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
-  tfd_tensor *out = tfd_kernel_alloc_like(c, k, dt, in);
-  if (!out) return;
+  tfd_tensor *out = NULL;
+  if (act) { /* activation rows may write over their input */
+    int64_t dims[TFD_MAX_DIMS];
+    for (int d = 0; d < tfd_tensor_ndims(in); d++) dims[d] = tfd_tensor_dim(in, d);
+    out = tfd_kernel_forward_input(c, 0, dt, dims, tfd_tensor_ndims(in));
+  }
+  if (!out && !(out = tfd_kernel_alloc_like(c, k, dt, in))) return;
   unary_job j = {fn, act, k->alpha, dt, tfd_tensor_data(out), tfd_tensor_const_data(in), tfd_dtype_size(dt)};
   int64_t n = tfd_tensor_numel(in);
   if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, k->code >= U_EXP ? 20 : 2, unary_range, &j);
@@ -213,6 +242,7 @@ typedef struct binary_job {
   binary_row fn;
   int op;
   bool stream; /* float32, contiguous, big: streaming stores */
+  int inplace; /* 1 or 2: the output is operand a's or b's buffer (float32, flat case only) */
   char *o;
   const char *a, *b;
   size_t es;
@@ -226,6 +256,12 @@ typedef struct binary_job {
 static void binary_flat_range(int64_t b, int64_t e, void *arg) {
   binary_job *j = arg;
   int64_t es = (int64_t)j->es, sa = j->sa[0], sb = j->sb[0];
+  if (j->inplace) {
+    bool left = j->inplace == 1;
+    int64_t so = left ? sb : sa;
+    inplace_fns[j->op]((float *)j->o + b, (const float *)(left ? j->b : j->a) + b * so, so, left, e - b);
+    return;
+  }
 #if defined(__SSE2__)
   if (j->stream) {
     stream_fns[j->op]((float *)j->o + b, (const float *)j->a + b, (const float *)j->b + b, e - b);
@@ -279,18 +315,25 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
     tfd_status_clear(&tmp);
     return;
   }
-  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, so.dims, so.ndims);
-  if (!out) return;
-  binary_job j = {fn,      op, false, tfd_tensor_data(out), tfd_tensor_const_data(a), tfd_tensor_const_data(b),
+  int64_t n = tfd_shape_numel(&so), na = tfd_tensor_numel(a), nb = tfd_tensor_numel(b);
+  bool flat = (na == n || na == 1) && (nb == n || nb == 1);
+  /* An operand nobody else reads becomes the output: no allocation, and its lines are in cache. */
+  tfd_tensor *out = NULL;
+  int inplace = 0;
+  if (flat && dt == TFD_FLOAT32 && n > 1 && a == c->inputs[0] && b == c->inputs[1]) {
+    if (na == n && (out = tfd_kernel_forward_input(c, 0, dt, so.dims, so.ndims))) inplace = 1;
+    else if (nb == n && (out = tfd_kernel_forward_input(c, 1, dt, so.dims, so.ndims))) inplace = 2;
+  }
+  if (!out && !(out = tfd_kernel_alloc(c, k, dt, so.dims, so.ndims))) return;
+  binary_job j = {fn, op, false, inplace, tfd_tensor_data(out), tfd_tensor_const_data(a), tfd_tensor_const_data(b),
                   tfd_dtype_size(dt), so.ndims, {0}, {0}, {0}, 1};
-  int64_t n = tfd_tensor_numel(out), na = tfd_tensor_numel(a), nb = tfd_tensor_numel(b);
   c->outputs[0] = out;
   if (n == 0) return;
   int64_t cost = op == B_DIV ? 4 : 1;
-  if ((na == n || na == 1) && (nb == n || nb == 1)) {
+  if (flat) {
     j.sa[0] = na == 1 && n > 1 ? 0 : 1;
     j.sb[0] = nb == 1 && n > 1 ? 0 : 1;
-    j.stream = dt == TFD_FLOAT32 && j.sa[0] == 1 && j.sb[0] == 1 && n * 4 >= STREAM_MIN_BYTES;
+    j.stream = dt == TFD_FLOAT32 && !inplace && j.sa[0] == 1 && j.sb[0] == 1 && n * 4 >= STREAM_MIN_BYTES;
     if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, cost, binary_flat_range, &j);
     else binary_flat_range(0, n, &j);
     return;

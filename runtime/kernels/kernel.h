@@ -37,6 +37,9 @@ struct tfd_op_kernel_context {
   int num_feeds;
   tfd_tensor **fetches; /* fetched tensors by index (the kernel stores new references) */
   int num_fetches;
+  /* Each input is a reference held for this node alone (executors; eager runs and constant folding
+   * lend the caller's tensors instead): tfd_kernel_forward_input may then hand one on as an output. */
+  bool owns_inputs;
 };
 typedef struct tfd_op_kernel_context tfd_kernel_ctx;
 
@@ -93,6 +96,16 @@ void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, cons
 /* A new output tensor from the device allocator; NULL (status set) on failure. */
 tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
 /* A new output of dtype dt shaped like `like`. */
+/* TensorFlow's forward_input: input i itself, as a new reference, for the kernel to overwrite as an
+ * output, when nobody else can see it (the context owns its inputs, this node holds the only
+ * reference to the tensor and to its buffer, and reads it through no other input) and it has dtype
+ * dt and shape dims; else NULL (nothing reported). Elementwise kernels must read each element
+ * before writing it. */
+tfd_tensor *tfd_kernel_forward_input(tfd_kernel_ctx *c, int i, tfd_dtype dt, const int64_t *dims, int ndims);
+/* forward_input_or_allocate_output: input i when it can be forwarded, else a new tensor (NULL with
+ * the error reported when that fails). */
+tfd_tensor *tfd_kernel_forward_or_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const int64_t *dims,
+                                        int ndims);
 tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like);
 /* Input checks kernels make before reading: false (status set, naming
  * `what`) when t is not int32/int64, or not a one-element scalar. */

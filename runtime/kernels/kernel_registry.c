@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "kernel.h"
 
 typedef struct kernel_entry {
@@ -138,6 +139,22 @@ tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype d
     tfd_status_clear(&tmp);
   }
   return t;
+}
+
+tfd_tensor *tfd_kernel_forward_input(tfd_kernel_ctx *c, int i, tfd_dtype dt, const int64_t *dims, int ndims) {
+  tfd_tensor *t = i < c->num_inputs ? c->inputs[i] : NULL;
+  if (!c->owns_inputs || !t || tfd_tensor_dtype(t) != dt || tfd_tensor_ndims(t) != ndims) return NULL;
+  for (int d = 0; d < ndims; d++)
+    if (tfd_tensor_dim(t, d) != dims[d]) return NULL;
+  for (int j = 0; j < c->num_inputs; j++) /* the same tensor read twice by this node */
+    if (j != i && c->inputs[j] == t) return NULL;
+  return tfd_tensor_is_exclusive(t) ? tfd_tensor_ref(t) : NULL;
+}
+
+tfd_tensor *tfd_kernel_forward_or_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const int64_t *dims,
+                                        int ndims) {
+  tfd_tensor *t = tfd_kernel_forward_input(c, i, dt, dims, ndims);
+  return t ? t : tfd_kernel_alloc(c, k, dt, dims, ndims);
 }
 
 tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like) {
