@@ -332,6 +332,39 @@ describe("graph optimiser", function()
     assert.are.same({ "BiasAdd" }, ops2.conv.attr.fused_ops)
   end)
 
+  it("fuses a residual add whose batch is unknown, and still broadcasts when the batches differ", function()
+    local f = tfdev.tensor(h.random_values({ 1, 1, 3, 2 }, 5), "float32")
+    local b = tfdev.tensor({ 0.1, -0.2 }, "float32")
+    local g = { node = {
+      { name = "x", op = "Placeholder", attr = { dtype = "float32", shape = { -1, 3, 3, 3 } } },
+      { name = "skip", op = "Placeholder", attr = { dtype = "float32", shape = { -1, 3, 3, 2 } } },
+      { name = "f", op = "Const", attr = { value = f } },
+      { name = "b", op = "Const", attr = { value = b } },
+      { name = "conv", op = "_FusedConv2D", input = { "x", "f", "b" },
+        attr = { strides = { 1, 1, 1, 1 }, padding = "VALID", fused_ops = { "BiasAdd" }, num_args = 1 } },
+      { name = "add", op = "AddV2", input = { "conv", "skip" } },
+      { name = "y", op = "Relu", input = { "add" } },
+    } }
+    local cases = { -- batches of x and skip: equal, then each side 1 against 2
+      { 2, 2 }, { 1, 2 }, { 2, 1 },
+    }
+    for _, bs in ipairs(cases) do
+      local x = tfdev.tensor(h.random_values({ bs[1], 3, 3, 3 }, 3), "float32")
+      local skip = tfdev.tensor(h.random_values({ bs[2], 3, 3, 2 }, 9), "float32")
+      local fused, ops = run(g, { x = x, skip = skip }, { "y" })
+      local plain = run(g, { x = x, skip = skip }, { "y" }, { optimize_graph = false })
+      assert.are.equal(2, #fused[1])
+      h.assert_close(plain[1], fused[1], 1e-5)
+      assert.are.same({ "BiasAdd", "Add", "Relu" }, ops.y.attr.fused_ops)
+    end
+    -- batches that do not broadcast fail as AddV2 would, naming the shapes
+    local s <close> = tfdev.session()
+    s:create(g)
+    h.raises("INVALID_ARGUMENT", "[3,3,3,2] does not broadcast with the convolution's output [2,3,3,2]", s.run, s,
+      { x = tfdev.tensor(h.random_values({ 2, 3, 3, 3 }, 3), "float32"),
+        skip = tfdev.tensor(h.random_values({ 3, 3, 3, 2 }, 9), "float32") }, { "y" })
+  end)
+
   it("runs Relu6, Elu and LeakyRelu on their own", function()
     local g = tfdev.graph()
     local x = g:placeholder("float32", { 5 }, { name = "x" })

@@ -248,9 +248,9 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   }
   if (p->add) {
     tfd_tensor *a = c->inputs[3];
-    if (tfd_tensor_dtype(a) != TFD_FLOAT32 || tfd_tensor_numel(a) != j->n * j->oh * j->ow * j->o) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's input must have the output's %lld float32 values",
-                      (long long)(j->n * j->oh * j->ow * j->o));
+    if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand must be float32, got %s",
+                      tfd_dtype_name(tfd_tensor_dtype(a)));
       return false;
     }
     j->addend = tfd_tensor_const_data(a);
@@ -258,8 +258,71 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   return true;
 }
 
+/* Whether the fused Add's operand has the convolution's output shape (the usual case). */
+static bool addend_fits(const conv_job *j, const tfd_tensor *a) {
+  int64_t out[4] = {j->n, j->oh, j->ow, j->o};
+  if (tfd_tensor_ndims(a) != 4) return false;
+  for (int d = 0; d < 4; d++)
+    if (tfd_tensor_dim(a, d) != out[d]) return false;
+  return true;
+}
+
+static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j);
+
+/* A fused Add whose operand only broadcasts against the convolution's output (the remapper fuses
+ * adds whose shapes agree up to unknown dimensions, which may turn out 1 on one side): the
+ * convolution and bias into a temporary, then act(temporary + operand) broadcast as AddV2 does,
+ * into an output of the broadcast shape. Rare, so it takes the plain path. */
+static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+  tfd_tensor *a = c->inputs[3];
+  tfd_shape sc = {.ndims = 4, .dims = {j->n, j->oh, j->ow, j->o}}, sa, so;
+  tfd_shape_of_tensor(a, &sa);
+  tfd_status tmp = TFD_STATUS_INIT;
+  if (sa.ndims > 4 || tfd_broadcast_shapes(&sc, &sa, &so, &tmp) != TFD_OK) {
+    char cs[96], as[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand %s does not broadcast with the convolution's output %s",
+                    tfd_shape_string(&sa, as, sizeof as), tfd_shape_string(&sc, cs, sizeof cs));
+    tfd_status_clear(&tmp);
+    return;
+  }
+  conv_params q = *p;
+  q.add = false, q.act = TFD_ACT_NONE, q.dnnl = NULL;
+  conv_job t = *j;
+  t.p = &q, t.addend = NULL;
+  tfd_tensor *conv = tfd_kernel_alloc(c, k, TFD_FLOAT32, sc.dims, 4);
+  tfd_tensor *y = conv ? tfd_kernel_alloc(c, k, TFD_FLOAT32, so.dims, 4) : NULL;
+  if (y) {
+    t.y = tfd_tensor_data(conv);
+    conv_run(k, c, &q, &t);
+    int64_t ad[4] = {1, 1, 1, 1}, cst[4], ast[4], sc_ = 1, sa_ = 1;
+    for (int d = 0; d < sa.ndims; d++) ad[4 - sa.ndims + d] = sa.dims[d];
+    for (int d = 3; d >= 0; d--) { /* element strides, 0 along broadcast dimensions */
+      cst[d] = sc.dims[d] == 1 ? 0 : sc_;
+      ast[d] = ad[d] == 1 ? 0 : sa_;
+      sc_ *= sc.dims[d];
+      sa_ *= ad[d];
+    }
+    const float *cv = t.y, *av = tfd_tensor_const_data(a);
+    float *o = tfd_tensor_data(y);
+    for (int64_t i0 = 0; i0 < so.dims[0]; i0++)
+      for (int64_t i1 = 0; i1 < so.dims[1]; i1++)
+        for (int64_t i2 = 0; i2 < so.dims[2]; i2++)
+          for (int64_t i3 = 0; i3 < so.dims[3]; i3++)
+            *o++ = cv[i0 * cst[0] + i1 * cst[1] + i2 * cst[2] + i3 * cst[3]] +
+                   av[i0 * ast[0] + i1 * ast[1] + i2 * ast[2] + i3 * ast[3]];
+    float *yd = tfd_tensor_data(y);
+    tfd_activation_f32(p->act, yd, yd, tfd_tensor_numel(y), (float)p->alpha);
+    c->outputs[0] = y;
+  }
+  tfd_tensor_unref(conv);
+}
+
 /* The output of a convolution whose inputs fused_args checked; j->bn, if any, is the caller's. */
 static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+  if (p->add && !addend_fits(j, c->inputs[3])) {
+    conv_add_broadcast(k, c, p, j);
+    return;
+  }
   int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
   /* A residual add writes into its addend's buffer when nothing else reads it: no copy. */
   tfd_tensor *y = p->add ? tfd_kernel_forward_or_alloc(c, k, 3, TFD_FLOAT32, dims, 4)
@@ -267,6 +330,11 @@ static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *
   if (!y) return;
   c->outputs[0] = y;
   j->y = tfd_tensor_data(y);
+  conv_run(k, c, p, j);
+}
+
+/* Convolution, bias and epilogue into j->y (already sized). */
+static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
   int64_t rows = j->n * j->oh * j->ow;
   if (rows == 0 || j->o == 0) return;
   if (p->dnnl && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j)) {
@@ -368,6 +436,15 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- MaxPool, AvgPool ---- */
+/* One window row into the output pixel's channels; restrict, so the loops vectorise. */
+static void max_into(float *restrict out, const float *restrict in, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = in[i] > out[i] ? in[i] : out[i];
+}
+
+static void sum_into(float *restrict out, const float *restrict in, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] += in[i];
+}
+
 static void pool_range(int64_t b, int64_t e, void *arg) {
   const conv_job *j = arg;
   bool max = j->p->op == OP_MAXPOOL;
@@ -385,10 +462,8 @@ static void pool_range(int64_t b, int64_t e, void *arg) {
       for (int64_t iy = y0; iy < y1; iy++)
         for (int64_t ix = x0; ix < x1; ix++) {
           const float *in = j->x + ((n * j->h + iy) * j->w + ix) * j->c;
-          if (max)
-            for (int64_t ch = 0; ch < j->c; ch++) out[ch] = in[ch] > out[ch] ? in[ch] : out[ch];
-          else
-            for (int64_t ch = 0; ch < j->c; ch++) out[ch] += in[ch];
+          if (max) max_into(out, in, j->c);
+          else sum_into(out, in, j->c);
         }
       if (!max) {
         float count = (float)((y1 - y0) * (x1 - x0));

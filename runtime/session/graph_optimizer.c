@@ -7,7 +7,7 @@
  *    ops (variables, queues, random ops) and the session's own feed/fetch/send/receive nodes
  *    never fold; nor does a result above 10 MiB (Grappler's limit), nor a node whose kernel
  *    fails (the run then reports it as it would have). Consts left with no consumer go.
- * 2. Remapping. _FusedConv2D[BiasAdd] -> AddV2 (the other operand of the same known shape) [->
+ * 2. Remapping. _FusedConv2D[BiasAdd] -> AddV2 (the other operand of the same shape, up to unknown dims) [->
  *    activation] becomes _FusedConv2D[BiasAdd, Add(, activation)], as Grappler's remapper writes
  *    it for residual blocks. MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu | Tanh | Sigmoid] becomes
  *    one _FusedMatMul, written as TensorFlow's remapper writes it: the last node's name and
@@ -158,10 +158,13 @@ static bool match_fusion(const tfd_graph *g, int bias_add, fusion *f) {
   return true;
 }
 
-static bool fully_known_equal(const tfd_shape *a, const tfd_shape *b) {
+/* Same rank, and each dimension known and equal on both sides or unknown on both (a batch of -1
+ * from a TensorFlow.js model). Unknown dimensions may still differ at run time (1 against n): the
+ * fused kernel then broadcasts as AddV2 would, so the fusion never changes a result. */
+static bool same_shape_up_to_unknown(const tfd_shape *a, const tfd_shape *b) {
   if (a->ndims < 0 || a->ndims != b->ndims) return false;
   for (int i = 0; i < a->ndims; i++)
-    if (a->dims[i] < 0 || a->dims[i] != b->dims[i]) return false;
+    if (a->dims[i] != b->dims[i] || (a->dims[i] < 0) != (b->dims[i] < 0)) return false;
   return true;
 }
 
@@ -179,8 +182,8 @@ static bool match_conv_add(const tfd_graph *g, int add, fusion *f) {
     if (!ops || ops->type != TFD_ATTR_LIST_STRING || ops->list_len != 1 || strcmp(ops->list_s[0], "BiasAdd") != 0)
       continue;
     if (conv->num_out_edges != 1 || conv->out_edges[0].dst != add || conv->out_edges[0].src_output != 0) continue;
-    if (!fully_known_equal(&conv->out_shapes[0], &x->out_shapes[0]) ||
-        !fully_known_equal(&other->out_shapes[x->inputs[1 - side].index], &x->out_shapes[0]))
+    if (!same_shape_up_to_unknown(&conv->out_shapes[0], &x->out_shapes[0]) ||
+        !same_shape_up_to_unknown(&other->out_shapes[x->inputs[1 - side].index], &x->out_shapes[0]))
       continue;
     *f = (fusion){true, conv->id, add, -1, 1 - side};
     int next = sole_consumer(x);
