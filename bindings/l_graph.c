@@ -253,9 +253,33 @@ static void push_attr(lua_State *L, const tfd_attr_value *v) {
   }
 }
 
+/* gd.signature = {inputs = {{key=, name=, dtype=, shape=}, ...}, outputs = {...}} when g has one. */
+static void push_signature(lua_State *L, const tfd_graph_def *g) {
+  if (!tfd_graph_def_signature_size(g, false) && !tfd_graph_def_signature_size(g, true)) return;
+  lua_createtable(L, 0, 2);
+  for (int o = 0; o < 2; o++) {
+    size_t n = tfd_graph_def_signature_size(g, o);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+      const tfd_signature_entry *e = tfd_graph_def_signature_entry(g, o, i);
+      lua_createtable(L, 0, 4);
+      tfdev_set_str(L, "key", e->key);
+      tfdev_set_str(L, "name", e->tensor);
+      if (e->dtype) tfdev_set_str(L, "dtype", tfd_dtype_name(e->dtype));
+      tfd_attr_value shape = {.type = TFD_ATTR_SHAPE, .shape = e->shape};
+      push_attr(L, &shape);
+      lua_setfield(L, -2, "shape");
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, o ? "outputs" : "inputs");
+  }
+  lua_setfield(L, -2, "signature");
+}
+
 void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g) {
   size_t n = tfd_graph_def_num_nodes(g);
-  lua_createtable(L, 0, 1);
+  lua_createtable(L, 0, 2);
+  push_signature(L, g);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     const tfd_node_def *nd = tfd_graph_def_node(g, i);
@@ -290,22 +314,98 @@ static int push_made(lua_State *L, tfd_graph_def **slot, tfd_status *st) {
   return 1;
 }
 
-/* tfdev.graph_def.parse(bytes) -> GraphDef table. */
+/* options.weights at stack index idx: a table {[file] = bytes} or a function(file) -> bytes. */
+typedef struct lua_weights {
+  lua_State *L;
+  int idx;
+} lua_weights;
+
+/* Reads one weight file through options.weights. Never raises: the loader owns C memory. */
+static unsigned char *lua_weight_reader(void *arg, const char *name, size_t *len, tfd_status *st) {
+  lua_weights *w = arg;
+  lua_State *L = w->L;
+  if (!lua_checkstack(L, 4)) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: Lua stack overflow", name);
+    return NULL;
+  }
+  lua_pushstring(L, name);
+  if (lua_type(L, w->idx) == LUA_TTABLE) {
+    lua_rawget(L, w->idx);
+  } else {
+    lua_pushvalue(L, w->idx);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "weight file %s: options.weights raised: %s", name,
+                      luaL_tolstring(L, -1, NULL));
+      lua_pop(L, 2);
+      return NULL;
+    }
+  }
+  unsigned char *buf = NULL;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "weight file %s: options.weights gave %s, not its bytes", name, luaL_typename(L, -1));
+  } else {
+    const char *bytes = lua_tolstring(L, -1, len);
+    if ((buf = malloc(*len + 1))) memcpy(buf, bytes, *len);
+    else tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", name);
+  }
+  lua_pop(L, 1);
+  return buf;
+}
+
+/* The options table at idx (or nil) into o; w holds what a Lua weights reader needs. */
+static void check_model_options(lua_State *L, int idx, tfd_graph_def_options *o, lua_weights *w) {
+  memset(o, 0, sizeof *o);
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+    if (strcmp(key, "format") != 0 && strcmp(key, "weights") != 0 && strcmp(key, "weights_dir") != 0)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s' (format, weights, weights_dir)", key);
+    lua_pop(L, 1);
+  }
+  lua_getfield(L, idx, "format");
+  if (!lua_isnil(L, -1)) o->format = tfdev_check_name(L, -1, "options.format");
+  lua_pop(L, 1); /* the string stays alive in the options table */
+  lua_getfield(L, idx, "weights_dir");
+  if (!lua_isnil(L, -1)) o->weights_dir = tfdev_check_name(L, -1, "options.weights_dir");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "weights");
+  int t = lua_type(L, -1);
+  if (t == LUA_TTABLE || t == LUA_TFUNCTION) {
+    w->L = L;
+    w->idx = lua_gettop(L); /* stays on the stack until the call returns */
+    o->weights = lua_weight_reader;
+    o->weights_arg = w;
+  } else if (t != LUA_TNIL) {
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "options.weights must be a table of file bytes or a function, got %s",
+                lua_typename(L, t));
+  }
+}
+
+/* tfdev.graph_def.parse(bytes [, options]) -> GraphDef table (either format). */
 static int gd_parse(lua_State *L) {
   size_t len;
   const char *bytes = luaL_checklstring(L, 1, &len);
+  tfd_graph_def_options o;
+  lua_weights w;
+  check_model_options(L, 2, &o, &w);
   tfd_status *st = tfdev_new_status(L);
   tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
-  *slot = tfd_graph_def_parse(bytes, len, st);
+  *slot = tfd_graph_def_parse_with_options(bytes, len, &o, st);
   return push_made(L, slot, st);
 }
 
-/* tfdev.graph_def.load(path) -> GraphDef table (the format told by the content). */
+/* tfdev.graph_def.load(path [, options]) -> GraphDef table (the format told by the content). */
 static int gd_load(lua_State *L) {
   const char *path = tfdev_check_name(L, 1, "path");
+  tfd_graph_def_options o;
+  lua_weights w;
+  check_model_options(L, 2, &o, &w);
   tfd_status *st = tfdev_new_status(L);
   tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
-  *slot = tfd_graph_def_load(path, st);
+  *slot = tfd_graph_def_load_with_options(path, &o, st);
   return push_made(L, slot, st);
 }
 

@@ -365,6 +365,83 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
     cleanup(dir)
   end)
 
+  it("parses a model.json held in memory, its weights from a table, a function or a directory", function()
+    local w, b = string.pack("<ffffff", 1, 2, 3, 4, 5, 6), string.pack("<ff", 0.5, -0.5)
+    local json = string.format([[{"format": "graph-model", %s,
+      "weightsManifest": [{"paths": ["w.bin", "b.bin"], "weights": [
+        {"name": "w", "shape": [3, 2], "dtype": "float32"}, {"name": "b", "shape": [2], "dtype": "float32"},
+        {"name": "k", "shape": [2], "dtype": "int32"}]}]}]], TOPOLOGY:format(base64(string.pack("<ff", 7, -8))))
+    local files = { ["w.bin"] = w, ["b.bin"] = b .. string.pack("<i4i4", 3, 4) }
+    local function check(gd)
+      local n = by_name(gd)
+      assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, n.w.attr.value:totable())
+      assert.are.same({ 3, 4 }, n.k.attr.value:totable())
+    end
+    check(tfdev.graph_def.parse(json, { weights = files }))
+    local asked = {}
+    check(tfdev.graph_def.parse(json, { weights = function(name) asked[#asked + 1] = name; return files[name] end }))
+    assert.are.same({ "w.bin", "b.bin" }, asked)
+    local _, dir = write_model("{}", files)
+    check(tfdev.graph_def.parse(json, { weights_dir = dir }))
+    check(tfdev.graph_def.parse(json, { weights_dir = dir, format = "tfjs" }))
+    -- load: the weights beside the file unless the options say otherwise
+    local path = write_model(json, {})
+    h.raises("NOT_FOUND", "w.bin", tfdev.graph_def.load, path)
+    check(tfdev.graph_def.load(path, { weights_dir = dir }))
+    check(tfdev.graph_def.load(path, { weights = files }))
+    -- what goes wrong, said
+    h.raises("FAILED_PRECONDITION", "weight file w.bin: a model parsed from memory reads its weights through the options",
+      tfdev.graph_def.parse, json)
+    h.raises("NOT_FOUND", "weight file b.bin: options.weights gave nil, not its bytes", tfdev.graph_def.parse, json,
+      { weights = { ["w.bin"] = w } })
+    h.raises("INVALID_ARGUMENT", "weight file w.bin: options.weights raised: ", tfdev.graph_def.parse, json,
+      { weights = function() error("no archive") end })
+    h.raises("INVALID_ARGUMENT", "weight 'w': needs 24 bytes at offset 0, but the group's files hold 16", tfdev.graph_def.parse, json,
+      { weights = function() return "12345678" end })
+    h.raises("INVALID_ARGUMENT", "unknown option 'weight' (format, weights, weights_dir)", tfdev.graph_def.parse, json,
+      { weight = files })
+    h.raises("INVALID_ARGUMENT", "unknown model format 'onnx'", tfdev.graph_def.parse, json, { format = "onnx" })
+    h.raises("INVALID_ARGUMENT", "options.weights must be a table of file bytes or a function, got number",
+      tfdev.graph_def.parse, json, { weights = 3 })
+    -- the format forced: JSON read as a binary GraphDef is refused as such
+    h.raises("INVALID_ARGUMENT", "", tfdev.graph_def.parse, json, { format = "graph_def" })
+    -- and a binary GraphDef parses with or without options
+    local pb = tfdev.graph_def.serialize { node = { { name = "c", op = "Const", attr = { value = tfdev.tensor(1, "float32") } } } }
+    assert.are.equal("c", tfdev.graph_def.parse(pb, { format = "auto" }).node[1].name)
+    cleanup(dir)
+    cleanup(path:match("^(.*)/model.json$"))
+  end)
+
+  it("keeps the model's signature: tfdev.model lists and runs it by its keys", function()
+    local json = string.format([[{"format": "graph-model", %s,
+      "signature": {"inputs": {"features": {"name": "x:0", "dtype": "DT_FLOAT",
+          "tensorShape": {"dim": [{"size": "-1"}, {"size": "3"}]}}},
+        "outputs": {"scores": {"name": "out:0", "dtype": "DT_FLOAT"}, "logits": {"name": "y:0", "dtype": "DT_FLOAT",
+          "tensorShape": {"dim": [{"size": "-1"}, {"size": "2"}]}}}},
+      "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "w", "shape": [3, 2], "dtype": "float32"},
+        {"name": "b", "shape": [2], "dtype": "float32"}, {"name": "k", "shape": [2], "dtype": "int32"}]}]}]],
+      TOPOLOGY:format(base64(string.pack("<ff", 7, -8))))
+    local path, dir = write_model(json, { ["w.bin"] = string.pack("<ffffffff", 1, 2, 3, 4, 5, 6, 0, 0) .. string.pack("<i4i4", 0, 0) })
+    local gd = tfdev.graph_def.load(path)
+    assert.are.same({ { key = "features", name = "x:0", dtype = "float32", shape = { -1, 3 } } }, gd.signature.inputs)
+    assert.are.same({ { key = "scores", name = "out:0", dtype = "float32" },
+      { key = "logits", name = "y:0", dtype = "float32", shape = { -1, 2 } } }, gd.signature.outputs)
+    local m <close> = tfdev.model(path, { intra_op_threads = 1 })
+    assert.are.same({ { name = "features", tensor = "x:0", dtype = "float32", shape = { -1, 3 } } }, m.inputs)
+    assert.are.equal("scores", m.outputs[1].name)
+    assert.are.equal("logits", m.outputs[2].name)
+    local r = m:run { features = { { 1, 0, 1 } } } -- by key
+    assert.are.same({ { 3, 4 } }, r[1]:totable())
+    assert.are.same({ { 6, 8 } }, r[2]:totable())
+    assert.are.same({ { 3, 4 } }, m:run { x = { { 1, 0, 1 } } }[1]:totable()) -- by node name
+    -- a binary GraphDef has no signature: saving keeps the graph only
+    local back = tfdev.graph_def.parse(tfdev.graph_def.serialize(gd))
+    assert.is_nil(back.signature)
+    h.raises("INVALID_ARGUMENT", "signature.outputs['bad'] needs the name of a tensor", tfdev.graph_def.parse,
+      '{"modelTopology": {"node": []}, "signature": {"outputs": {"bad": {"dtype": "DT_FLOAT"}}}}')
+    cleanup(dir)
+  end)
+
   it("names the file, the weight or the field at fault", function()
     local function model(manifest, files, topology)
       return write_model(string.format('{"format": "graph-model", %s, "weightsManifest": %s}',

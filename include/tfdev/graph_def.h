@@ -115,6 +115,52 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
  * INVALID_ARGUMENT for a resource tensor attr (not storable). */
 tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **data, size_t *size, tfd_status *status);
 
+/* ---- A model's signature ----
+ * TensorFlow's SignatureDef as TensorFlow.js keeps it in model.json ("signature", or
+ * "userDefinedMetadata.signature"): the inputs and outputs a model is meant to be called with, each
+ * a key, the tensor it stands for ("node:0"), its dtype (0 when tfdev has no such dtype) and shape.
+ * A binary GraphDef carries none; tfd_graph_def_serialize does not write it. */
+typedef struct tfd_signature_entry {
+  const char *key;
+  const char *tensor;
+  tfd_dtype dtype;
+  tfd_shape shape;
+} tfd_signature_entry;
+/* The number of signature inputs (outputs = false) or outputs; 0 when g has no signature. */
+size_t tfd_graph_def_signature_size(const tfd_graph_def *g, bool outputs);
+/* Entry i, in the file's order (borrowed from g), or NULL past the end. */
+const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g, bool outputs, size_t i);
+/* Appends an entry (strings copied; shape NULL for unknown). INVALID_ARGUMENT for an empty key or
+ * tensor. */
+tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
+                                     const tfd_shape *shape, tfd_status *status);
+
+/* ---- Reading models with options ---- */
+/* The bytes of one TensorFlow.js weight file, by the name its manifest gives ("group1-shard1of2.bin"):
+ * a malloc'd buffer the reader hands over (the loader frees it) with *len set, or NULL with the
+ * status set (NOT_FOUND, naming the file, when there is no such file). */
+typedef unsigned char *(*tfd_weight_reader)(void *arg, const char *name, size_t *len, tfd_status *status);
+
+typedef struct tfd_graph_def_options {
+  /* NULL or "auto": told by the content (JSON opens with '{'); "graph_def" (binary) or "tfjs". */
+  const char *format;
+  /* Where a TensorFlow.js model's weight files come from: the reader (with its argument), else the
+   * directory weights_dir, else (tfd_graph_def_load) the model file's own directory. */
+  tfd_weight_reader weights;
+  void *weights_arg;
+  const char *weights_dir;
+} tfd_graph_def_options;
+
+/* tfd_graph_def_parse for either format: a TensorFlow.js model.json held in memory reads its
+ * weights through options (FAILED_PRECONDITION naming the first weight file when it gives no way
+ * to); options may be NULL. Ops are not checked (session creation names unknown ones).
+ * INVALID_ARGUMENT for an unknown format name. Caller frees the result. */
+tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+                                                tfd_status *status);
+/* tfd_graph_def_load with options (NULL: as tfd_graph_def_load). Caller frees the result. */
+tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options,
+                                               tfd_status *status);
+
 /* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
  * index -1 (control). The node name and its NUL are written to `node`
  * (node_cap bytes). INVALID_ARGUMENT for an empty or malformed input, or a

@@ -78,7 +78,39 @@ void tfd_graph_def_free(tfd_graph_def *g) {
   if (!g) return;
   for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
   free(g->nodes);
+  for (int o = 0; o < 2; o++) {
+    for (size_t i = 0; i < g->nsig[o]; i++) {
+      free((void *)g->sig[o][i].key);
+      free((void *)g->sig[o][i].tensor);
+    }
+    free(g->sig[o]);
+  }
   free(g);
+}
+
+size_t tfd_graph_def_signature_size(const tfd_graph_def *g, bool outputs) { return g->nsig[outputs]; }
+
+const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g, bool outputs, size_t i) {
+  return i < g->nsig[outputs] ? &g->sig[outputs][i] : NULL;
+}
+
+tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
+                                     const tfd_shape *shape, tfd_status *status) {
+  if (!key || !*key || !tensor || !*tensor)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a signature %s needs a key and a tensor name",
+                           outputs ? "output" : "input");
+  tfd_signature_entry *grown = realloc(g->sig[outputs], (g->nsig[outputs] + 1) * sizeof *grown);
+  if (!grown) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  g->sig[outputs] = grown;
+  tfd_signature_entry e = {strdup(key), strdup(tensor), dtype, {.ndims = -1}};
+  if (shape) e.shape = *shape;
+  if (!e.key || !e.tensor) {
+    free((void *)e.key);
+    free((void *)e.tensor);
+    return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  grown[g->nsig[outputs]++] = e;
+  return TFD_OK;
 }
 
 size_t tfd_graph_def_num_nodes(const tfd_graph_def *g) { return g->n; }
@@ -270,6 +302,14 @@ tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *src) {
       return NULL;
     }
   }
+  for (int o = 0; g && o < 2; o++)
+    for (size_t i = 0; i < src->nsig[o]; i++) {
+      const tfd_signature_entry *e = &src->sig[o][i];
+      if (tfd_graph_def_add_signature(g, o, e->key, e->tensor, e->dtype, &e->shape, NULL) != TFD_OK) {
+        tfd_graph_def_free(g);
+        return NULL;
+      }
+    }
   return g;
 }
 

@@ -20,6 +20,8 @@ struct tfd_node_def {
 struct tfd_graph_def {
   tfd_node_def **nodes;
   size_t n, cap;
+  tfd_signature_entry *sig[2]; /* signature inputs, outputs: key and tensor owned */
+  size_t nsig[2];
 };
 
 /* Splits an input string like tfd_parse_input, returning the node name (any
@@ -39,12 +41,13 @@ char *tfd_read_file(const char *path, size_t *size, tfd_status *status);
  * found relative to `path`). Caller frees the result; NULL with the status
  * set, prefixed with the path, on error. */
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *status);
-/* The same with the weight files read by `read` (a malloc'd buffer the
- * loader frees, NULL with the status set when there is none): the fuzzer
- * serves them from memory. */
-typedef unsigned char *(*tfd_weight_reader)(void *arg, const char *name, size_t *len, tfd_status *status);
+/* The same with the weight files read by `read` (see tfd_weight_reader): the
+ * fuzzer and hosts serve them from memory. */
 tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
                                                    tfd_weight_reader read, void *read_arg, tfd_status *status);
+
+/* A weight reader for the files of directory `arg` (a string). */
+unsigned char *tfd_read_weight_in_dir(void *arg, const char *name, size_t *len, tfd_status *status);
 
 /* Appends a deep copy of src. */
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);

@@ -398,10 +398,9 @@ static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_st
 
 /* ---- weights ---- */
 /* Reads a weight file relative to the model's directory (the default reader). */
-static unsigned char *read_weight_file(void *arg, const char *name, size_t *len, tfd_status *st) {
-  const char *model = arg;
-  const char *slash = model ? strrchr(model, '/') : NULL;
-  char *full = slash ? tfd_format("%.*s/%s", (int)(slash - model), model, name) : tfd_format("%s", name);
+/* The file `name` in directory `dir` ("" or NULL: the current one). */
+static unsigned char *read_in(const char *dir, int dir_len, const char *name, size_t *len, tfd_status *st) {
+  char *full = dir_len > 0 ? tfd_format("%.*s/%s", dir_len, dir, name) : tfd_format("%s", name);
   if (!full) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", name);
     return NULL;
@@ -410,6 +409,47 @@ static unsigned char *read_weight_file(void *arg, const char *name, size_t *len,
   if (!buf) tfd_status_prefixf(st, "weight file ");
   free(full);
   return buf;
+}
+
+/* The weight files beside the model file `arg`. */
+static unsigned char *read_weight_file(void *arg, const char *name, size_t *len, tfd_status *st) {
+  const char *model = arg;
+  const char *slash = model ? strrchr(model, '/') : NULL;
+  return read_in(model, slash ? (int)(slash - model) : 0, name, len, st);
+}
+
+unsigned char *tfd_read_weight_in_dir(void *arg, const char *name, size_t *len, tfd_status *st) {
+  const char *dir = arg;
+  return read_in(dir, dir ? (int)strlen(dir) : 0, name, len, st);
+}
+
+/* model.json's "signature" (or userDefinedMetadata's): {"inputs": {key: TensorInfo}, "outputs": ...}
+ * where a TensorInfo has the tensor's name, dtype and tensorShape. Unknown dtypes are kept as 0. */
+static tfd_code signature_of(ctx *c, const cJSON *root, tfd_graph_def *g) {
+  const cJSON *sig = field(root, "signature", NULL);
+  if (!sig) sig = field(field(root, "userDefinedMetadata", "user_defined_metadata"), "signature", NULL);
+  if (!sig) return TFD_OK;
+  if (!cJSON_IsObject(sig)) return failf(c, TFD_INVALID_ARGUMENT, "signature must be an object");
+  static const char *const sides[2] = {"inputs", "outputs"};
+  for (int o = 0; o < 2; o++) {
+    const cJSON *list = field(sig, sides[o], NULL), *e;
+    if (!list) continue;
+    if (!cJSON_IsObject(list)) return failf(c, TFD_INVALID_ARGUMENT, "signature.%s must be an object", sides[o]);
+    cJSON_ArrayForEach(e, list) {
+      const cJSON *name = field(e, "name", NULL);
+      if (!cJSON_IsObject(e) || !cJSON_IsString(name) || !name->valuestring[0])
+        return failf(c, TFD_INVALID_ARGUMENT, "signature.%s['%s'] needs the name of a tensor", sides[o], e->string);
+      char where[160];
+      snprintf(where, sizeof where, "signature.%s['%.100s']", sides[o], e->string);
+      tfd_shape shape;
+      if (shape_of(c, field(e, "tensorShape", "tensor_shape"), where, false, &shape) != TFD_OK) return tfd_status_code(c->st);
+      if (!field(e, "tensorShape", "tensor_shape")) shape.ndims = -1;
+      if (tfd_graph_def_add_signature(g, o, e->string, name->valuestring, dtype_of(field(e, "dtype", NULL)), &shape, c->st) !=
+          TFD_OK)
+        return tfd_status_code(c->st);
+    }
+  }
+  return TFD_OK;
 }
 
 /* The concatenation of a group's files. */
@@ -566,7 +606,7 @@ tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len,
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
-  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK) goto fail;
+  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK) goto fail;
   const cJSON *manifest = field(root, "weightsManifest", "weights_manifest");
   if (manifest) {
     if (!cJSON_IsArray(manifest)) {

@@ -390,7 +390,56 @@ static tfd_code check_ops(const tfd_graph_def *g, tfd_status *st) {
   return code;
 }
 
-tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
+/* A weight reader for models given from memory with no way to their weights. */
+static unsigned char *no_weight_files(void *arg, const char *name, size_t *len, tfd_status *st) {
+  (void)arg, (void)len;
+  tfd_status_setf(st, TFD_FAILED_PRECONDITION,
+                  "weight file %s: a model parsed from memory reads its weights through the options (a reader, or "
+                  "weights_dir)", name);
+  return NULL;
+}
+
+/* Either format, told by options->format or by the content; path (NULL from memory) names the
+ * model in messages and, without other options, is where its weight files are. */
+static tfd_graph_def *parse_model(const void *data, size_t size, const char *path, const tfd_graph_def_options *o,
+                                  tfd_status *st) {
+  const char *format = o && o->format ? o->format : "auto";
+  bool json;
+  if (strcmp(format, "auto") == 0) {
+    /* JSON opens with '{' (after white space); a binary GraphDef never does (0x7b is no field tag it uses). */
+    const char *c = data;
+    size_t i = 0;
+    while (i < size && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r')) i++;
+    json = i < size && c[i] == '{';
+  } else if (strcmp(format, "tfjs") == 0 || strcmp(format, "graph_def") == 0) {
+    json = format[0] == 't';
+  } else {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "unknown model format '%s' (\"auto\", \"graph_def\" or \"tfjs\")", format);
+    return NULL;
+  }
+  if (json) {
+    if (o && o->weights)
+      return tfd_graph_def_parse_json_model_with(data, size, path, o->weights, o->weights_arg, st);
+    if (o && o->weights_dir)
+      return tfd_graph_def_parse_json_model_with(data, size, path, tfd_read_weight_in_dir, (void *)o->weights_dir, st);
+    if (path) return tfd_graph_def_parse_json_model(data, size, path, st);
+    return tfd_graph_def_parse_json_model_with(data, size, NULL, no_weight_files, NULL, st);
+  }
+  tfd_graph_def *g = tfd_graph_def_parse(data, size, st);
+  if (!g && path) tfd_status_prefixf(st, "%s: ", path);
+  return g;
+}
+
+tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+                                                tfd_status *st) {
+  if (!data && size) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse_with_options: no data");
+    return NULL;
+  }
+  return parse_model(data ? data : "", size, NULL, options, st);
+}
+
+tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options, tfd_status *st) {
   if (!path) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
     return NULL;
@@ -398,16 +447,7 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
   size_t size = 0;
   char *data = tfd_read_file(path, &size, st);
   if (!data) return NULL;
-  /* The format is told by the content: JSON opens with '{' (after white space). */
-  size_t i = 0;
-  while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
-  tfd_graph_def *g = NULL;
-  if (i < size && data[i] == '{') {
-    g = tfd_graph_def_parse_json_model(data, size, path, st);
-  } else {
-    g = tfd_graph_def_parse(data, size, st);
-    if (!g) tfd_status_prefixf(st, "%s: ", path);
-  }
+  tfd_graph_def *g = parse_model(data, size, path, options, st);
   free(data);
   if (g && check_ops(g, st) != TFD_OK) {
     tfd_status_prefixf(st, "%s: ", path);
@@ -416,6 +456,8 @@ tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
   }
   return g;
 }
+
+tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) { return tfd_graph_def_load_with_options(path, NULL, st); }
 
 /* ---- writing ---- */
 /* The protobuf message tree owns nothing the graph def does not: strings and arrays point into
