@@ -118,9 +118,84 @@ static void test_resource_tensor_is_not_saved(void) {
   tfd_status_free(st);
 }
 
+/* A host's weight reader: serves one file from memory and counts the calls. */
+static unsigned char *serve_weights(void *arg, const char *name, size_t *len, tfd_status *st) {
+  int *calls = arg;
+  ++*calls;
+  if (strcmp(name, "w.bin") != 0) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "no file %s", name);
+    return NULL;
+  }
+  float w[2] = {1.5f, -2.0f};
+  unsigned char *buf = malloc(sizeof w);
+  memcpy(buf, w, sizeof w);
+  *len = sizeof w;
+  return buf;
+}
+
+static void test_options_and_signature(void) {
+  static const char json[] =
+      "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
+      "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\": {\"type\": \"DT_FLOAT\"}}},"
+      "{\"name\": \"w\", \"op\": \"Const\", \"attr\": {\"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+      " \"tensorShape\": {\"dim\": [{\"size\": \"2\"}]}}}}},"
+      "{\"name\": \"y\", \"op\": \"Mul\", \"input\": [\"x\", \"w\"]}]},"
+      "\"signature\": {\"inputs\": {\"in\": {\"name\": \"x:0\", \"dtype\": \"DT_FLOAT\"}},"
+      " \"outputs\": {\"out\": {\"name\": \"y:0\", \"dtype\": \"DT_BFLOAT16\","
+      " \"tensorShape\": {\"dim\": [{\"size\": \"-1\"}, {\"size\": \"2\"}]}}}},"
+      "\"weightsManifest\": [{\"paths\": [\"w.bin\"], \"weights\": [{\"name\": \"w\", \"shape\": [2], \"dtype\": \"float32\"}]}]}";
+  tfd_status *st = tfd_status_new();
+  int calls = 0;
+  tfd_graph_def_options o = {.weights = serve_weights, .weights_arg = &calls};
+  tfd_graph_def *g = tfd_graph_def_parse_with_options(json, strlen(json), &o, st);
+  CHECK(g != NULL);
+  CHECK_INT(calls, 1);
+  const tfd_attr_value *v = tfd_node_def_attr(tfd_graph_def_find(g, "w"), "value");
+  CHECK(v && ((const float *)tfd_tensor_const_data(v->tensor))[1] == -2.0f);
+  CHECK_INT((int)tfd_graph_def_signature_size(g, false), 1);
+  CHECK_INT((int)tfd_graph_def_signature_size(g, true), 1);
+  const tfd_signature_entry *in = tfd_graph_def_signature_entry(g, false, 0), *out = tfd_graph_def_signature_entry(g, true, 0);
+  CHECK_STR(in->key, "in");
+  CHECK_STR(in->tensor, "x:0");
+  CHECK_INT(in->dtype, TFD_FLOAT32);
+  CHECK_INT(in->shape.ndims, -1);
+  CHECK_STR(out->tensor, "y:0");
+  CHECK_INT(out->dtype, 0); /* a dtype tfdev does not hold */
+  CHECK(out->shape.ndims == 2 && out->shape.dims[0] == -1 && out->shape.dims[1] == 2);
+  CHECK(tfd_graph_def_signature_entry(g, true, 1) == NULL);
+  /* copies keep it; a host adds its own */
+  tfd_graph_def *c = tfd_graph_def_copy(g);
+  CHECK_STR(tfd_graph_def_signature_entry(c, true, 0)->key, "out");
+  CHECK_INT(tfd_graph_def_add_signature(c, true, "extra", "x:0", TFD_FLOAT32, NULL, st), TFD_OK);
+  CHECK_INT((int)tfd_graph_def_signature_size(c, true), 2);
+  CHECK_INT(tfd_graph_def_add_signature(c, true, "", "x:0", TFD_FLOAT32, NULL, st), TFD_INVALID_ARGUMENT);
+  CHECK_CONTAINS(tfd_status_message(st), "a signature output needs a key and a tensor name");
+  tfd_status_reset(st);
+  tfd_graph_def_free(c);
+  tfd_graph_def_free(g);
+  /* without a way to the weights, from memory */
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), NULL, st) == NULL);
+  CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "weight file w.bin: a model parsed from memory reads its weights through the options");
+  o.format = "protobuf";
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "unknown model format 'protobuf'");
+  o.format = "graph_def";
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, st) == NULL);
+  CHECK_INT(tfd_status_code(st), TFD_INVALID_ARGUMENT);
+  tfd_status_reset(st);
+  CHECK(tfd_graph_def_parse_with_options(NULL, 3, NULL, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "no data");
+  /* an empty buffer is an empty binary GraphDef */
+  g = tfd_graph_def_parse_with_options(NULL, 0, NULL, st);
+  CHECK(g && tfd_graph_def_num_nodes(g) == 0 && tfd_graph_def_signature_size(g, true) == 0);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"round_trip", test_round_trip},
     {"resource_tensor_is_not_saved", test_resource_tensor_is_not_saved},
+    {"options_and_signature", test_options_and_signature},
 };
 
 TFD_TEST_MAIN(tests)
