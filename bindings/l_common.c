@@ -258,6 +258,25 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "use_per_session_threads") == 0) {
       tfd_session_options_set_use_per_session_threads(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "visible_devices") == 0) {
+      if (tfd_session_options_set_visible_devices(b->o, lua_tostring(L, -1), st) != TFD_OK) tfdev_raise_status(L, st);
+    } else if (strcmp(key, "gpu") == 0) {
+      lua_pushnil(L);
+      while (lua_next(L, -2)) {
+        const char *gk = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        if (strcmp(gk, "memory_fraction") == 0) {
+          if (lua_type(L, -1) != LUA_TNUMBER)
+            tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.memory_fraction must be a number, got %s", luaL_typename(L, -1));
+          if (tfd_session_options_set_gpu_memory_fraction(b->o, lua_tonumber(L, -1), st) != TFD_OK) tfdev_raise_status(L, st);
+        } else if (strcmp(gk, "allow_growth") == 0) {
+          if (lua_type(L, -1) != LUA_TBOOLEAN)
+            tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.allow_growth must be a boolean, got %s", luaL_typename(L, -1));
+          tfd_session_options_set_gpu_allow_growth(b->o, lua_toboolean(L, -1));
+        } else {
+          tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option 'gpu.%s' (memory_fraction, allow_growth)", gk);
+        }
+        lua_pop(L, 1);
+      }
     } else if (strcmp(key, "operation_timeout_ms") == 0) {
       int ok;
       lua_Integer ms = lua_tointegerx(L, -1, &ok);

@@ -34,6 +34,45 @@ static int host_allocator_stats(lua_State *L) {
   return 1;
 }
 
+static void push_backend_info(lua_State *L, const tfd_backend_info *info) {
+  lua_createtable(L, 0, 5);
+  tfdev_set_str(L, "name", info->name);
+  tfdev_set_bool(L, "loaded", info->loaded);
+  tfdev_set_int(L, "num_devices", info->num_devices);
+  tfdev_set_str(L, "path", info->path);
+  tfdev_set_str(L, "why", info->why);
+}
+
+/* tfdev.load_backend(name) -> {name=, loaded=, num_devices=, path=, why=}: loads the module once per
+ * process and registers its factories in this state's registry. A module or driver that is missing
+ * is not an error: loaded is false (or num_devices 0) and why says which. */
+static int load_backend(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_backend_info info;
+  tfd_code code = tfd_backend_load(name, &info, st);
+  if (code == TFD_INVALID_ARGUMENT) return tfdev_raise_status(L, st);
+  if (code == TFD_OK) {
+    tfd_status_reset(st);
+    code = tfd_backend_register_factories(name, tfdev_state(L)->registry, st);
+    if (code != TFD_OK && code != TFD_ALREADY_EXISTS) return tfdev_raise_status(L, st); /* already there: fine */
+  }
+  push_backend_info(L, &info);
+  return 1;
+}
+
+/* tfdev.backends() -> the backends tried so far (see load_backend), in order. */
+static int backends(lua_State *L) {
+  size_t n = tfd_backend_count();
+  lua_createtable(L, (int)n, 0);
+  tfd_backend_info info;
+  for (size_t i = 0; tfd_backend_at(i, &info); i++) {
+    push_backend_info(L, &info);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
 static int gpu_count(lua_State *L) {
   char why[256];
   int n = tfd_gpu_count(why, sizeof why);
@@ -61,6 +100,10 @@ int luaopen_tfdev_core(lua_State *L) {
   lua_setfield(L, -2, "clock");
   lua_pushcfunction(L, gpu_count);
   lua_setfield(L, -2, "gpu_count");
+  lua_pushcfunction(L, load_backend);
+  lua_setfield(L, -2, "load_backend");
+  lua_pushcfunction(L, backends);
+  lua_setfield(L, -2, "backends");
   lua_pushcfunction(L, host_memory_limit);
   lua_setfield(L, -2, "host_memory_limit");
   lua_pushcfunction(L, host_allocator_stats);

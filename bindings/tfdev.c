@@ -116,8 +116,11 @@ static int dolibrary(lua_State *L, char *spec) {
 static int list_devices(lua_State *L) {
   return dostring(L,
                   "local tfdev = require 'tfdev'\n"
-                  "local n, why = tfdev.gpu_count()\n"
-                  "if n == 0 then io.stderr:write('tfdev: 0 GPU devices (', why, ')\\n') end\n"
+                  "if #tfdev.backends() == 0 then io.write('no backends tried (TFDEV_BACKENDS=none)\\n') end\n"
+                  "for _, b in ipairs(tfdev.backends()) do\n"
+                  "  io.write(string.format('backend %s: %s', b.name, b.loaded and 'loaded from ' .. b.path or 'not loaded'))\n"
+                  "  io.write(b.why ~= '' and (' (' .. b.why .. ')') or '', '\\n')\n"
+                  "end\n"
                   "io.write(tfdev.describe_devices(tfdev.factory.add_devices()))\n",
                   "=--list-devices");
 }

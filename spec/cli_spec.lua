@@ -57,7 +57,7 @@ describe("the tfdev executable", function()
     assert.are.equal(0, code)
     assert.truthy(out:find("/job:localhost/replica:0/task:0/device:CPU:0\n  device_type: CPU\n  memory_limit: 268435456 (256.0 MiB)\n", 1, true))
     assert.truthy(out:find("incarnation: %d+"))
-    assert.truthy(out:find("0 GPU devices", 1, true))
+    assert.truthy(out:find("no backends tried (TFDEV_BACKENDS=none)", 1, true)) -- ctest runs this file without backends
   end)
 
   it("lists devices made by a factory registered with -e first", function()

@@ -50,6 +50,8 @@ typedef struct tfd_cpu_device_config {
   const char *physical_device_desc; /* NULL: describes the CPU and threads */
   int num_threads;                  /* intra-op threads; <= 0: one per core */
   bool own_threadpool;              /* false: share the process-wide pool */
+  tfd_allocator *allocator;         /* NULL: a CPU allocator of memory_limit; else the device takes a
+                                       reference (the GPU-compatible CPU device's pinned memory) */
 } tfd_cpu_device_config;
 
 /* A new thread-pool CPU device. INVALID_ARGUMENT for a missing or malformed

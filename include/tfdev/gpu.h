@@ -1,4 +1,5 @@
-/* tfdev GPU probe: how many CUDA GPUs this process can use (0 in a build without CUDA). */
+/* tfdev GPU probe: how many CUDA GPUs this process can use (0 without the CUDA backend module,
+ * a driver or a device). */
 #ifndef TFDEV_GPU_H
 #define TFDEV_GPU_H
 
@@ -12,7 +13,8 @@ extern "C" {
 /* Number of CUDA GPUs; 0 on any error, with the reason written to `why`
  * (why_cap bytes; may be NULL). Never fails, never aborts. */
 int tfd_gpu_count(char *why, size_t why_cap);
-/* Whether this build has the CUDA backend compiled in. */
+/* Whether this build made the CUDA backend module (libtfdev_cuda.so); whether it loads is
+ * tfd_backend_load's answer. */
 bool tfd_gpu_built_with_cuda(void);
 
 #ifdef __cplusplus

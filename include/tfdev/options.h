@@ -63,6 +63,20 @@ bool tfd_session_options_build_cost_model(const tfd_session_options *o);
  * Off: partitions run as placed, as run metadata's partition graphs show. */
 void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on);
 bool tfd_session_options_optimize_graph(const tfd_session_options *o);
+/* GPUOptions. visible_device_list: "0,2" (TensorFlow's: the visible CUDA devices, in the order
+ * they become GPU:0, GPU:1, ...); NULL or "" for all. Stored as given (copied) and checked by the
+ * GPU factory against the devices it finds: INVALID_ARGUMENT for a malformed list, an unknown id or
+ * a repeated one, naming it. RESOURCE_EXHAUSTED when out of memory. */
+tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status);
+const char *tfd_session_options_visible_devices(const tfd_session_options *o); /* "" when unset */
+/* per_process_gpu_memory_fraction: (0, 1] of each GPU's free memory reserved up front; 0 (default):
+ * TensorFlow's default share. INVALID_ARGUMENT outside [0, 1]. */
+tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status);
+double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o);
+/* allow_growth: GPU memory taken in growing regions as needed instead of all up front. */
+void tfd_session_options_set_gpu_allow_growth(tfd_session_options *o, bool on);
+bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o);
+
 /* true: the session owns its inter-op pool; false (default): sessions share one. */
 void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
 bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);

@@ -14,6 +14,7 @@
 #define TFDEV_VERSION "0.1.0"
 
 #include "tfdev/allocator.h"
+#include "tfdev/backend.h"
 #include "tfdev/device.h"
 #include "tfdev/device_factory.h"
 #include "tfdev/device_mgr.h"

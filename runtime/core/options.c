@@ -19,6 +19,9 @@ struct tfd_session_options {
   bool allow_soft_placement, log_device_placement, use_per_session_threads, build_cost_model;
   bool skip_graph_optimization; /* stored inverted so that a zeroed struct optimises */
   int64_t operation_timeout_ms;
+  char *visible_devices; /* NULL: all */
+  double gpu_memory_fraction;
+  bool gpu_allow_growth;
 };
 
 tfd_session_options *tfd_session_options_new(void) {
@@ -31,6 +34,7 @@ void tfd_session_options_free(tfd_session_options *o) {
   if (!o) return;
   for (size_t i = 0; i < o->num_counts; i++) free(o->counts[i].type);
   free(o->counts);
+  free(o->visible_devices);
   free(o);
 }
 
@@ -40,6 +44,11 @@ tfd_session_options *tfd_session_options_copy(const tfd_session_options *src) {
   *o = *src;
   o->counts = NULL;
   o->num_counts = 0;
+  o->visible_devices = NULL;
+  if (src->visible_devices && tfd_session_options_set_visible_devices(o, src->visible_devices, NULL) != TFD_OK) {
+    tfd_session_options_free(o);
+    return NULL;
+  }
   for (size_t i = 0; i < src->num_counts; i++) {
     if (tfd_session_options_set_device_count(o, src->counts[i].type, src->counts[i].n, NULL) != TFD_OK) {
       tfd_session_options_free(o);
@@ -67,6 +76,30 @@ tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char
   o->counts[o->num_counts++] = (device_count){t, n};
   return TFD_OK;
 }
+
+tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status) {
+  char *copy = list && *list ? strdup(list) : NULL;
+  if (list && *list && !copy) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory setting visible_devices");
+  free(o->visible_devices);
+  o->visible_devices = copy;
+  return TFD_OK;
+}
+
+const char *tfd_session_options_visible_devices(const tfd_session_options *o) {
+  return o && o->visible_devices ? o->visible_devices : "";
+}
+
+tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status) {
+  if (!(fraction >= 0 && fraction <= 1))
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.memory_fraction must be in [0, 1] (0: the default), got %g",
+                           fraction);
+  o->gpu_memory_fraction = fraction;
+  return TFD_OK;
+}
+
+double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o) { return o ? o->gpu_memory_fraction : 0; }
+void tfd_session_options_set_gpu_allow_growth(tfd_session_options *o, bool on) { o->gpu_allow_growth = on; }
+bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o) { return o && o->gpu_allow_growth; }
 
 int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt) {
   if (!o) return dflt;

@@ -1,10 +1,12 @@
 /* Device factories, device lists, and the factory registry with TensorFlow's priority rules. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
+#include "tfdev/backend.h"
 #include "tfdev/device_factory.h"
 
 /* ---- device lists ---- */
@@ -221,6 +223,13 @@ static void build_default_registry(void) {
     return; /* callers see NULL and report out of memory */
   }
   tfd_device_factory_unref(cpu);
+  /* Backend modules add theirs (CUDA: GPU at 210, the GPU-compatible CPU at 70); one that does not
+   * load has said why at info level. */
+  char list[256];
+  snprintf(list, sizeof list, "%s", tfd_backend_default_list());
+  char *save = NULL;
+  for (char *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save))
+    if (tfd_backend_load(name, NULL, NULL) == TFD_OK) tfd_backend_register_factories(name, r, NULL);
   default_registry = r;
 }
 

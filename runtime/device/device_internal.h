@@ -6,6 +6,7 @@
 #include "op_kernel.h"
 #include "op_segment.h"
 #include "tfdev/device.h"
+#include "tfdev/device_factory.h"
 
 struct tfd_graph; /* runtime/graph */
 
@@ -73,6 +74,14 @@ tfd_code tfd_device_default_fill_context_map(tfd_device *d, const struct tfd_gra
 tfd_op_segment *tfd_device_op_segment(tfd_device *d);
 /* A random 64-bit number below 2^63 that is never 0. */
 uint64_t tfd_new_incarnation(void);
+
+/* ThreadPoolDeviceFactory's CreateDevices: device_count["CPU"] (default 1) CPU devices named
+ * prefix/device:CPU:i, with the session's intra-op threads, the total of owned pools bounded. Each
+ * device's memory comes from make_allocator(arg, name) (a new reference the device takes), or,
+ * when make_allocator is NULL, a CPU allocator of the default limit. */
+tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *name_prefix,
+                                tfd_allocator *(*make_allocator)(void *arg, const char *name), void *arg,
+                                tfd_device_list *out, tfd_status *status);
 
 /* ---- LocalDevice: the global-or-owned intra-op pool ---- */
 typedef struct tfd_local_device {

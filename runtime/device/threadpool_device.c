@@ -71,7 +71,7 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
     free(t);
     return NULL;
   }
-  t->allocator = tfd_cpu_allocator_new(d->name, limit);
+  t->allocator = cfg->allocator ? tfd_allocator_ref(cfg->allocator) : tfd_cpu_allocator_new(d->name, limit);
   char desc[512];
   if (cfg->physical_device_desc) {
     snprintf(desc, sizeof desc, "%s", cfg->physical_device_desc);
@@ -94,9 +94,9 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
 }
 
 /* ---- ThreadPoolDeviceFactory ---- */
-static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_options *options,
-                                  const char *name_prefix, tfd_device_list *out, tfd_status *status) {
-  (void)self, (void)host_ctx;
+tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *name_prefix,
+                                tfd_allocator *(*make_allocator)(void *arg, const char *name), void *arg,
+                                tfd_device_list *out, tfd_status *status) {
   int n = tfd_session_options_device_count(options, "CPU", 1);
   if (n > TFD_MAX_CPU_DEVICES)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count.CPU is %d: at most %d CPU devices", n,
@@ -115,14 +115,24 @@ static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_
         .name = name,
         .num_threads = tfd_session_options_intra_op_threads(options),
         .own_threadpool = !tfd_session_options_use_global_threadpool(options),
+        .allocator = make_allocator ? make_allocator(arg, name) : NULL,
     };
+    if (make_allocator && !cfg.allocator)
+      return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s's allocator", name);
     tfd_device *d = tfd_cpu_device_new(&cfg, status);
+    tfd_allocator_unref(cfg.allocator);
     if (!d) return tfd_status_code(status);
     tfd_code code = tfd_device_list_push(out, d, status);
     tfd_device_unref(d);
     if (code != TFD_OK) return code;
   }
   return TFD_OK;
+}
+
+static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_options *options,
+                                  const char *name_prefix, tfd_device_list *out, tfd_status *status) {
+  (void)self, (void)host_ctx;
+  return tfd_cpu_devices_create(options, name_prefix, NULL, NULL, out, status);
 }
 
 static const tfd_device_factory_ops threadpool_factory_ops = {"ThreadPoolDeviceFactory", tp_factory_create, NULL, NULL};

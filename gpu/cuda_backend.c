@@ -1,0 +1,198 @@
+/* The CUDA backend module (libtfdev_cuda.so): TensorFlow's GPUDeviceFactory ("GPU", priority 210)
+ * and GPUCompatibleCPUDeviceFactory ("CPU", 70), registered whenever the module loads, as
+ * TensorFlow's CUDA builds register them. With no driver or no device the GPU factory makes no
+ * device and the CPU one hands out ordinary pageable memory, each saying so in one info line.
+ *
+ * The module is loaded by runtime/device/backend.c; it reaches the runtime only through the host
+ * table (host_shim.c). Its GPU devices have device memory (cuda_allocator.c) and their attributes
+ * as TensorFlow gives them; kernels for them come with the CUDA kernels. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/core/status_internal.h"
+#include "../runtime/device/backend_module.h"
+#include "../runtime/device/visible_devices.h"
+#include "cuda_backend.h"
+#include "host_shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_GPUS 64
+
+/* What init found, once per process (the module is loaded once): the probe's answer. */
+static int num_physical;
+
+/* cudaGetDeviceCount fails, leaving its output unwritten, on a machine with the toolkit but no
+ * driver: start from 0, and say which of "no NVIDIA driver" and "no CUDA device" it was. */
+static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
+  tfd_cuda_set_host(host);
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    const char *what = err == cudaErrorInsufficientDriver ? "no NVIDIA driver"
+                       : err == cudaErrorNoDevice        ? "no CUDA device"
+                                                         : "CUDA unavailable";
+    snprintf(why, cap, "%s (cudaGetDeviceCount: %s)", what, cudaGetErrorString(err));
+    (void)cudaGetLastError(); /* clear the error so later calls start clean */
+    n = 0;
+  } else if (n == 0) {
+    snprintf(why, cap, "no CUDA device");
+  }
+  num_physical = n < MAX_GPUS ? n : MAX_GPUS;
+  return num_physical;
+}
+
+/* ---- GPU devices ---- */
+typedef struct gpu_device {
+  tfd_device base;
+  int cuda_id;
+  tfd_allocator *allocator; /* device memory */
+  tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
+} gpu_device;
+
+static tfd_code gpu_sync(tfd_device *d, tfd_status *st) {
+  gpu_device *g = (gpu_device *)d;
+  cudaError_t err = cudaSetDevice(g->cuda_id);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err == cudaSuccess) return TFD_OK;
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: sync failed: %s", d->name, cudaGetErrorString(err));
+}
+
+static tfd_allocator *gpu_get_allocator(tfd_device *d, tfd_alloc_attrs attrs) {
+  gpu_device *g = (gpu_device *)d;
+  return attrs.on_host ? g->host : g->allocator;
+}
+
+static void gpu_destroy(tfd_device *d) {
+  gpu_device *g = (gpu_device *)d;
+  if (g->allocator) tfd_allocator_unref(g->allocator);
+  if (g->host) tfd_allocator_unref(g->host);
+  tfd_device_fini(d);
+  free(g);
+}
+
+static const tfd_device_ops gpu_device_ops = {NULL, NULL, gpu_sync, gpu_get_allocator, NULL, gpu_destroy};
+static tfd_device_ops gpu_ops; /* gpu_device_ops with the host's defaults filled in at registration */
+
+/* TensorFlow's locality: the device's NUMA node + 1 (0 when unknown is reported as node 0). */
+static int32_t bus_id_of(const char *pci) {
+  char path[256], buf[32];
+  snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", pci);
+  FILE *f = fopen(path, "r");
+  int node = 0;
+  if (f) {
+    if (fgets(buf, sizeof buf, f)) node = atoi(buf);
+    fclose(f);
+  }
+  return node < 0 ? 1 : node + 1;
+}
+
+static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, const tfd_session_options *o,
+                                  tfd_status *st) {
+  struct cudaDeviceProp prop;
+  size_t free_bytes = 0, total = 0;
+  cudaError_t err = cudaGetDeviceProperties(&prop, cuda_id);
+  if (err == cudaSuccess) err = cudaSetDevice(cuda_id);
+  if (err == cudaSuccess) err = cudaMemGetInfo(&free_bytes, &total);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    tfd_status_setf(st, TFD_INTERNAL, "GPU %d (CUDA device %d): %s", tf_id, cuda_id, cudaGetErrorString(err));
+    return NULL;
+  }
+  /* per_process_gpu_memory_fraction of the total; by default what is free less a reserve for the
+   * system (TensorFlow keeps some hundreds of MiB back). */
+  double fraction = tfd_session_options_gpu_memory_fraction(o);
+  int64_t reserve = (int64_t)free_bytes / 20 < ((int64_t)256 << 20) ? (int64_t)free_bytes / 20 : ((int64_t)256 << 20);
+  int64_t limit = fraction > 0 ? (int64_t)(fraction * (double)total) : (int64_t)free_bytes - reserve;
+  char pci[32], desc[512];
+  snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  snprintf(desc, sizeof desc, "device: %d, name: %s, pci bus id: %s, compute capability: %d.%d", cuda_id, prop.name, pci,
+           prop.major, prop.minor);
+  gpu_device *g = calloc(1, sizeof *g);
+  if (!g) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
+    return NULL;
+  }
+  if (tfd_device_init(&g->base, &gpu_ops, name, "GPU", limit, bus_id_of(pci), desc, st) != TFD_OK) {
+    free(g);
+    return NULL;
+  }
+  g->cuda_id = cuda_id;
+  char alloc_name[64], host_name[64];
+  snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", tf_id);
+  snprintf(host_name, sizeof host_name, "gpu_host_%d", tf_id);
+  g->allocator = tfd_cuda_allocator_new(alloc_name, cuda_id, limit);
+  g->host = tfd_cuda_allocator_new(host_name, -1, 0);
+  if (!g->allocator || !g->host) {
+    gpu_destroy(&g->base);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
+    return NULL;
+  }
+  return &g->base;
+}
+
+/* GPUDeviceFactory::CreateDevices: device_count["GPU"] (default all) of the visible devices. */
+static tfd_code gpu_factory_create(void *self, void *host_ctx, const tfd_session_options *o, const char *prefix,
+                                   tfd_device_list *out, tfd_status *st) {
+  (void)self, (void)host_ctx;
+  int ids[MAX_GPUS], n = 0;
+  if (num_physical == 0) { /* TensorFlow without a GPU platform: no devices, and nothing to check the list against */
+    if (*tfd_session_options_visible_devices(o))
+      tfd_log(TFD_LOG_INFO, "visible_devices '%s' ignored: no GPU", tfd_session_options_visible_devices(o));
+    return TFD_OK;
+  }
+  if (tfd_parse_visible_devices(tfd_session_options_visible_devices(o), num_physical, ids, &n, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  int want = tfd_session_options_device_count(o, "GPU", n);
+  if (want < n) n = want;
+  for (int i = 0; i < n; i++) {
+    char name[160];
+    snprintf(name, sizeof name, "%s/device:GPU:%d", prefix, i);
+    tfd_device *d = gpu_device_new(name, i, ids[i], o, st);
+    if (!d) return TFD_INTERNAL;
+    tfd_code code = tfd_device_list_push(out, d, st);
+    tfd_device_unref(d);
+    if (code != TFD_OK) return code;
+  }
+  return TFD_OK;
+}
+
+/* GPUCompatibleCPUDeviceFactory: ThreadPoolDeviceFactory's CPU devices, whose memory is pinned when
+ * there are GPUs to copy to (ordinary memory otherwise). */
+static tfd_allocator *pinned_allocator(void *arg, const char *name) {
+  (void)arg;
+  return tfd_cuda_allocator_new(name, -1, TFD_CPU_DEFAULT_MEMORY_LIMIT);
+}
+
+static tfd_code gpu_cpu_factory_create(void *self, void *host_ctx, const tfd_session_options *o, const char *prefix,
+                                       tfd_device_list *out, tfd_status *st) {
+  (void)self, (void)host_ctx;
+  return tfd_cpu_devices_create(o, prefix, num_physical > 0 ? pinned_allocator : NULL, NULL, out, st);
+}
+
+static const tfd_device_factory_ops gpu_factory_ops = {"GPUDeviceFactory", gpu_factory_create, NULL, NULL};
+static const tfd_device_factory_ops gpu_cpu_factory_ops = {"GPUCompatibleCPUDeviceFactory", gpu_cpu_factory_create, NULL,
+                                                           NULL};
+
+static tfd_code cuda_register_factories(tfd_factory_registry *r, tfd_status *st) {
+  gpu_ops = gpu_device_ops;
+  gpu_ops.compute = tfd_device_default_compute;
+  gpu_ops.compute_async = tfd_device_default_compute_async;
+  gpu_ops.fill_context_map = tfd_device_default_fill_context_map;
+  tfd_device_factory *gpu = tfd_device_factory_new(&gpu_factory_ops, NULL, st);
+  tfd_device_factory *cpu = gpu ? tfd_device_factory_new(&gpu_cpu_factory_ops, NULL, st) : NULL;
+  tfd_code code = cpu ? tfd_factory_registry_register(r, "GPU", gpu, TFD_PRIORITY_GPU, st) : TFD_RESOURCE_EXHAUSTED;
+  if (code == TFD_OK) code = tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_GPU_COMPATIBLE_CPU, st);
+  if (gpu) tfd_device_factory_unref(gpu);
+  if (cpu) tfd_device_factory_unref(cpu);
+  if (code == TFD_OK)
+    tfd_log(TFD_LOG_INFO, "backend cuda: %d GPU device%s; CPU devices get %s memory", num_physical,
+            num_physical == 1 ? "" : "s", num_physical > 0 ? "pinned" : "ordinary pageable");
+  return code;
+}
+
+static const tfd_backend_module cuda_module = {TFD_BACKEND_ABI, "cuda", cuda_init, cuda_register_factories};
+
+EXPORT const tfd_backend_module *tfd_backend_module_entry(void);
+EXPORT const tfd_backend_module *tfd_backend_module_entry(void) { return &cuda_module; }
