@@ -1551,6 +1551,13 @@ static const tfd_attr_def attrs_recv[] = {{"tensor_type", TFD_ATTR_TYPE, true, 0
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
+/* The convolution family's dtypes, as TensorFlow's CPU kernels register them (restricted to tfdev's
+ * dtypes): Conv2D half, float, double, int32; DepthwiseConv2dNative and AvgPool half, float,
+ * double; MaxPool and the resizes every real number type. */
+#define F16 (1u << TFD_FLOAT16)
+#define CONV_T (FLT | (1u << TFD_INT32) | F16)
+#define FLT16 (FLT | F16)
+#define REAL (NUM | (1u << TFD_UINT8) | F16)
 #define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same, false}
 #define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false}
 
@@ -1585,19 +1592,19 @@ static const tfd_op_def ops[] = {
     {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul, false},
     {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add, false},
     {"_FusedMatMul", 2, -1, 1, false, false, "T", 0, FLT, attrs_fused_matmul, infer_fused_matmul, false},
-    {"Conv2D", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_conv, infer_window, false},
+    {"Conv2D", 2, 2, 1, false, false, "T", 0, CONV_T, attrs_conv, infer_window, false},
     {"_FusedConv2D", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
-    {"DepthwiseConv2dNative", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_depthwise, infer_window, false},
-    {"MaxPool", 1, 1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_pool, infer_window, false},
-    {"AvgPool", 1, 1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_pool, infer_window, false},
+    {"DepthwiseConv2dNative", 2, 2, 1, false, false, "T", 0, FLT16, attrs_depthwise, infer_window, false},
+    {"MaxPool", 1, 1, 1, false, false, "T", 0, REAL, attrs_pool, infer_window, false},
+    {"AvgPool", 1, 1, 1, false, false, "T", 0, FLT16, attrs_pool, infer_window, false},
     {"Pad", 2, 2, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"PadV2", 3, 3, 1, false, false, "T", 0, 0, attrs_pad, infer_pad, false},
     {"Prelu", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_t, infer_same, false},
     /* images, normalisation, batched products */
     {"FusedBatchNorm", 5, 5, 5, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm_v1, infer_fused_batch_norm, false},
     {"FusedBatchNormV3", 5, 5, 6, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
-    {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
-    {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_resize, infer_resize, false},
+    {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, REAL, attrs_resize, infer_resize, false},
+    {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, REAL, attrs_resize, infer_resize, false},
     {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
     {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
     {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},

@@ -17,6 +17,7 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "activation.h"
+#include "conv_generic.h"
 #include "dnnl_conv.h"
 #include "window.h"
 #include "kernel.h"
@@ -166,6 +167,12 @@ static bool spatial_out(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
                   (long long)j->kh, (long long)j->kw, (long long)j->h, (long long)j->w);
   return false;
+}
+
+/* Whether the plain (unfused) op's input or filter is not float32: k_conv_generic.c then runs it,
+ * or names the dtypes it refuses. The fused ops stay float32 (check_nhwc refuses the rest). */
+static bool generic_dtype(const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
+  return k->op->name[0] != '_' && (tfd_tensor_dtype(x) != TFD_FLOAT32 || (f && tfd_tensor_dtype(f) != TFD_FLOAT32));
 }
 
 static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
@@ -363,6 +370,10 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
 static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (generic_dtype(k, x, f)) {
+    tfd_conv_generic_run(k, c, TFD_CONV_GENERIC_CONV2D, &p->win, NULL);
+    return;
+  }
   if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
   conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
@@ -410,6 +421,10 @@ static void depthwise_range(int64_t b, int64_t e, void *arg) {
 static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
+  if (generic_dtype(k, x, f)) {
+    tfd_conv_generic_run(k, c, TFD_CONV_GENERIC_DEPTHWISE, &p->win, NULL);
+    return;
+  }
   if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
   conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
@@ -476,6 +491,10 @@ static void pool_range(int64_t b, int64_t e, void *arg) {
 static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0];
+  if (generic_dtype(k, x, NULL)) {
+    tfd_conv_generic_run(k, c, p->op == OP_MAXPOOL ? TFD_CONV_GENERIC_MAXPOOL : TFD_CONV_GENERIC_AVGPOOL, &p->win, p->ksize);
+    return;
+  }
   if (!check_nhwc(c, k, x, "input")) return;
   conv_job j = {p, tfd_tensor_const_data(x), NULL, NULL, NULL, NULL,
                 tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),

@@ -1,6 +1,7 @@
 /* Image and normalisation ops, NHWC, float32: FusedBatchNorm and FusedBatchNormV3 (inference),
- * ResizeBilinear and ResizeNearestNeighbor, Conv2DBackpropInput (TensorFlow's transposed
- * convolution), and MirrorPad (any dtype).
+ * ResizeBilinear and ResizeNearestNeighbor (images of any real dtype tfdev holds: float32, float64,
+ * int32, int64, uint8, float16; ResizeBilinear reads them as float and makes float32, nearest keeps
+ * the dtype), Conv2DBackpropInput (TensorFlow's transposed convolution), and MirrorPad (any dtype).
  *
  * FusedBatchNorm(V3) with is_training false: y = (x - mean) * scale / sqrt(variance + epsilon) +
  * offset over the channel (last) dimension. batch_mean and batch_variance pass the given mean and
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "../core/checked.h"
+#include "../core/half.h"
 #include "../core/status_internal.h"
 #include "kernel.h"
 #include "window.h"
@@ -115,10 +117,33 @@ static int64_t nearest_index(int64_t i, int64_t in, float scale, const image_par
   return v < 0 ? 0 : v;
 }
 
+/* The images' dtypes both resizes take (TensorFlow's real number types that tfdev holds). */
+#define RESIZE_TYPES                                                                                           \
+  ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_UINT8) | \
+   (1u << TFD_FLOAT16))
+
+/* Element i of a real-typed buffer as float, as TensorFlow's ResizeBilinear reads it (static_cast<float>). */
+static inline float load_float(const void *p, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_FLOAT64: return (float)((const double *)p)[i];
+    case TFD_INT32: return (float)((const int32_t *)p)[i];
+    case TFD_INT64: return (float)((const int64_t *)p)[i];
+    case TFD_UINT8: return (float)((const uint8_t *)p)[i];
+    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+  }
+}
+
 static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   const image_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *size = c->inputs[1];
-  if (!check_rank4_float(c, k, x, "images")) return;
+  tfd_dtype dt = tfd_tensor_dtype(x);
+  if (tfd_tensor_ndims(x) != 4 || (unsigned)dt >= 32 || !(RESIZE_TYPES & (1u << dt))) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "images must be a float32, float64, int32, int64, uint8 or float16 tensor of rank 4 (NHWC), got %s of rank %d",
+                    tfd_dtype_name(dt), tfd_tensor_ndims(x));
+    return;
+  }
   if (tfd_tensor_dtype(size) != TFD_INT32 || tfd_tensor_ndims(size) != 1 || tfd_tensor_dim(size, 0) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size must be an int32 vector of 2 elements");
     return;
@@ -141,24 +166,29 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t dims[4] = {n, oh, ow, ch};
-  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
+  /* ResizeBilinear always makes float32, as TensorFlow's does; ResizeNearestNeighbor keeps the dtype. */
+  tfd_tensor *y = tfd_kernel_alloc(c, k, p->op == OP_RESIZE_NEAREST ? dt : TFD_FLOAT32, dims, 4);
   if (!y) return;
   c->outputs[0] = y;
   if (total == 0) return;
-  const float *in = tfd_tensor_const_data(x);
-  float *out = tfd_tensor_data(y);
   float sy = resize_scale(h, oh, p->align_corners), sx = resize_scale(w, ow, p->align_corners);
   if (p->op == OP_RESIZE_NEAREST) {
+    int64_t es = (int64_t)tfd_dtype_size(dt);
+    const char *src = tfd_tensor_const_data(x);
+    char *dst = tfd_tensor_data(y);
     for (int64_t b = 0; b < n; b++)
       for (int64_t oy = 0; oy < oh; oy++) {
         int64_t iy = nearest_index(oy, h, sy, p);
         for (int64_t ox = 0; ox < ow; ox++) {
           int64_t ixx = nearest_index(ox, w, sx, p);
-          memcpy(out + ((b * oh + oy) * ow + ox) * ch, in + ((b * h + iy) * w + ixx) * ch, (size_t)ch * sizeof(float));
+          memcpy(dst + ((b * oh + oy) * ow + ox) * ch * es, src + ((b * h + iy) * w + ixx) * ch * es, (size_t)(ch * es));
         }
       }
     return;
   }
+  const void *raw = tfd_tensor_const_data(x);
+  const float *in = raw;
+  float *out = tfd_tensor_data(y);
   /* oh and ow are at most the output's element count, which fits in memory: the tables do too. */
   lerp_index *ys = malloc((size_t)(oh + ow) * sizeof *ys);
   if (!ys) {
@@ -168,6 +198,26 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   lerp_index *xs = ys + oh;
   bilinear_indices(h, oh, sy, p->half_pixel_centers, ys);
   bilinear_indices(w, ow, sx, p->half_pixel_centers, xs);
+  if (dt != TFD_FLOAT32) { /* the same arithmetic on each value read as float */
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t oy = 0; oy < oh; oy++) {
+        int64_t top = (b * h + ys[oy].lo) * w * ch, bot = (b * h + ys[oy].hi) * w * ch;
+        float fy = ys[oy].frac;
+        for (int64_t ox = 0; ox < ow; ox++) {
+          int64_t lo = xs[ox].lo * ch, hi = xs[ox].hi * ch;
+          float fx = xs[ox].frac;
+          float *o = out + ((b * oh + oy) * ow + ox) * ch;
+          for (int64_t q = 0; q < ch; q++) {
+            float tl = load_float(raw, dt, top + lo + q), tr = load_float(raw, dt, top + hi + q);
+            float bl = load_float(raw, dt, bot + lo + q), br = load_float(raw, dt, bot + hi + q);
+            float t = tl + (tr - tl) * fx, d = bl + (br - bl) * fx;
+            o[q] = t + (d - t) * fy;
+          }
+        }
+      }
+    free(ys);
+    return;
+  }
   for (int64_t b = 0; b < n; b++)
     for (int64_t oy = 0; oy < oh; oy++) {
       const float *top = in + (b * h + ys[oy].lo) * w * ch, *bot = in + (b * h + ys[oy].hi) * w * ch;
