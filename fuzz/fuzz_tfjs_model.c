@@ -52,6 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!g) {
     CHECK(tfd_status_code(st) != TFD_OK && *tfd_status_message(st));
   } else {
+    tfd_graph_def *copy = tfd_graph_def_copy(g); /* the signature, if any, is whole and copies */
+    for (int o = 0; o < 2; o++) {
+      for (size_t i = 0; i < tfd_graph_def_signature_size(g, o); i++) {
+        const tfd_signature_entry *e = tfd_graph_def_signature_entry(g, o, i);
+        CHECK(e && *e->key && *e->tensor && e->shape.ndims <= TFD_MAX_DIMS);
+      }
+      CHECK(!copy || tfd_graph_def_signature_size(copy, o) == tfd_graph_def_signature_size(g, o));
+    }
+    tfd_graph_def_free(copy);
     void *bytes = NULL;
     size_t n = 0;
     if (tfd_graph_def_serialize(g, &bytes, &n, st) == TFD_OK) {

@@ -15,6 +15,7 @@
 #include "../runtime/device/backend_module.h"
 #include "../runtime/device/visible_devices.h"
 #include "cuda_backend.h"
+#include "event_mgr.h"
 #include "host_shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -44,12 +45,52 @@ static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
 }
 
 /* ---- GPU devices ---- */
+/* BaseGPUDevice's stream group: kernels on compute, copies each way on their own stream so they
+ * overlap with compute, ordered against it by events. */
+enum { STREAM_COMPUTE, STREAM_HOST_TO_DEVICE, STREAM_DEVICE_TO_HOST, STREAM_DEVICE_TO_DEVICE, NUM_STREAMS };
+
 typedef struct gpu_device {
   tfd_device base;
   int cuda_id;
   tfd_allocator *allocator; /* device memory */
   tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
+  cudaStream_t streams[NUM_STREAMS];
+  tfd_event_mgr *events; /* releases host references once a stream passes them */
 } gpu_device;
+
+/* The event manager's provider: CUDA events without timing, on this device. */
+static void *cuda_event_create(void *ctx) {
+  gpu_device *g = ctx;
+  cudaEvent_t e = NULL;
+  if (cudaSetDevice(g->cuda_id) != cudaSuccess || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  return (void *)e;
+}
+
+static tfd_code cuda_event_record(void *ctx, void *event, void *stream, tfd_status *st) {
+  gpu_device *g = ctx;
+  cudaError_t err = cudaSetDevice(g->cuda_id);
+  if (err == cudaSuccess) err = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+  if (err == cudaSuccess) return TFD_OK;
+  (void)cudaGetLastError();
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: cudaEventRecord: %s", g->base.name, cudaGetErrorString(err));
+}
+
+static int cuda_event_query(void *ctx, void *event) {
+  (void)ctx;
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaSuccess) return 1;
+  if (err == cudaErrorNotReady) return 0;
+  (void)cudaGetLastError();
+  return -1;
+}
+
+static void cuda_event_destroy(void *ctx, void *event) {
+  (void)ctx;
+  cudaEventDestroy((cudaEvent_t)event);
+}
 
 static tfd_code gpu_sync(tfd_device *d, tfd_status *st) {
   gpu_device *g = (gpu_device *)d;
@@ -66,6 +107,10 @@ static tfd_allocator *gpu_get_allocator(tfd_device *d, tfd_alloc_attrs attrs) {
 
 static void gpu_destroy(tfd_device *d) {
   gpu_device *g = (gpu_device *)d;
+  tfd_event_mgr_free(g->events); /* waits for the callbacks still queued */
+  cudaSetDevice(g->cuda_id);
+  for (int i = 0; i < NUM_STREAMS; i++)
+    if (g->streams[i]) cudaStreamDestroy(g->streams[i]);
   if (g->allocator) tfd_allocator_unref(g->allocator);
   if (g->host) tfd_allocator_unref(g->host);
   tfd_device_fini(d);
@@ -127,6 +172,19 @@ static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, cons
   if (!g->allocator || !g->host) {
     gpu_destroy(&g->base);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
+    return NULL;
+  }
+  for (int i = 0; i < NUM_STREAMS && err == cudaSuccess; i++)
+    err = cudaStreamCreateWithFlags(&g->streams[i], cudaStreamNonBlocking);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    gpu_destroy(&g->base);
+    tfd_status_setf(st, TFD_INTERNAL, "%s: cudaStreamCreate: %s", name, cudaGetErrorString(err));
+    return NULL;
+  }
+  tfd_event_provider events = {g, cuda_event_create, cuda_event_record, cuda_event_query, cuda_event_destroy};
+  if (!(g->events = tfd_event_mgr_new(&events, 10, st))) {
+    gpu_destroy(&g->base);
     return NULL;
   }
   return &g->base;
