@@ -63,8 +63,27 @@ static int tfd_test_failed_checks;
     tfd_status_reset(st);                                \
   } while (0)
 
-#define TFD_TEST_MAIN(tests)                                                              \
+/* Exit status ctest reads as "skipped" (set as the test's SKIP_RETURN_CODE). */
+#define TFD_TEST_SKIPPED 77
+
+/* TFD_TEST_MAIN for tests that need hardware: when skip_reason() returns a reason, prints
+ * "SKIP <reason>" and exits TFD_TEST_SKIPPED without running any test. */
+#define TFD_TEST_MAIN_UNLESS(tests, skip_reason)                                          \
+  static int tfd_run_all(void);                                                           \
   int main(void) {                                                                        \
+    const char *why = skip_reason();                                                      \
+    if (why) {                                                                            \
+      printf("SKIP %s\n", why);                                                           \
+      return TFD_TEST_SKIPPED;                                                            \
+    }                                                                                     \
+    return tfd_run_all();                                                                 \
+  }                                                                                       \
+  TFD_TEST_RUN_ALL(tests, static int tfd_run_all)
+
+#define TFD_TEST_MAIN(tests) TFD_TEST_RUN_ALL(tests, int main)
+
+#define TFD_TEST_RUN_ALL(tests, signature)                                                \
+  signature(void) {                                                                       \
     int failed_tests = 0, n = (int)(sizeof(tests) / sizeof(tests[0]));                    \
     for (int i = 0; i < n; i++) {                                                         \
       int before = tfd_test_failed_checks;                                                \
