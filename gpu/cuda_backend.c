@@ -14,6 +14,7 @@
 #include "../runtime/core/status_internal.h"
 #include "../runtime/device/backend_module.h"
 #include "../runtime/device/visible_devices.h"
+#include "bfc_allocator.h"
 #include "cuda_backend.h"
 #include "event_mgr.h"
 #include "host_shim.h"
@@ -120,6 +121,24 @@ static void gpu_destroy(tfd_device *d) {
 static const tfd_device_ops gpu_device_ops = {NULL, NULL, gpu_sync, gpu_get_allocator, NULL, gpu_destroy};
 static tfd_device_ops gpu_ops; /* gpu_device_ops with the host's defaults filled in at registration */
 
+/* The BFC allocator's regions: device memory from cudaMalloc (256-byte aligned, as it requires). */
+static void *region_alloc(void *ctx, size_t bytes) {
+  gpu_device *g = ctx;
+  void *p = NULL;
+  if (cudaSetDevice(g->cuda_id) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  return p;
+}
+
+static void region_free(void *ctx, void *ptr, size_t bytes) {
+  gpu_device *g = ctx;
+  (void)bytes;
+  cudaSetDevice(g->cuda_id);
+  cudaFree(ptr);
+}
+
 /* TensorFlow's locality: the device's NUMA node + 1 (0 when unknown is reported as node 0). */
 static int32_t bus_id_of(const char *pci) {
   char path[256], buf[32];
@@ -167,7 +186,11 @@ static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, cons
   char alloc_name[64], host_name[64];
   snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", tf_id);
   snprintf(host_name, sizeof host_name, "gpu_host_%d", tf_id);
-  g->allocator = tfd_cuda_allocator_new(alloc_name, cuda_id, limit);
+  /* Device memory through TensorFlow's BFC allocator: the limit reserved on the first allocation,
+   * or, under allow_growth, regions from 2 MiB doubling as needed. */
+  tfd_bfc_region_provider regions = {region_alloc, region_free, g};
+  tfd_bfc_options bfc = {limit, tfd_session_options_gpu_allow_growth(o)};
+  g->allocator = tfd_bfc_allocator_new(alloc_name, &regions, &bfc, st);
   g->host = tfd_cuda_allocator_new(host_name, -1, 0);
   if (!g->allocator || !g->host) {
     gpu_destroy(&g->base);
