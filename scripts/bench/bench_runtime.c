@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "floor.h"
+#include "timing.h"
 #include "tfdev/tfdev.h"
 
 char *openblas_get_corename(void);
@@ -31,29 +32,6 @@ static bool quick;
 static char cpu_model[128] = "unknown";
 static int blas_threads_at_start;
 static bool checks_failed;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the whole process (every thread), seconds. */
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(tfd_status *st, const char *what) {
   fprintf(stderr, "%s: %s: %s\n", what, tfd_code_name(tfd_status_code(st)), tfd_status_message(st));

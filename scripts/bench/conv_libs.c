@@ -25,6 +25,7 @@
 
 #include "runtime/core/status_internal.h"
 #include "runtime/kernels/dnnl_conv.h"
+#include "scripts/bench/timing.h"
 #include "scripts/bench/xnn_conv.h"
 
 typedef struct layer {
@@ -93,22 +94,6 @@ static const layer layers[] = {
 #undef B
 #undef N
 #undef R
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* TensorFlow's SAME padding for one dimension. */
 static void same_pad(int64_t in, int64_t k, int64_t stride, int64_t *out, int64_t *before, int64_t *after) {

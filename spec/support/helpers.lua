@@ -83,4 +83,84 @@ function helpers.assert_close(want, got, tol, path)
   end
 end
 
+-- Direct convolution in Lua, as TensorFlow defines it: x[n][y][x][c] (NHWC), f[ky][kx][c][o] (HWIO),
+-- or f[ky][kx][c][m] with o.depthwise; o.strides, o.dilations, o.padding, o.explicit_paddings as the
+-- op's attrs. o.bias, o.relu and o.prelu (per channel) for the fused forms; o.add, o.mul and o.zero
+-- to compute in another arithmetic (integers that wrap, say).
+function helpers.conv_reference(x, f, o)
+  local add, mul = o.add or function(a, b) return a + b end, o.mul or function(a, b) return a * b end
+  local N, H, W, C = #x, #x[1], #x[1][1], #x[1][1][1]
+  local KH, KW, M = #f, #f[1], #f[1][1][1]
+  local sh, sw = o.strides[2], o.strides[3]
+  local dh, dw = o.dilations and o.dilations[2] or 1, o.dilations and o.dilations[3] or 1
+  local ex = o.explicit_paddings or { 0, 0, 0, 0, 0, 0, 0, 0 }
+  local OH, pt = helpers.window(H, KH, sh, dh, o.padding, { ex[3], ex[4] })
+  local OW, pl = helpers.window(W, KW, sw, dw, o.padding, { ex[5], ex[6] })
+  local out = {}
+  for n = 1, N do
+    out[n] = {}
+    for oy = 1, OH do
+      out[n][oy] = {}
+      for ox = 1, OW do
+        local v = {}
+        for q = 1, o.depthwise and C * M or M do v[q] = o.bias and o.bias[q] or o.zero or 0 end
+        for ky = 1, KH do
+          local iy = (oy - 1) * sh + (ky - 1) * dh - pt + 1
+          for kx = 1, KW do
+            local ix = (ox - 1) * sw + (kx - 1) * dw - pl + 1
+            if iy >= 1 and iy <= H and ix >= 1 and ix <= W then
+              local px = x[n][iy][ix]
+              for c = 1, C do
+                for m = 1, M do
+                  local q = o.depthwise and (c - 1) * M + m or m
+                  v[q] = add(v[q], mul(px[c], f[ky][kx][c][m]))
+                end
+              end
+            end
+          end
+        end
+        if o.relu then for q = 1, #v do v[q] = math.max(v[q], 0) end end
+        if o.prelu then for q = 1, #v do v[q] = v[q] > 0 and v[q] or o.prelu[q] * v[q] end end
+        out[n][oy][ox] = v
+      end
+    end
+  end
+  return out
+end
+
+-- MaxPool (from o.lowest, default -inf) or AvgPool (over the in-bounds elements) in Lua, NHWC;
+-- o.ksize, o.strides, o.padding as the op's attrs, o.max for MaxPool.
+function helpers.pool_reference(x, o)
+  local N, H, W, C = #x, #x[1], #x[1][1], #x[1][1][1]
+  local OH, pt = helpers.window(H, o.ksize[2], o.strides[2], 1, o.padding, {})
+  local OW, pl = helpers.window(W, o.ksize[3], o.strides[3], 1, o.padding, {})
+  local out = {}
+  for n = 1, N do
+    out[n] = {}
+    for oy = 1, OH do
+      out[n][oy] = {}
+      for ox = 1, OW do
+        local v = {}
+        for c = 1, C do
+          local acc, count = o.max and (o.lowest or -math.huge) or 0, 0
+          for ky = 1, o.ksize[2] do
+            local iy = (oy - 1) * o.strides[2] + ky - pt
+            for kx = 1, o.ksize[3] do
+              local ix = (ox - 1) * o.strides[3] + kx - pl
+              if iy >= 1 and iy <= H and ix >= 1 and ix <= W then
+                local e = x[n][iy][ix][c]
+                if o.max then acc = e > acc and e or acc else acc = acc + e end
+                count = count + 1
+              end
+            end
+          end
+          v[c] = o.max and acc or acc / count
+        end
+        out[n][oy][ox] = v
+      end
+    end
+  end
+  return out
+end
+
 return helpers
