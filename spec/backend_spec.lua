@@ -87,6 +87,28 @@ describe("backends", function()
     assert.matches("CPU:0$", soft:placement("y"))
   end)
 
+  it("says, at info level, every node that soft placement moved", function()
+    if not exe or tfdev.gpu_count() > 0 then return pending("needs TFDEV_EXE and no GPU") end
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      local t = require "tfdev"
+      local s = t.session { allow_soft_placement = true }
+      s:create { node = {
+        { name = "x", op = "Const", attr = { value = t.tensor({ 1 }, "float32") }, device = "/device:GPU:0" },
+        { name = "y", op = "Neg", input = { "x" }, device = "/device:GPU:0" } } }
+      print(s:run({}, "y"):totable()[1])
+    ]])
+    f:close()
+    local out = run("TFDEV_LOG=info " .. exe .. " " .. script)
+    assert.matches("soft placement: node 'y' %(Neg%) asked for '/device:GPU:0', which cannot run it here; it runs on " ..
+      "/job:localhost/replica:0/task:0/device:CPU:0", out)
+    assert.matches("soft placement: node 'x' %(Const%)", out)
+    assert.matches("%-1%.0\n$", out)
+    assert.is_nil((run(exe .. " " .. script)):find("soft placement", 1, true)) -- quiet by default
+    os.remove(script)
+  end)
+
   it("takes the GPU options, and checks them", function()
     local s <close> = tfdev.session { visible_devices = tfdev.gpu_count() == 0 and "0,0" or "",
       gpu = { memory_fraction = 0.5, allow_growth = true } }

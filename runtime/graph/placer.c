@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/log.h"
 #include "../core/status_internal.h"
 #include "../kernels/kernel.h"
 #include "placer.h"
@@ -123,6 +124,13 @@ tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_
         memset(&relaxed, 0, sizeof relaxed);
         d = choose(g, &gr, r, &relaxed, o);
       }
+      /* Every node that asked for what it did not get says so, once per placement. */
+      char want[TFD_DEVICE_NAME_MAX];
+      tfd_device_name_canonical(&spec[r], want);
+      for (int m = gr.first[r]; d >= 0 && m >= 0 && tfd_log_enabled(TFD_LOG_INFO); m = gr.next[m])
+        if (g->nodes[m].has_requested)
+          tfd_log(TFD_LOG_INFO, "soft placement: node '%s' (%s) asked for '%s', which cannot run it here; it runs on %s",
+                  tfd_gnode_name(&g->nodes[m]), g->nodes[m].op->name, want, tfd_device_name(o->devices[d]));
     }
     if (d < 0) {
       const tfd_gnode *who = &g->nodes[spec_from[r] >= 0 ? spec_from[r] : r];
