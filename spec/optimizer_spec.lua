@@ -96,6 +96,27 @@ describe("graph optimiser", function()
     end)
   end
 
+  -- One intra-op thread, constant weights larger than half a core's L2 (1.25 MB here) and 8 rows or
+  -- more: the product runs on tfdev's AVX-512 GEMM where the CPU has AVX-512 (k_matmul.c's
+  -- use_own_gemm); the unfused graph runs OpenBLAS. k = 600 takes two k blocks, n = 523 ends in a
+  -- column tail, 13 rows make uneven row panels.
+  for _, act in ipairs { false, "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid" } do
+    local name = act or "no activation"
+    it("on one intra-op thread fuses MatMul + BiasAdd + " .. name .. " and matches the unfused graph", function()
+      for _, tb in ipairs { false, true } do
+        local g, last = dense(600, 523, act or nil, { transpose_b = tb })
+        for _, rows in ipairs { 8, 13, 64 } do
+          local x = values(rows, 600, rows + 3)
+          local fused, ops = run(g, { x = x }, { last }, { intra_op_threads = 1, inter_op_threads = 1 })
+          local plain = run(g, { x = x }, { last }, { optimize_graph = false, intra_op_threads = 1 })
+          assert.are.equal("_FusedMatMul", ops[last].op)
+          assert.is_true(ops[last].attr._tfd_weights_constant)
+          assert_close(plain[1], fused[1], 1e-4)
+        end
+      end
+    end)
+  end
+
   it("fuses float64, transposed weights, and weights fed at run time", function()
     local g, last = dense(9, 5, "Relu", { dtype = "float64" })
     local x = values(3, 9, 3)
