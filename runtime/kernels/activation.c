@@ -111,3 +111,44 @@ void tfd_prelu_f32(float *o, const float *a, const float *alpha, int64_t period,
   for (int64_t k = 0, p = phase; k < len; k++, p = p + 1 == period ? 0 : p + 1) tile[k] = alpha[p];
   for (int64_t i = 0; i < n; i += len) prelu_row(o + i, a + i, tile, len < n - i ? len : n - i);
 }
+
+static void exp_rows(float *restrict o, const float *restrict a, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float x = a[i];
+    float v = x > 88.7228391117f ? 88.7228391117f : x;
+    v = v < -87.3365447506f ? -87.3365447506f : v;
+    float t = v * 1.44269504088896341f + 12582912.0f; /* round to nearest by the 1.5 * 2^23 shift */
+    float nf = t - 12582912.0f;                       /* n in [-126, 128] */
+    float r = v - nf * 0.693359375f - nf * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t ni = (int32_t)nf, half = ni / 2; /* 2^n as two normal factors: n reaches -126 and 128 */
+    int32_t b1 = (half + 127) * (1 << 23), b2 = (ni - half + 127) * (1 << 23);
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    float y = p * s1 * s2;
+    y = x < -87.3365447506f ? 0.0f : y;
+    y = x > 88.7228391117f ? INFINITY : y;
+    o[i] = x != x ? x : y;
+  }
+}
+
+void tfd_exp_f32(float *o, const float *a, int64_t n) {
+  if (o == a) {
+    /* In place: one block at a time through a buffer, so both loops keep restrict pointers. */
+    float buf[1024];
+    for (int64_t i = 0; i < n; i += 1024) {
+      int64_t len = n - i < 1024 ? n - i : 1024;
+      exp_rows(buf, a + i, len);
+      memcpy(o + i, buf, (size_t)len * sizeof *o);
+    }
+    return;
+  }
+  exp_rows(o, a, n);
+}

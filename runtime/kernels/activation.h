@@ -29,6 +29,12 @@ tfd_activation tfd_activation_of_op(const char *op);
 void tfd_activation_f32(tfd_activation act, float *o, const float *a, int64_t n, float alpha);
 void tfd_activation_f64(tfd_activation act, double *o, const double *a, int64_t n, double alpha);
 
+/* o[i] = exp(a[i]) for float32, o may equal a: Cephes' polynomial after range reduction, written
+ * with selects and integer bit work only so the loop vectorises (expf is a call per element). Within
+ * 2 ulp of expf where expf is a normal float; below -87.34 (FLT_MIN's log) it gives 0 rather than a
+ * subnormal, above 88.72 +inf; NaN stays NaN. */
+void tfd_exp_f32(float *o, const float *a, int64_t n);
+
 /* Prelu with a periodic alpha: o[i] = a[i] > 0 ? a[i] : alpha[(phase + i) % period] * a[i] for
  * i < n (period >= 1, 0 <= phase < period); o may equal a. */
 void tfd_prelu_f32(float *o, const float *a, const float *alpha, int64_t period, int64_t phase, int64_t n);
