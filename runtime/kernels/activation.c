@@ -117,6 +117,7 @@ static void exp_rows(float *restrict o, const float *restrict a, int64_t n) {
     float x = a[i];
     float v = x > 88.7228391117f ? 88.7228391117f : x;
     v = v < -87.3365447506f ? -87.3365447506f : v;
+    v = x != x ? 0.0f : v; /* NaN lanes compute exp(0) (the integer conversion below is defined) and are put back last */
     float t = v * 1.44269504088896341f + 12582912.0f; /* round to nearest by the 1.5 * 2^23 shift */
     float nf = t - 12582912.0f;                       /* n in [-126, 128] */
     float r = v - nf * 0.693359375f - nf * -2.12194440e-4f;
