@@ -18,9 +18,11 @@ print(string.format("CUDA backend built: %s; GPUs visible: %d%s", tostring(tfdev
 heading("Built-in factories")
 io.write(tfdev.describe_factories())
 
--- A CPU factory written in Lua at priority 70, above the built-in one at 60,
--- as TensorFlow's GPUCompatibleCPUDeviceFactory sits above ThreadPoolDevice.
--- It gives every CPU device a pool of its own and a 64 MiB limit.
+-- A CPU factory written in Lua, ten above the CPU factory registered now (the
+-- built-in one at 60, or the CUDA backend's GPU-compatible one at 70), as
+-- TensorFlow's GPUCompatibleCPUDeviceFactory sits above ThreadPoolDevice: a
+-- higher priority replaces. It gives every CPU device a pool of its own and a
+-- 64 MiB limit.
 tfdev.factory.register("CPU", {
   name = "DemoCPUFactory",
   create_devices = function(_, options, prefix)
@@ -31,7 +33,7 @@ tfdev.factory.register("CPU", {
     end
     return devices
   end,
-}, 70)
+}, tfdev.factory.priority("CPU") + 10)
 
 -- A simulated accelerator: CPU-backed devices of type "SIM" (the way XLA_CPU
 -- is a CPU-backed device type in TensorFlow), preferred over CPU at 100.
