@@ -1,7 +1,8 @@
-/* Allocators over CUDA memory for the CUDA backend: device memory (cudaMalloc) for GPU devices and
- * pinned host memory (cudaHostAlloc) for the GPU-compatible CPU device, so copies to and from GPUs
- * are DMA. Each keeps the statistics and the limit every tfdev allocator has; a request past the
- * limit, or one CUDA refuses, is RESOURCE_EXHAUSTED naming the allocator and the request. */
+/* The pinned host allocator of the CUDA backend (cudaHostAlloc): the GPU-compatible CPU device's
+ * memory and a GPU device's host-side memory, so copies to and from GPUs are DMA. (A GPU device's
+ * own memory comes from the BFC allocator over cudaMalloc regions, bfc_allocator.c.) It keeps the
+ * statistics and the limit every tfdev allocator has; a request past the limit, or one CUDA
+ * refuses, is RESOURCE_EXHAUSTED naming the allocator and the request. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -13,7 +14,6 @@
 
 typedef struct cuda_allocator {
   tfd_allocator base;
-  int cuda_id; /* -1: pinned host memory */
   pthread_mutex_t mu;
   tfd_allocator_stats stats;
 } cuda_allocator;
@@ -38,8 +38,7 @@ static void *ca_allocate(tfd_allocator *a_, size_t alignment, size_t size, tfd_s
   void *p = NULL;
   cudaError_t err = cudaSuccess;
   if (size) {
-    if (a->cuda_id >= 0 && (err = cudaSetDevice(a->cuda_id)) == cudaSuccess) err = cudaMalloc(&p, size);
-    else if (a->cuda_id < 0) err = cudaHostAlloc(&p, size, cudaHostAllocPortable);
+    err = cudaHostAlloc(&p, size, cudaHostAllocPortable);
   } else {
     p = (void *)(uintptr_t)256; /* a unique non-NULL pointer nobody dereferences */
   }
@@ -64,14 +63,7 @@ static void *ca_allocate(tfd_allocator *a_, size_t alignment, size_t size, tfd_s
 
 static void ca_deallocate(tfd_allocator *a_, void *p, size_t size) {
   cuda_allocator *a = (cuda_allocator *)a_;
-  if (size) {
-    if (a->cuda_id >= 0) {
-      cudaSetDevice(a->cuda_id);
-      cudaFree(p);
-    } else {
-      cudaFreeHost(p);
-    }
-  }
+  if (size) cudaFreeHost(p);
   pthread_mutex_lock(&a->mu);
   a->stats.bytes_in_use -= (int64_t)size;
   pthread_mutex_unlock(&a->mu);
@@ -93,14 +85,13 @@ static void ca_destroy(tfd_allocator *a_) {
 
 static const tfd_allocator_ops cuda_allocator_ops = {ca_allocate, ca_deallocate, ca_get_stats, ca_destroy, NULL};
 
-tfd_allocator *tfd_cuda_allocator_new(const char *name, int cuda_id, int64_t bytes_limit) {
+tfd_allocator *tfd_cuda_host_allocator_new(const char *name, int64_t bytes_limit) {
   cuda_allocator *a = calloc(1, sizeof *a);
   if (!a) return NULL;
   if (!tfd_allocator_init(&a->base, &cuda_allocator_ops, name)) {
     free(a);
     return NULL;
   }
-  a->cuda_id = cuda_id;
   a->stats.bytes_limit = bytes_limit;
   pthread_mutex_init(&a->mu, NULL);
   return &a->base;

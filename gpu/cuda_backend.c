@@ -4,7 +4,7 @@
  * device and the CPU one hands out ordinary pageable memory, each saying so in one info line.
  *
  * The module is loaded by runtime/device/backend.c; it reaches the runtime only through the host
- * table (host_shim.c). Its GPU devices have device memory (cuda_allocator.c) and their attributes
+ * table (host_shim.c). Its GPU devices have device memory (BFC over cudaMalloc) and their attributes
  * as TensorFlow gives them; kernels for them come with the CUDA kernels. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -191,7 +191,7 @@ static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, cons
   tfd_bfc_region_provider regions = {region_alloc, region_free, g};
   tfd_bfc_options bfc = {limit, tfd_session_options_gpu_allow_growth(o)};
   g->allocator = tfd_bfc_allocator_new(alloc_name, &regions, &bfc, st);
-  g->host = tfd_cuda_allocator_new(host_name, -1, 0);
+  g->host = tfd_cuda_host_allocator_new(host_name, 0);
   if (!g->allocator || !g->host) {
     gpu_destroy(&g->base);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
@@ -243,7 +243,7 @@ static tfd_code gpu_factory_create(void *self, void *host_ctx, const tfd_session
  * there are GPUs to copy to (ordinary memory otherwise). */
 static tfd_allocator *pinned_allocator(void *arg, const char *name) {
   (void)arg;
-  return tfd_cuda_allocator_new(name, -1, TFD_CPU_DEFAULT_MEMORY_LIMIT);
+  return tfd_cuda_host_allocator_new(name, TFD_CPU_DEFAULT_MEMORY_LIMIT);
 }
 
 static tfd_code gpu_cpu_factory_create(void *self, void *host_ctx, const tfd_session_options *o, const char *prefix,

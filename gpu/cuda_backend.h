@@ -6,8 +6,8 @@
 
 #include "tfdev/allocator.h"
 
-/* Device memory of CUDA device cuda_id, or pinned host memory for cuda_id -1, limited to bytes_limit
- * (0: none). NULL when out of memory. Caller owns one reference. */
-tfd_allocator *tfd_cuda_allocator_new(const char *name, int cuda_id, int64_t bytes_limit);
+/* Pinned host memory (cudaHostAlloc), limited to bytes_limit (0: none). NULL when out of memory.
+ * Caller owns one reference. */
+tfd_allocator *tfd_cuda_host_allocator_new(const char *name, int64_t bytes_limit);
 
 #endif

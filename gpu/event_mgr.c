@@ -34,6 +34,17 @@ struct tfd_event_mgr {
   pthread_t thread;
 };
 
+/* Keeps a spent event for reuse (under mu), or destroys it when the free list cannot grow. */
+static void recycle_event(tfd_event_mgr *m, void *event) {
+  if (m->num_free == m->cap_free) {
+    size_t cap = m->cap_free ? 2 * m->cap_free : 16;
+    void **grown = realloc(m->free_events, cap * sizeof *grown);
+    if (grown) m->free_events = grown, m->cap_free = cap;
+  }
+  if (m->num_free < m->cap_free) m->free_events[m->num_free++] = event;
+  else m->p.destroy(m->p.ctx, event);
+}
+
 /* Pops the completed prefix of the queue (under mu); returns it as a list, events recycled. */
 static in_flight *take_completed(tfd_event_mgr *m) {
   in_flight *done = NULL, **last = &done;
@@ -46,13 +57,7 @@ static in_flight *take_completed(tfd_event_mgr *m) {
     in_flight *f = m->head;
     m->head = f->next;
     if (!m->head) m->tail = NULL;
-    if (m->num_free == m->cap_free) {
-      size_t cap = m->cap_free ? 2 * m->cap_free : 16;
-      void **grown = realloc(m->free_events, cap * sizeof *grown);
-      if (grown) m->free_events = grown, m->cap_free = cap;
-    }
-    if (m->num_free < m->cap_free) m->free_events[m->num_free++] = f->event;
-    else m->p.destroy(m->p.ctx, f->event);
+    recycle_event(m, f->event);
     f->event = NULL;
     f->next = NULL;
     *last = f;
@@ -130,10 +135,7 @@ tfd_code tfd_event_mgr_then_execute(tfd_event_mgr *m, void *stream, void (*fn)(v
                                : m->p.record(m->p.ctx, event, stream, st);
   pthread_mutex_lock(&m->mu);
   if (code != TFD_OK) {
-    if (event) {
-      if (m->num_free < m->cap_free) m->free_events[m->num_free++] = event;
-      else m->p.destroy(m->p.ctx, event);
-    }
+    if (event) recycle_event(m, event);
     if (f) f->next = m->spare, m->spare = f;
     pthread_mutex_unlock(&m->mu);
     return code;

@@ -527,13 +527,12 @@ typedef struct pad_job {
   int nd;
   int64_t xdims[TFD_MAX_DIMS], ydims[TFD_MAX_DIMS], before[TFD_MAX_DIMS];
   char fill[16];
+  bool zero_fill; /* every byte of fill is 0: rows are memset */
 } pad_job;
 
 /* count elements of the fill value from dst on. */
 static void pad_fill(const pad_job *j, char *dst, int64_t count) {
-  bool zero = true;
-  for (size_t b = 0; b < j->es; b++) zero = zero && j->fill[b] == 0;
-  if (zero) {
+  if (j->zero_fill) {
     memset(dst, 0, (size_t)count * j->es);
   } else if (count > 0) {
     memcpy(dst, j->fill, j->es);
@@ -608,8 +607,9 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!y) return;
   c->outputs[0] = y;
   if (tfd_tensor_numel(y) == 0) return;
-  pad_job j = {tfd_tensor_const_data(x), tfd_tensor_data(y), es, nd, {0}, {0}, {0}, {0}};
+  pad_job j = {tfd_tensor_const_data(x), tfd_tensor_data(y), es, nd, {0}, {0}, {0}, {0}, true};
   memcpy(j.fill, fill, sizeof fill);
+  for (size_t b = 0; b < es; b++) j.zero_fill = j.zero_fill && fill[b] == 0;
   for (int d = 0; d < nd; d++) j.xdims[d] = tfd_tensor_dim(x, d), j.ydims[d] = dims[d], j.before[d] = before[d];
   if (nd == 0) {
     memcpy(j.y, j.x, es);
