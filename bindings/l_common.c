@@ -6,12 +6,18 @@
 #include "l_common.h"
 
 #define STATE_KEY "tfdev.state"
+#define RUNTIME_KEY "tfdev.runtime" /* a runtime given before the module opened (tfdev_use_runtime) */
 
-tfdev_lstate *tfdev_state(lua_State *L) {
+tfdev_lstate *tfdev_state_opt(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   tfdev_lstate *s = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  if (!s || !s->registry) luaL_error(L, "tfdev: module state is missing (was tfdev.core opened?)");
+  return s && s->registry ? s : NULL;
+}
+
+tfdev_lstate *tfdev_state(lua_State *L) {
+  tfdev_lstate *s = tfdev_state_opt(L);
+  if (!s) luaL_error(L, "tfdev: module state is missing (was tfdev.core opened?)");
   return s;
 }
 
@@ -199,7 +205,7 @@ static const struct {
     {"use_global_threadpool", LUA_TBOOLEAN}, {"use_per_session_threads", LUA_TBOOLEAN},
     {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
     {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
-    {"build_cost_model", LUA_TBOOLEAN}, {"optimize_graph", LUA_TBOOLEAN},
+    {"build_cost_model", LUA_TBOOLEAN}, {"optimize_graph", LUA_TBOOLEAN}, {"place_pruned_graph", LUA_TBOOLEAN},
 };
 
 /* The integer option prefix..key at stack index idx, in [lo, hi]. */
@@ -245,7 +251,7 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
     } else if (strcmp(key, "intra_op_threads") == 0) {
       tfd_session_options_set_intra_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0, TFD_MAX_THREADS));
     } else if (strcmp(key, "inter_op_threads") == 0) {
-      tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, 0, TFD_MAX_THREADS));
+      tfd_session_options_set_inter_op_threads(b->o, check_int_field(L, lua_gettop(L), "", key, -1, TFD_MAX_THREADS));
     } else if (strcmp(key, "use_global_threadpool") == 0) {
       tfd_session_options_set_use_global_threadpool(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "allow_soft_placement") == 0) {
@@ -256,6 +262,8 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "optimize_graph") == 0) {
       tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "place_pruned_graph") == 0) {
+      tfd_session_options_set_place_pruned_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "use_per_session_threads") == 0) {
       tfd_session_options_set_use_per_session_threads(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "visible_devices") == 0) {
@@ -272,8 +280,19 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
           if (lua_type(L, -1) != LUA_TBOOLEAN)
             tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.allow_growth must be a boolean, got %s", luaL_typename(L, -1));
           tfd_session_options_set_gpu_allow_growth(b->o, lua_toboolean(L, -1));
+        } else if (strcmp(gk, "sync_every_op") == 0) {
+          if (lua_type(L, -1) != LUA_TBOOLEAN)
+            tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.sync_every_op must be a boolean, got %s", luaL_typename(L, -1));
+          tfd_session_options_set_gpu_sync_every_op(b->o, lua_toboolean(L, -1));
+        } else if (strcmp(gk, "max_streams") == 0) {
+          if (!lua_isinteger(L, -1))
+            tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.max_streams must be an integer, got %s", luaL_typename(L, -1));
+          lua_Integer streams = lua_tointeger(L, -1);
+          if (tfd_session_options_set_gpu_max_streams(b->o, streams < 0 || streams > 1000 ? 0 : (int)streams, st) != TFD_OK)
+            tfdev_raise_status(L, st);
         } else {
-          tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option 'gpu.%s' (memory_fraction, allow_growth)", gk);
+          tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                      "unknown option 'gpu.%s' (memory_fraction, allow_growth, sync_every_op, max_streams)", gk);
         }
         lua_pop(L, 1);
       }
@@ -367,9 +386,27 @@ static int lstate_gc(lua_State *L) {
   tfdev_lstate *s = lua_touserdata(L, 1);
   tfd_factory_registry_free(s->registry);
   s->registry = NULL;
+  tfd_runtime_free(s->runtime);
+  s->runtime = NULL;
+  tfdev_lua_ops_closed(s->lua_ops);
+  s->lua_ops = NULL;
   tfd_allocator_unref(s->host); /* tensors still alive keep it until they go */
   s->host = NULL;
   return 0;
+}
+
+tfd_code tfdev_use_runtime(lua_State *L, tfd_runtime *rt, tfd_status *st) {
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  bool opened = lua_touserdata(L, -1) != NULL;
+  lua_pop(L, 1);
+  if (opened) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "tfdev is already open in this Lua state");
+  if (!rt) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfdev_use_runtime needs a runtime");
+  lua_getfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
+  tfd_runtime_free(lua_touserdata(L, -1)); /* an earlier call's, replaced */
+  lua_pop(L, 1);
+  lua_pushlightuserdata(L, tfd_runtime_ref(rt));
+  lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
+  return TFD_OK;
 }
 
 void tfdev_common_open(lua_State *L) {
@@ -385,17 +422,26 @@ void tfdev_common_open(lua_State *L) {
   bool have = lua_touserdata(L, -1) != NULL;
   lua_pop(L, 1);
   if (!have) {
-    /* Each Lua state gets its own registry, copied from the built-in one. */
+    /* Each Lua state gets its own registry, copied from its runtime's. */
     tfdev_lstate *s = lua_newuserdatauv(L, sizeof *s, 0);
+    s->runtime = NULL;
     s->registry = NULL;
     s->host = NULL;
+    s->lua_ops = NULL;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lstate_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    const tfd_factory_registry *def = tfd_factory_registry_default();
-    s->registry = def ? tfd_factory_registry_copy(def) : NULL;
-    s->host = tfd_cpu_allocator_new_cached("lua_host", TFDEV_HOST_MEMORY_LIMIT, TFDEV_HOST_CACHE_BYTES);
+    lua_getfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
+    tfd_runtime *given = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY); /* the state's reference moves to s */
+    s->runtime = given ? given : tfd_runtime_new(NULL, NULL);
+    s->registry = s->runtime ? tfd_factory_registry_copy(tfd_runtime_registry(s->runtime)) : NULL;
+    s->host = s->runtime ? tfd_runtime_cpu_allocator_new(s->runtime, "lua_host", TFDEV_HOST_MEMORY_LIMIT,
+                                                         TFDEV_HOST_CACHE_BYTES)
+                         : NULL;
     if (!s->registry || !s->host) luaL_error(L, "tfdev: out of memory creating the module's state");
     lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   }

@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "tfdev/lua.h" /* luaopen_tfdev_core and the host-facing API (l_api.c) */
 #include "tfdev/tfdev.h"
 
 /* Userdata type names (the metatables' __name). */
@@ -17,14 +18,29 @@
 #define TFDEV_RESOURCE_MGR_MT "tfdev.resource_mgr"
 #define TFDEV_SESSION_MT "tfdev.session"
 
-/* What one Lua state owns: its own factory registry, copied from the
- * built-in defaults when the module is opened, and the allocator its host
- * tensors (made from tables, specs and bytes) come from, whose limit bounds
+/* What one Lua state owns: its runtime (the host's, given with tfdev_use_runtime before the module
+ * opens, else one of its own with tfdev's defaults), its own factory registry, copied from the
+ * runtime's when the module is opened, and the allocator its host tensors (made from tables, specs
+ * and bytes) come from — over the runtime's host allocator when it has one — whose limit bounds
  * what a script can take (tfdev.host_memory_limit). */
+typedef struct tfdev_lua_op tfdev_lua_op; /* l_op.c */
+
 typedef struct tfdev_lstate {
+  tfd_runtime *runtime;
   tfd_factory_registry *registry;
   tfd_allocator *host;
+  tfdev_lua_op *lua_ops; /* the ops this state registered (tfdev.op.register), marked dead when it closes */
 } tfdev_lstate;
+
+/* The Lua state calling into tfdev on this thread, for Lua ops' kernels and shape functions
+ * (l_op.c): push before a C call that may run kernels or infer shapes, pop (with what push
+ * returned) after it, before raising anything. */
+lua_State *tfdev_calling_push(lua_State *L);
+void tfdev_calling_pop(lua_State *prev);
+/* Marks a closing state's Lua ops dead. */
+void tfdev_lua_ops_closed(tfdev_lua_op *list);
+
+/* tfdev_use_runtime (l_common.c) is declared in tfdev/lua.h: hosts call it through libtfdev_lua. */
 
 /* The host allocator's default limit, and how much freed memory it keeps for reuse. */
 #define TFDEV_HOST_MEMORY_LIMIT ((int64_t)1 << 30)
@@ -38,6 +54,8 @@ typedef struct tfdev_call_ctx {
 } tfdev_call_ctx;
 
 tfdev_lstate *tfdev_state(lua_State *L);
+/* The same, but NULL (raising nothing) when tfdev has not been opened in L. */
+tfdev_lstate *tfdev_state_opt(lua_State *L);
 
 /* Pushes a tfdev.error value {code=, message=}. */
 void tfdev_push_error(lua_State *L, tfd_code code, const char *message);
@@ -102,6 +120,11 @@ tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
 void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt);
 bool tfdev_is_tensor_mt(lua_State *L, int idx, int mt, tfd_tensor **t);
 
+/* Sessions (l_session.c). push takes ownership of s: the userdata frees it on close or collection.
+ * test returns the session at idx, or NULL when it is not a session or is closed. */
+void tfdev_push_session(lua_State *L, tfd_session *s);
+tfd_session *tfdev_test_session(lua_State *L, int idx);
+
 /* t[key] = v on the table at the top of the stack. */
 void tfdev_set_int(lua_State *L, const char *key, lua_Integer v);
 void tfdev_set_str(lua_State *L, const char *key, const char *v);
@@ -137,7 +160,20 @@ int tfdev_open_device_mgr(lua_State *L);
 int tfdev_open_tensor(lua_State *L);
 int tfdev_open_session(lua_State *L);
 int tfdev_open_graph_def(lua_State *L);
+int tfdev_open_op(lua_State *L);
+/* tfdev.load_plugin(path) (l_op.c). */
+int tfdev_load_plugin(lua_State *L);
+/* core.op_infer: the op registry's dtype and shape inference for one node (l_graph.c). */
+int tfdev_op_infer(lua_State *L);
 
-int luaopen_tfdev_core(lua_State *L);
+/* The pure-Lua half (the files of lua/tfdev) compiled in, for luaopen_tfdev (generated at build time from
+ * lua/tfdev by cmake/embed_lua.cmake). The list ends with a NULL name. */
+typedef struct tfdev_embedded_lua {
+  const char *module; /* "tfdev", "tfdev.graph", ... */
+  const char *chunkname; /* "@tfdev/graph.lua": what error messages and tracebacks show */
+  const unsigned char *source;
+  size_t size;
+} tfdev_embedded_lua;
+extern const tfdev_embedded_lua tfdev_embedded_lua_modules[];
 
 #endif

@@ -232,7 +232,10 @@ static int device_compute(lua_State *L) {
   tfd_status *st = tfdev_new_status(L);
   tfd_tensor *outs[4];
   int nout = 0;
-  if (tfd_device_run_op(d, tfd_graph_def_node(g, 0), inputs, n, &ro, outs, &nout, st) != TFD_OK)
+  lua_State *prev = tfdev_calling_push(L); /* a Lua op's kernel runs here */
+  tfd_code ran = tfd_device_run_op(d, tfd_graph_def_node(g, 0), inputs, n, &ro, outs, &nout, st);
+  tfdev_calling_pop(prev);
+  if (ran != TFD_OK)
     return tfdev_raise_status(L, st);
   for (int o = 0; o < nout; o++) tfdev_push_tensor(L, outs[o]);
   return nout;

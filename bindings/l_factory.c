@@ -268,10 +268,10 @@ static int factory_new_device(lua_State *L) {
   return 1;
 }
 
-/* Restores the built-in registrations (drops everything registered in this state). */
+/* Restores the runtime's registrations (drops everything registered in this state). */
 static int factory_reset(lua_State *L) {
   tfdev_lstate *s = tfdev_state(L);
-  tfd_factory_registry *fresh = tfd_factory_registry_copy(tfd_factory_registry_default());
+  tfd_factory_registry *fresh = tfd_factory_registry_copy(tfd_runtime_registry(s->runtime));
   if (!fresh) return luaL_error(L, "tfdev: out of memory");
   tfd_factory_registry_free(s->registry);
   s->registry = fresh;

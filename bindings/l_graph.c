@@ -134,6 +134,25 @@ static void attr_of(lua_State *L, int node_idx, const char *node, const char *op
   }
 }
 
+/* Sets every attribute of the table at attrs (the node table at nd, whose attr.dtype types tensor values)
+ * on def. */
+static void set_attrs(lua_State *L, int nd, int attrs, const char *name, const char *op, tfd_node_def *def,
+                      tfd_status *st) {
+  if (!lua_istable(L, attrs)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr must be a table", name);
+  lua_pushnil(L);
+  while (lua_next(L, attrs)) {
+    if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr names must be strings", name);
+    int keep = lua_gettop(L);
+    int aname_at = lua_absindex(L, -2);
+    const char *aname = tfdev_check_name(L, aname_at, lua_pushfstring(L, "node '%s': attr name", name));
+    lua_pop(L, 1);
+    tfd_attr_value v;
+    attr_of(L, nd, name, op, aname, &v);
+    if (tfd_node_def_set_attr(def, aname, &v, st) != TFD_OK) tfdev_raise_status(L, st);
+    lua_settop(L, keep - 1);
+  }
+}
+
 tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   if (lua_istable(L, idx) && lua_getfield(L, idx, "graph_def") == LUA_TFUNCTION) {
@@ -200,22 +219,7 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
         lua_pop(L, 1);
       }
     }
-    if (lua_getfield(L, nd, "attr") != LUA_TNIL) {
-      if (!lua_istable(L, -1)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr must be a table", name);
-      int attrs = lua_gettop(L);
-      lua_pushnil(L);
-      while (lua_next(L, attrs)) {
-        if (lua_type(L, -2) != LUA_TSTRING) tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': attr names must be strings", name);
-        int keep = lua_gettop(L);
-        int aname_at = lua_absindex(L, -2);
-        const char *aname = tfdev_check_name(L, aname_at, lua_pushfstring(L, "node '%s': attr name", name));
-        lua_pop(L, 1);
-        tfd_attr_value v;
-        attr_of(L, nd, name, op, aname, &v);
-        if (tfd_node_def_set_attr(def, aname, &v, st) != TFD_OK) tfdev_raise_status(L, st);
-        lua_settop(L, keep - 1);
-      }
-    }
+    if (lua_getfield(L, nd, "attr") != LUA_TNIL) set_attrs(L, nd, lua_gettop(L), name, op, def, st);
     lua_settop(L, top);
   }
   lua_pop(L, 2); /* node list, status */
@@ -306,6 +310,101 @@ void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g) {
 
 /* ---- tfdev.graph_def: TensorFlow's binary GraphDef files ---- */
 static void free_graph_def(void *g) { tfd_graph_def_free(g); }
+
+/* The most outputs op_infer reports; more than any registered op has (FusedBatchNormV3: 6). */
+#define OP_INFER_MAX_OUTPUTS 16
+
+/* core.op_infer(op, attrs, input_dtypes, input_shapes [, input_values [, name]])
+ *   -> output dtypes (a list of names), output shapes (a table: -1 for an unknown size, nil for an unknown rank),
+ *      the number of outputs
+ * What the C op registry says a node of op makes, so the graph builder shows the dtypes and shapes the
+ * session will see. input_shapes[i] nil: unknown rank; input_values[i]: a constant input's tensor (Reshape's
+ * shape, ConcatV2's axis, Fill's dims are read from it). name is the node's, for errors. Raises NOT_FOUND for
+ * an op the registry lacks and INVALID_ARGUMENT for inputs the op refuses. */
+int tfdev_op_infer(lua_State *L) {
+  const char *op = tfdev_check_name(L, 1, "op");
+  const char *name = lua_isnoneornil(L, 6) ? op : tfdev_check_name(L, 6, "name");
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+  if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
+  lua_settop(L, 6);
+  int n = lua_istable(L, 3) ? (int)lua_rawlen(L, 3) : 0;
+  tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
+  tfd_status *st = tfdev_new_status(L);
+  if (!(*slot = tfd_graph_def_new())) luaL_error(L, "tfdev: out of memory");
+  tfd_node_def *def = tfd_graph_def_add_node(*slot, name, op, st);
+  if (!def) return tfdev_raise_status(L, st);
+  if (lua_istable(L, 2)) {
+    lua_createtable(L, 0, 1); /* a node table {attr = attrs}, which tensor attrs read their dtype from */
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, "attr");
+    set_attrs(L, lua_gettop(L), 2, name, op, def, st);
+    lua_pop(L, 1);
+  }
+  tfd_dtype *types = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *types, 0);
+  tfd_shape *shapes = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *shapes, 0);
+  const tfd_tensor **values = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *values, 0);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, 3, i + 1);
+    const char *dt = lua_tostring(L, -1);
+    types[i] = lua_type(L, -1) == LUA_TSTRING ? tfd_dtype_from_name(dt) : 0;
+    if (!types[i])
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d's dtype must be a dtype name, got %s", name, i,
+                  luaL_tolstring(L, -1, NULL));
+    lua_pop(L, 1);
+    shapes[i].ndims = -1;
+    if (lua_istable(L, 4) && lua_rawgeti(L, 4, i + 1) != LUA_TNIL) {
+      if (!lua_istable(L, -1))
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d's shape must be a table like {-1, 2} or nil, got %s",
+                    name, i, luaL_typename(L, -1));
+      lua_Integer rank = (lua_Integer)lua_rawlen(L, -1);
+      if (rank > TFD_MAX_DIMS)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d has rank %d > %d", name, i, (int)rank, TFD_MAX_DIMS);
+      shapes[i].ndims = (int)rank;
+      for (int d = 0; d < shapes[i].ndims; d++) {
+        int ok;
+        lua_rawgeti(L, -1, d + 1);
+        shapes[i].dims[d] = lua_tointegerx(L, -1, &ok);
+        if (!ok || shapes[i].dims[d] < -1)
+          tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d's dimension %d must be an integer >= -1", name, i,
+                      d + 1);
+        lua_pop(L, 1);
+      }
+    }
+    if (lua_istable(L, 4)) lua_pop(L, 1);
+    values[i] = NULL;
+    if (lua_istable(L, 5) && lua_rawgeti(L, 5, i + 1) != LUA_TNIL) {
+      if (!luaL_testudata(L, -1, TFDEV_TENSOR_MT))
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "node '%s': input %d's value must be a tensor or nil, got %s", name, i,
+                    luaL_typename(L, -1));
+      values[i] = tfdev_check_tensor(L, -1); /* kept alive by the input_values table */
+    }
+    if (lua_istable(L, 5)) lua_pop(L, 1);
+  }
+  int nout = 0;
+  tfd_dtype out_types[OP_INFER_MAX_OUTPUTS];
+  tfd_shape out_shapes[OP_INFER_MAX_OUTPUTS];
+  lua_State *prev = tfdev_calling_push(L); /* a Lua op's shape function runs here */
+  tfd_code inferred = tfd_ops_infer(def, n, types, shapes, values, OP_INFER_MAX_OUTPUTS, &nout, out_types, out_shapes, st);
+  tfdev_calling_pop(prev);
+  if (inferred != TFD_OK)
+    return tfdev_raise_status(L, st);
+  lua_createtable(L, nout, 0);
+  lua_createtable(L, nout, 0);
+  for (int o = 0; o < nout; o++) {
+    /* An op that leaves an output's dtype unset has none to give: leave a hole rather than a made-up name. */
+    if (out_types[o]) {
+      lua_pushstring(L, tfd_dtype_name(out_types[o]));
+      lua_rawseti(L, -3, o + 1);
+    }
+    tfd_attr_value shape = {.type = TFD_ATTR_SHAPE, .shape = out_shapes[o]};
+    push_attr(L, &shape);
+    lua_rawseti(L, -2, o + 1);
+  }
+  lua_pushinteger(L, nout);
+  return 3;
+}
 
 /* Pushes the table of a graph def made by `make`, raising its error. */
 static int push_made(lua_State *L, tfd_graph_def **slot, tfd_status *st) {

@@ -1,4 +1,6 @@
 /* luaopen_tfdev_core: assembles the C half of the tfdev module. */
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "l_common.h"
@@ -25,6 +27,23 @@ static int host_memory_limit(lua_State *L) {
     tfd_cpu_allocator_set_limit(s->host, n, NULL);
   }
   lua_pushinteger(L, st.bytes_limit);
+  return 1;
+}
+
+/* tfdev.ops(): the names of the ops a graph may hold, sorted. */
+static int ops_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static int ops_list(lua_State *L) {
+  int n = tfd_ops_count(), k = 0;
+  const char **names = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *names, 0);
+  for (int i = 0; i < n; i++)
+    if (tfd_ops_user_visible(tfd_ops_name(i))) names[k++] = tfd_ops_name(i);
+  qsort(names, (size_t)k, sizeof *names, ops_cmp);
+  lua_createtable(L, k, 0);
+  for (int i = 0; i < k; i++) {
+    lua_pushstring(L, names[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
   return 1;
 }
 
@@ -91,23 +110,22 @@ int luaopen_tfdev_core(lua_State *L) {
               {"device", tfdev_open_device},         {"factory", tfdev_open_factory},
               {"device_set", tfdev_open_device_set}, {"device_mgr", tfdev_open_device_mgr},
               {"tensor", tfdev_open_tensor},         {"session", tfdev_open_session},
-              {"graph_def", tfdev_open_graph_def}};
+              {"graph_def", tfdev_open_graph_def},   {"op", tfdev_open_op}};
   for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
     subs[i].open(L);
     lua_setfield(L, -2, subs[i].name);
   }
-  lua_pushcfunction(L, monotonic_clock);
-  lua_setfield(L, -2, "clock");
-  lua_pushcfunction(L, gpu_count);
-  lua_setfield(L, -2, "gpu_count");
-  lua_pushcfunction(L, load_backend);
-  lua_setfield(L, -2, "load_backend");
-  lua_pushcfunction(L, backends);
-  lua_setfield(L, -2, "backends");
-  lua_pushcfunction(L, host_memory_limit);
-  lua_setfield(L, -2, "host_memory_limit");
-  lua_pushcfunction(L, host_allocator_stats);
-  lua_setfield(L, -2, "host_allocator_stats");
+  static const luaL_Reg fns[] = {{"clock", monotonic_clock},
+                                 {"op_infer", tfdev_op_infer},
+                                 {"ops", ops_list},
+                                 {"load_plugin", tfdev_load_plugin},
+                                 {"gpu_count", gpu_count},
+                                 {"load_backend", load_backend},
+                                 {"backends", backends},
+                                 {"host_memory_limit", host_memory_limit},
+                                 {"host_allocator_stats", host_allocator_stats},
+                                 {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
   lua_pushboolean(L, tfd_gpu_built_with_cuda());
   lua_setfield(L, -2, "built_with_cuda");
   lua_pushliteral(L, TFDEV_VERSION);

@@ -1,4 +1,5 @@
-/* tfdev.session: DirectSession as Lua userdata, with callables and run metadata as tables. */
+/* tfdev.session: DirectSession as Lua userdata, with callables, partial runs, asynchronous runs (tfdev.future)
+ * and run metadata as tables. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,10 @@ static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_gr
   tfd_graph_def *g = tfdev_check_graph_def(L, 2); /* may run Lua code: a builder, metamethods */
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
-  if (load(s, g, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_State *prev = tfdev_calling_push(L); /* Lua ops' shape functions run here */
+  tfd_code code = load(s, g, st);
+  tfdev_calling_pop(prev);
+  if (code != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;
 }
@@ -93,9 +97,18 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
       int ok;
       ro->timeout_ms = lua_tointegerx(L, -1, &ok);
       if (!ok) tfdev_raise(L, TFD_INVALID_ARGUMENT, "run option timeout_ms must be an integer");
+    } else if (strcmp(k, "inter_op_thread_pool") == 0) {
+      int ok;
+      lua_Integer pool = lua_tointegerx(L, -1, &ok);
+      if (!ok || pool < -1 || pool > 0)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                    "run option inter_op_thread_pool must be 0 (the session's pool) or -1 (the calling thread)");
+      ro->inter_op_thread_pool = (int)pool;
     } else {
       tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                  "unknown run option '%s' (known: trace, output_partition_graphs, cost_graph, timeout_ms)", k);
+                  "unknown run option '%s' (known: trace, output_partition_graphs, cost_graph, timeout_ms, "
+                  "inter_op_thread_pool)",
+                  k);
     }
     lua_pop(L, 1);
   }
@@ -216,6 +229,9 @@ static tfd_run_metadata *new_meta(lua_State *L) {
   return b->m;
 }
 
+/* Whether run options ask for run metadata. */
+static bool wants_meta(const tfd_run_options *ro) { return ro->trace || ro->output_partition_graphs || ro->cost_graph; }
+
 /* Pushes outputs as a list (or the single tensor), then metadata if traced. */
 static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, const tfd_run_options *ro,
                         tfd_run_metadata *meta) {
@@ -228,7 +244,7 @@ static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, con
       lua_rawseti(L, -2, i + 1);
     }
   }
-  if (ro->trace || ro->output_partition_graphs || ro->cost_graph) {
+  if (wants_meta(ro)) {
     push_metadata(L, meta);
     return 2;
   }
@@ -238,25 +254,42 @@ static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, con
 static int collect_feeds(lua_State *L, int sess_idx, int idx, const char ***names, tfd_tensor ***values,
                          tfd_status *st);
 
-/* session:run(feeds, fetches, targets, run_options) */
-static int session_run(lua_State *L) {
+/* What session:run and session:run_async take: (session, feeds, fetches, targets, run_options). */
+typedef struct run_args {
+  tfd_run_options ro;
+  tfd_status *st;
+  const char **feed_names, **fetches, **targets;
+  tfd_tensor **feed_values;
+  int nf, nfe, nt;
+  bool single; /* one fetch named by a string: one result, not a list */
+} run_args;
+
+/* Reads them; what it makes stays on the stack until the call returns. */
+static void check_run_args(lua_State *L, run_args *a) {
   lua_settop(L, 5);
   check_session(L, 1);
-  tfd_run_options ro;
-  check_run_options(L, 5, &ro);
-  tfd_status *st = tfdev_new_status(L);
-  const char **feed_names;
-  tfd_tensor **feed_values;
-  int nf = collect_feeds(L, 1, 2, &feed_names, &feed_values, st), nfe, nt;
-  bool single = lua_type(L, 3) == LUA_TSTRING;
-  const char **fetches = string_list(L, 3, &nfe, "fetches");
-  const char **targets = string_list(L, 4, &nt, "targets");
-  tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(nfe ? nfe : 1) * sizeof *outs, 0);
-  tfd_run_metadata *meta = (ro.trace || ro.output_partition_graphs || ro.cost_graph) ? new_meta(L) : NULL;
+  check_run_options(L, 5, &a->ro);
+  a->st = tfdev_new_status(L);
+  a->nf = collect_feeds(L, 1, 2, &a->feed_names, &a->feed_values, a->st);
+  a->single = lua_type(L, 3) == LUA_TSTRING;
+  a->fetches = string_list(L, 3, &a->nfe, "fetches");
+  a->targets = string_list(L, 4, &a->nt, "targets");
+}
+
+/* session:run(feeds, fetches, targets, run_options) */
+static int session_run(lua_State *L) {
+  run_args a;
+  check_run_args(L, &a);
+  tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(a.nfe ? a.nfe : 1) * sizeof *outs, 0);
+  tfd_run_metadata *meta = wants_meta(&a.ro) ? new_meta(L) : NULL;
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
-  if (tfd_session_run(s, &ro, feed_names, feed_values, nf, fetches, nfe, targets, nt, outs, meta, st) != TFD_OK)
-    return tfdev_raise_status(L, st);
-  if (nfe == 0) {
+  lua_State *prev = tfdev_calling_push(L); /* Lua ops' kernels run here */
+  tfd_code ran = tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs,
+                                 meta, a.st);
+  tfdev_calling_pop(prev);
+  if (ran != TFD_OK)
+    return tfdev_raise_status(L, a.st);
+  if (a.nfe == 0) {
     if (meta) {
       lua_pushnil(L);
       push_metadata(L, meta);
@@ -264,7 +297,7 @@ static int session_run(lua_State *L) {
     }
     return 0;
   }
-  return push_results(L, outs, nfe, single, &ro, meta);
+  return push_results(L, outs, a.nfe, a.single, &a.ro, meta);
 }
 
 /* session:make_callable{feeds = {...}, fetches = {...} or "y", targets = {...}} */
@@ -303,26 +336,16 @@ static int session_make_callable(lua_State *L) {
   return 1;
 }
 
-/* callable(feed1, feed2, ...) in the order given to make_callable.
- * The hot path of a script: it reaches the callable's and the tensor's
- * metatables through its upvalues (1 and 2), its session through the
- * callable, and reports through the callable's own status. */
-static int callable_call(lua_State *L) {
-  lcallable *c = lua_touserdata(L, 1);
-  if (!c || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
-    return luaL_typeerror(L, 1, CALLABLE_MT);
-  lua_pop(L, 1);
-  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
-  if (!c->owner->s) return tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
-  if (lua_gettop(L) - 1 < c->num_feeds)
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
-                       c->num_feeds == 1 ? "" : "s", lua_gettop(L) - 1);
-  enum { SMALL = 8 };
-  tfd_tensor *small_in[SMALL], *small_out[SMALL];
-  tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
-  tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
+/* The feeds of a callable call (nargs of them), at stack indices 2.., converted to tensors (tables to the graph's dtypes)
+ * into in[]; tensor_mt is the stack index of the tensor metatable. Raises on a bad feed, a released
+ * callable or a closed session; returns the session. */
+static tfd_session *callable_feeds(lua_State *L, lcallable *c, int nargs, int tensor_mt, tfd_tensor **in) {
+  if (c->released) tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
+  if (!c->owner->s) tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
+  if (nargs < c->num_feeds)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
+                c->num_feeds == 1 ? "" : "s", nargs);
   const tfd_dtype *types = (const tfd_dtype *)(c + 1);
-  int tensor_mt = lua_upvalueindex(2);
   for (int i = 0; i < c->num_feeds; i++) {
     if (tfdev_is_tensor_mt(L, i + 2, tensor_mt, NULL)) continue; /* read with the others below */
     lua_getiuservalue(L, 1, 2);
@@ -334,15 +357,35 @@ static int callable_call(lua_State *L) {
   /* Converting a feed may have run Lua code that closed an earlier one, or the session: read them again. */
   for (int i = 0; i < c->num_feeds; i++) {
     if (!tfdev_is_tensor_mt(L, i + 2, tensor_mt, &in[i])) in[i] = tfdev_to_tensor(L, i + 2, 0, "feed");
-    else if (!in[i]) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "feed: the tensor handle is closed");
+    else if (!in[i]) tfdev_raise(L, TFD_FAILED_PRECONDITION, "feed: the tensor handle is closed");
   }
-  if (c->released) return tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
-  tfd_session *s = c->owner->s;
-  if (!s) return tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
+  if (c->released) tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
+  if (!c->owner->s) tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
+  return c->owner->s;
+}
+
+/* callable(feed1, feed2, ...) in the order given to make_callable.
+ * The hot path of a script: it reaches the callable's and the tensor's
+ * metatables through its upvalues (1 and 2), its session through the
+ * callable, and reports through the callable's own status. */
+static int callable_call(lua_State *L) {
+  lcallable *c = lua_touserdata(L, 1);
+  if (!c || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    return luaL_typeerror(L, 1, CALLABLE_MT);
+  lua_pop(L, 1);
+  enum { SMALL = 8 };
+  tfd_tensor *small_in[SMALL], *small_out[SMALL];
+  int nargs = lua_gettop(L) - 1; /* before the arrays below go on the stack */
+  tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
+  tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
+  int tensor_mt = lua_upvalueindex(2);
+  tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
   tfd_run_options ro = {0};
+  lua_State *prev = tfdev_calling_push(L);
   tfd_code code = tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st);
+  tfdev_calling_pop(prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
     tfd_status_reset(st);
@@ -547,6 +590,19 @@ static int session_executor_count(lua_State *L) {
   return 1;
 }
 
+/* For tfdev/lua.h (l_api.c): a session made in C, owned by the userdata from here on. Only
+ * lua_newuserdatauv can raise (out of memory); l_api.c calls this protected and frees s then. */
+void tfdev_push_session(lua_State *L, tfd_session *s) {
+  lsession *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->s = s;
+  luaL_setmetatable(L, TFDEV_SESSION_MT);
+}
+
+tfd_session *tfdev_test_session(lua_State *L, int idx) {
+  lsession *u = luaL_testudata(L, idx, TFDEV_SESSION_MT);
+  return u ? u->s : NULL;
+}
+
 /* close(), __close and __gc: closing twice is harmless. */
 static int session_close(lua_State *L) {
   lsession *u = luaL_checkudata(L, 1, TFDEV_SESSION_MT);
@@ -562,12 +618,193 @@ static int session_tostring(lua_State *L) {
   return 1;
 }
 
+/* ---- asynchronous runs: tfdev.future ----
+ * A future owns its tfd_run and the metadata the run fills. Nothing here
+ * is called from the run's thread: the runs are started with no done
+ * callback, and Lua learns of the end by polling (ready) or waiting. */
+#define FUTURE_MT "tfdev.future"
+
+typedef struct lfuture {
+  tfd_run *run;           /* NULL once closed */
+  tfd_run_metadata *meta; /* owned; filled by the run when it ends */
+  int num_fetches;
+  bool single;    /* fetches given as one name: result() is the tensor */
+  bool want_meta; /* run options asked for metadata: result() returns it second */
+  bool resolved;  /* the result is kept in user value 2 */
+} lfuture;
+
+/* Pushes a future whose run the caller then starts into ->run; it keeps the session (at sess_idx) alive. */
+static lfuture *new_future(lua_State *L, int sess_idx, int num_fetches, bool single, bool want_meta) {
+  sess_idx = lua_absindex(L, sess_idx);
+  lfuture *f = lua_newuserdatauv(L, sizeof *f, 2);
+  *f = (lfuture){NULL, NULL, num_fetches, single, want_meta, false};
+  luaL_setmetatable(L, FUTURE_MT); /* from here __gc frees what it holds */
+  lua_pushvalue(L, sess_idx);
+  lua_setiuservalue(L, -2, 1);
+  if (want_meta && !(f->meta = tfd_run_metadata_new())) luaL_error(L, "tfdev: out of memory");
+  return f;
+}
+
+static lfuture *check_future(lua_State *L, int idx) { return luaL_checkudata(L, idx, FUTURE_MT); }
+
+/* session:run_async(feeds, fetches, targets, run_options) -> future */
+static int session_run_async(lua_State *L) {
+  run_args a;
+  check_run_args(L, &a);
+  lfuture *f = new_future(L, 1, a.nfe, a.single, wants_meta(&a.ro));
+  tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
+  lua_State *prev = tfdev_calling_push(L); /* a synchronous session runs the step here */
+  f->run = tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt,
+                                 f->meta, NULL, NULL, a.st);
+  tfdev_calling_pop(prev);
+  if (!f->run) return tfdev_raise_status(L, a.st);
+  return 1;
+}
+
+/* callable:run_async(feed1, feed2, ...) -> future */
+static int callable_run_async(lua_State *L) {
+  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  int nargs = lua_gettop(L) - 1;
+  tfd_tensor **in = lua_newuserdatauv(L, (size_t)(c->num_feeds ? c->num_feeds : 1) * sizeof *in, 0);
+  luaL_getmetatable(L, TFDEV_TENSOR_MT);
+  callable_feeds(L, c, nargs, lua_gettop(L), in);
+  tfd_status *st = tfdev_new_status(L);
+  lua_getiuservalue(L, 1, 1); /* the session */
+  lfuture *f = new_future(L, -1, c->num_fetches, c->single_fetch, false);
+  tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
+  lua_State *prev = tfdev_calling_push(L);
+  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, NULL, NULL, st);
+  tfdev_calling_pop(prev);
+  if (!f->run) return tfdev_raise_status(L, st);
+  return 1;
+}
+
+static tfd_run *open_run(lua_State *L, lfuture *f) {
+  if (!f->run) tfdev_raise(L, TFD_FAILED_PRECONDITION, "this future is closed");
+  return f->run;
+}
+
+/* future:ready() -> whether the run has ended (a run past its timeout_ms is cancelled here). */
+static int future_ready(lua_State *L) {
+  lfuture *f = check_future(L, 1);
+  tfd_run *run = f->resolved ? NULL : open_run(L, f);
+  lua_State *prev = tfdev_calling_push(L); /* polling runs the step's Lua kernels */
+  bool ready = f->resolved || tfd_run_ready(run);
+  tfdev_calling_pop(prev);
+  lua_pushboolean(L, ready);
+  return 1;
+}
+
+/* future:wait(timeout_ms) -> true once the run has ended; false if it still runs after timeout_ms
+ * (nil or negative: wait until it ends). */
+static int future_wait(lua_State *L) {
+  lfuture *f = check_future(L, 1);
+  lua_Integer ms = -1;
+  if (!lua_isnoneornil(L, 2)) {
+    int ok;
+    ms = lua_tointegerx(L, 2, &ok);
+    if (!ok) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "wait: timeout_ms must be an integer, got %s", luaL_typename(L, 2));
+  }
+  tfd_run *run = f->resolved ? NULL : open_run(L, f);
+  lua_State *prev = tfdev_calling_push(L); /* waiting runs the step's Lua kernels */
+  bool ended = f->resolved || tfd_run_wait(run, ms, NULL);
+  tfdev_calling_pop(prev);
+  lua_pushboolean(L, ended);
+  return 1;
+}
+
+/* future:cancel(): a run still going ends CANCELLED; blocked kernels wake. */
+static int future_cancel(lua_State *L) {
+  lfuture *f = check_future(L, 1);
+  if (f->run) tfd_run_cancel(f->run);
+  return 0;
+}
+
+/* Pushes what the result is, kept in user value 2: {true, values...} or {false, error}. */
+static void resolve(lua_State *L, lfuture *f) {
+  tfd_status *st = tfdev_new_status(L);
+  int n = f->num_fetches;
+  tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *outs, 0);
+  tfd_code code = tfd_run_take_outputs(f->run, outs, st);
+  lua_createtable(L, 3, 0);
+  lua_pushboolean(L, code == TFD_OK);
+  lua_rawseti(L, -2, 1);
+  if (code != TFD_OK) {
+    tfdev_push_error(L, code, tfd_status_message(st));
+    lua_rawseti(L, -2, 2);
+  } else {
+    int top = lua_gettop(L);
+    tfd_run_options ro = {.trace = f->want_meta};
+    int k = n ? push_results(L, outs, n, f->single, &ro, f->meta) : 0; /* takes the references */
+    if (!n && f->want_meta) {
+      lua_pushnil(L);
+      push_metadata(L, f->meta);
+      k = 2;
+    }
+    for (int i = k; i >= 1; i--) lua_rawseti(L, top, i + 1);
+    lua_pushinteger(L, k);
+    lua_setfield(L, top, "n");
+  }
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, 1, 2);
+  f->resolved = true;
+}
+
+/* future:result(): waits for the run, then returns what session:run would have (the outputs, and the
+ * metadata when the run options asked for it), or raises the tfdev.error the run failed with. The
+ * same values (or error) on every call. */
+static int future_result(lua_State *L) {
+  lua_settop(L, 1);
+  lfuture *f = check_future(L, 1);
+  if (f->resolved) {
+    lua_getiuservalue(L, 1, 2);
+  } else {
+    tfd_run *run = open_run(L, f);
+    lua_State *prev = tfdev_calling_push(L);
+    tfd_run_wait(run, -1, NULL);
+    tfdev_calling_pop(prev);
+    resolve(L, f);
+  }
+  int kept = lua_gettop(L);
+  lua_rawgeti(L, kept, 1);
+  bool ok = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (!ok) {
+    lua_rawgeti(L, kept, 2);
+    return lua_error(L);
+  }
+  lua_getfield(L, kept, "n");
+  int k = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  for (int i = 1; i <= k; i++) lua_rawgeti(L, kept, i + 1);
+  return k;
+}
+
+/* close(), __close and __gc: a run still going is cancelled and waited for; the handle goes. A result
+ * already taken stays available. Twice is harmless. */
+static int future_close(lua_State *L) {
+  lfuture *f = check_future(L, 1);
+  tfd_run_free(f->run);
+  f->run = NULL;
+  tfd_run_metadata_free(f->meta);
+  f->meta = NULL;
+  return 0;
+}
+
+static int future_tostring(lua_State *L) {
+  lfuture *f = check_future(L, 1);
+  const char *state = f->resolved ? "done" : !f->run ? "closed" : tfd_run_ready(f->run) ? "done" : "pending";
+  lua_pushfstring(L, "tfdev.future(%s)", state);
+  return 1;
+}
+
 int tfdev_open_session(lua_State *L) {
   static const luaL_Reg meta[] = {{"__tostring", session_tostring}, {"__gc", session_close}, {"__close", session_close},
                                   {NULL, NULL}};
   static const luaL_Reg methods[] = {{"create", session_create},
                                      {"extend", session_extend},
                                      {"run", session_run},
+                                     {"run_async", session_run_async},
                                      {"make_callable", session_make_callable},
                                      {"list_devices", session_list_devices},
                                      {"devices", session_devices},
@@ -582,7 +819,7 @@ int tfdev_open_session(lua_State *L) {
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
   static const luaL_Reg cmeta[] = {{"__tostring", callable_tostring}, {"__gc", callable_gc},
                                    {"__close", callable_release}, {NULL, NULL}};
-  static const luaL_Reg cmethods[] = {{"release", callable_release}, {NULL, NULL}};
+  static const luaL_Reg cmethods[] = {{"release", callable_release}, {"run_async", callable_run_async}, {NULL, NULL}};
   tfdev_new_class(L, CALLABLE_MT, cmeta, cmethods);
   /* __call reaches the callable's and the tensor's metatables through upvalues. */
   luaL_getmetatable(L, CALLABLE_MT);
@@ -595,6 +832,11 @@ int tfdev_open_session(lua_State *L) {
                                    {NULL, NULL}};
   static const luaL_Reg pmethods[] = {{"close", prun_close}, {NULL, NULL}};
   tfdev_new_class(L, PRUN_MT, pmeta, pmethods);
+  static const luaL_Reg fmeta[] = {{"__gc", future_close}, {"__close", future_close}, {"__tostring", future_tostring},
+                                   {NULL, NULL}};
+  static const luaL_Reg fmethods[] = {{"ready", future_ready},   {"wait", future_wait},   {"result", future_result},
+                                      {"cancel", future_cancel}, {"close", future_close}, {NULL, NULL}};
+  tfdev_new_class(L, FUTURE_MT, fmeta, fmethods);
   lua_pushcfunction(L, session_new);
   return 1;
 }

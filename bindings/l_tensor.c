@@ -543,11 +543,98 @@ static int tensor_tostring(lua_State *L) {
   return 1;
 }
 
+/* tensor:copy_from(other_tensor or bytes_string): writes the elements in place (same dtype and element
+ * count; the bytes of exactly the tensor's size), refused while a running step or anyone else shares
+ * the buffer. Returns the tensor, so calls chain. */
+static int tensor_copy_from(lua_State *L) {
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  tfd_status *st = tfdev_new_status(L);
+  tfd_code code;
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    size_t n;
+    const char *bytes = lua_tolstring(L, 2, &n);
+    code = tfd_tensor_copy_from_bytes(t, bytes, n, st);
+  } else if (luaL_testudata(L, 2, TFDEV_TENSOR_MT)) {
+    code = tfd_tensor_copy_from(t, tfdev_check_tensor(L, 2), st);
+  } else {
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "copy_from takes a tensor or a string of bytes, got %s",
+                       luaL_typename(L, 2));
+  }
+  if (code != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* tensor:fill(v): every element set to v (a number, or a boolean for bool tensors), in place, with the
+ * same checks as tensor:copy_from. Returns the tensor. */
+static int tensor_fill(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_tensor *t = tfdev_check_tensor(L, 1);
+  tfd_dtype dt = tfd_tensor_dtype(t);
+  if (dt == TFD_RESOURCE) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: resource tensors cannot be written in place");
+  if (lua_isnil(L, 2))
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", dt == TFD_BOOL ? "a boolean" : "a number");
+  bool want_bool = dt == TFD_BOOL;
+  if (lua_type(L, 2) != (want_bool ? LUA_TBOOLEAN : LUA_TNUMBER))
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes a %s, got a %s", tfd_dtype_name(dt),
+                       want_bool ? "boolean" : "number", luaL_typename(L, 2));
+  unsigned char element[8] = {0};
+  write_element(L, dt, element, 0, NULL, 0); /* integer and range checks, and the conversion, as in a table */
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_tensor_fill(t, element, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int tensor_gc(lua_State *L) {
   ltensor *u = luaL_checkudata(L, 1, TFDEV_TENSOR_MT);
   tfd_tensor_unref(u->t);
   u->t = NULL;
   return 0;
+}
+
+/* a == b: same dtype, shape and values. Floats compare as IEEE numbers (0 == -0, NaN is unequal to
+ * everything, itself included), as Lua's own numbers do. Anything that is not an open tensor is
+ * unequal to a tensor; Lua has already answered true for the same handle. */
+static bool elements_equal(tfd_dtype dt, const void *a, const void *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    bool eq;
+    switch (dt) {
+      case TFD_FLOAT32: eq = ((const float *)a)[i] == ((const float *)b)[i]; break;
+      case TFD_FLOAT64: eq = ((const double *)a)[i] == ((const double *)b)[i]; break;
+      case TFD_FLOAT16:
+        eq = tfd_half_to_float(((const uint16_t *)a)[i]) == tfd_half_to_float(((const uint16_t *)b)[i]);
+        break;
+      case TFD_INT32: eq = ((const int32_t *)a)[i] == ((const int32_t *)b)[i]; break;
+      case TFD_INT64: eq = ((const int64_t *)a)[i] == ((const int64_t *)b)[i]; break;
+      case TFD_UINT8: eq = ((const uint8_t *)a)[i] == ((const uint8_t *)b)[i]; break;
+      case TFD_BOOL: eq = !((const unsigned char *)a)[i] == !((const unsigned char *)b)[i]; break;
+      case TFD_RESOURCE: {
+        const tfd_resource_handle *x = &((const tfd_resource_handle *)a)[i], *y = &((const tfd_resource_handle *)b)[i];
+        eq = strcmp(x->container, y->container) == 0 && strcmp(x->name, y->name) == 0;
+        break;
+      }
+      default: eq = false;
+    }
+    if (!eq) return false;
+  }
+  return true;
+}
+
+static int tensor_eq(lua_State *L) {
+  ltensor *x = luaL_testudata(L, 1, TFDEV_TENSOR_MT), *y = luaL_testudata(L, 2, TFDEV_TENSOR_MT);
+  bool eq = x && y && x->t && y->t && tfd_tensor_dtype(x->t) == tfd_tensor_dtype(y->t) &&
+            tfd_tensor_ndims(x->t) == tfd_tensor_ndims(y->t);
+  for (int i = 0; eq && i < tfd_tensor_ndims(x->t); i++) eq = tfd_tensor_dim(x->t, i) == tfd_tensor_dim(y->t, i);
+  if (eq) {
+    /* Reading a device address from the host would crash: refuse, as an error the caller can see. */
+    if (!tfd_tensor_on_host(x->t) || !tfd_tensor_on_host(y->t))
+      return tfdev_raise(L, TFD_FAILED_PRECONDITION, "cannot compare a tensor in device memory: copy it to the host first");
+    eq = elements_equal(tfd_tensor_dtype(x->t), tfd_tensor_const_data(x->t), tfd_tensor_const_data(y->t),
+                        tfd_tensor_numel(x->t));
+  }
+  lua_pushboolean(L, eq);
+  return 1;
 }
 
 static int tensor_is(lua_State *L) {
@@ -557,9 +644,11 @@ static int tensor_is(lua_State *L) {
 
 int tfdev_open_tensor(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", tensor_index}, {"__len", tensor_len}, {"__tostring", tensor_tostring},
-                                  {"__gc", tensor_gc},       {"__close", tensor_gc}, {NULL, NULL}};
+                                  {"__gc", tensor_gc},       {"__close", tensor_gc}, {"__eq", tensor_eq},
+                                  {NULL, NULL}};
   static const luaL_Reg methods[] = {{"totable", tensor_totable}, {"numel", tensor_numel}, {"bytes", tensor_bytes},
-                                     {"item", tensor_item},       {"close", tensor_gc},    {NULL, NULL}};
+                                     {"item", tensor_item},       {"close", tensor_gc},    {"copy_from", tensor_copy_from},
+                                     {"fill", tensor_fill},       {NULL, NULL}};
   tfdev_new_class(L, TFDEV_TENSOR_MT, meta, methods);
   static const luaL_Reg fns[] = {{"new", tensor_new}, {"from_bytes", tensor_from_bytes}, {"is", tensor_is}, {NULL, NULL}};
   luaL_newlib(L, fns);

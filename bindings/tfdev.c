@@ -5,6 +5,7 @@
  * the same in the build tree and in an installed prefix, so no environment
  * variable is needed. */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,11 @@
 #include <lualib.h>
 
 #include "l_common.h"
+
+#ifdef TFDEV_HAVE_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+#endif
 
 static const char *progname = "tfdev";
 
@@ -36,8 +42,10 @@ static void print_usage(FILE *f) {
           progname);
 }
 
+/* progname is NULL in the REPL, where messages are not the program's last words. */
 static void print_message(const char *msg) {
-  fprintf(stderr, "%s: %s\n", progname, msg);
+  if (progname) fprintf(stderr, "%s: ", progname);
+  fprintf(stderr, "%s\n", msg);
   fflush(stderr);
 }
 
@@ -140,90 +148,238 @@ static int handle_script(lua_State *L, char **argv) {
   return report(L, status);
 }
 
-/* ---- interactive mode ---- */
-#define REPL_LINE_MAX 4096
+/* ---- interactive mode ----
+ * As lua.c's REPL: a line that is an expression prints its values (so does "=expr"), an
+ * incomplete chunk reads continuation lines, an error prints and the loop goes on, end of input
+ * ends it. Differences: values print through tfdev.repl (tables as constructors, keys sorted,
+ * depth-limited; tensors and the like by __tostring); prompts only when stdin is a terminal (as
+ * Python does: piped input gets its results, not prompt noise); with libreadline (at build time)
+ * a terminal gets line editing and history in ~/.tfdev_history. */
+static bool repl_tty;         /* stdin is a terminal */
+static int repl_printer = LUA_NOREF; /* tfdev.repl.format_results, when it loads */
+
+#ifdef TFDEV_HAVE_READLINE
+#define HISTORY_MAX 1000
+static char history_path[PATH_MAX]; /* empty: no history file (HOME unset) */
+static bool history_file_exists;
+
+static void history_open(void) {
+  rl_readline_name = "tfdev";
+  using_history();
+  const char *home = getenv("HOME");
+  if (!home || !*home) return;
+  int n = snprintf(history_path, sizeof history_path, "%s/.tfdev_history", home);
+  if (n < 0 || (size_t)n >= sizeof history_path) {
+    history_path[0] = 0;
+    return;
+  }
+  history_file_exists = read_history(history_path) == 0;
+}
+
+/* Each entry goes to the file at once, so a REPL that is killed keeps what was typed. */
+static void history_add(const char *line) {
+  if (!repl_tty || !line[0]) return;
+  add_history(line);
+  if (!history_path[0]) return;
+  if ((history_file_exists ? append_history(1, history_path) : write_history(history_path)) == 0)
+    history_file_exists = true;
+}
+
+static void history_close(void) {
+  if (history_path[0] && history_file_exists) history_truncate_file(history_path, HISTORY_MAX);
+}
+#else
+static void history_add(const char *line) { (void)line; }
+#endif
+
+/* Pushes one line of stdin without its newline, however long; 0 at end of input. */
+static int read_line(lua_State *L) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  bool any = false;
+  for (;;) {
+    char *p = luaL_prepbuffer(&b);
+    if (!fgets(p, LUAL_BUFFERSIZE, stdin)) break;
+    any = true;
+    size_t len = strlen(p);
+    luaL_addsize(&b, len);
+    if (len > 0 && p[len - 1] == '\n') {
+      luaL_buffsub(&b, 1);
+      break;
+    }
+  }
+  luaL_pushresult(&b);
+  if (!any) lua_pop(L, 1);
+  return any;
+}
 
 static int pushline(lua_State *L, bool first) {
-  char buf[REPL_LINE_MAX];
-  fputs(first ? "> " : ">> ", stdout);
-  fflush(stdout);
-  if (!fgets(buf, sizeof buf, stdin)) return 0;
-  size_t len = strlen(buf);
-  if (len > 0 && buf[len - 1] == '\n') buf[--len] = 0;
-  if (first && buf[0] == '=') lua_pushfstring(L, "return %s", buf + 1);
-  else lua_pushlstring(L, buf, len);
+  const char *prompt = first ? "> " : ">> ";
+#ifdef TFDEV_HAVE_READLINE
+  if (repl_tty) {
+    char *line = readline(prompt);
+    if (!line) return 0;
+    lua_pushstring(L, line);
+    free(line);
+  } else
+#endif
+  {
+    if (repl_tty) {
+      fputs(prompt, stdout);
+      fflush(stdout);
+    }
+    if (!read_line(L)) return 0;
+  }
+  const char *line = lua_tostring(L, -1);
+  if (first && line[0] == '=') { /* "=expr": Lua 5.1's shorthand for "return expr" */
+    lua_pushfstring(L, "return %s", line + 1);
+    lua_remove(L, -2);
+  }
   return 1;
 }
 
+/* Tries the line as "return line;": an expression prints its values. */
 static int addreturn(lua_State *L) {
   const char *line = lua_tostring(L, -1);
   const char *retline = lua_pushfstring(L, "return %s;", line);
   int status = luaL_loadbuffer(L, retline, strlen(retline), "=stdin");
-  if (status == LUA_OK) lua_remove(L, -2);
-  else lua_pop(L, 2);
+  if (status == LUA_OK) {
+    lua_remove(L, -2);
+    history_add(line);
+  } else {
+    lua_pop(L, 2);
+  }
   return status;
 }
 
+/* A syntax error that ends at <eof> (the message at the top) means the chunk is not finished yet. */
 static bool incomplete(lua_State *L, int status) {
   if (status != LUA_ERRSYNTAX) return false;
   size_t len;
   const char *msg = lua_tolstring(L, -1, &len);
-  if (len >= 5 && strcmp(msg + len - 5, "<eof>") == 0) {
-    lua_pop(L, 1);
-    return true;
-  }
-  return false;
+  return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
 }
 
+/* Reads continuation lines until the chunk loads or fails for another reason. Input that ends in
+ * the middle of a chunk reports the chunk's syntax error ("'end' expected near <eof>"). Unlike
+ * lua.c, a chunk of several lines is tried as an expression first, so an expression written over
+ * several lines prints its values as a one-line one does. */
 static int multiline(lua_State *L) {
-  for (;;) {
+  for (bool continued = false;; continued = true) {
     size_t len;
-    const char *line = lua_tolstring(L, 1, &len);
-    int status = luaL_loadbuffer(L, line, len, "=stdin");
+    const char *chunk = lua_tolstring(L, 1, &len);
+    if (continued) {
+      const char *retchunk = lua_pushfstring(L, "return %s;", chunk);
+      if (luaL_loadbuffer(L, retchunk, strlen(retchunk), "=stdin") == LUA_OK) {
+        lua_remove(L, -2);
+        history_add(chunk);
+        return LUA_OK;
+      }
+      lua_pop(L, 2);
+    }
+    int status = luaL_loadbuffer(L, chunk, len, "=stdin");
     if (!incomplete(L, status) || !pushline(L, false)) {
-      lua_remove(L, 1);
+      history_add(chunk);
       return status;
     }
+    lua_remove(L, -2); /* the <eof> message */
     lua_pushliteral(L, "\n");
     lua_insert(L, -2);
     lua_concat(L, 3);
   }
 }
 
+/* Leaves the loaded chunk (or the error) alone on the stack; -1 at end of input. */
 static int loadline(lua_State *L) {
   lua_settop(L, 0);
   if (!pushline(L, true)) return -1;
   int status = addreturn(L);
   if (status != LUA_OK) status = multiline(L);
-  else lua_remove(L, 1);
+  lua_remove(L, 1);
   return status;
+}
+
+static void load_printer(lua_State *L) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "tfdev.repl");
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) &&
+      lua_getfield(L, -1, "format_results") == LUA_TFUNCTION) {
+    repl_printer = luaL_ref(L, LUA_REGISTRYINDEX);
+  } else {
+    lua_pop(L, 1); /* without it, results print as print() prints them */
+  }
+  lua_pop(L, 1);
 }
 
 static void print_results(lua_State *L) {
   int n = lua_gettop(L);
   if (n == 0) return;
   luaL_checkstack(L, LUA_MINSTACK, "too many results to print");
-  lua_getglobal(L, "print");
+  if (repl_printer != LUA_NOREF) lua_rawgeti(L, LUA_REGISTRYINDEX, repl_printer);
+  else lua_getglobal(L, "print");
   lua_insert(L, 1);
-  if (lua_pcall(L, n, 0, 0) != LUA_OK)
-    print_message(lua_pushfstring(L, "error calling 'print' (%s)", lua_tostring(L, -1)));
+  if (repl_printer == LUA_NOREF) {
+    if (lua_pcall(L, n, 0, 0) != LUA_OK)
+      print_message(lua_pushfstring(L, "error calling 'print' (%s)", lua_tostring(L, -1)));
+    return;
+  }
+  if (lua_pcall(L, n, 1, 0) != LUA_OK) {
+    print_message(lua_pushfstring(L, "error printing the results (%s)", luaL_tolstring(L, -1, NULL)));
+    return;
+  }
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  fwrite(s, 1, len, stdout);
+  fputc('\n', stdout);
+  fflush(stdout);
+}
+
+/* Ctrl-C while a chunk runs stops the chunk, not the REPL: the handler can only set a hook, and
+ * the hook raises the error at the next Lua instruction (lua.c does the same). */
+static lua_State *interrupted_state;
+
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+static void on_sigint(int sig) {
+  signal(sig, SIG_DFL); /* a second Ctrl-C ends the process */
+  lua_sethook(interrupted_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int docall_interruptible(lua_State *L, int narg, int nres) {
+  interrupted_state = L;
+  signal(SIGINT, on_sigint);
+  int status = docall(L, narg, nres);
+  signal(SIGINT, SIG_DFL);
+  return status;
 }
 
 static void do_repl(lua_State *L) {
   const char *old = progname;
   progname = NULL;
+  repl_tty = isatty(STDIN_FILENO);
+#ifdef TFDEV_HAVE_READLINE
+  if (repl_tty) history_open();
+#endif
+  load_printer(L);
   int status;
   while ((status = loadline(L)) != -1) {
-    if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);
-    if (status == LUA_OK) print_results(L);
-    else {
-      const char *msg = lua_tostring(L, -1);
-      fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
-      lua_pop(L, 1);
+    if (status == LUA_OK) status = docall_interruptible(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) {
+      print_results(L);
+    } else {
+      report(L, status);
     }
   }
   lua_settop(L, 0);
-  fputc('\n', stdout);
+#ifdef TFDEV_HAVE_READLINE
+  if (repl_tty) history_close();
+#endif
+  if (repl_tty) fputc('\n', stdout); /* leave the shell's prompt on a line of its own */
+  fflush(stdout);
   progname = old;
 }
 

@@ -515,6 +515,8 @@ static void bfc_destroy(tfd_allocator *base) {
   free(a->regions);
   free(a->map);
   pthread_mutex_destroy(&a->mu);
+  /* Last: the regions went back through ctx above, and ctx may go with this. */
+  if (a->provider.release) a->provider.release(a->provider.ctx);
   tfd_allocator_fini(base);
   free(a);
 }
@@ -526,6 +528,12 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
   if (!name) name = "bfc";
   if (!provider || !provider->alloc || !provider->free) {
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "Allocator (%s): a region provider with alloc and free is required",
+                    name);
+    return NULL;
+  }
+  if (options && options->device_memory &&
+      (!options->device_memory->to_host || !options->device_memory->from_host)) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "Allocator (%s): device memory copies need to_host and from_host",
                     name);
     return NULL;
   }
@@ -541,6 +549,7 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
     return NULL;
   }
   a->provider = *provider;
+  a->base.device_memory = options->device_memory;
   a->memory_limit = (size_t)options->memory_limit;
   size_t first = options->allow_growth && a->memory_limit > GROWTH_FIRST_REGION ? GROWTH_FIRST_REGION : a->memory_limit;
   a->curr_region_bytes = round_bytes(first);
@@ -549,6 +558,10 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
 }
 
 bool tfd_is_bfc_allocator(const tfd_allocator *a) { return a && a->ops == &bfc_ops; }
+
+void *tfd_bfc_allocator_context(const tfd_allocator *a) {
+  return tfd_is_bfc_allocator(a) ? ((const bfc_allocator *)a)->provider.ctx : NULL;
+}
 
 bool tfd_bfc_allocator_stats(const tfd_allocator *base, tfd_bfc_stats *out) {
   memset(out, 0, sizeof *out);

@@ -28,7 +28,14 @@
  *   whole (tfd_bfc_allocator_allocated_size says how much). bytes_cached is what the
  *   regions hold that is not in use; num_refused counts RESOURCE_EXHAUSTED refusals.
  * - Freeing a pointer the allocator did not hand out (or already took back) is reported
- *   on stderr, counted in tfd_bfc_stats.num_bad_frees and otherwise ignored. */
+ *   on stderr, counted in tfd_bfc_stats.num_bad_frees and otherwise ignored.
+ *
+ * Device memory: the allocator hands out addresses it never dereferences, so it serves memory
+ * the host cannot touch. With tfd_bfc_options.device_memory set it says so to the runtime
+ * (the allocator's device_memory, runtime/core/allocator_internal.h), and those copies find
+ * the device they belong to through tfd_bfc_allocator_context. Because tensors keep their
+ * allocator alive, and may outlive the device that made them, the allocator can own the
+ * provider's context (tfd_bfc_region_provider.release) rather than borrow it. */
 #ifndef TFDEV_GPU_BFC_ALLOCATOR_H
 #define TFDEV_GPU_BFC_ALLOCATOR_H
 
@@ -42,21 +49,34 @@
 extern "C" {
 #endif
 
+struct tfd_device_memory_ops; /* runtime/core/allocator_internal.h */
+
 /* Where regions come from (cudaMalloc/cudaFree on a GPU, aligned_alloc in tests).
  * alloc returns `bytes` bytes aligned to at least 256 bytes, or NULL when it cannot (the
  * allocator may then ask for less). free takes back a region alloc returned, with the size
- * it was asked for. ctx is passed to both; the caller owns it and keeps it alive until the
- * allocator is destroyed. Both are called with the allocator's mutex held, so they must not
- * call back into the allocator. */
+ * it was asked for. ctx is passed to both. Both are called with the allocator's mutex held,
+ * so they must not call back into the allocator.
+ *
+ * Who owns ctx: without release, the caller, who keeps it alive until the allocator is
+ * destroyed. With release, the allocator, once tfd_bfc_allocator_new has succeeded: it calls
+ * release(ctx) exactly once, when it is destroyed, after the last region has gone back
+ * through free (on failure the caller still owns ctx). That is how a GPU's context lives
+ * as long as the last tensor in its memory, which may be longer than the device. */
 typedef struct tfd_bfc_region_provider {
   void *(*alloc)(void *ctx, size_t bytes);
   void (*free)(void *ctx, void *ptr, size_t bytes);
   void *ctx;
+  void (*release)(void *ctx); /* may be NULL */
 } tfd_bfc_region_provider;
 
 typedef struct tfd_bfc_options {
   int64_t memory_limit; /* bytes all regions together may hold; must be > 0 */
   bool allow_growth;    /* start with 2 MiB regions and double, rather than one region of memory_limit */
+  /* NULL: the regions are host memory. Otherwise they are memory the host cannot touch, moved
+   * with these copies (borrowed: they must outlive the allocator; a module's static table does),
+   * which the allocator carries as its device_memory for the runtime's tfd_tensor_copy_to.
+   * Both copies must have to_host and from_host set. */
+  const struct tfd_device_memory_ops *device_memory;
 } tfd_bfc_options;
 
 /* BFC-specific figures, beside tfd_allocator_stats. */
@@ -79,6 +99,10 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
 
 /* Whether `a` is a BFC allocator (the functions below want one). */
 bool tfd_is_bfc_allocator(const tfd_allocator *a);
+
+/* The region provider's ctx (for device-memory copies to find their device), or NULL when `a`
+ * is not a BFC allocator. Borrowed: valid while `a` is. Nothing is locked: ctx never changes. */
+void *tfd_bfc_allocator_context(const tfd_allocator *a);
 
 /* Fills *out (caller's storage). Returns false, leaving *out zeroed, when `a` is not a BFC
  * allocator. */

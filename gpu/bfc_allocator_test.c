@@ -1,6 +1,8 @@
 /* Unit tests for the BFC allocator's bookkeeping (gpu/bfc_allocator.c) over host memory:
  * fits, splits, coalescing, growth, refusals, a random workload checked against a reference
- * model, threads, and bad frees. TFDEV_STRESS_ITERS scales the random runs (1000, the
+ * model, threads, and bad frees; and the device-memory plumbing the CUDA module relies on
+ * (copies carried as the allocator's device_memory, the context accessor, the allocator
+ * owning its provider's context), with fake copies over host memory since CI has no GPU. TFDEV_STRESS_ITERS scales the random runs (1000, the
  * default, means 100k steps); under valgrind (TFDEV_UNDER_VALGRIND) they are shorter. */
 #include <pthread.h>
 #include <stdbool.h>
@@ -9,6 +11,8 @@
 #include <time.h>
 
 #include "gpu/bfc_allocator.h"
+#include "runtime/core/allocator_internal.h"
+#include "runtime/core/tensor_internal.h"
 #include "runtime/testing/harness.h"
 
 #define KIB ((size_t)1 << 10)
@@ -82,8 +86,8 @@ static size_t tp_largest_region(const test_provider *tp) {
 }
 
 static tfd_allocator *make(test_provider *tp, const char *name, int64_t limit, bool growth) {
-  tfd_bfc_region_provider rp = {tp_alloc, tp_free, tp};
-  tfd_bfc_options o = {limit, growth};
+  tfd_bfc_region_provider rp = {tp_alloc, tp_free, tp, NULL};
+  tfd_bfc_options o = {limit, growth, NULL};
   tfd_status *st = tfd_status_new();
   tfd_allocator *a = tfd_bfc_allocator_new(name, &rp, &o, st);
   CHECK(a != NULL);
@@ -217,9 +221,9 @@ static void test_basics(void) {
 
 static void test_constructor_and_kind_checks(void) {
   test_provider tp = {0};
-  tfd_bfc_region_provider rp = {tp_alloc, tp_free, &tp};
+  tfd_bfc_region_provider rp = {tp_alloc, tp_free, &tp, NULL};
   tfd_status *st = tfd_status_new();
-  tfd_bfc_options o = {0, false};
+  tfd_bfc_options o = {0, false, NULL};
   CHECK(tfd_bfc_allocator_new("GPU_9_bfc", &rp, &o, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "Allocator (GPU_9_bfc): memory_limit must be > 0, got 0");
   o.memory_limit = -5;
@@ -228,7 +232,7 @@ static void test_constructor_and_kind_checks(void) {
   o.memory_limit = 1 << 20;
   CHECK(tfd_bfc_allocator_new("GPU_9_bfc", NULL, &o, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "region provider");
-  tfd_bfc_region_provider half = {tp_alloc, NULL, &tp};
+  tfd_bfc_region_provider half = {tp_alloc, NULL, &tp, NULL};
   CHECK(tfd_bfc_allocator_new("GPU_9_bfc", &half, &o, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "GPU_9_bfc");
   CHECK(tfd_bfc_allocator_new("GPU_9_bfc", &rp, NULL, st) == NULL);
@@ -826,6 +830,153 @@ static void test_destroy_with_live_blocks(void) {
   CHECK_INT(tp.bad_frees, 0);
 }
 
+/* ---- 9. device memory: fake copies over host memory ---- */
+/* A fake device: its "memory" is host memory holding every byte XORed with 0x5a, so a
+ * round trip only comes out right when the runtime moved the bytes through the copies and
+ * never read or wrote the buffers itself. from_host keeps release pending, as a stream
+ * still reading src would, until the test completes it. */
+typedef struct fake_device {
+  test_provider tp; /* first: the region provider's ctx is the fake device */
+  int to_host_calls, from_host_calls, releases_of_ctx;
+  int live_regions_at_release; /* what the allocator still held when it released ctx */
+  bool fail_copies;
+  void (*pending_fn)(void *);
+  void *pending_arg;
+  int pending_released;
+} fake_device;
+
+static void fake_copy(void *dst, const void *src, size_t bytes) {
+  const unsigned char *s = src;
+  unsigned char *d = dst;
+  for (size_t i = 0; i < bytes; i++) d[i] = s[i] ^ 0x5a;
+}
+
+static tfd_code fake_to_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, tfd_status *st) {
+  fake_device *fd = tfd_bfc_allocator_context(a);
+  fd->to_host_calls++;
+  if (fd->fail_copies) return tfd_status_setf(st, TFD_INTERNAL, "fake device: to_host refused");
+  fake_copy(dst, src, bytes);
+  return TFD_OK;
+}
+
+static tfd_code fake_from_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, void (*done)(void *),
+                               void *arg, tfd_status *st) {
+  fake_device *fd = tfd_bfc_allocator_context(a);
+  fd->from_host_calls++;
+  if (fd->fail_copies) {
+    done(arg); /* the contract: released on failure too */
+    return tfd_status_setf(st, TFD_INTERNAL, "fake device: from_host refused");
+  }
+  fake_copy(dst, src, bytes);
+  CHECK(fd->pending_fn == NULL);
+  fd->pending_fn = done;
+  fd->pending_arg = arg;
+  return TFD_OK;
+}
+
+static void fake_complete(fake_device *fd) { /* the "stream" passes the copy */
+  if (!fd->pending_fn) return;
+  void (*fn)(void *) = fd->pending_fn;
+  fd->pending_fn = NULL;
+  fn(fd->pending_arg);
+  fd->pending_released++;
+}
+
+static void fake_release_ctx(void *ctx) {
+  fake_device *fd = ctx;
+  fd->releases_of_ctx++;
+  fd->live_regions_at_release = fd->tp.num_live;
+}
+
+static const tfd_device_memory_ops fake_ops = {fake_to_host, fake_from_host};
+
+static void test_device_memory_plumbing(void) {
+  tfd_status *st = tfd_status_new();
+  fake_device fd = {0};
+  tfd_bfc_region_provider rp = {tp_alloc, tp_free, &fd, fake_release_ctx};
+  tfd_bfc_options o = {(int64_t)MIB, false, &fake_ops};
+  tfd_allocator *a = tfd_bfc_allocator_new("GPU_0_bfc", &rp, &o, st);
+  CHECK(a != NULL);
+  if (!a) goto out;
+  CHECK(a->device_memory == &fake_ops);
+  CHECK(tfd_bfc_allocator_context(a) == &fd);
+  CHECK(tfd_bfc_allocator_context(NULL) == NULL);
+
+  /* host -> device -> host through the copies */
+  float v[5] = {1.5f, -2, 3, 1e-3f, 42};
+  int64_t dims[] = {5};
+  tfd_tensor *h = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, st);
+  tfd_tensor *d = tfd_tensor_copy_to(h, a, st);
+  CHECK(d != NULL);
+  if (!d) goto out;
+  CHECK(!tfd_tensor_on_host(d));
+  CHECK_INT(fd.from_host_calls, 1);
+  CHECK(fd.pending_fn != NULL); /* the device still holds the source */
+  tfd_tensor_unref(h);          /* ... so dropping ours must not free it: ASan would see */
+  fake_complete(&fd);
+  CHECK_INT(tfd_bfc_allocator_requested_size(a, tfd_tensor_const_data(d)), sizeof v);
+  tfd_tensor *same = tfd_tensor_copy_to(d, a, st); /* already there: no copy */
+  CHECK(same == d);
+  tfd_tensor_unref(same);
+  tfd_tensor *back = tfd_tensor_copy_to(d, NULL, st);
+  CHECK(back && tfd_tensor_on_host(back));
+  CHECK_INT(fd.to_host_calls, 1);
+  if (back) CHECK(memcmp(tfd_tensor_const_data(back), v, sizeof v) == 0);
+  tfd_tensor_unref(back);
+  /* from_bytes straight into device memory goes through the host and the copy */
+  tfd_tensor *d2 = tfd_tensor_from_bytes(a, TFD_FLOAT32, dims, 1, v, sizeof v, st);
+  CHECK(d2 && !tfd_tensor_on_host(d2));
+  fake_complete(&fd);
+  back = d2 ? tfd_tensor_copy_to(d2, NULL, st) : NULL;
+  if (back) CHECK(memcmp(tfd_tensor_const_data(back), v, sizeof v) == 0);
+  tfd_tensor_unref(back);
+  tfd_tensor_unref(d2);
+  /* zero bytes: no copy at all */
+  int64_t none[] = {0};
+  tfd_tensor *e = tfd_tensor_new(NULL, TFD_FLOAT32, none, 1, st);
+  tfd_tensor *de = tfd_tensor_copy_to(e, a, st);
+  CHECK(de != NULL);
+  CHECK_INT(fd.from_host_calls, 2);
+  tfd_tensor_unref(de);
+
+  /* failing copies: NULL with the device's status, the source released all the same */
+  fd.fail_copies = true;
+  tfd_tensor *h2 = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, NULL);
+  CHECK(tfd_tensor_copy_to(h2, a, st) == NULL);
+  CHECK_STATUS(st, TFD_INTERNAL, "from_host refused");
+  CHECK(tfd_tensor_copy_to(d, NULL, st) == NULL);
+  CHECK_STATUS(st, TFD_INTERNAL, "to_host refused");
+  fd.fail_copies = false;
+  tfd_tensor_unref(h2);
+  tfd_tensor_unref(e);
+  CHECK_INT(stats(a).bytes_in_use, (int64_t)tfd_bfc_allocator_allocated_size(a, tfd_tensor_const_data(d)));
+
+  /* ownership: the tensor outlives our reference to the allocator, which keeps the context */
+  tfd_allocator_unref(a);
+  CHECK_INT(fd.releases_of_ctx, 0);
+  tfd_tensor_unref(d); /* the last reference: the regions go back, then the context */
+  CHECK_INT(fd.releases_of_ctx, 1);
+  CHECK_INT(fd.live_regions_at_release, 0);
+  CHECK_INT(fd.pending_released, 2);
+
+  /* copies missing a direction are refused, and a refused allocator leaves ctx to the caller */
+  fake_device other = {0};
+  tfd_bfc_region_provider orp = {tp_alloc, tp_free, &other, fake_release_ctx};
+  tfd_device_memory_ops half = {fake_to_host, NULL};
+  tfd_bfc_options ho = {(int64_t)MIB, false, &half};
+  CHECK(tfd_bfc_allocator_new("GPU_1_bfc", &orp, &ho, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "GPU_1_bfc");
+  CHECK_INT(other.releases_of_ctx, 0);
+  /* without release the caller keeps ctx, as before */
+  tfd_bfc_region_provider borrowed = {tp_alloc, tp_free, &other, NULL};
+  tfd_allocator *b = tfd_bfc_allocator_new("GPU_1_bfc", &borrowed, &o, st);
+  CHECK(b != NULL);
+  if (b) tfd_allocator_unref(b);
+  CHECK_INT(other.releases_of_ctx, 0);
+out:
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"basics: rounding, alignment, zero bytes, stats", test_basics},
     {"constructor errors and kind checks", test_constructor_and_kind_checks},
@@ -838,6 +989,7 @@ static const tfd_test tests[] = {
     {"threads", test_threads},
     {"bad frees are reported and ignored", test_bad_free},
     {"destroy with live blocks", test_destroy_with_live_blocks},
+    {"device memory: copies, context, ownership", test_device_memory_plumbing},
 };
 
 TFD_TEST_MAIN(tests)

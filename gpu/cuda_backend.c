@@ -4,20 +4,20 @@
  * device and the CPU one hands out ordinary pageable memory, each saying so in one info line.
  *
  * The module is loaded by runtime/device/backend.c; it reaches the runtime only through the host
- * table (host_shim.c). Its GPU devices have device memory (BFC over cudaMalloc) and their attributes
- * as TensorFlow gives them; kernels for them come with the CUDA kernels. */
+ * table (runtime/device/backend_shim.c). Its GPU devices have device memory (BFC over cudaMalloc) that
+ * the runtime moves bytes in and out of through the allocator's copies (gpu_context.c), stream
+ * groups, and their attributes as TensorFlow gives them; kernels for them come with the CUDA
+ * kernels (until then, the data-movement kernels the runtime registers for "GPU"). */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../runtime/core/status_internal.h"
-#include "../runtime/device/backend_module.h"
+#include "../runtime/device/backend_shim.h"
 #include "../runtime/device/visible_devices.h"
-#include "bfc_allocator.h"
 #include "cuda_backend.h"
-#include "event_mgr.h"
-#include "host_shim.h"
+#include "gpu_context.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_GPUS 64
@@ -28,7 +28,7 @@ static int num_physical;
 /* cudaGetDeviceCount fails, leaving its output unwritten, on a machine with the toolkit but no
  * driver: start from 0, and say which of "no NVIDIA driver" and "no CUDA device" it was. */
 static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
-  tfd_cuda_set_host(host);
+  tfd_backend_shim_init(host);
   int n = 0;
   cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
@@ -46,60 +46,18 @@ static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
 }
 
 /* ---- GPU devices ---- */
-/* BaseGPUDevice's stream group: kernels on compute, copies each way on their own stream so they
- * overlap with compute, ordered against it by events. */
-enum { STREAM_COMPUTE, STREAM_HOST_TO_DEVICE, STREAM_DEVICE_TO_HOST, STREAM_DEVICE_TO_DEVICE, NUM_STREAMS };
-
+/* BaseGPUDevice: its context (CUDA id, stream groups, event manager; gpu_context.c) is shared with
+ * its BFC allocator, which tensors keep alive after the device is gone. */
 typedef struct gpu_device {
   tfd_device base;
-  int cuda_id;
-  tfd_allocator *allocator; /* device memory */
+  tfd_gpu_ctx *ctx;         /* one reference */
+  tfd_allocator *allocator; /* device memory: BFC, owning its own reference to ctx */
   tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
-  cudaStream_t streams[NUM_STREAMS];
-  tfd_event_mgr *events; /* releases host references once a stream passes them */
 } gpu_device;
 
-/* The event manager's provider: CUDA events without timing, on this device. */
-static void *cuda_event_create(void *ctx) {
-  gpu_device *g = ctx;
-  cudaEvent_t e = NULL;
-  if (cudaSetDevice(g->cuda_id) != cudaSuccess || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return NULL;
-  }
-  return (void *)e;
-}
-
-static tfd_code cuda_event_record(void *ctx, void *event, void *stream, tfd_status *st) {
-  gpu_device *g = ctx;
-  cudaError_t err = cudaSetDevice(g->cuda_id);
-  if (err == cudaSuccess) err = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
-  if (err == cudaSuccess) return TFD_OK;
-  (void)cudaGetLastError();
-  return tfd_status_setf(st, TFD_INTERNAL, "%s: cudaEventRecord: %s", g->base.name, cudaGetErrorString(err));
-}
-
-static int cuda_event_query(void *ctx, void *event) {
-  (void)ctx;
-  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
-  if (err == cudaSuccess) return 1;
-  if (err == cudaErrorNotReady) return 0;
-  (void)cudaGetLastError();
-  return -1;
-}
-
-static void cuda_event_destroy(void *ctx, void *event) {
-  (void)ctx;
-  cudaEventDestroy((cudaEvent_t)event);
-}
-
-static tfd_code gpu_sync(tfd_device *d, tfd_status *st) {
-  gpu_device *g = (gpu_device *)d;
-  cudaError_t err = cudaSetDevice(g->cuda_id);
-  if (err == cudaSuccess) err = cudaDeviceSynchronize();
-  if (err == cudaSuccess) return TFD_OK;
-  return tfd_status_setf(st, TFD_INTERNAL, "%s: sync failed: %s", d->name, cudaGetErrorString(err));
-}
+/* Device::Sync: waits for the device's own streams (what its nodes and copies were queued on), not
+ * for everything on the CUDA device. The executor calls it after each node under sync_every_op. */
+static tfd_code gpu_sync(tfd_device *d, tfd_status *st) { return tfd_gpu_ctx_sync(((gpu_device *)d)->ctx, st); }
 
 static tfd_allocator *gpu_get_allocator(tfd_device *d, tfd_alloc_attrs attrs) {
   gpu_device *g = (gpu_device *)d;
@@ -108,36 +66,15 @@ static tfd_allocator *gpu_get_allocator(tfd_device *d, tfd_alloc_attrs attrs) {
 
 static void gpu_destroy(tfd_device *d) {
   gpu_device *g = (gpu_device *)d;
-  tfd_event_mgr_free(g->events); /* waits for the callbacks still queued */
-  cudaSetDevice(g->cuda_id);
-  for (int i = 0; i < NUM_STREAMS; i++)
-    if (g->streams[i]) cudaStreamDestroy(g->streams[i]);
   if (g->allocator) tfd_allocator_unref(g->allocator);
   if (g->host) tfd_allocator_unref(g->host);
+  tfd_gpu_ctx_unref(g->ctx); /* freed here unless tensors still hold device memory */
   tfd_device_fini(d);
   free(g);
 }
 
 static const tfd_device_ops gpu_device_ops = {NULL, NULL, gpu_sync, gpu_get_allocator, NULL, gpu_destroy};
 static tfd_device_ops gpu_ops; /* gpu_device_ops with the host's defaults filled in at registration */
-
-/* The BFC allocator's regions: device memory from cudaMalloc (256-byte aligned, as it requires). */
-static void *region_alloc(void *ctx, size_t bytes) {
-  gpu_device *g = ctx;
-  void *p = NULL;
-  if (cudaSetDevice(g->cuda_id) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return NULL;
-  }
-  return p;
-}
-
-static void region_free(void *ctx, void *ptr, size_t bytes) {
-  gpu_device *g = ctx;
-  (void)bytes;
-  cudaSetDevice(g->cuda_id);
-  cudaFree(ptr);
-}
 
 /* TensorFlow's locality: the device's NUMA node + 1 (0 when unknown is reported as node 0). */
 static int32_t bus_id_of(const char *pci) {
@@ -182,32 +119,23 @@ static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, cons
     free(g);
     return NULL;
   }
-  g->cuda_id = cuda_id;
+  g->base.sync_every_op = tfd_session_options_gpu_sync_every_op(o);
+  if (!(g->ctx = tfd_gpu_ctx_new(name, cuda_id, tfd_session_options_gpu_max_streams(o), st))) {
+    gpu_destroy(&g->base);
+    return NULL;
+  }
   char alloc_name[64], host_name[64];
   snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", tf_id);
   snprintf(host_name, sizeof host_name, "gpu_host_%d", tf_id);
   /* Device memory through TensorFlow's BFC allocator: the limit reserved on the first allocation,
    * or, under allow_growth, regions from 2 MiB doubling as needed. */
-  tfd_bfc_region_provider regions = {region_alloc, region_free, g};
-  tfd_bfc_options bfc = {limit, tfd_session_options_gpu_allow_growth(o)};
-  g->allocator = tfd_bfc_allocator_new(alloc_name, &regions, &bfc, st);
-  g->host = tfd_cuda_host_allocator_new(host_name, 0);
-  if (!g->allocator || !g->host) {
+  if (!(g->allocator = tfd_gpu_bfc_allocator_new(g->ctx, alloc_name, limit, tfd_session_options_gpu_allow_growth(o), st))) {
+    gpu_destroy(&g->base);
+    return NULL;
+  }
+  if (!(g->host = tfd_cuda_host_allocator_new(host_name, 0))) {
     gpu_destroy(&g->base);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
-    return NULL;
-  }
-  for (int i = 0; i < NUM_STREAMS && err == cudaSuccess; i++)
-    err = cudaStreamCreateWithFlags(&g->streams[i], cudaStreamNonBlocking);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    gpu_destroy(&g->base);
-    tfd_status_setf(st, TFD_INTERNAL, "%s: cudaStreamCreate: %s", name, cudaGetErrorString(err));
-    return NULL;
-  }
-  tfd_event_provider events = {g, cuda_event_create, cuda_event_record, cuda_event_query, cuda_event_destroy};
-  if (!(g->events = tfd_event_mgr_new(&events, 10, st))) {
-    gpu_destroy(&g->base);
     return NULL;
   }
   return &g->base;
@@ -273,7 +201,13 @@ static tfd_code cuda_register_factories(tfd_factory_registry *r, tfd_status *st)
   return code;
 }
 
-static const tfd_backend_module cuda_module = {TFD_BACKEND_ABI, "cuda", cuda_init, cuda_register_factories};
+/* GPU kernels come with the CUDA kernels; until then a GPU runs the ops that only move data. */
+static tfd_code cuda_register_kernels(const tfd_backend_kernel_api *api, tfd_status *st) {
+  return api->register_data_movement("GPU", st);
+}
+
+static const tfd_backend_module cuda_module = {TFD_BACKEND_ABI, "cuda", cuda_init, cuda_register_factories,
+                                               cuda_register_kernels};
 
 EXPORT const tfd_backend_module *tfd_backend_module_entry(void);
 EXPORT const tfd_backend_module *tfd_backend_module_entry(void) { return &cuda_module; }

@@ -111,13 +111,18 @@ describe("backends", function()
 
   it("takes the GPU options, and checks them", function()
     local s <close> = tfdev.session { visible_devices = tfdev.gpu_count() == 0 and "0,0" or "",
-      gpu = { memory_fraction = 0.5, allow_growth = true } }
+      gpu = { memory_fraction = 0.5, allow_growth = true, sync_every_op = false, max_streams = 2 } }
     s:create { node = { { name = "c", op = "Const", attr = { value = tfdev.tensor(1, "float32") } } } }
     assert.are.equal(1, s:run({}, "c"):item())
     h.raises("INVALID_ARGUMENT", "gpu.memory_fraction must be in [0, 1] (0: the default), got 1.5", tfdev.session,
       { gpu = { memory_fraction = 1.5 } })
-    h.raises("INVALID_ARGUMENT", "unknown option 'gpu.fraction' (memory_fraction, allow_growth)", tfdev.session,
-      { gpu = { fraction = 0.5 } })
+    h.raises("INVALID_ARGUMENT", "unknown option 'gpu.fraction' (memory_fraction, allow_growth, sync_every_op, max_streams)",
+      tfdev.session, { gpu = { fraction = 0.5 } })
+    h.raises("INVALID_ARGUMENT", "gpu.max_streams must be in [1, 8], got 0", tfdev.session, { gpu = { max_streams = 0 } })
+    h.raises("INVALID_ARGUMENT", "option gpu.max_streams must be an integer, got number", tfdev.session,
+      { gpu = { max_streams = 1.5 } })
+    h.raises("INVALID_ARGUMENT", "option gpu.sync_every_op must be a boolean, got number", tfdev.session,
+      { gpu = { sync_every_op = 1 } })
     h.raises("INVALID_ARGUMENT", "option gpu.allow_growth must be a boolean, got string", tfdev.session,
       { gpu = { allow_growth = "yes" } })
     h.raises("INVALID_ARGUMENT", "option visible_devices must be a string", tfdev.session, { visible_devices = 0 })

@@ -7,7 +7,7 @@ local function eval(fn, feeds)
   local g = tfdev.graph()
   local outs = { fn(g) }
   local names = {}
-  for i, o in ipairs(outs) do names[i] = tostring(o) end
+  for i, o in ipairs(outs) do names[i] = o:name() end
   local s <close> = tfdev.session()
   s:create(g)
   local got = s:run(feeds or {}, names)

@@ -142,7 +142,7 @@ describe("tfdev.session", function()
     assert.are.same({ { 0, 49 }, { 0, 25 } }, s:run({ x = X }, "z"):totable())
     h.raises("INVALID_ARGUMENT", "duplicate node name 'z'", s.extend, s, { node = { { name = "z", op = "NoOp" } } })
     assert.are.same({ { 0, 49 }, { 0, 25 } }, s:run({ x = X }, "z"):totable()) -- the failed extend changed nothing
-    h.raises("ALREADY_EXISTS", "use extend", s.create, s, mlp_def())
+    h.raises("ALREADY_EXISTS", "A Graph has already been created for this session.", s.create, s, mlp_def())
   end)
 
   it("caches executors per signature (order of names does not matter)", function()
@@ -193,14 +193,18 @@ describe("tfdev.session", function()
       assert.are.equal(PREFIX .. "/device:CPU:0", s:placement("add"))
     end)
 
-    it("refuses unsatisfiable requests, naming node and device", function()
+    it("refuses unsatisfiable requests at create (at run with place_pruned_graph), naming node and device", function()
       local def = mlp_def()
       def.node[4].device = "/device:GPU:0"
       local s <close> = tfdev.session()
-      s:create(def)
       h.raises("INVALID_ARGUMENT",
         "Cannot assign a device for operation 'mm': Could not satisfy explicit device specification '/device:GPU:0'",
-        s.run, s, { x = X }, "y")
+        s.create, s, def)
+      local pruned <close> = tfdev.session { place_pruned_graph = true }
+      pruned:create(def)
+      h.raises("INVALID_ARGUMENT",
+        "Cannot assign a device for operation 'mm': Could not satisfy explicit device specification '/device:GPU:0'",
+        pruned.run, pruned, { x = X }, "y")
     end)
 
     it("refuses a device type with no kernel for the op", function()
@@ -209,8 +213,7 @@ describe("tfdev.session", function()
       local def = mlp_def()
       def.node[4].device = "/device:SIM:0"
       local s <close> = tfdev.session()
-      s:create(def)
-      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation 'mm' (MatMul)", s.run, s, { x = X }, "y")
+      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation 'mm' (MatMul)", s.create, s, def)
     end)
 
     it("falls back with allow_soft_placement", function()

@@ -8,6 +8,8 @@
 #ifndef TFDEV_ALLOCATOR_H
 #define TFDEV_ALLOCATOR_H
 
+#include "tfdev/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,30 +49,30 @@ typedef struct tfd_allocator_ops {
  * size class, first in a cache of the freeing thread's own (emptied when
  * the thread exits), larger ones by exact size. An allocator serves at
  * most 1 TiB and 8M tensors at once. */
-tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
+TFD_API tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit);
 /* The same with at most cache_bytes of freed blocks kept for reuse (0: none):
  * for allocations of varied sizes, such as a host's tensors. */
-tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes);
+TFD_API tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limit, int64_t cache_bytes);
 /* Changes a CPU allocator's limit (0: none); memory already in use stays,
  * later allocations obey the new limit. INVALID_ARGUMENT for another kind
  * of allocator or a negative limit. */
-tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *a, int64_t bytes_limit, tfd_status *status);
+TFD_API tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *a, int64_t bytes_limit, tfd_status *status);
 
-tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
-void tfd_allocator_unref(tfd_allocator *a);
+TFD_API tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
+TFD_API void tfd_allocator_unref(tfd_allocator *a);
 
 /* Allocates `size` bytes aligned to `alignment` (a power of two, at least
  * sizeof(void*)). Returns NULL and sets RESOURCE_EXHAUSTED (naming the
  * allocator, the request and the limit) when the limit would be passed. */
-void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
+TFD_API void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
 /* Returns a block; `size` must be the size it was allocated with. */
-void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size);
-void tfd_allocator_get_stats(const tfd_allocator *a, tfd_allocator_stats *out);
+TFD_API void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size);
+TFD_API void tfd_allocator_get_stats(const tfd_allocator *a, tfd_allocator_stats *out);
 /* Returns every cached free block to the system: the shared cache's and the
  * calling thread's (other threads' go when they exit or the allocator does). */
-void tfd_allocator_trim(tfd_allocator *a);
+TFD_API void tfd_allocator_trim(tfd_allocator *a);
 /* The allocator's name, owned by the allocator. */
-const char *tfd_allocator_name(const tfd_allocator *a);
+TFD_API const char *tfd_allocator_name(const tfd_allocator *a);
 
 #ifdef __cplusplus
 }

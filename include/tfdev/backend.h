@@ -10,6 +10,8 @@
 #ifndef TFDEV_BACKEND_H
 #define TFDEV_BACKEND_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,18 +34,18 @@ typedef struct tfd_backend_info {
  * *info live as long as the process). TFD_OK when the module loaded, even with no devices;
  * NOT_FOUND, with info->why, when it did not; INVALID_ARGUMENT for a name that is not a short
  * lower-case word. info may be NULL. */
-tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *status);
+TFD_API tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *status);
 /* Registers the loaded backend's device factories into r (CUDA: "GPU" at 210 and the
  * GPU-compatible "CPU" at 70). FAILED_PRECONDITION when the backend is not loaded; a factory r
  * already holds at that priority is ALREADY_EXISTS, as any registration is. */
-tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *r, tfd_status *status);
+TFD_API tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *r, tfd_status *status);
 /* The backends tried so far, in the order they were first asked for. */
-size_t tfd_backend_count(void);
+TFD_API size_t tfd_backend_count(void);
 /* Backend i into *info; false past the end. */
-bool tfd_backend_at(size_t i, tfd_backend_info *info);
+TFD_API bool tfd_backend_at(size_t i, tfd_backend_info *info);
 /* The backends the built-in factory registry loads when it is first built: TFDEV_BACKENDS
  * (comma-separated; "" or "none" for none) or, when unset, "cuda". Borrowed. */
-const char *tfd_backend_default_list(void);
+TFD_API const char *tfd_backend_default_list(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
 #ifndef TFDEV_DEVICE_H
 #define TFDEV_DEVICE_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,37 +54,41 @@ typedef struct tfd_cpu_device_config {
   bool own_threadpool;              /* false: share the process-wide pool */
   tfd_allocator *allocator;         /* NULL: a CPU allocator of memory_limit; else the device takes a
                                        reference (the GPU-compatible CPU device's pinned memory) */
+  struct tfd_runtime *runtime;      /* NULL: tfdev's defaults. Else the device takes a reference, runs
+                                       kernels on the runtime's host scheduler when it has one (then
+                                       num_threads and own_threadpool are ignored) and, without an
+                                       allocator above, takes memory from the host's allocator */
 } tfd_cpu_device_config;
 
 /* A new thread-pool CPU device. INVALID_ARGUMENT for a missing or malformed
  * name, a name that is not complete, or one whose type is not device_type. */
-tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status);
+TFD_API tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status);
 /* RenamedDevice: answers to new_base + "/device:TYPE:ID" (type and id of
  * `underlying`), shares everything else with it and keeps it alive.
  * new_base must name job, replica and task (INVALID_ARGUMENT otherwise). */
-tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status);
+TFD_API tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status);
 
-tfd_device *tfd_device_ref(tfd_device *d);
-void tfd_device_unref(tfd_device *d);
+TFD_API tfd_device *tfd_device_ref(tfd_device *d);
+TFD_API void tfd_device_unref(tfd_device *d);
 
-const char *tfd_device_name(const tfd_device *d);
-const char *tfd_device_type(const tfd_device *d);
-void tfd_device_get_attributes(const tfd_device *d, tfd_device_attributes *out);
-const tfd_parsed_name *tfd_device_parsed_name(const tfd_device *d);
+TFD_API const char *tfd_device_name(const tfd_device *d);
+TFD_API const char *tfd_device_type(const tfd_device *d);
+TFD_API void tfd_device_get_attributes(const tfd_device *d, tfd_device_attributes *out);
+TFD_API const tfd_parsed_name *tfd_device_parsed_name(const tfd_device *d);
 /* The underlying device of a renamed device, else NULL. Borrowed. */
-tfd_device *tfd_device_underlying(const tfd_device *d);
+TFD_API tfd_device *tfd_device_underlying(const tfd_device *d);
 
 /* Waits for all work queued on the device. */
-tfd_code tfd_device_sync(tfd_device *d, tfd_status *status);
+TFD_API tfd_code tfd_device_sync(tfd_device *d, tfd_status *status);
 /* The allocator for tensors on this device (borrowed: ref it to keep it). */
-tfd_allocator *tfd_device_get_allocator(tfd_device *d);
+TFD_API tfd_allocator *tfd_device_get_allocator(tfd_device *d);
 /* The device's resource manager (borrowed). */
-tfd_resource_mgr *tfd_device_resource_manager(tfd_device *d);
+TFD_API tfd_resource_mgr *tfd_device_resource_manager(tfd_device *d);
 /* The intra-op pool kernels on this device use (borrowed), and its size. */
-tfd_threadpool *tfd_device_threadpool(tfd_device *d);
-int tfd_device_num_threads(const tfd_device *d);
+TFD_API tfd_threadpool *tfd_device_threadpool(tfd_device *d);
+TFD_API int tfd_device_num_threads(const tfd_device *d);
 /* ProtoDebugString of the attributes. The caller frees it with free(). */
-char *tfd_device_debug_string(const tfd_device *d);
+TFD_API char *tfd_device_debug_string(const tfd_device *d);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #ifndef TFDEV_DEVICE_MGR_H
 #define TFDEV_DEVICE_MGR_H
 
+#include "tfdev/export.h"
+
 #include <stddef.h>
 
 #include "tfdev/device.h"
@@ -19,24 +21,24 @@ extern "C" {
 typedef struct tfd_device_mgr tfd_device_mgr;
 
 /* INVALID_ARGUMENT when two devices answer to the same name. */
-tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status);
-void tfd_device_mgr_free(tfd_device_mgr *m);
-size_t tfd_device_mgr_size(const tfd_device_mgr *m);
+TFD_API tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status);
+TFD_API void tfd_device_mgr_free(tfd_device_mgr *m);
+TFD_API size_t tfd_device_mgr_size(const tfd_device_mgr *m);
 /* ListDevices, by index; borrowed. */
-tfd_device *tfd_device_mgr_get(const tfd_device_mgr *m, size_t i);
+TFD_API tfd_device *tfd_device_mgr_get(const tfd_device_mgr *m, size_t i);
 /* LookupDevice by full, legacy, local or legacy local name. Borrowed; NULL
  * with INVALID_ARGUMENT ("<name> unknown device", listing the known names)
  * when there is none. */
-tfd_device *tfd_device_mgr_lookup(const tfd_device_mgr *m, const char *name, tfd_status *status);
+TFD_API tfd_device *tfd_device_mgr_lookup(const tfd_device_mgr *m, const char *name, tfd_status *status);
 /* NumDeviceType. */
-int tfd_device_mgr_num_device_type(const tfd_device_mgr *m, const char *type);
+TFD_API int tfd_device_mgr_num_device_type(const tfd_device_mgr *m, const char *type);
 /* DeviceMappingString: "name -> physical_device_desc\n" for every device
  * with a description. The caller frees it with free(). */
-char *tfd_device_mgr_mapping_string(const tfd_device_mgr *m);
+TFD_API char *tfd_device_mgr_mapping_string(const tfd_device_mgr *m);
 /* ClearContainers: cleans up each named container on every device; an empty
  * list (n == 0) means each device's default container. */
-tfd_code tfd_device_mgr_clear_containers(tfd_device_mgr *m, const char *const *containers, size_t n,
-                                         tfd_status *status);
+TFD_API tfd_code tfd_device_mgr_clear_containers(tfd_device_mgr *m, const char *const *containers, size_t n,
+                                                 tfd_status *status);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef TFDEV_GPU_H
 #define TFDEV_GPU_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -12,10 +14,10 @@ extern "C" {
 
 /* Number of CUDA GPUs; 0 on any error, with the reason written to `why`
  * (why_cap bytes; may be NULL). Never fails, never aborts. */
-int tfd_gpu_count(char *why, size_t why_cap);
+TFD_API int tfd_gpu_count(char *why, size_t why_cap);
 /* Whether this build made the CUDA backend module (libtfdev_cuda.so); whether it loads is
  * tfd_backend_load's answer. */
-bool tfd_gpu_built_with_cuda(void);
+TFD_API bool tfd_gpu_built_with_cuda(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #ifndef TFDEV_GRAPH_DEF_H
 #define TFDEV_GRAPH_DEF_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,38 +62,38 @@ typedef struct tfd_graph_def tfd_graph_def;
 typedef struct tfd_node_def tfd_node_def;
 
 /* An empty graph def. The caller frees it with tfd_graph_def_free. */
-tfd_graph_def *tfd_graph_def_new(void);
-void tfd_graph_def_free(tfd_graph_def *g);
+TFD_API tfd_graph_def *tfd_graph_def_new(void);
+TFD_API void tfd_graph_def_free(tfd_graph_def *g);
 /* A deep copy (tensors shared by reference); NULL when out of memory. */
-tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *g);
-size_t tfd_graph_def_num_nodes(const tfd_graph_def *g);
+TFD_API tfd_graph_def *tfd_graph_def_copy(const tfd_graph_def *g);
+TFD_API size_t tfd_graph_def_num_nodes(const tfd_graph_def *g);
 /* Node i (borrowed, valid until the graph def changes or is freed). */
-tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i);
+TFD_API tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i);
 /* The node with this name, or NULL. */
-tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
+TFD_API tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
 
 /* Appends a node; returns it (owned by the graph def). Names and ops are
  * checked when a graph is built, not here. NULL only when out of memory. */
-tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
-tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
-tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);
+TFD_API tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
+TFD_API tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
+TFD_API tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);
 /* Sets (or replaces) an attribute, copying the value. INVALID_ARGUMENT,
  * naming the node and attr, for a value the runtime cannot hold: an unknown
  * value type or dtype, a shape of rank above TFD_MAX_DIMS or a size below
  * -1, a NULL tensor, list or list item. */
-tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status);
+TFD_API tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status);
 
-const char *tfd_node_def_name(const tfd_node_def *n);
-const char *tfd_node_def_op(const tfd_node_def *n);
-const char *tfd_node_def_device(const tfd_node_def *n); /* "" when none requested */
-size_t tfd_node_def_num_inputs(const tfd_node_def *n);
-const char *tfd_node_def_input(const tfd_node_def *n, size_t i);
-size_t tfd_node_def_num_attrs(const tfd_node_def *n);
+TFD_API const char *tfd_node_def_name(const tfd_node_def *n);
+TFD_API const char *tfd_node_def_op(const tfd_node_def *n);
+TFD_API const char *tfd_node_def_device(const tfd_node_def *n); /* "" when none requested */
+TFD_API size_t tfd_node_def_num_inputs(const tfd_node_def *n);
+TFD_API const char *tfd_node_def_input(const tfd_node_def *n, size_t i);
+TFD_API size_t tfd_node_def_num_attrs(const tfd_node_def *n);
 /* Attribute i, in the order they were set; value borrowed from the node. */
-const char *tfd_node_def_attr_name(const tfd_node_def *n, size_t i);
-const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i);
+TFD_API const char *tfd_node_def_attr_name(const tfd_node_def *n, size_t i);
+TFD_API const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t i);
 /* The attribute with this name, or NULL. */
-const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
+TFD_API const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
 
 /* ---- TensorFlow's binary GraphDef (.pb) ----
  * Parses `size` bytes of a serialized tensorflow.GraphDef. Returns a new
@@ -103,17 +105,17 @@ const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name)
  * DT_STRING, ...), function-valued attrs and nodes that call the graph's
  * function library, RESOURCE_EXHAUSTED for a constant that would expand past
  * 1 GiB from a few values. Versions and an uncalled library are ignored. */
-tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
+TFD_API tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
 /* Reads and parses a file; the format is told by the content: a binary
  * GraphDef, or a TensorFlow.js graph model (model.json, with its weight
  * files beside it). NOT_FOUND for a missing file, and for a graph using ops
  * tfdev does not have (every such op named with the nodes that use it);
  * errors are prefixed with the path. Caller frees the result. */
-tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
+TFD_API tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
 /* Writes g as a binary GraphDef into a new buffer (*data, *size); the
  * caller frees *data with free(). Tensors are written as tensor_content.
  * INVALID_ARGUMENT for a resource tensor attr (not storable). */
-tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **data, size_t *size, tfd_status *status);
+TFD_API tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **data, size_t *size, tfd_status *status);
 
 /* ---- A model's signature ----
  * TensorFlow's SignatureDef as TensorFlow.js keeps it in model.json ("signature", or
@@ -127,13 +129,13 @@ typedef struct tfd_signature_entry {
   tfd_shape shape;
 } tfd_signature_entry;
 /* The number of signature inputs (outputs = false) or outputs; 0 when g has no signature. */
-size_t tfd_graph_def_signature_size(const tfd_graph_def *g, bool outputs);
+TFD_API size_t tfd_graph_def_signature_size(const tfd_graph_def *g, bool outputs);
 /* Entry i, in the file's order (borrowed from g), or NULL past the end. */
-const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g, bool outputs, size_t i);
+TFD_API const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g, bool outputs, size_t i);
 /* Appends an entry (strings copied; shape NULL for unknown). INVALID_ARGUMENT for an empty key or
  * tensor. */
-tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
-                                     const tfd_shape *shape, tfd_status *status);
+TFD_API tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
+                                             const tfd_shape *shape, tfd_status *status);
 
 /* ---- Reading models with options ---- */
 /* The bytes of one TensorFlow.js weight file, by the name its manifest gives ("group1-shard1of2.bin"):
@@ -155,17 +157,17 @@ typedef struct tfd_graph_def_options {
  * weights through options (FAILED_PRECONDITION naming the first weight file when it gives no way
  * to); options may be NULL. Ops are not checked (session creation names unknown ones).
  * INVALID_ARGUMENT for an unknown format name. Caller frees the result. */
-tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
-                                                tfd_status *status);
+TFD_API tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+                                                        tfd_status *status);
 /* tfd_graph_def_load with options (NULL: as tfd_graph_def_load). Caller frees the result. */
-tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options,
-                                               tfd_status *status);
+TFD_API tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options,
+                                                       tfd_status *status);
 
 /* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
  * index -1 (control). The node name and its NUL are written to `node`
  * (node_cap bytes). INVALID_ARGUMENT for an empty or malformed input, or a
  * node name that does not fit. Node names have no length limit. */
-tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status);
+TFD_API tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,10 @@
 #ifndef TFDEV_OPTIONS_H
 #define TFDEV_OPTIONS_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "tfdev/status.h"
@@ -19,67 +22,83 @@ typedef struct tfd_session_options tfd_session_options;
 
 /* Defaults: no device counts (one device per factory type), intra/inter-op
  * threads 0 (one per core), the process-wide intra-op pool. */
-tfd_session_options *tfd_session_options_new(void);
+TFD_API tfd_session_options *tfd_session_options_new(void);
 /* A deep copy, or NULL when out of memory. Caller frees it. */
-tfd_session_options *tfd_session_options_copy(const tfd_session_options *o);
-void tfd_session_options_free(tfd_session_options *o);
+TFD_API tfd_session_options *tfd_session_options_copy(const tfd_session_options *o);
+TFD_API void tfd_session_options_free(tfd_session_options *o);
 
 /* device_count[type] = n (n >= 0); INVALID_ARGUMENT for a negative n or an
  * empty type. */
-tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status);
+TFD_API tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status);
 /* device_count[type], or `dflt` when the type has no entry. */
-int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt);
-size_t tfd_session_options_num_device_counts(const tfd_session_options *o);
+TFD_API int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt);
+TFD_API size_t tfd_session_options_num_device_counts(const tfd_session_options *o);
 /* Entry i of device_count (insertion order); the type string is borrowed. */
-void tfd_session_options_device_count_at(const tfd_session_options *o, size_t i, const char **type, int *n);
+TFD_API void tfd_session_options_device_count_at(const tfd_session_options *o, size_t i, const char **type, int *n);
 
 /* Threads for each intra-op pool; 0 means one per core. */
-void tfd_session_options_set_intra_op_threads(tfd_session_options *o, int n);
-int tfd_session_options_intra_op_threads(const tfd_session_options *o);
-/* Threads for the inter-op pool; 0 means one per core. */
-void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n);
-int tfd_session_options_inter_op_threads(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_intra_op_threads(tfd_session_options *o, int n);
+TFD_API int tfd_session_options_intra_op_threads(const tfd_session_options *o);
+/* Threads for the inter-op pool; 0 means one per core; -1 (any negative) makes TensorFlow's
+ * synchronous session: every node runs on the thread that called run. */
+TFD_API void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n);
+TFD_API int tfd_session_options_inter_op_threads(const tfd_session_options *o);
 /* LocalDevice::use_global_threadpool: when true (the default) CPU devices
  * share one process-wide intra-op pool; when false each owns its own. */
-void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on);
-bool tfd_session_options_use_global_threadpool(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_use_global_threadpool(const tfd_session_options *o);
 
 /* Placement: fall back to another device when a requested one cannot run a
  * node (allow_soft_placement); print each node's device (log_device_placement). */
-void tfd_session_options_set_allow_soft_placement(tfd_session_options *o, bool on);
-bool tfd_session_options_allow_soft_placement(const tfd_session_options *o);
-void tfd_session_options_set_log_device_placement(tfd_session_options *o, bool on);
-bool tfd_session_options_log_device_placement(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_allow_soft_placement(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_allow_soft_placement(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_log_device_placement(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_log_device_placement(const tfd_session_options *o);
 /* Deadline for every run in milliseconds; 0: none. */
-void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms);
-int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms);
+TFD_API int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
 /* Collect per-node timings on every run into the session's cost model
  * (without it, only traced runs feed the model). */
-void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
-bool tfd_session_options_build_cost_model(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_build_cost_model(const tfd_session_options *o);
 /* The graph optimisation pass on each partition (default on): constant
  * folding, and MatMul + BiasAdd [+ activation] fused into _FusedMatMul with
  * weights packed once (TensorFlow Grappler's constant folding and remapper).
  * Off: partitions run as placed, as run metadata's partition graphs show. */
-void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on);
-bool tfd_session_options_optimize_graph(const tfd_session_options *o);
+/* TensorFlow's place_pruned_graph: place only what each run needs, at that run. Off (the default),
+ * the whole graph is placed when it is created or extended, so a node pinned to a device the session
+ * lacks fails there. */
+TFD_API void tfd_session_options_set_place_pruned_graph(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_place_pruned_graph(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_optimize_graph(const tfd_session_options *o);
 /* GPUOptions. visible_device_list: "0,2" (TensorFlow's: the visible CUDA devices, in the order
  * they become GPU:0, GPU:1, ...); NULL or "" for all. Stored as given (copied) and checked by the
  * GPU factory against the devices it finds: INVALID_ARGUMENT for a malformed list, an unknown id or
  * a repeated one, naming it. RESOURCE_EXHAUSTED when out of memory. */
-tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status);
-const char *tfd_session_options_visible_devices(const tfd_session_options *o); /* "" when unset */
+TFD_API tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status);
+TFD_API const char *tfd_session_options_visible_devices(const tfd_session_options *o); /* "" when unset */
 /* per_process_gpu_memory_fraction: (0, 1] of each GPU's free memory reserved up front; 0 (default):
  * TensorFlow's default share. INVALID_ARGUMENT outside [0, 1]. */
-tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status);
-double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o);
+TFD_API tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status);
+TFD_API double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o);
 /* allow_growth: GPU memory taken in growing regions as needed instead of all up front. */
-void tfd_session_options_set_gpu_allow_growth(tfd_session_options *o, bool on);
-bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_gpu_allow_growth(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o);
+/* BaseGPUDevice's sync_every_op, for debugging: after each node on a GPU the executor waits for the
+ * device, so an asynchronous failure is reported by the node that caused it. Off by default. */
+TFD_API void tfd_session_options_set_gpu_sync_every_op(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o);
+/* BaseGPUDevice's max_streams: stream groups (compute, host-to-device, device-to-host,
+ * device-to-device) made per GPU, 1 to TFD_GPU_MAX_STREAMS; default 1. As in TensorFlow, a session's
+ * nodes use the first group; the others are there for executors that assign streams. */
+#define TFD_GPU_MAX_STREAMS 8
+TFD_API tfd_code tfd_session_options_set_gpu_max_streams(tfd_session_options *o, int n, tfd_status *status);
+TFD_API int tfd_session_options_gpu_max_streams(const tfd_session_options *o);
 
 /* true: the session owns its inter-op pool; false (default): sessions share one. */
-void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
-bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);
+TFD_API void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #ifndef TFDEV_SESSION_H
 #define TFDEV_SESSION_H
 
+#include "tfdev/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,50 +35,123 @@ typedef struct tfd_run_options {
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
   bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */
+  int inter_op_thread_pool;     /* 0: the session's inter-op pool; -1: every node on the calling thread */
 } tfd_run_options;
 
 /* The session factory registry: "DIRECT_SESSION" is built in. Returns the
  * names registered (NULL-terminated, static). */
-const char *const *tfd_session_factory_names(void);
+TFD_API const char *const *tfd_session_factory_names(void);
 
 /* A new DirectSession. Devices come from `registry` (NULL: the built-in one)
  * through AddDevices with these options; host_ctx is passed to factories.
  * The caller frees the session with tfd_session_free. */
-tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
-                             tfd_status *status);
+TFD_API tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                                     tfd_status *status);
 /* Like tfd_session_new, choosing the factory by name ("DIRECT_SESSION" or
  * "" for the default); NOT_FOUND for an unknown name. */
-tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
-                                   const tfd_factory_registry *registry, void *host_ctx, tfd_status *status);
+TFD_API tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
+                                           const tfd_factory_registry *registry, void *host_ctx, tfd_status *status);
 /* Closes (if open) and frees. */
-void tfd_session_free(tfd_session *s);
+TFD_API void tfd_session_free(tfd_session *s);
 
 /* Create: the first graph (ALREADY_EXISTS if there is one: use Extend).
  * The graph is validated now; errors name the node. */
-tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *status);
+TFD_API tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *status);
 /* Extend: adds nodes to the graph. Stateful nodes keep their devices. */
-tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *status);
+TFD_API tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *status);
 
 /* Run: feeds by name ("x" or "x:1"), fetches by name, target nodes by name.
  * outputs[i] receives a new reference for fetch i. meta may be NULL. */
-tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
-                         tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names, int num_fetches,
-                         const char *const *targets, int num_targets, tfd_tensor **outputs, tfd_run_metadata *meta,
-                         tfd_status *status);
+TFD_API tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
+                                 tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names, int num_fetches,
+                                 const char *const *targets, int num_targets, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                 tfd_status *status);
 
 /* MakeCallable: resolves feeds, fetches and targets once; calls skip every
  * lookup. Returns a handle >= 0 (-1 on error). Handles are unique across
  * sessions and never reused: one from another session, or one released, is
  * INVALID_ARGUMENT and says which. Releasing a callable while another thread
  * runs it is safe: that run finishes with what it holds. */
-int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int num_feeds,
-                                  const char *const *fetch_names, int num_fetches, const char *const *targets,
-                                  int num_targets, tfd_status *status);
+TFD_API int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int num_feeds,
+                                          const char *const *fetch_names, int num_fetches, const char *const *targets,
+                                          int num_targets, tfd_status *status);
 /* RunCallable: feed_values in the callable's feed order. */
-tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *options,
-                                  tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
-                                  tfd_status *status);
-tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *status);
+TFD_API tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *options,
+                                          tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                          tfd_status *status);
+TFD_API tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *status);
+
+/* ---- asynchronous runs ----
+ * tfd_session_run_async and tfd_session_run_callable_async start the run
+ * their blocking twins would make and return at once, so a frame loop can
+ * start a step, keep rendering, and pick the result up frames later. They
+ * take the same arguments plus `done`, and return a run handle that the
+ * caller frees with tfd_run_free.
+ *
+ * - Errors found before the step starts (unknown names, a feed of the wrong
+ *   dtype or shape, a released callable, a closed session) return NULL with
+ *   status set, exactly as the blocking run reports them; done is then not
+ *   called. Otherwise the step runs on the session's inter-op pool and the
+ *   run ends with the code and message the blocking run would have
+ *   returned. A synchronous session (inter_op_threads < 0), or a run with
+ *   options->inter_op_thread_pool = -1, has no thread but the caller's: the
+ *   step runs inside the call, which returns once it has ended or a kernel
+ *   waits (a dequeue from an empty queue, which then goes on on the thread
+ *   that wakes it).
+ * - The name arrays are read during the call only. Each feed tensor is
+ *   referenced until the step ends, so the caller may drop its own at once
+ *   (tfd_tensor_copy_from refuses to write it meanwhile). `meta`, when not
+ *   NULL, must stay valid until the run has ended; it is filled before done
+ *   is called.
+ * - done (may be NULL) is called exactly once, when the step has ended, on
+ *   an inter-op pool thread (or on the caller's thread if the step ends
+ *   before the call returns), with the run's result; status is borrowed for
+ *   the call. It may start other runs and may call tfd_run_free on its own
+ *   run, but must not close or free the session (that waits for the run,
+ *   which waits for done). tfd_run_wait returns true only after done has
+ *   returned.
+ * - The run's timeout (options->timeout_ms, else the session's
+ *   operation_timeout_ms) is enforced by tfd_run_wait and tfd_run_ready: a
+ *   step still running past its deadline is cancelled with
+ *   DEADLINE_EXCEEDED ("Timed out waiting for the step (N ms)") when either
+ *   is called. tfdev starts no thread to watch deadlines, so a run nobody
+ *   waits for or polls is not timed out.
+ * - Closing or freeing the session cancels the runs in flight (they end
+ *   CANCELLED, "Session has been closed.") and waits for them, done
+ *   included; their run handles stay valid until tfd_run_free. */
+typedef struct tfd_run tfd_run;
+typedef void (*tfd_run_done_fn)(void *arg, const tfd_status *status);
+
+TFD_API tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
+                                       tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
+                                       int num_fetches, const char *const *targets, int num_targets, tfd_run_metadata *meta,
+                                       tfd_run_done_fn done, void *done_arg, tfd_status *status);
+TFD_API tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *options,
+                                                tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
+                                                void *done_arg, tfd_status *status);
+/* Whether the run has ended (a poll: tfd_run_wait(run, 0, NULL)). */
+TFD_API bool tfd_run_ready(tfd_run *run);
+/* Waits up to timeout_ms (< 0: until it ends; 0: not at all) for the run to
+ * end. True once it has: status (may be NULL) then holds the run's result,
+ * OK or the blocking run's error. False while it is still running; status
+ * is left alone. */
+TFD_API bool tfd_run_wait(tfd_run *run, int64_t timeout_ms, tfd_status *status);
+/* The number of outputs the run makes (its fetches). */
+TFD_API int tfd_run_num_outputs(const tfd_run *run);
+/* Hands the outputs of a run that ended well to the caller: outputs[i]
+ * receives the reference for fetch i. The run's error if it failed;
+ * FAILED_PRECONDITION while it is still running, or when the outputs were
+ * already taken. */
+TFD_API tfd_code tfd_run_take_outputs(tfd_run *run, tfd_tensor **outputs, tfd_status *status);
+/* Cancels the step if it is still running: blocked kernels wake and the run
+ * ends CANCELLED ("Run was cancelled."), as a timeout ends it. A step whose
+ * kernels cannot wait runs to its end but still reports CANCELLED. After the
+ * run has ended it changes nothing. */
+TFD_API void tfd_run_cancel(tfd_run *run);
+/* Frees the handle: a run still going is cancelled and waited for (done
+ * included), except when called from the run's own done callback. Outputs
+ * not taken are released. NULL is harmless. */
+TFD_API void tfd_run_free(tfd_run *run);
 
 /* Partial runs (PRunSetup / PRun): declare feeds, fetches and targets once,
  * then feed some inputs and fetch some outputs per call, in any order the
@@ -91,32 +166,33 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
  * Returns a handle >= 0 (-1 on error); handles are unique across sessions.
  * Closing a handle while another thread is inside prun with it wakes that
  * thread with CANCELLED. */
-int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int num_inputs, const char *const *outputs,
-                               int num_outputs, const char *const *targets, int num_targets, tfd_status *status);
-tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names,
-                          tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
-                          int num_fetches, tfd_tensor **outputs, tfd_status *status);
+TFD_API int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int num_inputs, const char *const *outputs,
+                                       int num_outputs, const char *const *targets, int num_targets, tfd_status *status);
+TFD_API tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names,
+                                  tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
+                                  int num_fetches, tfd_tensor **outputs, tfd_status *status);
 /* Cancels the run if it is still going and drops its state. */
-tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *status);
+TFD_API tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *status);
 
 /* The session's devices (borrowed; valid while the session lives). */
-tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
+TFD_API tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
 /* The device each node of the last-built graph was placed on: fills
  * device name for `node` into out (TFD_DEVICE_NAME_MAX bytes); NOT_FOUND
  * when the node has not been placed yet. */
-tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *status);
+TFD_API tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *status);
 /* The dtype of a tensor of the session's graph ("x" or "x:1"). */
-tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *status);
+TFD_API tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *status);
 /* Number of executor sets built so far (one per distinct run signature). */
-int tfd_session_num_executors_built(const tfd_session *s);
+TFD_API int tfd_session_num_executors_built(const tfd_session *s);
 /* Reset: clears the named resource containers on every device (each
  * device's default container when n is 0); the next run sees fresh state. */
-tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *status);
+TFD_API tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *status);
 /* Close: cancels steps in flight that can wait (queue ops, transfers between
  * partitions: they end with CANCELLED; a step whose kernels cannot wait runs
- * to its end), waits for every call in progress to return; later calls fail
- * with CANCELLED. Closing twice is harmless. */
-tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
+ * to its end), and asynchronous runs (which end CANCELLED), waits for every
+ * call in progress to return and every asynchronous run to end (its done
+ * called); later calls fail with CANCELLED. Closing twice is harmless. */
+TFD_API tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
 
 /* Eager execution: runs one op on device d, outside any session. `node`
  * gives the op and its attributes (its inputs and device are ignored; T is
@@ -125,8 +201,8 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
  * like FusedBatchNormV3, is refused: UNIMPLEMENTED). Errors name the op.
  * options may be NULL; its timeout_ms > 0 bounds an op that blocks (a
  * dequeue from an empty queue): it is cancelled with DEADLINE_EXCEEDED. */
-tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_tensor *const *inputs, int num_inputs,
-                           const tfd_run_options *options, tfd_tensor **outputs, int *num_outputs, tfd_status *status);
+TFD_API tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_tensor *const *inputs, int num_inputs,
+                                   const tfd_run_options *options, tfd_tensor **outputs, int *num_outputs, tfd_status *status);
 
 /* ---- cost models ----
  * Per (device, node): how often it ran, its average and largest compute
@@ -141,17 +217,17 @@ typedef struct tfd_cost_entry {
 } tfd_cost_entry;
 
 /* Fills up to cap entries (sorted by device, then node); returns how many there are. */
-int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, int cap);
+TFD_API int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, int cap);
 
 /* ---- run metadata ---- */
-tfd_run_metadata *tfd_run_metadata_new(void);
-void tfd_run_metadata_free(tfd_run_metadata *m);
+TFD_API tfd_run_metadata *tfd_run_metadata_new(void);
+TFD_API void tfd_run_metadata_free(tfd_run_metadata *m);
 /* The step id of the run (unique across all sessions of the process). */
-int64_t tfd_run_metadata_step_id(const tfd_run_metadata *m);
+TFD_API int64_t tfd_run_metadata_step_id(const tfd_run_metadata *m);
 /* Step stats: one entry per executed node, grouped by device. */
-int tfd_run_metadata_num_devices(const tfd_run_metadata *m);
-const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d);
-int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d);
+TFD_API int tfd_run_metadata_num_devices(const tfd_run_metadata *m);
+TFD_API const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d);
+TFD_API int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d);
 typedef struct tfd_node_exec_stats {
   const char *node_name; /* borrowed from the metadata */
   const char *op;
@@ -162,14 +238,14 @@ typedef struct tfd_node_exec_stats {
   const char *allocator_name;
   int thread_id;
 } tfd_node_exec_stats;
-void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out);
+TFD_API void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out);
 /* Cost graph (when the run asked for it): entries like the cost model's,
  * for the nodes of this run. */
-int tfd_run_metadata_num_cost_nodes(const tfd_run_metadata *m);
-void tfd_run_metadata_cost_node(const tfd_run_metadata *m, int i, tfd_cost_entry *out);
+TFD_API int tfd_run_metadata_num_cost_nodes(const tfd_run_metadata *m);
+TFD_API void tfd_run_metadata_cost_node(const tfd_run_metadata *m, int i, tfd_cost_entry *out);
 /* Partition graphs (when output_partition_graphs); borrowed. */
-int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m);
-const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i);
+TFD_API int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m);
+TFD_API const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i);
 
 #ifdef __cplusplus
 }

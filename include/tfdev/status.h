@@ -6,6 +6,8 @@
 #ifndef TFDEV_STATUS_H
 #define TFDEV_STATUS_H
 
+#include "tfdev/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,18 +39,18 @@ typedef struct tfd_status tfd_status;
 
 /* Returns a new status holding TFD_OK, or NULL when out of memory.
  * The caller frees it with tfd_status_free. */
-tfd_status *tfd_status_new(void);
-void tfd_status_free(tfd_status *s);
+TFD_API tfd_status *tfd_status_new(void);
+TFD_API void tfd_status_free(tfd_status *s);
 
-tfd_code tfd_status_code(const tfd_status *s);
+TFD_API tfd_code tfd_status_code(const tfd_status *s);
 /* The message; "" when the status is OK. Owned by the status, valid until
  * the status is next set, reset or freed. */
-const char *tfd_status_message(const tfd_status *s);
-void tfd_status_reset(tfd_status *s);
+TFD_API const char *tfd_status_message(const tfd_status *s);
+TFD_API void tfd_status_reset(tfd_status *s);
 
 /* Sets code and printf-style message; returns code so callers can write
  * `return tfd_status_setf(st, TFD_NOT_FOUND, "...")`. s may be NULL. */
-tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...)
+TFD_API tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -56,16 +58,16 @@ tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...)
 
 /* Prefixes the current message with context ("while adding devices: ...").
  * No effect on an OK or NULL status. Returns the status's code. */
-tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...)
+TFD_API tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* "OK", "INVALID_ARGUMENT", ...; "UNKNOWN" for values out of range. */
-const char *tfd_code_name(tfd_code code);
+TFD_API const char *tfd_code_name(tfd_code code);
 /* Inverse of tfd_code_name; returns -1 for an unknown name. */
-int tfd_code_from_name(const char *name);
+TFD_API int tfd_code_from_name(const char *name);
 
 #ifdef __cplusplus
 }

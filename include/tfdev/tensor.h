@@ -6,7 +6,10 @@
 #ifndef TFDEV_TENSOR_H
 #define TFDEV_TENSOR_H
 
+#include "tfdev/export.h"
+
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tfdev/allocator.h"
@@ -40,12 +43,12 @@ typedef struct tfd_resource_handle {
 #define TFD_TENSOR_ALIGNMENT 64
 
 /* "float32", ...; NULL for a value that is not a tfd_dtype. */
-const char *tfd_dtype_name(tfd_dtype dt);
+TFD_API const char *tfd_dtype_name(tfd_dtype dt);
 /* Parses "float32" etc., and TensorFlow's names ("DT_FLOAT", "DT_INT64", ...);
  * returns 0 for an unknown name. */
-tfd_dtype tfd_dtype_from_name(const char *name);
+TFD_API tfd_dtype tfd_dtype_from_name(const char *name);
 /* Bytes per element; 0 for a value that is not a tfd_dtype. */
-size_t tfd_dtype_size(tfd_dtype dt);
+TFD_API size_t tfd_dtype_size(tfd_dtype dt);
 
 typedef struct tfd_tensor tfd_tensor;
 
@@ -56,36 +59,60 @@ typedef struct tfd_tensor tfd_tensor;
  * or a shape whose element count or byte size does not fit in int64, and
  * RESOURCE_EXHAUSTED when the allocator (or the system) refuses. Returns
  * NULL on error. */
-tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
-                           tfd_status *status);
+TFD_API tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                   tfd_status *status);
 /* Like tfd_tensor_new, then copies `nbytes` bytes from `data`; nbytes must be
  * exactly the tensor's byte size (INVALID_ARGUMENT otherwise). Bool bytes are
  * normalised to 0/1; resource handles must have NUL-terminated container and
  * name fields (INVALID_ARGUMENT naming the handle otherwise). */
-tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
-                                  const void *data, size_t nbytes, tfd_status *status);
+TFD_API tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                          const void *data, size_t nbytes, tfd_status *status);
 /* A view of element `index` along the first dimension (rank decreases by
  * one), sharing t's buffer. OUT_OF_RANGE for a bad index or a scalar. */
-tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status);
+TFD_API tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status);
 
 /* A tensor of another shape with the same dtype and element count, sharing
  * t's buffer. INVALID_ARGUMENT when the element counts differ. */
-tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
+TFD_API tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
 
-tfd_tensor *tfd_tensor_ref(tfd_tensor *t);
-void tfd_tensor_unref(tfd_tensor *t);
+TFD_API tfd_tensor *tfd_tensor_ref(tfd_tensor *t);
+TFD_API void tfd_tensor_unref(tfd_tensor *t);
 
-tfd_dtype tfd_tensor_dtype(const tfd_tensor *t);
-int tfd_tensor_ndims(const tfd_tensor *t);
+TFD_API tfd_dtype tfd_tensor_dtype(const tfd_tensor *t);
+TFD_API int tfd_tensor_ndims(const tfd_tensor *t);
 /* Dimension i (0-based); -1 when i is out of range. */
-int64_t tfd_tensor_dim(const tfd_tensor *t, int i);
-int64_t tfd_tensor_numel(const tfd_tensor *t);
-size_t tfd_tensor_byte_size(const tfd_tensor *t);
-/* The tensor's elements, owned by the tensor. */
-void *tfd_tensor_data(tfd_tensor *t);
-const void *tfd_tensor_const_data(const tfd_tensor *t);
+TFD_API int64_t tfd_tensor_dim(const tfd_tensor *t, int i);
+TFD_API int64_t tfd_tensor_numel(const tfd_tensor *t);
+TFD_API size_t tfd_tensor_byte_size(const tfd_tensor *t);
+/* Whether the host can read and write the elements: false for a tensor in a GPU's memory, whose
+ * data pointer is a device address. Tensors a session fetches, and those tfd_device_run_op returns,
+ * are always on the host. */
+TFD_API bool tfd_tensor_on_host(const tfd_tensor *t);
+/* The tensor's elements, owned by the tensor (a device address when not on the host). */
+TFD_API void *tfd_tensor_data(tfd_tensor *t);
+TFD_API const void *tfd_tensor_const_data(const tfd_tensor *t);
 /* Number of tensors sharing this tensor's buffer (1 when unshared). */
-int tfd_tensor_buffer_refcount(const tfd_tensor *t);
+TFD_API int tfd_tensor_buffer_refcount(const tfd_tensor *t);
+
+/* ---- writing a tensor in place ----
+ * So a loop that feeds the same inputs step after step need not allocate:
+ * write new values into the tensor it fed last time. Only the holder of the
+ * sole reference to a tensor whose buffer nobody else shares (no view, no
+ * run in flight that was fed it, no output that aliases it) may write it;
+ * otherwise the call is FAILED_PRECONDITION and t is unchanged, so a
+ * running step never sees its input change under it. Tensors outside host
+ * memory and resource tensors are refused (FAILED_PRECONDITION and
+ * INVALID_ARGUMENT). */
+
+/* Copies src's elements into t: same dtype and element count (the shapes
+ * may differ), else INVALID_ARGUMENT naming both. src == t is a no-op. */
+TFD_API tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *status);
+/* Copies nbytes bytes (exactly t's byte size, else INVALID_ARGUMENT) into
+ * t's elements; bool bytes are normalised to 0/1. */
+TFD_API tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbytes, tfd_status *status);
+/* Sets every element of t to *element, one value of t's dtype
+ * (tfd_dtype_size(dtype) bytes at element). */
+TFD_API tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *status);
 
 #ifdef __cplusplus
 }

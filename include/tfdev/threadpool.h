@@ -6,6 +6,8 @@
 #ifndef TFDEV_THREADPOOL_H
 #define TFDEV_THREADPOOL_H
 
+#include "tfdev/export.h"
+
 #include <stdint.h>
 
 #include "tfdev/status.h"
@@ -29,18 +31,18 @@ typedef void (*tfd_range_fn)(int64_t begin, int64_t end, void *arg);
  * INVALID_ARGUMENT above TFD_MAX_THREADS. `name`
  * (copied) labels the threads. Returns NULL and fills status on failure.
  * The caller frees the pool with tfd_threadpool_free. */
-tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status);
+TFD_API tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status);
 /* Runs every task already scheduled, then joins the workers and frees. */
-void tfd_threadpool_free(tfd_threadpool *pool);
+TFD_API void tfd_threadpool_free(tfd_threadpool *pool);
 
-int tfd_threadpool_num_threads(const tfd_threadpool *pool);
-const char *tfd_threadpool_name(const tfd_threadpool *pool);
+TFD_API int tfd_threadpool_num_threads(const tfd_threadpool *pool);
+TFD_API const char *tfd_threadpool_name(const tfd_threadpool *pool);
 /* Index (0..n-1) of the calling thread in `pool`, or -1 if it is not one of
  * the pool's workers. */
-int tfd_threadpool_current_thread_id(const tfd_threadpool *pool);
+TFD_API int tfd_threadpool_current_thread_id(const tfd_threadpool *pool);
 
 /* Queues fn(arg) to run on a worker. Never blocks on other tasks. */
-tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status);
+TFD_API tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status);
 
 /* Calls fn over [0, total) split into contiguous shards run in parallel by
  * the caller and up to threads - 1 workers (n threads, n-way parallelism);
@@ -48,11 +50,11 @@ tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg
  * unit in nanoseconds: small total work runs inline on the caller, large
  * work is split into at most 4 x threads shards. pool may be NULL (runs
  * inline). */
-void tfd_threadpool_parallel_for(tfd_threadpool *pool, int64_t total, int64_t cost_per_unit, tfd_range_fn fn,
-                                 void *arg);
+TFD_API void tfd_threadpool_parallel_for(tfd_threadpool *pool, int64_t total, int64_t cost_per_unit, tfd_range_fn fn,
+                                         void *arg);
 
 /* Number of cores this process may run on (at least 1). */
-int tfd_env_num_cores(void);
+TFD_API int tfd_env_num_cores(void);
 
 #ifdef __cplusplus
 }

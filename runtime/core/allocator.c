@@ -10,6 +10,7 @@
 
 bool tfd_allocator_init(tfd_allocator *a, const tfd_allocator_ops *ops, const char *name) {
   a->ops = ops;
+  a->device_memory = NULL;
   tfd_refcount_init(&a->refs);
   a->name = strdup(name ? name : "");
   return a->name != NULL;
@@ -144,6 +145,7 @@ struct cpu_allocator {
   atomic_int_least64_t cached;       /* counted bytes in the shared cache; written under cache_mu */
   atomic_int_least64_t cached_block; /* real bytes in the shared cache; written under cache_mu */
   tc_slot *slots;                    /* threads' slots for this allocator, under registry_mu */
+  tfd_host_allocator host;           /* a host's allocate/deallocate (host.allocate set): no caching */
 };
 
 static void atomic_max64(atomic_int_least64_t *a, int64_t v) {
@@ -389,11 +391,13 @@ static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, s
   size_t bsize = block_size(total);
   void *p = NULL;
   tc_slot *s = NULL;
-  if (alignment <= CACHE_ALIGNMENT) {
+  if (a->host.allocate) {
+    p = a->host.allocate(a->host.ctx, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize);
+  } else if (alignment <= CACHE_ALIGNMENT) {
     if (bsize <= SMALL_MAX && (s = my_slot(a, true)) != NULL) p = slot_take(s, bsize);
     if (!p) p = shared_take(a, bsize);
   }
-  if (!p && posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize) != 0) {
+  if (!p && (a->host.allocate || posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize) != 0)) {
     p = NULL;
     /* Undone; when that leaves no live block, their reference goes (the caller holds one of its own). */
     if ((atomic_fetch_sub_explicit(&a->usage, delta, memory_order_relaxed) >> USAGE_BITS) == 1 && block)
@@ -413,8 +417,12 @@ static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t count
   int64_t old = atomic_fetch_sub_explicit(&a->usage, (int64_t)counted + (block ? USAGE_BLOCK : 0),
                                           memory_order_relaxed);
   size_t bsize = block_size(total);
-  tc_slot *s = bsize <= SMALL_MAX ? my_slot(a, true) : NULL;
-  if (!(s && slot_put(a, s, p, bsize, counted)) && !shared_put(a, p, bsize, counted)) free(p);
+  if (a->host.allocate) {
+    a->host.deallocate(a->host.ctx, p, bsize);
+  } else {
+    tc_slot *s = bsize <= SMALL_MAX ? my_slot(a, true) : NULL;
+    if (!(s && slot_put(a, s, p, bsize, counted)) && !shared_put(a, p, bsize, counted)) free(p);
+  }
   /* The last live block gives back their reference; a may be gone after this. */
   if (block && (old >> USAGE_BITS) == 1) tfd_allocator_unref(&a->base);
 }
@@ -492,6 +500,12 @@ tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t bytes_limi
   a->tc_cap = a->cache_cap < TC_MAX_BYTES ? a->cache_cap : TC_MAX_BYTES;
   pthread_mutex_init(&a->cache_mu, NULL);
   return &a->base;
+}
+
+tfd_allocator *tfd_cpu_allocator_new_hosted(const char *name, int64_t bytes_limit, const tfd_host_allocator *host) {
+  tfd_allocator *a = tfd_cpu_allocator_new_cached(name, bytes_limit, 0);
+  if (a && host) ((cpu_allocator *)a)->host = *host;
+  return a;
 }
 
 tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit) {

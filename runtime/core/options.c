@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options_internal.h"
 #include "status_internal.h"
 #include "tfdev/options.h"
 
@@ -22,6 +23,10 @@ struct tfd_session_options {
   char *visible_devices; /* NULL: all */
   double gpu_memory_fraction;
   bool gpu_allow_growth;
+  bool gpu_sync_every_op;
+  int gpu_max_streams; /* 0: 1 */
+  tfd_runtime *runtime; /* borrowed (options_internal.h) */
+  bool place_pruned_graph;
 };
 
 tfd_session_options *tfd_session_options_new(void) {
@@ -100,6 +105,23 @@ tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, dou
 double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o) { return o ? o->gpu_memory_fraction : 0; }
 void tfd_session_options_set_gpu_allow_growth(tfd_session_options *o, bool on) { o->gpu_allow_growth = on; }
 bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o) { return o && o->gpu_allow_growth; }
+void tfd_session_options_set_runtime(tfd_session_options *o, tfd_runtime *rt) { o->runtime = rt; }
+tfd_runtime *tfd_session_options_runtime(const tfd_session_options *o) { return o ? o->runtime : NULL; }
+
+void tfd_session_options_set_gpu_sync_every_op(tfd_session_options *o, bool on) { o->gpu_sync_every_op = on; }
+bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o) { return o && o->gpu_sync_every_op; }
+
+tfd_code tfd_session_options_set_gpu_max_streams(tfd_session_options *o, int n, tfd_status *status) {
+  if (n < 1 || n > TFD_GPU_MAX_STREAMS)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.max_streams must be in [1, %d], got %d", TFD_GPU_MAX_STREAMS,
+                           n);
+  o->gpu_max_streams = n;
+  return TFD_OK;
+}
+
+int tfd_session_options_gpu_max_streams(const tfd_session_options *o) {
+  return o && o->gpu_max_streams > 0 ? o->gpu_max_streams : 1;
+}
 
 int tfd_session_options_device_count(const tfd_session_options *o, const char *type, int dflt) {
   if (!o) return dflt;
@@ -117,7 +139,7 @@ void tfd_session_options_device_count_at(const tfd_session_options *o, size_t i,
 
 void tfd_session_options_set_intra_op_threads(tfd_session_options *o, int n) { o->intra_op_threads = n > 0 ? n : 0; }
 int tfd_session_options_intra_op_threads(const tfd_session_options *o) { return o ? o->intra_op_threads : 0; }
-void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n) { o->inter_op_threads = n > 0 ? n : 0; }
+void tfd_session_options_set_inter_op_threads(tfd_session_options *o, int n) { o->inter_op_threads = n < 0 ? -1 : n; }
 int tfd_session_options_inter_op_threads(const tfd_session_options *o) { return o ? o->inter_op_threads : 0; }
 void tfd_session_options_set_use_global_threadpool(tfd_session_options *o, bool on) { o->use_global_threadpool = on; }
 bool tfd_session_options_use_global_threadpool(const tfd_session_options *o) {
@@ -140,5 +162,7 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 }
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
+void tfd_session_options_set_place_pruned_graph(tfd_session_options *o, bool on) { o->place_pruned_graph = on; }
+bool tfd_session_options_place_pruned_graph(const tfd_session_options *o) { return o && o->place_pruned_graph; }
 void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on) { o->skip_graph_optimization = !on; }
 bool tfd_session_options_optimize_graph(const tfd_session_options *o) { return !o || !o->skip_graph_optimization; }

@@ -8,6 +8,7 @@
  * own and keep the buffer, so the first tensor's header may outlive its
  * last reference, unused, until the buffer goes. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,10 @@ static void init_tensor(tfd_tensor *t, tfd_dtype dtype, const int64_t *dims, int
 /* A tensor whose header and data are separate allocations: allocators without blocks. */
 static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                 int64_t numel, size_t size, tfd_status *status) {
+  if (dtype == TFD_RESOURCE && allocator->device_memory) { /* handles are read by the host */
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "resource tensors live in host memory, not in %s", allocator->name);
+    return NULL;
+  }
   tfd_tensor *t = calloc(1, sizeof *t);
   tfd_buffer *b = calloc(1, sizeof *b);
   if (!t || !b) {
@@ -232,6 +237,12 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
                         "resource handle %" PRId64 " is malformed: its container or name is not NUL-terminated", i);
         return NULL;
       }
+  }
+  if (allocator && allocator->device_memory) { /* the bytes go to the host first, then to the device */
+    tfd_tensor *host = tfd_tensor_from_bytes(NULL, dtype, dims, ndims, data, nbytes, status);
+    tfd_tensor *t = host ? tfd_tensor_copy_to(host, allocator, status) : NULL;
+    tfd_tensor_unref(host);
+    return t;
   }
   tfd_tensor *t = tfd_tensor_new(allocator, dtype, dims, ndims, status);
   if (t && nbytes) memcpy(tfd_tensor_data(t), data, nbytes);
@@ -316,6 +327,39 @@ tfd_dtype tfd_tensor_dtype(const tfd_tensor *t) { return t->dtype; }
 int tfd_tensor_ndims(const tfd_tensor *t) { return t->ndims; }
 int64_t tfd_tensor_dim(const tfd_tensor *t, int i) { return i >= 0 && i < t->ndims ? t->dims[i] : -1; }
 int64_t tfd_tensor_numel(const tfd_tensor *t) { return t->numel; }
+bool tfd_tensor_on_host(const tfd_tensor *t) { return !t->buf->allocator || !t->buf->allocator->device_memory; }
+
+static void unref_tensor(void *t) { tfd_tensor_unref(t); }
+
+tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_status *st) {
+  tfd_allocator *from = t->buf->allocator;
+  const tfd_device_memory_ops *src = from ? from->device_memory : NULL;
+  const tfd_device_memory_ops *dst = allocator ? allocator->device_memory : NULL;
+  if ((!src && !dst) || (src && from == allocator)) return tfd_tensor_ref(t);
+  tfd_tensor *out = tfd_tensor_new(allocator, t->dtype, t->dims, t->ndims, st);
+  size_t bytes = tfd_tensor_byte_size(t);
+  if (!out || bytes == 0) return out;
+  tfd_tensor *host = t;
+  if (src) { /* device to host, then (between two devices' memories) on to the other device */
+    host = dst ? tfd_tensor_new(NULL, t->dtype, t->dims, t->ndims, st) : out;
+    if (!host || src->to_host(from, tfd_tensor_data(host), tfd_tensor_const_data(t), bytes, st) != TFD_OK) {
+      if (host != out) tfd_tensor_unref(host);
+      tfd_tensor_unref(out);
+      return NULL;
+    }
+    if (!dst) return out;
+  } else {
+    tfd_tensor_ref(host);
+  }
+  /* The device holds the host tensor (its reference is release's) until the bytes have moved. */
+  if (dst->from_host(allocator, tfd_tensor_data(out), tfd_tensor_const_data(host), bytes, unref_tensor, host, st) !=
+      TFD_OK) {
+    tfd_tensor_unref(out);
+    return NULL;
+  }
+  return out;
+}
+
 size_t tfd_tensor_byte_size(const tfd_tensor *t) { return (size_t)t->numel * tfd_dtype_size(t->dtype); }
 void *tfd_tensor_data(tfd_tensor *t) { return (char *)t->buf->data + t->offset; }
 const void *tfd_tensor_const_data(const tfd_tensor *t) { return (const char *)t->buf->data + t->offset; }
@@ -324,4 +368,83 @@ int tfd_tensor_buffer_refcount(const tfd_tensor *t) { return tfd_refcount_get(&t
 /* Acquire loads: another holder's reads of the elements happen before its release of its reference. */
 bool tfd_tensor_is_exclusive(const tfd_tensor *t) {
   return tfd_refcount_get(&t->refs) == 1 && tfd_refcount_get(&t->buf->refs) == 1;
+}
+
+/* ---- writing in place ---- */
+/* "float32 [2,3]" into buf, for errors that name two tensors. */
+static const char *describe(const tfd_tensor *t, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "%s [", tfd_dtype_name(t->dtype));
+  for (int i = 0; i < t->ndims && n > 0 && (size_t)n < cap; i++)
+    n += snprintf(buf + n, cap - (size_t)n, "%s%" PRId64, i ? "," : "", t->dims[i]);
+  if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "]");
+  return buf;
+}
+
+/* Whether the caller may write t's elements: a step fed t holds a reference to it until the step
+ * ends, so a shared buffer is exactly what must not change under someone. */
+static tfd_code check_writable(tfd_tensor *t, const char *what, tfd_status *st) {
+  if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: no tensor given", what);
+  if (t->dtype == TFD_RESOURCE)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: resource tensors cannot be written in place", what);
+  if (!tfd_tensor_on_host(t))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: the tensor is in device memory, not on the host", what);
+  if (!tfd_tensor_is_exclusive(t))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION,
+                           "%s: tensor is in use by a running step or shares its buffer (%d holders of the buffer, "
+                           "%d of the tensor); it cannot be written in place",
+                           what, tfd_refcount_get(&t->buf->refs), tfd_refcount_get(&t->refs));
+  return TFD_OK;
+}
+
+tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *st) {
+  if (!src) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "copy_from: no source tensor given");
+  if (src == t) return TFD_OK;
+  if (t && (t->dtype != src->dtype || t->numel != src->numel)) {
+    char a[160], b[160];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "copy_from: the destination is %s (%" PRId64 " elements) and the source %s (%" PRId64
+                           " elements): they need the same dtype and element count",
+                           describe(t, a, sizeof a), t->numel, describe(src, b, sizeof b), src->numel);
+  }
+  if (check_writable(t, "copy_from", st) != TFD_OK) return tfd_status_code(st);
+  if (!tfd_tensor_on_host(src))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "copy_from: the source is in device memory, not on the host");
+  /* Distinct buffers: t's is exclusive, so src cannot share it. */
+  memcpy(tfd_tensor_data(t), tfd_tensor_const_data(src), tfd_tensor_byte_size(t));
+  return TFD_OK;
+}
+
+tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbytes, tfd_status *st) {
+  if (t && nbytes != tfd_tensor_byte_size(t)) {
+    char a[160];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "copy_from: the destination is %s (%zu bytes) and the source %zu bytes of data",
+                           describe(t, a, sizeof a), tfd_tensor_byte_size(t), nbytes);
+  }
+  if (check_writable(t, "copy_from", st) != TFD_OK) return tfd_status_code(st);
+  if (nbytes && !data) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "copy_from: %zu bytes announced but no data given", nbytes);
+  if (nbytes) memcpy(tfd_tensor_data(t), data, nbytes);
+  if (t->dtype == TFD_BOOL) {
+    unsigned char *p = tfd_tensor_data(t);
+    for (size_t i = 0; i < nbytes; i++) p[i] = p[i] != 0;
+  }
+  return TFD_OK;
+}
+
+tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *st) {
+  if (check_writable(t, "fill", st) != TFD_OK) return tfd_status_code(st);
+  if (!element) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "fill: no value given");
+  size_t size = tfd_dtype_size(t->dtype);
+  unsigned char *p = tfd_tensor_data(t);
+  unsigned char v[8];
+  memcpy(v, element, size);
+  if (t->dtype == TFD_BOOL) v[0] = v[0] != 0;
+  bool bytewise = true; /* zeros, bools, uint8: one memset */
+  for (size_t k = 1; k < size; k++) bytewise &= v[k] == v[0];
+  if (bytewise) {
+    memset(p, v[0], tfd_tensor_byte_size(t));
+    return TFD_OK;
+  }
+  for (int64_t i = 0; i < t->numel; i++) memcpy(p + (size_t)i * size, v, size);
+  return TFD_OK;
 }

@@ -13,4 +13,11 @@ void tfd_tensor_ref_n(tfd_tensor *t, int n);
  * that reference may write the elements in place without anyone seeing it. */
 bool tfd_tensor_is_exclusive(const tfd_tensor *t);
 
+/* t in the memory `allocator` hands out (NULL: system memory): t itself, as a new reference, when
+ * it is already there (host memory counts as one place, whichever allocator made it; device memory
+ * as one place per allocator), else a new tensor from allocator holding a copy, moved by the device
+ * memory's ops (allocator_internal.h). A host-to-device copy may still be in flight on return: the
+ * device orders its later work after it. NULL with status set when allocation or a copy fails. */
+tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_status *status);
+
 #endif

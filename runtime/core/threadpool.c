@@ -1,4 +1,5 @@
-/* The intra-op thread pool: a locked task queue, workers, and a work-sharing parallel-for. */
+/* The intra-op thread pool: a locked task queue, workers, and a work-sharing parallel-for; or, for a
+ * runtime with a host scheduler, the same interface over the host's job system (no threads of ours). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -7,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "status_internal.h"
+#include "threadpool_internal.h"
 #include "tfdev/threadpool.h"
 
 typedef struct task {
@@ -24,6 +27,12 @@ struct tfd_threadpool {
   task *queue; /* ring buffer of cap slots */
   size_t cap, head, count;
   bool stopping;
+  /* Hosted pools: tasks go to the host's scheduler; `count` is then the tasks handed over and not
+   * yet finished, which freeing waits for. */
+  bool hosted;
+  tfd_host_scheduler host;
+  const tfd_host_logger *logger; /* the runtime's, for lines logged by hosted tasks */
+  bool free_when_idle;           /* freed from inside one of its tasks: the last task frees it */
 };
 
 typedef struct worker_start {
@@ -111,8 +120,76 @@ oom:
   return NULL;
 }
 
+typedef struct hosted_task {
+  tfd_threadpool *pool;
+  tfd_task_fn fn;
+  void *arg;
+} hosted_task;
+
+static void destroy_hosted(tfd_threadpool *pool) {
+  pthread_mutex_destroy(&pool->mu);
+  pthread_cond_destroy(&pool->cv);
+  free(pool->name);
+  free(pool);
+}
+
+static void run_hosted(void *p) {
+  hosted_task t = *(hosted_task *)p;
+  free(p);
+  const tfd_threadpool *prev_pool = current_pool;
+  int prev_id = current_id;
+  const tfd_host_logger *prev_logger = tfd_log_use(t.pool->logger);
+  current_pool = t.pool;
+  current_id = 0; /* one of the pool's "threads": the host does not say which */
+  t.fn(t.arg);
+  current_pool = prev_pool;
+  current_id = prev_id;
+  tfd_log_use(prev_logger);
+  pthread_mutex_lock(&t.pool->mu);
+  bool last = --t.pool->count == 0;
+  bool destroy = last && t.pool->free_when_idle;
+  if (last) pthread_cond_broadcast(&t.pool->cv);
+  pthread_mutex_unlock(&t.pool->mu);
+  if (destroy) destroy_hosted(t.pool);
+}
+
+tfd_threadpool *tfd_threadpool_new_hosted(const char *name, const tfd_host_scheduler *host,
+                                          const tfd_host_logger *logger, tfd_status *status) {
+  if (!host || !host->schedule || host->num_threads < 1 || host->num_threads > TFD_MAX_THREADS) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a host scheduler needs a schedule function and 1 to %d threads, got %d",
+                    TFD_MAX_THREADS, host ? host->num_threads : 0);
+    return NULL;
+  }
+  tfd_threadpool *pool = calloc(1, sizeof *pool);
+  if (!pool || !(pool->name = strdup(name ? name : "tfdev"))) {
+    free(pool);
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating thread pool");
+    return NULL;
+  }
+  pthread_mutex_init(&pool->mu, NULL);
+  pthread_cond_init(&pool->cv, NULL);
+  pool->hosted = true;
+  pool->host = *host;
+  pool->logger = logger;
+  pool->num_threads = host->num_threads;
+  return pool;
+}
+
 void tfd_threadpool_free(tfd_threadpool *pool) {
   if (!pool) return;
+  if (pool->hosted) { /* the host's threads are not ours to join: wait for our tasks on them */
+    pthread_mutex_lock(&pool->mu);
+    pool->stopping = true;
+    if (current_pool == pool) { /* from inside a task, which cannot wait for itself: the last task frees */
+      pool->free_when_idle = true;
+      pthread_mutex_unlock(&pool->mu);
+      return;
+    }
+    while (pool->count > 0) pthread_cond_wait(&pool->cv, &pool->mu);
+    pthread_mutex_unlock(&pool->mu);
+    destroy_hosted(pool);
+    return;
+  }
   pthread_mutex_lock(&pool->mu);
   pool->stopping = true;
   pthread_cond_broadcast(&pool->cv);
@@ -133,7 +210,25 @@ int tfd_threadpool_current_thread_id(const tfd_threadpool *pool) {
   return pool && current_pool == pool ? current_id : -1;
 }
 
+static tfd_code schedule_hosted(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status) {
+  hosted_task *t = malloc(sizeof *t);
+  if (!t) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "thread pool '%s': out of memory", pool->name);
+  *t = (hosted_task){pool, fn, arg};
+  pthread_mutex_lock(&pool->mu);
+  bool stopping = pool->stopping;
+  if (!stopping) pool->count++;
+  pthread_mutex_unlock(&pool->mu);
+  if (!stopping && pool->host.schedule(pool->host.ctx, run_hosted, t) == 0) return TFD_OK;
+  free(t);
+  if (stopping) return tfd_status_setf(status, TFD_FAILED_PRECONDITION, "thread pool '%s' is shutting down", pool->name);
+  pthread_mutex_lock(&pool->mu);
+  if (--pool->count == 0) pthread_cond_broadcast(&pool->cv);
+  pthread_mutex_unlock(&pool->mu);
+  return tfd_status_setf(status, TFD_UNAVAILABLE, "thread pool '%s': the host's scheduler refused a task", pool->name);
+}
+
 tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status) {
+  if (pool->hosted) return schedule_hosted(pool, fn, arg, status);
   pthread_mutex_lock(&pool->mu);
   if (pool->stopping) {
     pthread_mutex_unlock(&pool->mu);

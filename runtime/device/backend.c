@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,15 @@ typedef struct backend_record {
   char path[PATH_MAX];
   char why[PATH_MAX + 512];
   const tfd_backend_module *module;
+  bool kernels_asked; /* register_kernels has been called */
 } backend_record;
 
 static backend_record records[MAX_BACKENDS];
 static size_t num_records;
 static pthread_mutex_t records_mu = PTHREAD_MUTEX_INITIALIZER;
+/* A module has loaded whose kernels nobody has asked for yet: the kernel registry's misses (every
+ * (op, GPU) pair the placer tries) look at this before taking records_mu. */
+static atomic_bool kernels_pending;
 
 /* ---- the host table ---- */
 static tfd_code host_status_setv(tfd_status *st, tfd_code code, const char *fmt, va_list ap) {
@@ -65,6 +70,8 @@ static const tfd_backend_host host_table = {
     tfd_session_options_visible_devices,
     tfd_session_options_gpu_memory_fraction,
     tfd_session_options_gpu_allow_growth,
+    tfd_session_options_gpu_sync_every_op,
+    tfd_session_options_gpu_max_streams,
     tfd_session_options_intra_op_threads,
     tfd_session_options_use_global_threadpool,
     tfd_parse_visible_devices,
@@ -173,6 +180,7 @@ static void load_record(backend_record *r) {
   }
   r->module = m;
   r->loaded = true;
+  atomic_store(&kernels_pending, true);
   r->num_devices = m->init(&host_table, r->why, sizeof r->why);
   if (r->num_devices < 0) r->num_devices = 0;
   if (r->num_devices > 0) r->why[0] = 0;
@@ -217,6 +225,22 @@ tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *
     if (records[i].name == info.name) m = records[i].module; /* info points into its record */
   pthread_mutex_unlock(&records_mu);
   return m->register_factories(reg, status);
+}
+
+void tfd_backend_register_kernels(const tfd_backend_kernel_api *api) {
+  if (!atomic_load(&kernels_pending)) return;
+  pthread_mutex_lock(&records_mu);
+  atomic_store(&kernels_pending, false); /* under the lock: a module loading now sets it again after */
+  for (size_t i = 0; i < num_records; i++) {
+    backend_record *r = &records[i];
+    if (!r->loaded || r->kernels_asked) continue;
+    r->kernels_asked = true;
+    tfd_status st = TFD_STATUS_INIT;
+    if (r->module->register_kernels && r->module->register_kernels(api, &st) != TFD_OK)
+      tfd_log(TFD_LOG_ERROR, "backend %s: its kernels did not register: %s", r->name, tfd_status_message(&st));
+    tfd_status_clear(&st);
+  }
+  pthread_mutex_unlock(&records_mu);
 }
 
 size_t tfd_backend_count(void) {

@@ -17,7 +17,7 @@
 #include "device_internal.h"
 #include "tfdev/device_factory.h"
 
-#define TFD_BACKEND_ABI 1
+#define TFD_BACKEND_ABI 2
 #define TFD_BACKEND_ENTRY "tfd_backend_module_entry"
 
 /* What a module may call in the runtime that loaded it. */
@@ -51,6 +51,8 @@ typedef struct tfd_backend_host {
   const char *(*options_visible_devices)(const tfd_session_options *o);
   double (*options_gpu_memory_fraction)(const tfd_session_options *o);
   bool (*options_gpu_allow_growth)(const tfd_session_options *o);
+  bool (*options_gpu_sync_every_op)(const tfd_session_options *o);
+  int (*options_gpu_max_streams)(const tfd_session_options *o);
   int (*options_intra_op_threads)(const tfd_session_options *o);
   bool (*options_use_global_threadpool)(const tfd_session_options *o);
   tfd_code (*parse_visible_devices)(const char *list, int num_physical, int *ids, int *num_ids, tfd_status *status);
@@ -61,6 +63,14 @@ typedef struct tfd_backend_host {
   void (*allocator_unref)(tfd_allocator *a);
 } tfd_backend_host;
 
+/* What a module may call to register kernels (runtime/kernels/kernel.h). The kernel registry sits
+ * above the device layer, so it hands this over itself, when it first looks for a kernel that its
+ * tables lack (tfd_backend_register_kernels below), rather than through the host table. */
+typedef struct tfd_backend_kernel_api {
+  /* The ops that only move data, for a device type whose memory the host cannot touch. */
+  tfd_code (*register_data_movement)(const char *device_type, tfd_status *status);
+} tfd_backend_kernel_api;
+
 /* What a module offers. */
 typedef struct tfd_backend_module {
   int abi; /* TFD_BACKEND_ABI */
@@ -70,11 +80,16 @@ typedef struct tfd_backend_module {
   int (*init)(const tfd_backend_host *host, char *why, size_t why_cap);
   /* Registers the module's device factories into r (a registry of the host's). */
   tfd_code (*register_factories)(tfd_factory_registry *r, tfd_status *status);
+  /* Registers the module's kernels; called once, after init. May be NULL. */
+  tfd_code (*register_kernels)(const tfd_backend_kernel_api *api, tfd_status *status);
 } tfd_backend_module;
 
 typedef const tfd_backend_module *(*tfd_backend_module_entry_fn)(void);
 
 /* The host table of this copy of the runtime (device/backend.c). */
 const tfd_backend_host *tfd_backend_host_table(void);
+/* Lets every loaded module that has not yet done so register its kernels through api (the kernel
+ * registry calls this when a lookup misses). A module that fails is logged and not asked again. */
+void tfd_backend_register_kernels(const tfd_backend_kernel_api *api);
 
 #endif

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/options_internal.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
 #include "tfdev/backend.h"
+#include "runtime_internal.h"
 #include "tfdev/device_factory.h"
 
 /* ---- device lists ---- */
@@ -109,7 +111,17 @@ typedef struct entry {
 struct tfd_factory_registry {
   entry *entries; /* sorted: priority descending, then type */
   size_t size, cap;
+  tfd_runtime *runtime; /* see runtime_internal.h */
+  bool owns_runtime;
 };
+
+void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned) {
+  if (r->owns_runtime) tfd_runtime_unref(r->runtime);
+  r->runtime = owned ? tfd_runtime_ref(rt) : rt;
+  r->owns_runtime = owned && rt;
+}
+
+tfd_runtime *tfd_factory_registry_runtime(const tfd_factory_registry *r) { return r ? r->runtime : NULL; }
 
 tfd_factory_registry *tfd_factory_registry_new(void) { return calloc(1, sizeof(tfd_factory_registry)); }
 
@@ -120,6 +132,7 @@ void tfd_factory_registry_free(tfd_factory_registry *r) {
     tfd_device_factory_unref(r->entries[i].factory);
   }
   free(r->entries);
+  if (r->owns_runtime) tfd_runtime_unref(r->runtime);
   free(r);
 }
 
@@ -197,22 +210,30 @@ void tfd_factory_registry_entry(const tfd_factory_registry *r, size_t i, const c
   if (factory) *factory = r->entries[i].factory;
 }
 
+/* The built-in registry, made once; optional backends (gpu/) add their factories here, and plug-ins
+ * later (tfd_factory_registry_register_builtin), under default_mu, which copies of it take too. */
+static tfd_factory_registry *default_registry;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t default_mu = PTHREAD_MUTEX_INITIALIZER;
+
 tfd_factory_registry *tfd_factory_registry_copy(const tfd_factory_registry *src) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   if (!r) return NULL;
-  for (size_t i = 0; i < src->size; i++) {
+  bool builtin = src == default_registry; /* a plug-in may be adding to it */
+  if (builtin) pthread_mutex_lock(&default_mu);
+  bool ok = true;
+  for (size_t i = 0; i < src->size && ok; i++) {
     const entry *e = &src->entries[i];
-    if (tfd_factory_registry_register(r, e->type, e->factory, e->priority, NULL) != TFD_OK) {
-      tfd_factory_registry_free(r);
-      return NULL;
-    }
+    ok = tfd_factory_registry_register(r, e->type, e->factory, e->priority, NULL) == TFD_OK;
   }
+  if (builtin) pthread_mutex_unlock(&default_mu);
+  if (!ok) {
+    tfd_factory_registry_free(r);
+    return NULL;
+  }
+  if (src->runtime) tfd_factory_registry_set_runtime(r, src->runtime, true);
   return r;
 }
-
-/* The built-in registry, made once; optional backends (gpu/) add their factories here. */
-static tfd_factory_registry *default_registry;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
 static void build_default_registry(void) {
   tfd_factory_registry *r = tfd_factory_registry_new();
@@ -236,6 +257,16 @@ static void build_default_registry(void) {
 const tfd_factory_registry *tfd_factory_registry_default(void) {
   pthread_once(&default_once, build_default_registry);
   return default_registry;
+}
+
+tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_device_factory *f, int priority,
+                                               tfd_status *status) {
+  pthread_once(&default_once, build_default_registry);
+  if (!default_registry) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory building the registry");
+  pthread_mutex_lock(&default_mu);
+  tfd_code code = tfd_factory_registry_register(default_registry, device_type, f, priority, status);
+  pthread_mutex_unlock(&default_mu);
+  return code;
 }
 
 /* The default registry lives as long as the library: when a Lua state that
@@ -290,8 +321,15 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
     tfd_device_list_free(made);
     return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding devices");
   }
+  /* A runtime's registry tells its factories whose devices they make. */
+  tfd_session_options *with_rt = r->runtime ? (options ? tfd_session_options_copy(options) : tfd_session_options_new()) : NULL;
+  if (with_rt) {
+    tfd_session_options_set_runtime(with_rt, r->runtime);
+    options = with_rt;
+  }
   tfd_device_factory_ref(cpu);
-  tfd_code code = run_factory("CPU", cpu, host_ctx, options, name_prefix, made, status);
+  tfd_code code = r->runtime && !with_rt ? tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding devices")
+                                         : run_factory("CPU", cpu, host_ctx, options, name_prefix, made, status);
   if (code == TFD_OK && made->size == 0)
     code = tfd_status_setf(status, TFD_NOT_FOUND, "No CPU devices are available in this process");
   for (size_t i = 0; i < n && code == TFD_OK; i++)
@@ -305,6 +343,7 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
   }
   free(snap);
   tfd_device_list_free(made);
+  tfd_session_options_free(with_rt);
   return code;
 }
 
@@ -323,6 +362,7 @@ tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const
   if (!opts || !made) {
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating a device");
   } else if (tfd_session_options_set_device_count(opts, device_type, 1, status) == TFD_OK) {
+    if (r->runtime) tfd_session_options_set_runtime(opts, r->runtime);
     tfd_device_factory_ref(f);
     if (run_factory(device_type, f, host_ctx, opts, name_prefix, made, status) == TFD_OK) {
       if (made->size == 0)

@@ -51,6 +51,9 @@ struct tfd_device {
   /* DeviceBase */
   tfd_cpu_worker_threads cpu_worker_threads;
   tfd_gpu_device_info *gpu_device_info;
+  /* BaseGPUDevice's sync_every_op: executors wait for the device after each of its nodes, so an
+   * asynchronous failure names the node that caused it (debugging; set by the device's maker). */
+  bool sync_every_op;
 };
 
 /* Fills the base: parses `name` (must be complete), copies the strings,
@@ -87,12 +90,15 @@ tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *
 typedef struct tfd_local_device {
   tfd_device base;
   tfd_threadpool *owned_pool; /* NULL when using the process-wide pool */
+  struct tfd_runtime *runtime; /* referenced when its host scheduler is the pool */
 } tfd_local_device;
 
-/* Attaches an intra-op pool: a new one of num_threads (<= 0: per core) when
- * own_pool, else the process-wide pool (created on first use with
- * num_threads, shared afterwards whatever later callers ask). */
-tfd_code tfd_local_device_init_pool(tfd_local_device *d, int num_threads, bool own_pool, tfd_status *status);
+/* Attaches an intra-op pool: the runtime's pool over its host's scheduler when rt has one (the
+ * device keeps rt alive), else a new one of num_threads (<= 0: per core) when own_pool, else the
+ * process-wide pool (created on first use with num_threads, shared afterwards whatever later
+ * callers ask). */
+tfd_code tfd_local_device_init_pool(tfd_local_device *d, struct tfd_runtime *rt, int num_threads, bool own_pool,
+                                    tfd_status *status);
 void tfd_local_device_fini_pool(tfd_local_device *d);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "../core/status_internal.h"
 #include "device_internal.h"
+#include "runtime_internal.h"
 
 static pthread_mutex_t global_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static tfd_threadpool *global_pool;
@@ -30,9 +31,13 @@ static void free_pool(tfd_threadpool *pool) {
   tfd_threadpool_free(pool);
 }
 
-tfd_code tfd_local_device_init_pool(tfd_local_device *d, int num_threads, bool own_pool, tfd_status *status) {
+tfd_code tfd_local_device_init_pool(tfd_local_device *d, tfd_runtime *rt, int num_threads, bool own_pool,
+                                    tfd_status *status) {
   tfd_threadpool *pool;
-  if (own_pool) {
+  if (tfd_runtime_pool(rt)) { /* the host's job system: no thread of ours */
+    pool = tfd_runtime_pool(rt);
+    d->runtime = tfd_runtime_ref(rt);
+  } else if (own_pool) {
     pool = d->owned_pool = tfd_threadpool_new("tfdev_intra", num_threads, status);
     if (!pool) return tfd_status_code(status);
   } else {
@@ -52,6 +57,11 @@ void tfd_local_device_fini_pool(tfd_local_device *d) {
   tfd_threadpool *pool = d->base.cpu_worker_threads.workers;
   if (!pool) return;
   d->base.cpu_worker_threads.workers = NULL;
+  if (d->runtime) {
+    tfd_runtime_unref(d->runtime);
+    d->runtime = NULL;
+    return;
+  }
   if (d->owned_pool) {
     d->owned_pool = NULL;
     free_pool(pool);

@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "../core/allocator_internal.h"
+#include "../core/options_internal.h"
 #include "../core/status_internal.h"
 #include "device_internal.h"
+#include "runtime_internal.h"
 #include "tfdev/device_factory.h"
 
 typedef struct threadpool_device {
@@ -66,12 +68,15 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
     free(t);
     return NULL;
   }
-  if (tfd_local_device_init_pool(&t->local, cfg->num_threads, cfg->own_threadpool, status) != TFD_OK) {
+  if (tfd_local_device_init_pool(&t->local, cfg->runtime, cfg->num_threads, cfg->own_threadpool, status) != TFD_OK) {
     tfd_device_fini(d);
     free(t);
     return NULL;
   }
-  t->allocator = cfg->allocator ? tfd_allocator_ref(cfg->allocator) : tfd_cpu_allocator_new(d->name, limit);
+  const tfd_host_allocator *host = tfd_runtime_allocator(cfg->runtime);
+  t->allocator = cfg->allocator ? tfd_allocator_ref(cfg->allocator)
+                 : host         ? tfd_cpu_allocator_new_hosted(d->name, limit, host)
+                                : tfd_cpu_allocator_new(d->name, limit);
   char desc[512];
   if (cfg->physical_device_desc) {
     snprintf(desc, sizeof desc, "%s", cfg->physical_device_desc);
@@ -79,7 +84,8 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
     char model[256];
     cpu_model(model, sizeof model);
     snprintf(desc, sizeof desc, "device: %d, name: %s, intra-op threads: %d (%s pool)", d->parsed_name.id,
-             *model ? model : "cpu", d->cpu_worker_threads.num_threads, t->local.owned_pool ? "own" : "shared");
+             *model ? model : "cpu", d->cpu_worker_threads.num_threads,
+             t->local.runtime ? "host's" : t->local.owned_pool ? "own" : "shared");
   }
   char *dup = strdup(desc);
   if (!t->allocator || !dup) {
@@ -116,6 +122,7 @@ tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *
         .num_threads = tfd_session_options_intra_op_threads(options),
         .own_threadpool = !tfd_session_options_use_global_threadpool(options),
         .allocator = make_allocator ? make_allocator(arg, name) : NULL,
+        .runtime = tfd_session_options_runtime(options),
     };
     if (make_allocator && !cfg.allocator)
       return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s's allocator", name);

@@ -12,6 +12,8 @@
 #include "cancellation.h"
 #include "executor.h"
 
+#include "caller_queue.h"
+
 /* A successor: a node that waits for this one, and how many of its inputs
  * (data and control) this node satisfies. When that is all of them the
  * successor is ready as soon as this node is done, with no counter to touch. */
@@ -49,6 +51,8 @@ struct tfd_executor {
   int num_counted;
   bool has_async;      /* some kernel may wait (queues, _Recv) */
   bool has_rendezvous; /* some kernel uses the step's rendezvous (_Send, _Recv) */
+  bool needs_caller;   /* some kernel runs on the thread that started the step */
+  bool sync_every_op;  /* the device's debugging switch: wait for it after every node */
   _Atomic(step *) spare; /* a finished step's memory, for the next one */
 };
 
@@ -90,6 +94,7 @@ const tfd_graph *tfd_executor_graph(const tfd_executor *e) { return e->graph; }
 tfd_device *tfd_executor_device(const tfd_executor *e) { return e->device; }
 bool tfd_executor_may_wait(const tfd_executor *e) { return e->has_async; }
 bool tfd_executor_uses_rendezvous(const tfd_executor *e) { return e->has_rendezvous; }
+bool tfd_executor_needs_caller(const tfd_executor *e) { return e->needs_caller; }
 
 /* Lays out, for every node, where its outputs go and which nodes it makes ready. */
 static bool build_edges(tfd_executor *e) {
@@ -160,6 +165,7 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
   }
   e->graph = g;
   e->device = tfd_device_ref(device);
+  for (const tfd_device *d = device; d; d = tfd_device_underlying(d)) e->sync_every_op |= d->sync_every_op;
   atomic_init(&e->spare, NULL);
   e->items = calloc(g->n ? (size_t)g->n : 1, sizeof *e->items);
   e->roots = calloc(g->n ? (size_t)g->n : 1, sizeof *e->roots);
@@ -198,6 +204,7 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
     if (it->initial_pending == 0) e->roots[e->num_roots++] = i;
     e->has_async |= it->is_async;
     e->has_rendezvous |= strcmp(n->op->name, "_Send") == 0 || strcmp(n->op->name, "_Recv") == 0;
+    e->needs_caller |= it->kernel->on_caller_thread;
   }
   if (!build_edges(e)) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
@@ -338,6 +345,13 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
   tfd_tensor **outputs = ctx->outputs;
+  if (e->sync_every_op && st->code == TFD_OK) { /* a device's asynchronous failure is blamed on the node that caused it */
+    tfd_status sync = TFD_STATUS_INIT;
+    if (tfd_device_sync(e->device, &sync) != TFD_OK)
+      tfd_status_setf(st, tfd_status_code(&sync), "node '%s' (%s): sync_every_op: %s", tfd_gnode_name(gn), gn->op->name,
+                      tfd_status_message(&sync));
+    tfd_status_clear(&sync);
+  }
   if (st->code == TFD_OK) {
     /* Consumers were built for the inferred dtypes and read elements of that
      * size: a tensor of another dtype (a queue or session tensor shared with
@@ -521,6 +535,9 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
       .fetches = args->fetches,
       .num_fetches = args->num_fetches,
       .owns_inputs = true, /* each input slot holds its own reference: kernels may forward inputs */
+      .caller_queue = args->caller_queue,
+      .caller_thread = args->caller_thread,
+      .has_caller_thread = args->has_caller_thread,
   };
   int num_roots = e->num_roots;
   if (num_roots == 0) {
@@ -565,11 +582,20 @@ struct timespec tfd_deadline_after_ms(int64_t ms) {
 
 bool tfd_wait_or_time_out(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
                           const char *what, tfd_cancel_fn on_timeout, void *arg) {
+  return tfd_wait_or_time_out_draining(mu, cv, pending, timeout_ms, what, on_timeout, arg, NULL);
+}
+
+bool tfd_wait_or_time_out_draining(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
+                                   const char *what, tfd_cancel_fn on_timeout, void *arg, tfd_caller_queue *queue) {
   /* The clock is read only when there is a deadline. */
   struct timespec deadline = {0, 0};
   if (timeout_ms > 0) deadline = tfd_deadline_after_ms(timeout_ms);
   bool timed_out = false;
   while (*pending > 0) {
+    if (queue && tfd_caller_queue_pending_locked(queue)) {
+      tfd_caller_queue_drain_locked(queue);
+      continue;
+    }
     if (timeout_ms <= 0 || timed_out) {
       pthread_cond_wait(cv, mu);
     } else if (pthread_cond_timedwait(cv, mu, &deadline) == ETIMEDOUT && *pending > 0) {

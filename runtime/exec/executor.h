@@ -46,6 +46,11 @@ typedef struct tfd_executor_args {
   tfd_node_stats *stats;  /* graph->n entries when tracing, else NULL */
   struct tfd_cancellation *cancellation; /* may be NULL */
   struct tfd_session_state *session_state; /* may be NULL */
+  /* For kernels that run on the thread that started the step (custom_kernel.c): that thread, when
+   * known, and the queue it drains while waiting (NULL: such kernels fail, naming why). */
+  struct tfd_caller_queue *caller_queue;
+  pthread_t caller_thread;
+  bool has_caller_thread;
 } tfd_executor_args;
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
@@ -60,6 +65,9 @@ tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv): only
  * then can cancelling it or its rendezvous make it end sooner. */
 bool tfd_executor_may_wait(const tfd_executor *e);
+/* Whether some kernel must run on the thread that started the step: the step then needs a caller
+ * queue (args.caller_queue) drained by that thread. */
+bool tfd_executor_needs_caller(const tfd_executor *e);
 /* Whether its kernels use the step's rendezvous (_Send, _Recv); when none
  * does, args.rendezvous may be NULL. */
 bool tfd_executor_uses_rendezvous(const tfd_executor *e);
@@ -85,6 +93,10 @@ struct timespec tfd_deadline_after_ms(int64_t ms);
  * deadline passed. */
 bool tfd_wait_or_time_out(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
                           const char *what, tfd_cancel_fn on_timeout, void *arg);
+/* The same, running what kernels post to queue (whose mutex and condition variable are mu and cv)
+ * between the waits. */
+bool tfd_wait_or_time_out_draining(pthread_mutex_t *mu, pthread_cond_t *cv, const int *pending, int64_t timeout_ms,
+                                   const char *what, tfd_cancel_fn on_timeout, void *arg, struct tfd_caller_queue *queue);
 /* on_timeout for tfd_wait_or_time_out: cancels the tfd_cancellation arg. */
 void tfd_cancel_on_timeout(void *cancellation, tfd_code code, const char *message);
 

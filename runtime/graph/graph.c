@@ -201,21 +201,9 @@ static tfd_code infer(tfd_graph *g, tfd_status *st) {
       in_shapes[k] = s->out_shapes[idx];
       if (strcmp(s->op->name, "Const") == 0) in_values[k] = tfd_node_def_attr(s->def, "value")->tensor;
     }
-    if (code == TFD_OK) code = tfd_op_complete_attrs(n->op, n->def, n->in_types, nin, st);
-    if (code == TFD_OK) {
-      tfd_infer_ctx c = {n->def, nin, n->in_types, in_shapes, in_values, n->num_outputs, n->out_types, n->out_shapes};
-      code = n->op->infer(&c, st);
-    }
-    /* A fully known shape must be one a tensor can have (TensorShape's 2^63-1 element rule). */
-    for (int o = 0; code == TFD_OK && o < n->num_outputs; o++) {
-      const tfd_shape *sh = &n->out_shapes[o];
-      if (tfd_shape_is_known(sh) && tfd_shape_numel(sh) < 0) {
-        char buf[256];
-        code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                               "node '%s' (%s): output %d has shape %s: shape is too large (more than 2^63-1 elements)",
-                               name, n->op->name, o, tfd_shape_string(sh, buf, sizeof buf));
-      }
-    }
+    if (code == TFD_OK)
+      code = tfd_op_infer_node(n->op, n->def, nin, n->in_types, in_shapes, in_values, n->num_outputs, n->out_types,
+                               n->out_shapes, st);
     free(in_shapes);
     free(in_values);
     if (code != TFD_OK) return code;

@@ -6,6 +6,7 @@
 #include "runtime/graph/placer.h"
 #include "runtime/graph/subgraph.h"
 #include "runtime/testing/harness.h"
+#include "tfdev/ops.h"
 
 static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
   tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
@@ -101,7 +102,7 @@ static void test_prune_and_feeds(void) {
   tfd_graph_def_free(sub);
   const char *twice[] = {"b", "b:0"};
   CHECK(tfd_subgraph_for_run(full, twice, 2, fetches, 1, NULL, 0, ft, fs, st) == NULL);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "feed 'b:0' is given twice");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "'b:0' fed more than once.");
   tfd_graph_free(full);
   tfd_graph_def_free(d);
   tfd_status_free(st);
@@ -190,8 +191,79 @@ static void test_executor_alone(void) {
   tfd_status_free(st);
 }
 
+/* tfd_ops_infer, the public one-node inference the Lua graph builder uses: the same answers and
+ * errors as a session's graph check, defaults written into the node, constant inputs read. */
+static void test_ops_infer(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *d = tfd_graph_def_new();
+  int n = -1;
+  tfd_dtype types[4];
+  tfd_shape shapes[4];
+
+  tfd_node_def *mm = tfd_graph_def_add_node(d, "mm", "MatMul", NULL);
+  tfd_dtype f2[] = {TFD_FLOAT32, TFD_FLOAT32};
+  tfd_shape in[2] = {{.ndims = 2, .dims = {-1, 3}}, {.ndims = 2, .dims = {3, 2}}};
+  CHECK_INT(tfd_ops_infer(mm, 2, f2, in, NULL, 4, &n, types, shapes, st), TFD_OK);
+  CHECK_INT(n, 1);
+  CHECK_INT(types[0], TFD_FLOAT32);
+  CHECK_INT(shapes[0].ndims, 2);
+  CHECK_INT(shapes[0].dims[0], -1);
+  CHECK_INT(shapes[0].dims[1], 2);
+  CHECK(tfd_node_def_attr(mm, "transpose_a") != NULL); /* defaults filled, as a session does */
+
+  in[1].dims[0] = 4;
+  tfd_node_def *bad = tfd_graph_def_add_node(d, "bad", "MatMul", NULL);
+  CHECK_INT(tfd_ops_infer(bad, 2, f2, in, NULL, 4, &n, types, shapes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'bad' (MatMul): Matrix size-incompatible");
+  CHECK_INT(n, 0);
+  CHECK_INT(tfd_ops_infer(bad, 1, f2, in, NULL, 4, &n, types, shapes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'bad' (MatMul) takes 2 inputs, got 1");
+
+  tfd_node_def *frob = tfd_graph_def_add_node(d, "f", "Frobnicate", NULL);
+  CHECK_INT(tfd_ops_infer(frob, 0, NULL, NULL, NULL, 4, &n, types, shapes, st), TFD_NOT_FOUND);
+  CHECK_STATUS(st, TFD_NOT_FOUND, "node 'f': op type not registered 'Frobnicate'");
+
+  /* A constant shape input: Reshape's result is known; without it the rank is not. */
+  int32_t sizes[] = {3, -1};
+  int64_t two = 2;
+  tfd_tensor *shape = tfd_tensor_from_bytes(NULL, TFD_INT32, &two, 1, sizes, sizeof sizes, NULL);
+  const tfd_tensor *values[] = {NULL, shape};
+  tfd_dtype ri[] = {TFD_FLOAT32, TFD_INT32};
+  tfd_shape rs[2] = {{.ndims = 2, .dims = {2, 6}}, {.ndims = 1, .dims = {2}}};
+  tfd_node_def *r = tfd_graph_def_add_node(d, "r", "Reshape", NULL);
+  CHECK_INT(tfd_ops_infer(r, 2, ri, rs, values, 4, &n, types, shapes, st), TFD_OK);
+  CHECK_INT(shapes[0].ndims, 2);
+  CHECK_INT(shapes[0].dims[0], 3);
+  CHECK_INT(shapes[0].dims[1], 4);
+  CHECK_INT(tfd_ops_infer(r, 2, ri, rs, NULL, 4, &n, types, shapes, st), TFD_OK);
+  CHECK_INT(shapes[0].ndims, -1);
+  tfd_tensor_unref(shape);
+
+  /* QueueSizeV2 is int32, whatever its input; a dequeue has one output per component, within cap. */
+  tfd_dtype res[] = {TFD_RESOURCE};
+  tfd_shape scalar[] = {{.ndims = 0}};
+  tfd_node_def *qs = tfd_graph_def_add_node(d, "qs", "QueueSizeV2", NULL);
+  CHECK_INT(tfd_ops_infer(qs, 1, res, scalar, NULL, 4, &n, types, shapes, st), TFD_OK);
+  CHECK_INT(types[0], TFD_INT32);
+  CHECK_INT(shapes[0].ndims, 0);
+  tfd_node_def *dq = tfd_graph_def_add_node(d, "dq", "QueueDequeueV2", NULL);
+  tfd_dtype comps[] = {TFD_FLOAT32, TFD_INT64, TFD_BOOL};
+  tfd_attr_value ct = {.type = TFD_ATTR_LIST_TYPE, .list_len = 3, .list_type = comps};
+  tfd_node_def_set_attr(dq, "component_types", &ct, NULL);
+  CHECK_INT(tfd_ops_infer(dq, 1, res, scalar, NULL, 4, &n, types, shapes, st), TFD_OK);
+  CHECK_INT(n, 3);
+  CHECK_INT(types[2], TFD_BOOL);
+  CHECK_INT(shapes[1].ndims, -1);
+  CHECK_INT(tfd_ops_infer(dq, 1, res, scalar, NULL, 2, &n, types, shapes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "has 3 outputs, room was given for 2");
+
+  tfd_graph_def_free(d);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"inference", test_inference},
+    {"tfd_ops_infer", test_ops_infer},
     {"pruning and feeds", test_prune_and_feeds},
     {"placer", test_placer},
     {"executor on its own", test_executor_alone},

@@ -4,7 +4,8 @@
  * attributes with their defaults, the dtypes its type attribute "T" may
  * take, whether it is stateful, and an inference function that checks the
  * inputs and computes output dtypes and (partially known) shapes. The
- * registry is built once and read-only afterwards. */
+ * built-in table is read-only; ops registered at run time (custom_op.h) are
+ * added beside it, permanently. */
 #ifndef TFDEV_RUNTIME_OP_REGISTRY_H
 #define TFDEV_RUNTIME_OP_REGISTRY_H
 
@@ -19,6 +20,9 @@
 #define TFD_MAX_OP_OUTPUTS 6
 #define TFD_MAX_QUEUE_COMPONENTS 4
 #define TFD_MAX_EAGER_OUTPUTS 4
+/* Custom ops (include/tfdev/custom_op.h): at most this many inputs and attributes. */
+#define TFD_MAX_CUSTOM_INPUTS 16
+#define TFD_MAX_CUSTOM_ATTRS 16
 
 /* tfd_op_def.num_outputs values other than a fixed count. */
 #define TFD_OUTPUTS_PER_COMPONENT (-1) /* one per entry of the node's component_types (queue dequeues) */
@@ -70,7 +74,7 @@ typedef struct tfd_op_def {
   bool runtime_only; /* only the session adds it (feeds, fetches, sends); user graphs may not */
 } tfd_op_def;
 
-/* The op def for a name, or NULL. */
+/* The op def for a name (built-in, then registered at run time), or NULL. */
 const tfd_op_def *tfd_op_lookup(const char *name);
 /* Number of registered ops, and op i (for listings). */
 int tfd_op_count(void);
@@ -91,6 +95,15 @@ const char *tfd_op_num_outputs_attr(const tfd_op_def *op);
  * Errors name the node. */
 tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const tfd_dtype *in_types, int num_inputs,
                                tfd_status *status);
+
+/* What a node of op makes from its data inputs: fills absent attributes (tfd_op_complete_attrs),
+ * runs the op's inference and refuses a fully known shape no tensor can have. num_outputs is
+ * tfd_op_num_outputs(op, node); out_types and out_shapes have room for that many. The one path both a
+ * session's graph check and the Lua graph builder (through tfd_ops_infer) take, so the dtypes and
+ * shapes a builder shows are the ones the session will see. Errors name the node. */
+tfd_code tfd_op_infer_node(const tfd_op_def *op, tfd_node_def *node, int num_inputs, const tfd_dtype *in_types,
+                           const tfd_shape *in_shapes, const tfd_tensor *const *in_values, int num_outputs,
+                           tfd_dtype *out_types, tfd_shape *out_shapes, tfd_status *status);
 
 /* Shape helpers shared with kernels. */
 bool tfd_shape_is_known(const tfd_shape *s);

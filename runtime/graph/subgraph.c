@@ -72,7 +72,7 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
   for (int k = 0; k < num_feeds; k++) {
     if (resolve_tensor(full, "feed", feeds[k], &feed_node[k], &feed_index[k], st) != TFD_OK) goto done;
     if (fed(feed_node, feed_index, k, feed_node[k], feed_index[k]) >= 0) {
-      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' is given twice", feeds[k]);
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "'%s' fed more than once.", feeds[k]);
       goto done;
     }
     const tfd_gnode *src = &full->nodes[feed_node[k]];

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "../exec/rendezvous.h"
 #include "kernel.h"
 
@@ -21,11 +22,20 @@ typedef struct recv_wait {
   void *arg;
 } recv_wait;
 
+/* What arrives is wherever its sender left it; it leaves in the memory its dtype lives in on this
+ * device, copied when that is elsewhere (TensorFlow's SameWorkerRecvDone): a GPU tensor received on
+ * a CPU comes to the host, a host tensor received on a GPU goes to device memory. */
 static void recv_done(void *p, tfd_tensor *t, const tfd_status *st) {
   recv_wait w = *(recv_wait *)p;
   free(p);
-  if (t) w.c->outputs[0] = tfd_tensor_ref(t);
-  else tfd_kernel_fail(w.c, w.k, st ? tfd_status_code(st) : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
+  if (t) {
+    tfd_status tmp = TFD_STATUS_INIT;
+    w.c->outputs[0] = tfd_tensor_copy_to(t, tfd_kernel_memory_for(w.c->device, tfd_tensor_dtype(t)), &tmp);
+    if (!w.c->outputs[0])
+      tfd_kernel_fail(w.c, w.k, tfd_status_code(&tmp), "copying the received tensor to %s: %s",
+                      tfd_device_name(w.c->device), tfd_status_message(&tmp));
+    tfd_status_clear(&tmp);
+  } else tfd_kernel_fail(w.c, w.k, st ? tfd_status_code(st) : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
   w.done(w.arg);
 }
 

@@ -9,13 +9,16 @@
 #ifndef TFDEV_RUNTIME_KERNEL_H
 #define TFDEV_RUNTIME_KERNEL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "../device/device_internal.h"
 #include "../graph/op_registry.h"
+#include "tfdev/custom_op.h"
 #include "tfdev/tfdev.h"
 
 typedef struct tfd_rendezvous tfd_rendezvous;
+typedef struct tfd_caller_queue tfd_caller_queue;
 typedef struct tfd_cancellation tfd_cancellation;
 typedef struct tfd_session_state tfd_session_state;
 
@@ -40,6 +43,12 @@ struct tfd_op_kernel_context {
   /* Each input is a reference held for this node alone (executors; eager runs and constant folding
    * lend the caller's tensors instead): tfd_kernel_forward_input may then hand one on as an output. */
   bool owns_inputs;
+  /* Kernels that must run on the thread that started the step (custom ones asking for it): that
+   * thread, when known, and the queue it drains while it waits (NULL: none, e.g. partial runs). */
+  tfd_caller_queue *caller_queue;
+  pthread_t caller_thread;
+  bool has_caller_thread;
+  const struct tfd_kernel *kernel; /* the kernel computing (set for custom kernels) */
 };
 typedef struct tfd_op_kernel_context tfd_kernel_ctx;
 
@@ -54,6 +63,13 @@ struct tfd_kernel {
   void (*compute)(tfd_kernel *k, tfd_kernel_ctx *c);
   void (*compute_async)(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg);
   void (*cleanup)(tfd_kernel *k);
+  /* Kernels that stage through the host (k_data_movement.c): the host kernel, and which inputs
+   * (bit i: input i) it reads on the host. */
+  void (*host_compute)(tfd_kernel *k, tfd_kernel_ctx *c);
+  uint32_t host_inputs;
+  /* Custom kernels (custom_kernel.c): their registration, and whether they run on the caller's thread. */
+  const void *custom;
+  bool on_caller_thread;
   /* Parameters, read from attributes at creation. */
   int code; /* which elementwise/reduction function */
   bool ta, tb, keep_dims;
@@ -83,6 +99,24 @@ typedef tfd_code (*tfd_kernel_setup_fn)(tfd_kernel *k, const tfd_kernel_init *in
 
 /* Whether device_type has a kernel for op. */
 bool tfd_kernel_supported(const char *op, const char *device_type);
+/* Registers a kernel for (op, device_type) at priority 0 beside the built-in table, for the rest of
+ * the process (a backend module's kernels). Registering the same setup again is a no-op; another
+ * setup for a pair that has one is ALREADY_EXISTS naming the pair. Thread-safe. */
+tfd_code tfd_kernel_register(const char *op, const char *device_type, tfd_kernel_setup_fn setup, tfd_status *status);
+/* The same at a priority (built-in kernels have 0): higher replaces the pair's kernel, equal is
+ * ALREADY_EXISTS (unless setup and custom are the same), lower is ignored. custom is handed to the
+ * kernel (tfd_kernel.custom) for custom kernels; when it was added (*kept, which may be NULL), the
+ * registry owns it and frees it with release (may be NULL) when the library is unloaded. */
+tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                                   void *custom, void (*release)(void *), bool *kept, tfd_status *status);
+/* Registers, for a device type whose memory the host cannot touch, the kernels of the ops that only
+ * move data: Const, Identity, NoOp, Placeholder, PlaceholderWithDefault, Reshape, Fill, ZerosLike,
+ * OnesLike and the runtime's _Feed, _Fetch, _Send and _Recv (k_data_movement.c). */
+tfd_code tfd_kernel_register_data_movement(const char *device_type, tfd_status *status);
+/* The allocator for a dtype's tensors on device d: its device memory, except the dtypes TensorFlow
+ * keeps in host memory on such devices (int32, resource handles), which come from the device's host
+ * allocator. On a CPU device, its allocator. Borrowed from the device. */
+tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt);
 /* Creates the kernel for a node on a device (NOT_FOUND when there is none). */
 tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *status);
 
@@ -133,6 +167,8 @@ tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
 tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sendrecv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_queue(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_custom(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_data_movement(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_session_tensor(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */

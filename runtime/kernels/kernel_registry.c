@@ -1,20 +1,25 @@
 /* The kernel registry: which (op, device type) pairs have a kernel, and kernel creation. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/allocator_internal.h"
 #include "../core/status_internal.h"
 #include "../core/tensor_internal.h"
+#include "../device/backend_module.h"
 #include "kernel.h"
 
 typedef struct kernel_entry {
   const char *op;
   const char *device_type;
   tfd_kernel_setup_fn setup;
+  int priority;        /* built-in: 0 */
+  const void *custom;  /* a custom kernel's registration (custom_kernel.c), handed to its setup */
 } kernel_entry;
 
-#define CPU(op, fn) {op, "CPU", fn}
+#define CPU(op, fn) {op, "CPU", fn, 0, NULL}
 
 static const kernel_entry kernels[] = {
     CPU("Const", tfd_setup_basic), CPU("Placeholder", tfd_setup_basic), CPU("PlaceholderWithDefault", tfd_setup_basic),
@@ -63,13 +68,110 @@ static const kernel_entry kernels[] = {
     CPU("DeleteSessionTensor", tfd_setup_session_tensor),
 };
 
-static const kernel_entry *find(const char *op, const char *device_type) {
+/* Kernels registered at run time (backend modules', custom ones), searched before the built-in
+ * table, newest first: an entry is only ever added above every entry for its pair, so the first
+ * found is the one of highest priority. Entries are never removed, so a found entry stays valid once
+ * the lock is dropped. */
+typedef struct added_kernel {
+  kernel_entry e;
+  void (*release)(void *custom); /* frees e.custom when the library goes */
+  struct added_kernel *next;
+} added_kernel;
+
+static pthread_mutex_t added_mu = PTHREAD_MUTEX_INITIALIZER;
+static added_kernel *added;
+
+/* The highest entry for a pair, with added_mu held. */
+static const kernel_entry *find_locked(const char *op, const char *device_type) {
+  for (const added_kernel *a = added; a; a = a->next)
+    if (strcmp(a->e.op, op) == 0 && strcmp(a->e.device_type, device_type) == 0) return &a->e;
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
     if (strcmp(kernels[i].op, op) == 0 && strcmp(kernels[i].device_type, device_type) == 0) return &kernels[i];
   return NULL;
 }
 
+static const kernel_entry *find_registered(const char *op, const char *device_type) {
+  pthread_mutex_lock(&added_mu);
+  const added_kernel *a = added;
+  while (a && (strcmp(a->e.op, op) != 0 || strcmp(a->e.device_type, device_type) != 0)) a = a->next;
+  pthread_mutex_unlock(&added_mu);
+  if (a) return &a->e;
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].op, op) == 0 && strcmp(kernels[i].device_type, device_type) == 0) return &kernels[i];
+  return NULL;
+}
+
+/* A miss first lets backend modules loaded since the last one register their kernels. */
+static const kernel_entry *find(const char *op, const char *device_type) {
+  static const tfd_backend_kernel_api api = {tfd_kernel_register_data_movement};
+  const kernel_entry *e = find_registered(op, device_type);
+  if (e || strcmp(device_type, "CPU") == 0) return e;
+  tfd_backend_register_kernels(&api);
+  return find_registered(op, device_type);
+}
+
+/* Adds (op, device_type) -> setup at priority: above every entry of the pair when priority beats
+ * them all; equal priority is ALREADY_EXISTS (unless it is the very same setup, which changes
+ * nothing), lower is ignored. */
+tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                                   void *custom, void (*release)(void *), bool *kept, tfd_status *st) {
+  if (kept) *kept = false;
+  if (!op || !*op || !device_type || !*device_type || !setup)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a kernel registration needs an op, a device type and a setup");
+  if (!tfd_op_lookup(op)) return tfd_status_setf(st, TFD_NOT_FOUND, "kernel for unknown op '%s' (%s)", op, device_type);
+  added_kernel *a = calloc(1, sizeof *a);
+  char *o = strdup(op), *d = strdup(device_type);
+  if (!a || !o || !d) {
+    free(a), free(o), free(d);
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory registering a kernel");
+  }
+  a->e = (kernel_entry){o, d, setup, priority, custom};
+  a->release = release;
+  pthread_mutex_lock(&added_mu); /* found and added under one lock: racing registrations of a pair agree */
+  const kernel_entry *top = find_locked(op, device_type);
+  tfd_code code = TFD_OK;
+  bool keep = !top || priority > top->priority;
+  if (top && priority == top->priority && !(top->setup == setup && top->custom == custom))
+    code = tfd_status_setf(st, TFD_ALREADY_EXISTS, "a %s kernel for op %s is already registered at priority %d", device_type,
+                           op, priority);
+  if (keep) {
+    a->next = added;
+    added = a;
+  }
+  pthread_mutex_unlock(&added_mu);
+  if (!keep) free(a), free(o), free(d);
+  if (kept) *kept = keep;
+  return code;
+}
+
+tfd_code tfd_kernel_register(const char *op, const char *device_type, tfd_kernel_setup_fn setup, tfd_status *st) {
+  return tfd_kernel_register_entry(op, device_type, setup, 0, NULL, NULL, NULL, st);
+}
+
+/* Registrations are permanent while the library is loaded; when a Lua state that loaded core.so
+ * closes, Lua unloads it (and libtfdev with it), and what was registered goes too. */
+__attribute__((destructor)) static void free_added_kernels(void) {
+  while (added) {
+    added_kernel *a = added;
+    added = a->next;
+    if (a->release) a->release((void *)a->e.custom);
+    free((char *)a->e.op);
+    free((char *)a->e.device_type);
+    free(a);
+  }
+}
+
+tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt) {
+  tfd_allocator *a = d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = false});
+  if (a->device_memory && (dt == TFD_INT32 || dt == TFD_RESOURCE))
+    return d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = true});
+  return a;
+}
+
 bool tfd_kernel_supported(const char *op, const char *device_type) { return find(op, device_type) != NULL; }
+bool tfd_kernel_exists(const char *op, const char *device_type) {
+  return op && device_type && tfd_kernel_supported(op, device_type);
+}
 
 static void kernel_op_compute(tfd_op_kernel *base, tfd_op_kernel_context *c) {
   tfd_kernel *k = (tfd_kernel *)base;
@@ -112,6 +214,7 @@ tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *st) {
   }
   k->base.ops = &kernel_ops;
   k->op = init->op;
+  k->custom = e->custom;
   k->num_inputs = init->num_inputs;
   k->T = init->op->type_attr ? tfd_attr_dtype(init->node, init->op->type_attr, 0) : 0;
   if (!k->T && init->op->num_outputs > 0) k->T = init->out_types[0];

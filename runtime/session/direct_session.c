@@ -1,4 +1,5 @@
-/* DirectSession: graph management, the executor cache, and running partitions in parallel.
+/* DirectSession: graph management, the executor cache, and running partitions in parallel, blocking
+ * or asynchronously (tfd_run handles), and partial runs.
  *
  * A run's signature (feeds, fetches, targets) picks a set of executors from
  * the cache: first by the names in the order given (fast path), then by the
@@ -9,16 +10,20 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../core/log.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
+#include "../exec/caller_queue.h"
 #include "../exec/cancellation.h"
 #include "../exec/executor.h"
+#include "../device/runtime_internal.h"
 #include "../exec/session_state.h"
 #include "../graph/graph_def_internal.h"
 #include "../graph/placer.h"
@@ -77,8 +82,10 @@ struct tfd_session {
   int num_devices;
   tfd_device_mgr *mgr;
   char handle[32];
-  tfd_threadpool *inter_pool;
+  tfd_threadpool *inter_pool; /* NULL: a synchronous session (inter_op_threads < 0) */
   bool owns_pool;
+  bool pool_from_runtime;       /* the runtime's pool over its host's scheduler: borrowed */
+  const tfd_host_logger *logger; /* the runtime's, or NULL: where placement's lines go */
   pthread_mutex_t graph_mu;
   tfd_graph_def *def;
   tfd_graph *graph;
@@ -194,7 +201,9 @@ static void bundle_free(bundle *b) {
 
 static void release_pool(tfd_session *s) {
   if (!s->inter_pool) return;
-  if (s->owns_pool) {
+  if (s->pool_from_runtime) {
+    /* the registry copy's runtime reference keeps it; nothing of ours to free */
+  } else if (s->owns_pool) {
     tfd_threadpool_free(s->inter_pool);
   } else {
     tfd_threadpool *dead = NULL;
@@ -306,7 +315,14 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
       goto fail;
     }
   int threads = tfd_session_options_inter_op_threads(s->options);
-  if (tfd_session_options_use_per_session_threads(s->options)) {
+  tfd_runtime *rt = tfd_factory_registry_runtime(s->registry);
+  s->logger = tfd_runtime_logger(rt);
+  if (threads < 0) { /* TensorFlow's synchronous session: every node on the calling thread */
+    return s;
+  } else if (tfd_runtime_pool(rt)) {
+    s->pool_from_runtime = true;
+    s->inter_pool = tfd_runtime_pool(rt);
+  } else if (tfd_session_options_use_per_session_threads(s->options)) {
     s->owns_pool = true;
     s->inter_pool = tfd_threadpool_new("tfdev_inter", threads, st);
   } else {
@@ -321,6 +337,15 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
 fail:
   tfd_session_free(s);
   return NULL;
+}
+
+tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
+                                     tfd_status *st) {
+  if (!rt) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_new needs a runtime");
+    return NULL;
+  }
+  return tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, st);
 }
 
 tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
@@ -345,6 +370,15 @@ static void leave(tfd_session *s) {
   pthread_mutex_lock(&s->life_mu);
   if (--s->inflight == 0) pthread_cond_broadcast(&s->life_cv);
   pthread_mutex_unlock(&s->life_mu);
+}
+
+/* DirectSession::CheckGraphCreated: method ("Run()", "PRunSetup()", "MakeCallable()") needs a graph. */
+static tfd_code check_graph_created(tfd_session *s, const char *method, tfd_status *st) {
+  pthread_mutex_lock(&s->graph_mu);
+  bool created = s->graph != NULL;
+  pthread_mutex_unlock(&s->graph_mu);
+  return created ? TFD_OK
+                 : tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Session was not created with a graph before %s!", method);
 }
 
 /* Steps register their cancellation while they run. */
@@ -426,13 +460,33 @@ static tfd_code check_user_nodes(const tfd_graph_def *def, tfd_status *st) {
   return TFD_OK;
 }
 
+static void discard_line(void *ctx, tfd_log_level level, const char *line) { (void)ctx, (void)level, (void)line; }
+
+/* TensorFlow places the whole graph when it is created (unless place_pruned_graph): a node pinned to
+ * a device the session lacks fails Create, not the first Run. The placement itself is made again,
+ * per pruned graph, by the runs; this one only checks, quietly (soft placement's lines come then). */
+static tfd_code check_placement(tfd_session *s, const tfd_graph *g, tfd_status *st) {
+  if (tfd_session_options_place_pruned_graph(s->options) || g->n == 0) return TFD_OK;
+  int *device_of = malloc((size_t)g->n * sizeof *device_of);
+  if (!device_of) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_placer_options po = {s->devices, s->num_devices, s->registry, tfd_session_options_allow_soft_placement(s->options),
+                           false, &s->stateful};
+  static const tfd_host_logger quiet = {discard_line, TFD_LOG_ERROR, NULL};
+  const tfd_host_logger *outer = tfd_log_use(&quiet);
+  tfd_code code = tfd_place(g, &po, device_of, st);
+  tfd_log_use(outer);
+  free(device_of);
+  return code;
+}
+
 static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st) {
   if (check_user_nodes(def, st) != TFD_OK) {
     tfd_graph_def_free(def);
     return TFD_INVALID_ARGUMENT;
   }
   tfd_graph *g = tfd_graph_build(def, st);
-  if (!g) {
+  if (!g || check_placement(s, g, st) != TFD_OK) {
+    tfd_graph_free(g);
     tfd_graph_def_free(def);
     return tfd_status_code(st);
   }
@@ -448,7 +502,7 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
   pthread_mutex_lock(&s->graph_mu);
   tfd_code code;
   if (s->graph) {
-    code = tfd_status_setf(st, TFD_ALREADY_EXISTS, "Session already has a graph: use extend to add nodes");
+    code = tfd_status_setf(st, TFD_ALREADY_EXISTS, "A Graph has already been created for this session.");
   } else {
     tfd_graph_def *def = tfd_graph_def_copy(graph);
     code = def ? install_graph(s, def, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -488,7 +542,8 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
   pthread_mutex_lock(&s->graph_mu);
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
-  if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph has no node named '%s'", node);
+  if (!s->graph) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Session was not created with a graph before Run()!");
+  else if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph has no node named '%s'", node);
   else if (index >= s->graph->nodes[id].num_outputs)
     code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' has %d outputs", node,
                            s->graph->nodes[id].num_outputs);
@@ -596,7 +651,7 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
   pthread_mutex_lock(&s->graph_mu);
   if (!s->graph) {
     pthread_mutex_unlock(&s->graph_mu);
-    tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session was not created with a graph before Run()!");
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Session was not created with a graph before Run()!");
     goto fail;
   }
   sub = tfd_subgraph_for_run(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
@@ -616,7 +671,9 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
                              tfd_session_options_allow_soft_placement(s->options),
                              tfd_session_options_log_device_placement(s->options),
                              &s->stateful};
+    const tfd_host_logger *outer = tfd_log_use(s->logger); /* placement's lines go to the runtime's */
     code = tfd_place(pg, &po, device_of, st);
+    tfd_log_use(outer);
   }
   if (code == TFD_OK) {
     for (int i = 0; i < pg->n; i++) {
@@ -894,44 +951,81 @@ static void fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats
   }
 }
 
-typedef struct barrier {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int remaining;
-  tfd_status status;
-  tfd_rendezvous *rendezvous;
-  pthread_t caller; /* runs partition 0, then waits */
-  bool solo;        /* one partition */
-  bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
-} barrier;
-
-static void part_done(void *arg, const tfd_status *st) {
-  barrier *b = arg;
-  if (b->solo && pthread_equal(pthread_self(), b->caller)) {
-    /* Still inside tfd_executor_run_async on the caller's thread (it runs no executor code once it
-     * waits), with no other partition: nothing else touches b. */
-    if (st && st->code != TFD_OK) tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
-    b->remaining = 0;
-    b->done_inline = true;
-    return;
-  }
-  pthread_mutex_lock(&b->mu);
-  if (st && st->code != TFD_OK && b->status.code == TFD_OK)
-    tfd_status_setf(&b->status, st->code, "%s", tfd_status_message(st));
-  if (--b->remaining == 0) pthread_cond_broadcast(&b->cv);
-  pthread_mutex_unlock(&b->mu);
-}
+/* ---- one step of a bundle ----
+ * What the blocking and the asynchronous runs share: step_start checks the
+ * feeds and starts every partition, step_finish turns the ended step into a
+ * result. The blocking run keeps its step on the stack, runs partition 0 on
+ * the calling thread and waits in between (a one-partition step that ends on
+ * that thread takes no lock at all); an asynchronous run keeps it in its
+ * tfd_run, starts every partition on the pool, and finishes from on_done,
+ * called by the last partition to end. */
+typedef struct step step;
 
 /* Starting a partition from the pool, so partitions run side by side. */
 typedef struct part_start {
   tfd_executor *e;
   tfd_executor_args args;
-  barrier *bar;
+  step *x;
 } part_start;
+
+enum { STEP_SMALL = 8 };
+
+struct step {
+  tfd_session *s;
+  bundle *b;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int remaining; /* partitions still running */
+  tfd_status status;
+  tfd_rendezvous *rendezvous;
+  tfd_cancellation *cancel; /* NULL for a blocking step that cannot wait */
+  int64_t abort_token;
+  bool tracked;     /* cancel is in the session's active list */
+  pthread_t caller; /* blocking: runs partition 0, then waits */
+  bool solo;        /* blocking with one partition */
+  bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
+  bool timed_out;   /* blocking: the deadline passed with no cancellation to say so */
+  bool trace, want_costs, partition_graphs;
+  int64_t step_id;
+  tfd_node_stats **stats;
+  tfd_tensor **fetches; /* bundle order */
+  tfd_tensor *small_fetches[STEP_SMALL];
+  part_start *starts;
+  part_start small_starts[STEP_SMALL];
+  void (*on_done)(step *); /* asynchronous: called once, by the last partition, with no lock held */
+  /* Kernels that run on the caller's thread post here (when an executor has any); the waiter drains
+   * it: the blocking caller between its waits on mu/cv, an asynchronous run's waiter on the run's
+   * (queue_mu/queue_cv, set before step_start; NULL: the step's own). */
+  tfd_caller_queue queue;
+  bool has_queue;
+  pthread_mutex_t *queue_mu;
+  pthread_cond_t *queue_cv;
+};
+
+static void part_done(void *arg, const tfd_status *st) {
+  step *x = arg;
+  if (x->solo && pthread_equal(pthread_self(), x->caller)) {
+    /* Still inside tfd_executor_run_async on the caller's thread (it runs no executor code once it
+     * waits), with no other partition: nothing else touches x. */
+    if (st && st->code != TFD_OK) tfd_status_setf(&x->status, st->code, "%s", tfd_status_message(st));
+    x->remaining = 0;
+    x->done_inline = true;
+    return;
+  }
+  pthread_mutex_lock(&x->mu);
+  if (st && st->code != TFD_OK && x->status.code == TFD_OK)
+    tfd_status_setf(&x->status, st->code, "%s", tfd_status_message(st));
+  bool last = --x->remaining == 0;
+  /* Read before unlocking: a blocking caller may return, and its step go, as soon as we do. */
+  void (*on_done)(step *) = x->on_done;
+  if (last && !on_done) pthread_cond_broadcast(&x->cv);
+  pthread_mutex_unlock(&x->mu);
+  if (last && on_done) on_done(x);
+}
 
 static void start_part(void *arg) {
   part_start *p = arg;
-  tfd_executor_run_async(p->e, &p->args, part_done, p->bar);
+  tfd_executor_run_async(p->e, &p->args, part_done, p->x);
 }
 
 static void abort_rendezvous(void *arg, tfd_code code, const char *message) {
@@ -941,8 +1035,7 @@ static void abort_rendezvous(void *arg, tfd_code code, const char *message) {
 /* A step that waits on nothing ends by itself: its timeout has nothing to stop. */
 static void nothing_to_stop(void *arg, tfd_code code, const char *message) { (void)arg, (void)code, (void)message; }
 
-static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
-                           tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
+static tfd_code check_feeds(const bundle *b, tfd_tensor *const *feeds, tfd_status *st) {
   for (int k = 0; k < b->num_feeds; k++) {
     tfd_tensor *t = feeds[k];
     if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' has no value", b->feed_names[k]);
@@ -961,107 +1054,390 @@ static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
                              tfd_shape_string(&got, gs, sizeof gs), b->feed_names[k], tfd_shape_string(want, ws, sizeof ws));
     }
   }
-  bool trace = ro && ro->trace;
-  bool want_costs = ro && ro->cost_graph;
-  bool collect = trace || want_costs || tfd_session_options_build_cost_model(s->options);
+  return TFD_OK;
+}
+
+static void step_free_parts(step *x) {
+  for (int p = 0; x->stats && p < x->b->num_parts; p++) free(x->stats[p]);
+  free(x->stats);
+  x->stats = NULL;
+  if (x->fetches != x->small_fetches) free(x->fetches);
+  x->fetches = NULL;
+  if (x->starts != x->small_starts) free(x->starts);
+  x->starts = NULL;
+  tfd_rendezvous_unref(x->rendezvous);
+  x->rendezvous = NULL;
+}
+
+/* Checks the feeds and starts the step; on_done NULL: a blocking step, whose caller waits on x->cv and
+ * then calls step_finish. cancel, when given, is a reference the step takes (an asynchronous run's,
+ * which it must have); else the step makes one if it may wait. On error nothing has started and
+ * nothing is left to free. An asynchronous
+ * step may end (on_done called) before this returns: x is not touched after the last partition starts. */
+static tfd_code step_start(step *x, tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
+                           void (*on_done)(step *), tfd_cancellation *cancel, tfd_status *st) {
+  if (check_feeds(b, feeds, st) != TFD_OK) {
+    tfd_cancellation_unref(cancel);
+    return tfd_status_code(st);
+  }
+  bool async = on_done != NULL;
+  x->s = s;
+  x->b = b;
+  x->trace = ro && ro->trace;
+  x->want_costs = ro && ro->cost_graph;
+  x->partition_graphs = ro && ro->output_partition_graphs;
+  bool collect = x->trace || x->want_costs || tfd_session_options_build_cost_model(s->options);
   /* What a step needs beyond its executors is made only when it can be used: a rendezvous
    * when partitions or kernels exchange tensors, a cancellation (which close() and a
-   * timeout use to stop it) when a kernel may wait. A step of neither ends by itself. */
+   * timeout use to stop it) when a kernel may wait, or the step is asynchronous (its
+   * handle can cancel it). A blocking step of neither ends by itself. */
   bool need_rendezvous = b->num_parts > 1, may_wait = false;
   for (int p = 0; p < b->num_parts; p++) {
     need_rendezvous |= tfd_executor_uses_rendezvous(b->execs[p]);
     may_wait |= tfd_executor_may_wait(b->execs[p]);
   }
-  enum { SMALL = 8 };
-  tfd_node_stats **stats = NULL;
-  tfd_tensor *small_fetches[SMALL] = {0};
-  tfd_tensor **fetches = b->num_fetches <= SMALL ? small_fetches : calloc((size_t)b->num_fetches, sizeof *fetches);
-  barrier bar = {.remaining = b->num_parts, .status = TFD_STATUS_INIT,
-                 .rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL, .caller = pthread_self(),
-                 .solo = b->num_parts == 1};
-  if (collect && (stats = calloc((size_t)b->num_parts, sizeof *stats)))
+  x->stats = NULL;
+  x->fetches = b->num_fetches <= STEP_SMALL ? x->small_fetches : malloc((size_t)b->num_fetches * sizeof *x->fetches);
+  if (x->fetches) memset(x->fetches, 0, (size_t)b->num_fetches * sizeof *x->fetches);
+  x->starts = b->num_parts <= STEP_SMALL ? x->small_starts : malloc((size_t)b->num_parts * sizeof *x->starts);
+  x->remaining = b->num_parts;
+  x->status = (tfd_status)TFD_STATUS_INIT;
+  x->rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL;
+  x->caller = pthread_self();
+  x->solo = !async && b->num_parts == 1;
+  x->done_inline = x->timed_out = false;
+  x->on_done = on_done;
+  if (collect && (x->stats = calloc((size_t)b->num_parts, sizeof *x->stats)))
     for (int p = 0; p < b->num_parts; p++)
-      stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **stats);
-  if (!fetches || (need_rendezvous && !bar.rendezvous) || (collect && !stats)) {
-    if (fetches != small_fetches) free(fetches);
-    free(stats);
-    tfd_rendezvous_unref(bar.rendezvous);
+      x->stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **x->stats);
+  x->cancel = cancel ? cancel : may_wait ? tfd_cancellation_new() : NULL;
+  if (!x->fetches || (need_rendezvous && !x->rendezvous) || (collect && !x->stats) || (async && !x->cancel) ||
+      (async && !x->starts)) {
+    step_free_parts(x);
+    tfd_cancellation_unref(x->cancel);
     return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
   }
-  pthread_mutex_init(&bar.mu, NULL);
-  pthread_cond_init(&bar.cv, NULL);
-  /* Cancelling the step (timeout, close) aborts its rendezvous and wakes blocked kernels. */
-  tfd_cancellation *cancel = may_wait ? tfd_cancellation_new() : NULL;
-  int64_t abort_token = cancel && bar.rendezvous ? tfd_cancellation_register(cancel, abort_rendezvous, bar.rendezvous) : -1;
-  bool tracked = cancel && add_active(s, cancel);
-  int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
-  /* Partitions 1..n start on the pool, partition 0 on this thread: all run at once. */
-  part_start small[SMALL];
-  part_start *starts = b->num_parts <= SMALL ? small : malloc((size_t)b->num_parts * sizeof *starts);
+  pthread_mutex_init(&x->mu, NULL);
+  pthread_cond_init(&x->cv, NULL);
+  x->has_queue = false;
+  for (int p = 0; p < b->num_parts; p++) x->has_queue |= tfd_executor_needs_caller(b->execs[p]);
+  if (x->has_queue)
+    tfd_caller_queue_init(&x->queue, x->queue_mu ? x->queue_mu : &x->mu, x->queue_cv ? x->queue_cv : &x->cv);
+  /* Cancelling the step (timeout, close, tfd_run_cancel) aborts its rendezvous and wakes blocked kernels. */
+  x->abort_token = x->cancel && x->rendezvous ? tfd_cancellation_register(x->cancel, abort_rendezvous, x->rendezvous) : -1;
+  x->tracked = x->cancel && add_active(s, x->cancel);
+  x->step_id = atomic_fetch_add(&step_id_counter, 1);
+  if (b->num_parts == 0) {
+    if (on_done) on_done(x);
+    return TFD_OK;
+  }
+  /* Blocking: partitions 1..n start on the pool, partition 0 on this thread; all run at once.
+   * Asynchronous: every partition starts on the pool, so this call returns at once. A synchronous
+   * session or run (inter_op_thread_pool -1) has no thread but this one: it runs them all here, one
+   * after another (a partition waiting on a _Recv returns, and the _Send that feeds it carries it
+   * on), so an asynchronous step of one ends before the call returns unless a kernel waits. */
+  tfd_threadpool *runner = ro && ro->inter_op_thread_pool < 0 ? NULL : s->inter_pool;
+  int first_pooled = async ? 0 : 1;
   for (int p = b->num_parts - 1; p >= 0; p--) {
-    tfd_executor_args args = {step_id, bar.rendezvous, feeds, b->num_feeds, fetches, b->num_fetches, s->inter_pool,
-                              stats ? stats[p] : NULL, cancel, s->state};
-    if (p > 0 && starts) {
-      starts[p] = (part_start){b->execs[p], args, &bar};
-      if (tfd_threadpool_schedule(s->inter_pool, start_part, &starts[p], NULL) == TFD_OK) continue;
+    tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
+                              runner, x->stats ? x->stats[p] : NULL, x->cancel, s->state,
+                              x->has_queue ? &x->queue : NULL, x->caller, !async};
+    if (p >= first_pooled && x->starts && runner) {
+      x->starts[p] = (part_start){b->execs[p], args, x};
+      if (tfd_threadpool_schedule(s->inter_pool, start_part, &x->starts[p], NULL) == TFD_OK) continue;
     }
-    tfd_executor_run_async(b->execs[p], &args, part_done, &bar);
+    tfd_executor_run_async(b->execs[p], &args, part_done, x);
   }
-  int64_t timeout = ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
-  bool timed_out = false;
-  if (!bar.done_inline) {
-    pthread_mutex_lock(&bar.mu);
-    /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous. */
-    timed_out = tfd_wait_or_time_out(&bar.mu, &bar.cv, &bar.remaining, timeout, "the step",
-                                     cancel ? tfd_cancel_on_timeout : bar.rendezvous ? abort_rendezvous : nothing_to_stop,
-                                     cancel ? (void *)cancel : bar.rendezvous);
-    pthread_mutex_unlock(&bar.mu);
-  }
-  if (starts != small) free(starts);
-  if (tracked) remove_active(s, cancel);
+  return TFD_OK;
+}
+
+/* The result of an ended step: its code (status set), and on success its fetches (bundle order, one
+ * reference each) in outputs and meta filled. Releases everything step_start made. */
+static tfd_code step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *meta, int64_t timeout, tfd_status *st) {
+  tfd_session *s = x->s;
+  bundle *b = x->b;
+  if (x->tracked) remove_active(s, x->cancel);
   tfd_code code;
   const char *why = NULL;
-  if (cancel && tfd_cancellation_reason(cancel, &why) != TFD_OK) {
+  if (x->cancel && tfd_cancellation_reason(x->cancel, &why) != TFD_OK) {
     /* A cancelled step reports why it was cancelled, not what the kernels saw. */
-    code = tfd_status_setf(st, tfd_cancellation_reason(cancel, NULL), "%s", why);
-    tfd_status_clear(&bar.status);
-  } else if (timed_out && !cancel) {
+    code = tfd_status_setf(st, tfd_cancellation_reason(x->cancel, NULL), "%s", why);
+    tfd_status_clear(&x->status);
+  } else if (x->timed_out && !x->cancel) {
     code = tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (%lld ms)", (long long)timeout);
-    tfd_status_clear(&bar.status);
-  } else if (bar.status.code != TFD_OK && bar.rendezvous && tfd_rendezvous_status(bar.rendezvous, st) != TFD_OK) {
+    tfd_status_clear(&x->status);
+  } else if (x->status.code != TFD_OK && x->rendezvous && tfd_rendezvous_status(x->rendezvous, st) != TFD_OK) {
     /* The first kernel to fail aborted the rendezvous with its own error; other partitions then fail
      * in their _Recv nodes, and may report first: the abort is the error the user caused. */
     code = tfd_status_code(st);
-    tfd_status_clear(&bar.status);
+    tfd_status_clear(&x->status);
   } else {
-    code = tfd_status_move(st, &bar.status);
+    code = tfd_status_move(st, &x->status);
   }
-  if (cancel && abort_token >= 0) tfd_cancellation_deregister(cancel, abort_token);
-  tfd_cancellation_unref(cancel);
+  if (x->cancel && x->abort_token >= 0) tfd_cancellation_deregister(x->cancel, x->abort_token);
+  tfd_cancellation_unref(x->cancel);
+  x->cancel = NULL;
   if (code == TFD_OK) {
     for (int k = 0; k < b->num_fetches; k++)
-      if (!fetches[k]) {
+      if (!x->fetches[k]) {
         code = tfd_status_setf(st, TFD_INTERNAL, "fetch '%s' was not produced", b->fetch_names[k]);
         break;
       }
   }
   for (int k = 0; k < b->num_fetches; k++) {
-    if (code == TFD_OK) outputs[k] = fetches[k];
-    else tfd_tensor_unref(fetches[k]);
+    if (code == TFD_OK) outputs[k] = x->fetches[k];
+    else tfd_tensor_unref(x->fetches[k]);
   }
-  if (code == TFD_OK && stats) record_costs(s, b, stats);
+  if (code == TFD_OK && x->stats) record_costs(s, b, x->stats);
   if (code == TFD_OK && meta) {
-    fill_metadata(meta, b, trace ? stats : NULL, ro && ro->output_partition_graphs);
-    if (want_costs) fill_cost_graph(s, meta, b);
-    meta->step_id = step_id;
+    fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
+    if (x->want_costs) fill_cost_graph(s, meta, b);
+    meta->step_id = x->step_id;
   }
-  for (int p = 0; stats && p < b->num_parts; p++) free(stats[p]);
-  free(stats);
-  if (fetches != small_fetches) free(fetches);
-  tfd_rendezvous_unref(bar.rendezvous);
-  pthread_mutex_destroy(&bar.mu);
-  pthread_cond_destroy(&bar.cv);
+  step_free_parts(x);
+  pthread_mutex_destroy(&x->mu);
+  pthread_cond_destroy(&x->cv);
   return code;
+}
+
+static int64_t run_timeout(const tfd_session *s, const tfd_run_options *ro) {
+  return ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
+}
+
+/* The blocking run: start, wait (cancelling at the deadline), finish. */
+static tfd_code run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
+                           tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
+  step x;
+  x.queue_mu = NULL;
+  x.queue_cv = NULL;
+  if (step_start(&x, s, b, ro, feeds, NULL, NULL, st) != TFD_OK) return tfd_status_code(st);
+  int64_t timeout = run_timeout(s, ro);
+  if (!x.done_inline) {
+    pthread_mutex_lock(&x.mu);
+    /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous.
+     * Kernels that must run here arrive through the queue, run between the waits. */
+    x.timed_out = tfd_wait_or_time_out_draining(&x.mu, &x.cv, &x.remaining, timeout, "the step",
+                                                x.cancel ? tfd_cancel_on_timeout
+                                                : x.rendezvous ? abort_rendezvous
+                                                               : nothing_to_stop,
+                                                x.cancel ? (void *)x.cancel : x.rendezvous, x.has_queue ? &x.queue : NULL);
+    pthread_mutex_unlock(&x.mu);
+  }
+  return step_finish(&x, outputs, meta, timeout, st);
+}
+
+/* ---- asynchronous runs ----
+ * A tfd_run is shared by the caller's handle and its step while the step
+ * runs (two references). The step holds the session as a call in flight
+ * (inflight) until it has ended and done has returned, so close() cancels
+ * it through the active list and waits for it; after that the run touches
+ * the session no more, and its handle outlives the session safely. */
+struct tfd_run {
+  tfd_refcount refs;
+  step x;
+  tfd_session *s;           /* used until the step ends */
+  callable *c;              /* a callable's run keeps it (and its fetch map) */
+  int *fetch_map;           /* call order -> bundle order: c's, or owned when c is NULL */
+  int num_outputs;
+  tfd_tensor **feeds;       /* bundle order, one reference each until the step ends */
+  int num_feeds;
+  tfd_tensor **outs;        /* bundle order, from step_finish */
+  tfd_tensor **outputs;     /* call order, one reference each until taken or freed */
+  bool taken;
+  tfd_run_metadata *meta;   /* the caller's */
+  tfd_run_done_fn done;
+  void *done_arg;
+  tfd_cancellation *cancel; /* our own reference: cancelling after the step is harmless */
+  int64_t timeout_ms;       /* > 0: the step's deadline, checked by wait and ready */
+  struct timespec deadline;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool ended;               /* the step ended and done returned */
+  pthread_t completer;      /* the thread calling done, while it does */
+  bool completing;
+  tfd_status status;        /* the run's result, once ended */
+};
+
+static void release_feeds(tfd_run *r) {
+  for (int k = 0; r->feeds && k < r->num_feeds; k++) tfd_tensor_unref(r->feeds[k]);
+  free(r->feeds);
+  r->feeds = NULL;
+}
+
+static void run_unref(tfd_run *r) {
+  if (!r || !tfd_refcount_dec(&r->refs)) return;
+  release_feeds(r);
+  for (int i = 0; r->outputs && i < r->num_outputs; i++) tfd_tensor_unref(r->outputs[i]);
+  free(r->outputs);
+  free(r->outs);
+  if (r->c) callable_unref(r->c);
+  else free(r->fetch_map);
+  tfd_cancellation_unref(r->cancel);
+  tfd_status_clear(&r->status);
+  pthread_mutex_destroy(&r->mu);
+  pthread_cond_destroy(&r->cv);
+  free(r);
+}
+
+/* on_done of an asynchronous step: the last partition has ended (or none ran). */
+static void run_step_done(step *x) {
+  tfd_run *r = (tfd_run *)((char *)x - offsetof(tfd_run, x));
+  tfd_session *s = r->s;
+  tfd_code code = step_finish(x, r->outs, r->meta, r->timeout_ms, &r->status);
+  if (code == TFD_OK) {
+    for (int i = 0; i < r->num_outputs; i++) r->outputs[i] = tfd_tensor_ref(r->outs[r->fetch_map[i]]);
+    for (int k = 0; k < x->b->num_fetches; k++) tfd_tensor_unref(r->outs[k]);
+  }
+  release_feeds(r); /* before done: its inputs are free to be written from now on */
+  pthread_mutex_lock(&r->mu);
+  r->completer = pthread_self();
+  r->completing = true;
+  pthread_mutex_unlock(&r->mu);
+  if (r->done) r->done(r->done_arg, &r->status);
+  pthread_mutex_lock(&r->mu);
+  r->completing = false;
+  r->ended = true;
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  leave(s); /* the last touch of the session: close() may free it from here on */
+  run_unref(r); /* the step's reference */
+}
+
+/* Starts bundle b asynchronously with feeds in bundle order (borrowed; referenced here). fetch_map is
+ * taken (freed on failure too) unless c, whose reference is taken either way, provides it. */
+static tfd_run *start_async(tfd_session *s, bundle *b, callable *c, int *fetch_map, int num_outputs,
+                            const tfd_run_options *ro, tfd_tensor *const *feeds, tfd_run_metadata *meta,
+                            tfd_run_done_fn done, void *done_arg, tfd_status *st) {
+  tfd_run *r = calloc(1, sizeof *r);
+  if (r) {
+    r->c = c;
+    r->fetch_map = fetch_map;
+    r->num_outputs = num_outputs;
+    r->feeds = calloc((size_t)b->num_feeds + 1, sizeof *r->feeds);
+    r->outs = calloc((size_t)b->num_fetches + 1, sizeof *r->outs);
+    r->outputs = calloc((size_t)num_outputs + 1, sizeof *r->outputs);
+  }
+  if (!r || !r->feeds || !r->outs || !r->outputs) {
+    if (r) {
+      free(r->feeds);
+      free(r->outs);
+      free(r->outputs);
+      free(r);
+    }
+    if (c) callable_unref(c);
+    else free(fetch_map);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+    return NULL;
+  }
+  tfd_refcount_init(&r->refs); /* the caller's */
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
+  r->status = (tfd_status)TFD_STATUS_INIT;
+  r->s = s;
+  r->meta = meta;
+  r->done = done;
+  r->done_arg = done_arg;
+  r->timeout_ms = run_timeout(s, ro);
+  if (r->timeout_ms > 0) r->deadline = tfd_deadline_after_ms(r->timeout_ms);
+  for (int k = 0; k < b->num_feeds; k++) r->feeds[k] = feeds[k] ? tfd_tensor_ref(feeds[k]) : NULL;
+  r->num_feeds = b->num_feeds;
+  /* The step's reference and its hold on the session come first: it may end before step_start returns. */
+  tfd_refcount_inc(&r->refs);
+  pthread_mutex_lock(&s->life_mu);
+  s->inflight++;
+  pthread_mutex_unlock(&s->life_mu);
+  r->cancel = tfd_cancellation_new();
+  r->x.queue_mu = &r->mu; /* caller-thread kernels are run by whoever waits on or polls the run */
+  r->x.queue_cv = &r->cv;
+  tfd_code started = r->cancel ? step_start(&r->x, s, b, ro, r->feeds, run_step_done, tfd_cancellation_ref(r->cancel), st)
+                               : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+  if (started != TFD_OK) {
+    leave(s);
+    tfd_refcount_dec(&r->refs); /* the step's: it never started */
+    run_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+bool tfd_run_wait(tfd_run *r, int64_t timeout_ms, tfd_status *st) {
+  struct timespec until = timeout_ms > 0 ? tfd_deadline_after_ms(timeout_ms) : (struct timespec){0, 0};
+  pthread_mutex_lock(&r->mu);
+  for (;;) {
+    if (r->ended) break;
+    if (r->x.has_queue && tfd_caller_queue_pending_locked(&r->x.queue)) { /* kernels that run here */
+      tfd_caller_queue_drain_locked(&r->x.queue);
+      continue;
+    }
+    /* The step's own deadline comes first when it is the sooner. */
+    bool step_deadline = r->timeout_ms > 0 && !tfd_cancellation_is_cancelled(r->cancel) &&
+                         (timeout_ms < 0 || (timeout_ms > 0 && (r->deadline.tv_sec < until.tv_sec ||
+                                                                (r->deadline.tv_sec == until.tv_sec &&
+                                                                 r->deadline.tv_nsec < until.tv_nsec))));
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    bool step_late = r->timeout_ms > 0 && (now.tv_sec > r->deadline.tv_sec ||
+                                           (now.tv_sec == r->deadline.tv_sec && now.tv_nsec >= r->deadline.tv_nsec));
+    if (step_late && !tfd_cancellation_is_cancelled(r->cancel)) {
+      /* Not under mu: cancelling runs callbacks that may end the step, whose end takes mu. */
+      pthread_mutex_unlock(&r->mu);
+      char msg[96];
+      snprintf(msg, sizeof msg, "Timed out waiting for the step (%lld ms)", (long long)r->timeout_ms);
+      tfd_cancellation_cancel(r->cancel, TFD_DEADLINE_EXCEEDED, msg);
+      pthread_mutex_lock(&r->mu);
+      continue;
+    }
+    if (timeout_ms == 0) break;
+    if (step_deadline) {
+      pthread_cond_timedwait(&r->cv, &r->mu, &r->deadline);
+    } else if (timeout_ms < 0) {
+      pthread_cond_wait(&r->cv, &r->mu);
+    } else if (pthread_cond_timedwait(&r->cv, &r->mu, &until) == ETIMEDOUT) {
+      break;
+    }
+  }
+  bool ended = r->ended;
+  pthread_mutex_unlock(&r->mu);
+  /* Once ended, status is written no more. */
+  if (ended && st) tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
+  return ended;
+}
+
+bool tfd_run_ready(tfd_run *r) { return tfd_run_wait(r, 0, NULL); }
+
+int tfd_run_num_outputs(const tfd_run *r) { return r->num_outputs; }
+
+tfd_code tfd_run_take_outputs(tfd_run *r, tfd_tensor **outputs, tfd_status *st) {
+  if (!tfd_run_wait(r, 0, NULL))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "the run has not ended yet: wait for it first");
+  if (r->status.code != TFD_OK) return tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));
+  pthread_mutex_lock(&r->mu);
+  bool taken = r->taken;
+  r->taken = true;
+  pthread_mutex_unlock(&r->mu);
+  if (taken) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "the outputs of this run were already taken");
+  for (int i = 0; i < r->num_outputs; i++) {
+    outputs[i] = r->outputs[i];
+    r->outputs[i] = NULL;
+  }
+  return TFD_OK;
+}
+
+void tfd_run_cancel(tfd_run *r) {
+  if (r) tfd_cancellation_cancel(r->cancel, TFD_CANCELLED, "Run was cancelled.");
+}
+
+void tfd_run_free(tfd_run *r) {
+  if (!r) return;
+  pthread_mutex_lock(&r->mu);
+  bool own_done = r->completing && pthread_equal(r->completer, pthread_self());
+  bool ended = r->ended;
+  pthread_mutex_unlock(&r->mu);
+  if (!ended && !own_done) {
+    tfd_run_cancel(r);
+    tfd_run_wait(r, -1, NULL);
+  }
+  run_unref(r);
 }
 
 /* Maps call-order names onto a bundle's order; -1 entries are impossible after lookup. */
@@ -1074,10 +1450,19 @@ static tfd_code map_names(const tfd_strmap *index, char **names, int n, int *map
   return TFD_OK;
 }
 
+/* How an asynchronous call wants its run: done and its argument, and where the handle goes. NULL for a
+ * blocking call. */
+typedef struct async_req {
+  tfd_run_done_fn done;
+  void *arg;
+  tfd_run *run;
+} async_req;
+
+/* Run and RunAsync: names resolved once, then the bundle run blocking, or started (async). */
 static tfd_code run_impl(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
                          tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                          const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
-                         tfd_status *st) {
+                         async_req *async, tfd_status *st) {
   if (nfe == 0 && nt == 0) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
   char **feeds = canonical_names(feed_names, nf, true, st);
   char **fetches = feeds ? canonical_names(fetch_names, nfe, true, st) : NULL;
@@ -1091,13 +1476,17 @@ static tfd_code run_impl(tfd_session *s, const tfd_run_options *ro, const char *
   if (code == TFD_OK && !b) code = tfd_status_code(st);
   if (code == TFD_OK) code = map_names(&b->feed_index, feeds, nf, feed_map, "feed", st);
   if (code == TFD_OK) code = map_names(&b->fetch_index, fetches, nfe, fetch_map, "fetch", st);
-  if (code == TFD_OK) {
-    for (int i = 0; i < nf; i++) ordered[feed_map[i]] = feed_values[i];
+  if (code == TFD_OK) for (int i = 0; i < nf; i++) ordered[feed_map[i]] = feed_values[i];
+  if (code == TFD_OK && async) {
+    async->run = start_async(s, b, NULL, fetch_map, nfe, ro, ordered, meta, async->done, async->arg, st);
+    fetch_map = NULL; /* the run's now, or freed */
+    code = async->run ? TFD_OK : tfd_status_code(st);
+  } else if (code == TFD_OK) {
     code = run_bundle(s, b, ro, ordered, outs, meta, st);
+    if (code == TFD_OK)
+      for (int i = 0; i < nfe; i++) outputs[i] = tfd_tensor_ref(outs[fetch_map[i]]);
+    for (int k = 0; code == TFD_OK && k < b->num_fetches; k++) tfd_tensor_unref(outs[k]);
   }
-  if (code == TFD_OK)
-    for (int i = 0; i < nfe; i++) outputs[i] = tfd_tensor_ref(outs[fetch_map[i]]);
-  for (int k = 0; b && code == TFD_OK && k < b->num_fetches; k++) tfd_tensor_unref(outs[k]);
   free_names(feeds, nf);
   free_names(fetches, nfe);
   free_names(tgts, nt);
@@ -1164,7 +1553,7 @@ static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
 
 static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                   tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
-                                  tfd_status *st) {
+                                  async_req *async, tfd_status *st) {
   callable *c = find_callable(s, handle, st);
   if (!c) return TFD_INVALID_ARGUMENT;
   enum { SMALL = 16 };
@@ -1173,13 +1562,17 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
   tfd_tensor **outs = c->b->num_fetches <= SMALL ? small_out : calloc((size_t)c->b->num_fetches, sizeof *outs);
   tfd_code code = TFD_OK;
   if (!ordered || !outs) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
-  if (code == TFD_OK) {
-    for (int i = 0; i < c->num_feeds; i++) ordered[c->feed_map[i]] = feed_values[i];
+  if (code == TFD_OK) for (int i = 0; i < c->num_feeds; i++) ordered[c->feed_map[i]] = feed_values[i];
+  if (code == TFD_OK && async) {
+    tfd_refcount_inc(&c->refs); /* the run's */
+    async->run = start_async(s, c->b, c, c->fetch_map, c->num_fetches, ro, ordered, meta, async->done, async->arg, st);
+    code = async->run ? TFD_OK : tfd_status_code(st);
+  } else if (code == TFD_OK) {
     code = run_bundle(s, c->b, ro, ordered, outs, meta, st);
-  }
-  if (code == TFD_OK) {
-    for (int i = 0; i < c->num_fetches; i++) outputs[i] = tfd_tensor_ref(outs[c->fetch_map[i]]);
-    for (int k = 0; k < c->b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+    if (code == TFD_OK) {
+      for (int i = 0; i < c->num_fetches; i++) outputs[i] = tfd_tensor_ref(outs[c->fetch_map[i]]);
+      for (int k = 0; k < c->b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+    }
   }
   if (ordered != small_in) free(ordered);
   if (outs != small_out) free(outs);
@@ -1202,16 +1595,32 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *
                          const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
                          tfd_status *st) {
   if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
-  tfd_code code = run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, outputs, meta, st);
+  tfd_code code = check_graph_created(s, "Run()", st);
+  if (code == TFD_OK)
+    code = run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, outputs, meta, NULL, st);
   leave(s);
   return code;
+}
+
+tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                               tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                               const char *const *targets, int nt, tfd_run_metadata *meta, tfd_run_done_fn done,
+                               void *done_arg, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return NULL;
+  async_req a = {done, done_arg, NULL};
+  if (check_graph_created(s, "Run()", st) == TFD_OK)
+    run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, NULL, meta, &a, st);
+  leave(s); /* a run that started holds the session until it ends */
+  return a.run;
 }
 
 int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
                                   const char *const *fetch_names, int nfe, const char *const *targets, int nt,
                                   tfd_status *st) {
   if (enter(s, st) != TFD_OK) return -1;
-  int64_t h = make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, st);
+  int64_t h = check_graph_created(s, "MakeCallable()", st) == TFD_OK
+                  ? make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, st)
+                  : -1;
   leave(s);
   return h;
 }
@@ -1220,9 +1629,19 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
                                   tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
                                   tfd_status *st) {
   if (enter(s, st) != TFD_OK) return TFD_CANCELLED;
-  tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, st);
+  tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, NULL, st);
   leave(s);
   return code;
+}
+
+tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                        tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
+                                        void *done_arg, tfd_status *st) {
+  if (enter(s, st) != TFD_OK) return NULL;
+  async_req a = {done, done_arg, NULL};
+  run_callable_impl(s, handle, ro, feed_values, NULL, meta, &a, st);
+  leave(s); /* a run that started holds the session until it ends */
+  return a.run;
 }
 
 /* ---- partial runs ----
@@ -1296,6 +1715,10 @@ static tfd_code check_distinct(char **names, int n, const char *what, tfd_status
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
                                const char *const *targets, int nt, tfd_status *st) {
   if (enter(s, st) != TFD_OK) return -1;
+  if (check_graph_created(s, "PRunSetup()", st) != TFD_OK) {
+    leave(s);
+    return -1;
+  }
   char **feeds = canonical_names(inputs, ni, true, st);
   char **fetches = feeds ? canonical_names(outputs, no, true, st) : NULL;
   char **tgts = fetches ? canonical_names(targets, nt, false, st) : NULL;
@@ -1342,7 +1765,8 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     r->remaining = b->num_parts;
     int64_t step_id = atomic_fetch_add(&step_id_counter, 1);
     for (int p = 0; p < b->num_parts; p++) {
-      tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state};
+      tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state,
+                                NULL, pthread_self(), false}; /* partial runs have no caller to run kernels on */
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
     pthread_mutex_lock(&s->exec_mu);

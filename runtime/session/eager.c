@@ -73,6 +73,7 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
   if (!e) return tfd_status_code(st);
   tfd_tensor *fetched[TFD_MAX_OP_OUTPUTS] = {0};
   tfd_executor_args args = {.step_id = 0, .feeds = inputs, .num_feeds = num_inputs, .fetches = fetched,
+                            .caller_thread = pthread_self(), .has_caller_thread = true, /* it all runs here */
                             .num_fetches = nout};
   tfd_cancellation *cancel = tfd_cancellation_new(); /* so a timeout can wake a blocked kernel */
   args.cancellation = cancel;

@@ -1,19 +1,19 @@
-/* The runtime functions the CUDA backend module calls, forwarded to the host table of whichever
- * runtime loaded it (see runtime/device/backend_module.h). The module's sources are written as
- * runtime code is, calling tfd_status_setf or tfd_device_init; these definitions, hidden inside
- * the module, route each call to the loading runtime, so the module links no copy of libtfdev. */
+/* The runtime functions a backend module calls, forwarded to the host table of whichever runtime
+ * loaded it (see backend_module.h). Compiled into each module (gpu/'s CUDA one, the test suite's
+ * fake GPU), never into libtfdev: the module's sources are written as runtime code is, calling
+ * tfd_status_setf or tfd_device_init, and these definitions, hidden inside the module, route each
+ * call to the loading runtime, so the module links no copy of libtfdev. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../runtime/core/allocator_internal.h"
-#include "../runtime/core/status_internal.h"
-#include "../runtime/device/backend_module.h"
-#include "../runtime/device/visible_devices.h"
-#include "host_shim.h"
+#include "../core/allocator_internal.h"
+#include "../core/status_internal.h"
+#include "backend_shim.h"
+#include "visible_devices.h"
 
 static const tfd_backend_host *host;
 
-void tfd_cuda_set_host(const tfd_backend_host *h) { host = h; }
+void tfd_backend_shim_init(const tfd_backend_host *h) { host = h; }
 
 tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
   va_list ap;
@@ -78,6 +78,9 @@ double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o) {
   return host->options_gpu_memory_fraction(o);
 }
 bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o) { return host->options_gpu_allow_growth(o); }
+bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o) { return host->options_gpu_sync_every_op(o); }
+int tfd_session_options_gpu_max_streams(const tfd_session_options *o) { return host->options_gpu_max_streams(o); }
+
 int tfd_session_options_intra_op_threads(const tfd_session_options *o) { return host->options_intra_op_threads(o); }
 bool tfd_session_options_use_global_threadpool(const tfd_session_options *o) {
   return host->options_use_global_threadpool(o);

@@ -1,0 +1,260 @@
+/* A GPU's context (see gpu_context.h): streams, event manager and the event pool, shared by the GPU
+ * device and its BFC allocator; and that allocator's region provider (cudaMalloc/cudaFree) and
+ * device-memory copies (TensorFlow's GPUDeviceContext::CopyDeviceTensorToCPU/CopyCPUTensorToDevice
+ * reduced to bytes). Copies use stream group 0, where nodes run.
+ *
+ * Ordering, as TensorFlow's: a copy stream first waits for an event recorded on compute, so a copy
+ * out sees the kernels queued before it and a copy in does not overwrite memory that queued kernels
+ * still read (the BFC allocator reuses freed memory at once, ordered only by the compute stream);
+ * compute then waits for the copy in, so later kernels see its bytes. Nothing waits for the whole
+ * device: to_host waits for an event recorded after its copy, from_host not at all (the event manager
+ * releases the host source once the host-to-device stream has passed the copy). */
+#include "gpu_context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/core/allocator_internal.h"
+#include "../runtime/core/status_internal.h"
+#include "bfc_allocator.h"
+
+/* ---- CUDA calls in sequence: the first failure stops the rest and is remembered ---- */
+typedef struct cuda_steps {
+  cudaError_t err;
+  const char *what; /* the call that failed */
+} cuda_steps;
+
+/* Runs `call` only while every earlier step succeeded. */
+#define STEP(s, name, call)        \
+  do {                             \
+    if ((s)->err == cudaSuccess) { \
+      (s)->what = (name);          \
+      (s)->err = (call);           \
+    }                              \
+  } while (0)
+
+static tfd_code cuda_failed(const tfd_gpu_ctx *c, const cuda_steps *s, const char *doing, size_t bytes,
+                            tfd_status *st) {
+  (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: %s (%zu bytes): %s failed: %s", c->name, doing, bytes, s->what,
+                         cudaGetErrorString(s->err));
+}
+
+/* ---- the event pool (call with c's device current) ---- */
+static cudaError_t event_get(tfd_gpu_ctx *c, cudaEvent_t *out) {
+  pthread_mutex_lock(&c->pool_mu);
+  *out = c->num_pool ? c->pool[--c->num_pool] : NULL;
+  pthread_mutex_unlock(&c->pool_mu);
+  return *out ? cudaSuccess : cudaEventCreateWithFlags(out, cudaEventDisableTiming);
+}
+
+/* An event may go back as soon as the waits on it are queued: a wait uses the record made before
+ * it, whatever is recorded later. */
+static void event_put(tfd_gpu_ctx *c, cudaEvent_t e) {
+  if (!e) return;
+  pthread_mutex_lock(&c->pool_mu);
+  if (c->num_pool == c->cap_pool) {
+    size_t cap = c->cap_pool ? 2 * c->cap_pool : 16;
+    cudaEvent_t *grown = realloc(c->pool, cap * sizeof *grown);
+    if (grown) c->pool = grown, c->cap_pool = cap;
+  }
+  bool kept = c->num_pool < c->cap_pool;
+  if (kept) c->pool[c->num_pool++] = e;
+  pthread_mutex_unlock(&c->pool_mu);
+  if (!kept) cudaEventDestroy(e);
+}
+
+/* ---- the event manager's provider: CUDA events without timing, on this device ---- */
+static void *em_create(void *ctx) {
+  tfd_gpu_ctx *c = ctx;
+  cudaEvent_t e = NULL;
+  if (cudaSetDevice(c->cuda_id) != cudaSuccess || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  return (void *)e;
+}
+
+static tfd_code em_record(void *ctx, void *event, void *stream, tfd_status *st) {
+  tfd_gpu_ctx *c = ctx;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  STEP(&s, "cudaEventRecord", cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
+  if (s.err == cudaSuccess) return TFD_OK;
+  (void)cudaGetLastError();
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: %s failed: %s", c->name, s.what, cudaGetErrorString(s.err));
+}
+
+static int em_query(void *ctx, void *event) {
+  (void)ctx;
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaSuccess) return 1;
+  if (err == cudaErrorNotReady) return 0;
+  (void)cudaGetLastError();
+  return -1;
+}
+
+static void em_destroy(void *ctx, void *event) {
+  (void)ctx;
+  cudaEventDestroy((cudaEvent_t)event);
+}
+
+/* ---- the context ---- */
+static void ctx_destroy(tfd_gpu_ctx *c) {
+  tfd_event_mgr_free(c->events); /* first: waits for the callbacks still queued on the streams */
+  cudaSetDevice(c->cuda_id);
+  for (int g = 0; g < TFD_GPU_MAX_STREAMS; g++)
+    for (int i = 0; i < TFD_GPU_NUM_STREAMS; i++)
+      if (c->streams[g][i]) cudaStreamDestroy(c->streams[g][i]);
+  for (size_t i = 0; i < c->num_pool; i++) cudaEventDestroy(c->pool[i]);
+  free(c->pool);
+  pthread_mutex_destroy(&c->pool_mu);
+  free(c->name);
+  free(c);
+}
+
+tfd_gpu_ctx *tfd_gpu_ctx_new(const char *name, int cuda_id, int num_groups, tfd_status *st) {
+  tfd_gpu_ctx *c = calloc(1, sizeof *c);
+  char *copy = strdup(name);
+  if (!c || !copy) {
+    free(c);
+    free(copy);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
+    return NULL;
+  }
+  tfd_refcount_init(&c->refs);
+  pthread_mutex_init(&c->pool_mu, NULL);
+  c->name = copy;
+  c->cuda_id = cuda_id;
+  c->num_groups = num_groups < 1 ? 1 : num_groups > TFD_GPU_MAX_STREAMS ? TFD_GPU_MAX_STREAMS : num_groups;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(cuda_id));
+  /* Non-blocking: the legacy default stream, which other code in the process may use, must not
+   * serialise with ours. */
+  for (int g = 0; g < c->num_groups; g++)
+    for (int i = 0; i < TFD_GPU_NUM_STREAMS; i++)
+      STEP(&s, "cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&c->streams[g][i], cudaStreamNonBlocking));
+  if (s.err != cudaSuccess) {
+    (void)cudaGetLastError();
+    tfd_status_setf(st, TFD_INTERNAL, "%s: %s failed: %s", name, s.what, cudaGetErrorString(s.err));
+    ctx_destroy(c);
+    return NULL;
+  }
+  tfd_event_provider events = {c, em_create, em_record, em_query, em_destroy};
+  if (!(c->events = tfd_event_mgr_new(&events, 10, st))) {
+    ctx_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+tfd_gpu_ctx *tfd_gpu_ctx_ref(tfd_gpu_ctx *c) {
+  tfd_refcount_inc(&c->refs);
+  return c;
+}
+
+void tfd_gpu_ctx_unref(tfd_gpu_ctx *c) {
+  if (c && tfd_refcount_dec(&c->refs)) ctx_destroy(c);
+}
+
+tfd_code tfd_gpu_ctx_sync(tfd_gpu_ctx *c, tfd_status *st) {
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  for (int g = 0; g < c->num_groups; g++)
+    for (int i = 0; i < TFD_GPU_NUM_STREAMS; i++) STEP(&s, "cudaStreamSynchronize", cudaStreamSynchronize(c->streams[g][i]));
+  if (s.err == cudaSuccess) return TFD_OK;
+  (void)cudaGetLastError();
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: sync failed: %s: %s", c->name, s.what, cudaGetErrorString(s.err));
+}
+
+/* ---- the BFC allocator's regions: device memory from cudaMalloc (256-byte aligned, as it requires) ---- */
+static void *region_alloc(void *ctx, size_t bytes) {
+  tfd_gpu_ctx *c = ctx;
+  void *p = NULL;
+  if (cudaSetDevice(c->cuda_id) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return NULL;
+  }
+  return p;
+}
+
+static void region_free(void *ctx, void *ptr, size_t bytes) {
+  tfd_gpu_ctx *c = ctx;
+  (void)bytes;
+  cudaSetDevice(c->cuda_id);
+  cudaFree(ptr); /* synchronises the device: copies still reading or writing the region finish first */
+}
+
+static void region_release(void *ctx) { tfd_gpu_ctx_unref(ctx); }
+
+/* ---- device-memory copies (allocator_internal.h) ---- */
+static tfd_code gpu_to_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, tfd_status *st) {
+  tfd_gpu_ctx *c = tfd_bfc_allocator_context(a);
+  if (bytes == 0) return TFD_OK;
+  cudaStream_t compute = c->streams[0][TFD_GPU_COMPUTE], d2h = c->streams[0][TFD_GPU_DEVICE_TO_HOST];
+  cudaEvent_t ready = NULL, done = NULL;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  STEP(&s, "cudaEventCreate", event_get(c, &ready));
+  STEP(&s, "cudaEventCreate", event_get(c, &done));
+  STEP(&s, "cudaEventRecord", cudaEventRecord(ready, compute)); /* after the kernels that wrote src */
+  STEP(&s, "cudaStreamWaitEvent", cudaStreamWaitEvent(d2h, ready, 0));
+  STEP(&s, "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, d2h));
+  bool queued = s.err == cudaSuccess;
+  STEP(&s, "cudaEventRecord", cudaEventRecord(done, d2h));
+  STEP(&s, "cudaEventSynchronize", cudaEventSynchronize(done)); /* this copy only, not the device */
+  /* The caller frees or reads dst once we return: a copy that was queued must not still be running. */
+  if (s.err != cudaSuccess && queued) (void)cudaStreamSynchronize(d2h);
+  event_put(c, ready);
+  event_put(c, done);
+  return s.err == cudaSuccess ? TFD_OK : cuda_failed(c, &s, "copying device to host", bytes, st);
+}
+
+static tfd_code gpu_from_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, void (*release)(void *),
+                              void *release_arg, tfd_status *st) {
+  tfd_gpu_ctx *c = tfd_bfc_allocator_context(a);
+  if (bytes == 0) {
+    release(release_arg);
+    return TFD_OK;
+  }
+  cudaStream_t compute = c->streams[0][TFD_GPU_COMPUTE], h2d = c->streams[0][TFD_GPU_HOST_TO_DEVICE];
+  cudaEvent_t reuse = NULL, copied = NULL;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  STEP(&s, "cudaEventCreate", event_get(c, &reuse));
+  STEP(&s, "cudaEventCreate", event_get(c, &copied));
+  /* dst may be memory that kernels queued on compute still read (the allocator reuses it at once). */
+  STEP(&s, "cudaEventRecord", cudaEventRecord(reuse, compute));
+  STEP(&s, "cudaStreamWaitEvent", cudaStreamWaitEvent(h2d, reuse, 0));
+  STEP(&s, "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, h2d));
+  bool queued = s.err == cudaSuccess;
+  STEP(&s, "cudaEventRecord", cudaEventRecord(copied, h2d));
+  STEP(&s, "cudaStreamWaitEvent", cudaStreamWaitEvent(compute, copied, 0)); /* later kernels see the bytes */
+  event_put(c, reuse);
+  event_put(c, copied);
+  if (s.err != cudaSuccess) {
+    if (queued) (void)cudaStreamSynchronize(h2d); /* src is read until the copy ends */
+    release(release_arg);
+    return cuda_failed(c, &s, "copying host to device", bytes, st);
+  }
+  /* src stays the device's until the host-to-device stream has passed the copy. */
+  if (tfd_event_mgr_then_execute(c->events, h2d, release, release_arg, NULL) == TFD_OK) return TFD_OK;
+  /* The event manager could not take the callback (no event to be had): wait for the copy here
+   * instead, slower but never wrong. */
+  STEP(&s, "cudaStreamSynchronize", cudaStreamSynchronize(h2d));
+  release(release_arg);
+  return s.err == cudaSuccess ? TFD_OK : cuda_failed(c, &s, "copying host to device", bytes, st);
+}
+
+static const tfd_device_memory_ops gpu_memory_ops = {gpu_to_host, gpu_from_host};
+
+tfd_allocator *tfd_gpu_bfc_allocator_new(tfd_gpu_ctx *c, const char *name, int64_t memory_limit, bool allow_growth,
+                                         tfd_status *st) {
+  /* The allocator owns a reference to c (released after its last region goes back), so device memory
+   * outliving the device still has its CUDA id, streams and event manager. */
+  tfd_bfc_region_provider regions = {region_alloc, region_free, tfd_gpu_ctx_ref(c), region_release};
+  tfd_bfc_options options = {memory_limit, allow_growth, &gpu_memory_ops};
+  tfd_allocator *a = tfd_bfc_allocator_new(name, &regions, &options, st);
+  if (!a) tfd_gpu_ctx_unref(c); /* on failure the reference stayed ours */
+  return a;
+}

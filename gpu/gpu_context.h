@@ -1,0 +1,56 @@
+/* Inside the CUDA backend module: a GPU's context (gpu_context.c), the part of a BaseGPUDevice that
+ * the device's memory needs as much as the device does: the CUDA device id, the stream groups and
+ * the event manager. Tensors keep their allocator alive and may outlive the device that made them,
+ * so the context is reference-counted and owned by both the device and its BFC allocator; the last
+ * of them to go frees it. Also here: that allocator, whose device_memory copies run on the streams
+ * (allocator_internal.h's to_host and from_host). */
+#ifndef TFDEV_GPU_GPU_CONTEXT_H
+#define TFDEV_GPU_GPU_CONTEXT_H
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../runtime/core/refcount.h"
+#include "event_mgr.h"
+#include "tfdev/allocator.h"
+#include "tfdev/options.h"
+
+/* One stream group, as BaseGPUDevice's: kernels on compute, copies each way on their own stream so
+ * they overlap with compute, ordered against it by events. */
+enum { TFD_GPU_COMPUTE, TFD_GPU_HOST_TO_DEVICE, TFD_GPU_DEVICE_TO_HOST, TFD_GPU_DEVICE_TO_DEVICE, TFD_GPU_NUM_STREAMS };
+
+typedef struct tfd_gpu_ctx {
+  tfd_refcount refs;
+  int cuda_id;
+  char *name; /* the device's full name, for error messages (owned: the device may be gone) */
+  int num_groups; /* gpu.max_streams; nodes use group 0, as TensorFlow's do */
+  cudaStream_t streams[TFD_GPU_MAX_STREAMS][TFD_GPU_NUM_STREAMS];
+  tfd_event_mgr *events; /* releases host references once a stream passes them */
+  /* Events for ordering one stream after another, reused: creating one per copy costs more than
+   * the copy for small tensors. */
+  pthread_mutex_t pool_mu;
+  cudaEvent_t *pool;
+  size_t num_pool, cap_pool;
+} tfd_gpu_ctx;
+
+/* A context for CUDA device cuda_id with num_groups (1..TFD_GPU_MAX_STREAMS) stream groups; name is
+ * copied. The caller owns the one reference returned. NULL with INTERNAL (naming the device and the
+ * CUDA error) or RESOURCE_EXHAUSTED. */
+tfd_gpu_ctx *tfd_gpu_ctx_new(const char *name, int cuda_id, int num_groups, tfd_status *status);
+tfd_gpu_ctx *tfd_gpu_ctx_ref(tfd_gpu_ctx *c);
+/* Drops a reference; the last one waits for the event manager's queued callbacks, then destroys the
+ * streams and events. Never called from an event manager callback (they release host tensors only). */
+void tfd_gpu_ctx_unref(tfd_gpu_ctx *c);
+/* Waits for every stream of every group (Device::Sync), not for the whole CUDA device. */
+tfd_code tfd_gpu_ctx_sync(tfd_gpu_ctx *c, tfd_status *status);
+
+/* The device's memory: TensorFlow's BFC allocator over cudaMalloc regions of c's device, carrying
+ * c (its own reference, dropped when the allocator goes) and the copies below as device_memory.
+ * memory_limit and allow_growth as tfd_bfc_options'. Caller owns the reference returned; NULL with
+ * status set on failure. */
+tfd_allocator *tfd_gpu_bfc_allocator_new(tfd_gpu_ctx *c, const char *name, int64_t memory_limit, bool allow_growth,
+                                         tfd_status *status);
+
+#endif

@@ -1,0 +1,89 @@
+/* Runtimes (include/tfdev/runtime.h): a factory registry plus a host's hooks, shared by reference
+ * count with the sessions and devices made from it.
+ *
+ * The runtime's own registry points back at it without a reference (the runtime owns it); the
+ * copies sessions take hold one, and CPU devices made under it hold one for its pool. Factories
+ * learn the runtime from the options their registry hands them (tfd_session_options_runtime). */
+#include <stdlib.h>
+
+#include "../core/allocator_internal.h"
+#include "../core/log.h"
+#include "../core/refcount.h"
+#include "../core/status_internal.h"
+#include "../core/threadpool_internal.h"
+#include "runtime_internal.h"
+
+struct tfd_runtime {
+  tfd_refcount refs;
+  tfd_factory_registry *registry;
+  bool has_allocator, has_logger;
+  tfd_host_allocator allocator;
+  tfd_host_logger logger;
+  tfd_threadpool *pool; /* over the host's scheduler; NULL without one */
+};
+
+tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
+  tfd_runtime_config none = {0};
+  if (!config) config = &none;
+  if (config->allocator && (!config->allocator->allocate || !config->allocator->deallocate)) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a host allocator needs both allocate and deallocate");
+    return NULL;
+  }
+  if (config->logger && (!config->logger->log || config->logger->level < TFD_LOG_DEBUG ||
+                         config->logger->level > TFD_LOG_ERROR)) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a host logger needs a log function and a level from debug to error");
+    return NULL;
+  }
+  tfd_runtime *rt = calloc(1, sizeof *rt);
+  const tfd_factory_registry *builtin = tfd_factory_registry_default();
+  if (!rt || !builtin || !(rt->registry = tfd_factory_registry_copy(builtin))) {
+    free(rt);
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a runtime");
+    return NULL;
+  }
+  tfd_refcount_init(&rt->refs);
+  tfd_factory_registry_set_runtime(rt->registry, rt, false);
+  if ((rt->has_allocator = config->allocator != NULL)) rt->allocator = *config->allocator;
+  if ((rt->has_logger = config->logger != NULL)) rt->logger = *config->logger;
+  if (config->scheduler &&
+      !(rt->pool = tfd_threadpool_new_hosted("tfdev_host", config->scheduler, tfd_runtime_logger(rt), st))) {
+    tfd_factory_registry_free(rt->registry);
+    free(rt);
+    return NULL;
+  }
+  return rt;
+}
+
+tfd_runtime *tfd_runtime_ref(tfd_runtime *rt) {
+  if (rt) tfd_refcount_inc(&rt->refs);
+  return rt;
+}
+
+void tfd_runtime_unref(tfd_runtime *rt) {
+  if (!rt || !tfd_refcount_dec(&rt->refs)) return;
+  tfd_threadpool_free(rt->pool);
+  tfd_factory_registry_free(rt->registry);
+  free(rt);
+}
+
+void tfd_runtime_free(tfd_runtime *rt) { tfd_runtime_unref(rt); }
+
+tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt) { return rt->registry; }
+tfd_threadpool *tfd_runtime_pool(const tfd_runtime *rt) { return rt ? rt->pool : NULL; }
+const tfd_host_allocator *tfd_runtime_allocator(const tfd_runtime *rt) {
+  return rt && rt->has_allocator ? &rt->allocator : NULL;
+}
+const tfd_host_logger *tfd_runtime_logger(const tfd_runtime *rt) { return rt && rt->has_logger ? &rt->logger : NULL; }
+
+tfd_allocator *tfd_runtime_cpu_allocator_new(tfd_runtime *rt, const char *name, int64_t bytes_limit,
+                                             int64_t cache_bytes) {
+  const tfd_host_allocator *host = tfd_runtime_allocator(rt);
+  return host ? tfd_cpu_allocator_new_hosted(name, bytes_limit, host)
+              : tfd_cpu_allocator_new_cached(name, bytes_limit, cache_bytes);
+}
+
+void tfd_runtime_log(tfd_runtime *rt, tfd_log_level level, const char *message) {
+  const tfd_host_logger *prev = tfd_log_use(tfd_runtime_logger(rt));
+  tfd_log(level, "%s", message);
+  tfd_log_use(prev);
+}

@@ -1,0 +1,21 @@
+/* Runtimes for the rest of the runtime: references and the hooks, read by the CPU device factory,
+ * sessions and the Lua bindings. */
+#ifndef TFDEV_RUNTIME_RUNTIME_INTERNAL_H
+#define TFDEV_RUNTIME_RUNTIME_INTERNAL_H
+
+#include "tfdev/runtime.h"
+#include "tfdev/threadpool.h"
+
+void tfd_runtime_unref(tfd_runtime *rt); /* tfd_runtime_free */
+/* The pool over the host's scheduler, or NULL (tfdev's own pools). Borrowed. */
+tfd_threadpool *tfd_runtime_pool(const tfd_runtime *rt);
+/* The hooks, or NULL for tfdev's defaults (rt may be NULL: the defaults). Borrowed. */
+const tfd_host_allocator *tfd_runtime_allocator(const tfd_runtime *rt);
+const tfd_host_logger *tfd_runtime_logger(const tfd_runtime *rt);
+
+/* The runtime a registry belongs to (NULL: none, tfdev's defaults). A registry's copies keep its
+ * runtime: with `owned` they hold a reference, which tfd_factory_registry_free drops. */
+void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned);
+tfd_runtime *tfd_factory_registry_runtime(const tfd_factory_registry *r);
+
+#endif

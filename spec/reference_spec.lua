@@ -1,0 +1,35 @@
+-- The README's reference section tells the truth: its op list is the registry's (tfdev.ops()), and
+-- every session option it documents is one tfdev.session accepts.
+local tfdev = require "tfdev"
+
+local function section()
+  local f = assert(io.open((os.getenv("TFDEV_SOURCE_DIR") or ".") .. "/README.md"))
+  local text = f:read("a")
+  f:close()
+  local s = assert(text:find("### Reference: ops, options, memory", 1, true), "no reference section")
+  local e = text:find("\n### ", s + 1, true) or #text
+  return text:sub(s, e)
+end
+
+describe("the README's reference", function()
+  local text = section()
+
+  it("lists exactly the ops a graph may hold", function()
+    local ops_par = assert(text:match("%*%*Ops%*%*.-\n\n(.-)\n\n"))
+    local listed = {}
+    for name in ops_par:gmatch("`([%w_]+)`") do listed[#listed + 1] = name end
+    table.sort(listed)
+    assert.are.same(tfdev.ops(), listed)
+  end)
+
+  it("documents session options tfdev.session accepts", function()
+    local rows = 0
+    for key in text:gmatch("\n| `([%w_]+)") do
+      rows = rows + 1
+      local ok, err = pcall(tfdev.session, { [key] = {} })
+      -- a documented key is known: a wrong value is refused for its type, never as unknown
+      assert(ok or not tostring(err):find("unknown", 1, true), key .. ": " .. tostring(err))
+    end
+    assert.is_true(rows >= 12)
+  end)
+end)
