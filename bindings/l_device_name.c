@@ -70,6 +70,19 @@ static int dn_is_specification(lua_State *L) {
   return 1;
 }
 
+static int dn_is_complete_specification(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_parsed_name pattern, name;
+  tfdev_check_parsed_name(L, 1, &pattern);
+  tfdev_check_parsed_name(L, 2, &name);
+  tfd_status *st = tfdev_new_status(L);
+  bool matches = false;
+  if (tfd_device_name_is_complete_specification(&pattern, &name, &matches, st) != TFD_OK)
+    return tfdev_fail_status(L, st);
+  lua_pushboolean(L, matches);
+  return 1;
+}
+
 static int dn_is_complete(lua_State *L) {
   tfd_parsed_name p;
   tfdev_check_parsed_name(L, 1, &p);
@@ -116,6 +129,7 @@ int tfdev_open_device_name(lua_State *L) {
                                  {"canonicalize", dn_canonicalize},
                                  {"is_specification", dn_is_specification},
                                  {"is_complete", dn_is_complete},
+                                 {"is_complete_specification", dn_is_complete_specification},
                                  {"is_same_address_space", dn_is_same_address_space},
                                  {"merge", dn_merge},
                                  {"split", dn_split},

@@ -78,6 +78,19 @@ describe("tfdev.device_name", function()
       assert.is_false(dn.is_specification(full, "/job:work/device:GPU:*"))
     end)
 
+    it("DeviceNameUtilsTest.IsCompleteSpecification: a pattern against a complete name", function()
+      local name = "/job:work/replica:1/task:3/device:GPU:2"
+      for _, pattern in ipairs { "", "/job:work", "/job:work/replica:1/task:3", "/device:GPU:2", "/gpu:*", name } do
+        assert.is_true(dn.is_complete_specification(pattern, name), pattern)
+      end
+      for _, pattern in ipairs { "/job:other", "/replica:0", "/task:2", "/device:CPU:2", "/gpu:1" } do
+        assert.is_false(dn.is_complete_specification(pattern, name), pattern)
+      end
+      -- TensorFlow CHECK-fails on a name that is not complete; tfdev says which name.
+      h.fails("INVALID_ARGUMENT", "'/job:work/device:GPU:*' is not complete",
+        dn.is_complete_specification("/job:work", "/job:work/device:GPU:*"))
+    end)
+
     it("knows complete names and address spaces", function()
       assert.is_true(dn.is_complete(full))
       assert.is_false(dn.is_complete("/job:work/device:GPU:*"))

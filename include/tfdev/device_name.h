@@ -57,6 +57,10 @@ TFD_API tfd_code tfd_device_name_canonicalize(const char *name, const char *base
 
 /* IsSpecification: every part `spec` sets is set to the same value in `name`. */
 TFD_API bool tfd_device_name_is_specification(const tfd_parsed_name *spec, const tfd_parsed_name *name);
+/* IsCompleteSpecification: `name`, which must be fully specified (else INVALID_ARGUMENT naming it;
+ * TensorFlow CHECK-fails there), matches every part `pattern` sets. *matches is written only on OK. */
+TFD_API tfd_code tfd_device_name_is_complete_specification(const tfd_parsed_name *pattern, const tfd_parsed_name *name,
+                                                           bool *matches, tfd_status *status);
 /* IsFullySpecified: job, replica, task, type and id all present. */
 TFD_API bool tfd_device_name_is_complete(const tfd_parsed_name *p);
 /* IsSameAddressSpace: same job, replica and task, all present. */

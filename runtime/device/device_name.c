@@ -242,6 +242,14 @@ bool tfd_device_name_is_specification(const tfd_parsed_name *spec, const tfd_par
   return true;
 }
 
+tfd_code tfd_device_name_is_complete_specification(const tfd_parsed_name *pattern, const tfd_parsed_name *name,
+                                                   bool *matches, tfd_status *status) {
+  if (need_complete(name, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  /* name has every part, so matching a complete name is IsSpecification. */
+  *matches = tfd_device_name_is_specification(pattern, name);
+  return TFD_OK;
+}
+
 bool tfd_device_name_is_same_address_space(const tfd_parsed_name *a, const tfd_parsed_name *b) {
   return a->has_job && b->has_job && strcmp(a->job, b->job) == 0 && a->has_replica && b->has_replica &&
          a->replica == b->replica && a->has_task && b->has_task && a->task == b->task;

@@ -121,6 +121,18 @@ static void test_matching(void) {
   CHECK(!tfd_device_name_is_specification(&full, &spec)); /* more specific never matches less */
   CHECK(tfd_device_name_is_complete(&full));
   CHECK(!tfd_device_name_is_complete(&spec));
+
+  /* DeviceNameUtilsTest's IsCompleteSpecification: patterns against a complete name only. */
+  bool m = false;
+  tfd_status *st = tfd_status_new();
+  tfd_parsed_name pat = parse_ok("/job:work/task:3");
+  CHECK(tfd_device_name_is_complete_specification(&pat, &full, &m, st) == TFD_OK && m);
+  pat = parse_ok("/task:2");
+  CHECK(tfd_device_name_is_complete_specification(&pat, &full, &m, st) == TFD_OK && !m);
+  m = true;
+  CHECK(tfd_device_name_is_complete_specification(&pat, &spec, &m, st) == TFD_INVALID_ARGUMENT && m);
+  CHECK(strstr(tfd_status_message(st), "'/job:work/device:GPU:*' is not complete"));
+  tfd_status_free(st);
 }
 
 static void test_same_address_space(void) {
