@@ -89,8 +89,9 @@ static int32_t bus_id_of(const char *pci) {
   return node < 0 ? 1 : node + 1;
 }
 
-static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, const tfd_session_options *o,
+static tfd_device *gpu_device_new(void *arg, const char *name, int tf_id, int cuda_id, const tfd_session_options *o,
                                   tfd_status *st) {
+  (void)arg;
   struct cudaDeviceProp prop;
   size_t free_bytes = 0, total = 0;
   cudaError_t err = cudaGetDeviceProperties(&prop, cuda_id);
@@ -145,26 +146,12 @@ static tfd_device *gpu_device_new(const char *name, int tf_id, int cuda_id, cons
 static tfd_code gpu_factory_create(void *self, void *host_ctx, const tfd_session_options *o, const char *prefix,
                                    tfd_device_list *out, tfd_status *st) {
   (void)self, (void)host_ctx;
-  int ids[MAX_GPUS], n = 0;
   if (num_physical == 0) { /* TensorFlow without a GPU platform: no devices, and nothing to check the list against */
     if (*tfd_session_options_visible_devices(o))
       tfd_log(TFD_LOG_INFO, "visible_devices '%s' ignored: no GPU", tfd_session_options_visible_devices(o));
     return TFD_OK;
   }
-  if (tfd_parse_visible_devices(tfd_session_options_visible_devices(o), num_physical, ids, &n, st) != TFD_OK)
-    return TFD_INVALID_ARGUMENT;
-  int want = tfd_session_options_device_count(o, "GPU", n);
-  if (want < n) n = want;
-  for (int i = 0; i < n; i++) {
-    char name[160];
-    snprintf(name, sizeof name, "%s/device:GPU:%d", prefix, i);
-    tfd_device *d = gpu_device_new(name, i, ids[i], o, st);
-    if (!d) return TFD_INTERNAL;
-    tfd_code code = tfd_device_list_push(out, d, st);
-    tfd_device_unref(d);
-    if (code != TFD_OK) return code;
-  }
-  return TFD_OK;
+  return tfd_backend_gpu_devices_create(o, prefix, num_physical, gpu_device_new, NULL, out, st);
 }
 
 /* GPUCompatibleCPUDeviceFactory: ThreadPoolDeviceFactory's CPU devices, whose memory is pinned when

@@ -15,6 +15,27 @@ static const tfd_backend_host *host;
 
 void tfd_backend_shim_init(const tfd_backend_host *h) { host = h; }
 
+tfd_code tfd_backend_gpu_devices_create(const tfd_session_options *o, const char *prefix, int num_physical,
+                                        tfd_backend_gpu_new_fn make, void *arg, tfd_device_list *out,
+                                        tfd_status *st) {
+  int ids[64], n = 0;
+  if (num_physical > 64) num_physical = 64;
+  if (tfd_parse_visible_devices(tfd_session_options_visible_devices(o), num_physical, ids, &n, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  int want = tfd_session_options_device_count(o, "GPU", n);
+  if (want < n) n = want;
+  for (int i = 0; i < n; i++) {
+    char name[160];
+    snprintf(name, sizeof name, "%s/device:GPU:%d", prefix, i);
+    tfd_device *d = make(arg, name, i, ids[i], o, st);
+    if (!d) return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INTERNAL;
+    tfd_code code = tfd_device_list_push(out, d, st);
+    tfd_device_unref(d);
+    if (code != TFD_OK) return code;
+  }
+  return TFD_OK;
+}
+
 tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

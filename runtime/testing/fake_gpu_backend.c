@@ -128,7 +128,9 @@ static void fake_destroy(tfd_device *d) {
 
 static tfd_device_ops fake_ops; /* filled with the host's defaults by init, once */
 
-static tfd_device *fake_gpu_new(const char *name, int tf_id, int id, const tfd_session_options *o, tfd_status *st) {
+static tfd_device *fake_gpu_new(void *arg, const char *name, int tf_id, int id, const tfd_session_options *o,
+                                tfd_status *st) {
+  (void)arg;
   char desc[160], mem[64], host[64];
   snprintf(desc, sizeof desc, "device: %d, name: tfdev fake GPU, pci bus id: 0000:00:%02x.0, compute capability: 0.0",
            id, id);
@@ -157,22 +159,8 @@ static tfd_device *fake_gpu_new(const char *name, int tf_id, int id, const tfd_s
 static tfd_code fake_create(void *self, void *host_ctx, const tfd_session_options *o, const char *prefix,
                             tfd_device_list *out, tfd_status *st) {
   (void)self, (void)host_ctx;
-  int ids[MAX_FAKE_GPUS], n = 0;
   if (num_physical == 0) return TFD_OK;
-  if (tfd_parse_visible_devices(tfd_session_options_visible_devices(o), num_physical, ids, &n, st) != TFD_OK)
-    return TFD_INVALID_ARGUMENT;
-  int want = tfd_session_options_device_count(o, "GPU", n);
-  if (want < n) n = want;
-  for (int i = 0; i < n; i++) {
-    char name[160];
-    snprintf(name, sizeof name, "%s/device:GPU:%d", prefix, i);
-    tfd_device *d = fake_gpu_new(name, i, ids[i], o, st);
-    if (!d) return tfd_status_code(st);
-    tfd_code code = tfd_device_list_push(out, d, st);
-    tfd_device_unref(d);
-    if (code != TFD_OK) return code;
-  }
-  return TFD_OK;
+  return tfd_backend_gpu_devices_create(o, prefix, num_physical, fake_gpu_new, NULL, out, st);
 }
 
 static const tfd_device_factory_ops fake_factory_ops = {"FakeGPUDeviceFactory", fake_create, NULL, NULL};
