@@ -5,29 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 #include "tfdev/custom_op.h"
 
-static tfd_tensor *f32(const float *v, int64_t n) {
-  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * 4, NULL);
-}
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in, const char *device) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in) tfd_node_def_add_input(n, in, NULL);
-  if (device) tfd_node_def_set_device(n, device, NULL);
-  return n;
-}
-
 static void placeholder(tfd_graph_def *g, const char *name) {
   tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32};
-  tfd_node_def_set_attr(node(g, name, "Placeholder", NULL, NULL), "dtype", &dt, NULL);
+  tfd_node_def_set_attr(tg_node(g, name, "Placeholder", NULL, NULL, NULL), "dtype", &dt, NULL);
 }
 
 /* Runs fetch of g with x fed; returns the fetched tensor or NULL (status in st). */
 static tfd_tensor *run1(tfd_session *s, const char *fetch, const float *x, int64_t n, tfd_status *st) {
   const char *feeds[] = {"x"}, *fetches[] = {fetch};
-  tfd_tensor *in = f32(x, n), *out = NULL;
+  tfd_tensor *in = tg_vec(x, n), *out = NULL;
   tfd_session_run(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, &out, NULL, st);
   tfd_tensor_unref(in);
   return out;
@@ -76,8 +66,8 @@ static void test_register_and_run(void) {
 
   tfd_graph_def *g = tfd_graph_def_new();
   placeholder(g, "x");
-  node(g, "y", "AddOne", "x", NULL);
-  node(g, "z", "AddOne", "y", NULL);
+  tg_node(g, "y", "AddOne", "x", NULL, NULL);
+  tg_node(g, "z", "AddOne", "y", NULL, NULL);
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_STR(tfd_status_message(st), "");
@@ -90,10 +80,10 @@ static void test_register_and_run(void) {
   /* A kernel's failure names the node; the session stays usable. */
   g = tfd_graph_def_new();
   tfd_attr_value i32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_INT32};
-  tfd_node_def_set_attr(node(g, "xi", "Placeholder", NULL, NULL), "dtype", &i32, NULL);
+  tfd_node_def_set_attr(tg_node(g, "xi", "Placeholder", NULL, NULL, NULL), "dtype", &i32, NULL);
   placeholder(g, "x");
-  node(g, "bad", "AddOne", "xi", NULL);
-  node(g, "good", "AddOne", "x", NULL);
+  tg_node(g, "bad", "AddOne", "xi", NULL, NULL);
+  tg_node(g, "good", "AddOne", "x", NULL, NULL);
   s = tfd_session_new(NULL, NULL, NULL, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *feeds[] = {"xi"}, *fetch[] = {"bad"};
@@ -131,9 +121,9 @@ static void test_caller_thread_kernels(void) {
   /* On CPU:1, a partition the inter-op pool runs: the kernel still runs on this thread. */
   tfd_graph_def *g = tfd_graph_def_new();
   placeholder(g, "x");
-  node(g, "sq", "Square", "x", "/device:CPU:1");
-  node(g, "w", "WhereAmI", "sq", "/device:CPU:1");
-  node(g, "y", "Neg", "w", "/device:CPU:0");
+  tg_node(g, "sq", "Square", "x", NULL, "/device:CPU:1");
+  tg_node(g, "w", "WhereAmI", "sq", NULL, "/device:CPU:1");
+  tg_node(g, "y", "Neg", "w", NULL, "/device:CPU:0");
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
   tfd_session *s = tfd_session_new(o, NULL, NULL, st);
@@ -149,7 +139,7 @@ static void test_caller_thread_kernels(void) {
   }
   /* An async run: whoever waits runs it. */
   const char *feeds[] = {"x"}, *fetches[] = {"y"};
-  tfd_tensor *in = f32(x, 1), *out = NULL;
+  tfd_tensor *in = tg_vec(x, 1), *out = NULL;
   ran_count = 0;
   tfd_run *r = tfd_session_run_async(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, st);
   CHECK(r != NULL);
@@ -196,9 +186,9 @@ static void test_plugins(void) {
   CHECK_INT(tfd_factory_registry_priority(tfd_factory_registry_default(), "PLUGDEV"), 5);
   tfd_graph_def *g = tfd_graph_def_new();
   placeholder(g, "x");
-  node(g, "s2", "Scale", "x", NULL);
+  tg_node(g, "s2", "Scale", "x", NULL, NULL);
   tfd_attr_value three = {.type = TFD_ATTR_FLOAT, .f = 3};
-  tfd_node_def_set_attr(node(g, "s3", "Scale", "x", NULL), "factor", &three, NULL);
+  tfd_node_def_set_attr(tg_node(g, "s3", "Scale", "x", NULL, NULL), "factor", &three, NULL);
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_STR(tfd_status_message(st), "");
@@ -218,8 +208,8 @@ static void test_plugins(void) {
   /* Its inference refuses an int32 input when the graph is checked. */
   g = tfd_graph_def_new();
   tfd_attr_value i32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_INT32};
-  tfd_node_def_set_attr(node(g, "xi", "Placeholder", NULL, NULL), "dtype", &i32, NULL);
-  node(g, "si", "Scale", "xi", NULL);
+  tfd_node_def_set_attr(tg_node(g, "xi", "Placeholder", NULL, NULL, NULL), "dtype", &i32, NULL);
+  tg_node(g, "si", "Scale", "xi", NULL, NULL);
   s = tfd_session_new(NULL, NULL, NULL, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'si' (Scale): Scale takes float32, got int32");

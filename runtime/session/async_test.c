@@ -9,25 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  return n;
-}
-
-static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
-
-static void set_types(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = &dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
-
-static tfd_tensor *vec(const float *v, int64_t n) { return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * 4, NULL); }
 
 static float at(const tfd_tensor *t, int i) { return ((const float *)tfd_tensor_const_data(t))[i]; }
 
@@ -35,12 +18,12 @@ static float at(const tfd_tensor *t, int i) { return ((const float *)tfd_tensor_
  * `take` blocks until something is enqueued; `wait_then_neg` = -x once take has run. */
 static tfd_session *new_session(int cpus, tfd_status *st) {
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL), "dtype", TFD_FLOAT32);
-  tfd_node_def *y = node(g, "y", "Neg", "x");
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tfd_node_def *y = tg_node(g, "y", "Neg", "x", NULL, NULL);
   if (cpus > 1) tfd_node_def_set_device(y, "/device:CPU:1", st);
-  set_types(node(g, "q", "FIFOQueueV2", NULL), "component_types", TFD_FLOAT32);
-  set_types(node(g, "take", "QueueDequeueV2", "q"), "component_types", TFD_FLOAT32);
-  tfd_node_def *w = node(g, "wait_then_neg", "Neg", "x");
+  tg_set_types(tg_node(g, "q", "FIFOQueueV2", NULL, NULL, NULL), "component_types", TFD_FLOAT32);
+  tg_set_types(tg_node(g, "take", "QueueDequeueV2", "q", NULL, NULL), "component_types", TFD_FLOAT32);
+  tfd_node_def *w = tg_node(g, "wait_then_neg", "Neg", "x", NULL, NULL);
   tfd_node_def_add_input(w, "^take", NULL);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", cpus, st);
@@ -76,7 +59,7 @@ static void test_outputs_and_done(void) {
     tfd_status *st = tfd_status_new();
     tfd_session *s = new_session(cpus, st);
     float xv[] = {1, -2, 3};
-    tfd_tensor *x = vec(xv, 3);
+    tfd_tensor *x = tg_vec(xv, 3);
     const char *feed = "x", *fetches[] = {"y", "x"};
     done_log d = {0};
     tfd_run_metadata *meta = tfd_run_metadata_new();
@@ -147,7 +130,7 @@ static void test_errors_match_the_blocking_run(void) {
   int64_t h = tfd_session_make_callable(s, &feed, 1, &y, 1, NULL, 0, st);
   CHECK(h >= 0);
   CHECK_INT(tfd_session_release_callable(s, h, st), TFD_OK);
-  tfd_tensor *x = vec((float[]){1}, 1);
+  tfd_tensor *x = tg_vec((float[]){1}, 1);
   CHECK(tfd_session_run_callable_async(s, h, NULL, &x, NULL, NULL, NULL, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "No such callable handle");
   tfd_tensor_unref(x);
@@ -163,7 +146,7 @@ static void test_cancel_a_blocked_step(void) {
   tfd_session *s = new_session(1, st);
   const char *w = "wait_then_neg", *feed = "x";
   float xv[] = {1, 2};
-  tfd_tensor *x = vec(xv, 2);
+  tfd_tensor *x = tg_vec(xv, 2);
   done_log d = {0};
   tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d, st);
   CHECK(r != NULL);
@@ -246,7 +229,7 @@ static void test_session_free_while_in_flight(void) {
   tfd_session *s = new_session(2, st);
   const char *take = "take", *feed = "x", *w = "wait_then_neg";
   float xv = 1;
-  tfd_tensor *x = vec(&xv, 1);
+  tfd_tensor *x = tg_vec(&xv, 1);
   done_log d1 = {0}, d2 = {0};
   tfd_run *r1 = tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d1, st);
   tfd_run *r2 = tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d2, st);
@@ -277,7 +260,7 @@ static void test_callable_frame_loop(void) {
   int64_t h = tfd_session_make_callable(s, &feed, 1, &y, 1, NULL, 0, st);
   CHECK(h >= 0);
   float zero[2] = {0, 0};
-  tfd_tensor *in[2] = {vec(zero, 2), vec(zero, 2)}; /* double-buffered: one in flight, one written */
+  tfd_tensor *in[2] = {tg_vec(zero, 2), tg_vec(zero, 2)}; /* double-buffered: one in flight, one written */
   tfd_run *prev = NULL;
   int consumed = 0;
   for (int frame = 0; frame < 50; frame++) {
@@ -334,7 +317,7 @@ static void test_done_frees_its_run_and_starts_another(void) {
   tfd_status *st = tfd_status_new();
   tfd_session *s = new_session(1, st);
   const char *feed = "x", *y = "y";
-  tfd_tensor *x = vec((float[]){3}, 1);
+  tfd_tensor *x = tg_vec((float[]){3}, 1);
   chain c = {.s = s};
   tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, chain_done, &c, st);
   CHECK(r != NULL);
@@ -365,15 +348,15 @@ static void note_thread(void *arg, const tfd_status *st) {
 static void test_synchronous_session(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL), "dtype", TFD_FLOAT32);
-  node(g, "y", "Neg", "x");
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "y", "Neg", "x", NULL, NULL);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_inter_op_threads(o, -1);
   tfd_session *s = tfd_session_new(o, NULL, NULL, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *feed = "x", *y = "y";
-  tfd_tensor *x = vec((float[]){4}, 1), *out = NULL;
+  tfd_tensor *x = tg_vec((float[]){4}, 1), *out = NULL;
   thread_log t = {.caller = pthread_self()};
   tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, note_thread, &t, st);
   CHECK(r != NULL);

@@ -7,34 +7,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  return n;
-}
-
-static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
-
-static void set_types(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = &dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
-
-static tfd_tensor *scalar(float v) { return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, NULL); }
 
 /* x -> y = -x; a queue q whose dequeue `take` blocks until something is enqueued. */
 static tfd_session *new_session(tfd_status *st) {
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL), "dtype", TFD_FLOAT32);
-  node(g, "y", "Neg", "x");
-  set_types(node(g, "q", "FIFOQueueV2", NULL), "component_types", TFD_FLOAT32);
-  set_types(node(g, "take", "QueueDequeueV2", "q"), "component_types", TFD_FLOAT32);
-  node(g, "taken", "Identity", "take");
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "y", "Neg", "x", NULL, NULL);
+  tg_set_types(tg_node(g, "q", "FIFOQueueV2", NULL, NULL, NULL), "component_types", TFD_FLOAT32);
+  tg_set_types(tg_node(g, "take", "QueueDequeueV2", "q", NULL, NULL), "component_types", TFD_FLOAT32);
+  tg_node(g, "taken", "Identity", "take", NULL, NULL);
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -130,7 +113,7 @@ static void *run_callable(void *p) {
   callable_user *u = p;
   tfd_status *st = tfd_status_new();
   while (!atomic_load(u->stop)) {
-    tfd_tensor *x = scalar(2), *out[1] = {NULL};
+    tfd_tensor *x = tg_scalar(2), *out[1] = {NULL};
     tfd_code c = tfd_session_run_callable(u->s, u->handle, NULL, &x, out, NULL, st);
     if (c == TFD_OK) {
       u->ok += *(const float *)tfd_tensor_const_data(out[0]) == -2.0f;
@@ -182,7 +165,7 @@ static void test_handles_of_another_session(void) {
   int64_t p1 = tfd_session_prun_setup(s1, feeds, 1, fetch, 1, NULL, 0, st);
   int64_t p2 = tfd_session_prun_setup(s2, feeds, 1, fetch, 1, NULL, 0, st);
   CHECK(p1 >= 0 && p2 >= 0 && p1 != p2);
-  tfd_tensor *x = scalar(3), *out[1] = {NULL};
+  tfd_tensor *x = tg_scalar(3), *out[1] = {NULL};
   CHECK_INT(tfd_session_prun(s2, p1, feeds, &x, 1, fetch, 1, out, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "belongs to another session");
   CHECK_INT(tfd_session_prun_close(s2, p1, st), TFD_INVALID_ARGUMENT);
@@ -207,7 +190,7 @@ static void test_handles_of_another_session(void) {
 static void test_bad_attr_values(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
-  tfd_node_def *n = node(g, "p", "Placeholder", NULL);
+  tfd_node_def *n = tg_node(g, "p", "Placeholder", NULL, NULL, NULL);
   tfd_attr_value shape = {.type = TFD_ATTR_SHAPE, .shape = {.ndims = TFD_MAX_DIMS + 1}};
   CHECK_INT(tfd_node_def_set_attr(n, "shape", &shape, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'p': attr 'shape' has rank 9 (shapes have rank -1 to 8)");
@@ -296,10 +279,10 @@ static void test_eager_timeout(void) {
   tfd_cpu_device_config cfg = {.name = "/job:localhost/replica:0/task:0/device:CPU:0"};
   tfd_device *d = tfd_cpu_device_new(&cfg, st);
   tfd_graph_def *g = tfd_graph_def_new();
-  tfd_node_def *q = node(g, "FIFOQueueV2", "FIFOQueueV2", NULL);
-  set_types(q, "component_types", TFD_FLOAT32);
-  tfd_node_def *take = node(g, "QueueDequeueV2", "QueueDequeueV2", NULL);
-  set_types(take, "component_types", TFD_FLOAT32);
+  tfd_node_def *q = tg_node(g, "FIFOQueueV2", "FIFOQueueV2", NULL, NULL, NULL);
+  tg_set_types(q, "component_types", TFD_FLOAT32);
+  tfd_node_def *take = tg_node(g, "QueueDequeueV2", "QueueDequeueV2", NULL, NULL, NULL);
+  tg_set_types(take, "component_types", TFD_FLOAT32);
   tfd_tensor *handle[4] = {NULL}, *out[4] = {NULL};
   int n = 0;
   CHECK_INT(tfd_device_run_op(d, q, NULL, 0, NULL, handle, &n, st), TFD_OK);

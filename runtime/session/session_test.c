@@ -5,43 +5,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
-
-static tfd_tensor *f32(const float *v, const int64_t *dims, int nd) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * 4, NULL);
-}
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (in1) tfd_node_def_add_input(n, in1, NULL);
-  return n;
-}
-
-static void set_tensor(tfd_node_def *n, const char *attr, tfd_tensor *t) {
-  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-  tfd_tensor_unref(t);
-}
-
-static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
 
 /* y = x @ w + b, relu */
 static tfd_graph_def *mlp_graph(void) {
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
   float w[] = {1, 2, 3, 4}, b[] = {-10, 1};
   int64_t d22[] = {2, 2}, d2[] = {2};
-  set_tensor(node(g, "w", "Const", NULL, NULL), "value", f32(w, d22, 2));
-  set_tensor(node(g, "b", "Const", NULL, NULL), "value", f32(b, d2, 1));
-  node(g, "mm", "MatMul", "x", "w");
-  node(g, "add", "BiasAdd", "mm", "b");
-  node(g, "y", "Relu", "add", NULL);
+  tg_set_tensor(tg_node(g, "w", "Const", NULL, NULL, NULL), "value", tg_f32(w, d22, 2));
+  tg_set_tensor(tg_node(g, "b", "Const", NULL, NULL, NULL), "value", tg_f32(b, d2, 1));
+  tg_node(g, "mm", "MatMul", "x", "w", NULL);
+  tg_node(g, "add", "BiasAdd", "mm", "b", NULL);
+  tg_node(g, "y", "Relu", "add", NULL, NULL);
   return g;
 }
 
@@ -54,7 +31,7 @@ static void test_run_mlp(void) {
   CHECK_STR(tfd_status_message(st), "");
   float xv[] = {1, 1, 2, 0};
   int64_t d22[] = {2, 2};
-  tfd_tensor *x = f32(xv, d22, 2);
+  tfd_tensor *x = tg_f32(xv, d22, 2);
   const char *feeds[] = {"x"}, *fetches[] = {"y", "mm:0"};
   tfd_tensor *out[2] = {0};
   CHECK_INT(tfd_session_run(s, NULL, feeds, &x, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_OK);
@@ -93,32 +70,32 @@ static void test_graph_errors(void) {
   tfd_status *st = tfd_status_new();
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
   tfd_graph_def *g = tfd_graph_def_new();
-  node(g, "a", "Frobnicate", NULL, NULL);
+  tg_node(g, "a", "Frobnicate", NULL, NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_NOT_FOUND);
   CHECK_STATUS(st, TFD_NOT_FOUND, "node 'a': op type not registered 'Frobnicate'");
   tfd_graph_def_free(g);
   g = tfd_graph_def_new();
-  node(g, "a", "Identity", "b", NULL);
-  node(g, "b", "Identity", "a", NULL);
+  tg_node(g, "a", "Identity", "b", NULL, NULL);
+  tg_node(g, "b", "Identity", "a", NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "graph has a cycle through 2 nodes: 'a', 'b'");
   tfd_graph_def_free(g);
   g = tfd_graph_def_new();
-  set_type(node(g, "p", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
-  set_type(node(g, "q", "Placeholder", NULL, NULL), "dtype", TFD_INT32);
-  node(g, "sum", "Add", "p", "q");
+  tg_set_type(tg_node(g, "p", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_set_type(tg_node(g, "q", "Placeholder", NULL, NULL, NULL), "dtype", TFD_INT32);
+  tg_node(g, "sum", "Add", "p", "q", NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'sum' (Add): input 0 is float32 but input 1 is int32");
   tfd_graph_def_free(g);
   g = tfd_graph_def_new();
-  node(g, "m", "MatMul", "x", NULL);
-  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "m", "MatMul", "x", NULL, NULL);
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'm' (MatMul) takes 2 inputs, got 1");
   tfd_graph_def_free(g);
   g = tfd_graph_def_new();
-  node(g, "dup", "NoOp", NULL, NULL);
-  node(g, "dup", "NoOp", NULL, NULL);
+  tg_node(g, "dup", "NoOp", NULL, NULL, NULL);
+  tg_node(g, "dup", "NoOp", NULL, NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "duplicate node name 'dup'");
   tfd_graph_def_free(g);
@@ -138,7 +115,7 @@ static void test_two_cpus_partition(void) {
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   float xv[] = {1, 1, 2, 0};
   int64_t d22[] = {2, 2};
-  tfd_tensor *x = f32(xv, d22, 2);
+  tfd_tensor *x = tg_f32(xv, d22, 2);
   const char *feeds[] = {"x"}, *fetches[] = {"y"};
   tfd_tensor *out = NULL;
   tfd_run_options ro = {.trace = true, .output_partition_graphs = true};
@@ -184,7 +161,7 @@ static void test_callable_and_close(void) {
   CHECK(h >= 0);
   float xv[] = {0, 1, 1, 0};
   int64_t d22[] = {2, 2};
-  tfd_tensor *x = f32(xv, d22, 2), *out = NULL;
+  tfd_tensor *x = tg_f32(xv, d22, 2), *out = NULL;
   for (int i = 0; i < 50; i++) {
     CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, &out, NULL, st), TFD_OK);
     tfd_tensor_unref(out);
@@ -216,7 +193,7 @@ static void *runner(void *p) {
   for (int i = 0; i < 150; i++) {
     float v = (float)(a->id * 1000 + i);
     float xv[] = {v, 0, 0, 1}; /* mm = [[v, 2v], [3, 4]]; y = relu(mm + [-10, 1]) */
-    tfd_tensor *x = f32(xv, d22, 2), *out[2] = {0};
+    tfd_tensor *x = tg_f32(xv, d22, 2), *out[2] = {0};
     if (tfd_session_run(a->s, NULL, feeds, &x, 1, fetches, 2, NULL, 0, out, NULL, st) != TFD_OK) {
       a->bad++;
     } else {
@@ -283,8 +260,8 @@ static tfd_graph_def *queue_graph(void) {
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_dtype types[] = {TFD_FLOAT32};
   tfd_attr_value ct = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = types};
-  tfd_node_def_set_attr(node(g, "q", "FIFOQueueV2", NULL, NULL), "component_types", &ct, NULL);
-  tfd_node_def_set_attr(node(g, "dq", "QueueDequeueV2", "q", NULL), "component_types", &ct, NULL);
+  tfd_node_def_set_attr(tg_node(g, "q", "FIFOQueueV2", NULL, NULL, NULL), "component_types", &ct, NULL);
+  tfd_node_def_set_attr(tg_node(g, "dq", "QueueDequeueV2", "q", NULL, NULL), "component_types", &ct, NULL);
   return g;
 }
 
@@ -315,7 +292,7 @@ static void test_queue_close_wakes_blocked_dequeue(void) {
   tfd_status *st = tfd_status_new();
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
   tfd_graph_def *g = queue_graph();
-  node(g, "close", "QueueCloseV2", "q", NULL);
+  tg_node(g, "close", "QueueCloseV2", "q", NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   blocked_arg a = {s, TFD_OK, ""};
   pthread_t t;
@@ -339,10 +316,10 @@ static void test_partition_error_aborts_the_other(void) {
   tfd_session_options_set_device_count(o, "CPU", 2, st);
   tfd_session *s = tfd_session_new(o, NULL, NULL, st);
   tfd_graph_def *g = tfd_graph_def_new();
-  tfd_node_def *x = node(g, "x", "Placeholder", NULL, NULL);
-  set_type(x, "dtype", TFD_FLOAT32);
+  tfd_node_def *x = tg_node(g, "x", "Placeholder", NULL, NULL, NULL);
+  tg_set_type(x, "dtype", TFD_FLOAT32);
   tfd_node_def_set_device(x, "/device:CPU:1", st);
-  tfd_node_def_set_device(node(g, "y", "Neg", "x", NULL), "/device:CPU:0", st);
+  tfd_node_def_set_device(tg_node(g, "y", "Neg", "x", NULL, NULL), "/device:CPU:0", st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *fetch[] = {"y"};
   tfd_tensor *out = NULL;
@@ -354,7 +331,6 @@ static void test_partition_error_aborts_the_other(void) {
   tfd_session_options_free(o);
   tfd_status_free(st);
 }
-
 
 /* A wide graph on a pool of 3: x feeds 150 independent AddV2 nodes (made ready at once, more than
  * the executor hands out in one batch, most of them to the pool), summed back pairwise to one; a
@@ -370,7 +346,7 @@ static void *run_wide(void *p) {
   wide_arg *a = p;
   tfd_status *st = tfd_status_new();
   float xv = 1.0f;
-  tfd_tensor *x = f32(&xv, NULL, 0);
+  tfd_tensor *x = tg_f32(&xv, NULL, 0);
   for (int i = 0; i < 60; i++) {
     tfd_tensor *out = NULL;
     if (tfd_session_run_callable(a->s, a->h, NULL, &x, &out, NULL, st) != TFD_OK ||
@@ -387,28 +363,28 @@ static void test_wide_fan_out_and_in(void) {
   enum { WIDTH = 150 };
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
   float one = 1.0f;
-  set_tensor(node(g, "c", "Const", NULL, NULL), "value", f32(&one, NULL, 0)); /* takes the tensor */
+  tg_set_tensor(tg_node(g, "c", "Const", NULL, NULL, NULL), "value", tg_f32(&one, NULL, 0)); /* takes the tensor */
   char names[3 * WIDTH][32], a[32]; /* 150 + 75 + 38 + 19 + 10 + 5 + 3 + 2 + 1 names */
   int n = 0;
   for (int i = 0; i < WIDTH; i++) { /* x + x + c = 3 each */
     snprintf(names[n], sizeof names[n], "w%d", i);
     snprintf(a, sizeof a, "d%d", i);
-    node(g, a, "AddV2", "x", "x");
-    node(g, names[n++], "AddV2", a, "c");
+    tg_node(g, a, "AddV2", "x", "x", NULL);
+    tg_node(g, names[n++], "AddV2", a, "c", NULL);
   }
   int level = 0, first = 0;
   while (n - first > 1) { /* pairwise sums; an odd one out passes to the next level */
     int end = n;
     for (int i = first; i + 1 < end; i += 2) {
       snprintf(names[n], sizeof names[n], "s%d_%d", level, i);
-      node(g, names[n], "AddV2", names[i], names[i + 1]);
+      tg_node(g, names[n], "AddV2", names[i], names[i + 1], NULL);
       n++;
     }
     if ((end - first) % 2) {
       snprintf(names[n], sizeof names[n], "p%d", level);
-      node(g, names[n], "Identity", names[end - 1], NULL);
+      tg_node(g, names[n], "Identity", names[end - 1], NULL, NULL);
       n++;
     }
     first = end;
@@ -434,19 +410,18 @@ static void test_wide_fan_out_and_in(void) {
   tfd_status_free(st);
 }
 
-
 /* A step with no kernel that waits gets no cancellation: its timeout is told by the wait itself.
  * x feeds a short branch (run first, on this thread) and a long one (handed to the pool), so the
  * caller waits for the long one while the deadline passes. */
 static void test_timeout_of_a_step_that_cannot_wait(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
-  node(g, "a", "MatMul", "x", "x");
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "a", "MatMul", "x", "x", NULL);
   char prev[16] = "x", name[16];
   for (int i = 0; i < 16; i++) {
     snprintf(name, sizeof name, "b%d", i);
-    node(g, name, "MatMul", prev, "x");
+    tg_node(g, name, "MatMul", prev, "x", NULL);
     memcpy(prev, name, sizeof prev);
   }
   tfd_session_options *o = tfd_session_options_new();

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
 enum { THREADS = 8 };
@@ -14,32 +15,18 @@ static int iterations(void) {
   return n > 0 ? n : 1000;
 }
 
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (in1) tfd_node_def_add_input(n, in1, NULL);
-  return n;
-}
-
-static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
-
 static void set_str(tfd_node_def *n, const char *attr, const char *s) {
   tfd_attr_value v = {.type = TFD_ATTR_STRING, .s = s};
   tfd_node_def_set_attr(n, attr, &v, NULL);
 }
 
-static tfd_tensor *scalar(float v) { return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, NULL); }
-
 /* a, b -> c = a * b, d = c + a (on CPU:1), and per thread t a variable v<t> in container c<t>. */
 static tfd_graph_def *graph(void) {
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "a", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
-  set_type(node(g, "b", "Placeholder", NULL, NULL), "dtype", TFD_FLOAT32);
-  node(g, "c", "Mul", "a", "b");
-  tfd_node_def_set_device(node(g, "d", "AddV2", "c", "a"), "/device:CPU:1", NULL);
+  tg_set_type(tg_node(g, "a", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_set_type(tg_node(g, "b", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "c", "Mul", "a", "b", NULL);
+  tfd_node_def_set_device(tg_node(g, "d", "AddV2", "c", "a", NULL), "/device:CPU:1", NULL);
   for (int t = 0; t < THREADS; t++) {
     char v[16], c[16], init[32], inc[32], read[32];
     snprintf(v, sizeof v, "v%d", t);
@@ -47,12 +34,12 @@ static tfd_graph_def *graph(void) {
     snprintf(init, sizeof init, "v%d/init", t);
     snprintf(inc, sizeof inc, "v%d/inc", t);
     snprintf(read, sizeof read, "v%d/read", t);
-    tfd_node_def *h = node(g, v, "VarHandleOp", NULL, NULL);
-    set_type(h, "dtype", TFD_FLOAT32);
+    tfd_node_def *h = tg_node(g, v, "VarHandleOp", NULL, NULL, NULL);
+    tg_set_type(h, "dtype", TFD_FLOAT32);
     set_str(h, "container", c);
-    set_type(node(g, init, "AssignVariableOp", v, "a"), "dtype", TFD_FLOAT32);
-    set_type(node(g, inc, "AssignAddVariableOp", v, "b"), "dtype", TFD_FLOAT32);
-    set_type(node(g, read, "ReadVariableOp", v, NULL), "dtype", TFD_FLOAT32);
+    tg_set_type(tg_node(g, init, "AssignVariableOp", v, "a", NULL), "dtype", TFD_FLOAT32);
+    tg_set_type(tg_node(g, inc, "AssignAddVariableOp", v, "b", NULL), "dtype", TFD_FLOAT32);
+    tg_set_type(tg_node(g, read, "ReadVariableOp", v, NULL, NULL), "dtype", TFD_FLOAT32);
   }
   return g;
 }
@@ -84,7 +71,7 @@ static void *work(void *p) {
   float expected_var = -1; /* -1: not initialised */
   for (int i = 0; i < w->iters; i++) {
     float x = (float)(w->id * 100 + i % 50), y = (float)(i % 7);
-    tfd_tensor *a = scalar(x), *b = scalar(y), *out[2] = {0};
+    tfd_tensor *a = tg_scalar(x), *b = tg_scalar(y), *out[2] = {0};
     const char *feeds[] = {"a", "b"};
     tfd_tensor *vals[] = {a, b};
     switch (i % 4) {

@@ -8,33 +8,8 @@
 
 #include "runtime/core/tensor_internal.h"
 #include "runtime/kernels/kernel.h"
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
-
-static tfd_tensor *f32(const float *v, const int64_t *dims, int nd) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * 4, NULL);
-}
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1,
-                          const char *device) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (in1) tfd_node_def_add_input(n, in1, NULL);
-  if (device) tfd_node_def_set_device(n, device, NULL);
-  return n;
-}
-
-static void set_tensor(tfd_node_def *n, const char *attr, tfd_tensor *t) {
-  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-  tfd_tensor_unref(t);
-}
-
-static void set_type(tfd_node_def *n, const char *attr, tfd_dtype dt) {
-  tfd_attr_value v = {.type = TFD_ATTR_TYPE, .dtype = dt};
-  tfd_node_def_set_attr(n, attr, &v, NULL);
-}
 
 static tfd_device *find_gpu(tfd_session *s) {
   tfd_device_mgr *m = tfd_session_device_mgr(s);
@@ -49,23 +24,21 @@ static tfd_device *find_gpu(tfd_session *s) {
  * (no GPU kernel: CPU) ; Fill and ZerosLike on the GPU; a float Const on the GPU fetched as is. */
 static tfd_graph_def *mixed_graph(void) {
   tfd_graph_def *g = tfd_graph_def_new();
-  set_type(node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
-  node(g, "a", "Identity", "x", NULL, GPU0);
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "a", "Identity", "x", NULL, GPU0);
   int32_t shape[] = {3, 2}, dims[] = {2, 2};
   int64_t d2[] = {2}, d0[] = {0};
-  set_tensor(node(g, "shape", "Const", NULL, NULL, GPU0), "value",
-             tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, shape, sizeof shape, NULL));
-  node(g, "r", "Reshape", "a", "shape", GPU0);
-  node(g, "sq", "Square", "r", NULL, NULL);
-  set_tensor(node(g, "dims", "Const", NULL, NULL, GPU0), "value",
-             tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, dims, sizeof dims, NULL));
+  tg_set_tensor(tg_node(g, "shape", "Const", NULL, NULL, GPU0), "value", tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, shape, sizeof shape, NULL));
+  tg_node(g, "r", "Reshape", "a", "shape", GPU0);
+  tg_node(g, "sq", "Square", "r", NULL, NULL);
+  tg_set_tensor(tg_node(g, "dims", "Const", NULL, NULL, GPU0), "value", tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, dims, sizeof dims, NULL));
   float seven = 7.5f, c[] = {1, -2, 3};
   int64_t d3[] = {3};
-  set_tensor(node(g, "seven", "Const", NULL, NULL, GPU0), "value", f32(&seven, d0, 0));
-  node(g, "f", "Fill", "dims", "seven", GPU0);
-  set_tensor(node(g, "c", "Const", NULL, NULL, GPU0), "value", f32(c, d3, 1));
-  node(g, "z", "OnesLike", "c", NULL, GPU0);
-  node(g, "back", "Identity", "sq", NULL, GPU0); /* CPU -> GPU again, fetched from the GPU */
+  tg_set_tensor(tg_node(g, "seven", "Const", NULL, NULL, GPU0), "value", tg_f32(&seven, d0, 0));
+  tg_node(g, "f", "Fill", "dims", "seven", GPU0);
+  tg_set_tensor(tg_node(g, "c", "Const", NULL, NULL, GPU0), "value", tg_f32(c, d3, 1));
+  tg_node(g, "z", "OnesLike", "c", NULL, GPU0);
+  tg_node(g, "back", "Identity", "sq", NULL, GPU0); /* CPU -> GPU again, fetched from the GPU */
   return g;
 }
 
@@ -86,7 +59,7 @@ static void test_partitioned_graph(void) {
   CHECK_STR(tfd_status_message(st), "");
   float xv[] = {1, 2, 3, 4, 5, 6};
   int64_t d23[] = {2, 3};
-  tfd_tensor *x = f32(xv, d23, 2);
+  tfd_tensor *x = tg_f32(xv, d23, 2);
   const char *feeds[] = {"x"}, *fetches[] = {"sq", "r", "f", "z", "c", "back", "shape"};
   tfd_tensor *out[7] = {0};
   tfd_allocator_stats before, after;
@@ -209,8 +182,8 @@ static void test_placement(void) {
   /* A node pinned to a GPU that is not there: INVALID_ARGUMENT naming it, unless soft placement. */
   tfd_graph_def *g = tfd_graph_def_new();
   float one = 1;
-  set_tensor(node(g, "c", "Const", NULL, NULL, "/device:GPU:1"), "value", f32(&one, NULL, 0));
-  node(g, "sq", "Square", "c", NULL, GPU0); /* no GPU kernel */
+  tg_set_tensor(tg_node(g, "c", "Const", NULL, NULL, "/device:GPU:1"), "value", tg_f32(&one, NULL, 0));
+  tg_node(g, "sq", "Square", "c", NULL, GPU0); /* no GPU kernel */
   const char *fetch[] = {"sq"};
   tfd_tensor *out = NULL;
   tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
@@ -253,9 +226,9 @@ static void test_sync_every_op(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
   float one = 3;
-  set_tensor(node(g, "c", "Const", NULL, NULL, NULL), "value", f32(&one, NULL, 0));
-  node(g, "a", "Identity", "c", NULL, GPU0);
-  node(g, "sq", "Square", "a", NULL, NULL);
+  tg_set_tensor(tg_node(g, "c", "Const", NULL, NULL, NULL), "value", tg_f32(&one, NULL, 0));
+  tg_node(g, "a", "Identity", "c", NULL, GPU0);
+  tg_node(g, "sq", "Square", "a", NULL, NULL);
   const char *fetch[] = {"sq"};
   setenv("TFDEV_FAKE_GPU_FAIL_SYNC", "1", 1);
   for (int on = 0; on < 2; on++) {
