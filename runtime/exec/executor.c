@@ -9,10 +9,10 @@
 
 #include "../core/status_internal.h"
 #include "../core/tensor_internal.h"
-#include "cancellation.h"
+#include "../framework/cancellation.h"
 #include "executor.h"
 
-#include "caller_queue.h"
+#include "../framework/caller_queue.h"
 
 /* A successor: a node that waits for this one, and how many of its inputs
  * (data and control) this node satisfies. When that is all of them the

@@ -20,8 +20,8 @@
 
 #include "../graph/graph.h"
 #include "../kernels/kernel.h"
-#include "cancellation.h"
-#include "rendezvous.h"
+#include "../framework/cancellation.h"
+#include "../framework/rendezvous.h"
 
 typedef struct tfd_executor tfd_executor;
 

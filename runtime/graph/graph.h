@@ -9,7 +9,7 @@
 #define TFDEV_RUNTIME_GRAPH_H
 
 #include "../core/strmap.h"
-#include "op_registry.h"
+#include "../framework/op_registry.h"
 #include "tfdev/device_name.h"
 #include "tfdev/graph_def.h"
 

@@ -21,7 +21,7 @@
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "graph_def_internal.h"
-#include "op_registry.h"
+#include "../framework/op_registry.h"
 
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
  * hundred MiB exist): a manifest cannot make tfdev allocate without bound. */

@@ -18,7 +18,7 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "graph_def_internal.h"
-#include "op_registry.h"
+#include "../framework/op_registry.h"
 #include "tensorflow/core/framework/graph.pb-c.h"
 
 

@@ -5,7 +5,7 @@
  * frees it when the library is unloaded); each
  * node's kernel keeps the state its create made. A kernel asking for the caller's thread computes
  * at once when it is already there (partition 0 of a blocking run, synchronous sessions, eager
- * ops), else hands itself to the step's caller queue (runtime/exec/caller_queue.h), which that
+ * ops), else hands itself to the step's caller queue (runtime/framework/caller_queue.h), which that
  * thread drains while it waits for or polls the step. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
-#include "../exec/caller_queue.h"
+#include "../framework/caller_queue.h"
 #include "kernel.h"
 
 typedef struct custom_reg {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
-#include "../exec/cancellation.h"
+#include "../framework/cancellation.h"
 #include "kernel.h"
 
 typedef struct element {

@@ -4,7 +4,7 @@
 
 #include "../core/status_internal.h"
 #include "../core/tensor_internal.h"
-#include "../exec/rendezvous.h"
+#include "../framework/rendezvous.h"
 #include "kernel.h"
 
 static void k_send(tfd_kernel *k, tfd_kernel_ctx *c) {

@@ -161,7 +161,7 @@ tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
 }
 
 /* ---- session tensors: GetSessionHandle, GetSessionTensor, DeleteSessionTensor ---- */
-#include "../exec/session_state.h"
+#include "../framework/session_state.h"
 
 static bool need_state(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (c->session_state) return true;

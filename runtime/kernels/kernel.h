@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 
 #include "../device/device_internal.h"
-#include "../graph/op_registry.h"
+#include "../framework/op_registry.h"
 #include "tfdev/custom_op.h"
 #include "tfdev/tfdev.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
-#include "../exec/cancellation.h"
+#include "../framework/cancellation.h"
 #include "../exec/executor.h"
 #include "../kernels/kernel.h"
 #include "../graph/graph_def_internal.h"

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Checks that every include arrow inside runtime/ points down the layer order of DESIGN.md, so a
+# layer never comes to depend on one above it (ctest build.layers).
+#   sh packaging/check_layers.sh SOURCE_DIR
+# Layers, highest first. A file may include its own layer's headers and those of any layer below;
+# public headers ("tfdev/...") and generated ones are not layers. runtime/testing is test support:
+# only *_test.c files may include it, and its own files are not checked (they sit above everything,
+# as a test does). A directory under runtime/ that is not listed here fails the check, so a new
+# layer has to be given its place before it is used.
+set -eu
+src=${1:-.}
+cd "$src"
+layers="session import optimize exec graph kernels framework device core"
+rank() { # prints the layer's rank (0 = highest) or nothing when it is not a layer
+  i=0
+  for l in $layers; do
+    [ "$l" = "$1" ] && { echo "$i"; return; }
+    i=$((i + 1))
+  done
+}
+bad=0
+for dir in runtime/*/; do
+  dir=${dir%/}
+  layer=${dir#runtime/}
+  [ "$layer" = testing ] && continue
+  own=$(rank "$layer")
+  if [ -z "$own" ]; then
+    echo "runtime/$layer is not a layer of packaging/check_layers.sh (add it where DESIGN.md puts it)"
+    bad=1
+    continue
+  fi
+  for f in "$dir"/*.c "$dir"/*.h; do
+    [ -e "$f" ] || continue
+    # Each quoted include, as "LINE PATH".
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/' |
+      while read -r line inc; do
+        case "$inc" in
+          ../*) target=${inc#../} ;;       # relative to runtime/<layer>/
+          runtime/*) target=${inc#runtime/} ;; # from the source root (tests)
+          *) continue ;;                    # own directory, public or generated header
+        esac
+        tlayer=${target%%/*}
+        if [ "$tlayer" = testing ]; then
+          case "$f" in *_test.c) continue ;; esac
+          echo "$f:$line: includes $inc: only tests may include runtime/testing"
+          echo x >>"${TMPDIR:-/tmp}/check_layers.$$"
+          continue
+        fi
+        t=$(rank "$tlayer")
+        if [ -z "$t" ] || [ "$t" -lt "$own" ]; then
+          echo "$f:$line: includes $inc: runtime/$layer may not include from ${tlayer:-?} (a higher layer or none)"
+          echo x >>"${TMPDIR:-/tmp}/check_layers.$$"
+        fi
+      done
+  done
+done
+if [ -s "${TMPDIR:-/tmp}/check_layers.$$" ]; then
+  bad=1
+fi
+rm -f "${TMPDIR:-/tmp}/check_layers.$$"
+[ "$bad" -eq 0 ] && echo "every include in runtime/ points down the layers: $layers"
+exit "$bad"

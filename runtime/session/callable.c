@@ -1,0 +1,136 @@
+/* Callables (MakeCallable/RunCallable/ReleaseCallable): a signature resolved once to a bundle and
+ * the maps from call order to bundle order, so each call skips the lookups. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_internal.h"
+
+void tfd_ds_callable_unref(callable *c) {
+  if (!c || !tfd_refcount_dec(&c->refs)) return;
+  free(c->feed_map);
+  free(c->fetch_map);
+  free(c);
+}
+
+static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names, int nf,
+                                  const char *const *fetch_names, int nfe, const char *const *targets, int nt,
+                                  tfd_status *st) {
+  if (nfe == 0 && nt == 0) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
+    return -1;
+  }
+  char **feeds = tfd_ds_canonical_names(feed_names, nf, true, st);
+  char **fetches = feeds ? tfd_ds_canonical_names(fetch_names, nfe, true, st) : NULL;
+  char **tgts = fetches ? tfd_ds_canonical_names(targets, nt, false, st) : NULL;
+  callable *c = calloc(1, sizeof *c);
+  int64_t handle = -1;
+  bundle *b = tgts && c ? tfd_ds_get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
+  if (b) {
+    tfd_refcount_init(&c->refs); /* the table's */
+    c->b = b;
+    c->num_feeds = nf;
+    c->num_fetches = nfe;
+    c->feed_map = malloc(((size_t)nf + 1) * sizeof(int));
+    c->fetch_map = malloc(((size_t)nfe + 1) * sizeof(int));
+    if (c->feed_map && c->fetch_map && tfd_ds_map_names(&b->feed_index, feeds, nf, c->feed_map, "feed", st) == TFD_OK &&
+        tfd_ds_map_names(&b->fetch_index, fetches, nfe, c->fetch_map, "fetch", st) == TFD_OK) {
+      pthread_mutex_lock(&s->exec_mu);
+      handle = tfd_ds_handle_add(&s->callables, s->id, c);
+      pthread_mutex_unlock(&s->exec_mu);
+    }
+  } else if (!c) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  if (handle < 0) {
+    if (c) {
+      free(c->feed_map);
+      free(c->fetch_map);
+      free(c);
+    }
+    if (tfd_status_code(st) == TFD_OK) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  tfd_ds_free_names(feeds, nf);
+  tfd_ds_free_names(fetches, nfe);
+  tfd_ds_free_names(tgts, nt);
+  return handle;
+}
+
+/* The callable, with a reference for the caller (callable_unref). */
+static callable *find_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  pthread_mutex_lock(&s->exec_mu);
+  int i = tfd_ds_handle_find(&s->callables, handle);
+  callable *c = i >= 0 ? s->callables.objs[i] : NULL;
+  if (c) tfd_refcount_inc(&c->refs);
+  pthread_mutex_unlock(&s->exec_mu);
+  if (!c) tfd_ds_unknown_handle(s, handle, "callable", "released", st);
+  return c;
+}
+
+static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                  tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                  async_req *async, tfd_status *st) {
+  callable *c = find_callable(s, handle, st);
+  if (!c) return TFD_INVALID_ARGUMENT;
+  enum { SMALL = 16 };
+  tfd_tensor *small_in[SMALL], *small_out[SMALL];
+  tfd_tensor **ordered = c->b->num_feeds <= SMALL ? small_in : calloc((size_t)c->b->num_feeds, sizeof *ordered);
+  tfd_tensor **outs = c->b->num_fetches <= SMALL ? small_out : calloc((size_t)c->b->num_fetches, sizeof *outs);
+  tfd_code code = TFD_OK;
+  if (!ordered || !outs) code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (code == TFD_OK) for (int i = 0; i < c->num_feeds; i++) ordered[c->feed_map[i]] = feed_values[i];
+  if (code == TFD_OK && async) {
+    tfd_refcount_inc(&c->refs); /* the run's */
+    async->run = tfd_ds_start_async(s, c->b, c, c->fetch_map, c->num_fetches, ro, ordered, meta, async->done, async->arg, st);
+    code = async->run ? TFD_OK : tfd_status_code(st);
+  } else if (code == TFD_OK) {
+    code = tfd_ds_run_bundle(s, c->b, ro, ordered, outs, meta, st);
+    if (code == TFD_OK) {
+      for (int i = 0; i < c->num_fetches; i++) outputs[i] = tfd_tensor_ref(outs[c->fetch_map[i]]);
+      for (int k = 0; k < c->b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+    }
+  }
+  if (ordered != small_in) free(ordered);
+  if (outs != small_out) free(outs);
+  tfd_ds_callable_unref(c);
+  return code;
+}
+
+tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  pthread_mutex_lock(&s->exec_mu);
+  callable *c = tfd_ds_handle_remove(&s->callables, handle);
+  pthread_mutex_unlock(&s->exec_mu);
+  if (!c) return tfd_ds_unknown_handle(s, handle, "callable", "released", st);
+  tfd_ds_callable_unref(c); /* runs in flight keep theirs */
+  return TFD_OK;
+}
+
+int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
+                                  const char *const *fetch_names, int nfe, const char *const *targets, int nt,
+                                  tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return -1;
+  int64_t h = tfd_ds_check_graph_created(s, "MakeCallable()", st) == TFD_OK
+                  ? make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, st)
+                  : -1;
+  tfd_ds_leave(s);
+  return h;
+}
+
+tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                  tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
+                                  tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, NULL, st);
+  tfd_ds_leave(s);
+  return code;
+}
+
+tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+                                        tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
+                                        void *done_arg, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return NULL;
+  async_req a = {done, done_arg, NULL};
+  run_callable_impl(s, handle, ro, feed_values, NULL, meta, &a, st);
+  tfd_ds_leave(s); /* a run that started holds the session until it ends */
+  return a.run;
+}

@@ -1,0 +1,310 @@
+/* Running a bundle: one step (feeds checked, every partition started, the result gathered),
+ * the blocking run that waits for it, and Run/RunAsync: names resolved through the executor cache.
+ *
+ * A step starts partition 0 on the caller's thread and the others on the session's inter-op pool
+ * (all on the caller's thread for a synchronous session or an inter_op_thread_pool of -1); the first
+ * error aborts the step's rendezvous so the other partitions stop too. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_internal.h"
+
+static void part_done(void *arg, const tfd_status *st) {
+  step *x = arg;
+  if (x->solo && pthread_equal(pthread_self(), x->caller)) {
+    /* Still inside tfd_executor_run_async on the caller's thread (it runs no executor code once it
+     * waits), with no other partition: nothing else touches x. */
+    if (st && st->code != TFD_OK) tfd_status_setf(&x->status, st->code, "%s", tfd_status_message(st));
+    x->remaining = 0;
+    x->done_inline = true;
+    return;
+  }
+  pthread_mutex_lock(&x->mu);
+  if (st && st->code != TFD_OK && x->status.code == TFD_OK)
+    tfd_status_setf(&x->status, st->code, "%s", tfd_status_message(st));
+  bool last = --x->remaining == 0;
+  /* Read before unlocking: a blocking caller may return, and its step go, as soon as we do. */
+  void (*on_done)(step *) = x->on_done;
+  if (last && !on_done) pthread_cond_broadcast(&x->cv);
+  pthread_mutex_unlock(&x->mu);
+  if (last && on_done) on_done(x);
+}
+
+static void start_part(void *arg) {
+  part_start *p = arg;
+  tfd_executor_run_async(p->e, &p->args, part_done, p->x);
+}
+
+void tfd_ds_abort_rendezvous(void *arg, tfd_code code, const char *message) {
+  tfd_rendezvous_abort(arg, code, message);
+}
+
+/* A step that waits on nothing ends by itself: its timeout has nothing to stop. */
+static void nothing_to_stop(void *arg, tfd_code code, const char *message) { (void)arg, (void)code, (void)message; }
+
+static tfd_code check_feeds(const bundle *b, tfd_tensor *const *feeds, tfd_status *st) {
+  for (int k = 0; k < b->num_feeds; k++) {
+    tfd_tensor *t = feeds[k];
+    if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' has no value", b->feed_names[k]);
+    if (tfd_tensor_dtype(t) != b->feed_types[k])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' expects %s, got a %s tensor", b->feed_names[k],
+                             tfd_dtype_name(b->feed_types[k]), tfd_dtype_name(tfd_tensor_dtype(t)));
+    const tfd_shape *want = &b->feed_shapes[k];
+    bool ok = want->ndims < 0 || want->ndims == tfd_tensor_ndims(t);
+    for (int i = 0; ok && want->ndims >= 0 && i < want->ndims; i++)
+      ok = want->dims[i] < 0 || want->dims[i] == tfd_tensor_dim(t, i);
+    if (!ok) {
+      char ws[128], gs[128];
+      tfd_shape got;
+      tfd_shape_of_tensor(t, &got);
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Cannot feed value of shape %s for tensor '%s', which has shape %s",
+                             tfd_shape_string(&got, gs, sizeof gs), b->feed_names[k], tfd_shape_string(want, ws, sizeof ws));
+    }
+  }
+  return TFD_OK;
+}
+
+static void step_free_parts(step *x) {
+  for (int p = 0; x->stats && p < x->b->num_parts; p++) free(x->stats[p]);
+  free(x->stats);
+  x->stats = NULL;
+  if (x->fetches != x->small_fetches) free(x->fetches);
+  x->fetches = NULL;
+  if (x->starts != x->small_starts) free(x->starts);
+  x->starts = NULL;
+  tfd_rendezvous_unref(x->rendezvous);
+  x->rendezvous = NULL;
+}
+
+/* Checks the feeds and starts the step; on_done NULL: a blocking step, whose caller waits on x->cv and
+ * then calls step_finish. cancel, when given, is a reference the step takes (an asynchronous run's,
+ * which it must have); else the step makes one if it may wait. On error nothing has started and
+ * nothing is left to free. An asynchronous
+ * step may end (on_done called) before this returns: x is not touched after the last partition starts. */
+tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
+                           void (*on_done)(step *), tfd_cancellation *cancel, tfd_status *st) {
+  if (check_feeds(b, feeds, st) != TFD_OK) {
+    tfd_cancellation_unref(cancel);
+    return tfd_status_code(st);
+  }
+  bool async = on_done != NULL;
+  x->s = s;
+  x->b = b;
+  x->trace = ro && ro->trace;
+  x->want_costs = ro && ro->cost_graph;
+  x->partition_graphs = ro && ro->output_partition_graphs;
+  bool collect = x->trace || x->want_costs || tfd_session_options_build_cost_model(s->options);
+  /* What a step needs beyond its executors is made only when it can be used: a rendezvous
+   * when partitions or kernels exchange tensors, a cancellation (which close() and a
+   * timeout use to stop it) when a kernel may wait, or the step is asynchronous (its
+   * handle can cancel it). A blocking step of neither ends by itself. */
+  bool need_rendezvous = b->num_parts > 1, may_wait = false;
+  for (int p = 0; p < b->num_parts; p++) {
+    need_rendezvous |= tfd_executor_uses_rendezvous(b->execs[p]);
+    may_wait |= tfd_executor_may_wait(b->execs[p]);
+  }
+  x->stats = NULL;
+  x->fetches = b->num_fetches <= STEP_SMALL ? x->small_fetches : malloc((size_t)b->num_fetches * sizeof *x->fetches);
+  if (x->fetches) memset(x->fetches, 0, (size_t)b->num_fetches * sizeof *x->fetches);
+  x->starts = b->num_parts <= STEP_SMALL ? x->small_starts : malloc((size_t)b->num_parts * sizeof *x->starts);
+  x->remaining = b->num_parts;
+  x->status = (tfd_status)TFD_STATUS_INIT;
+  x->rendezvous = need_rendezvous ? tfd_rendezvous_new() : NULL;
+  x->caller = pthread_self();
+  x->solo = !async && b->num_parts == 1;
+  x->done_inline = x->timed_out = false;
+  x->on_done = on_done;
+  if (collect && (x->stats = calloc((size_t)b->num_parts, sizeof *x->stats)))
+    for (int p = 0; p < b->num_parts; p++)
+      x->stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **x->stats);
+  x->cancel = cancel ? cancel : may_wait ? tfd_cancellation_new() : NULL;
+  if (!x->fetches || (need_rendezvous && !x->rendezvous) || (collect && !x->stats) || (async && !x->cancel) ||
+      (async && !x->starts)) {
+    step_free_parts(x);
+    tfd_cancellation_unref(x->cancel);
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+  }
+  pthread_mutex_init(&x->mu, NULL);
+  pthread_cond_init(&x->cv, NULL);
+  x->has_queue = false;
+  for (int p = 0; p < b->num_parts; p++) x->has_queue |= tfd_executor_needs_caller(b->execs[p]);
+  if (x->has_queue)
+    tfd_caller_queue_init(&x->queue, x->queue_mu ? x->queue_mu : &x->mu, x->queue_cv ? x->queue_cv : &x->cv);
+  /* Cancelling the step (timeout, close, tfd_run_cancel) aborts its rendezvous and wakes blocked kernels. */
+  x->abort_token = x->cancel && x->rendezvous ? tfd_cancellation_register(x->cancel, tfd_ds_abort_rendezvous, x->rendezvous) : -1;
+  x->tracked = x->cancel && tfd_ds_add_active(s, x->cancel);
+  x->step_id = tfd_ds_next_step_id();
+  if (b->num_parts == 0) {
+    if (on_done) on_done(x);
+    return TFD_OK;
+  }
+  /* Blocking: partitions 1..n start on the pool, partition 0 on this thread; all run at once.
+   * Asynchronous: every partition starts on the pool, so this call returns at once. A synchronous
+   * session or run (inter_op_thread_pool -1) has no thread but this one: it runs them all here, one
+   * after another (a partition waiting on a _Recv returns, and the _Send that feeds it carries it
+   * on), so an asynchronous step of one ends before the call returns unless a kernel waits. */
+  tfd_threadpool *runner = ro && ro->inter_op_thread_pool < 0 ? NULL : s->inter_pool;
+  int first_pooled = async ? 0 : 1;
+  for (int p = b->num_parts - 1; p >= 0; p--) {
+    tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
+                              runner, x->stats ? x->stats[p] : NULL, x->cancel, s->state,
+                              x->has_queue ? &x->queue : NULL, x->caller, !async};
+    if (p >= first_pooled && x->starts && runner) {
+      x->starts[p] = (part_start){b->execs[p], args, x};
+      if (tfd_threadpool_schedule(s->inter_pool, start_part, &x->starts[p], NULL) == TFD_OK) continue;
+    }
+    tfd_executor_run_async(b->execs[p], &args, part_done, x);
+  }
+  return TFD_OK;
+}
+
+/* The result of an ended step: its code (status set), and on success its fetches (bundle order, one
+ * reference each) in outputs and meta filled. Releases everything step_start made. */
+tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *meta, int64_t timeout, tfd_status *st) {
+  tfd_session *s = x->s;
+  bundle *b = x->b;
+  if (x->tracked) tfd_ds_remove_active(s, x->cancel);
+  tfd_code code;
+  const char *why = NULL;
+  if (x->cancel && tfd_cancellation_reason(x->cancel, &why) != TFD_OK) {
+    /* A cancelled step reports why it was cancelled, not what the kernels saw. */
+    code = tfd_status_setf(st, tfd_cancellation_reason(x->cancel, NULL), "%s", why);
+    tfd_status_clear(&x->status);
+  } else if (x->timed_out && !x->cancel) {
+    code = tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for the step (%lld ms)", (long long)timeout);
+    tfd_status_clear(&x->status);
+  } else if (x->status.code != TFD_OK && x->rendezvous && tfd_rendezvous_status(x->rendezvous, st) != TFD_OK) {
+    /* The first kernel to fail aborted the rendezvous with its own error; other partitions then fail
+     * in their _Recv nodes, and may report first: the abort is the error the user caused. */
+    code = tfd_status_code(st);
+    tfd_status_clear(&x->status);
+  } else {
+    code = tfd_status_move(st, &x->status);
+  }
+  if (x->cancel && x->abort_token >= 0) tfd_cancellation_deregister(x->cancel, x->abort_token);
+  tfd_cancellation_unref(x->cancel);
+  x->cancel = NULL;
+  if (code == TFD_OK) {
+    for (int k = 0; k < b->num_fetches; k++)
+      if (!x->fetches[k]) {
+        code = tfd_status_setf(st, TFD_INTERNAL, "fetch '%s' was not produced", b->fetch_names[k]);
+        break;
+      }
+  }
+  for (int k = 0; k < b->num_fetches; k++) {
+    if (code == TFD_OK) outputs[k] = x->fetches[k];
+    else tfd_tensor_unref(x->fetches[k]);
+  }
+  if (code == TFD_OK && x->stats) tfd_ds_record_costs(s, b, x->stats);
+  if (code == TFD_OK && meta) {
+    tfd_ds_fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
+    if (x->want_costs) tfd_ds_fill_cost_graph(s, meta, b);
+    meta->step_id = x->step_id;
+  }
+  step_free_parts(x);
+  pthread_mutex_destroy(&x->mu);
+  pthread_cond_destroy(&x->cv);
+  return code;
+}
+
+int64_t tfd_ds_run_timeout(const tfd_session *s, const tfd_run_options *ro) {
+  return ro && ro->timeout_ms ? ro->timeout_ms : tfd_session_options_operation_timeout_ms(s->options);
+}
+
+/* The blocking run: start, wait (cancelling at the deadline), finish. */
+tfd_code tfd_ds_run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
+                           tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st) {
+  step x;
+  x.queue_mu = NULL;
+  x.queue_cv = NULL;
+  if (tfd_ds_step_start(&x, s, b, ro, feeds, NULL, NULL, st) != TFD_OK) return tfd_status_code(st);
+  int64_t timeout = tfd_ds_run_timeout(s, ro);
+  if (!x.done_inline) {
+    pthread_mutex_lock(&x.mu);
+    /* Without a cancellation (none needed, or out of memory) a timeout can still abort the rendezvous.
+     * Kernels that must run here arrive through the queue, run between the waits. */
+    x.timed_out = tfd_wait_or_time_out_draining(&x.mu, &x.cv, &x.remaining, timeout, "the step",
+                                                x.cancel ? tfd_cancel_on_timeout
+                                                : x.rendezvous ? tfd_ds_abort_rendezvous
+                                                               : nothing_to_stop,
+                                                x.cancel ? (void *)x.cancel : x.rendezvous, x.has_queue ? &x.queue : NULL);
+    pthread_mutex_unlock(&x.mu);
+  }
+  return tfd_ds_step_finish(&x, outputs, meta, timeout, st);
+}
+
+/* Maps call-order names onto a bundle's order; -1 entries are impossible after lookup. */
+tfd_code tfd_ds_map_names(const tfd_strmap *index, char **names, int n, int *map, const char *what, tfd_status *st) {
+  for (int i = 0; i < n; i++) {
+    intptr_t k = (intptr_t)tfd_strmap_get(index, names[i]);
+    if (!k) return tfd_status_setf(st, TFD_INTERNAL, "%s '%s' lost from the executor cache", what, names[i]);
+    map[i] = (int)k - 1;
+  }
+  return TFD_OK;
+}
+
+/* Run and RunAsync: names resolved once, then the bundle run blocking, or started (async). */
+static tfd_code run_impl(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                         tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                         const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
+                         async_req *async, tfd_status *st) {
+  if (nfe == 0 && nt == 0) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
+  char **feeds = tfd_ds_canonical_names(feed_names, nf, true, st);
+  char **fetches = feeds ? tfd_ds_canonical_names(fetch_names, nfe, true, st) : NULL;
+  char **tgts = fetches ? tfd_ds_canonical_names(targets, nt, false, st) : NULL;
+  int *feed_map = malloc(((size_t)nf + 1) * sizeof *feed_map), *fetch_map = malloc(((size_t)nfe + 1) * sizeof *fetch_map);
+  tfd_tensor **ordered = calloc((size_t)nf + 1, sizeof *ordered), **outs = calloc((size_t)nfe + 1, sizeof *outs);
+  tfd_code code = tgts ? TFD_OK : tfd_status_code(st);
+  if (code == TFD_OK && (!feed_map || !fetch_map || !ordered || !outs))
+    code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  bundle *b = code == TFD_OK ? tfd_ds_get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
+  if (code == TFD_OK && !b) code = tfd_status_code(st);
+  if (code == TFD_OK) code = tfd_ds_map_names(&b->feed_index, feeds, nf, feed_map, "feed", st);
+  if (code == TFD_OK) code = tfd_ds_map_names(&b->fetch_index, fetches, nfe, fetch_map, "fetch", st);
+  if (code == TFD_OK) for (int i = 0; i < nf; i++) ordered[feed_map[i]] = feed_values[i];
+  if (code == TFD_OK && async) {
+    async->run = tfd_ds_start_async(s, b, NULL, fetch_map, nfe, ro, ordered, meta, async->done, async->arg, st);
+    fetch_map = NULL; /* the run's now, or freed */
+    code = async->run ? TFD_OK : tfd_status_code(st);
+  } else if (code == TFD_OK) {
+    code = tfd_ds_run_bundle(s, b, ro, ordered, outs, meta, st);
+    if (code == TFD_OK)
+      for (int i = 0; i < nfe; i++) outputs[i] = tfd_tensor_ref(outs[fetch_map[i]]);
+    for (int k = 0; code == TFD_OK && k < b->num_fetches; k++) tfd_tensor_unref(outs[k]);
+  }
+  tfd_ds_free_names(feeds, nf);
+  tfd_ds_free_names(fetches, nfe);
+  tfd_ds_free_names(tgts, nt);
+  free(feed_map);
+  free(fetch_map);
+  free(ordered);
+  free(outs);
+  return code;
+}
+
+/* ---- public entry points: each runs between enter and leave ---- */
+tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                         tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                         const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
+                         tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  tfd_code code = tfd_ds_check_graph_created(s, "Run()", st);
+  if (code == TFD_OK)
+    code = run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, outputs, meta, NULL, st);
+  tfd_ds_leave(s);
+  return code;
+}
+
+tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+                               tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
+                               const char *const *targets, int nt, tfd_run_metadata *meta, tfd_run_done_fn done,
+                               void *done_arg, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return NULL;
+  async_req a = {done, done_arg, NULL};
+  if (tfd_ds_check_graph_created(s, "Run()", st) == TFD_OK)
+    run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, NULL, meta, &a, st);
+  tfd_ds_leave(s); /* a run that started holds the session until it ends */
+  return a.run;
+}
