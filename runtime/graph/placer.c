@@ -166,8 +166,8 @@ static void debug_info(const placer *p, int root, sbuf *b) {
     }
     if (seen) continue;
     sb_printf(b, "\n%s: ", node_op(p, i));
-    for (int t = 0; t < p->ntypes; t++)
-      if (p->supported_store[(size_t)i * (size_t)p->ntypes + (size_t)t]) sb_printf(b, "%s ", p->types[t]);
+    for (int t = 0; t < p->ntypes; t++) /* the op's own kernels: a root's row holds its group's intersection */
+      if (tfd_kernel_supported(node_op(p, i), p->types[t])) sb_printf(b, "%s ", p->types[t]);
   }
   sb_printf(b, "\n\nColocation members, user-requested devices, and framework assigned devices, if any:");
   for (int i = 0; i < g->n; i++) {
