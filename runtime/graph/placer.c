@@ -154,21 +154,17 @@ static void debug_info(const placer *p, int root, sbuf *b) {
   sb_printf(b, "\nRoot ");
   member_debug(p, &p->m[root], b);
   const tfd_graph *g = p->g;
+  tfd_strmap seen = TFD_STRMAP_INIT; /* one line per op type */
   for (int i = 0; i < g->n; i++) {
     int r = i;
     while (p->m[r].parent != r) r = p->m[r].parent;
-    if (r != root) continue;
-    bool seen = false; /* one line per op type */
-    for (int j = 0; j < i && !seen; j++) {
-      int rj = j;
-      while (p->m[rj].parent != rj) rj = p->m[rj].parent;
-      seen = rj == root && strcmp(node_op(p, j), node_op(p, i)) == 0;
-    }
-    if (seen) continue;
+    if (r != root || tfd_strmap_get(&seen, node_op(p, i))) continue;
+    if (!tfd_strmap_put(&seen, node_op(p, i), (void *)1)) b->oom = true;
     sb_printf(b, "\n%s: ", node_op(p, i));
     for (int t = 0; t < p->ntypes; t++) /* the op's own kernels: a root's row holds its group's intersection */
       if (tfd_kernel_supported(node_op(p, i), p->types[t])) sb_printf(b, "%s ", p->types[t]);
   }
+  tfd_strmap_free(&seen);
   sb_printf(b, "\n\nColocation members, user-requested devices, and framework assigned devices, if any:");
   for (int i = 0; i < g->n; i++) {
     int r = i;
@@ -292,7 +288,8 @@ static tfd_code colocate_to_group(placer *p, tfd_strmap *roots, int node, const 
   return TFD_OK;
 }
 
-/* The "loc:@name" entries of a node's `_class` attribute, each call to visit with the name. */
+/* ColocationGraph::ColocateAllNodes: every node joins the groups its `_class` attribute names
+ * ("loc:@name"; other entries are not groups) and the group of its own name. */
 static tfd_code colocate_all(placer *p, tfd_status *st) {
   tfd_strmap roots = TFD_STRMAP_INIT;
   tfd_code code = TFD_OK;
@@ -471,13 +468,14 @@ static tfd_code devices_for(placer *p, int node, const int **devs, int *count, t
         k = matching_supported(p, &soft, m->supported, out);
         if (k > 0 && tfd_log_enabled(TFD_LOG_WARNING)) {
           sbuf b = {0};
+          for (int c = 0; c < k; c++) sb_printf(&b, "%s%s", c ? "\n  " : "", tfd_device_name(p->o->devices[out[c]]));
+          sb_printf(&b, "].\nSee below for details of this colocation group:");
           debug_info(p, r, &b);
           tfd_log(TFD_LOG_WARNING,
                   "Failed to place the graph without changing the devices of some resources. Some of the operations "
                   "(that had to be colocated with resource generating operations) are not supported on the "
-                  "resources' devices. Current candidate devices are [\n  %s].\nSee below for details of this "
-                  "colocation group:%s",
-                  tfd_device_name(p->o->devices[out[0]]), sb_str(&b));
+                  "resources' devices. Current candidate devices are [\n  %s",
+                  sb_str(&b));
           free(b.s);
         }
       }
@@ -615,7 +613,7 @@ static int cmp_devices(const void *a, const void *b, void *ctx) {
 }
 
 /* The distinct device types, by factory priority then name (PrioritizedDeviceTypeList). */
-static tfd_code collect_types(placer *p, tfd_status *st) {
+static void collect_types(placer *p) {
   const tfd_placer_options *o = p->o;
   for (int d = 0; d < o->num_devices; d++) {
     const char *t = tfd_device_type(o->devices[d]);
@@ -639,8 +637,6 @@ static tfd_code collect_types(placer *p, tfd_status *st) {
     while (strcmp(p->types[k], tfd_device_type(o->devices[d])) != 0) k++;
     p->device_type[d] = k;
   }
-  (void)st;
-  return TFD_OK;
 }
 
 /* Soft placement's info lines (one per node that did not get what it asked for) and
@@ -666,8 +662,8 @@ static void report(const placer *p, const int *device_of) {
 static tfd_code place(placer *p, int *device_of, tfd_status *st) {
   const tfd_graph *g = p->g;
   const tfd_placer_options *o = p->o;
-  tfd_code code = collect_types(p, st);
-  if (code != TFD_OK) return code;
+  tfd_code code = TFD_OK;
+  collect_types(p);
   sort_devices(p);
   if (!o->pruned && (code = check_colocation_targets(p, st)) != TFD_OK) return code;
   for (int i = 0; i < g->n; i++)
