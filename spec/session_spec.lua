@@ -103,7 +103,8 @@ describe("tfdev.session", function()
         { { name = "p", op = "Placeholder", attr = { dtype = 3 } } })
       h.raises("INVALID_ARGUMENT", "node 'p' (Placeholder): missing required attr 'dtype'", create,
         { { name = "p", op = "Placeholder" } })
-      h.raises("INVALID_ARGUMENT", "node 'a': could not parse device name 'gpu zero'", create,
+      -- TensorFlow's TestMalformedDeviceSpecification: the placer's text, with the node's tag
+      h.raises("INVALID_ARGUMENT", "Malformed device specification 'gpu zero' in node: {name:'a'", create,
         { { name = "a", op = "NoOp", device = "gpu zero" } })
       local s <close> = tfdev.session()
       h.raises("INVALID_ARGUMENT", "a graph must be a GraphDef table", s.create, s, 42)
@@ -197,23 +198,24 @@ describe("tfdev.session", function()
       local def = mlp_def()
       def.node[4].device = "/device:GPU:0"
       local s <close> = tfdev.session()
-      h.raises("INVALID_ARGUMENT",
-        "Cannot assign a device for operation 'mm': Could not satisfy explicit device specification '/device:GPU:0'",
-        s.create, s, def)
+      -- TensorFlow's TestNonexistentGpuNoAllowSoftPlacementFormatTag and TestNonExistentDevice
+      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation mm: {{node mm}} was explicitly assigned to " ..
+        "/device:GPU:0 but available devices are [ " .. PREFIX .. "/device:CPU:0 ]. Make sure the device " ..
+        "specification refers to a valid device.", s.create, s, def)
       local pruned <close> = tfdev.session { place_pruned_graph = true }
       pruned:create(def)
-      h.raises("INVALID_ARGUMENT",
-        "Cannot assign a device for operation 'mm': Could not satisfy explicit device specification '/device:GPU:0'",
-        pruned.run, pruned, { x = X }, "y")
+      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation mm: {{node mm}} was explicitly assigned to " ..
+        "/device:GPU:0 but available devices are [", pruned.run, pruned, { x = X }, "y")
     end)
 
-    it("refuses a device type with no kernel for the op", function()
+    it("refuses a device type with no kernel for the op (TestUnsupportedDeviceNoAllowSoftPlacement)", function()
       tfdev.factory.register("SIM", { create_devices = function(_, _, p)
         return { tfdev.device.cpu { name = p .. "/device:SIM:0", device_type = "SIM" } } end }, 100)
       local def = mlp_def()
       def.node[4].device = "/device:SIM:0"
       local s <close> = tfdev.session()
-      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation 'mm' (MatMul)", s.create, s, def)
+      h.raises("INVALID_ARGUMENT", "Cannot assign a device for operation mm: Could not satisfy explicit device " ..
+        "specification '/device:SIM:0' because no supported kernel for SIM devices is available.", s.create, s, def)
     end)
 
     it("falls back with allow_soft_placement", function()

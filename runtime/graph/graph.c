@@ -61,12 +61,10 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
     n->op = tfd_op_lookup(tfd_node_def_op(n->def));
     if (!n->op)
       return tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': op type not registered '%s'", name, tfd_node_def_op(n->def));
+    /* A malformed device field is the placer's error to report (TensorFlow's "Malformed device
+     * specification"), and only if the node is placed: a run that prunes it away never sees it. */
     const char *dev = tfd_node_def_device(n->def);
-    if (*dev) {
-      if (tfd_device_name_parse(dev, &n->requested, st) != TFD_OK)
-        return tfd_status_prefixf(st, "node '%s': ", name);
-      n->has_requested = true;
-    }
+    if (*dev && tfd_device_name_parse(dev, &n->requested, NULL) == TFD_OK) n->has_requested = true;
     size_t nin = tfd_node_def_num_inputs(n->def);
     n->inputs = calloc(nin ? nin : 1, sizeof *n->inputs);
     n->control = calloc(nin ? nin : 1, sizeof *n->control);

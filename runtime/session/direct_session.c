@@ -342,7 +342,7 @@ static tfd_code check_placement(tfd_session *s, const tfd_graph *g, tfd_status *
   int *device_of = malloc((size_t)g->n * sizeof *device_of);
   if (!device_of) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_placer_options po = {s->devices, s->num_devices, s->registry, tfd_session_options_allow_soft_placement(s->options),
-                           false, &s->stateful};
+                           false, &s->stateful, false};
   static const tfd_host_logger quiet = {discard_line, TFD_LOG_ERROR, NULL};
   const tfd_host_logger *outer = tfd_log_use(&quiet);
   tfd_code code = tfd_place(g, &po, device_of, st);
