@@ -1,5 +1,6 @@
 /* tfdev.session: DirectSession as Lua userdata, with callables, partial runs, asynchronous runs (tfdev.future)
  * and run metadata as tables. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,9 +101,9 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
     } else if (strcmp(k, "inter_op_thread_pool") == 0) {
       int ok;
       lua_Integer pool = lua_tointegerx(L, -1, &ok);
-      if (!ok || pool < -1 || pool > 0)
-        tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                    "run option inter_op_thread_pool must be 0 (the session's pool) or -1 (the calling thread)");
+      if (!ok) tfdev_raise(L, TFD_INVALID_ARGUMENT, "run option inter_op_thread_pool must be an integer");
+      /* The session checks the range (TensorFlow's text); one beyond int is out of it too. */
+      if (pool < INT_MIN || pool > INT_MAX) tfdev_raise(L, TFD_INVALID_ARGUMENT, "Invalid inter_op_thread_pool: %I", pool);
       ro->inter_op_thread_pool = (int)pool;
     } else {
       tfdev_raise(L, TFD_INVALID_ARGUMENT,

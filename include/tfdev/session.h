@@ -35,7 +35,9 @@ typedef struct tfd_run_options {
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
   bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */
-  int inter_op_thread_pool;     /* 0: the session's inter-op pool; -1: every node on the calling thread */
+  int inter_op_thread_pool;     /* k: the session's k-th inter-op pool (session_inter_op_thread_pool; 0 when
+                                 * none is listed); -1: every node on the calling thread; any other value
+                                 * is INVALID_ARGUMENT "Invalid inter_op_thread_pool: N" */
 } tfd_run_options;
 
 /* The session factory registry: "DIRECT_SESSION" is built in. Returns the

@@ -92,22 +92,64 @@ tfd_code tfd_ds_unknown_handle(const tfd_session *s, int64_t h, const char *what
 }
 
 static void release_pool(tfd_session *s) {
-  if (!s->inter_pool) return;
-  if (s->pool_from_runtime) {
-    /* the registry copy's runtime reference keeps it; nothing of ours to free */
-  } else if (s->owns_pool) {
-    tfd_threadpool_free(s->inter_pool);
-  } else {
-    tfd_threadpool *dead = NULL;
-    pthread_mutex_lock(&shared_pool_mu);
-    if (--shared_pool_users == 0) {
-      dead = shared_pool;
-      shared_pool = NULL;
-    }
-    pthread_mutex_unlock(&shared_pool_mu);
-    tfd_threadpool_free(dead);
+  for (int i = 0; s->pools && i < s->num_pools; i++) {
+    tfd_threadpool *pool = s->pools[i].pool;
+    if (!pool) continue;
+    if (s->pools[i].owner == POOL_OWNED) {
+      tfd_threadpool_free(pool);
+    } else if (s->pools[i].owner == POOL_SHARED_DEFAULT) {
+      tfd_threadpool *dead = NULL;
+      pthread_mutex_lock(&shared_pool_mu);
+      if (--shared_pool_users == 0) {
+        dead = shared_pool;
+        shared_pool = NULL;
+      }
+      pthread_mutex_unlock(&shared_pool_mu);
+      tfd_threadpool_free(dead);
+    } /* borrowed: the runtime frees it, and the registry copy's runtime reference keeps it till then */
   }
+  free(s->pools);
+  s->pools = NULL;
   s->inter_pool = NULL;
+}
+
+/* The session's inter-op pools (DirectSession's thread_pools_): those session_inter_op_thread_pool
+ * lists, else one, its own (use_per_session_threads) or the process's default. A runtime over a
+ * host's scheduler lends its pool for every one: tfdev then starts no thread. */
+static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
+  int threads = tfd_session_options_inter_op_threads(s->options);
+  int listed = tfd_session_options_num_inter_op_pools(s->options);
+  s->num_pools = listed > 0 ? listed : 1;
+  if (!(s->pools = calloc((size_t)s->num_pools, sizeof *s->pools)))
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
+  if (threads < 0) return TFD_OK; /* TensorFlow's synchronous session: every node on the calling thread */
+  for (int i = 0; i < s->num_pools; i++) {
+    session_pool *p = &s->pools[i];
+    int asked = 0;
+    const char *name = "";
+    if (listed > 0) tfd_session_options_inter_op_pool(s->options, i, &asked, &name);
+    int make = asked > 0 ? asked : threads; /* 0: the default, as TensorFlow's NumInterOpThreads */
+    if (tfd_runtime_pool(rt)) {
+      p->owner = POOL_BORROWED;
+      p->pool = tfd_runtime_pool(rt);
+    } else if (listed > 0 && *name && rt) {
+      p->owner = POOL_BORROWED;
+      if (!(p->pool = tfd_runtime_named_pool(rt, name, asked, make, st))) return tfd_status_code(st);
+    } else if (listed > 0 || tfd_session_options_use_per_session_threads(s->options)) {
+      p->owner = POOL_OWNED;
+      if (!(p->pool = tfd_threadpool_new("tfdev_inter", make, st))) return tfd_status_code(st);
+    } else {
+      p->owner = POOL_SHARED_DEFAULT;
+      pthread_mutex_lock(&shared_pool_mu);
+      if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
+      if (shared_pool) shared_pool_users++;
+      p->pool = shared_pool;
+      pthread_mutex_unlock(&shared_pool_mu);
+      if (!p->pool) return tfd_status_code(st);
+    }
+  }
+  s->inter_pool = s->pools[0].pool;
+  return TFD_OK;
 }
 
 void tfd_session_free(tfd_session *s) {
@@ -186,25 +228,9 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
       s->num_devices = 0; /* nothing to release in free */
       goto fail;
     }
-  int threads = tfd_session_options_inter_op_threads(s->options);
   tfd_runtime *rt = tfd_factory_registry_runtime(s->registry);
   s->logger = tfd_runtime_logger(rt);
-  if (threads < 0) { /* TensorFlow's synchronous session: every node on the calling thread */
-    return s;
-  } else if (tfd_runtime_pool(rt)) {
-    s->pool_from_runtime = true;
-    s->inter_pool = tfd_runtime_pool(rt);
-  } else if (tfd_session_options_use_per_session_threads(s->options)) {
-    s->owns_pool = true;
-    s->inter_pool = tfd_threadpool_new("tfdev_inter", threads, st);
-  } else {
-    pthread_mutex_lock(&shared_pool_mu);
-    if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
-    if (shared_pool) shared_pool_users++;
-    s->inter_pool = shared_pool;
-    pthread_mutex_unlock(&shared_pool_mu);
-  }
-  if (!s->inter_pool) goto fail;
+  if (make_pools(s, rt, st) != TFD_OK) goto fail;
   return s;
 fail:
   tfd_session_free(s);

@@ -53,6 +53,13 @@ typedef struct handle_table {
   uint32_t last_serial;
 } handle_table;
 
+/* One of a session's inter-op pools, and who frees it. */
+typedef enum { POOL_OWNED, POOL_BORROWED, POOL_SHARED_DEFAULT } pool_owner;
+typedef struct session_pool {
+  tfd_threadpool *pool;
+  pool_owner owner; /* BORROWED: the runtime's (its host's scheduler, or a pool shared by global name) */
+} session_pool;
+
 struct tfd_session {
   tfd_session_options *options;
   tfd_factory_registry *registry;
@@ -61,9 +68,11 @@ struct tfd_session {
   int num_devices;
   tfd_device_mgr *mgr;
   char handle[32];
-  tfd_threadpool *inter_pool; /* NULL: a synchronous session (inter_op_threads < 0) */
-  bool owns_pool;
-  bool pool_from_runtime;       /* the runtime's pool over its host's scheduler: borrowed */
+  /* The inter-op pools runs pick from (session_inter_op_thread_pool; one when none is listed). A
+   * synchronous session (inter_op_threads < 0) makes none: every entry is NULL. */
+  session_pool *pools;
+  int num_pools;
+  tfd_threadpool *inter_pool; /* pools[0]'s: what partial runs use */
   const tfd_host_logger *logger; /* the runtime's, or NULL: where placement's lines go */
   pthread_mutex_t graph_mu;
   tfd_graph_def *def;

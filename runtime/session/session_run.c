@@ -85,6 +85,11 @@ static void step_free_parts(step *x) {
  * step may end (on_done called) before this returns: x is not touched after the last partition starts. */
 tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            void (*on_done)(step *), tfd_cancellation *cancel, tfd_status *st) {
+  int pool = ro ? ro->inter_op_thread_pool : 0;
+  if (pool < -1 || pool >= s->num_pools) { /* TensorFlow's RunInternal check, and its text */
+    tfd_cancellation_unref(cancel);
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Invalid inter_op_thread_pool: %d", pool);
+  }
   if (check_feeds(b, feeds, st) != TFD_OK) {
     tfd_cancellation_unref(cancel);
     return tfd_status_code(st);
@@ -145,7 +150,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
    * session or run (inter_op_thread_pool -1) has no thread but this one: it runs them all here, one
    * after another (a partition waiting on a _Recv returns, and the _Send that feeds it carries it
    * on), so an asynchronous step of one ends before the call returns unless a kernel waits. */
-  tfd_threadpool *runner = ro && ro->inter_op_thread_pool < 0 ? NULL : s->inter_pool;
+  tfd_threadpool *runner = pool < 0 ? NULL : s->pools[pool].pool;
   int first_pooled = async ? 0 : 1;
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
@@ -153,7 +158,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
                               x->has_queue ? &x->queue : NULL, x->caller, !async};
     if (p >= first_pooled && x->starts && runner) {
       x->starts[p] = (part_start){b->execs[p], args, x};
-      if (tfd_threadpool_schedule(s->inter_pool, start_part, &x->starts[p], NULL) == TFD_OK) continue;
+      if (tfd_threadpool_schedule(runner, start_part, &x->starts[p], NULL) == TFD_OK) continue;
     }
     tfd_executor_run_async(b->execs[p], &args, part_done, x);
   }
