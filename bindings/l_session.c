@@ -586,6 +586,44 @@ static int session_reset(lua_State *L) {
   return 0;
 }
 
+/* session:finalize() (DirectSession::Finalize). */
+static int session_finalize(lua_State *L) {
+  tfd_session *s = check_session(L, 1);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_finalize(s, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* tfdev.session_factory.reset(options, containers) (DirectSessionFactory::Reset): every session this
+ * state's runtime made is reset and closed; their userdata stay, and later calls are CANCELLED. */
+static int factory_reset(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session_options *o = tfdev_check_options(L, 1); /* checked as tfdev.session's: typos fail here too */
+  int n;
+  const char **names = string_list(L, 2, &n, "containers");
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_factory_reset(o, tfdev_state(L)->registry, names, n, st) != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int factory_names(lua_State *L) {
+  const char *const *names = tfd_session_factory_names();
+  lua_newtable(L);
+  for (int i = 0; names[i]; i++) {
+    lua_pushstring(L, names[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* tfdev.session_factory: the session factory's functions. */
+int tfdev_open_session_factory(lua_State *L) {
+  static const luaL_Reg fns[] = {{"reset", factory_reset}, {"names", factory_names}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  return 1;
+}
+
 static int session_executor_count(lua_State *L) {
   lua_pushinteger(L, tfd_session_num_executors_built(check_session(L, 1)));
   return 1;
@@ -812,6 +850,7 @@ int tfdev_open_session(lua_State *L) {
                                      {"placement", session_placement},
                                      {"executor_count", session_executor_count},
                                      {"reset", session_reset},
+                                     {"finalize", session_finalize},
                                      {"prun_setup", session_prun_setup},
                                      {"prun", session_prun},
                                      {"export_cost_models", session_export_cost_models},

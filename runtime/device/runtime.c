@@ -33,6 +33,10 @@ struct tfd_runtime {
   pthread_mutex_t named_mu;
   named_pool *named;
   int num_named;
+  /* The session layer's record of the sessions made under this runtime (its DirectSessionFactory),
+   * opaque here: made on first use, freed with the runtime. Guarded by named_mu. */
+  void *session_factory;
+  void (*session_factory_free)(void *);
 };
 
 tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
@@ -82,6 +86,7 @@ void tfd_runtime_unref(tfd_runtime *rt) {
     free(rt->named[i].name);
   }
   free(rt->named);
+  if (rt->session_factory) rt->session_factory_free(rt->session_factory);
   pthread_mutex_destroy(&rt->named_mu);
   tfd_factory_registry_free(rt->registry);
   free(rt);
@@ -91,6 +96,14 @@ void tfd_runtime_free(tfd_runtime *rt) { tfd_runtime_unref(rt); }
 
 tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt) { return rt->registry; }
 tfd_threadpool *tfd_runtime_pool(const tfd_runtime *rt) { return rt ? rt->pool : NULL; }
+
+void *tfd_runtime_session_factory(tfd_runtime *rt, void *(*make)(void), void (*destroy)(void *)) {
+  pthread_mutex_lock(&rt->named_mu);
+  if (!rt->session_factory && (rt->session_factory = make())) rt->session_factory_free = destroy;
+  void *f = rt->session_factory;
+  pthread_mutex_unlock(&rt->named_mu);
+  return f;
+}
 
 tfd_threadpool *tfd_runtime_named_pool(tfd_runtime *rt, const char *name, int num_threads, int threads, tfd_status *st) {
   pthread_mutex_lock(&rt->named_mu);

@@ -155,6 +155,7 @@ static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
 void tfd_session_free(tfd_session *s) {
   if (!s) return;
   tfd_session_close(s, NULL);
+  tfd_ds_factory_remove(s); /* after close: a factory Reset closing it too is waited for */
   for (int i = 0; i < s->num_bundles; i++) tfd_ds_bundle_free(s->bundles[i]);
   free(s->bundles);
   for (int i = 0; i < s->callables.n; i++) tfd_ds_callable_unref(s->callables.objs[i]);
@@ -230,7 +231,7 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
     }
   tfd_runtime *rt = tfd_factory_registry_runtime(s->registry);
   s->logger = tfd_runtime_logger(rt);
-  if (make_pools(s, rt, st) != TFD_OK) goto fail;
+  if (make_pools(s, rt, st) != TFD_OK || tfd_ds_factory_add(s, rt, st) != TFD_OK) goto fail;
   return s;
 fail:
   tfd_session_free(s);
@@ -413,12 +414,31 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
+  if (s->finalized) { /* DirectSession::ExtendLocked */
+    pthread_mutex_unlock(&s->graph_mu);
+    tfd_ds_leave(s);
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session has been finalized.");
+  }
   tfd_graph_def *def = s->def ? tfd_graph_def_copy(s->def) : tfd_graph_def_new();
   tfd_code code = def ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   for (size_t i = 0; code == TFD_OK && i < tfd_graph_def_num_nodes(graph); i++)
     code = tfd_graph_def_append_node(def, tfd_graph_def_node(graph, i), st);
   if (code == TFD_OK) code = install_graph(s, def, st); /* the old graph stays on failure */
   else tfd_graph_def_free(def);
+  pthread_mutex_unlock(&s->graph_mu);
+  tfd_ds_leave(s);
+  return code;
+}
+
+/* DirectSession::Finalize: what is built keeps running; nothing new is built. TensorFlow frees its
+ * execution state here; tfdev keeps the graph, which only queries (node_device, tensor_dtype) read. */
+tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  pthread_mutex_lock(&s->graph_mu);
+  tfd_code code = TFD_OK;
+  if (s->finalized) code = tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session already finalized.");
+  else if (!s->graph) code = tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session not yet created.");
+  else s->finalized = true;
   pthread_mutex_unlock(&s->graph_mu);
   tfd_ds_leave(s);
   return code;
@@ -434,9 +454,13 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 }
 
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED; /* a closed session says so first */
   int index;
   char *node = tfd_parse_tensor_name(tensor, &index, st);
-  if (!node) return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INVALID_ARGUMENT;
+  if (!node) {
+    tfd_ds_leave(s);
+    return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INVALID_ARGUMENT;
+  }
   pthread_mutex_lock(&s->graph_mu);
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
@@ -448,5 +472,6 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
   else *out = s->graph->nodes[id].out_types[index];
   pthread_mutex_unlock(&s->graph_mu);
   free(node);
+  tfd_ds_leave(s);
   return code;
 }

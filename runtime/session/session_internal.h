@@ -17,6 +17,7 @@
 #include "../framework/caller_queue.h"
 #include "../framework/cancellation.h"
 #include "../framework/session_state.h"
+#include "tfdev/runtime.h"
 #include "tfdev/session.h"
 
 typedef struct bundle {
@@ -52,6 +53,8 @@ typedef struct handle_table {
   int n, cap;
   uint32_t last_serial;
 } handle_table;
+
+typedef struct session_factory session_factory;
 
 /* One of a session's inter-op pools, and who frees it. */
 typedef enum { POOL_OWNED, POOL_BORROWED, POOL_SHARED_DEFAULT } pool_owner;
@@ -97,6 +100,9 @@ struct tfd_session {
   tfd_strmap costs; /* "device\x1fnode" -> cost_item* */
   handle_table pruns; /* partial_run*, each holding one reference for the table */
   int64_t id;         /* process-wide serial: the high half of every handle */
+  session_factory *factory; /* the factory that recorded it (session_factory.c); NULL once removed */
+  int factory_pins;         /* a factory Reset is using it: its free waits (guarded by the factory's lock) */
+  bool finalized;           /* Finalize: no new executors, no Extend (guarded by graph_mu) */
 };
 
 /* One node's entry in the cost model. */
@@ -255,6 +261,12 @@ tfd_code tfd_ds_map_names(const tfd_strmap *index, char **names, int n, int *map
 tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_map, int num_outputs,
                             const tfd_run_options *ro, tfd_tensor *const *feeds, tfd_run_metadata *meta,
                             tfd_run_done_fn done, void *done_arg, tfd_status *st);
+
+/* ---- session_factory.c ---- */
+/* Records s in its runtime's factory (rt NULL: the process's default one). */
+tfd_code tfd_ds_factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st);
+/* Takes s out of its factory, waiting while a factory Reset uses it. */
+void tfd_ds_factory_remove(tfd_session *s);
 
 /* ---- callable.c, partial_run.c ---- */
 void tfd_ds_callable_unref(callable *c);
