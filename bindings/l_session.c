@@ -17,6 +17,7 @@ typedef struct lcallable {
   bool released;
   lsession *owner; /* the session's userdata, kept alive as the callable's first user value */
   tfd_status *st;  /* every call's status (OK between calls); freed by __gc */
+  tfd_run_options ro; /* CallableOptions.run_options: every call runs with them */
 } lcallable;
 
 #define CALLABLE_MT "tfdev.callable"
@@ -309,16 +310,19 @@ static int session_make_callable(lua_State *L) {
   lua_getfield(L, 2, "feeds"); /* may run the table's metamethods */
   lua_getfield(L, 2, "fetches");
   lua_getfield(L, 2, "targets");
+  lua_getfield(L, 2, "run_options");
   int nf, nfe, nt;
   const char **feeds = string_list(L, 3, &nf, "feeds");
   const char **fetches = string_list(L, 4, &nfe, "fetches");
   const char **targets = string_list(L, 5, &nt, "targets");
+  tfd_run_options ro;
+  check_run_options(L, 6, &ro); /* before the callable exists: a bad option leaves nothing behind */
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
   lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
-  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL};
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL, ro};
   /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
   tfd_dtype *types = (tfd_dtype *)(c + 1);
   for (int i = 0; i < nf; i++)
@@ -383,9 +387,9 @@ static int callable_call(lua_State *L) {
   tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
-  tfd_run_options ro = {0};
+  tfd_run_metadata *meta = wants_meta(&c->ro) ? new_meta(L) : NULL; /* the callable's run options ask for it */
   lua_State *prev = tfdev_calling_push(L);
-  tfd_code code = tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st);
+  tfd_code code = tfd_session_run_callable(s, c->handle, &c->ro, in, out, meta, st);
   tfdev_calling_pop(prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
@@ -393,17 +397,22 @@ static int callable_call(lua_State *L) {
     tfdev_push_error(L, code, msg);
     return lua_error(L);
   }
-  if (c->num_fetches == 0) return 0;
-  if (c->single_fetch) {
+  if (c->num_fetches == 0) {
+    lua_pushnil(L); /* no outputs: nil, then the metadata when asked for */
+  } else if (c->single_fetch) {
     tfdev_push_tensor_mt(L, out[0], tensor_mt);
-    return 1;
+  } else {
+    lua_createtable(L, c->num_fetches, 0);
+    for (int i = 0; i < c->num_fetches; i++) {
+      tfdev_push_tensor_mt(L, out[i], tensor_mt);
+      lua_rawseti(L, -2, i + 1);
+    }
   }
-  lua_createtable(L, c->num_fetches, 0);
-  for (int i = 0; i < c->num_fetches; i++) {
-    tfdev_push_tensor_mt(L, out[i], tensor_mt);
-    lua_rawseti(L, -2, i + 1);
+  if (meta) {
+    push_metadata(L, meta);
+    return 2;
   }
-  return 1;
+  return c->num_fetches == 0 ? 0 : 1;
 }
 
 static int callable_tostring(lua_State *L) {
@@ -712,7 +721,7 @@ static int callable_run_async(lua_State *L) {
   lfuture *f = new_future(L, -1, c->num_fetches, c->single_fetch, false);
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
   lua_State *prev = tfdev_calling_push(L);
-  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, NULL, NULL, st);
+  f->run = tfd_session_run_callable_async(s, c->handle, &c->ro, in, NULL, NULL, NULL, st);
   tfdev_calling_pop(prev);
   if (!f->run) return tfdev_raise_status(L, st);
   return 1;
