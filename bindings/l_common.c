@@ -206,7 +206,7 @@ static const struct {
     {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
     {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
     {"build_cost_model", LUA_TBOOLEAN}, {"optimize_graph", LUA_TBOOLEAN}, {"place_pruned_graph", LUA_TBOOLEAN},
-    {"session_inter_op_thread_pool", LUA_TTABLE},
+    {"session_inter_op_thread_pool", LUA_TTABLE}, {"build_cost_model_after", LUA_TNUMBER},
 };
 
 /* The integer option prefix..key at stack index idx, in [lo, hi]. */
@@ -259,6 +259,11 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_allow_soft_placement(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "log_device_placement") == 0) {
       tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "build_cost_model_after") == 0) {
+      int ok;
+      lua_Integer after = lua_tointegerx(L, -1, &ok);
+      if (!ok || after < 0) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option build_cost_model_after must be an integer >= 0");
+      tfd_session_options_set_build_cost_model_after(b->o, after);
     } else if (strcmp(key, "build_cost_model") == 0) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "optimize_graph") == 0) {

@@ -31,6 +31,7 @@ typedef struct bundle {
   tfd_strmap feed_index;  /* name -> k + 1 */
   tfd_strmap fetch_index; /* name -> k + 1 */
   tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
+  atomic_int_least64_t steps; /* runs started, for build_cost_model_after (TensorFlow's executor step count) */
 } bundle;
 
 /* A callable is shared by the session's table and each call running it, so
@@ -161,6 +162,7 @@ struct step {
   bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
   bool timed_out;   /* blocking: the deadline passed with no cancellation to say so */
   bool trace, want_costs, partition_graphs;
+  bool update_costs; /* past build_cost_model_after: this step's timings feed the cost model */
   int64_t step_id;
   tfd_node_stats **stats;
   tfd_tensor **fetches; /* bundle order */

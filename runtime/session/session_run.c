@@ -100,7 +100,9 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   x->trace = ro && ro->trace;
   x->want_costs = ro && ro->cost_graph;
   x->partition_graphs = ro && ro->output_partition_graphs;
-  bool collect = x->trace || x->want_costs || tfd_session_options_build_cost_model(s->options);
+  /* TensorFlow's measure_step_count: the bundle's first build_cost_model_after steps are not measured. */
+  x->update_costs = atomic_fetch_add(&b->steps, 1) >= tfd_session_options_build_cost_model_after(s->options);
+  bool collect = x->trace || x->want_costs || (x->update_costs && tfd_session_options_build_cost_model(s->options));
   /* What a step needs beyond its executors is made only when it can be used: a rendezvous
    * when partitions or kernels exchange tensors, a cancellation (which close() and a
    * timeout use to stop it) when a kernel may wait, or the step is asynchronous (its
@@ -202,7 +204,7 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
     if (code == TFD_OK) outputs[k] = x->fetches[k];
     else tfd_tensor_unref(x->fetches[k]);
   }
-  if (code == TFD_OK && x->stats) tfd_ds_record_costs(s, b, x->stats);
+  if (code == TFD_OK && x->stats && x->update_costs) tfd_ds_record_costs(s, b, x->stats);
   if (code == TFD_OK && meta) {
     tfd_ds_fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
     if (x->want_costs) tfd_ds_fill_cost_graph(s, meta, b);
