@@ -206,6 +206,7 @@ static const struct {
     {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
     {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
     {"build_cost_model", LUA_TBOOLEAN}, {"optimize_graph", LUA_TBOOLEAN}, {"place_pruned_graph", LUA_TBOOLEAN},
+    {"session_inter_op_thread_pool", LUA_TTABLE}, {"build_cost_model_after", LUA_TNUMBER},
 };
 
 /* The integer option prefix..key at stack index idx, in [lo, hi]. */
@@ -258,12 +259,58 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_allow_soft_placement(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "log_device_placement") == 0) {
       tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "build_cost_model_after") == 0) {
+      int ok;
+      lua_Integer after = lua_tointegerx(L, -1, &ok);
+      if (!ok || after < 0) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option build_cost_model_after must be an integer >= 0");
+      tfd_session_options_set_build_cost_model_after(b->o, after);
     } else if (strcmp(key, "build_cost_model") == 0) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "optimize_graph") == 0) {
       tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "place_pruned_graph") == 0) {
       tfd_session_options_set_place_pruned_graph(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "session_inter_op_thread_pool") == 0) {
+      /* A list of {num_threads=, global_name=} (TensorFlow's ThreadPoolOptionProto). */
+      int list = lua_gettop(L);
+      lua_Integer npools = luaL_len(L, list);
+      if (npools > TFD_MAX_INTER_OP_POOLS)
+        tfdev_raise(L, TFD_INVALID_ARGUMENT, "option session_inter_op_thread_pool: at most %d pools, got %I",
+                    TFD_MAX_INTER_OP_POOLS, npools);
+      lua_pushnil(L);
+      while (lua_next(L, list)) { /* every key a position 1..npools: a list, nothing else */
+        if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > npools)
+          tfdev_raise(L, TFD_INVALID_ARGUMENT, "option session_inter_op_thread_pool must be a list of pools");
+        lua_pop(L, 1);
+      }
+      for (lua_Integer i = 1; i <= npools; i++) {
+        if (lua_geti(L, list, i) != LUA_TTABLE)
+          tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                      "option session_inter_op_thread_pool[%I] must be a table {num_threads=, global_name=}, got %s",
+                      i, luaL_typename(L, -1));
+        int pool = lua_gettop(L), threads = 0;
+        const char *name = NULL;
+        lua_pushnil(L);
+        while (lua_next(L, pool)) {
+          const char *pk = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+          if (strcmp(pk, "num_threads") == 0) {
+            char prefix[64];
+            snprintf(prefix, sizeof prefix, "session_inter_op_thread_pool[%lld].", (long long)i);
+            threads = check_int_field(L, lua_gettop(L), prefix, pk, 0, TFD_MAX_THREADS);
+          } else if (strcmp(pk, "global_name") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+              tfdev_raise(L, TFD_INVALID_ARGUMENT, "option session_inter_op_thread_pool[%I].global_name must be a string, got %s",
+                          i, luaL_typename(L, -1));
+            name = lua_tostring(L, -1); /* kept alive by the pool table until it is copied below */
+          } else {
+            tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                        "unknown option 'session_inter_op_thread_pool[%I].%s' (num_threads, global_name)", i, pk);
+          }
+          lua_pop(L, 1);
+        }
+        if (tfd_session_options_add_inter_op_pool(b->o, threads, name, st) != TFD_OK) tfdev_raise_status(L, st);
+        lua_pop(L, 1);
+      }
     } else if (strcmp(key, "use_per_session_threads") == 0) {
       tfd_session_options_set_use_per_session_threads(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "visible_devices") == 0) {

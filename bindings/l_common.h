@@ -159,6 +159,7 @@ int tfdev_open_device_set(lua_State *L);
 int tfdev_open_device_mgr(lua_State *L);
 int tfdev_open_tensor(lua_State *L);
 int tfdev_open_session(lua_State *L);
+int tfdev_open_session_factory(lua_State *L);
 int tfdev_open_graph_def(lua_State *L);
 int tfdev_open_op(lua_State *L);
 /* tfdev.load_plugin(path) (l_op.c). */

@@ -110,7 +110,8 @@ int luaopen_tfdev_core(lua_State *L) {
               {"device", tfdev_open_device},         {"factory", tfdev_open_factory},
               {"device_set", tfdev_open_device_set}, {"device_mgr", tfdev_open_device_mgr},
               {"tensor", tfdev_open_tensor},         {"session", tfdev_open_session},
-              {"graph_def", tfdev_open_graph_def},   {"op", tfdev_open_op}};
+              {"graph_def", tfdev_open_graph_def},   {"op", tfdev_open_op},
+              {"session_factory", tfdev_open_session_factory}};
   for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
     subs[i].open(L);
     lua_setfield(L, -2, subs[i].name);

@@ -1,5 +1,6 @@
 /* tfdev.session: DirectSession as Lua userdata, with callables, partial runs, asynchronous runs (tfdev.future)
  * and run metadata as tables. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct lcallable {
   bool released;
   lsession *owner; /* the session's userdata, kept alive as the callable's first user value */
   tfd_status *st;  /* every call's status (OK between calls); freed by __gc */
+  tfd_run_options ro; /* CallableOptions.run_options: every call runs with them */
 } lcallable;
 
 #define CALLABLE_MT "tfdev.callable"
@@ -100,9 +102,9 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
     } else if (strcmp(k, "inter_op_thread_pool") == 0) {
       int ok;
       lua_Integer pool = lua_tointegerx(L, -1, &ok);
-      if (!ok || pool < -1 || pool > 0)
-        tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                    "run option inter_op_thread_pool must be 0 (the session's pool) or -1 (the calling thread)");
+      if (!ok) tfdev_raise(L, TFD_INVALID_ARGUMENT, "run option inter_op_thread_pool must be an integer");
+      /* The session checks the range (TensorFlow's text); one beyond int is out of it too. */
+      if (pool < INT_MIN || pool > INT_MAX) tfdev_raise(L, TFD_INVALID_ARGUMENT, "Invalid inter_op_thread_pool: %I", pool);
       ro->inter_op_thread_pool = (int)pool;
     } else {
       tfdev_raise(L, TFD_INVALID_ARGUMENT,
@@ -308,16 +310,19 @@ static int session_make_callable(lua_State *L) {
   lua_getfield(L, 2, "feeds"); /* may run the table's metamethods */
   lua_getfield(L, 2, "fetches");
   lua_getfield(L, 2, "targets");
+  lua_getfield(L, 2, "run_options");
   int nf, nfe, nt;
   const char **feeds = string_list(L, 3, &nf, "feeds");
   const char **fetches = string_list(L, 4, &nfe, "fetches");
   const char **targets = string_list(L, 5, &nt, "targets");
+  tfd_run_options ro;
+  check_run_options(L, 6, &ro); /* before the callable exists: a bad option leaves nothing behind */
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
   int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
   if (h < 0) return tfdev_raise_status(L, st);
   lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
-  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL};
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL, ro};
   /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
   tfd_dtype *types = (tfd_dtype *)(c + 1);
   for (int i = 0; i < nf; i++)
@@ -382,9 +387,9 @@ static int callable_call(lua_State *L) {
   tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
-  tfd_run_options ro = {0};
+  tfd_run_metadata *meta = wants_meta(&c->ro) ? new_meta(L) : NULL; /* the callable's run options ask for it */
   lua_State *prev = tfdev_calling_push(L);
-  tfd_code code = tfd_session_run_callable(s, c->handle, &ro, in, out, NULL, st);
+  tfd_code code = tfd_session_run_callable(s, c->handle, &c->ro, in, out, meta, st);
   tfdev_calling_pop(prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
@@ -392,17 +397,22 @@ static int callable_call(lua_State *L) {
     tfdev_push_error(L, code, msg);
     return lua_error(L);
   }
-  if (c->num_fetches == 0) return 0;
-  if (c->single_fetch) {
+  if (c->num_fetches == 0) {
+    lua_pushnil(L); /* no outputs: nil, then the metadata when asked for */
+  } else if (c->single_fetch) {
     tfdev_push_tensor_mt(L, out[0], tensor_mt);
-    return 1;
+  } else {
+    lua_createtable(L, c->num_fetches, 0);
+    for (int i = 0; i < c->num_fetches; i++) {
+      tfdev_push_tensor_mt(L, out[i], tensor_mt);
+      lua_rawseti(L, -2, i + 1);
+    }
   }
-  lua_createtable(L, c->num_fetches, 0);
-  for (int i = 0; i < c->num_fetches; i++) {
-    tfdev_push_tensor_mt(L, out[i], tensor_mt);
-    lua_rawseti(L, -2, i + 1);
+  if (meta) {
+    push_metadata(L, meta);
+    return 2;
   }
-  return 1;
+  return c->num_fetches == 0 ? 0 : 1;
 }
 
 static int callable_tostring(lua_State *L) {
@@ -585,6 +595,44 @@ static int session_reset(lua_State *L) {
   return 0;
 }
 
+/* session:finalize() (DirectSession::Finalize). */
+static int session_finalize(lua_State *L) {
+  tfd_session *s = check_session(L, 1);
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_finalize(s, st) != TFD_OK) return tfdev_raise_status(L, st);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* tfdev.session_factory.reset(options, containers) (DirectSessionFactory::Reset): every session this
+ * state's runtime made is reset and closed; their userdata stay, and later calls are CANCELLED. */
+static int factory_reset(lua_State *L) {
+  lua_settop(L, 2);
+  tfd_session_options *o = tfdev_check_options(L, 1); /* checked as tfdev.session's: typos fail here too */
+  int n;
+  const char **names = string_list(L, 2, &n, "containers");
+  tfd_status *st = tfdev_new_status(L);
+  if (tfd_session_factory_reset(o, tfdev_state(L)->registry, names, n, st) != TFD_OK) return tfdev_raise_status(L, st);
+  return 0;
+}
+
+static int factory_names(lua_State *L) {
+  const char *const *names = tfd_session_factory_names();
+  lua_newtable(L);
+  for (int i = 0; names[i]; i++) {
+    lua_pushstring(L, names[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* tfdev.session_factory: the session factory's functions. */
+int tfdev_open_session_factory(lua_State *L) {
+  static const luaL_Reg fns[] = {{"reset", factory_reset}, {"names", factory_names}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  return 1;
+}
+
 static int session_executor_count(lua_State *L) {
   lua_pushinteger(L, tfd_session_num_executors_built(check_session(L, 1)));
   return 1;
@@ -673,7 +721,7 @@ static int callable_run_async(lua_State *L) {
   lfuture *f = new_future(L, -1, c->num_fetches, c->single_fetch, false);
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
   lua_State *prev = tfdev_calling_push(L);
-  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, NULL, NULL, st);
+  f->run = tfd_session_run_callable_async(s, c->handle, &c->ro, in, NULL, NULL, NULL, st);
   tfdev_calling_pop(prev);
   if (!f->run) return tfdev_raise_status(L, st);
   return 1;
@@ -811,6 +859,7 @@ int tfdev_open_session(lua_State *L) {
                                      {"placement", session_placement},
                                      {"executor_count", session_executor_count},
                                      {"reset", session_reset},
+                                     {"finalize", session_finalize},
                                      {"prun_setup", session_prun_setup},
                                      {"prun", session_prun},
                                      {"export_cost_models", session_export_cost_models},

@@ -47,7 +47,7 @@ describe("synchronous sessions", function()
     local y, meta = s:run({ x = x }, "sum8", nil, { trace = true, inter_op_thread_pool = -1 })
     assert.are.same({ 9, 34, 75 }, y:totable())
     assert.are.same({ [0] = true }, (threads_used(meta)))
-    h.raises("INVALID_ARGUMENT", "run option inter_op_thread_pool must be 0 (the session's pool) or -1 (the calling thread)",
+    h.raises("INVALID_ARGUMENT", "Invalid inter_op_thread_pool: 3",
       s.run, s, { x = x }, "sum8", nil, { inter_op_thread_pool = 3 })
   end)
 end)

@@ -253,6 +253,23 @@ describe("cost models and step stats memory", function()
     assert.is_true(mm.avg_compute_micros >= 0 and mm.max_compute_micros >= mm.avg_compute_micros - 1e-9)
   end)
 
+  it("skips the first build_cost_model_after runs of a signature (GraphOptions.build_cost_model_after)", function()
+    local s <close> = tfdev.session { build_cost_model = true, build_cost_model_after = 2 }
+    s:create(mlp())
+    s:run({ x = X }, "y")
+    local _, meta = s:run({ x = X }, "y", nil, { trace = true }) -- traced, yet not measured for the model
+    assert.is_true(#meta.step_stats.dev_stats > 0)
+    assert.are.same({}, s:export_cost_models())
+    s:run({ x = X }, "y")
+    local mm
+    for _, e in ipairs(s:export_cost_models()["/job:localhost/replica:0/task:0/device:CPU:0"]) do
+      if e.node == "mm" then mm = e end
+    end
+    assert.are.equal(1, mm.runs)
+    h.raises("INVALID_ARGUMENT", "option build_cost_model_after must be an integer >= 0", tfdev.session,
+      { build_cost_model_after = -1 })
+  end)
+
   it("builds the model on every run with build_cost_model, and returns a cost graph when asked", function()
     local s <close> = tfdev.session { build_cost_model = true }
     s:create(mlp())

@@ -61,6 +61,10 @@ TFD_API int64_t tfd_session_options_operation_timeout_ms(const tfd_session_optio
  * (without it, only traced runs feed the model). */
 TFD_API void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_build_cost_model(const tfd_session_options *o);
+/* TensorFlow's build_cost_model_after: the first n runs of each signature (each executor bundle) leave
+ * the cost model alone, traced or not (their step stats are still returned); n < 0 counts as 0. */
+TFD_API void tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n);
+TFD_API int64_t tfd_session_options_build_cost_model_after(const tfd_session_options *o);
 /* The graph optimisation pass on each partition (default on): constant
  * folding, and MatMul + BiasAdd [+ activation] fused into _FusedMatMul with
  * weights packed once (TensorFlow Grappler's constant folding and remapper).
@@ -99,6 +103,24 @@ TFD_API int tfd_session_options_gpu_max_streams(const tfd_session_options *o);
 /* true: the session owns its inter-op pool; false (default): sessions share one. */
 TFD_API void tfd_session_options_set_use_per_session_threads(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_use_per_session_threads(const tfd_session_options *o);
+
+/* TensorFlow's session_inter_op_thread_pool: the session's inter-op pools, in order; a run picks one
+ * with tfd_run_options.inter_op_thread_pool (index k, or -1 for the calling thread). num_threads 0
+ * means the default (inter_op_threads, else one per core). Pools with the same non-empty
+ * global_name are shared by every session of one runtime that names them (kept until the runtime
+ * goes, as TensorFlow keeps its global pools), and must ask for the same num_threads
+ * ("Pool NAME configured previously with num_threads=..."); a session made without a runtime
+ * owns all its pools. With no pool listed, the session has one: its own (use_per_session_threads)
+ * or the shared default. At most TFD_MAX_INTER_OP_POOLS pools; num_threads in [0, TFD_MAX_THREADS]
+ * (INVALID_ARGUMENT otherwise). global_name may be NULL or "" (a pool of the session's own). */
+#define TFD_MAX_INTER_OP_POOLS 64
+TFD_API tfd_code tfd_session_options_add_inter_op_pool(tfd_session_options *o, int num_threads, const char *global_name,
+                                                       tfd_status *status);
+TFD_API int tfd_session_options_num_inter_op_pools(const tfd_session_options *o);
+/* Pool i's settings (global_name borrowed, "" when none); false when i is out of range. */
+TFD_API bool tfd_session_options_inter_op_pool(const tfd_session_options *o, int i, int *num_threads,
+                                               const char **global_name);
+TFD_API void tfd_session_options_clear_inter_op_pools(tfd_session_options *o);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,9 @@ TFD_API tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt);
 /* tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, status). */
 TFD_API tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
                                              tfd_status *status);
+/* tfd_session_factory_reset for the sessions of rt (include/tfdev/session.h). */
+TFD_API tfd_code tfd_runtime_session_factory_reset(tfd_runtime *rt, const tfd_session_options *options,
+                                                   const char *const *containers, int n, tfd_status *status);
 /* A new CPU allocator (the caller owns the reference) for tensors a host makes itself: over the
  * runtime's host allocator when it has one (no cache), else the system's, keeping up to cache_bytes
  * of freed blocks. bytes_limit as tfd_cpu_allocator_new's. NULL when out of memory. */

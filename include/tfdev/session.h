@@ -35,7 +35,9 @@ typedef struct tfd_run_options {
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
   bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */
-  int inter_op_thread_pool;     /* 0: the session's inter-op pool; -1: every node on the calling thread */
+  int inter_op_thread_pool;     /* k: the session's k-th inter-op pool (session_inter_op_thread_pool; 0 when
+                                 * none is listed); -1: every node on the calling thread; any other value
+                                 * is INVALID_ARGUMENT "Invalid inter_op_thread_pool: N" */
 } tfd_run_options;
 
 /* The session factory registry: "DIRECT_SESSION" is built in. Returns the
@@ -193,6 +195,22 @@ TFD_API tfd_code tfd_session_reset(tfd_session *s, const char *const *containers
  * call in progress to return and every asynchronous run to end (its done
  * called); later calls fail with CANCELLED. Closing twice is harmless. */
 TFD_API tfd_code tfd_session_close(tfd_session *s, tfd_status *status);
+/* Finalize (TensorFlow's DirectSession::Finalize): the session's graph and executors are fixed from
+ * now on. Later Extend, and runs, callables or partial runs whose signature needs executors not built
+ * yet, are FAILED_PRECONDITION "Session has been finalized."; what was built keeps running, callables
+ * made before included. Finalize before Create is FAILED_PRECONDITION "Session not yet created.", a
+ * second Finalize "Session already finalized." (TensorFlow's texts); a closed session is CANCELLED. */
+TFD_API tfd_code tfd_session_finalize(tfd_session *s, tfd_status *status);
+
+/* The session factory's Reset (TensorFlow's DirectSessionFactory::Reset): every session the factory
+ * made, that is every session made from `registry` (NULL: the built-in one) with tfd_session_new, or
+ * from its runtime (tfd_runtime_session_factory_reset for a runtime's own sessions), has its named containers cleared (each device's
+ * default container when n is 0), then is closed: its later calls are CANCELLED "Session has been
+ * closed.", and its owner still frees it. options picks the factory, as TensorFlow's target does;
+ * tfdev has one, DIRECT_SESSION, and options may be NULL. Sessions of other runtimes are untouched.
+ * Returns the first error a reset met (a session closed meanwhile is no error). */
+TFD_API tfd_code tfd_session_factory_reset(const tfd_session_options *options, const tfd_factory_registry *registry,
+                                           const char *const *containers, int n, tfd_status *status);
 
 /* Eager execution: runs one op on device d, outside any session. `node`
  * gives the op and its attributes (its inputs and device are ignored; T is

@@ -5,11 +5,17 @@
 #include "options_internal.h"
 #include "status_internal.h"
 #include "tfdev/options.h"
+#include "tfdev/threadpool.h"
 
 typedef struct device_count {
   char *type;
   int n;
 } device_count;
+
+typedef struct inter_pool {
+  int num_threads;
+  char *global_name; /* "" when the pool is the session's own */
+} inter_pool;
 
 struct tfd_session_options {
   device_count *counts;
@@ -27,6 +33,9 @@ struct tfd_session_options {
   int gpu_max_streams; /* 0: 1 */
   tfd_runtime *runtime; /* borrowed (options_internal.h) */
   bool place_pruned_graph;
+  int64_t build_cost_model_after;
+  inter_pool *pools; /* session_inter_op_thread_pool */
+  int num_pools;
 };
 
 tfd_session_options *tfd_session_options_new(void) {
@@ -40,6 +49,7 @@ void tfd_session_options_free(tfd_session_options *o) {
   for (size_t i = 0; i < o->num_counts; i++) free(o->counts[i].type);
   free(o->counts);
   free(o->visible_devices);
+  tfd_session_options_clear_inter_op_pools(o);
   free(o);
 }
 
@@ -50,6 +60,13 @@ tfd_session_options *tfd_session_options_copy(const tfd_session_options *src) {
   o->counts = NULL;
   o->num_counts = 0;
   o->visible_devices = NULL;
+  o->pools = NULL;
+  o->num_pools = 0;
+  for (int i = 0; i < src->num_pools; i++)
+    if (tfd_session_options_add_inter_op_pool(o, src->pools[i].num_threads, src->pools[i].global_name, NULL) != TFD_OK) {
+      tfd_session_options_free(o);
+      return NULL;
+    }
   if (src->visible_devices && tfd_session_options_set_visible_devices(o, src->visible_devices, NULL) != TFD_OK) {
     tfd_session_options_free(o);
     return NULL;
@@ -162,7 +179,47 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 }
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
+void tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n) {
+  o->build_cost_model_after = n < 0 ? 0 : n;
+}
+int64_t tfd_session_options_build_cost_model_after(const tfd_session_options *o) {
+  return o ? o->build_cost_model_after : 0;
+}
 void tfd_session_options_set_place_pruned_graph(tfd_session_options *o, bool on) { o->place_pruned_graph = on; }
 bool tfd_session_options_place_pruned_graph(const tfd_session_options *o) { return o && o->place_pruned_graph; }
 void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on) { o->skip_graph_optimization = !on; }
 bool tfd_session_options_optimize_graph(const tfd_session_options *o) { return !o || !o->skip_graph_optimization; }
+
+tfd_code tfd_session_options_add_inter_op_pool(tfd_session_options *o, int num_threads, const char *global_name,
+                                               tfd_status *status) {
+  if (o->num_pools >= TFD_MAX_INTER_OP_POOLS)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "session_inter_op_thread_pool: at most %d pools",
+                           TFD_MAX_INTER_OP_POOLS);
+  if (num_threads < 0 || num_threads > TFD_MAX_THREADS)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "session_inter_op_thread_pool[%d].num_threads must be in [0, %d] (0: the default), got %d",
+                           o->num_pools, TFD_MAX_THREADS, num_threads);
+  inter_pool *grown = realloc(o->pools, ((size_t)o->num_pools + 1) * sizeof *grown);
+  if (!grown) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding an inter-op pool");
+  o->pools = grown;
+  char *name = strdup(global_name ? global_name : "");
+  if (!name) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory adding an inter-op pool");
+  o->pools[o->num_pools++] = (inter_pool){num_threads, name};
+  return TFD_OK;
+}
+
+int tfd_session_options_num_inter_op_pools(const tfd_session_options *o) { return o ? o->num_pools : 0; }
+
+bool tfd_session_options_inter_op_pool(const tfd_session_options *o, int i, int *num_threads, const char **global_name) {
+  if (!o || i < 0 || i >= o->num_pools) return false;
+  if (num_threads) *num_threads = o->pools[i].num_threads;
+  if (global_name) *global_name = o->pools[i].global_name;
+  return true;
+}
+
+void tfd_session_options_clear_inter_op_pools(tfd_session_options *o) {
+  for (int i = 0; i < o->num_pools; i++) free(o->pools[i].global_name);
+  free(o->pools);
+  o->pools = NULL;
+  o->num_pools = 0;
+}

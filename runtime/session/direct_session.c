@@ -92,27 +92,70 @@ tfd_code tfd_ds_unknown_handle(const tfd_session *s, int64_t h, const char *what
 }
 
 static void release_pool(tfd_session *s) {
-  if (!s->inter_pool) return;
-  if (s->pool_from_runtime) {
-    /* the registry copy's runtime reference keeps it; nothing of ours to free */
-  } else if (s->owns_pool) {
-    tfd_threadpool_free(s->inter_pool);
-  } else {
-    tfd_threadpool *dead = NULL;
-    pthread_mutex_lock(&shared_pool_mu);
-    if (--shared_pool_users == 0) {
-      dead = shared_pool;
-      shared_pool = NULL;
-    }
-    pthread_mutex_unlock(&shared_pool_mu);
-    tfd_threadpool_free(dead);
+  for (int i = 0; s->pools && i < s->num_pools; i++) {
+    tfd_threadpool *pool = s->pools[i].pool;
+    if (!pool) continue;
+    if (s->pools[i].owner == POOL_OWNED) {
+      tfd_threadpool_free(pool);
+    } else if (s->pools[i].owner == POOL_SHARED_DEFAULT) {
+      tfd_threadpool *dead = NULL;
+      pthread_mutex_lock(&shared_pool_mu);
+      if (--shared_pool_users == 0) {
+        dead = shared_pool;
+        shared_pool = NULL;
+      }
+      pthread_mutex_unlock(&shared_pool_mu);
+      tfd_threadpool_free(dead);
+    } /* borrowed: the runtime frees it, and the registry copy's runtime reference keeps it till then */
   }
+  free(s->pools);
+  s->pools = NULL;
   s->inter_pool = NULL;
+}
+
+/* The session's inter-op pools (DirectSession's thread_pools_): those session_inter_op_thread_pool
+ * lists, else one, its own (use_per_session_threads) or the process's default. A runtime over a
+ * host's scheduler lends its pool for every one: tfdev then starts no thread. */
+static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
+  int threads = tfd_session_options_inter_op_threads(s->options);
+  int listed = tfd_session_options_num_inter_op_pools(s->options);
+  s->num_pools = listed > 0 ? listed : 1;
+  if (!(s->pools = calloc((size_t)s->num_pools, sizeof *s->pools)))
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
+  if (threads < 0) return TFD_OK; /* TensorFlow's synchronous session: every node on the calling thread */
+  for (int i = 0; i < s->num_pools; i++) {
+    session_pool *p = &s->pools[i];
+    int asked = 0;
+    const char *name = "";
+    if (listed > 0) tfd_session_options_inter_op_pool(s->options, i, &asked, &name);
+    int make = asked > 0 ? asked : threads; /* 0: the default, as TensorFlow's NumInterOpThreads */
+    if (tfd_runtime_pool(rt)) {
+      p->owner = POOL_BORROWED;
+      p->pool = tfd_runtime_pool(rt);
+    } else if (listed > 0 && *name && rt) {
+      p->owner = POOL_BORROWED;
+      if (!(p->pool = tfd_runtime_named_pool(rt, name, asked, make, st))) return tfd_status_code(st);
+    } else if (listed > 0 || tfd_session_options_use_per_session_threads(s->options)) {
+      p->owner = POOL_OWNED;
+      if (!(p->pool = tfd_threadpool_new("tfdev_inter", make, st))) return tfd_status_code(st);
+    } else {
+      p->owner = POOL_SHARED_DEFAULT;
+      pthread_mutex_lock(&shared_pool_mu);
+      if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
+      if (shared_pool) shared_pool_users++;
+      p->pool = shared_pool;
+      pthread_mutex_unlock(&shared_pool_mu);
+      if (!p->pool) return tfd_status_code(st);
+    }
+  }
+  s->inter_pool = s->pools[0].pool;
+  return TFD_OK;
 }
 
 void tfd_session_free(tfd_session *s) {
   if (!s) return;
   tfd_session_close(s, NULL);
+  tfd_ds_factory_remove(s); /* after close: a factory Reset closing it too is waited for */
   for (int i = 0; i < s->num_bundles; i++) tfd_ds_bundle_free(s->bundles[i]);
   free(s->bundles);
   for (int i = 0; i < s->callables.n; i++) tfd_ds_callable_unref(s->callables.objs[i]);
@@ -186,25 +229,9 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
       s->num_devices = 0; /* nothing to release in free */
       goto fail;
     }
-  int threads = tfd_session_options_inter_op_threads(s->options);
   tfd_runtime *rt = tfd_factory_registry_runtime(s->registry);
   s->logger = tfd_runtime_logger(rt);
-  if (threads < 0) { /* TensorFlow's synchronous session: every node on the calling thread */
-    return s;
-  } else if (tfd_runtime_pool(rt)) {
-    s->pool_from_runtime = true;
-    s->inter_pool = tfd_runtime_pool(rt);
-  } else if (tfd_session_options_use_per_session_threads(s->options)) {
-    s->owns_pool = true;
-    s->inter_pool = tfd_threadpool_new("tfdev_inter", threads, st);
-  } else {
-    pthread_mutex_lock(&shared_pool_mu);
-    if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
-    if (shared_pool) shared_pool_users++;
-    s->inter_pool = shared_pool;
-    pthread_mutex_unlock(&shared_pool_mu);
-  }
-  if (!s->inter_pool) goto fail;
+  if (make_pools(s, rt, st) != TFD_OK || tfd_ds_factory_add(s, rt, st) != TFD_OK) goto fail;
   return s;
 fail:
   tfd_session_free(s);
@@ -387,12 +414,31 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
+  if (s->finalized) { /* DirectSession::ExtendLocked */
+    pthread_mutex_unlock(&s->graph_mu);
+    tfd_ds_leave(s);
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session has been finalized.");
+  }
   tfd_graph_def *def = s->def ? tfd_graph_def_copy(s->def) : tfd_graph_def_new();
   tfd_code code = def ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   for (size_t i = 0; code == TFD_OK && i < tfd_graph_def_num_nodes(graph); i++)
     code = tfd_graph_def_append_node(def, tfd_graph_def_node(graph, i), st);
   if (code == TFD_OK) code = install_graph(s, def, st); /* the old graph stays on failure */
   else tfd_graph_def_free(def);
+  pthread_mutex_unlock(&s->graph_mu);
+  tfd_ds_leave(s);
+  return code;
+}
+
+/* DirectSession::Finalize: what is built keeps running; nothing new is built. TensorFlow frees its
+ * execution state here; tfdev keeps the graph, which only queries (node_device, tensor_dtype) read. */
+tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
+  pthread_mutex_lock(&s->graph_mu);
+  tfd_code code = TFD_OK;
+  if (s->finalized) code = tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session already finalized.");
+  else if (!s->graph) code = tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session not yet created.");
+  else s->finalized = true;
   pthread_mutex_unlock(&s->graph_mu);
   tfd_ds_leave(s);
   return code;
@@ -408,9 +454,13 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 }
 
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
+  if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED; /* a closed session says so first */
   int index;
   char *node = tfd_parse_tensor_name(tensor, &index, st);
-  if (!node) return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INVALID_ARGUMENT;
+  if (!node) {
+    tfd_ds_leave(s);
+    return tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INVALID_ARGUMENT;
+  }
   pthread_mutex_lock(&s->graph_mu);
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
@@ -422,5 +472,6 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
   else *out = s->graph->nodes[id].out_types[index];
   pthread_mutex_unlock(&s->graph_mu);
   free(node);
+  tfd_ds_leave(s);
   return code;
 }

@@ -133,6 +133,11 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Session was not created with a graph before Run()!");
     goto fail;
   }
+  if (s->finalized) { /* GetOrCreateExecutors after the cache missed */
+    pthread_mutex_unlock(&s->graph_mu);
+    tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session has been finalized.");
+    goto fail;
+  }
   sub = tfd_subgraph_for_run(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
                              (const char *const *)targets, nt, b->feed_types, b->feed_shapes, st);
   if (sub && partial && tfd_subgraph_for_partial_run(sub, feeds, fetches, b->feed_types, st) != TFD_OK) {

@@ -17,6 +17,7 @@
 #include "../framework/caller_queue.h"
 #include "../framework/cancellation.h"
 #include "../framework/session_state.h"
+#include "tfdev/runtime.h"
 #include "tfdev/session.h"
 
 typedef struct bundle {
@@ -30,6 +31,7 @@ typedef struct bundle {
   tfd_strmap feed_index;  /* name -> k + 1 */
   tfd_strmap fetch_index; /* name -> k + 1 */
   tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
+  atomic_int_least64_t steps; /* runs started, for build_cost_model_after (TensorFlow's executor step count) */
 } bundle;
 
 /* A callable is shared by the session's table and each call running it, so
@@ -53,6 +55,15 @@ typedef struct handle_table {
   uint32_t last_serial;
 } handle_table;
 
+typedef struct session_factory session_factory;
+
+/* One of a session's inter-op pools, and who frees it. */
+typedef enum { POOL_OWNED, POOL_BORROWED, POOL_SHARED_DEFAULT } pool_owner;
+typedef struct session_pool {
+  tfd_threadpool *pool;
+  pool_owner owner; /* BORROWED: the runtime's (its host's scheduler, or a pool shared by global name) */
+} session_pool;
+
 struct tfd_session {
   tfd_session_options *options;
   tfd_factory_registry *registry;
@@ -61,9 +72,11 @@ struct tfd_session {
   int num_devices;
   tfd_device_mgr *mgr;
   char handle[32];
-  tfd_threadpool *inter_pool; /* NULL: a synchronous session (inter_op_threads < 0) */
-  bool owns_pool;
-  bool pool_from_runtime;       /* the runtime's pool over its host's scheduler: borrowed */
+  /* The inter-op pools runs pick from (session_inter_op_thread_pool; one when none is listed). A
+   * synchronous session (inter_op_threads < 0) makes none: every entry is NULL. */
+  session_pool *pools;
+  int num_pools;
+  tfd_threadpool *inter_pool; /* pools[0]'s: what partial runs use */
   const tfd_host_logger *logger; /* the runtime's, or NULL: where placement's lines go */
   pthread_mutex_t graph_mu;
   tfd_graph_def *def;
@@ -88,6 +101,9 @@ struct tfd_session {
   tfd_strmap costs; /* "device\x1fnode" -> cost_item* */
   handle_table pruns; /* partial_run*, each holding one reference for the table */
   int64_t id;         /* process-wide serial: the high half of every handle */
+  session_factory *factory; /* the factory that recorded it (session_factory.c); NULL once removed */
+  int factory_pins;         /* a factory Reset is using it: its free waits (guarded by the factory's lock) */
+  bool finalized;           /* Finalize: no new executors, no Extend (guarded by graph_mu) */
 };
 
 /* One node's entry in the cost model. */
@@ -146,6 +162,7 @@ struct step {
   bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
   bool timed_out;   /* blocking: the deadline passed with no cancellation to say so */
   bool trace, want_costs, partition_graphs;
+  bool update_costs; /* past build_cost_model_after: this step's timings feed the cost model */
   int64_t step_id;
   tfd_node_stats **stats;
   tfd_tensor **fetches; /* bundle order */
@@ -246,6 +263,12 @@ tfd_code tfd_ds_map_names(const tfd_strmap *index, char **names, int n, int *map
 tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_map, int num_outputs,
                             const tfd_run_options *ro, tfd_tensor *const *feeds, tfd_run_metadata *meta,
                             tfd_run_done_fn done, void *done_arg, tfd_status *st);
+
+/* ---- session_factory.c ---- */
+/* Records s in its runtime's factory (rt NULL: the process's default one). */
+tfd_code tfd_ds_factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st);
+/* Takes s out of its factory, waiting while a factory Reset uses it. */
+void tfd_ds_factory_remove(tfd_session *s);
 
 /* ---- callable.c, partial_run.c ---- */
 void tfd_ds_callable_unref(callable *c);

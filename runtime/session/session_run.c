@@ -85,6 +85,11 @@ static void step_free_parts(step *x) {
  * step may end (on_done called) before this returns: x is not touched after the last partition starts. */
 tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            void (*on_done)(step *), tfd_cancellation *cancel, tfd_status *st) {
+  int pool = ro ? ro->inter_op_thread_pool : 0;
+  if (pool < -1 || pool >= s->num_pools) { /* TensorFlow's RunInternal check, and its text */
+    tfd_cancellation_unref(cancel);
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Invalid inter_op_thread_pool: %d", pool);
+  }
   if (check_feeds(b, feeds, st) != TFD_OK) {
     tfd_cancellation_unref(cancel);
     return tfd_status_code(st);
@@ -95,7 +100,9 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   x->trace = ro && ro->trace;
   x->want_costs = ro && ro->cost_graph;
   x->partition_graphs = ro && ro->output_partition_graphs;
-  bool collect = x->trace || x->want_costs || tfd_session_options_build_cost_model(s->options);
+  /* TensorFlow's measure_step_count: the bundle's first build_cost_model_after steps are not measured. */
+  x->update_costs = atomic_fetch_add(&b->steps, 1) >= tfd_session_options_build_cost_model_after(s->options);
+  bool collect = x->trace || x->want_costs || (x->update_costs && tfd_session_options_build_cost_model(s->options));
   /* What a step needs beyond its executors is made only when it can be used: a rendezvous
    * when partitions or kernels exchange tensors, a cancellation (which close() and a
    * timeout use to stop it) when a kernel may wait, or the step is asynchronous (its
@@ -145,7 +152,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
    * session or run (inter_op_thread_pool -1) has no thread but this one: it runs them all here, one
    * after another (a partition waiting on a _Recv returns, and the _Send that feeds it carries it
    * on), so an asynchronous step of one ends before the call returns unless a kernel waits. */
-  tfd_threadpool *runner = ro && ro->inter_op_thread_pool < 0 ? NULL : s->inter_pool;
+  tfd_threadpool *runner = pool < 0 ? NULL : s->pools[pool].pool;
   int first_pooled = async ? 0 : 1;
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
@@ -153,7 +160,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
                               x->has_queue ? &x->queue : NULL, x->caller, !async};
     if (p >= first_pooled && x->starts && runner) {
       x->starts[p] = (part_start){b->execs[p], args, x};
-      if (tfd_threadpool_schedule(s->inter_pool, start_part, &x->starts[p], NULL) == TFD_OK) continue;
+      if (tfd_threadpool_schedule(runner, start_part, &x->starts[p], NULL) == TFD_OK) continue;
     }
     tfd_executor_run_async(b->execs[p], &args, part_done, x);
   }
@@ -197,7 +204,7 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
     if (code == TFD_OK) outputs[k] = x->fetches[k];
     else tfd_tensor_unref(x->fetches[k]);
   }
-  if (code == TFD_OK && x->stats) tfd_ds_record_costs(s, b, x->stats);
+  if (code == TFD_OK && x->stats && x->update_costs) tfd_ds_record_costs(s, b, x->stats);
   if (code == TFD_OK && meta) {
     tfd_ds_fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
     if (x->want_costs) tfd_ds_fill_cost_graph(s, meta, b);
