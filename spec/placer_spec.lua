@@ -196,6 +196,46 @@ describe("the placer", function()
       end)
   end)
 
+  describe("the whole graph is placed, not each run's part of it", function()
+    -- DirectSession places the full graph at Create (GraphExecutionState::InitBaseGraph) and each
+    -- run prunes that placed graph, so a node's colocation partner or consumers count even when the
+    -- run does not need them; place_pruned_graph = true places only what each run needs.
+    local function graph()
+      return { node = {
+        const("a", { device = "/device:CPU:1" }),
+        const("b", { attr = { _class = { "loc:@a" } } }),
+        const("c"),
+        node("d", "Neg", { "c" }, { device = "/device:CPU:1" }),
+      } }
+    end
+
+    it("DirectSessionTest.PlacePrunedGraph: a run fetching only b or c keeps the whole graph's devices", function()
+      local s <close> = two_cpus()
+      s:create(graph())
+      s:run({}, { "b", "c" })
+      assert.are.equal(CPU1, s:placement("b")) -- with a, which this run prunes away
+      assert.are.equal(CPU1, s:placement("c")) -- follows its consumer d, also pruned away
+    end)
+
+    it("place_pruned_graph = true places each run's graph alone", function()
+      local s <close> = two_cpus { place_pruned_graph = true }
+      s:create(graph())
+      s:run({}, { "b", "c" })
+      assert.are.equal(CPU0, s:placement("b"))
+      assert.are.equal(CPU0, s:placement("c"))
+    end)
+
+    it("extend places the grown graph again: a new consumer counts for runs built after it", function()
+      local s <close> = two_cpus()
+      s:create { node = { const("c") } }
+      s:run({}, "c")
+      assert.are.equal(CPU0, s:placement("c"))
+      s:extend { node = { node("d", "Neg", { "c" }, { device = "/device:CPU:1" }) } }
+      s:run({}, "d") -- a new signature: the cached executors of earlier ones stay, as TensorFlow's do
+      assert.are.equal(CPU1, s:placement("c")) -- its new consumer pulls it over
+    end)
+  end)
+
   describe("resource edges", function()
     it("TestReferenceConnectionIgnoreInfeasible: a resource user's conflicting request gives way", function()
       local g = tfdev.graph()

@@ -162,6 +162,7 @@ void tfd_session_free(tfd_session *s) {
   tfd_ds_handle_table_free(&s->callables);
   tfd_strmap_free(&s->cache);
   tfd_strmap_free(&s->stateful);
+  tfd_strmap_free(&s->whole);
   tfd_strmap_free(&s->placements);
   tfd_graph_free(s->graph);
   tfd_graph_def_free(s->def);
@@ -361,12 +362,14 @@ static tfd_code check_user_nodes(const tfd_graph_def *def, tfd_status *st) {
 
 static void discard_line(void *ctx, tfd_log_level level, const char *line) { (void)ctx, (void)level, (void)line; }
 
-/* TensorFlow places the whole graph when it is created (unless place_pruned_graph): a node pinned to
- * a device the session lacks fails Create, not the first Run. The placement itself is made again,
- * per pruned graph, by the runs; this one only checks, quietly (soft placement's lines come then). */
-static tfd_code check_placement(tfd_session *s, const tfd_graph *g, tfd_status *st) {
-  if (tfd_session_options_place_pruned_graph(s->options) || g->n == 0) return TFD_OK;
-  int *device_of = malloc((size_t)g->n * sizeof *device_of);
+/* TensorFlow places the whole graph when it is created or extended (unless place_pruned_graph): a
+ * node pinned to a device the session lacks fails Create, not the first Run, and where a node runs
+ * depends on the whole graph (its colocation partners, a generator's consumers), not on what one run
+ * needs. The placement is kept in s->whole for the runs; nodes earlier runs made stateful keep their
+ * devices. Quiet: soft placement's lines come with each run's placement, which reports every node. */
+static tfd_code place_whole_graph(tfd_session *s, const tfd_graph *g, tfd_status *st) {
+  if (tfd_session_options_place_pruned_graph(s->options)) return TFD_OK;
+  int *device_of = malloc(((size_t)g->n + 1) * sizeof *device_of);
   if (!device_of) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_placer_options po = {s->devices, s->num_devices, s->registry, tfd_session_options_allow_soft_placement(s->options),
                            false, &s->stateful, false};
@@ -374,8 +377,18 @@ static tfd_code check_placement(tfd_session *s, const tfd_graph *g, tfd_status *
   const tfd_host_logger *outer = tfd_log_use(&quiet);
   tfd_code code = tfd_place(g, &po, device_of, st);
   tfd_log_use(outer);
+  tfd_strmap whole = TFD_STRMAP_INIT;
+  for (int i = 0; code == TFD_OK && i < g->n; i++)
+    if (!tfd_strmap_put(&whole, tfd_gnode_name(&g->nodes[i]), (void *)(intptr_t)(device_of[i] + 1)))
+      code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   free(device_of);
-  return code;
+  if (code != TFD_OK) {
+    tfd_strmap_free(&whole);
+    return code;
+  }
+  tfd_strmap_free(&s->whole);
+  s->whole = whole;
+  return TFD_OK;
 }
 
 static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st) {
@@ -384,7 +397,7 @@ static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st
     return TFD_INVALID_ARGUMENT;
   }
   tfd_graph *g = tfd_graph_build(def, st);
-  if (!g || check_placement(s, g, st) != TFD_OK) {
+  if (!g || place_whole_graph(s, g, st) != TFD_OK) {
     tfd_graph_free(g);
     tfd_graph_def_free(def);
     return tfd_status_code(st);

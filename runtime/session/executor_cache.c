@@ -154,7 +154,8 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
                              s->registry,
                              tfd_session_options_allow_soft_placement(s->options),
                              tfd_session_options_log_device_placement(s->options),
-                             &s->stateful,
+                             /* the whole graph's placement unless place_pruned_graph */
+                             tfd_session_options_place_pruned_graph(s->options) ? &s->stateful : &s->whole,
                              true /* pruned: Create checked the whole graph's colocations */};
     const tfd_host_logger *outer = tfd_log_use(s->logger); /* placement's lines go to the runtime's */
     code = tfd_place(pg, &po, device_of, st);

@@ -82,6 +82,9 @@ struct tfd_session {
   tfd_graph_def *def;
   tfd_graph *graph;
   tfd_strmap stateful;   /* stateful node -> device index + 1; never moves */
+  /* Unless place_pruned_graph: every node -> device index + 1, as the whole graph was placed at
+   * the latest Create or Extend. Runs keep these, as TensorFlow's runs prune a placed graph. */
+  tfd_strmap whole;
   tfd_strmap placements; /* node -> device index + 1, from the latest build */
   pthread_mutex_t exec_mu;
   tfd_strmap cache; /* signature -> bundle* (several keys may share one) */
