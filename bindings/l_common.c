@@ -1,4 +1,5 @@
 /* Shared binding helpers: per-state registry, error values, options, names, classes. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +203,7 @@ static const struct {
   int type;
 } option_keys[] = {
     {"device_count", LUA_TTABLE},     {"intra_op_threads", LUA_TNUMBER},     {"inter_op_threads", LUA_TNUMBER},
+    {"build_cost_model_after", LUA_TNUMBER},
     {"use_global_threadpool", LUA_TBOOLEAN}, {"use_per_session_threads", LUA_TBOOLEAN},
     {"allow_soft_placement", LUA_TBOOLEAN}, {"log_device_placement", LUA_TBOOLEAN},
     {"operation_timeout_ms", LUA_TNUMBER}, {"visible_devices", LUA_TSTRING}, {"gpu", LUA_TTABLE},
@@ -260,6 +262,9 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "build_cost_model") == 0) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "build_cost_model_after") == 0) {
+      int after = check_int_field(L, lua_gettop(L), "", key, 0, INT_MAX);
+      if (tfd_session_options_set_build_cost_model_after(b->o, after, st) != TFD_OK) tfdev_raise_status(L, st);
     } else if (strcmp(key, "optimize_graph") == 0) {
       tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "place_pruned_graph") == 0) {
