@@ -124,8 +124,8 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
       ro->inter_op_thread_pool = (int)pool;
     } else {
       tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                  "unknown run option '%s' (known: trace, output_partition_graphs, cost_graph, timeout_ms, "
-                  "inter_op_thread_pool)",
+                  "unknown run option '%s' (known: trace, trace_level, trace_allocations, output_partition_graphs, "
+                  "cost_graph, timeout_ms, inter_op_thread_pool)",
                   k);
     }
     lua_pop(L, 1);
