@@ -1,4 +1,5 @@
 /* Shared binding helpers: per-state registry, error values, options, names, classes. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,13 +260,11 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
       tfd_session_options_set_allow_soft_placement(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "log_device_placement") == 0) {
       tfd_session_options_set_log_device_placement(b->o, lua_toboolean(L, -1));
-    } else if (strcmp(key, "build_cost_model_after") == 0) {
-      int ok;
-      lua_Integer after = lua_tointegerx(L, -1, &ok);
-      if (!ok || after < 0) tfdev_raise(L, TFD_INVALID_ARGUMENT, "option build_cost_model_after must be an integer >= 0");
-      tfd_session_options_set_build_cost_model_after(b->o, after);
     } else if (strcmp(key, "build_cost_model") == 0) {
       tfd_session_options_set_build_cost_model(b->o, lua_toboolean(L, -1));
+    } else if (strcmp(key, "build_cost_model_after") == 0) {
+      int after = check_int_field(L, lua_gettop(L), "", key, 0, INT_MAX);
+      if (tfd_session_options_set_build_cost_model_after(b->o, after, st) != TFD_OK) tfdev_raise_status(L, st);
     } else if (strcmp(key, "optimize_graph") == 0) {
       tfd_session_options_set_optimize_graph(b->o, lua_toboolean(L, -1));
     } else if (strcmp(key, "place_pruned_graph") == 0) {

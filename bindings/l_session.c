@@ -17,7 +17,7 @@ typedef struct lcallable {
   bool released;
   lsession *owner; /* the session's userdata, kept alive as the callable's first user value */
   tfd_status *st;  /* every call's status (OK between calls); freed by __gc */
-  tfd_run_options ro; /* CallableOptions.run_options: every call runs with them */
+  bool want_meta;  /* its run_options ask for run metadata: calls return it after the outputs */
 } lcallable;
 
 #define CALLABLE_MT "tfdev.callable"
@@ -85,6 +85,21 @@ static const char **string_list(lua_State *L, int idx, int *n, const char *what)
   return names;
 }
 
+/* TensorFlow's RunOptions.trace_level (the value on top of the stack): NO_TRACE, SOFTWARE_TRACE and
+ * HARDWARE_TRACE (both: trace), FULL_TRACE (trace with allocation records). */
+static void set_trace_level(lua_State *L, tfd_run_options *ro) {
+  static const char *const levels[] = {"NO_TRACE", "SOFTWARE_TRACE", "HARDWARE_TRACE", "FULL_TRACE"};
+  const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+  int level = 0;
+  while (level < 4 && strcmp(levels[level], v) != 0) level++;
+  if (level == 4)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                "run option trace_level must be NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE or FULL_TRACE, got %s",
+                luaL_tolstring(L, -1, NULL));
+  ro->trace = level > 0;
+  ro->trace_allocations = level == 3;
+}
+
 static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
   memset(ro, 0, sizeof *ro);
   if (lua_isnoneornil(L, idx)) return;
@@ -93,6 +108,8 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
   while (lua_next(L, idx)) {
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
     if (strcmp(k, "trace") == 0) ro->trace = lua_toboolean(L, -1);
+    else if (strcmp(k, "trace_allocations") == 0) ro->trace_allocations = lua_toboolean(L, -1);
+    else if (strcmp(k, "trace_level") == 0) set_trace_level(L, ro);
     else if (strcmp(k, "cost_graph") == 0) ro->cost_graph = lua_toboolean(L, -1);
     else if (strcmp(k, "output_partition_graphs") == 0) ro->output_partition_graphs = lua_toboolean(L, -1);
     else if (strcmp(k, "timeout_ms") == 0) {
@@ -108,12 +125,35 @@ static void check_run_options(lua_State *L, int idx, tfd_run_options *ro) {
       ro->inter_op_thread_pool = (int)pool;
     } else {
       tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                  "unknown run option '%s' (known: trace, output_partition_graphs, cost_graph, timeout_ms, "
-                  "inter_op_thread_pool)",
+                  "unknown run option '%s' (known: trace, trace_level, trace_allocations, output_partition_graphs, "
+                  "cost_graph, timeout_ms, inter_op_thread_pool)",
                   k);
     }
     lua_pop(L, 1);
   }
+}
+
+/* e's outputs as CostGraphDef.Node.output_info: {{size=, alias_input_slot=, dtype=, shape={...}}, ...},
+ * set as field output_info of the table on top. */
+static void push_output_info(lua_State *L, const tfd_cost_entry *e) {
+  lua_createtable(L, e->num_outputs, 0);
+  for (int o = 0; o < e->num_outputs; o++) {
+    const tfd_output_info *oi = &e->outputs[o];
+    lua_createtable(L, 0, 4);
+    tfdev_set_int(L, "size", oi->size);
+    tfdev_set_int(L, "alias_input_slot", oi->alias_input_slot);
+    tfdev_set_str(L, "dtype", tfd_dtype_name(oi->dtype));
+    if (oi->shape.ndims >= 0) {
+      lua_createtable(L, oi->shape.ndims, 0);
+      for (int d = 0; d < oi->shape.ndims; d++) {
+        lua_pushinteger(L, oi->shape.dims[d]);
+        lua_rawseti(L, -2, d + 1);
+      }
+      lua_setfield(L, -2, "shape");
+    }
+    lua_rawseti(L, -2, o + 1);
+  }
+  lua_setfield(L, -2, "output_info");
 }
 
 static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
@@ -137,10 +177,23 @@ static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
       tfdev_set_int(L, "all_end_rel_micros", ns.all_end_rel_micros);
       tfdev_set_int(L, "output_bytes", ns.output_bytes);
       tfdev_set_int(L, "thread_id", ns.thread_id);
-      lua_createtable(L, 1, 0); /* memory: one entry, the device's allocator */
-      lua_createtable(L, 0, 2);
+      lua_createtable(L, 1, 0); /* memory: one entry, the device's allocator, as AllocatorMemoryUsed */
+      lua_createtable(L, 0, 6);
       tfdev_set_str(L, "allocator_name", ns.allocator_name);
       tfdev_set_int(L, "allocator_bytes_in_use", ns.allocator_bytes_in_use);
+      tfdev_set_int(L, "total_bytes", ns.total_bytes);
+      tfdev_set_int(L, "peak_bytes", ns.peak_bytes);
+      tfdev_set_int(L, "live_bytes", ns.live_bytes);
+      if (ns.num_allocation_records > 0) {
+        lua_createtable(L, ns.num_allocation_records, 0);
+        for (int r = 0; r < ns.num_allocation_records; r++) {
+          lua_createtable(L, 0, 2);
+          tfdev_set_int(L, "alloc_micros", ns.allocation_records[r].alloc_micros);
+          tfdev_set_int(L, "alloc_bytes", ns.allocation_records[r].alloc_bytes);
+          lua_rawseti(L, -2, r + 1);
+        }
+        lua_setfield(L, -2, "allocation_records");
+      }
       lua_rawseti(L, -2, 1);
       lua_setfield(L, -2, "memory");
       lua_rawseti(L, -2, i + 1);
@@ -151,12 +204,14 @@ static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
   lua_setfield(L, -2, "dev_stats");
   lua_setfield(L, -2, "step_stats");
   int np = tfd_run_metadata_num_partition_graphs(m);
-  lua_createtable(L, np, 0);
-  for (int p = 0; p < np; p++) {
-    tfdev_push_graph_def(L, tfd_run_metadata_partition_graph(m, p));
-    lua_rawseti(L, -2, p + 1);
+  if (np > 0) { /* only runs with output_partition_graphs have them */
+    lua_createtable(L, np, 0);
+    for (int p = 0; p < np; p++) {
+      tfdev_push_graph_def(L, tfd_run_metadata_partition_graph(m, p));
+      lua_rawseti(L, -2, p + 1);
+    }
+    lua_setfield(L, -2, "partition_graphs");
   }
-  lua_setfield(L, -2, "partition_graphs");
   int nc = tfd_run_metadata_num_cost_nodes(m);
   if (nc > 0) {
     lua_createtable(L, 0, 1);
@@ -173,6 +228,7 @@ static void push_metadata(lua_State *L, const tfd_run_metadata *m) {
       tfdev_set_int(L, "max_compute_cost", e.max_compute_micros);
       tfdev_set_int(L, "runs", e.runs);
       tfdev_set_int(L, "output_bytes", e.output_bytes);
+      push_output_info(L, &e);
       lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "node");
@@ -203,6 +259,7 @@ static int session_export_cost_models(lua_State *L) {
     lua_setfield(L, -2, "avg_compute_micros");
     tfdev_set_int(L, "max_compute_micros", e[i].max_compute_micros);
     tfdev_set_int(L, "output_bytes", e[i].output_bytes);
+    push_output_info(L, &e[i]);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);
   }
@@ -232,7 +289,9 @@ static tfd_run_metadata *new_meta(lua_State *L) {
 }
 
 /* Whether run options ask for run metadata. */
-static bool wants_meta(const tfd_run_options *ro) { return ro->trace || ro->output_partition_graphs || ro->cost_graph; }
+static bool wants_meta(const tfd_run_options *ro) {
+  return ro->trace || ro->trace_allocations || ro->output_partition_graphs || ro->cost_graph;
+}
 
 /* Pushes outputs as a list (or the single tensor), then metadata if traced. */
 static int push_results(lua_State *L, tfd_tensor **outs, int n, bool single, const tfd_run_options *ro,
@@ -302,7 +361,38 @@ static int session_run(lua_State *L) {
   return push_results(L, outs, a.nfe, a.single, &a.ro, meta);
 }
 
-/* session:make_callable{feeds = {...}, fetches = {...} or "y", targets = {...}} */
+/* CallableOptions.tensor_connection at idx: a list of {from_tensor =, to_tensor =}, into an array anchored
+ * on the stack (its strings anchored by the list). */
+static tfd_tensor_connection *connection_list(lua_State *L, int idx, int *n) {
+  *n = 0;
+  if (lua_isnil(L, idx)) return NULL;
+  if (!lua_istable(L, idx))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "tensor_connection must be a list of {from_tensor =, to_tensor =}, got %s",
+                luaL_typename(L, idx));
+  *n = (int)lua_rawlen(L, idx);
+  tfd_tensor_connection *c = lua_newuserdatauv(L, (size_t)(*n ? *n : 1) * sizeof *c, 0);
+  for (int i = 0; i < *n; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    if (!lua_istable(L, -1))
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "tensor_connection[%d] must be a table {from_tensor =, to_tensor =}, got %s",
+                  i + 1, luaL_typename(L, -1));
+    lua_getfield(L, -1, "from_tensor");
+    lua_getfield(L, -2, "to_tensor");
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "tensor_connection[%d] needs string from_tensor and to_tensor", i + 1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -4, 1); /* anchored in the entry (an array slot nobody reads) */
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -4, 2);
+    c[i].from_tensor = lua_tostring(L, -2);
+    c[i].to_tensor = lua_tostring(L, -1);
+    lua_pop(L, 3);
+  }
+  return c;
+}
+
+/* session:make_callable{feeds = {...}, fetches = {...} or "y", targets = {...}, tensor_connection = {...},
+ * run_options = {...}} */
 static int session_make_callable(lua_State *L) {
   lua_settop(L, 2);
   check_session(L, 1);
@@ -310,19 +400,25 @@ static int session_make_callable(lua_State *L) {
   lua_getfield(L, 2, "feeds"); /* may run the table's metamethods */
   lua_getfield(L, 2, "fetches");
   lua_getfield(L, 2, "targets");
-  lua_getfield(L, 2, "run_options");
-  int nf, nfe, nt;
+  int nf, nfe, nt, nc;
   const char **feeds = string_list(L, 3, &nf, "feeds");
   const char **fetches = string_list(L, 4, &nfe, "fetches");
   const char **targets = string_list(L, 5, &nt, "targets");
+  lua_getfield(L, 2, "tensor_connection");
+  int conn_idx = lua_gettop(L);
+  tfd_tensor_connection *conns = connection_list(L, conn_idx, &nc);
+  lua_getfield(L, 2, "run_options");
+  int ro_idx = lua_gettop(L);
   tfd_run_options ro;
-  check_run_options(L, 6, &ro); /* before the callable exists: a bad option leaves nothing behind */
+  check_run_options(L, ro_idx, &ro);
+  bool has_ro = !lua_isnil(L, ro_idx);
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
-  int64_t h = tfd_session_make_callable(s, feeds, nf, fetches, nfe, targets, nt, st);
+  tfd_callable_options co = {feeds, nf, fetches, nfe, targets, nt, conns, nc, has_ro ? &ro : NULL};
+  int64_t h = tfd_session_make_callable_with_options(s, &co, st);
   if (h < 0) return tfdev_raise_status(L, st);
   lcallable *c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof(tfd_dtype), 2);
-  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL, ro};
+  *c = (lcallable){h, nf, nfe, lua_type(L, 4) == LUA_TSTRING, false, lua_touserdata(L, 1), NULL, wants_meta(&ro)};
   /* Feed dtypes, so tables passed to the callable convert to what the graph wants. */
   tfd_dtype *types = (tfd_dtype *)(c + 1);
   for (int i = 0; i < nf; i++)
@@ -369,27 +465,22 @@ static tfd_session *callable_feeds(lua_State *L, lcallable *c, int nargs, int te
   return c->owner->s;
 }
 
-/* callable(feed1, feed2, ...) in the order given to make_callable.
- * The hot path of a script: it reaches the callable's and the tensor's
- * metatables through its upvalues (1 and 2), its session through the
- * callable, and reports through the callable's own status. */
-static int callable_call(lua_State *L) {
-  lcallable *c = lua_touserdata(L, 1);
-  if (!c || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
-    return luaL_typeerror(L, 1, CALLABLE_MT);
-  lua_pop(L, 1);
+static tfd_run_metadata *new_meta(lua_State *L);
+
+/* A callable's call with feeds at stack indices 2..: ro NULL runs with the callable's own run options
+ * (meta returned after the outputs when c->want_meta); ro given replaces them (meta when it asks). */
+static int callable_invoke(lua_State *L, lcallable *c, int nargs, int tensor_mt, const tfd_run_options *ro) {
   enum { SMALL = 8 };
   tfd_tensor *small_in[SMALL], *small_out[SMALL];
-  int nargs = lua_gettop(L) - 1; /* before the arrays below go on the stack */
   tfd_tensor **in = c->num_feeds <= SMALL ? small_in : lua_newuserdatauv(L, (size_t)c->num_feeds * sizeof *in, 0);
   tfd_tensor **out = c->num_fetches <= SMALL ? small_out : lua_newuserdatauv(L, (size_t)c->num_fetches * sizeof *out, 0);
-  int tensor_mt = lua_upvalueindex(2);
+  bool want_meta = ro ? wants_meta(ro) : c->want_meta;
+  tfd_run_metadata *meta = want_meta ? new_meta(L) : NULL; /* anchored on the stack */
   tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
-  tfd_run_metadata *meta = wants_meta(&c->ro) ? new_meta(L) : NULL; /* the callable's run options ask for it */
   lua_State *prev = tfdev_calling_push(L);
-  tfd_code code = tfd_session_run_callable(s, c->handle, &c->ro, in, out, meta, st);
+  tfd_code code = tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
   tfdev_calling_pop(prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
@@ -398,7 +489,8 @@ static int callable_call(lua_State *L) {
     return lua_error(L);
   }
   if (c->num_fetches == 0) {
-    lua_pushnil(L); /* no outputs: nil, then the metadata when asked for */
+    if (!meta) return 0;
+    lua_pushnil(L);
   } else if (c->single_fetch) {
     tfdev_push_tensor_mt(L, out[0], tensor_mt);
   } else {
@@ -408,11 +500,34 @@ static int callable_call(lua_State *L) {
       lua_rawseti(L, -2, i + 1);
     }
   }
-  if (meta) {
-    push_metadata(L, meta);
-    return 2;
-  }
-  return c->num_fetches == 0 ? 0 : 1;
+  if (!meta) return 1;
+  push_metadata(L, meta);
+  return 2;
+}
+
+/* callable(feed1, feed2, ...) in the order given to make_callable.
+ * The hot path of a script: it reaches the callable's and the tensor's
+ * metatables through its upvalues (1 and 2), its session through the
+ * callable, and reports through the callable's own status. */
+static int callable_call(lua_State *L) {
+  lcallable *c = lua_touserdata(L, 1);
+  if (!c || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    return luaL_typeerror(L, 1, CALLABLE_MT);
+  lua_pop(L, 1);
+  return callable_invoke(L, c, lua_gettop(L) - 1, lua_upvalueindex(2), NULL);
+}
+
+/* callable:run_with(run_options, feed1, feed2, ...): one call with these run options instead of the
+ * callable's own (TensorFlow's RunCallable with RunOptions); returns the outputs, then the run metadata
+ * when the options ask for it. */
+static int callable_run_with(lua_State *L) {
+  lcallable *c = luaL_checkudata(L, 1, CALLABLE_MT);
+  tfd_run_options ro;
+  check_run_options(L, 2, &ro);
+  lua_remove(L, 2); /* the feeds follow the callable, as for a plain call */
+  int nargs = lua_gettop(L) - 1;
+  luaL_getmetatable(L, TFDEV_TENSOR_MT);
+  return callable_invoke(L, c, nargs, lua_gettop(L), &ro);
 }
 
 static int callable_tostring(lua_State *L) {
@@ -721,7 +836,7 @@ static int callable_run_async(lua_State *L) {
   lfuture *f = new_future(L, -1, c->num_fetches, c->single_fetch, false);
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
   lua_State *prev = tfdev_calling_push(L);
-  f->run = tfd_session_run_callable_async(s, c->handle, &c->ro, in, NULL, NULL, NULL, st);
+  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, NULL, NULL, st); /* the callable's options */
   tfdev_calling_pop(prev);
   if (!f->run) return tfdev_raise_status(L, st);
   return 1;
@@ -868,7 +983,8 @@ int tfdev_open_session(lua_State *L) {
   tfdev_new_class(L, TFDEV_SESSION_MT, meta, methods);
   static const luaL_Reg cmeta[] = {{"__tostring", callable_tostring}, {"__gc", callable_gc},
                                    {"__close", callable_release}, {NULL, NULL}};
-  static const luaL_Reg cmethods[] = {{"release", callable_release}, {"run_async", callable_run_async}, {NULL, NULL}};
+  static const luaL_Reg cmethods[] = {{"release", callable_release}, {"run_async", callable_run_async},
+                                   {"run_with", callable_run_with}, {NULL, NULL}};
   tfdev_new_class(L, CALLABLE_MT, cmeta, cmethods);
   /* __call reaches the callable's and the tensor's metatables through upvalues. */
   luaL_getmetatable(L, CALLABLE_MT);

@@ -386,12 +386,16 @@ static void walk_metadata(const tfd_run_metadata *m) {
       tfd_run_metadata_node(m, d, i, &s);
       CHECK(s.node_name && s.op);
       (void)strlen(s.node_name);
+      CHECK(s.total_bytes >= 0 && s.peak_bytes <= s.total_bytes && s.num_allocation_records >= 0);
+      for (int r = 0; r < s.num_allocation_records; r++) CHECK(s.allocation_records[r].alloc_micros > 0);
     }
   }
   for (int i = 0; i < tfd_run_metadata_num_cost_nodes(m); i++) {
     tfd_cost_entry e;
     tfd_run_metadata_cost_node(m, i, &e);
     CHECK(e.node != NULL);
+    CHECK(e.num_outputs >= 0 && e.num_outputs <= TFD_COST_MAX_OUTPUTS);
+    for (int o = 0; o < e.num_outputs; o++) CHECK(e.outputs[o].shape.ndims <= TFD_MAX_DIMS);
   }
   for (int i = 0; i < tfd_run_metadata_num_partition_graphs(m); i++) walk_graph_def(tfd_run_metadata_partition_graph(m, i));
 }
@@ -424,6 +428,7 @@ static void decode_run_options(fz *f, tfd_run_options *ro) {
   ro->trace = b & 4;
   ro->output_partition_graphs = b & 8;
   ro->cost_graph = b & 16;
+  ro->trace_allocations = b & 32;
 }
 
 static void act_run(ctx *c) {

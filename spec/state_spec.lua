@@ -266,7 +266,7 @@ describe("cost models and step stats memory", function()
       if e.node == "mm" then mm = e end
     end
     assert.are.equal(1, mm.runs)
-    h.raises("INVALID_ARGUMENT", "option build_cost_model_after must be an integer >= 0", tfdev.session,
+    h.raises("INVALID_ARGUMENT", "option build_cost_model_after must be an integer in [0, 2147483647], got -1", tfdev.session,
       { build_cost_model_after = -1 })
   end)
 

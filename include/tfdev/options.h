@@ -61,9 +61,10 @@ TFD_API int64_t tfd_session_options_operation_timeout_ms(const tfd_session_optio
  * (without it, only traced runs feed the model). */
 TFD_API void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_build_cost_model(const tfd_session_options *o);
-/* TensorFlow's build_cost_model_after: the first n runs of each signature (each executor bundle) leave
- * the cost model alone, traced or not (their step stats are still returned); n < 0 counts as 0. */
-TFD_API void tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n);
+/* TensorFlow's GraphOptions.build_cost_model_after: the first n runs of each
+ * run signature (executor bundle) are not recorded into the cost model,
+ * traced or not (default 0). INVALID_ARGUMENT for n < 0. */
+TFD_API tfd_code tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n, tfd_status *status);
 TFD_API int64_t tfd_session_options_build_cost_model_after(const tfd_session_options *o);
 /* The graph optimisation pass on each partition (default on): constant
  * folding, and MatMul + BiasAdd [+ activation] fused into _FusedMatMul with

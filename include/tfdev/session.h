@@ -38,6 +38,9 @@ typedef struct tfd_run_options {
   int inter_op_thread_pool;     /* k: the session's k-th inter-op pool (session_inter_op_thread_pool; 0 when
                                  * none is listed); -1: every node on the calling thread; any other value
                                  * is INVALID_ARGUMENT "Invalid inter_op_thread_pool: N" */
+  /* Traces the run (as trace) and keeps each node's allocation records (when each allocation and
+   * deallocation through the node's tracking allocator happened, until the step ends). */
+  bool trace_allocations;
 } tfd_run_options;
 
 /* The session factory registry: "DIRECT_SESSION" is built in. Returns the
@@ -224,14 +227,26 @@ TFD_API tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_
 
 /* ---- cost models ----
  * Per (device, node): how often it ran, its average and largest compute
- * time, and its last output size, over the runs that collected timings
- * (traced runs, or every run with the build_cost_model option). */
+ * time, its last output size, and per output (TensorFlow's CostGraphDef
+ * output_info) the largest size seen with that tensor's dtype and shape,
+ * over the runs that collected timings (traced runs, or every run with the
+ * build_cost_model option), except a bundle's first build_cost_model_after
+ * runs. */
+#define TFD_COST_MAX_OUTPUTS 6 /* the most outputs an op has */
+typedef struct tfd_output_info {
+  int64_t size;         /* bytes: the largest seen */
+  int alias_input_slot; /* the input whose buffer this output is (Identity, forwarded inputs), or -1 */
+  tfd_dtype dtype;
+  tfd_shape shape; /* of the largest */
+} tfd_output_info;
 typedef struct tfd_cost_entry {
   const char *device, *node, *op; /* borrowed from the session */
   int64_t runs;
   double avg_compute_micros;
   int64_t max_compute_micros;
   int64_t output_bytes;
+  int num_outputs;
+  tfd_output_info outputs[TFD_COST_MAX_OUTPUTS];
 } tfd_cost_entry;
 
 /* Fills up to cap entries (sorted by device, then node); returns how many there are. */
@@ -246,6 +261,11 @@ TFD_API int64_t tfd_run_metadata_step_id(const tfd_run_metadata *m);
 TFD_API int tfd_run_metadata_num_devices(const tfd_run_metadata *m);
 TFD_API const char *tfd_run_metadata_device(const tfd_run_metadata *m, int d);
 TFD_API int tfd_run_metadata_num_nodes(const tfd_run_metadata *m, int d);
+/* One allocation (alloc_bytes > 0) or deallocation (< 0) of a node's, as AllocationRecord. */
+typedef struct tfd_allocation_record {
+  int64_t alloc_micros; /* wall clock, microseconds since the epoch */
+  int64_t alloc_bytes;
+} tfd_allocation_record;
 typedef struct tfd_node_exec_stats {
   const char *node_name; /* borrowed from the metadata */
   const char *op;
@@ -255,6 +275,13 @@ typedef struct tfd_node_exec_stats {
   int64_t allocator_bytes_in_use; /* memory: the device allocator after the node */
   const char *allocator_name;
   int thread_id;
+  /* Memory (AllocatorMemoryUsed), from the tracking allocator the node's kernel allocated through:
+   * bytes it allocated in all, the most it held at once, and what it still held when it finished. */
+  int64_t total_bytes, peak_bytes, live_bytes;
+  /* With run option trace_allocations: every allocation and deallocation through that allocator
+   * until the step ended (borrowed from the metadata); else 0 and NULL. */
+  int num_allocation_records;
+  const tfd_allocation_record *allocation_records;
 } tfd_node_exec_stats;
 TFD_API void tfd_run_metadata_node(const tfd_run_metadata *m, int d, int i, tfd_node_exec_stats *out);
 /* Cost graph (when the run asked for it): entries like the cost model's,
@@ -264,6 +291,38 @@ TFD_API void tfd_run_metadata_cost_node(const tfd_run_metadata *m, int i, tfd_co
 /* Partition graphs (when output_partition_graphs); borrowed. */
 TFD_API int tfd_run_metadata_num_partition_graphs(const tfd_run_metadata *m);
 TFD_API const tfd_graph_def *tfd_run_metadata_partition_graph(const tfd_run_metadata *m, int i);
+
+/* ---- callables with options (TensorFlow's CallableOptions) ----
+ * feeds, fetches and targets as tfd_session_make_callable takes them;
+ * tensor_connections wire a tensor of the graph (from_tensor) to another
+ * (to_tensor) inside the step: every use of to_tensor reads from_tensor
+ * instead, as if it were fed with it (a fetch of to_tensor included).
+ * A to_tensor also fed, or connected twice, is INVALID_ARGUMENT ('Endpoint
+ * "y:0" fed more than once.'); an unknown from_tensor node or output is
+ * INVALID_ARGUMENT ("Requested tensor connection from unknown node" /
+ * "unknown edge"); an unknown to_tensor is NOT_FOUND ("unable to find feed
+ * output"); a connection that would make a cycle is INVALID_ARGUMENT
+ * ("would create a cycle"). run_options (may be NULL) are the callable's
+ * own: tfd_session_run_callable and its async twin use them when called
+ * with NULL options (options given to a call replace them for that call).
+ * Every string and array is read during the call only. */
+typedef struct tfd_tensor_connection {
+  const char *from_tensor, *to_tensor;
+} tfd_tensor_connection;
+typedef struct tfd_callable_options {
+  const char *const *feeds;
+  int num_feeds;
+  const char *const *fetches;
+  int num_fetches;
+  const char *const *targets;
+  int num_targets;
+  const tfd_tensor_connection *tensor_connections;
+  int num_tensor_connections;
+  const tfd_run_options *run_options;
+} tfd_callable_options;
+/* MakeCallable(CallableOptions): a handle >= 0, or -1 with status set. */
+TFD_API int64_t tfd_session_make_callable_with_options(tfd_session *s, const tfd_callable_options *options,
+                                                       tfd_status *status);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@ struct tfd_session_options {
   int inter_op_threads;
   bool use_global_threadpool;
   bool allow_soft_placement, log_device_placement, use_per_session_threads, build_cost_model;
+  int64_t build_cost_model_after; /* GraphOptions.build_cost_model_after: runs of a bundle not recorded */
   bool skip_graph_optimization; /* stored inverted so that a zeroed struct optimises */
   int64_t operation_timeout_ms;
   char *visible_devices; /* NULL: all */
@@ -33,7 +34,6 @@ struct tfd_session_options {
   int gpu_max_streams; /* 0: 1 */
   tfd_runtime *runtime; /* borrowed (options_internal.h) */
   bool place_pruned_graph;
-  int64_t build_cost_model_after;
   inter_pool *pools; /* session_inter_op_thread_pool */
   int num_pools;
 };
@@ -179,12 +179,13 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 }
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
-void tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n) {
-  o->build_cost_model_after = n < 0 ? 0 : n;
+tfd_code tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n, tfd_status *st) {
+  if (n < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "build_cost_model_after must be >= 0, got %lld", (long long)n);
+  o->build_cost_model_after = n;
+  return TFD_OK;
 }
-int64_t tfd_session_options_build_cost_model_after(const tfd_session_options *o) {
-  return o ? o->build_cost_model_after : 0;
-}
+int64_t tfd_session_options_build_cost_model_after(const tfd_session_options *o) { return o ? o->build_cost_model_after : 0; }
 void tfd_session_options_set_place_pruned_graph(tfd_session_options *o, bool on) { o->place_pruned_graph = on; }
 bool tfd_session_options_place_pruned_graph(const tfd_session_options *o) { return o && o->place_pruned_graph; }
 void tfd_session_options_set_optimize_graph(tfd_session_options *o, bool on) { o->skip_graph_optimization = !on; }

@@ -9,6 +9,7 @@
 
 #include "../core/status_internal.h"
 #include "../core/tensor_internal.h"
+#include "../core/tracking_allocator.h"
 #include "../framework/cancellation.h"
 #include "executor.h"
 
@@ -376,11 +377,34 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
     ns->thread_id = thread_id(s);
     ns->ran = true;
     ns->output_bytes = 0;
-    for (int o = 0; o < it->num_outputs; o++)
-      if (outputs[o]) ns->output_bytes += (int64_t)tfd_tensor_byte_size(outputs[o]);
+    ns->num_outputs = it->num_outputs;
+    for (int o = 0; o < it->num_outputs; o++) {
+      tfd_output_stats *os = &ns->outputs[o];
+      os->alias_input_slot = -1;
+      if (!outputs[o]) {
+        os->bytes = 0;
+        os->dtype = gn->out_types[o];
+        os->shape.ndims = -1;
+        continue;
+      }
+      os->bytes = (int64_t)tfd_tensor_byte_size(outputs[o]);
+      ns->output_bytes += os->bytes;
+      os->dtype = tfd_tensor_dtype(outputs[o]);
+      tfd_shape_of_tensor(outputs[o], &os->shape);
+      /* An output that is one of the inputs' buffers (forwarded, or Identity) aliases that input. */
+      const void *data = os->bytes ? tfd_tensor_const_data(outputs[o]) : NULL;
+      for (int i = 0; data && i < it->num_inputs; i++) {
+        tfd_tensor *in_i = s->slots[it->input_start + i];
+        if (in_i && tfd_tensor_byte_size(in_i) && tfd_tensor_const_data(in_i) == data) {
+          os->alias_input_slot = i;
+          break;
+        }
+      }
+    }
     tfd_allocator_stats as;
     tfd_allocator_get_stats(ctx->allocator, &as);
     ns->allocator_bytes_in_use = as.bytes_in_use;
+    if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
   }
   if (st->code != TFD_OK) fail(s, st);
   tfd_tensor **in = &s->slots[it->input_start];
@@ -436,6 +460,13 @@ static void async_done(void *arg) {
 static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st) {
   item *it = &s->e->items[node];
   *c = s->ctx;
+  if (s->args.stats) {
+    /* A traced step gives each node a tracking allocator of its own (TensorFlow's track_allocations),
+     * kept in the node's stats; without one (out of memory) the node just reports no sizes. */
+    tfd_node_stats *ns = &s->args.stats[node];
+    if (!ns->tracker) ns->tracker = tfd_tracking_allocator_new(c->allocator, s->args.allocation_records);
+    if (ns->tracker) c->allocator = ns->tracker;
+  }
   c->inputs = &s->slots[it->input_start];
   c->num_inputs = it->num_inputs;
   c->outputs = outputs;

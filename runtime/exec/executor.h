@@ -25,6 +25,15 @@
 
 typedef struct tfd_executor tfd_executor;
 
+/* One output of a node in one step: what TensorFlow's cost model keeps per output (CostGraphDef's
+ * output_info): its size, dtype and shape, and the input whose buffer it is (-1: its own). */
+typedef struct tfd_output_stats {
+  int64_t bytes;
+  int alias_input_slot;
+  tfd_dtype dtype;
+  tfd_shape shape;
+} tfd_output_stats;
+
 /* Per-node timings of one step (NodeExecStats). */
 typedef struct tfd_node_stats {
   int64_t all_start_micros; /* wall clock, microseconds since the epoch */
@@ -33,6 +42,14 @@ typedef struct tfd_node_stats {
   int64_t allocator_bytes_in_use; /* the device allocator's bytes in use when the node finished */
   int thread_id; /* 0: the thread that started the step; k: inter-op worker k-1 */
   bool ran;
+  /* Memory (AllocatorMemoryUsed): the node's kernel allocated through a tracking allocator
+   * (core/tracking_allocator.h) around its device's; these are its figures when the node finished.
+   * The tracker itself stays referenced here (NULL when it could not be made) so its allocation
+   * records can be read when the step ends; whoever frees the stats unrefs it. */
+  int64_t total_bytes, peak_bytes, live_bytes;
+  struct tfd_allocator *tracker;
+  int num_outputs;
+  tfd_output_stats outputs[TFD_MAX_OP_OUTPUTS];
 } tfd_node_stats;
 
 typedef struct tfd_executor_args {
@@ -51,6 +68,7 @@ typedef struct tfd_executor_args {
   struct tfd_caller_queue *caller_queue;
   pthread_t caller_thread;
   bool has_caller_thread;
+  bool allocation_records; /* with stats: each node's tracking allocator keeps allocation records */
 } tfd_executor_args;
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);

@@ -58,14 +58,114 @@ static int fed(const int *feed_node, const int *feed_index, int num_feeds, int n
   return -1;
 }
 
+/* Tensor connections (CallableOptions.tensor_connection), resolved: to (node, index) reads from
+ * (node, index) instead. */
+typedef struct connection {
+  int to_node, to_index, from_node, from_index;
+} connection;
+
+static int connected(const connection *c, int n, int node, int index) {
+  for (int k = 0; k < n; k++)
+    if (c[k].to_node == node && c[k].to_index == index) return k;
+  return -1;
+}
+
+/* Whether connection k makes a cycle: after rewiring, from_node would depend on a node that reads
+ * to_tensor (so now reads from_node). The graph was acyclic before, so any new cycle goes through
+ * such an edge. seen has full->n entries. */
+static bool makes_cycle(const tfd_graph *full, const connection *c, int nconn, int k, bool *seen, int *stack) {
+  memset(seen, 0, (size_t)full->n * sizeof *seen);
+  int top = 0;
+  seen[stack[top++] = c[k].from_node] = true;
+  while (top > 0) {
+    const tfd_gnode *gn = &full->nodes[stack[--top]];
+    for (int i = 0; i < gn->num_inputs + gn->num_control; i++) {
+      int src;
+      if (i < gn->num_inputs) {
+        int via = connected(c, nconn, gn->inputs[i].node, gn->inputs[i].index);
+        if (via == k) return true;
+        src = via >= 0 ? c[via].from_node : gn->inputs[i].node;
+      } else {
+        src = gn->control[i - gn->num_inputs];
+      }
+      if (!seen[src]) seen[stack[top++] = src] = true;
+    }
+  }
+  return false;
+}
+
+/* Resolves the connections (canonical "node:i" names) against the graph, with TensorFlow's errors. */
+static tfd_code resolve_connections(const tfd_graph *full, const char *const *feeds, int num_feeds,
+                                    const char *const *conn_from, const char *const *conn_to, int nconn,
+                                    connection *c, tfd_status *st) {
+  for (int k = 0; k < nconn; k++) {
+    int index;
+    char *name = tfd_parse_tensor_name(conn_from[k], &index, st);
+    if (!name) return tfd_status_prefixf(st, "tensor connection: ");
+    int node = tfd_graph_find(full, name);
+    free(name);
+    if (node < 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Requested tensor connection from unknown node: \"%s\".",
+                             conn_from[k]);
+    if (index >= full->nodes[node].num_outputs)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "Requested tensor connection from unknown edge: \"%s\" (actual number of outputs = %d).",
+                             conn_from[k], full->nodes[node].num_outputs);
+    c[k].from_node = node;
+    c[k].from_index = index;
+  }
+  for (int k = 0; k < nconn; k++) {
+    bool twice = false;
+    for (int j = 0; j < num_feeds && !twice; j++) twice = strcmp(feeds[j], conn_to[k]) == 0;
+    for (int j = 0; j < k && !twice; j++) twice = strcmp(conn_to[j], conn_to[k]) == 0;
+    if (twice) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Endpoint \"%s\" fed more than once.", conn_to[k]);
+  }
+  for (int k = 0; k < nconn; k++) {
+    int index;
+    char *name = tfd_parse_tensor_name(conn_to[k], &index, st);
+    if (!name) return tfd_status_prefixf(st, "tensor connection: ");
+    int node = tfd_graph_find(full, name);
+    free(name);
+    if (node < 0 || index >= full->nodes[node].num_outputs)
+      return tfd_status_setf(st, TFD_NOT_FOUND, "FeedInputs: unable to find feed output %s", conn_to[k]);
+    c[k].to_node = node;
+    c[k].to_index = index;
+    tfd_dtype want = full->nodes[node].out_types[index], got = full->nodes[c[k].from_node].out_types[c[k].from_index];
+    if (want != got)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Requested tensor connection from %s (%s) to %s (%s): the dtypes differ",
+                             conn_from[k], tfd_dtype_name(got), conn_to[k], tfd_dtype_name(want));
+  }
+  bool *seen = malloc(((size_t)full->n + 1) * sizeof *seen);
+  int *stack = malloc(((size_t)full->n + 1) * sizeof *stack);
+  tfd_code code = seen && stack ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  for (int k = 0; code == TFD_OK && k < nconn; k++)
+    if (makes_cycle(full, c, nconn, k, seen, stack))
+      code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "Requested Tensor connection between nodes \"%s\" and \"%s\" would create a cycle.",
+                             tfd_gnode_name(&full->nodes[c[k].to_node]), tfd_gnode_name(&full->nodes[c[k].from_node]));
+  free(seen);
+  free(stack);
+  return code;
+}
+
 tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *feeds, int num_feeds,
                                     const char *const *fetches, int num_fetches, const char *const *targets,
                                     int num_targets, tfd_dtype *feed_types, tfd_shape *feed_shapes, tfd_status *st) {
+  return tfd_subgraph_for_run_connected(full, feeds, num_feeds, fetches, num_fetches, targets, num_targets, NULL, NULL, 0,
+                                        feed_types, feed_shapes, st);
+}
+
+tfd_graph_def *tfd_subgraph_for_run_connected(const tfd_graph *full, const char *const *feeds, int num_feeds,
+                                              const char *const *fetches, int num_fetches, const char *const *targets,
+                                              int num_targets, const char *const *conn_from, const char *const *conn_to,
+                                              int num_conn, tfd_dtype *feed_types, tfd_shape *feed_shapes,
+                                              tfd_status *st) {
   int n = full->n, total = num_feeds + num_fetches + 1;
   int *feed_node = calloc((size_t)total, sizeof(int)), *feed_index = calloc((size_t)total, sizeof(int));
+  connection *conn = calloc((size_t)num_conn + 1, sizeof *conn);
   tfd_graph_def *def = tfd_graph_def_new(), *out = NULL;
   bool *keep = NULL;
-  if (!feed_node || !feed_index || !def) {
+  if (!feed_node || !feed_index || !def || !conn) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
@@ -79,6 +179,7 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
     feed_types[k] = src->out_types[feed_index[k]];
     feed_shapes[k] = src->out_shapes[feed_index[k]];
   }
+  if (num_conn && resolve_connections(full, feeds, num_feeds, conn_from, conn_to, num_conn, conn, st) != TFD_OK) goto done;
   /* Every node, with inputs that read a fed tensor redirected to its feed. */
   for (int i = 0; i < n; i++) {
     const tfd_node_def *src = full->nodes[i].def;
@@ -89,7 +190,10 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
     const tfd_gnode *gn = &full->nodes[i];
     for (int k = 0; k < gn->num_inputs; k++) {
       int f = fed(feed_node, feed_index, num_feeds, gn->inputs[k].node, gn->inputs[k].index);
-      tfd_code code = f >= 0 ? add_input_f(copy, st, "_feed_%d", f)
+      int c = connected(conn, num_conn, gn->inputs[k].node, gn->inputs[k].index);
+      tfd_code code = c >= 0   ? add_input_f(copy, st, "%s:%d", tfd_gnode_name(&full->nodes[conn[c].from_node]),
+                                             conn[c].from_index)
+                      : f >= 0 ? add_input_f(copy, st, "_feed_%d", f)
                              : add_input_f(copy, st, "%s:%d", tfd_gnode_name(&full->nodes[gn->inputs[k].node]),
                                            gn->inputs[k].index);
       if (code != TFD_OK) goto done;
@@ -113,7 +217,11 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
     if (resolve_tensor(full, "fetch", fetches[k], &node, &index, st) != TFD_OK) goto done;
     char name[32];
     snprintf(name, sizeof name, "_fetch_%d", k);
-    int f = fed(feed_node, feed_index, num_feeds, node, index);
+    int f = fed(feed_node, feed_index, num_feeds, node, index), c = connected(conn, num_conn, node, index);
+    if (c >= 0) { /* a fetch of a connected tensor gets what it is connected to, as a fed one gets its feed */
+      node = conn[c].from_node;
+      index = conn[c].from_index;
+    }
     tfd_node_def *fn = tfd_graph_def_add_node(def, name, "_Fetch", st);
     tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = k};
     if (!fn) goto done;
@@ -168,6 +276,7 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
   if (!out && tfd_status_code(st) == TFD_OK) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
 done:
   free(keep);
+  free(conn);
   free(feed_node);
   free(feed_index);
   tfd_graph_def_free(def);

@@ -19,6 +19,17 @@ tfd_graph_def *tfd_subgraph_for_run(const tfd_graph *full, const char *const *fe
                                     int num_targets, tfd_dtype *feed_types, tfd_shape *feed_shapes,
                                     tfd_status *status);
 
+/* The same with tensor connections (CallableOptions.tensor_connection, canonical "node:i" names):
+ * every use of conn_to[k], a fetch included, reads conn_from[k] instead. Errors are TensorFlow's:
+ * INVALID_ARGUMENT for an unknown from node or output, a to tensor fed or connected twice ("fed more
+ * than once"), differing dtypes, or a cycle ("would create a cycle"); NOT_FOUND for an unknown to
+ * tensor ("unable to find feed output"). */
+tfd_graph_def *tfd_subgraph_for_run_connected(const tfd_graph *full, const char *const *feeds, int num_feeds,
+                                              const char *const *fetches, int num_fetches, const char *const *targets,
+                                              int num_targets, const char *const *conn_from, const char *const *conn_to,
+                                              int num_conn, tfd_dtype *feed_types, tfd_shape *feed_shapes,
+                                              tfd_status *status);
+
 /* The device name partial runs use for the client end of their feeds and fetches. */
 #define TFD_CLIENT_DEVICE "client"
 

@@ -1,5 +1,7 @@
 /* Callables (MakeCallable/RunCallable/ReleaseCallable): a signature resolved once to a bundle and
- * the maps from call order to bundle order, so each call skips the lookups. */
+ * the maps from call order to bundle order, so each call skips the lookups. A callable made with
+ * options (CallableOptions) may also wire tensors together (tensor_connection, part of its bundle's
+ * signature) and carry run options that its calls use when given none. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +15,45 @@ void tfd_ds_callable_unref(callable *c) {
   free(c);
 }
 
+/* The from (which 0) or to (1) names of the connections, canonical; NULL with st set on error. */
+static char **connection_names(const tfd_tensor_connection *conns, int n, int which, tfd_status *st) {
+  const char **raw = calloc((size_t)n + 1, sizeof *raw);
+  if (!raw) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  for (int k = 0; k < n; k++) raw[k] = which ? conns[k].to_tensor : conns[k].from_tensor;
+  char **out = tfd_ds_canonical_names(raw, n, true, st);
+  free((void *)raw);
+  return out;
+}
+
 static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names, int nf,
                                   const char *const *fetch_names, int nfe, const char *const *targets, int nt,
+                                  const tfd_tensor_connection *conns, int nconn, const tfd_run_options *ro,
                                   tfd_status *st) {
   if (nfe == 0 && nt == 0) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Must specify at least one target to fetch or execute.");
     return -1;
   }
+  if (nf < 0 || nfe < 0 || nt < 0 || nconn < 0 || (nconn > 0 && !conns)) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "callable options: negative counts, or connections missing");
+    return -1;
+  }
   char **feeds = tfd_ds_canonical_names(feed_names, nf, true, st);
   char **fetches = feeds ? tfd_ds_canonical_names(fetch_names, nfe, true, st) : NULL;
   char **tgts = fetches ? tfd_ds_canonical_names(targets, nt, false, st) : NULL;
+  char **from = tgts ? connection_names(conns, nconn, 0, st) : NULL;
+  char **to = from ? connection_names(conns, nconn, 1, st) : NULL;
   callable *c = calloc(1, sizeof *c);
   int64_t handle = -1;
-  bundle *b = tgts && c ? tfd_ds_get_bundle(s, feeds, nf, fetches, nfe, tgts, nt, false, st) : NULL;
+  bundle *b = to && c ? tfd_ds_get_bundle_connected(s, feeds, nf, fetches, nfe, tgts, nt, false, from, to, nconn, st) : NULL;
   if (b) {
     tfd_refcount_init(&c->refs); /* the table's */
+    if (ro) {
+      c->has_run_options = true;
+      c->run_options = *ro;
+    }
     c->b = b;
     c->num_feeds = nf;
     c->num_fetches = nfe;
@@ -53,6 +79,8 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
   tfd_ds_free_names(feeds, nf);
   tfd_ds_free_names(fetches, nfe);
   tfd_ds_free_names(tgts, nt);
+  tfd_ds_free_names(from, nconn);
+  tfd_ds_free_names(to, nconn);
   return handle;
 }
 
@@ -72,6 +100,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
                                   async_req *async, tfd_status *st) {
   callable *c = find_callable(s, handle, st);
   if (!c) return TFD_INVALID_ARGUMENT;
+  if (!ro && c->has_run_options) ro = &c->run_options;
   enum { SMALL = 16 };
   tfd_tensor *small_in[SMALL], *small_out[SMALL];
   tfd_tensor **ordered = c->b->num_feeds <= SMALL ? small_in : calloc((size_t)c->b->num_feeds, sizeof *ordered);
@@ -110,7 +139,7 @@ int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names,
                                   tfd_status *st) {
   if (tfd_ds_enter(s, st) != TFD_OK) return -1;
   int64_t h = tfd_ds_check_graph_created(s, "MakeCallable()", st) == TFD_OK
-                  ? make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, st)
+                  ? make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, NULL, 0, NULL, st)
                   : -1;
   tfd_ds_leave(s);
   return h;
@@ -133,4 +162,18 @@ tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tf
   run_callable_impl(s, handle, ro, feed_values, NULL, meta, &a, st);
   tfd_ds_leave(s); /* a run that started holds the session until it ends */
   return a.run;
+}
+
+int64_t tfd_session_make_callable_with_options(tfd_session *s, const tfd_callable_options *o, tfd_status *st) {
+  if (!o) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "callable options are NULL");
+    return -1;
+  }
+  if (tfd_ds_enter(s, st) != TFD_OK) return -1;
+  int64_t h = tfd_ds_check_graph_created(s, "MakeCallable()", st) == TFD_OK
+                  ? make_callable_impl(s, o->feeds, o->num_feeds, o->fetches, o->num_fetches, o->targets, o->num_targets,
+                                       o->tensor_connections, o->num_tensor_connections, o->run_options, st)
+                  : -1;
+  tfd_ds_leave(s);
+  return h;
 }

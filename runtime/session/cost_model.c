@@ -1,6 +1,8 @@
-/* DirectSession's cost model: per (device, node), how often it ran, its mean and largest time and
- * its output bytes, gathered from traced runs (or every run with build_cost_model); exported whole,
- * or as the cost graph of one run's metadata. */
+/* DirectSession's cost model: per (device, node), how often it ran, its mean and largest time, its
+ * output bytes and, per output, the largest size seen with its dtype and shape (TensorFlow's
+ * MaxMemorySize/MaxMemoryShape and CostGraphDef output_info), gathered from traced runs (or every
+ * run with build_cost_model) once a bundle is past build_cost_model_after runs; exported whole, or
+ * as the cost graph of one run's metadata. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +13,29 @@
 /* "device\x1fnode" (any length; the caller frees it), NULL when out of memory. */
 static char *cost_key(const char *device, const char *node) { return tfd_format("%s\x1f%s", device, node); }
 
+_Static_assert(TFD_COST_MAX_OUTPUTS == TFD_MAX_OP_OUTPUTS, "cost entries hold every output of an op");
+
 static void entry_of(const cost_item *c, tfd_cost_entry *e) {
   *e = (tfd_cost_entry){c->device, c->node, c->op, c->runs, c->runs ? (double)c->total_micros / (double)c->runs : 0,
-                        c->max_micros, c->output_bytes};
+                        c->max_micros, c->output_bytes, c->num_outputs > 0 ? c->num_outputs : 0, {{0}}};
+  for (int o = 0; o < e->num_outputs; o++) e->outputs[o] = c->outputs[o];
+}
+
+/* One step's outputs into the item: the largest size wins, with its dtype and shape. */
+static void record_outputs(cost_item *c, const tfd_node_stats *ns) {
+  if (c->num_outputs < 0) {
+    c->num_outputs = ns->num_outputs;
+    for (int o = 0; o < c->num_outputs; o++) c->outputs[o] = (tfd_output_info){-1, -1, ns->outputs[o].dtype, {-1, {0}}};
+  }
+  for (int o = 0; o < c->num_outputs && o < ns->num_outputs; o++) {
+    const tfd_output_stats *os = &ns->outputs[o];
+    tfd_output_info *oi = &c->outputs[o];
+    oi->alias_input_slot = os->alias_input_slot;
+    if (os->bytes < oi->size || os->shape.ndims < 0) continue;
+    oi->size = os->bytes;
+    oi->dtype = os->dtype;
+    oi->shape = os->shape;
+  }
 }
 
 /* Adds a run's timings to the session's cost model. */
@@ -40,6 +62,7 @@ void tfd_ds_record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
           continue; /* out of memory: the model just misses this node */
         }
         c->op = g->nodes[i].op->name;
+        c->num_outputs = -1;
       }
       free(key);
       int64_t us = stats[p][i].all_end_rel_micros;
@@ -47,6 +70,7 @@ void tfd_ds_record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
       c->total_micros += us;
       if (us > c->max_micros) c->max_micros = us;
       c->output_bytes = stats[p][i].output_bytes;
+      record_outputs(c, &stats[p][i]);
     }
   }
   pthread_mutex_unlock(&s->cost_mu);

@@ -99,7 +99,7 @@ static char *signature(char **feeds, int nf, char **fetches, int nfe, char **tar
 }
 
 static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
-                            bool partial, tfd_status *st) {
+                            bool partial, char **conn_from, char **conn_to, int nconn, tfd_status *st) {
   bundle *b = calloc(1, sizeof *b);
   if (!b) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -138,8 +138,9 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
     tfd_status_setf(st, TFD_FAILED_PRECONDITION, "Session has been finalized.");
     goto fail;
   }
-  sub = tfd_subgraph_for_run(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
-                             (const char *const *)targets, nt, b->feed_types, b->feed_shapes, st);
+  sub = tfd_subgraph_for_run_connected(s->graph, (const char *const *)feeds, nf, (const char *const *)fetches, nfe,
+                                       (const char *const *)targets, nt, (const char *const *)conn_from,
+                                       (const char *const *)conn_to, nconn, b->feed_types, b->feed_shapes, st);
   if (sub && partial && tfd_subgraph_for_partial_run(sub, feeds, fetches, b->feed_types, st) != TFD_OK) {
     tfd_graph_def_free(sub);
     sub = NULL;
@@ -215,11 +216,22 @@ fail:
   return NULL;
 }
 
+/* A signature with the callable's tensor connections after it, in the order given ("|from>to"); takes
+ * key (NULL stays NULL, as out of memory). */
+static char *with_connections(char *key, char **conn_from, char **conn_to, int nconn) {
+  for (int k = 0; key && k < nconn; k++) {
+    char *longer = tfd_format("%s|%s>%s", key, conn_from[k], conn_to[k]);
+    free(key);
+    key = longer;
+  }
+  return key;
+}
+
 /* GetOrCreateExecutors: fast key, then sorted key, then build (and remember under both). */
-bundle *tfd_ds_get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
-                          bool partial, tfd_status *st) {
-  char *fast = signature(feeds, nf, fetches, nfe, targets, nt, false, partial);
-  char *sorted = signature(feeds, nf, fetches, nfe, targets, nt, true, partial);
+bundle *tfd_ds_get_bundle_connected(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets,
+                                    int nt, bool partial, char **conn_from, char **conn_to, int nconn, tfd_status *st) {
+  char *fast = with_connections(signature(feeds, nf, fetches, nfe, targets, nt, false, partial), conn_from, conn_to, nconn);
+  char *sorted = with_connections(signature(feeds, nf, fetches, nfe, targets, nt, true, partial), conn_from, conn_to, nconn);
   bundle *b = NULL;
   if (!fast || !sorted) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -231,7 +243,7 @@ bundle *tfd_ds_get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, 
   pthread_mutex_unlock(&s->exec_mu);
   if (b) goto done;
   /* Build outside the cache lock: other signatures keep running meanwhile. */
-  bundle *made = build_bundle(s, feeds, nf, fetches, nfe, targets, nt, partial, st);
+  bundle *made = build_bundle(s, feeds, nf, fetches, nfe, targets, nt, partial, conn_from, conn_to, nconn, st);
   if (!made) goto done;
   pthread_mutex_lock(&s->exec_mu);
   b = tfd_strmap_get(&s->cache, sorted);
@@ -253,4 +265,9 @@ done:
   free(fast);
   free(sorted);
   return b;
+}
+
+bundle *tfd_ds_get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
+                          bool partial, tfd_status *st) {
+  return tfd_ds_get_bundle_connected(s, feeds, nf, fetches, nfe, targets, nt, partial, NULL, NULL, 0, st);
 }

@@ -134,7 +134,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     int64_t step_id = tfd_ds_next_step_id();
     for (int p = 0; p < b->num_parts; p++) {
       tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state,
-                                NULL, pthread_self(), false}; /* partial runs have no caller to run kernels on */
+                                NULL, pthread_self(), false, false}; /* partial runs have no caller to run kernels on */
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
     pthread_mutex_lock(&s->exec_mu);

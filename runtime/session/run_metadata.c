@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tracking_allocator.h"
 #include "session_internal.h"
 
 tfd_run_metadata *tfd_run_metadata_new(void) { return calloc(1, sizeof(tfd_run_metadata)); }
@@ -20,6 +21,8 @@ static void metadata_clear(tfd_run_metadata *m) {
   for (int i = 0; i < m->num_parts; i++) tfd_graph_def_free(m->parts[i]);
   free(m->parts);
   free(m->costs);
+  for (int i = 0; i < m->num_records; i++) free(m->records[i]);
+  free(m->records);
   memset(m, 0, sizeof *m);
 }
 
@@ -49,6 +52,25 @@ const char *tfd_ds_keep_name(tfd_run_metadata *m, const char *s) {
   return copy;
 }
 
+/* The tracker's allocation records so far (TensorFlow reads them when the step ends, so frees after
+ * the node are in them), copied into the metadata. Out of memory: the node just has none. */
+static void keep_records(tfd_run_metadata *m, tfd_node_exec_stats *ns, tfd_allocator *tracker) {
+  int n = 0;
+  tfd_alloc_record *raw = tfd_tracking_allocator_records(tracker, &n);
+  tfd_allocation_record *out = n ? malloc((size_t)n * sizeof *out) : NULL;
+  tfd_allocation_record **list = out ? realloc(m->records, ((size_t)m->num_records + 1) * sizeof *list) : NULL;
+  if (list) {
+    m->records = list;
+    m->records[m->num_records++] = out;
+    for (int i = 0; i < n; i++) out[i] = (tfd_allocation_record){raw[i].micros, raw[i].bytes};
+    ns->allocation_records = out;
+    ns->num_allocation_records = n;
+  } else {
+    free(out);
+  }
+  free(raw);
+}
+
 void tfd_ds_fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats, bool partition_graphs) {
   metadata_clear(m);
   if (stats) {
@@ -73,6 +95,10 @@ void tfd_ds_fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats
         ns->allocator_bytes_in_use = stats[p][i].allocator_bytes_in_use;
         ns->allocator_name = m->devices[p];
         ns->thread_id = stats[p][i].thread_id;
+        ns->total_bytes = stats[p][i].total_bytes;
+        ns->peak_bytes = stats[p][i].peak_bytes;
+        ns->live_bytes = stats[p][i].live_bytes;
+        if (stats[p][i].tracker) keep_records(m, ns, stats[p][i].tracker);
       }
     }
   }

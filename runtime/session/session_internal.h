@@ -31,7 +31,7 @@ typedef struct bundle {
   tfd_strmap feed_index;  /* name -> k + 1 */
   tfd_strmap fetch_index; /* name -> k + 1 */
   tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
-  atomic_int_least64_t steps; /* runs started, for build_cost_model_after (TensorFlow's executor step count) */
+  atomic_llong runs;      /* steps started, for build_cost_model_after (TensorFlow's step_count) */
 } bundle;
 
 /* A callable is shared by the session's table and each call running it, so
@@ -42,6 +42,8 @@ typedef struct callable {
   int num_feeds, num_fetches;
   int *feed_map;  /* call order -> bundle order */
   int *fetch_map; /* call order -> bundle order */
+  bool has_run_options; /* CallableOptions.run_options: used by calls given none */
+  tfd_run_options run_options;
 } callable;
 
 /* Callables and partial runs by handle. A handle is the session's id in the
@@ -114,6 +116,8 @@ typedef struct cost_item {
   char *device, *node;
   const char *op; /* static, from the op registry */
   int64_t runs, total_micros, max_micros, output_bytes;
+  int num_outputs; /* -1 until the first record */
+  tfd_output_info outputs[TFD_COST_MAX_OUTPUTS];
 } cost_item;
 
 struct tfd_run_metadata {
@@ -128,6 +132,8 @@ struct tfd_run_metadata {
   tfd_graph_def **parts;
   tfd_cost_entry *costs; /* strings point into names */
   int num_costs;
+  tfd_allocation_record **records; /* the nodes' allocation records, owned */
+  int num_records;
 };
 
 /* ---- one step of a bundle ----
@@ -165,7 +171,8 @@ struct step {
   bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
   bool timed_out;   /* blocking: the deadline passed with no cancellation to say so */
   bool trace, want_costs, partition_graphs;
-  bool update_costs; /* past build_cost_model_after: this step's timings feed the cost model */
+  bool allocation_records; /* run option trace_allocations */
+  bool record_costs;       /* past the bundle's build_cost_model_after runs */
   int64_t step_id;
   tfd_node_stats **stats;
   tfd_tensor **fetches; /* bundle order */
@@ -242,6 +249,9 @@ char **tfd_ds_canonical_names(const char *const *names, int n, bool tensors, tfd
 void tfd_ds_free_names(char **names, int n);
 bundle *tfd_ds_get_bundle(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets, int nt,
                           bool partial, tfd_status *st);
+/* The same for a callable with tensor connections (canonical names, from[i] -> to[i]); n 0 is get_bundle. */
+bundle *tfd_ds_get_bundle_connected(tfd_session *s, char **feeds, int nf, char **fetches, int nfe, char **targets,
+                                    int nt, bool partial, char **conn_from, char **conn_to, int nconn, tfd_status *st);
 void tfd_ds_bundle_free(bundle *b);
 
 /* ---- cost_model.c, run_metadata.c ---- */

@@ -67,7 +67,11 @@ static tfd_code check_feeds(const bundle *b, tfd_tensor *const *feeds, tfd_statu
 }
 
 static void step_free_parts(step *x) {
-  for (int p = 0; x->stats && p < x->b->num_parts; p++) free(x->stats[p]);
+  for (int p = 0; x->stats && p < x->b->num_parts; p++) {
+    int n = x->stats[p] ? tfd_executor_graph(x->b->execs[p])->n : 0;
+    for (int i = 0; i < n; i++) tfd_allocator_unref(x->stats[p][i].tracker); /* tensors it made keep it */
+    free(x->stats[p]);
+  }
   free(x->stats);
   x->stats = NULL;
   if (x->fetches != x->small_fetches) free(x->fetches);
@@ -97,12 +101,13 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   bool async = on_done != NULL;
   x->s = s;
   x->b = b;
-  x->trace = ro && ro->trace;
+  x->trace = ro && (ro->trace || ro->trace_allocations);
   x->want_costs = ro && ro->cost_graph;
   x->partition_graphs = ro && ro->output_partition_graphs;
-  /* TensorFlow's measure_step_count: the bundle's first build_cost_model_after steps are not measured. */
-  x->update_costs = atomic_fetch_add(&b->steps, 1) >= tfd_session_options_build_cost_model_after(s->options);
-  bool collect = x->trace || x->want_costs || (x->update_costs && tfd_session_options_build_cost_model(s->options));
+  x->allocation_records = ro && ro->trace_allocations;
+  /* TensorFlow's build_cost_model_after: a bundle's first N steps are not recorded. */
+  x->record_costs = atomic_fetch_add(&b->runs, 1) >= tfd_session_options_build_cost_model_after(s->options);
+  bool collect = x->trace || x->want_costs || (x->record_costs && tfd_session_options_build_cost_model(s->options));
   /* What a step needs beyond its executors is made only when it can be used: a rendezvous
    * when partitions or kernels exchange tensors, a cancellation (which close() and a
    * timeout use to stop it) when a kernel may wait, or the step is asynchronous (its
@@ -157,7 +162,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
                               runner, x->stats ? x->stats[p] : NULL, x->cancel, s->state,
-                              x->has_queue ? &x->queue : NULL, x->caller, !async};
+                              x->has_queue ? &x->queue : NULL, x->caller, !async, x->allocation_records};
     if (p >= first_pooled && x->starts && runner) {
       x->starts[p] = (part_start){b->execs[p], args, x};
       if (tfd_threadpool_schedule(runner, start_part, &x->starts[p], NULL) == TFD_OK) continue;
@@ -204,7 +209,7 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
     if (code == TFD_OK) outputs[k] = x->fetches[k];
     else tfd_tensor_unref(x->fetches[k]);
   }
-  if (code == TFD_OK && x->stats && x->update_costs) tfd_ds_record_costs(s, b, x->stats);
+  if (code == TFD_OK && x->stats && x->record_costs) tfd_ds_record_costs(s, b, x->stats);
   if (code == TFD_OK && meta) {
     tfd_ds_fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
     if (x->want_costs) tfd_ds_fill_cost_graph(s, meta, b);
