@@ -3,23 +3,8 @@
 #include <stdlib.h>
 
 #include "runtime/exec/executor.h"
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (in1) tfd_node_def_add_input(n, in1, NULL);
-  return n;
-}
-
-static void konst(tfd_graph_def *g, const char *name, tfd_dtype dt, const int64_t *dims, int nd, const void *data) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, dt, dims, nd, data, (size_t)n * tfd_dtype_size(dt), NULL);
-  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
-  tfd_node_def_set_attr(node(g, name, "Const", NULL, NULL), "value", &v, NULL);
-  tfd_tensor_unref(t);
-}
 
 static void done_count(void *arg, const tfd_status *st) {
   (void)st;
@@ -33,13 +18,13 @@ static void test_executor_alone(void) {
   tfd_graph_def *d = tfd_graph_def_new();
   int64_t one = 1;
   float v = 3;
-  konst(d, "a", TFD_FLOAT32, &one, 1, &v);
+  tg_const(d, "a", TFD_FLOAT32, &one, 1, &v);
   /* A diamond: a -> (neg, square) -> add -> _Fetch. */
-  node(d, "neg", "Neg", "a", NULL);
-  node(d, "sq", "Square", "a", NULL);
-  node(d, "sum", "Add", "neg", "sq");
+  tg_node(d, "neg", "Neg", "a", NULL, NULL);
+  tg_node(d, "sq", "Square", "a", NULL, NULL);
+  tg_node(d, "sum", "Add", "neg", "sq", NULL);
   tfd_attr_value idx = {.type = TFD_ATTR_INT, .i = 0};
-  tfd_node_def_set_attr(node(d, "_f", "_Fetch", "sum", NULL), "index", &idx, st);
+  tfd_node_def_set_attr(tg_node(d, "_f", "_Fetch", "sum", NULL, NULL), "index", &idx, st);
   tfd_executor *e = tfd_executor_new(tfd_graph_build(d, st), dev, NULL, st);
   CHECK(e != NULL);
   tfd_threadpool *pool = tfd_threadpool_new("inter", 2, st);

@@ -3,27 +3,12 @@
 
 #include "runtime/graph/placer.h"
 #include "runtime/graph/subgraph.h"
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 #include "tfdev/ops.h"
 
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *in1) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (in1) tfd_node_def_add_input(n, in1, NULL);
-  return n;
-}
-
-static void konst(tfd_graph_def *g, const char *name, tfd_dtype dt, const int64_t *dims, int nd, const void *data) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, dt, dims, nd, data, (size_t)n * tfd_dtype_size(dt), NULL);
-  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
-  tfd_node_def_set_attr(node(g, name, "Const", NULL, NULL), "value", &v, NULL);
-  tfd_tensor_unref(t);
-}
-
 static void placeholder(tfd_graph_def *g, const char *name, int nd, const int64_t *dims) {
-  tfd_node_def *n = node(g, name, "Placeholder", NULL, NULL);
+  tfd_node_def *n = tg_node(g, name, "Placeholder", NULL, NULL, NULL);
   tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}, sh = {.type = TFD_ATTR_SHAPE};
   sh.shape.ndims = nd;
   for (int i = 0; i < nd; i++) sh.shape.dims[i] = dims[i];
@@ -38,16 +23,16 @@ static void test_inference(void) {
   int64_t xd[] = {-1, 784}, wd[] = {784, 10}, two = 2;
   placeholder(d, "x", 2, xd);
   float w[784 * 10] = {0};
-  konst(d, "w", TFD_FLOAT32, wd, 2, w);
-  node(d, "mm", "MatMul", "x", "w");
+  tg_const(d, "w", TFD_FLOAT32, wd, 2, w);
+  tg_node(d, "mm", "MatMul", "x", "w", NULL);
   int32_t shape[] = {-1, 5, 2};
   int64_t sd[] = {3};
-  konst(d, "shape", TFD_INT32, sd, 1, shape);
-  node(d, "r", "Reshape", "mm", "shape");
+  tg_const(d, "shape", TFD_INT32, sd, 1, shape);
+  tg_node(d, "r", "Reshape", "mm", "shape", NULL);
   int32_t axes[] = {1, -1};
-  konst(d, "axes", TFD_INT32, &two, 1, axes);
+  tg_const(d, "axes", TFD_INT32, &two, 1, axes);
   tfd_attr_value keep = {.type = TFD_ATTR_BOOL, .b = true};
-  tfd_node_def_set_attr(node(d, "s", "Sum", "r", "axes"), "keep_dims", &keep, NULL);
+  tfd_node_def_set_attr(tg_node(d, "s", "Sum", "r", "axes", NULL), "keep_dims", &keep, NULL);
   tfd_status *st = tfd_status_new();
   tfd_graph *g = tfd_graph_build(d, st);
   CHECK_STR(tfd_status_message(st), "");
@@ -62,8 +47,8 @@ static void test_inference(void) {
   tfd_graph_free(g);
   /* A reshape the element count forbids. */
   int32_t bad[] = {3, -1}; /* 7840 is not a multiple of 3 */
-  konst(d, "bad_shape", TFD_INT32, &two, 1, bad);
-  node(d, "w2", "Reshape", "w", "bad_shape");
+  tg_const(d, "bad_shape", TFD_INT32, &two, 1, bad);
+  tg_node(d, "w2", "Reshape", "w", "bad_shape", NULL);
   CHECK(tfd_graph_build(d, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'w2' (Reshape): cannot reshape a tensor of 7840 elements");
   tfd_graph_def_free(d);
@@ -74,11 +59,11 @@ static void test_prune_and_feeds(void) {
   tfd_graph_def *d = tfd_graph_def_new();
   int64_t one = 1;
   float v = 1;
-  konst(d, "a", TFD_FLOAT32, &one, 1, &v);
-  node(d, "b", "Neg", "a", NULL);
-  node(d, "c", "Square", "b", NULL);
-  node(d, "unused", "Exp", "a", NULL);
-  node(d, "side", "NoOp", NULL, NULL);
+  tg_const(d, "a", TFD_FLOAT32, &one, 1, &v);
+  tg_node(d, "b", "Neg", "a", NULL, NULL);
+  tg_node(d, "c", "Square", "b", NULL, NULL);
+  tg_node(d, "unused", "Exp", "a", NULL, NULL);
+  tg_node(d, "side", "NoOp", NULL, NULL, NULL);
   tfd_node_def_add_input(tfd_graph_def_find(d, "c"), "^side", NULL);
   tfd_status *st = tfd_status_new();
   tfd_graph *full = tfd_graph_build(d, st);
@@ -115,11 +100,11 @@ static void test_placer(void) {
   tfd_device *devs[2] = {tfd_device_list_get(l, 0), tfd_device_list_get(l, 1)};
   tfd_graph_def *d = tfd_graph_def_new();
   tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32};
-  tfd_node_def *v = node(d, "v", "VarHandleOp", NULL, NULL);
+  tfd_node_def *v = tg_node(d, "v", "VarHandleOp", NULL, NULL, NULL);
   tfd_node_def_set_attr(v, "dtype", &dt, st);
   tfd_node_def_set_device(v, "/device:CPU:1", st);
-  tfd_node_def_set_attr(node(d, "read", "ReadVariableOp", "v", NULL), "dtype", &dt, st);
-  node(d, "neg", "Neg", "read", NULL);
+  tfd_node_def_set_attr(tg_node(d, "read", "ReadVariableOp", "v", NULL, NULL), "dtype", &dt, st);
+  tg_node(d, "neg", "Neg", "read", NULL, NULL);
   tfd_graph *g = tfd_graph_build(d, st);
   int where[3];
   tfd_placer_options po = {devs, 2, tfd_factory_registry_default(), false, false, NULL, false};

@@ -4,40 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
 #define CPU0 "/job:localhost/replica:0/task:0/device:CPU:0"
 #define CPU1 "/job:localhost/replica:0/task:0/device:CPU:1"
-
-static tfd_tensor *f32(const float *v, const int64_t *dims, int nd) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * 4, NULL);
-}
-
-static tfd_node_def *node(tfd_graph_def *g, const char *name, const char *op, const char *in0, const char *device) {
-  tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
-  if (in0) tfd_node_def_add_input(n, in0, NULL);
-  if (device) tfd_node_def_set_device(n, device, NULL);
-  return n;
-}
-
-static void set_tensor(tfd_node_def *n, tfd_tensor *t) {
-  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
-  tfd_node_def_set_attr(n, "value", &v, NULL);
-  tfd_tensor_unref(t);
-}
 
 /* TensorFlow's MinusAX graph: y = a * x on CPU:0, y_neg = -y on CPU:1, z = identity(y_neg). */
 static tfd_graph_def *minus_ax(void) {
   tfd_graph_def *g = tfd_graph_def_new();
   float a[] = {3, 2, -1, 0}, x[] = {1, 1};
   int64_t d22[] = {2, 2}, d21[] = {2, 1};
-  set_tensor(node(g, "a", "Const", NULL, "/device:CPU:0"), f32(a, d22, 2));
-  set_tensor(node(g, "x", "Const", NULL, "/device:CPU:1"), f32(x, d21, 2));
-  tfd_node_def_add_input(node(g, "y", "MatMul", "a", "/device:CPU:0"), "x", NULL);
-  node(g, "y_neg", "Neg", "y", "/device:CPU:1");
-  node(g, "z", "Identity", "y_neg", "/device:CPU:1");
+  tg_set_tensor(tg_node(g, "a", "Const", NULL, NULL, "/device:CPU:0"), "value", tg_f32(a, d22, 2));
+  tg_set_tensor(tg_node(g, "x", "Const", NULL, NULL, "/device:CPU:1"), "value", tg_f32(x, d21, 2));
+  tfd_node_def_add_input(tg_node(g, "y", "MatMul", "a", NULL, "/device:CPU:0"), "x", NULL);
+  tg_node(g, "y_neg", "Neg", "y", NULL, "/device:CPU:1");
+  tg_node(g, "z", "Identity", "y_neg", NULL, "/device:CPU:1");
   return g;
 }
 
@@ -253,8 +235,8 @@ static void test_callable_timeout(void) {
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_dtype types[] = {TFD_FLOAT32};
   tfd_attr_value ct = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = types};
-  tfd_node_def_set_attr(node(g, "q", "FIFOQueueV2", NULL, NULL), "component_types", &ct, NULL);
-  tfd_node_def_set_attr(node(g, "dq", "QueueDequeueV2", "q", NULL), "component_types", &ct, NULL);
+  tfd_node_def_set_attr(tg_node(g, "q", "FIFOQueueV2", NULL, NULL, NULL), "component_types", &ct, NULL);
+  tfd_node_def_set_attr(tg_node(g, "dq", "QueueDequeueV2", "q", NULL, NULL), "component_types", &ct, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *fetch = "dq";
   tfd_run_options ro = {.timeout_ms = 20};
@@ -328,7 +310,7 @@ static void test_tensor_connection(void) {
   /* dtypes that differ, a NULL name, a negative count */
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = TFD_INT32};
-  tfd_node_def_set_attr(node(g, "i", "Placeholder", NULL, NULL), "dtype", &dt, NULL);
+  tfd_node_def_set_attr(tg_node(g, "i", "Placeholder", NULL, NULL, NULL), "dtype", &dt, NULL);
   CHECK_INT(tfd_session_extend(s, g, st), TFD_OK);
   tfd_graph_def_free(g);
   CHECK_INT(make_connected(s, "i:0", "y:0", "y_neg:0", NULL, st), -1);

@@ -15,6 +15,19 @@ static inline tfd_node_def *tg_node(tfd_graph_def *g, const char *name, const ch
   return n;
 }
 
+/* A Const node holding a copy of data (nd dims, dtype dt). */
+static inline tfd_node_def *tg_const(tfd_graph_def *g, const char *name, tfd_dtype dt, const int64_t *dims, int nd,
+                                     const void *data) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  tfd_tensor *t = tfd_tensor_from_bytes(NULL, dt, dims, nd, data, (size_t)n * tfd_dtype_size(dt), NULL);
+  tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
+  tfd_node_def *node = tg_node(g, name, "Const", NULL, NULL, NULL);
+  tfd_node_def_set_attr(node, "value", &v, NULL);
+  tfd_tensor_unref(t);
+  return node;
+}
+
 /* Sets a tensor attr and drops the caller's reference to t. */
 static inline void tg_set_tensor(tfd_node_def *n, const char *attr, tfd_tensor *t) {
   tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
