@@ -22,6 +22,7 @@
  *   call    one entry point (byte) on the top 0..5 values (byte), under lua_pcall:
  *           tfdev.tensor in its three forms, totable, tostring, from_bytes,
  *           tfdev.session, create/extend/run/make_callable/prun_setup/prun,
+ *           finalize, tfdev.session_factory.reset, callable:run_with,
  *           device:compute, tfdev.device.cpu/renamed, tfdev.factory.*,
  *           tfdev.device_name.*, tfdev.graph() builder calls, device sets and
  *           managers; its arguments are replaced by its first result (or the
@@ -97,6 +98,11 @@ static const char prelude[] =
     "  if type(o) == 'table' then\n"
     "    local t = rawget(o, 'operation_timeout_ms')\n"
     "    if t == nil or (type(t) == 'number' and not (t >= 1 and t <= 100)) then rawset(o, 'operation_timeout_ms', 30) end\n"
+    /* Inter-op pools of up to 1,024 threads each are valid, but would measure thread creation. */
+    "    local p = rawget(o, 'session_inter_op_thread_pool')\n"
+    "    if type(p) == 'table' then for i = 1, 64 do local e = rawget(p, i)\n"
+    "      if type(e) == 'table' and type(rawget(e, 'num_threads')) == 'number' and rawget(e, 'num_threads') > 4 then\n"
+    "        rawset(e, 'num_threads', 2) end end end\n"
     "  end\n"
     "  return o\n"
     "end\n"
@@ -255,6 +261,9 @@ static const char prelude[] =
     "  function(a) local h = isa(a, 'tfdev.prun') and a or H.last['tfdev.prun']; if h then return h:close() end end,\n"
     "  function(a, b) return S(a):reset(b) end,\n"
     "  function(a) return S(a):close() end,\n"
+    "  function(a) return S(a):finalize() end,\n"
+    "  function(a, b) return tfdev.session_factory.reset(H.opts(a), b) end,\n"
+    "  function(a, b, c) local f = H.last['tfdev.callable']; if f then return f:run_with(H.ropts(a), b, c) end end,\n"
     "  function(a, b) local s = S(a); return s:list_devices(), s:placement(b) end,\n"
     "  function(a) local s = S(a); return s:export_cost_models(), s:executor_count(), s:device_mgr() end,\n"
     "  function(a, b, c, d) return D(a):compute(b, c, d) end,\n"
@@ -270,6 +279,7 @@ static const char prelude[] =
     "  function(a) return tfdev.device_name.parse(a) end,\n"
     "  function(a) local dn = tfdev.device_name; return dn.full_name(a), dn.legacy_name(a), dn.local_name(a), dn.canonical_name(a) end,\n"
     "  function(a, b) return tfdev.device_name.canonicalize(a, b) end,\n"
+    "  function(a, b) return tfdev.device_name.is_complete_specification(a, b) end,\n"
     "  function(a, b, c) return tfdev.device_name.merge(a, b, c) end,\n"
     "  function(a, b) local dn = tfdev.device_name; return dn.is_specification(a, b), dn.is_same_address_space(a, b), dn.is_complete(a), dn.split(a) end,\n"
     "  function() g_last = H.keep(tfdev.graph()); return g_last end,\n"
@@ -312,9 +322,12 @@ static const char *const dict[] = {
     /* session options and their sub-tables */
     "device_count", "intra_op_threads", "inter_op_threads", "use_per_session_threads", "use_global_threadpool",
     "allow_soft_placement", "log_device_placement", "operation_timeout_ms", "visible_devices", "gpu",
-    "memory_fraction", "allow_growth", "build_cost_model",
+    "memory_fraction", "allow_growth", "build_cost_model", "build_cost_model_after", "place_pruned_graph",
+    "session_inter_op_thread_pool", "num_threads", "global_name", "run_options", "tensor_connection", "from_tensor",
+    "to_tensor", "_class", "loc:@a", "loc:@ghost", "loc:@x",
     /* run options */
-    "trace", "output_partition_graphs", "cost_graph", "timeout_ms", "tracing",
+    "trace", "output_partition_graphs", "cost_graph", "timeout_ms", "tracing", "inter_op_thread_pool", "trace_level",
+    "trace_allocations", "FULL_TRACE",
     /* device config and parsed names */
     "threads", "memory_limit", "bus_id", "device_type", "physical_device_desc", "job", "replica", "task", "type", "id",
     /* tensor names */
