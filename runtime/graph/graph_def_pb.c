@@ -9,11 +9,13 @@
  * (functions, lists of shapes or tensors), and calls into a function library. TensorProto's
  * typed value fields follow TensorFlow: fewer values than elements repeat the last one (one
  * value fills the tensor), none give zeros. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/checked.h"
 #include "../core/status_internal.h"
@@ -350,10 +352,14 @@ char *tfd_read_file(const char *path, size_t *size, tfd_status *st) {
     if (got == 0) break;
   }
   bool bad = ferror(f);
+  int why = errno;
   fclose(f);
   if (bad) {
     free(buf);
-    tfd_status_setf(st, TFD_DATA_LOSS, "%s: read error", path);
+    if (why == EISDIR)
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: is a directory, not a file", path);
+    else
+      tfd_status_setf(st, TFD_DATA_LOSS, "%s: read error: %s", path, strerror(why));
     return NULL;
   }
   *size = len;
@@ -439,10 +445,62 @@ tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, c
   return parse_model(data ? data : "", size, NULL, options, st);
 }
 
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A model directory (what TensorFlow.js's converter writes, or a folder holding one frozen .pb)
+ * names its model file: model.json when there, else its only .json or .pb. A new string (caller
+ * frees), or NULL with INVALID_ARGUMENT listing what the directory holds. */
+static char *model_in_directory(const char *dir, tfd_status *st) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    tfd_status_setf(st, TFD_PERMISSION_DENIED, "%s: %s", dir, strerror(errno));
+    return NULL;
+  }
+  char *found = NULL, *names = NULL;
+  size_t names_len = 0;
+  FILE *list = open_memstream(&names, &names_len);
+  int count = 0;
+  bool model_json = false;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".pb")) continue;
+    if (strcmp(e->d_name, "model.json") == 0) model_json = true;
+    if (list) fprintf(list, "%s%s", count ? ", " : "", e->d_name);
+    if (count++ == 0) found = tfd_format("%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  if (list) fclose(list);
+  if (model_json) {
+    free(found);
+    found = tfd_format("%s/model.json", dir);
+  } else if (count != 1) {
+    free(found);
+    found = NULL;
+    if (count == 0)
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s is a directory with no model file in it (.json or .pb)", dir);
+    else
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s is a directory with several model files (%s): name one",
+                      dir, names ? names : "?");
+  }
+  free(names);
+  if (!found && (model_json || count == 1)) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  return found;
+}
+
 tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options, tfd_status *st) {
   if (!path) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
     return NULL;
+  }
+  struct stat info;
+  if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+    char *file = model_in_directory(path, st);
+    if (!file) return NULL;
+    tfd_graph_def *g = tfd_graph_def_load_with_options(file, options, st);
+    free(file);
+    return g;
   }
   size_t size = 0;
   char *data = tfd_read_file(path, &size, st);
