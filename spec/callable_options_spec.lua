@@ -5,13 +5,7 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local function graph()
-  return { node = {
-    { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
-    { name = "sq", op = "Square", input = { "x" } },
-    { name = "y", op = "Neg", input = { "sq" } },
-  } }
-end
+local graph = h.neg_square_graph
 
 describe("callables with run options", function()
   it("returns metadata when the callable's run options trace", function()

@@ -4,13 +4,7 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local function graph()
-  return { node = {
-    { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
-    { name = "sq", op = "Square", input = { "x" } },
-    { name = "y", op = "Neg", input = { "sq" } },
-  } }
-end
+local graph = h.neg_square_graph
 
 local X = tfdev.tensor({ 1, 2, 3 }, "float32")
 

@@ -6,26 +6,22 @@
 #include <string.h>
 
 #include "runtime/session/session_internal.h"
+#include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
 /* y = -(x * x) on one CPU. */
 static tfd_graph_def *graph(void) {
   tfd_graph_def *g = tfd_graph_def_new();
-  tfd_node_def *x = tfd_graph_def_add_node(g, "x", "Placeholder", NULL);
-  tfd_attr_value f32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32};
-  tfd_node_def_set_attr(x, "dtype", &f32, NULL);
-  tfd_node_def *sq = tfd_graph_def_add_node(g, "sq", "Square", NULL);
-  tfd_node_def_add_input(sq, "x", NULL);
-  tfd_node_def *y = tfd_graph_def_add_node(g, "y", "Neg", NULL);
-  tfd_node_def_add_input(y, "sq", NULL);
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "sq", "Square", "x", NULL, NULL);
+  tg_node(g, "y", "Neg", "sq", NULL, NULL);
   return g;
 }
 
 /* Runs y with x = 3 on run option pool; its code (st set), checking -9 on success. */
 static tfd_code run_on(tfd_session *s, int pool, tfd_status *st) {
-  int64_t one = 1;
   float v = 3;
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, NULL);
+  tfd_tensor *x = tg_vec(&v, 1);
   const char *feed = "x", *fetch = "y";
   tfd_tensor *out = NULL;
   tfd_run_options ro = {.inter_op_thread_pool = pool};

@@ -24,6 +24,15 @@ function helpers.fails(code, fragment, value, err)
   return check_error(err, code, fragment)
 end
 
+--- The GraphDef table of y = -(x * x), x a float32 Placeholder (nodes "x", "sq", "y").
+function helpers.neg_square_graph()
+  return { node = {
+    { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+    { name = "sq", op = "Square", input = { "x" } },
+    { name = "y", op = "Neg", input = { "sq" } },
+  } }
+end
+
 --- Runs one node "y" of `op` over Const inputs; the op itself runs (no constant folding) unless
 --- `fold`. Returns the tensors of `fetches` (a list; default {"y"}).
 function helpers.run_node(op, inputs, attrs, fetches, fold)
