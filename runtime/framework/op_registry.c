@@ -1989,6 +1989,26 @@ int tfd_ops_attr_type(const char *op, const char *attr) {
   return 0;
 }
 
+tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int num_inputs, int *num_outputs,
+                            tfd_status *st) {
+  const char *name = tfd_node_def_name(node);
+  if (num_inputs < op->min_inputs || (op->max_inputs >= 0 && num_inputs > op->max_inputs)) {
+    if (op->min_inputs == op->max_inputs)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes %d input%s, got %d", name, op->name,
+                             op->min_inputs, op->min_inputs == 1 ? "" : "s", num_inputs);
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes at least %d inputs, got %d", name, op->name,
+                           op->min_inputs, num_inputs);
+  }
+  *num_outputs = tfd_op_num_outputs(op, node);
+  if (*num_outputs >= 0) return TFD_OK;
+  if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
+                           op->name, TFD_MAX_QUEUE_COMPONENTS);
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                         "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)", name,
+                         op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
+}
+
 /* The checks graph.c's resolve makes of one node (op known, input count, output count), then the shared
  * inference. Inputs a caller does not know the value of may be given as a NULL in_values. */
 tfd_code tfd_ops_infer(tfd_node_def *node, int num_inputs, const tfd_dtype *in_types, const tfd_shape *in_shapes,
@@ -1998,22 +2018,8 @@ tfd_code tfd_ops_infer(tfd_node_def *node, int num_inputs, const tfd_dtype *in_t
   const char *name = tfd_node_def_name(node);
   const tfd_op_def *op = tfd_op_lookup(tfd_node_def_op(node));
   if (!op) return tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': op type not registered '%s'", name, tfd_node_def_op(node));
-  if (num_inputs < op->min_inputs || (op->max_inputs >= 0 && num_inputs > op->max_inputs)) {
-    if (op->min_inputs == op->max_inputs)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes %d input%s, got %d", name, op->name,
-                             op->min_inputs, op->min_inputs == 1 ? "" : "s", num_inputs);
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes at least %d inputs, got %d", name, op->name,
-                           op->min_inputs, num_inputs);
-  }
-  int n = tfd_op_num_outputs(op, node);
-  if (n < 0) {
-    if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
-                             op->name, TFD_MAX_QUEUE_COMPONENTS);
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                           "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)",
-                           name, op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
-  }
+  int n;
+  if (tfd_op_check_arity(op, node, num_inputs, &n, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   if (n > cap)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) has %d outputs, room was given for %d", name,
                            op->name, n, cap);

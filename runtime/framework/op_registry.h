@@ -89,6 +89,10 @@ int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node);
 /* The attr a variable output count comes from ("component_types", "num",
  * "num_split"), or NULL for ops with a fixed count. */
 const char *tfd_op_num_outputs_attr(const tfd_op_def *op);
+/* Whether a node of op with num_inputs data inputs has a valid input count and output count
+ * (INVALID_ARGUMENT naming the node otherwise); *num_outputs is tfd_op_num_outputs on success. */
+tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int num_inputs, int *num_outputs,
+                            tfd_status *status);
 
 /* Fills absent attributes with their defaults and infers the type attr
  * from the input dtypes; checks required attributes and allowed types.

@@ -90,23 +90,7 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
         n->inputs[n->num_inputs++] = (tfd_gedge){s, index};
       }
     }
-    const tfd_op_def *op = n->op;
-    if (n->num_inputs < op->min_inputs || (op->max_inputs >= 0 && n->num_inputs > op->max_inputs)) {
-      if (op->min_inputs == op->max_inputs)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes %d input%s, got %d", name, op->name,
-                               op->min_inputs, op->min_inputs == 1 ? "" : "s", n->num_inputs);
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) takes at least %d inputs, got %d", name,
-                             op->name, op->min_inputs, n->num_inputs);
-    }
-    n->num_outputs = tfd_op_num_outputs(op, n->def);
-    if (n->num_outputs < 0) {
-      if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
-                               op->name, TFD_MAX_QUEUE_COMPONENTS);
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                             "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)",
-                             name, op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
-    }
+    if (tfd_op_check_arity(n->op, n->def, n->num_inputs, &n->num_outputs, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   }
   return TFD_OK;
 }
