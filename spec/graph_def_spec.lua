@@ -112,20 +112,43 @@ describe("tfdev.graph_def", function()
     assert.are.same({ { 2.5, 3.5, 4.5 }, { 1.5, 1.5, 1.5 } }, s:run({ x = { { 1, 2, 3 }, { 0, 0, 0 } } }, "y"):totable())
   end)
 
-  it("loads a model directory: its model.json, or its only .json or .pb; else says what is there", function()
+  it("loads a model directory: its model.json, its only model file, or the one named after it; else says what is there",
+    function()
     local dir = os.tmpname()
     os.remove(dir)
     assert(os.execute("mkdir -p '" .. dir .. "'"))
-    h.raises("INVALID_ARGUMENT", "is a directory with no model file in it (.json or .pb)", tfdev.graph_def.load, dir)
+    h.raises("INVALID_ARGUMENT", "is a directory with no model file in it (a .pb, or a TensorFlow.js model .json)",
+      tfdev.graph_def.load, dir)
     local g = tfdev.graph()
     g:const(tfdev.tensor({ 1, 2 }, "float32"), { name = "c" })
     tfdev.graph_def.save(g, dir .. "/frozen.pb")
+    -- JSON that is not a TensorFlow.js model (reference outputs, say) does not count
+    local f = assert(io.open(dir .. "/reference.json", "w"))
+    f:write('{"outputs": [1, 2]}')
+    f:close()
     assert.are.equal("c", tfdev.graph_def.load(dir).node[1].name) -- the only model file
+    g:const(tfdev.tensor({ 3 }, "float32"), { name = "d" })
     tfdev.graph_def.save(g, dir .. "/other.pb")
     h.raises("INVALID_ARGUMENT", "is a directory with several model files", tfdev.graph_def.load, dir)
-    os.remove(dir .. "/frozen.pb")
-    os.remove(dir .. "/other.pb")
+    h.raises("INVALID_ARGUMENT", "none named model.json or after the directory: name one", tfdev.graph_def.load, dir)
+    -- of several, the one named after the directory (what ../shared/models/facemesh holds)
+    local base = dir:match("([^/]+)$")
+    tfdev.graph_def.save(g, dir .. "/" .. base .. ".pb")
+    assert.are.equal(2, #tfdev.graph_def.load(dir).node)
+    for _, name in ipairs { "frozen.pb", "other.pb", base .. ".pb", "reference.json" } do os.remove(dir .. "/" .. name) end
     os.remove(dir)
+  end)
+
+  it("loads the shared models' directories as a new user names them", function()
+    local models = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/models"
+    local f = io.open(models .. "/facemesh/facemesh.json")
+    if not f then
+      pending("../shared/models is not here")
+      return
+    end
+    f:close()
+    local gd = tfdev.graph_def.load(models .. "/facemesh")
+    assert.is_true(#gd.node > 100)
   end)
 
   it("writes what it reads: a saved graph loads back equal and runs the same", function()

@@ -450,42 +450,97 @@ static bool has_suffix(const char *s, const char *suffix) {
   return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* Whether a .json file is a TensorFlow.js model (its text has "modelTopology" near the start), not
+ * something kept beside one (reference outputs, a weights manifest of its own). */
+static bool json_is_model(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  static const size_t cap = 1 << 20; /* the key comes before the topology's bulk */
+  char *buf = malloc(cap + 1);
+  size_t n = buf ? fread(buf, 1, cap, f) : 0;
+  fclose(f);
+  if (!buf) return false;
+  buf[n] = 0;
+  bool yes = strstr(buf, "\"modelTopology\"") != NULL;
+  free(buf);
+  return yes;
+}
+
+/* The last part of a directory's path ("a/b/facemesh/" -> "facemesh"), as a new string. */
+static char *base_name(const char *dir) {
+  size_t end = strlen(dir);
+  while (end > 1 && dir[end - 1] == '/') end--;
+  size_t start = end;
+  while (start > 0 && dir[start - 1] != '/') start--;
+  return tfd_format("%.*s", (int)(end - start), dir + start);
+}
+
 /* A model directory (what TensorFlow.js's converter writes, or a folder holding one frozen .pb)
- * names its model file: model.json when there, else its only .json or .pb. A new string (caller
- * frees), or NULL with INVALID_ARGUMENT listing what the directory holds. */
+ * names its model file: model.json when there; else its only model file (a .pb, or a .json that is
+ * a TensorFlow.js model: reference outputs and other JSON beside it do not count); else, of several,
+ * the one named after the directory (facemesh/facemesh.json). A new string (caller frees), or NULL
+ * with INVALID_ARGUMENT listing what the directory holds. */
 static char *model_in_directory(const char *dir, tfd_status *st) {
   DIR *d = opendir(dir);
   if (!d) {
     tfd_status_setf(st, TFD_PERMISSION_DENIED, "%s: %s", dir, strerror(errno));
     return NULL;
   }
-  char *found = NULL, *names = NULL;
+  char *found = NULL, *names = NULL, *named = NULL, *base = base_name(dir);
   size_t names_len = 0;
   FILE *list = open_memstream(&names, &names_len);
   int count = 0;
-  bool model_json = false;
-  for (struct dirent *e; (e = readdir(d));) {
-    if (!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".pb")) continue;
+  bool model_json = false, oom = !base;
+  for (struct dirent *e; (e = readdir(d)) && !oom;) {
+    bool json = has_suffix(e->d_name, ".json");
+    if (!json && !has_suffix(e->d_name, ".pb")) continue;
+    char *file = tfd_format("%s/%s", dir, e->d_name);
+    if (!file) {
+      oom = true;
+      break;
+    }
+    if (json && !json_is_model(file)) {
+      free(file);
+      continue;
+    }
     if (strcmp(e->d_name, "model.json") == 0) model_json = true;
     if (list) fprintf(list, "%s%s", count ? ", " : "", e->d_name);
-    if (count++ == 0) found = tfd_format("%s/%s", dir, e->d_name);
+    size_t stem = strlen(e->d_name) - (json ? 5 : 3);
+    if (!named && base && strlen(base) == stem && strncmp(e->d_name, base, stem) == 0) named = tfd_format("%s", file);
+    if (count++ == 0) found = file;
+    else free(file);
   }
   closedir(d);
   if (list) fclose(list);
-  if (model_json) {
+  if (oom) {
+    free(found);
+    found = NULL;
+  } else if (model_json) {
     free(found);
     found = tfd_format("%s/model.json", dir);
+  } else if (count > 1 && named) {
+    free(found);
+    found = named;
+    named = NULL;
   } else if (count != 1) {
     free(found);
     found = NULL;
     if (count == 0)
-      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s is a directory with no model file in it (.json or .pb)", dir);
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                      "%s is a directory with no model file in it (a .pb, or a TensorFlow.js model .json)", dir);
     else
-      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s is a directory with several model files (%s): name one",
-                      dir, names ? names : "?");
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                      "%s is a directory with several model files (%s) and none named model.json or after the "
+                      "directory: name one", dir, names ? names : "?");
+    free(names);
+    free(named);
+    free(base);
+    return NULL;
   }
   free(names);
-  if (!found && (model_json || count == 1)) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  free(named);
+  free(base);
+  if (!found) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   return found;
 }
 

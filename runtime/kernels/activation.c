@@ -5,6 +5,7 @@
  * TensorFlow's CPU kernels do. LeakyRelu and Prelu are x > 0 ? x : alpha * x
  * and Elu select(x < 0, expm1(x), x), TensorFlow's definitions. */
 #include "activation.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,14 +22,14 @@ tfd_activation tfd_activation_of_op(const char *op) {
  * promise, and without restrict the compiler adds an overlap check that
  * sends the in-place call (the fused epilogue's) down the scalar path. */
 #define ROWS(NAME, T, EXPR)                                                              \
-  static void NAME##_inplace(T *restrict x, int64_t n, T alpha) {                        \
+  TFD_VECTOR_CLONES static void NAME##_inplace(T *restrict x, int64_t n, T alpha) {      \
     (void)alpha;                                                                         \
     for (int64_t i = 0; i < n; i++) {                                                    \
       T v = x[i];                                                                        \
       x[i] = (EXPR);                                                                     \
     }                                                                                    \
   }                                                                                      \
-  static void NAME##_copy(T *restrict o, const T *restrict a, int64_t n, T alpha) {      \
+  TFD_VECTOR_CLONES static void NAME##_copy(T *restrict o, const T *restrict a, int64_t n, T alpha) { \
     (void)alpha;                                                                         \
     for (int64_t i = 0; i < n; i++) {                                                    \
       T v = a[i];                                                                        \
@@ -72,14 +73,14 @@ tfd_activation tfd_activation_of_op(const char *op) {
 ACTIVATIONS(float, f32, expf, expm1f, tanhf)
 ACTIVATIONS(double, f64, exp, expm1, tanh)
 
-static void prelu_inplace(float *restrict x, const float *restrict alpha, int64_t n) {
+TFD_VECTOR_CLONES static void prelu_inplace(float *restrict x, const float *restrict alpha, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float v = x[i];
     x[i] = PRELU(float, v, alpha[i]);
   }
 }
 
-static void prelu_copy(float *restrict o, const float *restrict a, const float *restrict alpha, int64_t n) {
+TFD_VECTOR_CLONES static void prelu_copy(float *restrict o, const float *restrict a, const float *restrict alpha, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float v = a[i];
     o[i] = PRELU(float, v, alpha[i]);
@@ -112,7 +113,7 @@ void tfd_prelu_f32(float *o, const float *a, const float *alpha, int64_t period,
   for (int64_t i = 0; i < n; i += len) prelu_row(o + i, a + i, tile, len < n - i ? len : n - i);
 }
 
-static void exp_rows(float *restrict o, const float *restrict a, int64_t n) {
+TFD_VECTOR_CLONES static void exp_rows(float *restrict o, const float *restrict a, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float x = a[i];
     float v = x > 88.7228391117f ? 88.7228391117f : x;

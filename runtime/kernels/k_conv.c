@@ -21,6 +21,7 @@
 #include "dnnl_conv.h"
 #include "window.h"
 #include "kernel.h"
+#include "vector_clones.h"
 
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
@@ -461,16 +462,17 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- MaxPool, AvgPool ---- */
-/* One window row into the output pixel's channels; restrict, so the loops vectorise. */
-static void max_into(float *restrict out, const float *restrict in, int64_t n) {
+/* One window row into the output pixel's channels; restrict, so the loops vectorise. Inlined into
+ * pool_range, whose clones then run them at each CPU's vector width. */
+static inline void max_into(float *restrict out, const float *restrict in, int64_t n) {
   for (int64_t i = 0; i < n; i++) out[i] = in[i] > out[i] ? in[i] : out[i];
 }
 
-static void sum_into(float *restrict out, const float *restrict in, int64_t n) {
+static inline void sum_into(float *restrict out, const float *restrict in, int64_t n) {
   for (int64_t i = 0; i < n; i++) out[i] += in[i];
 }
 
-static void pool_range(int64_t b, int64_t e, void *arg) {
+TFD_VECTOR_CLONES static void pool_range(int64_t b, int64_t e, void *arg) {
   const conv_job *j = arg;
   bool max = j->p->op == OP_MAXPOOL;
   for (int64_t r = b; r < e; r++) {

@@ -10,6 +10,7 @@
 #include "../core/status_internal.h"
 #include "activation.h"
 #include "kernel.h"
+#include "vector_clones.h"
 
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_COUNT };
 enum { U_NEG, U_ABS, U_SQUARE, U_RELU, U_RELU6, U_EXP, U_LOG, U_SQRT, U_SIGMOID, U_TANH, U_ELU, U_LEAKY_RELU, U_COUNT };
@@ -27,7 +28,8 @@ typedef void (*unary_row)(void *o, const void *a, int64_t n);
 
 /* The contiguous case gets its own loop so the compiler vectorises it. */
 #define BINARY_ROW(NAME, T, F)                                                                         \
-  static void NAME(void *o_, const void *a_, int64_t sa, const void *b_, int64_t sb, int64_t n) {    \
+  TFD_VECTOR_CLONES static void NAME(void *o_, const void *a_, int64_t sa, const void *b_, int64_t sb, \
+                                     int64_t n) {                                                     \
     T *restrict o = o_;                                                                                \
     const T *restrict a = a_, *restrict b = b_;                                                        \
     if (sa == 1 && sb == 1)                                                                            \
@@ -95,7 +97,8 @@ static const stream_row stream_fns[B_COUNT] = {add_stream, sub_stream, mul_strea
 /* float32 rows written over one operand's buffer (forwarded to the output): o = F(o, b) when the
  * forwarded operand is the left one, F(b, o) otherwise; b is a row (sb 1) or one value (sb 0). */
 #define INPLACE_ROW(NAME, F)                                                                  \
-  static void NAME(float *restrict o, const float *restrict b, int64_t sb, bool o_left, int64_t n) { \
+  TFD_VECTOR_CLONES static void NAME(float *restrict o, const float *restrict b, int64_t sb, bool o_left, \
+                                     int64_t n) {                                                     \
     float v = b[0];                                                                           \
     if (o_left && sb == 1)                                                                    \
       for (int64_t i = 0; i < n; i++) o[i] = F(o[i], b[i]);                                   \
@@ -134,7 +137,7 @@ static binary_row binary_fn(int op, tfd_dtype dt) {
 }
 
 #define UNARY_ROW(NAME, T, EXPR)                                  \
-  static void NAME(void *o_, const void *a_, int64_t n) {        \
+  TFD_VECTOR_CLONES static void NAME(void *o_, const void *a_, int64_t n) { \
     T *restrict o = o_;                                          \
     const T *restrict a = a_;                                    \
     for (int64_t i = 0; i < n; i++) {                            \

@@ -71,12 +71,13 @@ local function time_tfdev(layer, reps)
   local fn = s:make_callable { feeds = { "x" }, fetches = "y" }
   for _ = 1, 3 do fn(layer.input_value) end
   local t = {}
+  local c0, w0 = os.clock(), tfdev.clock()
   for r = 1, reps do
     local t0 = tfdev.clock()
     fn(layer.input_value)
     t[r] = (tfdev.clock() - t0) * 1e6
   end
-  return median(t)
+  return median(t), (os.clock() - c0) / (tfdev.clock() - w0)
 end
 
 local function cpu_model()
@@ -89,7 +90,8 @@ end
 
 print(string.format("\nConvolution layers of blazeface and facemesh (microseconds, medians; one thread)\n  CPU: %s\n" ..
   "  tfdev: one-node graph, filter constant (packed once), intra_op_threads=1; torch: F.conv2d on NCHW, " ..
-  "torch.set_num_threads(1), inference_mode, SAME padding applied with F.pad outside the timing", cpu_model()))
+  "torch.set_num_threads(1) and its OpenBLAS at 1 thread, inference_mode, SAME padding applied with F.pad " ..
+  "outside the timing; cores = CPU time / wall time over the timed runs", cpu_model()))
 
 local layers, models, order = {}, {}, {}
 for _, name in ipairs { "blazeface", "facemesh" } do
@@ -112,7 +114,10 @@ if #order == 0 then
 end
 
 local reps = quick and 15 or 61
-for _, key in ipairs(order) do layers[key].tfdev = time_tfdev(layers[key], reps) end
+-- OpenBLAS's worker threads spin for about 2^28 cycles after the library loads before they sleep: the
+-- first layers would read 1.5-2 cores in the cores column. Timing starts once they are asleep.
+os.execute("sleep 0.3")
+for _, key in ipairs(order) do layers[key].tfdev, layers[key].tfdev_cores = time_tfdev(layers[key], reps) end
 
 -- torch, in its own process, on the same shapes.
 local spec = {}
@@ -129,9 +134,9 @@ local torch_ok = false
 local p = io.popen(python .. " " .. here .. "/scripts/bench/peers/torch_conv.py " .. tmp .. " 2>&1")
 if p then
   for line in p:lines() do
-    local key, us = line:match("^layer (.-) ([%d.]+)$")
+    local key, us, cores = line:match("^layer (.-) ([%d.]+) ([%d.]+)$")
     if key and layers[key] then
-      layers[key].torch = tonumber(us)
+      layers[key].torch, layers[key].torch_cores = tonumber(us), tonumber(cores)
       torch_ok = true
     elseif line:match("^SKIP") or line:match("^peer") then
       print("  " .. line)
@@ -142,16 +147,20 @@ end
 os.remove(tmp)
 if not torch_ok then print("  SKIP torch: no timings (is python3-torch installed? scripts/bench/run --peers)") end
 
-print(string.format("| %-58s | %9s | %9s | %7s | %-12s | %-4s |", "layer", "tfdev", "torch", "speed", "target", "met"))
-print("|------------------------------------------------------------|-----------|-----------|---------|--------------|------|")
+print(string.format("| %-58s | %9s | %9s | %7s | %-12s | %-4s | %-11s |", "layer", "tfdev", "torch", "speed", "target",
+  "met", "cores t / p"))
+print("|------------------------------------------------------------|-----------|-----------|---------|--------------|" ..
+  "------|-------------|")
 for _, key in ipairs(order) do
   local l = layers[key]
   local speed = l.torch and l.torch / l.tfdev
-  print(string.format("| %-58s | %9.1f | %9s | %7s | %-12s | %-4s |", key, l.tfdev,
+  print(string.format("| %-58s | %9.1f | %9s | %7s | %-12s | %-4s | %4.2f / %4s |", key, l.tfdev,
     l.torch and string.format("%.1f", l.torch) or "SKIP", speed and string.format("%.2f", speed) or "-",
-    "speed >= 0.9", speed and (speed >= 0.9 and "yes" or "NO") or "-"))
+    "speed >= 0.9", speed and (speed >= 0.9 and "yes" or "NO") or "-", l.tfdev_cores,
+    l.torch_cores and string.format("%.2f", l.torch_cores) or "-"))
 end
-print("  (speed = torch time / tfdev time: 1.00 is as fast as PyTorch)")
+print("  (speed = torch time / tfdev time: 1.00 is as fast as PyTorch; cores t / p = CPU time / wall time of tfdev" ..
+  " and of torch: both near 1)")
 
 print(string.format("\n| %-12s | %12s | %22s | %7s | %-14s | %-4s |", "model", "tfdev (us)", "sum of layer floors", "ratio",
   "target", "met"))

@@ -2,13 +2,17 @@
 """PyTorch's time for each convolution layer of scripts/bench/conv_layers.lua, one thread.
 
 Reads the layer list (JSON: reps, layers[{key, input NHWC, filter HWIO or HW C M, strides,
-padding, depthwise}]) and prints `layer KEY MICROSECONDS` per layer (median of reps). TensorFlow's
+padding, depthwise}]) and prints `layer KEY MICROSECONDS CORES` per layer (median of reps; cores =
+CPU time / wall time over the timed runs, which must stay near 1: torch runs 1x1 layers on OpenBLAS,
+whose threads torch.set_num_threads does not bound, see torch_threads.py). TensorFlow's
 SAME padding (possibly asymmetric) is applied with F.pad before timing, so both sides time the
 convolution alone.
 """
 import json
 import sys
 import time
+
+from torch_threads import Threads
 
 try:
     import torch
@@ -17,10 +21,11 @@ except Exception as e:  # noqa: BLE001
     print(f"SKIP torch: {e}")
     sys.exit(0)
 
-torch.set_num_threads(1)
+threads = Threads(torch)
+threads.set(1)
 spec = json.load(open(sys.argv[1]))
 reps = int(spec["reps"])
-print(f"peer torch {torch.__version__}, mkldnn {torch.backends.mkldnn.is_available()}, threads {torch.get_num_threads()}")
+print(f"peer torch {torch.__version__}, mkldnn {torch.backends.mkldnn.is_available()}, one thread: {threads.describe()}")
 
 
 def same_pads(n, k, s):
@@ -49,9 +54,11 @@ with torch.inference_mode():
         for _ in range(3):
             F.conv2d(x, weight, stride=(sh, sw), groups=groups)
         times = []
+        c0, w0 = time.process_time(), time.perf_counter()
         for _ in range(reps):
             t0 = time.perf_counter()
             F.conv2d(x, weight, stride=(sh, sw), groups=groups)
             times.append((time.perf_counter() - t0) * 1e6)
+        cores = (time.process_time() - c0) / (time.perf_counter() - w0)
         times.sort()
-        print(f"layer {layer['key']} {times[len(times) // 2]:.2f}")
+        print(f"layer {layer['key']} {times[len(times) // 2]:.2f} {cores:.2f}")

@@ -16,10 +16,11 @@ bench_runtime.c, mlp_common.js): a 32-bit LCG, value = ((seed >> 8) & 0xffff) / 
 """
 import argparse
 import array
-import ctypes
 import os
 import sys
 import time
+
+from torch_threads import Threads
 
 SIZES = [784, 512, 512, 10]
 
@@ -31,16 +32,6 @@ def lcg_floats(count, seed):
         s = (s * 1103515245 + 12345) & 0xFFFFFFFF
         out[i] = ((s >> 8) & 0xFFFF) / 65536.0 - 0.5
     return out
-
-
-def openblas_in_process():
-    """The OpenBLAS library this process has loaded (torch's BLAS), or None."""
-    with open("/proc/self/maps") as f:
-        for line in f:
-            p = line.split()[-1]
-            if "openblas" in os.path.basename(p) and ".so" in p:
-                return p
-    return None
 
 
 def median(v):
@@ -66,15 +57,8 @@ def main():
     print(f"info torch torch {torch.__version__} (python {sys.version.split()[0]}, {sys.executable}), "
           f"parallel backend: {torch.__config__.parallel_info().splitlines()[-1].split(':')[-1].strip()}")
 
-    blas_path = openblas_in_process()
-    blas = None
-    if blas_path:
-        blas = ctypes.CDLL(blas_path)
-        blas.openblas_get_corename.restype = ctypes.c_char_p
-        print(f"info torch BLAS: {blas_path}, core {blas.openblas_get_corename().decode()}; "
-              "threads: torch.set_num_threads + openblas_set_num_threads = row threads")
-    else:
-        print("info torch BLAS: no OpenBLAS loaded in the process; threads: torch.set_num_threads = row threads")
+    threads_of = Threads(torch)
+    print(f"info torch {threads_of.describe()} = row threads")
 
     layers = []
     for l in range(3):
@@ -95,9 +79,7 @@ def main():
 
     written = set()
     for batch, threads, warm, reps in configs:
-        torch.set_num_threads(threads)
-        if blas:
-            blas.openblas_set_num_threads(threads)
+        threads_of.set(threads)
         x = x_all[: batch * SIZES[0]].reshape(batch, SIZES[0]).clone()
         for name, model in (("torch_eager", eager), ("torch_jit", jit)):
             with torch.inference_mode():
