@@ -127,6 +127,117 @@ describe("convolution ops", function()
     end)
   end
 
+  -- Channel counts around the 16-value vectors pool_range works in (16, 32, and 20 = 16 + a tail of 4),
+  -- windows clipped by SAME padding and whole ones; NaN never wins a max, as in TensorFlow's kernel.
+  for _, c in ipairs { 16, 20, 32 } do
+    for _, case in ipairs {
+      { "MaxPool", "VALID", { 1, 2, 2, 1 }, { 1, 2, 2, 1 }, { 2, 6, 6, c } },
+      { "MaxPool", "SAME", { 1, 3, 3, 1 }, { 1, 2, 2, 1 }, { 1, 5, 7, c } },
+      { "AvgPool", "SAME", { 1, 3, 3, 1 }, { 1, 1, 1, 1 }, { 1, 4, 5, c } },
+    } do
+      local op, padding, ksize, strides, xs = table.unpack(case)
+      it(op .. " over " .. c .. " channels, " .. padding, function()
+        local x = rand_tensor(xs, 19)
+        local got = run_op(op, { tfdev.tensor(x, "float32") }, { ksize = ksize, strides = strides, padding = padding })
+        assert_close(ref_pool(x, { ksize = ksize, strides = strides, padding = padding, max = op == "MaxPool" }), got, 1e-5)
+      end)
+    end
+  end
+
+  it("MaxPool: NaN never wins, on the vector path too", function()
+    local x = rand_tensor({ 1, 2, 2, 16 }, 23)
+    x[1][1][2][3], x[1][2][1][16] = 0 / 0, 0 / 0
+    local got = run_op("MaxPool", { tfdev.tensor(x, "float32") }, { ksize = { 1, 2, 2, 1 }, strides = { 1, 2, 2, 1 },
+      padding = "VALID" })
+    for ch = 1, 16 do
+      local want = -math.huge
+      for yy = 1, 2 do
+        for xx = 1, 2 do
+          local v = x[1][yy][xx][ch]
+          if v > want then want = v end
+        end
+      end
+      assert(math.abs(want - got[1][1][1][ch]) < 1e-6 and got[1][1][1][ch] == got[1][1][1][ch],
+        string.format("channel %d: %g, want %g", ch, got[1][1][1][ch], want))
+    end
+  end)
+
+  it("Pad of the last dimension alone (a channel pad): before, after, vectors and tails, any 4-byte dtype", function()
+    for _, case in ipairs { { 16, 0, 16 }, { 20, 3, 5 }, { 5, 1, 0 }, { 37, 0, 27 } } do
+      local c, lo, hi = table.unpack(case)
+      local x = rand_tensor({ 2, 3, 2, c }, c)
+      local got = run_op("Pad", { tfdev.tensor(x, "float32"), tfdev.tensor({ { 0, 0 }, { 0, 0 }, { 0, 0 }, { lo, hi } }, "int32") },
+        {})
+      local ints, want_i = {}, {}
+      for n = 1, 2 do
+        for yy = 1, 3 do
+          for xx = 1, 2 do
+            local row = got[n][yy][xx]
+            assert.are.equal(lo + c + hi, #row)
+            for i = 1, lo + c + hi do
+              local want = (i > lo and i <= lo + c) and x[n][yy][xx][i - lo] or 0
+              assert(math.abs(row[i] - want) < 1e-6, string.format("c %d [%d][%d][%d][%d]: %g, want %g", c, n, yy, xx,
+                i, row[i], want))
+            end
+          end
+        end
+      end
+      -- int32 with a constant: the same walk, moving bits
+      for i = 1, c do ints[i] = i * 1000003 - 7 end
+      for i = 1, lo + c + hi do want_i[i] = (i > lo and i <= lo + c) and ints[i - lo] or -5 end
+      assert.are.same({ { want_i } }, run_op("PadV2", { tfdev.tensor({ { ints } }, "int32"),
+        tfdev.tensor({ { 0, 0 }, { 0, 0 }, { lo, hi } }, "int32"), tfdev.tensor(-5, "int32") }, {}))
+    end
+  end)
+
+  -- 1x1 convolutions with an epilogue oneDNN cannot fuse (Prelu, the batch norm): on an AVX-512 CPU the
+  -- pointwise kernel, elsewhere oneDNN or im2col and a pass; the values are the same either way.
+  for _, co in ipairs { { 8, 16 }, { 24, 32 }, { 16, 48 }, { 40, 64 }, { 3, 80 } } do
+    local c, o = co[1], co[2]
+    it("_FusedConv2D 1x1 " .. c .. " -> " .. o .. ": [BiasAdd, Prelu], [BiasAdd, Add, Prelu], [FusedBatchNorm, Prelu]",
+      function()
+      local x, f = rand_tensor({ 2, 5, 3, c }, 31), rand_tensor({ 1, 1, c, o }, 37)
+      local bias, alpha, addend = {}, {}, rand_tensor({ 2, 5, 3, o }, 41)
+      for i = 1, o do bias[i], alpha[i] = (i % 7) / 10 - 0.3, i / (3 * o) end
+      local T = function(v) return tfdev.tensor(v, "float32") end
+      local attrs = function(ops) return { strides = { 1, 1, 1, 1 }, padding = "VALID", fused_ops = ops, num_args = #ops } end
+      local o1 = { strides = { 1, 1, 1, 1 }, padding = "VALID", bias = bias, prelu = alpha }
+      assert_close(ref_conv(x, f, o1), run_op("_FusedConv2D", { T(x), T(f), T(bias), T(alpha) }, attrs { "BiasAdd", "Prelu" }),
+        1e-4)
+      local want = ref_conv(x, f, { strides = { 1, 1, 1, 1 }, padding = "VALID", bias = bias })
+      for n = 1, 2 do
+        for yy = 1, 5 do
+          for xx = 1, 3 do
+            for q = 1, o do
+              local v = want[n][yy][xx][q] + addend[n][yy][xx][q]
+              want[n][yy][xx][q] = v > 0 and v or alpha[q] * v
+            end
+          end
+        end
+      end
+      assert_close(want, run_op("_FusedConv2D", { T(x), T(f), T(bias), T(addend), T(alpha) },
+        attrs { "BiasAdd", "Add", "Prelu" }), 1e-4)
+      local scale, offset, mean, var = {}, {}, {}, {}
+      for i = 1, o do scale[i], offset[i], mean[i], var[i] = 1 + i / o, -0.1 * (i % 3), 0.05 * (i % 5), 0.5 + i / o end
+      local plain = ref_conv(x, f, { strides = { 1, 1, 1, 1 }, padding = "VALID" })
+      for n = 1, 2 do
+        for yy = 1, 5 do
+          for xx = 1, 3 do
+            for q = 1, o do
+              local v = (plain[n][yy][xx][q] - mean[q]) * scale[q] / math.sqrt(var[q] + 0.001) + offset[q]
+              plain[n][yy][xx][q] = v > 0 and v or alpha[q] * v
+            end
+          end
+        end
+      end
+      local a = attrs { "FusedBatchNorm", "Prelu" }
+      a.num_args, a.epsilon = 5, 0.001
+      assert_close(plain, run_op("_FusedConv2D", { T(x), T(f), T(scale), T(offset), T(mean), T(var), T(alpha) }, a), 1e-4)
+      h.raises("INVALID_ARGUMENT", "fused_ops [BiasAdd,Add,Prelu] take 5 inputs, got 4", run_op, "_FusedConv2D",
+        { T(x), T(f), T(bias), T(alpha) }, attrs { "BiasAdd", "Add", "Prelu" })
+    end)
+  end
+
   it("Pad and PadV2: by dimension, any dtype, with a constant", function()
     local x = tfdev.tensor({ { 1, 2 }, { 3, 4 } }, "int32")
     assert.are.same({ { 0, 0, 0, 0, 0 }, { 0, 1, 2, 0, 0 }, { 0, 3, 4, 0, 0 } },

@@ -386,6 +386,45 @@ describe("graph optimiser", function()
         skip = tfdev.tensor(h.random_values({ 3, 3, 3, 2 }, 9), "float32") }, { "y" })
   end)
 
+  it("fuses a residual block's Prelu too: [BiasAdd, Add, Prelu], alpha last; not when the add is fetched", function()
+    -- MediaPipe's block: 1x1 conv + bias, + shortcut, Prelu. 32 channels and 1x1: on an AVX-512 CPU the
+    -- pointwise kernel runs it, Prelu in registers; elsewhere oneDNN or im2col and a pass.
+    for _, shape in ipairs { { 1, 7, 5, 24, 32 }, { 2, 3, 3, 8, 16 }, { 1, 4, 4, 3, 5 } } do
+      local n, hh, ww, c, o = table.unpack(shape)
+      local x = tfdev.tensor(h.random_values({ n, hh, ww, c }, 3), "float32")
+      local skip = tfdev.tensor(h.random_values({ n, hh, ww, o }, 9), "float32")
+      local alpha = {}
+      for i = 1, o do alpha[i] = i / (2 * o) - 0.2 end
+      local g = { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32", shape = { -1, hh, ww, c } } },
+        { name = "skip0", op = "Placeholder", attr = { dtype = "float32", shape = { -1, hh, ww, o } } },
+        { name = "skip", op = "Neg", input = { "skip0" } }, -- made in the graph, so the add may write over it
+        { name = "f", op = "Const", attr = { value = tfdev.tensor(h.random_values({ 1, 1, c, o }, 5), "float32") } },
+        { name = "b", op = "Const", attr = { value = tfdev.tensor(h.random_values({ o }, 7), "float32") } },
+        { name = "alpha", op = "Const", attr = { value = tfdev.tensor(alpha, "float32") } },
+        { name = "conv", op = "_FusedConv2D", input = { "x", "f", "b" },
+          attr = { strides = { 1, 1, 1, 1 }, padding = "VALID", fused_ops = { "BiasAdd" }, num_args = 1 } },
+        { name = "add", op = "AddV2", input = { "conv", "skip" } },
+        { name = "y", op = "Prelu", input = { "add", "alpha" } },
+      } }
+      local feeds = { x = x, skip0 = skip }
+      local fused, ops = run(g, feeds, { "y" }, { intra_op_threads = 2 })
+      local plain = run(g, feeds, { "y" }, { optimize_graph = false })
+      h.assert_close(plain[1], fused[1], 1e-5)
+      assert.are.equal("_FusedConv2D", ops.y.op)
+      assert.are.same({ "BiasAdd", "Add", "Prelu" }, ops.y.attr.fused_ops)
+      assert.are.equal(3, ops.y.attr.num_args)
+      assert.matches("^_feed_%d+:0$", ops.y.input[1]) -- x, fed
+      assert.are.same({ "f:0", "b:0", "skip:0", "alpha:0" }, { table.unpack(ops.y.input, 2) })
+      assert.is_nil(ops.add)
+      -- the add fetched as well: the add stays, and Prelu is left on its own
+      local both, ops2 = run(g, feeds, { "y", "add" })
+      h.assert_close(plain[1], both[1], 1e-5)
+      assert.are.equal("Prelu", ops2.y.op)
+      assert.are.same({ "BiasAdd", "Add" }, ops2.add.attr.fused_ops)
+    end
+  end)
+
   it("runs Relu6, Elu and LeakyRelu on their own", function()
     local g = tfdev.graph()
     local x = g:placeholder("float32", { 5 }, { name = "x" })

@@ -170,7 +170,8 @@ static bool same_shape_up_to_unknown(const tfd_shape *a, const tfd_shape *b) {
 
 /* A residual add on a convolution: _FusedConv2D[BiasAdd] read only by an AddV2 whose other operand
  * has the very same (known) shape, then optionally an activation; Grappler's remapper turns it into
- * _FusedConv2D[BiasAdd, Add(, activation)] (ContractionWithBiasAddAndAdd). */
+ * _FusedConv2D[BiasAdd, Add(, activation)] (ContractionWithBiasAddAndAdd). tfdev also takes a
+ * Prelu there: [BiasAdd, Add, Prelu], alpha after the addend. */
 static bool match_conv_add(const tfd_graph *g, int add, fusion *f) {
   const tfd_gnode *x = &g->nodes[add];
   if ((!is_op(x, "AddV2") && !is_op(x, "Add")) || x->num_inputs != 2 || x->out_types[0] != TFD_FLOAT32) return false;
@@ -188,7 +189,9 @@ static bool match_conv_add(const tfd_graph *g, int add, fusion *f) {
     *f = (fusion){true, conv->id, add, -1, 1 - side};
     int next = sole_consumer(x);
     tfd_activation act = next >= 0 ? tfd_activation_of_op(g->nodes[next].op->name) : TFD_ACT_NONE;
-    if (act != TFD_ACT_NONE) f->activation = next;
+    /* Prelu too (MediaPipe's blocks end conv + bias + residual add -> Prelu): its alpha becomes the
+     * fused node's last input, and the convolution applies it before the one store of each value. */
+    if (act != TFD_ACT_NONE || (next >= 0 && is_op(&g->nodes[next], "Prelu"))) f->activation = next;
     return true;
   }
   return false;
@@ -245,12 +248,14 @@ static tfd_code append_fused_conv_add(tfd_graph_def *out, const tfd_graph *g, co
     if (tfd_node_def_set_attr(n, name, &conv->attrs[k].value, st) != TFD_OK) return tfd_status_code(st);
   }
   const char *ops[3] = {"BiasAdd", "Add", a ? tfd_node_def_op(a) : NULL};
+  bool prelu = a && strcmp(tfd_node_def_op(a), "Prelu") == 0;
   if (tfd_node_def_set_device(n, tfd_node_def_device(last), st) != TFD_OK ||
       tfd_node_def_add_input(n, conv->inputs[0], st) != TFD_OK || tfd_node_def_add_input(n, conv->inputs[1], st) != TFD_OK ||
       tfd_node_def_add_input(n, conv->inputs[2], st) != TFD_OK ||
-      tfd_node_def_add_input(n, x->inputs[f->addend], st) != TFD_OK || add_inputs_of(n, conv, false, st) != TFD_OK ||
+      tfd_node_def_add_input(n, x->inputs[f->addend], st) != TFD_OK ||
+      (prelu && tfd_node_def_add_input(n, a->inputs[1], st) != TFD_OK) || add_inputs_of(n, conv, false, st) != TFD_OK ||
       add_inputs_of(n, x, false, st) != TFD_OK || (a && add_inputs_of(n, a, false, st) != TFD_OK) ||
-      set_attr(n, "num_args", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2}, st) ||
+      set_attr(n, "num_args", (tfd_attr_value){.type = TFD_ATTR_INT, .i = prelu ? 3 : 2}, st) ||
       set_attr(n, "fused_ops", (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = a ? 3 : 2, .list_s = ops}, st))
     return tfd_status_code(st);
   return fused_activation_alpha(n, a, st);
