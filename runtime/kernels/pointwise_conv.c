@@ -8,9 +8,10 @@
  * epilogue on the accumulators, and one masked store per vector.
  *
  * Tiles: 8 x {1, 2, 3} and 6 x 4 (24 accumulators at most, 8 or more independent chains to cover the
- * FMA latency at two FMAs a cycle). The epilogue follows TensorFlow's order and the formulas of
- * activation.c (Relu = max(x, 0), Prelu = relu(x) + alpha * min(0, x), no FMA contraction), so a
- * fused node gives what the unfused chain gives up to the product's summation order. */
+ * FMA latency at two FMAs a cycle). The sums start from the bias; the epilogue follows TensorFlow's
+ * order with as few operations per stored vector as it can (a layer of 16 channels does only 16 FMAs
+ * per vector, so each one counts): Prelu is a compare and a masked multiply, x < 0 ? a * x : x, which
+ * differs from activation.c's relu(x) + a * min(0, x) only in the sign of a zero. */
 #include "pointwise_conv.h"
 
 #include <stdlib.h>
@@ -90,16 +91,33 @@ tfd_pointwise *tfd_pointwise_pack(const float *filter, int64_t c, int64_t o) {
 #define AVX512 __attribute__((target("avx512f,fma")))
 #define INLINE inline __attribute__((always_inline))
 
-/* One tile: rows [r, r + mr) (rows past last repeat row `last` and are not stored), columns
- * [col, col + cols) of the output, from panel w (16 * nv floats per k). mr and nv are constants in
- * each caller, so the loops unroll and the accumulators live in registers. */
+/* One tile: rows [r, r + mr) (when not full, rows past `last` repeat row `last` and are not stored),
+ * columns [col, col + cols) of the output, from panel w (16 * nv floats per k). mr, nv and full are
+ * constants in each caller, so the loops unroll, the accumulators live in registers and a full tile
+ * has no clamping. The epilogue is copied into locals first: the compiler could not otherwise keep
+ * its fields in registers across the stores. */
 static INLINE AVX512 void tile(const float *x, int64_t c, int64_t r, int64_t last, const float *w, int mr, int nv,
-                               int64_t col, int64_t cols, const tfd_pointwise_epilogue *e, int64_t o, float *y) {
+                               int64_t col, int64_t cols, const tfd_pointwise_epilogue *ep, int64_t o, float *y,
+                               bool full) {
+  const tfd_pointwise_epilogue e = *ep;
   __m512 acc[MAX_MR][MAX_NV];
   const float *xr[MAX_MR];
-  _Pragma("GCC unroll 8") for (int i = 0; i < mr; i++) xr[i] = x + (r + i <= last ? r + i : last) * c;
+  int64_t yo[MAX_MR]; /* each row's offset into y and the addend */
   _Pragma("GCC unroll 8") for (int i = 0; i < mr; i++) {
-    _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) acc[i][v] = _mm512_setzero_ps();
+    int64_t row = full || r + i <= last ? r + i : last;
+    xr[i] = x + row * c;
+    yo[i] = row * o + col;
+  }
+  __mmask16 mask[MAX_NV];
+  __m512 start[MAX_NV];
+  _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) {
+    int64_t left = cols - 16 * v;
+    mask[v] = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+    /* The bias is where the sums start (one add less per stored vector; the pad lanes load zero). */
+    start[v] = e.bias && !e.scale ? _mm512_maskz_loadu_ps(mask[v], e.bias + col + 16 * v) : _mm512_setzero_ps();
+  }
+  _Pragma("GCC unroll 8") for (int i = 0; i < mr; i++) {
+    _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) acc[i][v] = start[v];
   }
   for (int64_t k = 0; k < c; k++, w += 16 * nv) {
     __m512 b[MAX_NV];
@@ -109,41 +127,31 @@ static INLINE AVX512 void tile(const float *x, int64_t c, int64_t r, int64_t las
       _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
     }
   }
-  /* The epilogue's per-channel vectors, masked to the panel's valid columns. */
-  __mmask16 mask[MAX_NV];
   __m512 mul[MAX_NV], add[MAX_NV], slope[MAX_NV];
   const __m512 zero = _mm512_setzero_ps(), six = _mm512_set1_ps(6.0f);
-  const float *add_from = e->scale ? e->shift : e->bias;
   _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) {
-    int64_t left = cols - 16 * v;
-    mask[v] = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
-    mul[v] = e->scale ? _mm512_maskz_loadu_ps(mask[v], e->scale + col + 16 * v) : zero;
-    add[v] = add_from ? _mm512_maskz_loadu_ps(mask[v], add_from + col + 16 * v) : zero;
-    slope[v] = e->prelu ? _mm512_maskz_loadu_ps(mask[v], e->prelu + col + 16 * v) : _mm512_set1_ps(e->alpha);
+    mul[v] = e.scale ? _mm512_maskz_loadu_ps(mask[v], e.scale + col + 16 * v) : zero;
+    add[v] = e.scale ? _mm512_maskz_loadu_ps(mask[v], e.shift + col + 16 * v) : zero;
+    slope[v] = e.prelu ? _mm512_maskz_loadu_ps(mask[v], e.prelu + col + 16 * v) : _mm512_set1_ps(e.alpha);
   }
-  bool prelu = e->prelu || e->act == TFD_ACT_LEAKY_RELU;
+  bool prelu = e.prelu || e.act == TFD_ACT_LEAKY_RELU;
   _Pragma("GCC unroll 8") for (int i = 0; i < mr; i++) {
-    int64_t row = r + i <= last ? r + i : last;
     _Pragma("GCC unroll 4") for (int v = 0; v < nv; v++) {
       __m512 t = acc[i][v];
-      if (e->scale) t = _mm512_add_ps(_mm512_mul_ps(t, mul[v]), add[v]);
-      else if (add_from) t = _mm512_add_ps(t, add[v]);
-      if (e->addend) t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(mask[v], e->addend + row * o + col + 16 * v));
-      if (prelu) { /* max(x, 0) + a * min(0, x): NaN stays NaN, as x > 0 ? x : a * x */
-        t = _mm512_add_ps(_mm512_max_ps(t, zero), _mm512_mul_ps(slope[v], _mm512_min_ps(zero, t)));
-      } else if (e->act == TFD_ACT_RELU) {
+      if (e.scale) t = _mm512_add_ps(_mm512_mul_ps(t, mul[v]), add[v]);
+      if (e.addend) t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(mask[v], e.addend + yo[i] + 16 * v));
+      if (prelu) { /* x < 0 ? a * x : x, two operations: NaN compares false and stays NaN */
+        t = _mm512_mask_mul_ps(t, _mm512_cmp_ps_mask(t, zero, _CMP_LT_OQ), t, slope[v]);
+      } else if (e.act == TFD_ACT_RELU) {
         t = _mm512_max_ps(t, zero);
-      } else if (e->act == TFD_ACT_RELU6) {
+      } else if (e.act == TFD_ACT_RELU6) {
         t = _mm512_min_ps(_mm512_max_ps(t, zero), six);
       }
-      if (r + i <= last) _mm512_mask_storeu_ps(y + row * o + col + 16 * v, mask[v], t);
+      if (full || r + i <= last) _mm512_mask_storeu_ps(y + yo[i] + 16 * v, mask[v], t);
     }
   }
-  if (!e->prelu && (e->act == TFD_ACT_ELU || e->act == TFD_ACT_TANH || e->act == TFD_ACT_SIGMOID))
-    for (int64_t row = r; row < r + mr && row <= last; row++) {
-      float *out = y + row * o + col;
-      tfd_activation_f32(e->act, out, out, cols, e->alpha);
-    }
+  if (!e.prelu && (e.act == TFD_ACT_ELU || e.act == TFD_ACT_TANH || e.act == TFD_ACT_SIGMOID))
+    for (int i = 0; i < mr && (full || r + i <= last); i++) tfd_activation_f32(e.act, y + yo[i], y + yo[i], cols, e.alpha);
 }
 
 /* Every tile of rows [r, last] in one call: full tiles first (their row offsets stay in registers
@@ -153,8 +161,8 @@ static INLINE AVX512 void tile(const float *x, int64_t c, int64_t r, int64_t las
   static AVX512 void strip_##MR##x##NV(const float *x, int64_t c, int64_t r, int64_t last, const float *w,            \
                                        int64_t col, int64_t cols, const tfd_pointwise_epilogue *e, int64_t o,         \
                                        float *y) {                                                                    \
-    for (; r + MR - 1 <= last; r += MR) tile(x, c, r, r + MR - 1, w, MR, NV, col, cols, e, o, y);                   \
-    if (r <= last) tile(x, c, r, last, w, MR, NV, col, cols, e, o, y);                                               \
+    for (; r + MR - 1 <= last; r += MR) tile(x, c, r, last, w, MR, NV, col, cols, e, o, y, true);                   \
+    if (r <= last) tile(x, c, r, last, w, MR, NV, col, cols, e, o, y, false);                                        \
   }
 STRIP(8, 1)
 STRIP(8, 2)
