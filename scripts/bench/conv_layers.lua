@@ -178,7 +178,7 @@ for _, mm in ipairs(models) do
   local fn = mm.model.session:make_callable { feeds = { input.name }, fetches = mm.model.fetches }
   for _ = 1, 3 do fn(x) end
   local t = {}
-  for r = 1, (quick and 9 or 31) do
+  for r = 1, (quick and 21 or 101) do
     local t0 = tfdev.clock()
     fn(x)
     t[r] = (tfdev.clock() - t0) * 1e6
