@@ -365,8 +365,8 @@ static int op_register(lua_State *L) {
   tfd_custom_attr attrs[LUA_OP_MAX_ATTRS];
   tfd_attr_value defaults[LUA_OP_MAX_ATTRS];
   op->num_attrs = read_attrs(L, 1, op, attrs, defaults);
-  int num_inputs = check_count(L, 1, "inputs", 16);
-  op->num_outputs = check_count(L, 1, "outputs", 6);
+  int num_inputs = check_count(L, 1, "inputs", TFD_CUSTOM_OP_MAX_INPUTS);
+  op->num_outputs = check_count(L, 1, "outputs", TFD_CUSTOM_OP_MAX_OUTPUTS);
   lua_getfield(L, 1, "stateful");
   bool stateful = lua_toboolean(L, -1);
   lua_pop(L, 1);

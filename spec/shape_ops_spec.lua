@@ -63,8 +63,9 @@ describe("shape ops", function()
     local c0, c1, c2 = run("Unpack", { T(m23) }, { num = 3, axis = -1 }, 3)
     assert.are.same({ { 0, 3 }, { 1, 4 }, { 2, 5 } }, { c0:totable(), c1:totable(), c2:totable() })
     h.raises("INVALID_ARGUMENT", "num is 3 but dimension 0 has size 2", run, "Unpack", { T(m23) }, { num = 3 }, 3)
-    h.raises("INVALID_ARGUMENT", "tfdev supports at most 6 outputs", run, "Unpack",
-      { T({ 1, 2, 3, 4, 5, 6, 7 }) }, { num = 7 }, 1)
+    local many = {}
+    for i = 1, 33 do many[i] = i end
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 32 outputs", run, "Unpack", { T(many) }, { num = 33 }, 1)
   end)
 
   it("Slice takes size elements from begin; size -1 means to the end", function()
@@ -187,7 +188,36 @@ describe("shape ops", function()
     h.raises("INVALID_ARGUMENT", "indices[1] = 3 is not in [0, 3)", run, "GatherV2", { p, T({ 0, 3 }), T(1) })
     h.raises("INVALID_ARGUMENT", "indices[1,0] = -1 is not in [0, 2)", run, "GatherV2", { p, T({ { 0 }, { -1 } }), T(0) })
     h.raises("INVALID_ARGUMENT", "axis 2 is out of range", run, "GatherV2", { p, T({ 0 }), T(2) })
-    h.raises("UNIMPLEMENTED", "batch_dims", run, "GatherV2", { p, T({ { 0 }, { 1 } }), T(1) }, { batch_dims = 1 })
+  end)
+
+  it("GatherV2 with batch_dims: each batch picks with its own indices (values from numpy), TensorFlow's checks", function()
+    local p = T({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.are.same({ { 1, 3 }, { 5, 5 } }, vals("GatherV2", { p, T({ { 0, 2 }, { 1, 1 } }), T(1) }, { batch_dims = 1 }))
+    assert.are.same({ { 1, 3 }, { 5, 5 } }, vals("GatherV2", { p, T({ { 0, 2 }, { 1, 1 } }), T(-1) }, { batch_dims = -1 }))
+    local p3 = {}
+    for b = 1, 2 do
+      p3[b] = {}
+      for r = 1, 3 do
+        p3[b][r] = {}
+        for c = 1, 4 do p3[b][r][c] = ((b - 1) * 3 + (r - 1)) * 4 + c end
+      end
+    end
+    -- params [2, 3, 4], axis 2, batch_dims 1: out[b, r, i] = params[b, r, indices[b, i]]
+    assert.are.same({ { { 4, 1 }, { 8, 5 }, { 12, 9 } }, { { 14, 14 }, { 18, 18 }, { 22, 22 } } },
+      vals("GatherV2", { T(p3), T({ { 3, 0 }, { 1, 1 } }, "int64"), T(2) }, { batch_dims = 1 }))
+    -- indices of rank 3 keep their inner dimensions: [2, 3] + [1, 2]
+    assert.are.same({ { { { 4, 1 } }, { { 8, 5 } }, { { 12, 9 } } }, { { { 14, 15 } }, { { 18, 19 } }, { { 22, 23 } } } },
+      vals("GatherV2", { T(p3), T({ { { 3, 0 } }, { { 1, 2 } } }), T(2) }, { batch_dims = 1 }))
+    h.raises("INVALID_ARGUMENT", "Expected batch_dims in the range [-2, 2], but got 3", run, "GatherV2",
+      { p, T({ { 0 }, { 1 } }), T(1) }, { batch_dims = 3 })
+    h.raises("INVALID_ARGUMENT", "batch_dims (2) must be less than rank(params) (2).", run, "GatherV2",
+      { p, T({ { 0 }, { 1 } }), T(1) }, { batch_dims = 2 })
+    h.raises("INVALID_ARGUMENT", "batch_dims (1) must be less than or equal to axis (0).", run, "GatherV2",
+      { p, T({ { 0 }, { 1 } }), T(0) }, { batch_dims = 1 })
+    h.raises("INVALID_ARGUMENT", "params.shape[0]: 2 should be equal to indices.shape[0]: 3", run, "GatherV2",
+      { p, T({ { 0 }, { 1 }, { 0 } }), T(1) }, { batch_dims = 1 })
+    h.raises("INVALID_ARGUMENT", "indices[1,0] = 3 is not in [0, 3)", run, "GatherV2", { p, T({ { 0 }, { 3 } }), T(1) },
+      { batch_dims = 1 })
   end)
 
   it("GatherNd gathers elements or slices by index tuples", function()
@@ -233,9 +263,18 @@ describe("shape ops", function()
     assert.are.same({ { { 1, 2, 3, 4 } }, { { 5, 6, 7, 8 } } }, { r0:totable(), r1:totable() })
     h.raises("INVALID_ARGUMENT", "evenly divide the split dimension, but got split_dim 1 (size = 4) and num_split 3", run,
       "Split", { T(1), x }, { num_split = 3 }, 3)
-    h.raises("INVALID_ARGUMENT", "tfdev supports at most 6 outputs", run, "Split", { T(1), T({ 1, 2, 3, 4, 5, 6, 7, 8 }) },
-      { num_split = 8 }, 1)
-    h.raises("INVALID_ARGUMENT", "attr 'num_split' must be an int from 1 to 6", run, "Split", { T(1), x }, {}, 1)
+    -- many outputs (a detection head splitting its boxes, keypoints unpacked one by one)
+    local eight = { run("Split", { T(0), T({ 1, 2, 3, 4, 5, 6, 7, 8 }) }, { num_split = 8 }, 8) }
+    for i = 1, 8 do assert.are.same({ i }, eight[i]:totable()) end
+    local seq = {}
+    for i = 1, 32 do seq[i] = { i, -i } end
+    local rows = { run("Unpack", { T(seq) }, { num = 32 }, 32) }
+    assert.are.equal(32, #rows)
+    for i = 1, 32 do assert.are.same({ i, -i }, rows[i]:totable()) end
+    local wide = {}
+    for i = 1, 33 do wide[i] = i end
+    h.raises("INVALID_ARGUMENT", "tfdev supports at most 32 outputs", run, "Split", { T(0), T(wide) }, { num_split = 33 }, 1)
+    h.raises("INVALID_ARGUMENT", "attr 'num_split' must be an int from 1 to 32", run, "Split", { T(1), x }, {}, 1)
 
     local p, q = run("SplitV", { x, T({ 1, -1 }), T(1) }, { num_split = 2 }, 2)
     assert.are.same({ { 1 }, { 5 } }, p:totable())

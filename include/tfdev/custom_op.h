@@ -43,10 +43,14 @@ typedef struct tfd_custom_attr {
   const tfd_attr_value *default_value;
 } tfd_custom_attr;
 
+/* The most inputs and outputs a custom op may declare. */
+#define TFD_CUSTOM_OP_MAX_INPUTS 16
+#define TFD_CUSTOM_OP_MAX_OUTPUTS 32
+
 typedef struct tfd_custom_op {
   const char *name;         /* a new op name: letters, digits and '_', starting with a letter */
-  int num_inputs;           /* 0 to 16 */
-  int num_outputs;          /* 0 to 6 */
+  int num_inputs;           /* 0 to TFD_CUSTOM_OP_MAX_INPUTS */
+  int num_outputs;          /* 0 to TFD_CUSTOM_OP_MAX_OUTPUTS */
   const tfd_custom_attr *attrs;
   int num_attrs;            /* an attr "T" of type TFD_ATTR_TYPE without a default takes input 0's dtype */
   bool stateful;            /* never folded into a constant; kernels shared by a session's runs */

@@ -232,7 +232,7 @@ TFD_API tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *node, tfd_
  * over the runs that collected timings (traced runs, or every run with the
  * build_cost_model option), except a bundle's first build_cost_model_after
  * runs. */
-#define TFD_COST_MAX_OUTPUTS 6 /* the most outputs an op has */
+#define TFD_COST_MAX_OUTPUTS 32 /* the most outputs an op has (Split and Unpack up to 32) */
 typedef struct tfd_output_info {
   int64_t size;         /* bytes: the largest seen */
   int alias_input_slot; /* the input whose buffer this output is (Identity, forwarded inputs), or -1 */

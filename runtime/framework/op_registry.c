@@ -863,21 +863,37 @@ static tfd_code infer_gather(tfd_infer_ctx *c, tfd_status *st) {
     for (int d = (int)depth; d < p->ndims; d++) o->dims[o->ndims++] = p->dims[d];
     return TFD_OK;
   }
-  if (attr(c, "batch_dims")->i != 0)
-    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (GatherV2): only batch_dims = 0 is supported, got %lld",
-                           node_name(c), (long long)attr(c, "batch_dims")->i);
   bool known;
-  int64_t axis = 0;
+  int64_t axis = 0, b = attr(c, "batch_dims")->i;
   if (p->ndims == 0)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): params must be at least 1 dimensional", node_name(c));
   if (const_axis(c, 2, p->ndims, &known, &axis, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   if (!known || ix->ndims < 0) return TFD_OK;
-  if (p->ndims - 1 + ix->ndims > TFD_MAX_DIMS)
+  /* batch_dims: TensorFlow's GatherOp checks, with its texts. */
+  if (b != 0) {
+    if (b < -ix->ndims || b > ix->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): Expected batch_dims in the range [%d, %d], but got %lld",
+                             node_name(c), -ix->ndims, ix->ndims, (long long)b);
+    if (b < 0) b += ix->ndims;
+    if (p->ndims >= 0 && b >= p->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): batch_dims (%lld) must be less than rank(params) (%d).",
+                             node_name(c), (long long)b, p->ndims);
+    if (axis < b)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (GatherV2): batch_dims (%lld) must be less than or equal to axis (%lld).", node_name(c),
+                             (long long)b, (long long)axis);
+    for (int d = 0; d < b; d++)
+      if (p->dims[d] >= 0 && ix->dims[d] >= 0 && p->dims[d] != ix->dims[d])
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (GatherV2): params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
+                               node_name(c), d, (long long)p->dims[d], d, (long long)ix->dims[d]);
+  }
+  if (p->ndims - 1 + ix->ndims - b > TFD_MAX_DIMS)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (GatherV2): the result would have more than %d dimensions",
                            node_name(c), TFD_MAX_DIMS);
   o->ndims = 0;
   for (int d = 0; d < axis; d++) o->dims[o->ndims++] = p->dims[d];
-  for (int d = 0; d < ix->ndims; d++) o->dims[o->ndims++] = ix->dims[d];
+  for (int d = (int)b; d < ix->ndims; d++) o->dims[o->ndims++] = ix->dims[d];
   for (int d = (int)axis + 1; d < p->ndims; d++) o->dims[o->ndims++] = p->dims[d];
   return TFD_OK;
 }
@@ -1726,10 +1742,11 @@ tfd_code tfd_custom_op_register(const tfd_custom_op *op, tfd_status *st) {
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                            "a custom op needs a name of letters, digits and '_' starting with a letter, got '%s'",
                            op && op->name ? op->name : "(null)");
+  _Static_assert(TFD_CUSTOM_OP_MAX_OUTPUTS <= TFD_MAX_OP_OUTPUTS, "custom ops fit a node's outputs");
   if (op->num_inputs < 0 || op->num_inputs > TFD_MAX_CUSTOM_INPUTS || op->num_outputs < 0 ||
-      op->num_outputs > TFD_MAX_OP_OUTPUTS)
+      op->num_outputs > TFD_CUSTOM_OP_MAX_OUTPUTS)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "op %s: inputs must be 0 to %d and outputs 0 to %d, got %d and %d",
-                           op->name, TFD_MAX_CUSTOM_INPUTS, TFD_MAX_OP_OUTPUTS, op->num_inputs, op->num_outputs);
+                           op->name, TFD_MAX_CUSTOM_INPUTS, TFD_CUSTOM_OP_MAX_OUTPUTS, op->num_inputs, op->num_outputs);
   if (op->num_attrs < 0 || op->num_attrs > TFD_MAX_CUSTOM_ATTRS || (op->num_attrs > 0 && !op->attrs))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "op %s: at most %d attributes", op->name, TFD_MAX_CUSTOM_ATTRS);
   custom_def *d = calloc(1, sizeof *d);

@@ -12,16 +12,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tfdev/custom_op.h"
 #include "tfdev/graph_def.h"
 
-/* The most outputs a node has: FusedBatchNormV3 has 6. Queue dequeues, with
- * one output per component, take at most TFD_MAX_QUEUE_COMPONENTS; eager
- * runs (tfd_device_run_op) return at most TFD_MAX_EAGER_OUTPUTS. */
-#define TFD_MAX_OP_OUTPUTS 6
+/* The most outputs a node has: Split, SplitV and Unpack take up to this many
+ * (their num_split or num), FusedBatchNormV3 has 6. Queue dequeues, with one
+ * output per component, take at most TFD_MAX_QUEUE_COMPONENTS; eager runs
+ * (tfd_device_run_op) return at most TFD_MAX_EAGER_OUTPUTS. */
+#define TFD_MAX_OP_OUTPUTS 32
 #define TFD_MAX_QUEUE_COMPONENTS 4
 #define TFD_MAX_EAGER_OUTPUTS 4
 /* Custom ops (include/tfdev/custom_op.h): at most this many inputs and attributes. */
-#define TFD_MAX_CUSTOM_INPUTS 16
+#define TFD_MAX_CUSTOM_INPUTS TFD_CUSTOM_OP_MAX_INPUTS
 #define TFD_MAX_CUSTOM_ATTRS 16
 
 /* tfd_op_def.num_outputs values other than a fixed count. */

@@ -32,6 +32,7 @@ void tfd_graph_free(tfd_graph *g) {
     free(g->nodes[i].control);
     free(g->nodes[i].in_types);
     free(g->nodes[i].out_edges);
+    free(g->nodes[i].out_shapes); /* the block out_types shares */
   }
   free(g->nodes);
   free(g->topo);
@@ -91,6 +92,12 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
       }
     }
     if (tfd_op_check_arity(n->op, n->def, n->num_inputs, &n->num_outputs, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    /* Outputs sized to the node (Split and Unpack may have up to TFD_MAX_OP_OUTPUTS): shapes first,
+     * then the dtypes, in one block. */
+    size_t k = n->num_outputs > 0 ? (size_t)n->num_outputs : 1;
+    n->out_shapes = calloc(1, k * (sizeof(tfd_shape) + sizeof(tfd_dtype)));
+    if (!n->out_shapes) return oom(st);
+    n->out_types = (tfd_dtype *)(void *)(n->out_shapes + k);
   }
   return TFD_OK;
 }

@@ -32,8 +32,8 @@ typedef struct tfd_gnode {
   int num_control;
   int *control; /* nodes this one waits for */
   int num_outputs;
-  tfd_dtype out_types[TFD_MAX_OP_OUTPUTS];
-  tfd_shape out_shapes[TFD_MAX_OP_OUTPUTS];
+  tfd_dtype *out_types;  /* num_outputs of each (one block with out_shapes, owned by the graph) */
+  tfd_shape *out_shapes;
   tfd_dtype *in_types;
   int num_out_edges;
   tfd_out_edge *out_edges;

@@ -1,4 +1,4 @@
-/* Kernels that pick elements by index or by value: GatherV2 (batch_dims 0), GatherNd, ArgMax, ArgMin, TopKV2. */
+/* Kernels that pick elements by index or by value: GatherV2 (with batch_dims), GatherNd, ArgMax, ArgMin, TopKV2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,9 @@ static int64_t span(const tfd_tensor *t, int from, int to) {
   return n;
 }
 
+/* GatherV2: params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]. The first
+ * batch_dims dimensions of params and indices go together (TensorFlow's batched gather): batch b
+ * picks along params' axis with indices[b, ...] only. */
 static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1], *axis_t = c->inputs[2];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
@@ -39,13 +42,35 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params must be at least 1 dimensional");
     return;
   }
-  int64_t axis = tfd_tensor_get_index(axis_t, 0);
+  int64_t axis = tfd_tensor_get_index(axis_t, 0), b = k->index;
   if (axis < -pr || axis >= pr) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -pr, pr, (long long)axis);
     return;
   }
   if (axis < 0) axis += pr;
-  if (pr - 1 + ir > TFD_MAX_DIMS) {
+  if (b != 0) { /* TensorFlow's GatherOp checks, in its order and words */
+    if (b < -ir || b > ir) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected batch_dims in the range [%d, %d], but got %lld", -ir, ir, (long long)b);
+      return;
+    }
+    if (b < 0) b += ir;
+    if (b >= pr) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).", (long long)b, pr);
+      return;
+    }
+    if (axis < b) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).", (long long)b,
+                      (long long)axis);
+      return;
+    }
+    for (int d = 0; d < b; d++)
+      if (tfd_tensor_dim(p, d) != tfd_tensor_dim(ix, d)) {
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", d,
+                        (long long)tfd_tensor_dim(p, d), d, (long long)tfd_tensor_dim(ix, d));
+        return;
+      }
+  }
+  if (pr - 1 + ir - b > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
     return;
   }
@@ -61,18 +86,20 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   int nd = 0;
   for (int d = 0; d < axis; d++) dims[nd++] = tfd_tensor_dim(p, d);
-  for (int d = 0; d < ir; d++) dims[nd++] = tfd_tensor_dim(ix, d);
+  for (int d = (int)b; d < ir; d++) dims[nd++] = tfd_tensor_dim(ix, d);
   for (int d = (int)axis + 1; d < pr; d++) dims[nd++] = tfd_tensor_dim(p, d);
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(p), dims, nd);
   if (!out) return;
   c->outputs[0] = out;
   if (tfd_tensor_numel(out) == 0) return; /* also covers an empty params: no index then is valid unless none */
-  int64_t outer = span(p, 0, (int)axis), inner = span(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
+  int64_t batches = span(p, 0, (int)b), outer = span(p, (int)b, (int)axis), per = span(ix, (int)b, ir);
+  int64_t inner = span(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   const char *src = tfd_tensor_const_data(p);
   char *dst = tfd_tensor_data(out);
-  for (int64_t r = 0; r < outer; r++)
-    for (int64_t i = 0; i < nidx; i++, dst += inner)
-      memcpy(dst, src + (r * limit + tfd_tensor_get_index(ix, i)) * inner, (size_t)inner);
+  for (int64_t bb = 0; bb < batches; bb++)
+    for (int64_t r = 0; r < outer; r++)
+      for (int64_t i = 0; i < per; i++, dst += inner)
+        memcpy(dst, src + ((bb * outer + r) * limit + tfd_tensor_get_index(ix, bb * per + i)) * inner, (size_t)inner);
 }
 
 static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -277,8 +304,7 @@ tfd_code tfd_setup_gather(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
   if (strcmp(op, "GatherV2") == 0) {
-    if (tfd_attr_int(n, "batch_dims", 0) != 0)
-      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (GatherV2): only batch_dims = 0 is supported", k->name);
+    k->index = tfd_attr_int(n, "batch_dims", 0);
     k->compute = k_gather;
   } else if (strcmp(op, "GatherNd") == 0) {
     k->compute = k_gather_nd;
