@@ -1628,6 +1628,8 @@ static const tfd_op_def ops[] = {
     {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
     {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},
     {"_FusedDepthwiseConv2dNative", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
+    /* The same op as TensorFlow.js's converter names it (tfjs-converter's op list has no underscore). */
+    {"FusedDepthwiseConv2dNative", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
     {"Sum", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},

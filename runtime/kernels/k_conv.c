@@ -244,7 +244,8 @@ static bool spatial_out(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
 /* Whether the plain (unfused) op's input or filter is not float32: k_conv_generic.c then runs it,
  * or names the dtypes it refuses. The fused ops stay float32 (check_nhwc refuses the rest). */
 static bool generic_dtype(const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
-  return k->op->name[0] != '_' && (tfd_tensor_dtype(x) != TFD_FLOAT32 || (f && tfd_tensor_dtype(f) != TFD_FLOAT32));
+  bool fused = strncmp(k->op->name, "_Fused", 6) == 0 || strncmp(k->op->name, "Fused", 5) == 0;
+  return !fused && (tfd_tensor_dtype(x) != TFD_FLOAT32 || (f && tfd_tensor_dtype(f) != TFD_FLOAT32));
 }
 
 static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
@@ -853,7 +854,7 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
   }
   bool constant = p->filter_constant = tfd_attr_bool(node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (p->op == OP_DEPTHWISE) {
-    if (op[0] == '_' && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
+    if (strcmp(op, "DepthwiseConv2dNative") != 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
     if (p->batch_norm || p->add) /* TensorFlow fuses only BiasAdd and activations into a depthwise conv */
       return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
                              name, op);

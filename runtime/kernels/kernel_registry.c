@@ -59,6 +59,7 @@ static const kernel_entry kernels[] = {
     CPU("ResizeBilinear", tfd_setup_image), CPU("ResizeNearestNeighbor", tfd_setup_image),
     CPU("BatchMatMulV2", tfd_setup_batch_matmul), CPU("Conv2DBackpropInput", tfd_setup_image),
     CPU("MirrorPad", tfd_setup_image), CPU("_FusedDepthwiseConv2dNative", tfd_setup_conv),
+    CPU("FusedDepthwiseConv2dNative", tfd_setup_conv),
     CPU("RandomStandardNormal", tfd_setup_random), CPU("VarHandleOp", tfd_setup_variable),
     CPU("ReadVariableOp", tfd_setup_variable), CPU("AssignVariableOp", tfd_setup_variable),
     CPU("AssignAddVariableOp", tfd_setup_variable), CPU("_Send", tfd_setup_sendrecv), CPU("_Recv", tfd_setup_sendrecv),
