@@ -1,13 +1,16 @@
 /* IEEE 754 half precision (float16) <-> float32, exact in one direction and rounded to nearest
  * even in the other, with infinities, NaNs and subnormals. tfdev stores float16 tensors and
- * computes on them in float32, as the issue of real models asks (weights quantized to float16). */
+ * computes on them in float32, as the issue of real models asks (weights quantized to float16).
+ * TFD_HD: the CUDA kernels convert with the same code. */
 #ifndef TFDEV_RUNTIME_HALF_H
 #define TFDEV_RUNTIME_HALF_H
 
 #include <stdint.h>
 #include <string.h>
 
-static inline float tfd_half_to_float(uint16_t h) {
+#include "hd.h"
+
+static inline TFD_HD float tfd_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
   if (exp == 0x1f) {
     bits = sign | 0x7f800000u | (mant << 13); /* inf, nan */
@@ -28,7 +31,7 @@ static inline float tfd_half_to_float(uint16_t h) {
   return f;
 }
 
-static inline uint16_t tfd_float_to_half(float f) {
+static inline TFD_HD uint16_t tfd_float_to_half(float f) {
   uint32_t x;
   memcpy(&x, &f, sizeof x);
   uint16_t sign = (uint16_t)((x >> 16) & 0x8000);

@@ -17,7 +17,7 @@
 #include "device_internal.h"
 #include "tfdev/device_factory.h"
 
-#define TFD_BACKEND_ABI 2
+#define TFD_BACKEND_ABI 3
 #define TFD_BACKEND_ENTRY "tfd_backend_module_entry"
 
 /* What a module may call in the runtime that loaded it. */
@@ -69,6 +69,9 @@ typedef struct tfd_backend_host {
 typedef struct tfd_backend_kernel_api {
   /* The ops that only move data, for a device type whose memory the host cannot touch. */
   tfd_code (*register_data_movement)(const char *device_type, tfd_status *status);
+  /* The device kernels (kernels/device_math.h): every op they cover, for a device type whose devices
+   * carry a tfd_device_math (tfd_device.math). Registers the data-movement kernels too. */
+  tfd_code (*register_device_kernels)(const char *device_type, tfd_status *status);
 } tfd_backend_kernel_api;
 
 /* What a module offers. */

@@ -54,6 +54,9 @@ struct tfd_device {
   /* BaseGPUDevice's sync_every_op: executors wait for the device after each of its nodes, so an
    * asynchronous failure names the node that caused it (debugging; set by the device's maker). */
   bool sync_every_op;
+  /* A device whose memory the host cannot touch: the arithmetic its device kernels call
+   * (kernels/device_math.h), set by its backend; NULL for CPU devices and devices that only move data. */
+  const struct tfd_device_math *math;
 };
 
 /* Fills the base: parses `name` (must be complete), copies the strings,

@@ -5,6 +5,7 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "../core/half.h"
+#include "device_math_elem.h"
 #include "kernel.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
@@ -123,61 +124,7 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-/* Reads element i of any numeric or bool tensor as double / int64. */
-static double get_f(const void *d, tfd_dtype dt, int64_t i) {
-  switch (dt) {
-    case TFD_FLOAT32: return ((const float *)d)[i];
-    case TFD_FLOAT64: return ((const double *)d)[i];
-    case TFD_INT32: return ((const int32_t *)d)[i];
-    case TFD_INT64: return (double)((const int64_t *)d)[i];
-    case TFD_BOOL: return ((const unsigned char *)d)[i];
-    case TFD_UINT8: return ((const uint8_t *)d)[i];
-    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)d)[i]);
-    default: return 0;
-  }
-}
-
-/* Float to integer: C truncation toward zero, as TF's Cast, made total:
- * NaN is 0 and values beyond the range saturate (C leaves both undefined). */
-static int64_t float_to_i64(double v) {
-  if (v != v) return 0;
-  if (v >= 9223372036854775808.0) return INT64_MAX;
-  if (v < -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)v;
-}
-
-static int32_t to_i32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v; }
-
-static int64_t get_i(const void *d, tfd_dtype dt, int64_t i) {
-  switch (dt) {
-    case TFD_INT32: return ((const int32_t *)d)[i];
-    case TFD_INT64: return ((const int64_t *)d)[i];
-    case TFD_BOOL: return ((const unsigned char *)d)[i];
-    case TFD_UINT8: return ((const uint8_t *)d)[i];
-    default: return float_to_i64(get_f(d, dt, i));
-  }
-}
-
-static void put(void *d, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st, int64_t j) {
-  switch (dt) {
-    case TFD_FLOAT32: ((float *)d)[i] = (float)get_f(src, st, j); break;
-    case TFD_FLOAT64: ((double *)d)[i] = get_f(src, st, j); break;
-    case TFD_INT32:
-      /* From floats: saturate. From int64: wrap modulo 2^32, as TF's Cast. */
-      ((int32_t *)d)[i] = st == TFD_INT64 ? (int32_t)(uint32_t)(uint64_t)get_i(src, st, j) : to_i32(get_i(src, st, j));
-      break;
-    case TFD_INT64: ((int64_t *)d)[i] = get_i(src, st, j); break;
-    case TFD_BOOL: ((unsigned char *)d)[i] = get_f(src, st, j) != 0; break;
-    /* To uint8: integers wrap modulo 256 as TensorFlow's static_cast does; floats saturate. */
-    case TFD_UINT8:
-      ((uint8_t *)d)[i] = st == TFD_FLOAT32 || st == TFD_FLOAT64 || st == TFD_FLOAT16
-                              ? (uint8_t)(get_i(src, st, j) < 0 ? 0 : get_i(src, st, j) > 255 ? 255 : get_i(src, st, j))
-                              : (uint8_t)(uint64_t)get_i(src, st, j);
-      break;
-    case TFD_FLOAT16: ((uint16_t *)d)[i] = tfd_float_to_half((float)get_f(src, st, j)); break;
-    default: break;
-  }
-}
+/* Cast's element rules (tfd_dm_put) live in device_math_elem.h, shared with the device kernels. */
 
 static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
@@ -190,7 +137,7 @@ static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!out) return;
   const void *s = tfd_tensor_const_data(in);
   void *d = tfd_tensor_data(out);
-  for (int64_t i = 0, n = tfd_tensor_numel(in); i < n; i++) put(d, k->dst, i, s, st, i);
+  for (int64_t i = 0, n = tfd_tensor_numel(in); i < n; i++) tfd_dm_put(d, k->dst, i, s, st, i);
   c->outputs[0] = out;
 }
 
@@ -227,7 +174,7 @@ static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c) {
   } else {
     int64_t one_i = 1;
     unsigned char one[8];
-    put(one, dt, 0, &one_i, TFD_INT64, 0);
+    tfd_dm_put(one, dt, 0, &one_i, TFD_INT64, 0);
     fill_with(out, one);
   }
   c->outputs[0] = out;
@@ -240,7 +187,7 @@ static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!out) return;
   for (int i = 0; i < nd; i++) {
     int64_t d = tfd_tensor_dim(in, i);
-    put(tfd_tensor_data(out), k->dst, i, &d, TFD_INT64, 0);
+    tfd_dm_put(tfd_tensor_data(out), k->dst, i, &d, TFD_INT64, 0);
   }
   c->outputs[0] = out;
 }

@@ -3,17 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "device_math_elem.h"
 #include "kernel.h"
-
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-static uint64_t draw(uint64_t seed, uint64_t i) { return mix(seed ^ mix(i)); }
-static double unit(uint64_t x) { return (double)(x >> 11) * (1.0 / 9007199254740992.0); }
 
 static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *shape = c->inputs[0];
@@ -36,22 +27,10 @@ static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
   /* Reserve a block of the counter: concurrent steps get disjoint draws. */
   uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)(2 * n));
   bool f32 = k->dst == TFD_FLOAT32;
-  for (int64_t i = 0; i < n; i++) {
-    double v;
-    if (k->code == 0) {
-      v = unit(draw(k->seed, base + (uint64_t)i));
-    } else {
-      /* Box-Muller on two independent draws per element. */
-      double u1 = unit(draw(k->seed, base + 2 * (uint64_t)i)), u2 = unit(draw(k->seed, base + 2 * (uint64_t)i + 1));
-      v = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
-    }
-    if (f32) {
-      float f = (float)v;
-      if (k->code == 0 && f >= 1.0f) f = 0.99999994f; /* keep [0, 1) after rounding */
-      ((float *)tfd_tensor_data(out))[i] = f;
-    } else {
-      ((double *)tfd_tensor_data(out))[i] = v;
-    }
+  for (int64_t i = 0; i < n; i++) { /* device_math_elem.h's streams, which the device kernels share */
+    double v = tfd_dm_random(k->code != 0, k->seed, base, (uint64_t)i);
+    if (f32) ((float *)tfd_tensor_data(out))[i] = k->code == 0 ? tfd_dm_uniform_f32(v) : (float)v;
+    else ((double *)tfd_tensor_data(out))[i] = v;
   }
   c->outputs[0] = out;
 }
@@ -63,7 +42,7 @@ tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
                            tfd_node_def_name(init->node), tfd_dtype_name(k->dst));
   uint64_t seed = (uint64_t)tfd_attr_int(init->node, "seed", 0), seed2 = (uint64_t)tfd_attr_int(init->node, "seed2", 0);
   /* TF: both seeds 0 means "nondeterministic". */
-  k->seed = seed || seed2 ? mix(seed * 0x100000001b3ull ^ mix(seed2)) : tfd_new_incarnation();
+  k->seed = seed || seed2 ? tfd_dm_mix(seed * 0x100000001b3ull ^ tfd_dm_mix(seed2)) : tfd_new_incarnation();
   atomic_init(&k->counter, 0);
   k->code = strcmp(init->op->name, "RandomUniform") == 0 ? 0 : 1;
   k->compute = k_random;

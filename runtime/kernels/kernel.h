@@ -113,6 +113,10 @@ tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_
  * move data: Const, Identity, NoOp, Placeholder, PlaceholderWithDefault, Reshape, Fill, ZerosLike,
  * OnesLike and the runtime's _Feed, _Fetch, _Send and _Recv (k_data_movement.c). */
 tfd_code tfd_kernel_register_data_movement(const char *device_type, tfd_status *status);
+/* Registers the device kernels (device_kernels.c; the ops with a kernel written over
+ * kernels/device_math.h) and the data-movement ones for device_type, whose devices carry a
+ * tfd_device_math. A kernel run on a device without one fails with INTERNAL naming the device. */
+tfd_code tfd_kernel_register_device_kernels(const char *device_type, tfd_status *status);
 /* The allocator for a dtype's tensors on device d: its device memory, except the dtypes TensorFlow
  * keeps in host memory on such devices (int32, resource handles), which come from the device's host
  * allocator. On a CPU device, its allocator. Borrowed from the device. */

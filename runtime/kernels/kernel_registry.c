@@ -104,7 +104,7 @@ static const kernel_entry *find_registered(const char *op, const char *device_ty
 
 /* A miss first lets backend modules loaded since the last one register their kernels. */
 static const kernel_entry *find(const char *op, const char *device_type) {
-  static const tfd_backend_kernel_api api = {tfd_kernel_register_data_movement};
+  static const tfd_backend_kernel_api api = {tfd_kernel_register_data_movement, tfd_kernel_register_device_kernels};
   const kernel_entry *e = find_registered(op, device_type);
   if (e || strcmp(device_type, "CPU") == 0) return e;
   tfd_backend_register_kernels(&api);

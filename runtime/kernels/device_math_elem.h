@@ -1,0 +1,277 @@
+/* The per-element arithmetic behind the device math (device_math.h), written once for every side that
+ * runs it: the CPU kernels (Cast, the random ops), the test suite's fake GPU (plain C loops) and the
+ * CUDA kernels (gpu/kernels/, where TFD_HD makes each function __host__ __device__). So what CI checks
+ * on the fake GPU against the CPU kernels is the very code a GPU runs, and a GPU result that differs
+ * from the CPU's points at the launch, not the formula.
+ *
+ * Semantics follow the CPU kernels (k_cwise.c, k_logic.c, activation.c, k_basic.c, k_random.c),
+ * which follow TensorFlow's: integer arithmetic wraps (done in unsigned), Relu of NaN is 0, Softplus
+ * uses TensorFlow's thresholds, Cast truncates toward zero and saturates from floats. The CPU kernels
+ * vectorise their own rows; element for element they compute what these functions compute, up to
+ * the last bit of transcendental functions (libm here, CUDA's there). */
+#ifndef TFDEV_RUNTIME_DEVICE_MATH_ELEM_H
+#define TFDEV_RUNTIME_DEVICE_MATH_ELEM_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "../core/half.h"
+#include "../core/hd.h"
+#include "device_math.h"
+
+/* ---- walks ---- */
+/* Operand op's element offset for linear output index i of w (w->dims all >= 1). */
+static inline TFD_HD int64_t tfd_dm_walk_offset(const tfd_dm_walk *w, int op, int64_t i) {
+  int64_t off = w->offsets[op];
+  for (int d = w->nd - 1; d >= 0; d--) {
+    int64_t q = i % w->dims[d];
+    i /= w->dims[d];
+    off += q * w->strides[op][d];
+  }
+  return off;
+}
+
+/* Elements w covers. */
+static inline TFD_HD int64_t tfd_dm_walk_count(const tfd_dm_walk *w) {
+  int64_t n = 1;
+  for (int d = 0; d < w->nd; d++) n *= w->dims[d];
+  return n;
+}
+
+/* ---- unary ---- */
+#define TFD_DM_SELU_SCALE 1.0507009873554804934193349852946
+#define TFD_DM_SELU_SCALE_ALPHA 1.7580993408473768599402175208123
+/* Softplus thresholds: log(epsilon) + 2 of each type, as TensorFlow's. */
+#define TFD_DM_SOFTPLUS_F32 (-13.942385152878742f)
+#define TFD_DM_SOFTPLUS_F64 (-34.04365338911715)
+
+static inline TFD_HD float tfd_dm_unary_f32(int op, float x, float alpha) {
+  switch (op) {
+    case TFD_DM_NEG: return -x;
+    case TFD_DM_ABS: return fabsf(x);
+    case TFD_DM_SQUARE: return x * x;
+    case TFD_DM_EXP: return expf(x);
+    case TFD_DM_LOG: return logf(x);
+    case TFD_DM_SQRT: return sqrtf(x);
+    case TFD_DM_RSQRT: return 1.0f / sqrtf(x);
+    case TFD_DM_RECIPROCAL: return 1.0f / x;
+    case TFD_DM_RELU: return x > 0.0f ? x : 0.0f;
+    case TFD_DM_RELU6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case TFD_DM_ELU: return x < 0.0f ? expm1f(x) : x;
+    case TFD_DM_SELU: return x < 0.0f ? (float)TFD_DM_SELU_SCALE_ALPHA * expm1f(x) : (float)TFD_DM_SELU_SCALE * x;
+    case TFD_DM_SOFTPLUS:
+      return x > -TFD_DM_SOFTPLUS_F32 ? x : (x < TFD_DM_SOFTPLUS_F32 ? expf(x) : log1pf(expf(x)));
+    case TFD_DM_LEAKY_RELU: return x > 0.0f ? x : alpha * x;
+    case TFD_DM_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case TFD_DM_TANH: return tanhf(x);
+    default: return x;
+  }
+}
+
+static inline TFD_HD double tfd_dm_unary_f64(int op, double x, double alpha) {
+  switch (op) {
+    case TFD_DM_NEG: return -x;
+    case TFD_DM_ABS: return fabs(x);
+    case TFD_DM_SQUARE: return x * x;
+    case TFD_DM_EXP: return exp(x);
+    case TFD_DM_LOG: return log(x);
+    case TFD_DM_SQRT: return sqrt(x);
+    case TFD_DM_RSQRT: return 1.0 / sqrt(x);
+    case TFD_DM_RECIPROCAL: return 1.0 / x;
+    case TFD_DM_RELU: return x > 0.0 ? x : 0.0;
+    case TFD_DM_RELU6: return x > 0.0 ? (x < 6.0 ? x : 6.0) : 0.0;
+    case TFD_DM_ELU: return x < 0.0 ? expm1(x) : x;
+    case TFD_DM_SELU: return x < 0.0 ? TFD_DM_SELU_SCALE_ALPHA * expm1(x) : TFD_DM_SELU_SCALE * x;
+    case TFD_DM_SOFTPLUS: return x > -TFD_DM_SOFTPLUS_F64 ? x : (x < TFD_DM_SOFTPLUS_F64 ? exp(x) : log1p(exp(x)));
+    case TFD_DM_LEAKY_RELU: return x > 0.0 ? x : alpha * x;
+    case TFD_DM_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case TFD_DM_TANH: return tanh(x);
+    default: return x;
+  }
+}
+
+/* NEG, ABS, SQUARE on integers, wrapping (Abs of the lowest value is itself, as in TensorFlow). */
+static inline TFD_HD int64_t tfd_dm_unary_i64(int op, int64_t x) {
+  uint64_t u = (uint64_t)x;
+  switch (op) {
+    case TFD_DM_NEG: return (int64_t)(0 - u);
+    case TFD_DM_ABS: return x < 0 ? (int64_t)(0 - u) : x;
+    case TFD_DM_SQUARE: return (int64_t)(u * u);
+    default: return x;
+  }
+}
+static inline TFD_HD int32_t tfd_dm_unary_i32(int op, int32_t x) {
+  uint32_t u = (uint32_t)x;
+  switch (op) {
+    case TFD_DM_NEG: return (int32_t)(0 - u);
+    case TFD_DM_ABS: return x < 0 ? (int32_t)(0 - u) : x;
+    case TFD_DM_SQUARE: return (int32_t)(u * u);
+    default: return x;
+  }
+}
+
+/* ---- binary ---- */
+/* Floats. MAXIMUM and MINIMUM pick as the CPU's x > y ? x : y does (NaN in x gives y). */
+#define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW)                    \
+  static inline TFD_HD T NAME(int op, T a, T b) {                         \
+    switch (op) {                                                         \
+      case TFD_DM_ADD: return a + b;                                      \
+      case TFD_DM_SUB: return a - b;                                      \
+      case TFD_DM_MUL: return a * b;                                      \
+      case TFD_DM_DIV: return a / b;                                      \
+      case TFD_DM_MAXIMUM: return a > b ? a : b;                          \
+      case TFD_DM_MINIMUM: return a < b ? a : b;                          \
+      case TFD_DM_POW: return POW(a, b);                                  \
+      case TFD_DM_SQUARED_DIFFERENCE: return (a - b) * (a - b);           \
+      case TFD_DM_FLOOR_DIV: return FLOOR(a / b);                         \
+      case TFD_DM_FLOOR_MOD: {                                            \
+        T r = FMOD(a, b);                                                 \
+        return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;              \
+      }                                                                   \
+      case TFD_DM_PRELU: return a > 0 ? a : b * a;                        \
+      default: return a;                                                  \
+    }                                                                     \
+  }
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f32, float, floorf, fmodf, powf)
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow)
+
+/* Integers, wrapping; division and FLOOR_DIV/FLOOR_MOD by 0 give 0 (refused on the host first),
+ * by -1 a wrapping negation (MIN / -1 overflows in C); POW by squaring, a negative exponent 0. */
+#define TFD_DM_INT_BINARY(NAME, T, U)                                          \
+  static inline TFD_HD T NAME(int op, T a, T b) {                              \
+    U ua = (U)a, ub = (U)b;                                                    \
+    switch (op) {                                                              \
+      case TFD_DM_ADD: return (T)(ua + ub);                                    \
+      case TFD_DM_SUB: return (T)(ua - ub);                                    \
+      case TFD_DM_MUL: return (T)(ua * ub);                                    \
+      case TFD_DM_DIV: return b == 0 ? 0 : b == -1 ? (T)(0 - ua) : a / b;      \
+      case TFD_DM_MAXIMUM: return a > b ? a : b;                               \
+      case TFD_DM_MINIMUM: return a < b ? a : b;                               \
+      case TFD_DM_POW: {                                                       \
+        if (b < 0) return 0;                                                   \
+        U r = 1, base = ua;                                                    \
+        for (U e = (U)b; e; e >>= 1) {                                         \
+          if (e & 1u) r *= base;                                               \
+          base *= base;                                                        \
+        }                                                                      \
+        return (T)r;                                                           \
+      }                                                                        \
+      case TFD_DM_SQUARED_DIFFERENCE: return (T)((ua - ub) * (ua - ub));       \
+      case TFD_DM_FLOOR_DIV: {                                                 \
+        if (b == 0) return 0;                                                  \
+        if (b == -1) return (T)(0 - ua);                                       \
+        T q = a / b, r = a % b;                                                \
+        return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;                   \
+      }                                                                        \
+      case TFD_DM_FLOOR_MOD: {                                                 \
+        if (b == 0 || b == -1) return 0;                                       \
+        T r = a % b;                                                           \
+        return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;                   \
+      }                                                                        \
+      default: return a;                                                       \
+    }                                                                          \
+  }
+TFD_DM_INT_BINARY(tfd_dm_binary_i32, int32_t, uint32_t)
+TFD_DM_INT_BINARY(tfd_dm_binary_i64, int64_t, uint64_t)
+
+/* Comparisons of any ordered type (and bool for EQUAL/NOT_EQUAL); logic on bools (non-zero true). */
+#define TFD_DM_COMPARE(op, a, b)                                  \
+  ((unsigned char)((op) == TFD_DM_EQUAL           ? (a) == (b)    \
+                   : (op) == TFD_DM_NOT_EQUAL     ? (a) != (b)    \
+                   : (op) == TFD_DM_LESS          ? (a) < (b)     \
+                   : (op) == TFD_DM_LESS_EQUAL    ? (a) <= (b)    \
+                   : (op) == TFD_DM_GREATER       ? (a) > (b)     \
+                   : (op) == TFD_DM_GREATER_EQUAL ? (a) >= (b)    \
+                   : (op) == TFD_DM_LOGICAL_AND   ? ((a) != 0) & ((b) != 0) \
+                                                  : ((a) != 0) | ((b) != 0)))
+
+static inline TFD_HD bool tfd_dm_is_comparison(int op) { return op >= TFD_DM_EQUAL; }
+
+/* ---- Cast ---- */
+/* Element i of any numeric or bool array as a double. */
+static inline TFD_HD double tfd_dm_get_f(const void *d, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_FLOAT32: return ((const float *)d)[i];
+    case TFD_FLOAT64: return ((const double *)d)[i];
+    case TFD_INT32: return ((const int32_t *)d)[i];
+    case TFD_INT64: return (double)((const int64_t *)d)[i];
+    case TFD_BOOL: return ((const unsigned char *)d)[i];
+    case TFD_UINT8: return ((const uint8_t *)d)[i];
+    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)d)[i]);
+    default: return 0;
+  }
+}
+
+/* Float to integer: C truncation toward zero, as TensorFlow's Cast, made total: NaN is 0 and values
+ * beyond the range saturate (C leaves both undefined). */
+static inline TFD_HD int64_t tfd_dm_float_to_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+static inline TFD_HD int64_t tfd_dm_get_i(const void *d, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_INT32: return ((const int32_t *)d)[i];
+    case TFD_INT64: return ((const int64_t *)d)[i];
+    case TFD_BOOL: return ((const unsigned char *)d)[i];
+    case TFD_UINT8: return ((const uint8_t *)d)[i];
+    default: return tfd_dm_float_to_i64(tfd_dm_get_f(d, dt, i));
+  }
+}
+
+/* dst[i] = (dt) src[j] (src of dtype st), TensorFlow's Cast: to int32 from floats saturates, from
+ * int64 wraps modulo 2^32; to uint8 integers wrap modulo 256 and floats saturate; to bool x != 0;
+ * to float16 rounds to nearest even. */
+static inline TFD_HD void tfd_dm_put(void *dst, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st, int64_t j) {
+  switch (dt) {
+    case TFD_FLOAT32: ((float *)dst)[i] = (float)tfd_dm_get_f(src, st, j); break;
+    case TFD_FLOAT64: ((double *)dst)[i] = tfd_dm_get_f(src, st, j); break;
+    case TFD_INT32: {
+      int64_t v = tfd_dm_get_i(src, st, j);
+      ((int32_t *)dst)[i] = st == TFD_INT64 ? (int32_t)(uint32_t)(uint64_t)v
+                                            : (v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v);
+      break;
+    }
+    case TFD_INT64: ((int64_t *)dst)[i] = tfd_dm_get_i(src, st, j); break;
+    case TFD_BOOL: ((unsigned char *)dst)[i] = tfd_dm_get_f(src, st, j) != 0; break;
+    case TFD_UINT8: {
+      int64_t v = tfd_dm_get_i(src, st, j);
+      bool from_float = st == TFD_FLOAT32 || st == TFD_FLOAT64 || st == TFD_FLOAT16;
+      ((uint8_t *)dst)[i] = from_float ? (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v) : (uint8_t)(uint64_t)v;
+      break;
+    }
+    case TFD_FLOAT16: ((uint16_t *)dst)[i] = tfd_float_to_half((float)tfd_dm_get_f(src, st, j)); break;
+    default: break;
+  }
+}
+
+/* ---- random numbers: counter-based, so every device and thread split draws the same ---- */
+static inline TFD_HD uint64_t tfd_dm_mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* [0, 1) from 53 bits of draw number `counter` of stream `seed`. */
+static inline TFD_HD double tfd_dm_unit(uint64_t seed, uint64_t counter) {
+  return (double)(tfd_dm_mix(seed ^ tfd_dm_mix(counter)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Element i of a draw starting at `counter`: uniform in [0, 1), or standard normal by Box-Muller
+ * on draws counter + 2i and counter + 2i + 1. */
+static inline TFD_HD double tfd_dm_random(bool normal, uint64_t seed, uint64_t counter, uint64_t i) {
+  if (!normal) return tfd_dm_unit(seed, counter + i);
+  double u1 = tfd_dm_unit(seed, counter + 2 * i), u2 = tfd_dm_unit(seed, counter + 2 * i + 1);
+  return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
+}
+
+/* A float32 uniform keeps [0, 1) after rounding. */
+static inline TFD_HD float tfd_dm_uniform_f32(double v) {
+  float f = (float)v;
+  return f >= 1.0f ? 0.99999994f : f;
+}
+
+#endif
