@@ -45,50 +45,31 @@ static inline TFD_HD int64_t tfd_dm_walk_count(const tfd_dm_walk *w) {
 #define TFD_DM_SOFTPLUS_F32 (-13.942385152878742f)
 #define TFD_DM_SOFTPLUS_F64 (-34.04365338911715)
 
-static inline TFD_HD float tfd_dm_unary_f32(int op, float x, float alpha) {
-  switch (op) {
-    case TFD_DM_NEG: return -x;
-    case TFD_DM_ABS: return fabsf(x);
-    case TFD_DM_SQUARE: return x * x;
-    case TFD_DM_EXP: return expf(x);
-    case TFD_DM_LOG: return logf(x);
-    case TFD_DM_SQRT: return sqrtf(x);
-    case TFD_DM_RSQRT: return 1.0f / sqrtf(x);
-    case TFD_DM_RECIPROCAL: return 1.0f / x;
-    case TFD_DM_RELU: return x > 0.0f ? x : 0.0f;
-    case TFD_DM_RELU6: return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
-    case TFD_DM_ELU: return x < 0.0f ? expm1f(x) : x;
-    case TFD_DM_SELU: return x < 0.0f ? (float)TFD_DM_SELU_SCALE_ALPHA * expm1f(x) : (float)TFD_DM_SELU_SCALE * x;
-    case TFD_DM_SOFTPLUS:
-      return x > -TFD_DM_SOFTPLUS_F32 ? x : (x < TFD_DM_SOFTPLUS_F32 ? expf(x) : log1pf(expf(x)));
-    case TFD_DM_LEAKY_RELU: return x > 0.0f ? x : alpha * x;
-    case TFD_DM_SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case TFD_DM_TANH: return tanhf(x);
-    default: return x;
+/* Float unary ops; S is libm's suffix for T (f for float, nothing for double), TH Softplus' threshold. */
+#define TFD_DM_FLOAT_UNARY(NAME, T, S, TH)                                                      \
+  static inline TFD_HD T NAME(int op, T x, T alpha) {                                           \
+    switch (op) {                                                                               \
+      case TFD_DM_NEG: return -x;                                                               \
+      case TFD_DM_ABS: return fabs##S(x);                                                       \
+      case TFD_DM_SQUARE: return x * x;                                                         \
+      case TFD_DM_EXP: return exp##S(x);                                                        \
+      case TFD_DM_LOG: return log##S(x);                                                        \
+      case TFD_DM_SQRT: return sqrt##S(x);                                                      \
+      case TFD_DM_RSQRT: return (T)1 / sqrt##S(x);                                              \
+      case TFD_DM_RECIPROCAL: return (T)1 / x;                                                  \
+      case TFD_DM_RELU: return x > 0 ? x : (T)0;                                                \
+      case TFD_DM_RELU6: return x > 0 ? (x < 6 ? x : (T)6) : (T)0;                              \
+      case TFD_DM_ELU: return x < 0 ? expm1##S(x) : x;                                          \
+      case TFD_DM_SELU: return x < 0 ? (T)TFD_DM_SELU_SCALE_ALPHA * expm1##S(x) : (T)TFD_DM_SELU_SCALE * x; \
+      case TFD_DM_SOFTPLUS: return x > -(TH) ? x : (x < (TH) ? exp##S(x) : log1p##S(exp##S(x))); \
+      case TFD_DM_LEAKY_RELU: return x > 0 ? x : alpha * x;                                     \
+      case TFD_DM_SIGMOID: return (T)1 / ((T)1 + exp##S(-x));                                   \
+      case TFD_DM_TANH: return tanh##S(x);                                                      \
+      default: return x;                                                                        \
+    }                                                                                           \
   }
-}
-
-static inline TFD_HD double tfd_dm_unary_f64(int op, double x, double alpha) {
-  switch (op) {
-    case TFD_DM_NEG: return -x;
-    case TFD_DM_ABS: return fabs(x);
-    case TFD_DM_SQUARE: return x * x;
-    case TFD_DM_EXP: return exp(x);
-    case TFD_DM_LOG: return log(x);
-    case TFD_DM_SQRT: return sqrt(x);
-    case TFD_DM_RSQRT: return 1.0 / sqrt(x);
-    case TFD_DM_RECIPROCAL: return 1.0 / x;
-    case TFD_DM_RELU: return x > 0.0 ? x : 0.0;
-    case TFD_DM_RELU6: return x > 0.0 ? (x < 6.0 ? x : 6.0) : 0.0;
-    case TFD_DM_ELU: return x < 0.0 ? expm1(x) : x;
-    case TFD_DM_SELU: return x < 0.0 ? TFD_DM_SELU_SCALE_ALPHA * expm1(x) : TFD_DM_SELU_SCALE * x;
-    case TFD_DM_SOFTPLUS: return x > -TFD_DM_SOFTPLUS_F64 ? x : (x < TFD_DM_SOFTPLUS_F64 ? exp(x) : log1p(exp(x)));
-    case TFD_DM_LEAKY_RELU: return x > 0.0 ? x : alpha * x;
-    case TFD_DM_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case TFD_DM_TANH: return tanh(x);
-    default: return x;
-  }
-}
+TFD_DM_FLOAT_UNARY(tfd_dm_unary_f32, float, f, TFD_DM_SOFTPLUS_F32)
+TFD_DM_FLOAT_UNARY(tfd_dm_unary_f64, double, , TFD_DM_SOFTPLUS_F64)
 
 /* NEG, ABS, SQUARE on integers, wrapping (Abs of the lowest value is itself, as in TensorFlow). */
 static inline TFD_HD int64_t tfd_dm_unary_i64(int op, int64_t x) {
