@@ -27,6 +27,11 @@ tfd_tensor *tfd_dk_alloc_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtyp
 tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_device_math *m, tfd_dtype dt,
                           const void *value);
 
+/* y = LeakyRelu(x) for float64 x with alpha a double, as the CPU kernel computes it (the math's
+ * unary takes its alpha as a float): x > 0 ? x : alpha * x as a binary PRELU against a scalar. */
+bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+                           tfd_tensor *y, double alpha);
+
 /* Input i readable on the host: a new reference to it when it is there (int32, resource handles),
  * else a copy out of device memory (int64 shapes and axes). NULL with the error reported. */
 tfd_tensor *tfd_dk_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i);

@@ -55,6 +55,20 @@ tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_devi
   return t;
 }
 
+bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+                           tfd_tensor *y, double alpha) {
+  int64_t n = tfd_tensor_numel(x), strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dm_walk w;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) == 0) return true;
+  tfd_tensor *a = tfd_dk_scalar(c, k, m, TFD_FLOAT64, &alpha);
+  if (!a) return false;
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_PRELU, TFD_FLOAT64, tfd_tensor_const_data(x), tfd_tensor_const_data(a),
+                                      tfd_tensor_data(y), &w, &st), &st);
+  tfd_tensor_unref(a);
+  return ok;
+}
+
 tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to) {
   tfd_status tmp = TFD_STATUS_INIT;
   tfd_tensor *r = tfd_tensor_copy_to(t, to, &tmp);

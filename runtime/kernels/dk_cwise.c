@@ -129,6 +129,8 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
     ok = true;
   } else if (dt == TFD_INT64 && (op == TFD_DM_RELU || op == TFD_DM_RELU6)) {
     ok = int_relu(k, c, m, x, y);
+  } else if (dt == TFD_FLOAT64 && op == TFD_DM_LEAKY_RELU) {
+    ok = tfd_dk_leaky_relu_f64(k, c, m, x, y, k->alpha);
   } else {
     ok = tfd_dk_ok(k, c, m->unary(c->device, op, dt, tfd_tensor_const_data(x), tfd_tensor_data(y), n, (float)k->alpha, &st),
                    &st);
@@ -275,7 +277,7 @@ static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!m || !need_bool(k, c, 0, "condition") || !same_dtypes(k, c, 1, 2)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
   size_t es = tfd_dtype_size(dt);
-  if ((es != 1 && es != 2 && es != 4 && es != 8) || dt == TFD_RESOURCE) {
+  if ((es != 1 && es != 4 && es != 8) || dt == TFD_RESOURCE) { /* the CPU kernel's element sizes */
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }

@@ -12,7 +12,7 @@
 typedef struct matmul_params {
   bool fused, batch;
   tfd_activation act;
-  float alpha;
+  double alpha; /* LeakyRelu's slope */
 } matmul_params;
 
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -54,11 +54,14 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(a), dims, 2);
   if (!out) return;
   if (rows > 0 && n > 0) {
+    /* float64 LeakyRelu takes its slope as a double, which the math's epilogue (a float) cannot. */
+    bool leaky64 = p->fused && p->act == TFD_ACT_LEAKY_RELU && tfd_tensor_dtype(a) == TFD_FLOAT64;
     tfd_dm_matmul q = {tfd_tensor_dtype(a), tfd_tensor_const_data(a), tfd_tensor_const_data(b), tfd_tensor_data(out),
                        rows, n, ka, 1, k->ta, k->tb, NULL, NULL, bias ? tfd_tensor_const_data(bias) : NULL,
-                       p->fused ? p->act : TFD_ACT_NONE, p->alpha};
+                       p->fused && !leaky64 ? p->act : TFD_ACT_NONE, (float)p->alpha};
     tfd_status st = TFD_STATUS_INIT;
-    if (!tfd_dk_ok(k, c, m->matmul(c->device, &q, &st), &st)) {
+    if (!tfd_dk_ok(k, c, m->matmul(c->device, &q, &st), &st) ||
+        (leaky64 && !tfd_dk_leaky_relu_f64(k, c, m, out, out, p->alpha))) {
       tfd_tensor_unref(out);
       return;
     }
@@ -168,7 +171,7 @@ tfd_code tfd_dk_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_sta
   k->ta = tfd_attr_bool(init->node, "transpose_a", false);
   k->tb = tfd_attr_bool(init->node, "transpose_b", false);
   p->fused = strcmp(op, "_FusedMatMul") == 0;
-  p->alpha = (float)tfd_attr_float(init->node, "leakyrelu_alpha", 0.2);
+  p->alpha = tfd_attr_float(init->node, "leakyrelu_alpha", 0.2);
   if (p->fused && tfd_matmul_parse_fused(init->node, &p->act, st) != TFD_OK) return tfd_status_code(st);
   k->compute = k_matmul;
   return TFD_OK;

@@ -35,11 +35,12 @@ static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
 static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, tfd_dtype dt, const void *x,
                     int64_t outer, int64_t n, int64_t inner, tfd_tensor *y) {
   tfd_status st = TFD_STATUS_INIT;
+  if (op == TFD_DM_MEAN && n == 0) op = TFD_DM_SUM; /* an empty mean is 0 in the CPU kernel (0 / 0 is not taken) */
   bool int_mean = op == TFD_DM_MEAN && dt == TFD_INT64;
   if (!tfd_dk_ok(k, c, m->reduce(c->device, int_mean ? TFD_DM_SUM : op, dt, x, outer, n, inner, tfd_tensor_data(y), &st),
                  &st))
     return false;
-  if (!int_mean || n == 0) return true; /* an empty integer mean stays 0, as the CPU kernel leaves it */
+  if (!int_mean) return true;
   tfd_tensor *count = tfd_dk_scalar(c, k, m, TFD_INT64, &n);
   if (!count) return false;
   int64_t total = outer * inner, strides[2][TFD_MAX_DIMS] = {{1}, {0}};

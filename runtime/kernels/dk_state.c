@@ -80,10 +80,16 @@ tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
     k->host_inputs = 0;
     return code;
   }
+  bool add = strcmp(op, "AssignAddVariableOp") == 0;
+  if (add && !tfd_dk_lives_on_device(init->device, tfd_attr_dtype(init->node, "dtype", 0))) {
+    /* int32 values live on the host: the CPU kernel adds them there, in host memory */
+    tfd_code code = tfd_dk_setup_on_host(k, init, tfd_setup_variable, st);
+    k->host_inputs = 0;
+    return code;
+  }
+  /* Read and Assign hand tensors on where they are; the sum is made in device memory. */
   if (tfd_setup_variable(k, init, st) != TFD_OK) return tfd_status_code(st);
-  /* Read and Assign hand tensors on where they are; a sum of a dtype kept in device memory is made
-   * there (int32 values live on the host, where the CPU kernel adds them). */
-  if (strcmp(op, "AssignAddVariableOp") == 0 && tfd_dk_lives_on_device(init->device, k->dst)) {
+  if (add) {
     tfd_variable_adder *a = malloc(sizeof *a);
     if (!a) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     a->add = device_add;
