@@ -77,6 +77,9 @@ local function run_on(device, op, inputs, attrs, fetches)
 end
 
 local TOL = { float32 = 2e-5, float64 = 1e-12, float16 = 1e-3 }
+-- Random streams are the CPU's on the fake GPU, bit for bit (the same libm); a real GPU's log and cos
+-- may differ from glibc's in the last bit of a double, which Box-Muller carries.
+local RANDOM_TOL = BACKEND == "fakegpu" and 0 or 2.5e-7
 
 --- Asserts two tensors have one dtype, one shape and the same values: exactly, or within tol
 --- relative to max(1, |want|) for floats (NaN where NaN is).
@@ -644,9 +647,10 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     it("seeded RandomUniform and RandomStandardNormal draw the CPU's numbers", function()
       for _, op in ipairs { "RandomUniform", "RandomStandardNormal" } do
         for _, dt in ipairs { "float32", "float64" } do
-          check(op .. " " .. dt, op, { T({ 3, 50 }) }, { dtype = dt, seed = 7, seed2 = 11 }, { tol = 0 })
-          check(op .. " " .. dt .. " int64 shape", op, { T({ 4, 0, 2 }, "int64") }, { dtype = dt, seed = 1 }, { tol = 0 })
-          check(op .. " " .. dt .. " scalar", op, { T({}) }, { dtype = dt, seed2 = 3 }, { tol = 0 })
+          local tol = op == "RandomUniform" and 0 or RANDOM_TOL
+          check(op .. " " .. dt, op, { T({ 3, 50 }) }, { dtype = dt, seed = 7, seed2 = 11 }, { tol = tol })
+          check(op .. " " .. dt .. " int64 shape", op, { T({ 4, 0, 2 }, "int64") }, { dtype = dt, seed = 1 }, { tol = tol })
+          check(op .. " " .. dt .. " scalar", op, { T({}) }, { dtype = dt, seed2 = 3 }, { tol = tol })
         end
       end
       -- Runs of one session draw on along the stream, on either device alike.
@@ -661,8 +665,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       end
       local c1, c2 = two_draws(CPU0)
       local g1, g2 = two_draws(GPU0)
-      same(c1, g1, "first draw", 0)
-      same(c2, g2, "second draw", 0)
+      same(c1, g1, "first draw", RANDOM_TOL)
+      same(c2, g2, "second draw", RANDOM_TOL)
       assert.are_not.same(c1:totable(), c2:totable())
     end)
 
@@ -818,7 +822,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           end
           assert.is_true(convs > 0)
           assert.are.equal(convs, on_gpu, name .. ": convolutions on the GPU")
-          local worst = 0
+          local worst, worst_abs = 0, 0
           for i, o in ipairs(ref.outputs) do
             local want = flat(tfdev.from_bytes(o.dtype, o.shape, read(dir .. "output_" .. (i - 1) .. ".bin")):totable())
             local got = flat(outs[i]:totable())
@@ -827,10 +831,11 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
             for j = 1, #want do
               local d = math.abs(want[j] - got[j])
               worst = math.max(worst, d / math.max(1, o.max_abs))
+              worst_abs = math.max(worst_abs, d)
               assert(d <= bound, string.format("%s %s[%d]: want %.7g, got %.7g", name, o.name, j, want[j], got[j]))
             end
           end
-          print(string.format("%s on %s: max |y - ref| / max(1, max |ref|) = %.3g", name, BACKEND, worst))
+          print(string.format("%s on %s: max |y - ref| = %.3g, / max(1, max |ref|) = %.3g", name, BACKEND, worst_abs, worst))
           cases = cases + 1
         end)
       end
