@@ -44,7 +44,8 @@ tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor 
 
 /* Sets k up to run the CPU kernel (cpu_setup's) on host copies of its inputs, its outputs moved to
  * the memory their dtypes live in on the device: ops whose T lives on the host (int32) and dtypes
- * the device math does not implement. */
+ * the device math does not implement. k->host_inputs is then UINT32_MAX (every input, however
+ * many); a caller may narrow it (0: the CPU kernel reads no input's elements, as Shape). */
 tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
                               tfd_status *st);
 /* Sets k up to run the CPU kernel with the inputs in `mask` (bit i: input i) read on the host and the

@@ -104,7 +104,7 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
   }
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
-    bool to_host = i < 32 && (k->host_inputs & (1u << i));
+    bool to_host = k->host_inputs == UINT32_MAX || (i < 32 && (k->host_inputs & (1u << i))); /* all: any count */
     in[i] = to_host ? tfd_dk_host_input(c, k, i) : tfd_tensor_ref(c->inputs[i]);
     ok = in[i] != NULL;
   }
