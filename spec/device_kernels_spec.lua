@@ -483,6 +483,18 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     end)
   end)
 
+  describe("where a GPU differs, as TensorFlow's GPUs do", function()
+    it("gathers zeros for int64 indices out of range and divides int64s by zero as 0, which it cannot see", function()
+      local p = T({ { 1, 2 }, { 3, 4 } }, "float32")
+      h.raises("INVALID_ARGUMENT", "indices[1] = 5 is not in [0, 2)", run_on, CPU0, "GatherV2", { p, T({ 1, 5 }, "int64"), T(0) })
+      assert.are.same({ { 3, 4 }, { 0, 0 } }, run_on(GPU0, "GatherV2", { p, T({ 1, 5 }, "int64"), T(0) })[1]:totable())
+      assert.are.same({ { 0, 0 }, { 3, 4 } }, run_on(GPU0, "GatherNd", { p, T({ { 2 }, { 1 } }, "int64") })[1]:totable())
+      h.raises("INVALID_ARGUMENT", "Integer division by zero", run_on, CPU0, "FloorDiv", { T({ 7, 8 }, "int64"), T({ 2, 0 }, "int64") })
+      assert.are.same({ 3, 0 }, run_on(GPU0, "FloorDiv", { T({ 7, 8 }, "int64"), T({ 2, 0 }, "int64") })[1]:totable())
+      cases = cases + 5
+    end)
+  end)
+
   describe("products", function()
     it("MatMul with transposes, _FusedMatMul with every activation, BatchMatMulV2 with broadcast batches", function()
       for _, dt in ipairs { "float32", "float64" } do
