@@ -99,7 +99,7 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
 
 /* What follows the convolution and bias over output rows [r0, r0 + rows), in place: the batch
  * norm, the addend (unless the output was made in the addend's buffer), then Prelu or the
- * activation. Prelu's alpha spans whole rows (prelu_alpha_size), or is one value. */
+ * activation. Prelu's alpha spans whole rows (tfd_prelu_alpha_size), or is one value. */
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
   float *y = j->y + r0 * j->o;
   if (j->bn)
@@ -752,7 +752,7 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_threadpool_parallel_for(c->intra_pool, rows, dims[nd - 1] * (int64_t)es / 4 + 1, pad_range, &j);
 }
 
-/* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see prelu_alpha_size) ---- */
+/* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see tfd_prelu_alpha_size) ---- */
 static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
   int nd = tfd_tensor_ndims(x);
