@@ -1,7 +1,9 @@
 -- The GPU device path seen from Lua, against the fake GPU backend (libtfdev_fakegpu.so, loaded by
 -- ctest with TFDEV_BACKENDS=fakegpu): "GPU" devices at 210 whose memory the host must not touch
 -- (it holds every byte inverted), so each value below is right only if the runtime copied it in and
--- out where it should. Ops that only move data run on the GPU; the rest fall back to the CPU.
+-- out where it should. ctest loads it with TFDEV_FAKE_GPU_MATH=0, a GPU without device math as before
+-- device kernels: ops that only move data run on the GPU; the rest fall back to the CPU.
+-- (spec/device_kernels_spec.lua runs the GPU with its math and kernels.)
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 

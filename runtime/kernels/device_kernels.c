@@ -1,20 +1,72 @@
 /* The device kernels' registry: which ops have a kernel written over kernels/device_math.h (the
- * dk_*.c files), registered for a device type whose devices carry a tfd_device_math. Until an op
- * family's device kernels exist, such a device runs the data-movement kernels only. */
-#include "kernel.h"
+ * dk_*.c files), registered for a device type whose devices carry a tfd_device_math. Every op the
+ * CPU registry lists that does arithmetic or rearranges data is here; the rest of a GPU's ops are the
+ * data-movement kernels (k_data_movement.c). */
+#include <string.h>
+
+#include "device_kernel.h"
 
 typedef struct device_kernel {
   const char *op;
   tfd_kernel_setup_fn setup;
 } device_kernel;
 
-/* One entry per op, added as each family's dk_*.c file lands. */
-static const device_kernel device_kernels[] = {{NULL, NULL}};
+static const device_kernel device_kernels[] = {
+    /* elementwise (dk_cwise.c) */
+    {"Add", tfd_dk_setup_cwise}, {"AddV2", tfd_dk_setup_cwise}, {"Sub", tfd_dk_setup_cwise},
+    {"Mul", tfd_dk_setup_cwise}, {"RealDiv", tfd_dk_setup_cwise}, {"Maximum", tfd_dk_setup_cwise},
+    {"Minimum", tfd_dk_setup_cwise}, {"Pow", tfd_dk_setup_cwise}, {"SquaredDifference", tfd_dk_setup_cwise},
+    {"FloorDiv", tfd_dk_setup_cwise}, {"FloorMod", tfd_dk_setup_cwise}, {"Neg", tfd_dk_setup_cwise},
+    {"Abs", tfd_dk_setup_cwise}, {"Square", tfd_dk_setup_cwise}, {"Exp", tfd_dk_setup_cwise},
+    {"Log", tfd_dk_setup_cwise}, {"Sqrt", tfd_dk_setup_cwise}, {"Rsqrt", tfd_dk_setup_cwise},
+    {"Reciprocal", tfd_dk_setup_cwise}, {"Relu", tfd_dk_setup_cwise}, {"Relu6", tfd_dk_setup_cwise},
+    {"Elu", tfd_dk_setup_cwise}, {"Selu", tfd_dk_setup_cwise}, {"Softplus", tfd_dk_setup_cwise},
+    {"LeakyRelu", tfd_dk_setup_cwise}, {"Sigmoid", tfd_dk_setup_cwise}, {"Tanh", tfd_dk_setup_cwise},
+    {"LogicalNot", tfd_dk_setup_cwise}, {"Equal", tfd_dk_setup_cwise}, {"NotEqual", tfd_dk_setup_cwise},
+    {"Less", tfd_dk_setup_cwise}, {"LessEqual", tfd_dk_setup_cwise}, {"Greater", tfd_dk_setup_cwise},
+    {"GreaterEqual", tfd_dk_setup_cwise}, {"LogicalAnd", tfd_dk_setup_cwise}, {"LogicalOr", tfd_dk_setup_cwise},
+    {"Select", tfd_dk_setup_cwise}, {"SelectV2", tfd_dk_setup_cwise}, {"AddN", tfd_dk_setup_cwise},
+    {"BiasAdd", tfd_dk_setup_cwise}, {"Softmax", tfd_dk_setup_cwise}, {"Prelu", tfd_dk_setup_cwise},
+    {"Cast", tfd_dk_setup_cwise},
+    /* reductions (dk_reduce.c) */
+    {"Sum", tfd_dk_setup_reduce}, {"Mean", tfd_dk_setup_reduce}, {"Max", tfd_dk_setup_reduce},
+    {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
+    {"ArgMin", tfd_dk_setup_reduce}, {"TopKV2", tfd_dk_setup_reduce},
+    /* data movement (dk_shape.c) */
+    {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
+    {"Unpack", tfd_dk_setup_shape}, {"Slice", tfd_dk_setup_shape}, {"StridedSlice", tfd_dk_setup_shape},
+    {"Split", tfd_dk_setup_shape}, {"SplitV", tfd_dk_setup_shape}, {"Tile", tfd_dk_setup_shape},
+    {"Pad", tfd_dk_setup_shape}, {"PadV2", tfd_dk_setup_shape}, {"MirrorPad", tfd_dk_setup_shape},
+    {"GatherV2", tfd_dk_setup_shape}, {"GatherNd", tfd_dk_setup_shape}, {"Range", tfd_dk_setup_shape},
+    {"Fill", tfd_dk_setup_shape}, {"ZerosLike", tfd_dk_setup_shape}, {"OnesLike", tfd_dk_setup_shape},
+    {"ExpandDims", tfd_dk_setup_shape}, {"Squeeze", tfd_dk_setup_shape}, {"Shape", tfd_dk_setup_shape},
+    /* products (dk_matmul.c) */
+    {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
+    /* convolutions and pools (dk_conv.c) */
+    {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv},
+    {"DepthwiseConv2dNative", tfd_dk_setup_conv}, {"_FusedDepthwiseConv2dNative", tfd_dk_setup_conv},
+    {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
+    {"AvgPool", tfd_dk_setup_conv},
+    /* images and normalisation (dk_image.c) */
+    {"Conv2DBackpropInput", tfd_dk_setup_image}, {"FusedBatchNorm", tfd_dk_setup_image},
+    {"FusedBatchNormV3", tfd_dk_setup_image}, {"ResizeBilinear", tfd_dk_setup_image},
+    {"ResizeNearestNeighbor", tfd_dk_setup_image},
+    /* random numbers and variables (dk_state.c) */
+    {"RandomUniform", tfd_dk_setup_state}, {"RandomStandardNormal", tfd_dk_setup_state},
+    {"VarHandleOp", tfd_dk_setup_state}, {"ReadVariableOp", tfd_dk_setup_state},
+    {"AssignVariableOp", tfd_dk_setup_state}, {"AssignAddVariableOp", tfd_dk_setup_state},
+    {NULL, NULL}};
+
+/* Fill, ZerosLike and OnesLike have data-movement kernels too (they stage through the host): the
+ * device kernels are registered above them, whichever comes first. */
+static int priority_of(const char *op) {
+  return strcmp(op, "Fill") == 0 || strcmp(op, "ZerosLike") == 0 || strcmp(op, "OnesLike") == 0 ? 1 : 0;
+}
 
 tfd_code tfd_kernel_register_device_kernels(const char *device_type, tfd_status *st) {
-  if (tfd_kernel_register_data_movement(device_type, st) != TFD_OK) return tfd_status_code(st);
   for (size_t i = 0; device_kernels[i].op; i++)
-    if (tfd_kernel_register(device_kernels[i].op, device_type, device_kernels[i].setup, st) != TFD_OK)
+    if (tfd_kernel_register_entry(device_kernels[i].op, device_type, device_kernels[i].setup,
+                                  priority_of(device_kernels[i].op), NULL, NULL, NULL, st) != TFD_OK)
       return tfd_status_code(st);
-  return TFD_OK;
+  return tfd_kernel_register_data_movement(device_type, st);
 }

@@ -130,7 +130,8 @@ typedef struct tfd_dm_conv {
   int64_t pad_before[2], pad_after[2];
   bool depthwise;
   /* Conv2DBackpropInput: y is the input gradient [n, h, w, c] from x = out_backprop [n, oh, ow, o]
-   * and the same filter; the epilogue fields are then unused. */
+   * and the same filter; the epilogue fields are then unused, and every element of y is written (0
+   * where no output position reads it). */
   bool backprop_input;
   const void *bias;          /* device, o values, or NULL */
   const void *scale, *shift; /* device, o values each, or NULL */
@@ -168,7 +169,9 @@ typedef struct tfd_device_math {
                     float alpha, tfd_status *status);
   /* y = op(a, b) over w (operands 0 and 1; y contiguous, its dtype bool for comparisons and logic).
    * Numbers: float32, float64, int32, int64 (integer arithmetic wraps; FLOOR_DIV/FLOOR_MOD by zero
-   * give 0, the device kernel having refused them when it could see them). */
+   * give 0, the device kernel having refused them when it could see them). dtype TFD_BOOL: EQUAL,
+   * NOT_EQUAL, LOGICAL_AND and LOGICAL_OR (TFD_DM_COMPARE). y may be a or b itself when that operand
+   * walks contiguously (the device kernels write over an input nobody else reads). */
   tfd_code (*binary)(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dtype, const void *a, const void *b, void *y,
                      const tfd_dm_walk *w, tfd_status *status);
   /* y = cond ? a : b over w (operands 0 cond (bool), 1 a, 2 b); any dtype by element size. */
@@ -211,7 +214,9 @@ typedef struct tfd_device_math {
 
   /* ---- reductions ---- */
   /* x viewed as [outer, n, inner]; y [outer, inner] = op over the middle axis (MEAN divides by n;
-   * an empty axis gives the op's identity, MEAN NaN). float32, float64, int32, int64 (not MEAN). */
+   * an empty axis gives the op's identity, MEAN NaN). float32, float64, int32, int64 (not MEAN).
+   * The device kernels ask for MEAN of floats only, never over an empty axis (the CPU's empty mean
+   * is 0: they ask for SUM), and compose an integer mean from SUM and DIV. */
   tfd_code (*reduce)(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dtype, const void *x, int64_t outer,
                      int64_t n, int64_t inner, void *y, tfd_status *status);
   /* ArgMax/ArgMin over the middle axis of [outer, n, inner] (n >= 1), the first index of the
@@ -225,7 +230,9 @@ typedef struct tfd_device_math {
    * [rows, k] int32/int64. */
   tfd_code (*top_k)(struct tfd_device *d, tfd_dtype dtype, const void *x, int64_t rows, int64_t cols, int64_t k,
                     void *values, tfd_dtype idx_dtype, void *indices, tfd_status *status);
-  /* FusedBatchNorm inference over x [rows, c]: y = (x - mean) * scale / sqrt(variance + epsilon) + offset. */
+  /* FusedBatchNorm inference over x [rows, c]: y = (x - mean) * scale / sqrt(variance + epsilon) +
+   * offset, in the CPU kernel's order (x - mean) * tfd_dm_batch_norm_factor(scale, variance, epsilon)
+   * + offset. float32. */
   tfd_code (*batch_norm)(struct tfd_device *d, tfd_dtype dtype, const void *x, const void *scale, const void *offset,
                          const void *mean, const void *variance, float epsilon, int64_t rows, int64_t c, void *y,
                          tfd_status *status);

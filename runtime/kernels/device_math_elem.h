@@ -13,6 +13,7 @@
 #define TFDEV_RUNTIME_DEVICE_MATH_ELEM_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/half.h"
@@ -87,6 +88,31 @@ static inline TFD_HD int32_t tfd_dm_unary_i32(int op, int32_t x) {
     case TFD_DM_NEG: return (int32_t)(0 - u);
     case TFD_DM_ABS: return x < 0 ? (int32_t)(0 - u) : x;
     case TFD_DM_SQUARE: return (int32_t)(u * u);
+    default: return x;
+  }
+}
+
+/* The activations of fused epilogues (activation.h's tfd_activation), as activation.c computes them
+ * (LeakyRelu there is relu(x) + alpha * min(x, 0): the same value but for the sign of a zero). */
+static inline TFD_HD float tfd_dm_activation_f32(int act, float x, float alpha) {
+  switch (act) {
+    case TFD_ACT_RELU: return tfd_dm_unary_f32(TFD_DM_RELU, x, alpha);
+    case TFD_ACT_RELU6: return tfd_dm_unary_f32(TFD_DM_RELU6, x, alpha);
+    case TFD_ACT_ELU: return tfd_dm_unary_f32(TFD_DM_ELU, x, alpha);
+    case TFD_ACT_LEAKY_RELU: return tfd_dm_unary_f32(TFD_DM_LEAKY_RELU, x, alpha);
+    case TFD_ACT_TANH: return tfd_dm_unary_f32(TFD_DM_TANH, x, alpha);
+    case TFD_ACT_SIGMOID: return tfd_dm_unary_f32(TFD_DM_SIGMOID, x, alpha);
+    default: return x;
+  }
+}
+static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alpha) {
+  switch (act) {
+    case TFD_ACT_RELU: return tfd_dm_unary_f64(TFD_DM_RELU, x, alpha);
+    case TFD_ACT_RELU6: return tfd_dm_unary_f64(TFD_DM_RELU6, x, alpha);
+    case TFD_ACT_ELU: return tfd_dm_unary_f64(TFD_DM_ELU, x, alpha);
+    case TFD_ACT_LEAKY_RELU: return tfd_dm_unary_f64(TFD_DM_LEAKY_RELU, x, alpha);
+    case TFD_ACT_TANH: return tfd_dm_unary_f64(TFD_DM_TANH, x, alpha);
+    case TFD_ACT_SIGMOID: return tfd_dm_unary_f64(TFD_DM_SIGMOID, x, alpha);
     default: return x;
   }
 }
@@ -167,6 +193,64 @@ TFD_DM_INT_BINARY(tfd_dm_binary_i64, int64_t, uint64_t)
                                                   : ((a) != 0) | ((b) != 0)))
 
 static inline TFD_HD bool tfd_dm_is_comparison(int op) { return op >= TFD_DM_EQUAL; }
+
+/* ---- reductions (k_reduce.c's rules) ---- */
+/* acc combined with x: MAX and MIN keep acc on ties and on NaN comparisons; SUM and MEAN add, PROD
+ * multiplies (floats accumulate in double, integers in int64, wrapping). A reduction starts from
+ * its first element (MAX, MIN) or from tfd_dm_reduce_identity (SUM, MEAN: 0, PROD: 1). */
+static inline TFD_HD double tfd_dm_reduce_f(int op, double acc, double x) {
+  switch (op) {
+    case TFD_DM_MAX: return x > acc ? x : acc;
+    case TFD_DM_MIN: return x < acc ? x : acc;
+    case TFD_DM_PROD: return acc * x;
+    default: return acc + x;
+  }
+}
+static inline TFD_HD int64_t tfd_dm_reduce_i(int op, int64_t acc, int64_t x) {
+  switch (op) {
+    case TFD_DM_MAX: return x > acc ? x : acc;
+    case TFD_DM_MIN: return x < acc ? x : acc;
+    case TFD_DM_PROD: return (int64_t)((uint64_t)acc * (uint64_t)x);
+    default: return (int64_t)((uint64_t)acc + (uint64_t)x);
+  }
+}
+static inline TFD_HD double tfd_dm_reduce_identity(int op) { return op == TFD_DM_PROD ? 1.0 : 0.0; }
+
+/* ---- resizes (TensorFlow's image_resizer_state.h, computed in float as k_image.c does) ---- */
+/* Source pixels per output pixel along one dimension. */
+static inline TFD_HD float tfd_dm_resize_scale(int64_t in, int64_t out, bool align_corners) {
+  return align_corners && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
+}
+/* Bilinear: output index i reads source rows *lo and *hi (clamped to [0, in - 1]) with weight
+ * *frac on *hi. */
+static inline TFD_HD void tfd_dm_bilinear_index(int64_t i, int64_t in, float scale, bool half_pixel, int64_t *lo,
+                                                int64_t *hi, float *frac) {
+  float src = half_pixel ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
+  float fl = floorf(src);
+  int64_t l = (int64_t)fl, h = (int64_t)ceilf(src);
+  *lo = l > 0 ? l : 0;
+  *hi = h < in - 1 ? h : in - 1;
+  *frac = src - fl;
+}
+/* Nearest neighbour: the source index of output index i, clamped to [0, in - 1]. */
+static inline TFD_HD int64_t tfd_dm_nearest_index(int64_t i, int64_t in, float scale, bool align_corners,
+                                                  bool half_pixel) {
+  float src = half_pixel ? ((float)i + 0.5f) * scale : (float)i * scale;
+  int64_t v = (int64_t)(align_corners ? roundf(src) : floorf(src));
+  if (v > in - 1) v = in - 1;
+  return v < 0 ? 0 : v;
+}
+/* One bilinear output value from the four source values. */
+static inline TFD_HD float tfd_dm_lerp2(float tl, float tr, float bl, float br, float fx, float fy) {
+  float t = tl + (tr - tl) * fx, d = bl + (br - bl) * fx;
+  return t + (d - t) * fy;
+}
+
+/* ---- FusedBatchNorm (inference), in TensorFlow's order (k_image.c):
+ * y = (x - mean) * (rsqrt(variance + epsilon) * scale) + offset ---- */
+static inline TFD_HD float tfd_dm_batch_norm_factor(float scale, float variance, float epsilon) {
+  return 1.0f / sqrtf(variance + epsilon) * scale;
+}
 
 /* ---- Cast ---- */
 /* Element i of any numeric or bool array as a double. */

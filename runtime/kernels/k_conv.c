@@ -19,6 +19,7 @@
 #include "../core/status_internal.h"
 #include "activation.h"
 #include "conv_generic.h"
+#include "kernel_shared.h"
 #include "dnnl_conv.h"
 #include "pointwise_conv.h"
 #include "window.h"
@@ -98,7 +99,7 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
 
 /* What follows the convolution and bias over output rows [r0, r0 + rows), in place: the batch
  * norm, the addend (unless the output was made in the addend's buffer), then Prelu or the
- * activation. Prelu's alpha spans whole rows (prelu_alpha_size), or is one value. */
+ * activation. Prelu's alpha spans whole rows (tfd_prelu_alpha_size), or is one value. */
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
   float *y = j->y + r0 * j->o;
   if (j->bn)
@@ -259,7 +260,8 @@ static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, co
  * or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],
  * [H, W, C]); other broadcasts are UNIMPLEMENTED, shapes that do not broadcast INVALID_ARGUMENT,
  * both naming the shapes. *n is alpha's element count. */
-static bool prelu_alpha_size(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd, int64_t *n) {
+bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
+                          int64_t *n) {
   if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(a)));
     return false;
@@ -324,7 +326,7 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   if (p->prelu) {
     int64_t out[4] = {j->n, j->oh, j->ow, j->o};
     tfd_tensor *a = c->inputs[c->num_inputs - 1]; /* alpha comes last */
-    if (!prelu_alpha_size(c, k, a, out, 4, &j->alpha_n)) return false;
+    if (!tfd_prelu_alpha_size(c, k, a, out, 4, &j->alpha_n)) return false;
     j->alpha = tfd_tensor_const_data(a);
   }
   if (p->add) {
@@ -395,7 +397,7 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_para
     int64_t na = 0;
     if (!p->prelu) {
       tfd_activation_f32(p->act, yd, yd, tfd_tensor_numel(y), (float)p->alpha);
-    } else if (prelu_alpha_size(c, k, c->inputs[c->num_inputs - 1], so.dims, 4, &na)) {
+    } else if (tfd_prelu_alpha_size(c, k, c->inputs[c->num_inputs - 1], so.dims, 4, &na)) {
       const float *al = tfd_tensor_const_data(c->inputs[c->num_inputs - 1]);
       if (na == 1) tfd_activation_f32(TFD_ACT_LEAKY_RELU, yd, yd, tfd_tensor_numel(y), al[0]);
       else tfd_prelu_f32(yd, yd, al, na, 0, tfd_tensor_numel(y));
@@ -750,7 +752,7 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_threadpool_parallel_for(c->intra_pool, rows, dims[nd - 1] * (int64_t)es / 4 + 1, pad_range, &j);
 }
 
-/* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see prelu_alpha_size) ---- */
+/* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see tfd_prelu_alpha_size) ---- */
 static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
   int nd = tfd_tensor_ndims(x);
@@ -760,7 +762,7 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(x)));
     return;
   }
-  if (!prelu_alpha_size(c, k, a, dims, nd, &na)) return;
+  if (!tfd_prelu_alpha_size(c, k, a, dims, nd, &na)) return;
   tfd_tensor *y = tfd_kernel_forward_or_alloc(c, k, 0, TFD_FLOAT32, dims, nd);
   if (!y) return;
   c->outputs[0] = y;
@@ -790,10 +792,12 @@ static void conv_cleanup(tfd_kernel *k) {
  * followed by an activation or Prelu. The inputs after the filter: bias; bias and the addend;
  * scale, offset, mean and variance; then Prelu's alpha, always last (TensorFlow.js's converter
  * writes [BiasAdd, Prelu]; tfdev's remapper adds [BiasAdd, Add, Prelu] for residual blocks). */
-static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_params *p, int num_inputs, tfd_status *st) {
+tfd_code tfd_conv_parse_fused(const tfd_node_def *node, const char *op, int num_inputs, tfd_conv_fusion *p,
+                              tfd_status *st) {
   const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
   size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0, i = 0;
   bool ok = len >= 1 && len <= 3;
+  *p = (tfd_conv_fusion){0};
   if (ok && strcmp(v->list_s[0], "BiasAdd") == 0) {
     p->bias = true;
     i = 1;
@@ -823,6 +827,14 @@ static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_param
   if (ok) return TFD_OK;
   return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: [%s]",
                          tfd_node_def_name(node), op, list);
+}
+
+static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_params *p, int num_inputs, tfd_status *st) {
+  tfd_conv_fusion f;
+  if (tfd_conv_parse_fused(node, op, num_inputs, &f, st) != TFD_OK) return tfd_status_code(st);
+  p->bias = f.bias, p->add = f.add, p->batch_norm = f.batch_norm, p->prelu = f.prelu;
+  p->epsilon = f.epsilon, p->act = f.act;
+  return TFD_OK;
 }
 
 tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

@@ -6,9 +6,9 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 
-/* "1,0" for flat position i of a tensor shaped like t (TensorFlow's index notation in errors). */
-static const char *coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap) {
+const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap) {
   int64_t c[TFD_MAX_DIMS];
   for (int d = upto - 1; d >= 0; d--) {
     int64_t dim = tfd_tensor_dim(t, d);
@@ -79,7 +79,7 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
     int64_t v = tfd_tensor_get_index(ix, i);
     if (v < 0 || v >= limit) {
       char buf[128];
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = %lld is not in [0, %lld)", coords(ix, i, ir, buf, sizeof buf),
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = %lld is not in [0, %lld)", tfd_index_coords(ix, i, ir, buf, sizeof buf),
                       (long long)v, (long long)limit);
       return;
     }
@@ -137,7 +137,7 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
         tfd_shape ps;
         tfd_shape_of_tensor(p, &ps);
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = [%s] does not index into param shape %s",
-                        coords(ix, i, ir - 1, at, sizeof at), val, tfd_shape_string(&ps, shp, sizeof shp));
+                        tfd_index_coords(ix, i, ir - 1, at, sizeof at), val, tfd_shape_string(&ps, shp, sizeof shp));
         return;
       }
     }

@@ -23,6 +23,7 @@
 #include "../core/checked.h"
 #include "../core/half.h"
 #include "../core/status_internal.h"
+#include "device_math_elem.h"
 #include "kernel.h"
 #include "window.h"
 
@@ -80,7 +81,7 @@ static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
     return;
   }
-  for (int64_t ch = 0; ch < depth; ch++) factor[ch] = 1.0f / sqrtf(var[ch] + p->epsilon) * scale[ch];
+  for (int64_t ch = 0; ch < depth; ch++) factor[ch] = tfd_dm_batch_norm_factor(scale[ch], var[ch], p->epsilon);
   const float *in = tfd_tensor_const_data(x);
   float *out = tfd_tensor_data(y);
   int64_t n = tfd_tensor_numel(x);
@@ -89,32 +90,19 @@ static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
   free(factor);
 }
 
-/* ---- ResizeBilinear, ResizeNearestNeighbor ---- */
-static float resize_scale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
-}
-
+/* ---- ResizeBilinear, ResizeNearestNeighbor: the coordinates are device_math_elem.h's, which the
+ * device kernels share ---- */
 typedef struct lerp_index {
   int64_t lo, hi;
   float frac;
 } lerp_index;
 
 static void bilinear_indices(int64_t in, int64_t out, float scale, bool half_pixel, lerp_index *ix) {
-  for (int64_t i = 0; i < out; i++) {
-    float src = half_pixel ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
-    float fl = floorf(src);
-    int64_t lo = (int64_t)fl, hi = (int64_t)ceilf(src);
-    ix[i].lo = lo > 0 ? lo : 0;
-    ix[i].hi = hi < in - 1 ? hi : in - 1;
-    ix[i].frac = src - fl;
-  }
+  for (int64_t i = 0; i < out; i++) tfd_dm_bilinear_index(i, in, scale, half_pixel, &ix[i].lo, &ix[i].hi, &ix[i].frac);
 }
 
 static int64_t nearest_index(int64_t i, int64_t in, float scale, const image_params *p) {
-  float src = p->half_pixel_centers ? ((float)i + 0.5f) * scale : (float)i * scale;
-  int64_t v = (int64_t)(p->align_corners ? roundf(src) : floorf(src));
-  if (v > in - 1) v = in - 1;
-  return v < 0 ? 0 : v;
+  return tfd_dm_nearest_index(i, in, scale, p->align_corners, p->half_pixel_centers);
 }
 
 /* The images' dtypes both resizes take (TensorFlow's real number types that tfdev holds). */
@@ -171,7 +159,7 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!y) return;
   c->outputs[0] = y;
   if (total == 0) return;
-  float sy = resize_scale(h, oh, p->align_corners), sx = resize_scale(w, ow, p->align_corners);
+  float sy = tfd_dm_resize_scale(h, oh, p->align_corners), sx = tfd_dm_resize_scale(w, ow, p->align_corners);
   if (p->op == OP_RESIZE_NEAREST) {
     int64_t es = (int64_t)tfd_dtype_size(dt);
     const char *src = tfd_tensor_const_data(x);
@@ -210,8 +198,7 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
           for (int64_t q = 0; q < ch; q++) {
             float tl = load_float(raw, dt, top + lo + q), tr = load_float(raw, dt, top + hi + q);
             float bl = load_float(raw, dt, bot + lo + q), br = load_float(raw, dt, bot + hi + q);
-            float t = tl + (tr - tl) * fx, d = bl + (br - bl) * fx;
-            o[q] = t + (d - t) * fy;
+            o[q] = tfd_dm_lerp2(tl, tr, bl, br, fx, fy);
           }
         }
       }
@@ -228,8 +215,7 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
         float fx = xs[ox].frac;
         float *o = out + ((b * oh + oy) * ow + ox) * ch;
         for (int64_t q = 0; q < ch; q++) {
-          float t = tl[q] + (tr[q] - tl[q]) * fx, d = bl[q] + (br[q] - bl[q]) * fx;
-          o[q] = t + (d - t) * fy;
+          o[q] = tfd_dm_lerp2(tl[q], tr[q], bl[q], br[q], fx, fy);
         }
       }
     }

@@ -27,6 +27,7 @@
 
 #include "../core/status_internal.h"
 #include "activation.h"
+#include "kernel_shared.h"
 #include "dnnl_matmul.h"
 #include "gemm_avx512.h"
 #include "kernel.h"
@@ -244,12 +245,13 @@ static void matmul_cleanup(tfd_kernel *k) {
 
 /* The fused_ops TensorFlow's _FusedMatMul kernel accepts: BiasAdd, then at
  * most one activation. */
-static tfd_code parse_fused_ops(const tfd_node_def *node, matmul_attrs *attrs, tfd_status *st) {
+tfd_code tfd_matmul_parse_fused(const tfd_node_def *node, tfd_activation *act, tfd_status *st) {
   const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
   size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
   int64_t num_args = tfd_attr_int(node, "num_args", 0);
   bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0 && num_args == 1;
-  if (ok && len == 2) ok = (attrs->act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
+  *act = TFD_ACT_NONE;
+  if (ok && len == 2) ok = (*act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
   if (ok) return TFD_OK;
   char *list = NULL;
   size_t list_len = 0;
@@ -274,7 +276,7 @@ tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
   k->compute = k_matmul;
   attrs->fused = strcmp(init->op->name, "_FusedMatMul") == 0;
   attrs->alpha = tfd_attr_float(init->node, "leakyrelu_alpha", 0.2);
-  if (attrs->fused && parse_fused_ops(init->node, attrs, st) != TFD_OK) return tfd_status_code(st);
+  if (attrs->fused && tfd_matmul_parse_fused(init->node, &attrs->act, st) != TFD_OK) return tfd_status_code(st);
   attrs->weights_constant = tfd_attr_bool(init->node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (attrs->weights_constant && init->in_types && init->in_types[0] == TFD_FLOAT32) {
     attrs->dnnl = tfd_dnnl_matmul_new(k->ta, k->tb, attrs->fused, attrs->act, (float)attrs->alpha);

@@ -7,10 +7,10 @@
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 
-/* A scalar (or one-element) int axis input, normalised into [0, rank); false (status set) when invalid. */
-static bool read_axis(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, int rank, const char *what,
-                      int64_t *axis) {
+bool tfd_kernel_read_axis(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, int rank, const char *what,
+                          int64_t *axis) {
   if (!tfd_kernel_check_index(c, k, t, what)) return false;
   if (tfd_tensor_numel(t) != 1 || tfd_tensor_ndims(t) > 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar, got a tensor of rank %d with %lld elements", what,
@@ -86,7 +86,7 @@ static void k_expand_dims(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
     return;
   }
-  if (!read_axis(c, k, c->inputs[1], nd + 1, "axis", &axis)) return;
+  if (!tfd_kernel_read_axis(c, k, c->inputs[1], nd + 1, "axis", &axis)) return;
   for (int d = 0, s = 0; d <= nd; d++) dims[d] = d == axis ? 1 : tfd_tensor_dim(in, s++);
   reshaped(c, k, in, dims, nd + 1);
 }
@@ -391,7 +391,7 @@ static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[1];
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   int n = c->num_outputs;
-  if (!read_axis(c, k, c->inputs[0], tfd_tensor_ndims(in), "split_dim", &axis)) return;
+  if (!tfd_kernel_read_axis(c, k, c->inputs[0], tfd_tensor_ndims(in), "split_dim", &axis)) return;
   int64_t dim = tfd_tensor_dim(in, (int)axis);
   if (dim % n != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
@@ -408,7 +408,7 @@ static void k_split_v(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0], *st = c->inputs[1];
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS], total = 0;
   int n = c->num_outputs, unknown_at = -1;
-  if (!read_axis(c, k, c->inputs[2], tfd_tensor_ndims(in), "split_dim", &axis)) return;
+  if (!tfd_kernel_read_axis(c, k, c->inputs[2], tfd_tensor_ndims(in), "split_dim", &axis)) return;
   if (!tfd_kernel_check_index(c, k, st, "size_splits")) return;
   if (tfd_tensor_ndims(st) != 1 || tfd_tensor_numel(st) != n) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size_splits must be a vector of num_split = %d sizes, got %lld", n,

@@ -7,6 +7,7 @@
 
 #include "../core/status_internal.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 
 typedef struct variable {
   pthread_mutex_t mu;
@@ -104,11 +105,29 @@ static bool same_shape(const tfd_tensor *a, const tfd_tensor *b) {
 #define ADD_INTO(T)                                              \
   for (int64_t i = 0; i < n; i++) ((T *)dst)[i] = ((const T *)x)[i] + ((const T *)y)[i];
 
+/* old + delta on the host (the CPU kernel's sum). */
+static tfd_tensor *host_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta) {
+  tfd_tensor *sum = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(old), old);
+  if (!sum) return NULL;
+  const void *x = tfd_tensor_const_data(old), *y = tfd_tensor_const_data(delta);
+  void *dst = tfd_tensor_data(sum);
+  int64_t n = tfd_tensor_numel(sum);
+  switch (tfd_tensor_dtype(sum)) {
+    case TFD_FLOAT32: ADD_INTO(float) break;
+    case TFD_FLOAT64: ADD_INTO(double) break;
+    case TFD_INT32: ADD_INTO(int32_t) break;
+    case TFD_INT64: ADD_INTO(int64_t) break;
+    default: break;
+  }
+  return sum;
+}
+
 static void k_assign_add(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource *r;
   variable *v = find_var(k, c, &r, false);
   if (!v) return;
   tfd_tensor *delta = c->inputs[1];
+  const tfd_variable_adder *adder = k->dk_params; /* a device kernel's sum, in the variable's memory */
   pthread_mutex_lock(&v->mu);
   tfd_tensor *old = v->value, *sum = NULL;
   if (!old) {
@@ -116,21 +135,9 @@ static void k_assign_add(tfd_kernel *k, tfd_kernel_ctx *c) {
   } else if (!same_shape(old, delta) || tfd_tensor_dtype(old) != tfd_tensor_dtype(delta)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value's dtype or shape does not match the variable's");
   } else {
-    sum = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(old), old);
+    sum = adder ? adder->add(k, c, old, delta) : host_add(k, c, old, delta);
   }
-  if (sum) {
-    const void *x = tfd_tensor_const_data(old), *y = tfd_tensor_const_data(delta);
-    void *dst = tfd_tensor_data(sum);
-    int64_t n = tfd_tensor_numel(sum);
-    switch (tfd_tensor_dtype(sum)) {
-      case TFD_FLOAT32: ADD_INTO(float) break;
-      case TFD_FLOAT64: ADD_INTO(double) break;
-      case TFD_INT32: ADD_INTO(int32_t) break;
-      case TFD_INT64: ADD_INTO(int64_t) break;
-      default: break;
-    }
-    v->value = sum;
-  }
+  if (sum) v->value = sum;
   pthread_mutex_unlock(&v->mu);
   if (sum) tfd_tensor_unref(old);
   tfd_resource_unref(r);

@@ -84,6 +84,11 @@ struct tfd_kernel {
   tfd_resource_handle handle;    /* VarHandleOp, FIFOQueueV2 */
   int ntypes;                    /* queues: component dtypes */
   tfd_dtype types[TFD_MAX_OP_OUTPUTS];
+  /* Device kernels (dk_*.c): their own op code, and parameters the CPU kernel's fields do not hold
+   * (a plain block, freed with the kernel), beside the CPU kernel's fields that their host
+   * fallback reads. */
+  int dk_op;
+  void *dk_params;
 };
 
 typedef struct tfd_kernel_init {

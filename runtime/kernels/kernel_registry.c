@@ -193,6 +193,7 @@ static void kernel_destroy(tfd_op_kernel *base) {
   tfd_kernel *k = (tfd_kernel *)base;
   if (k->cleanup) k->cleanup(k);
   tfd_tensor_unref(k->value);
+  free(k->dk_params);
   free(k->key);
   free(k->name);
   free(k);

@@ -1,13 +1,19 @@
 /* The test suite's fake GPU backend (libtfdev_fakegpu.so; never installed): "GPU" devices at
  * priority 210 whose memory the host must not touch, so CI, which has no GPU, runs the runtime's
  * whole device-memory path (placement, _Send/_Recv copies, feeds, fetches, eager compute, the
- * data-movement kernels, sync_every_op) against a device that behaves like one.
+ * data-movement kernels, the device kernels over its math, sync_every_op) against a device that
+ * behaves like one.
  *
  * Its "device memory" is host memory holding every byte inverted, moved in and out only by its
  * copy ops: any runtime path that reads or writes device memory directly, or forgets a copy,
  * yields wrong numbers instead of passing by accident. Loaded as any backend is
- * (TFDEV_BACKENDS=fakegpu). Knobs: TFDEV_FAKE_GPUS (devices, read at load; default 1) and
- * TFDEV_FAKE_GPU_FAIL_SYNC=1 (read at each sync: sync reports a device fault, for sync_every_op). */
+ * (TFDEV_BACKENDS=fakegpu). Its devices carry a tfd_device_math (fake_gpu_math.c: C loops over the
+ * inverted memory with device_math_elem.h's per-element code) and the module registers the device
+ * kernels, so every op that has one runs on the "GPU" and CI checks it against the CPU kernel.
+ * Knobs: TFDEV_FAKE_GPUS (devices, read at load; default 1), TFDEV_FAKE_GPU_MATH=0 (read at load: no
+ * math and only the data-movement kernels, a GPU as it was before device kernels, for the tests of
+ * placement fallbacks) and TFDEV_FAKE_GPU_FAIL_SYNC=1 (read at each sync: sync reports a device
+ * fault, for sync_every_op). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +23,14 @@
 #include "../core/status_internal.h"
 #include "../device/backend_shim.h"
 #include "../device/visible_devices.h"
+#include "fake_gpu_math.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_FAKE_GPUS 8
 #define FAKE_GPU_MEMORY ((int64_t)1 << 30)
 
 static int num_physical; /* what init found: set once, when the module loads */
+static bool with_math;    /* TFDEV_FAKE_GPU_MATH is not 0: set once, when the module loads */
 
 /* ---- the device memory: inverted bytes, with the statistics an allocator keeps ---- */
 typedef struct fake_memory {
@@ -146,6 +154,7 @@ static tfd_device *fake_gpu_new(void *arg, const char *name, int tf_id, int id, 
     return NULL;
   }
   g->base.sync_every_op = tfd_session_options_gpu_sync_every_op(o);
+  g->base.math = with_math ? tfd_fake_gpu_math() : NULL;
   g->memory = fake_memory_new(mem);
   g->host = tfd_cpu_allocator_new(host, 0);
   if (!g->memory || !g->host) {
@@ -173,6 +182,8 @@ static int fake_init(const tfd_backend_host *host, char *why, size_t cap) {
   num_physical = n ? atoi(n) : 1;
   if (num_physical < 0) num_physical = 0;
   if (num_physical > MAX_FAKE_GPUS) num_physical = MAX_FAKE_GPUS;
+  const char *math = getenv("TFDEV_FAKE_GPU_MATH");
+  with_math = !(math && strcmp(math, "0") == 0);
   if (num_physical == 0) snprintf(why, cap, "no fake GPU (TFDEV_FAKE_GPUS=0)");
   return num_physical;
 }
@@ -186,7 +197,7 @@ static tfd_code fake_register_factories(tfd_factory_registry *r, tfd_status *st)
 }
 
 static tfd_code fake_register_kernels(const tfd_backend_kernel_api *api, tfd_status *st) {
-  return api->register_data_movement("GPU", st);
+  return with_math ? api->register_device_kernels("GPU", st) : api->register_data_movement("GPU", st);
 }
 
 static const tfd_backend_module fake_module = {TFD_BACKEND_ABI, "fakegpu", fake_init, fake_register_factories,

@@ -1,7 +1,9 @@
 /* The device-memory path through the C API, against the fake GPU backend (fake_gpu_backend.c,
  * loaded with TFDEV_BACKENDS=fakegpu): copies in and out of memory the host must not touch,
  * partitioned graphs CPU<->GPU, feeds and fetches of GPU tensors, the data-movement kernels,
- * eager ops on a GPU, placement errors and fallbacks, sync_every_op, kernel registration. */
+ * eager ops on a GPU, placement errors and fallbacks, sync_every_op, kernel registration. ctest runs
+ * it with TFDEV_FAKE_GPU_MATH=0: a GPU without device math, whose other ops fall back to the CPU
+ * (runtime/kernels/device_kernels_test.c runs the fake GPU with its math). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

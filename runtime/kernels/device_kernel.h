@@ -1,0 +1,81 @@
+/* What the device kernels (dk_*.c) share: the host work every one of them does around the device's
+ * math (device_math.h) — finding the math, allocating outputs in the memory their dtype lives in,
+ * reading shape-like inputs on the host, building strided walks — and the host fallback that runs
+ * the CPU kernel on host copies (TensorFlow's int32 GPU kernels, and dtypes the math lacks). */
+#ifndef TFDEV_RUNTIME_DEVICE_KERNEL_H
+#define TFDEV_RUNTIME_DEVICE_KERNEL_H
+
+#include "../core/status_internal.h"
+#include "../framework/op_registry.h"
+#include "device_math.h"
+#include "kernel.h"
+
+/* The device's math; NULL, with INTERNAL reported against the node naming the device, when it has
+ * none (a backend that only moves data). */
+const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_ctx *c);
+
+/* True when code is TFD_OK; else reports st's error against the node, clears st, and is false. */
+bool tfd_dk_ok(const tfd_kernel *k, tfd_kernel_ctx *c, tfd_code code, tfd_status *st);
+
+/* A new output in the memory dt lives in on the device (tfd_kernel_memory_for: device memory, int32
+ * on the host); NULL with the error reported. */
+tfd_tensor *tfd_dk_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd);
+/* A temporary in the device's own memory whatever its dtype: where the math writes an int32 result
+ * before it is copied to the host. */
+tfd_tensor *tfd_dk_alloc_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd);
+/* A device-memory scalar of dt holding `value` (elem bytes of host memory), for composing entries. */
+tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_device_math *m, tfd_dtype dt,
+                          const void *value);
+
+/* y = LeakyRelu(x) for float64 x with alpha a double, as the CPU kernel computes it (the math's
+ * unary takes its alpha as a float): x > 0 ? x : alpha * x as a binary PRELU against a scalar. */
+bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+                           tfd_tensor *y, double alpha);
+
+/* Input i readable on the host: a new reference to it when it is there (int32, resource handles),
+ * else a copy out of device memory (int64 shapes and axes). NULL with the error reported. */
+tfd_tensor *tfd_dk_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i);
+/* t in the memory `to` (a new reference: t itself when it is there already). NULL, reported. */
+tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to);
+/* t in the memory its dtype lives in on the device (a result computed elsewhere). */
+tfd_tensor *tfd_dk_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
+/* t (a host tensor) copied into the device's own memory (indices the math reads). */
+tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
+
+/* Sets k up to run the CPU kernel (cpu_setup's) on host copies of its inputs, its outputs moved to
+ * the memory their dtypes live in on the device: ops whose T lives on the host (int32) and dtypes
+ * the device math does not implement. k->host_inputs is then UINT32_MAX (every input, however
+ * many); a caller may narrow it (0: the CPU kernel reads no input's elements, as Shape). */
+tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
+                              tfd_status *st);
+/* Sets k up to run the CPU kernel with the inputs in `mask` (bit i: input i) read on the host and the
+ * others left where they are: kernels that only read shapes, or make views (ExpandDims, Shape). */
+tfd_code tfd_dk_setup_host_inputs(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
+                                  uint32_t mask, tfd_status *st);
+
+/* Fills w for an output of dims[nd] read by nops operands at strides[op][d] (elements; 0 broadcasts)
+ * from offsets[op]: dimensions of size 1 are dropped and neighbours every operand walks alike are
+ * merged, so the math sees few dimensions. Returns the output's element count (0: nothing to do). */
+int64_t tfd_dk_walk(tfd_dm_walk *w, int nd, const int64_t *dims, int nops, const int64_t strides[][TFD_MAX_DIMS],
+                    const int64_t *offsets);
+/* Row-major element strides of dims[nd]. */
+void tfd_dk_strides(int nd, const int64_t *dims, int64_t *strides);
+/* Element strides of a tensor of shape s read broadcast into an output of shape out (0 along the
+ * dimensions it broadcasts, and those it lacks). */
+void tfd_dk_broadcast_strides(const tfd_shape *s, const tfd_shape *out, int64_t *strides);
+/* Whether tensors of dt live in the device's own memory on d (else on the host: int32, handles). */
+bool tfd_dk_lives_on_device(tfd_device *d, tfd_dtype dt);
+/* Whether the device math handles dt for an arithmetic op (float32, float64, int64); int32 lives on
+ * the host and runs the CPU kernel there, others (float16, uint8) too. */
+bool tfd_dk_arith_dtype(tfd_dtype dt);
+
+/* Setups of the device-kernel families (one file each). */
+tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+
+#endif

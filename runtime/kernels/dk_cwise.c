@@ -1,0 +1,463 @@
+/* Device kernels of the elementwise ops (k_cwise.c, k_logic.c, Prelu of k_conv.c, Cast of k_basic.c):
+ * unary math and activations, binary arithmetic, comparisons and logic with numpy broadcasting as
+ * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, with the CPU kernels'
+ * checks and messages. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
+ * on the host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_kernel.h"
+#include "kernel_shared.h"
+
+enum { K_UNARY, K_BINARY, K_COMPARE, K_LOGIC, K_SELECT, K_SELECT_V2, K_ADD_N, K_BIAS_ADD, K_SOFTMAX, K_PRELU, K_CAST };
+
+typedef struct cwise_op {
+  const char *name;
+  int kind;
+  int dm; /* tfd_dm_unary or tfd_dm_binary */
+  tfd_kernel_setup_fn cpu;
+} cwise_op;
+
+static const cwise_op ops[] = {
+    {"Add", K_BINARY, TFD_DM_ADD, tfd_setup_cwise},
+    {"AddV2", K_BINARY, TFD_DM_ADD, tfd_setup_cwise},
+    {"Sub", K_BINARY, TFD_DM_SUB, tfd_setup_cwise},
+    {"Mul", K_BINARY, TFD_DM_MUL, tfd_setup_cwise},
+    {"RealDiv", K_BINARY, TFD_DM_DIV, tfd_setup_cwise},
+    {"Maximum", K_BINARY, TFD_DM_MAXIMUM, tfd_setup_cwise},
+    {"Minimum", K_BINARY, TFD_DM_MINIMUM, tfd_setup_cwise},
+    {"Pow", K_BINARY, TFD_DM_POW, tfd_setup_logic},
+    {"SquaredDifference", K_BINARY, TFD_DM_SQUARED_DIFFERENCE, tfd_setup_logic},
+    {"FloorDiv", K_BINARY, TFD_DM_FLOOR_DIV, tfd_setup_logic},
+    {"FloorMod", K_BINARY, TFD_DM_FLOOR_MOD, tfd_setup_logic},
+    {"Neg", K_UNARY, TFD_DM_NEG, tfd_setup_cwise},
+    {"Abs", K_UNARY, TFD_DM_ABS, tfd_setup_cwise},
+    {"Square", K_UNARY, TFD_DM_SQUARE, tfd_setup_cwise},
+    {"Exp", K_UNARY, TFD_DM_EXP, tfd_setup_cwise},
+    {"Log", K_UNARY, TFD_DM_LOG, tfd_setup_cwise},
+    {"Sqrt", K_UNARY, TFD_DM_SQRT, tfd_setup_cwise},
+    {"Rsqrt", K_UNARY, TFD_DM_RSQRT, tfd_setup_logic},
+    {"Reciprocal", K_UNARY, TFD_DM_RECIPROCAL, tfd_setup_logic},
+    {"Relu", K_UNARY, TFD_DM_RELU, tfd_setup_cwise},
+    {"Relu6", K_UNARY, TFD_DM_RELU6, tfd_setup_cwise},
+    {"Elu", K_UNARY, TFD_DM_ELU, tfd_setup_cwise},
+    {"Selu", K_UNARY, TFD_DM_SELU, tfd_setup_logic},
+    {"Softplus", K_UNARY, TFD_DM_SOFTPLUS, tfd_setup_logic},
+    {"LeakyRelu", K_UNARY, TFD_DM_LEAKY_RELU, tfd_setup_cwise},
+    {"Sigmoid", K_UNARY, TFD_DM_SIGMOID, tfd_setup_cwise},
+    {"Tanh", K_UNARY, TFD_DM_TANH, tfd_setup_cwise},
+    {"LogicalNot", K_UNARY, TFD_DM_LOGICAL_NOT, tfd_setup_logic},
+    {"Equal", K_COMPARE, TFD_DM_EQUAL, tfd_setup_logic},
+    {"NotEqual", K_COMPARE, TFD_DM_NOT_EQUAL, tfd_setup_logic},
+    {"Less", K_COMPARE, TFD_DM_LESS, tfd_setup_logic},
+    {"LessEqual", K_COMPARE, TFD_DM_LESS_EQUAL, tfd_setup_logic},
+    {"Greater", K_COMPARE, TFD_DM_GREATER, tfd_setup_logic},
+    {"GreaterEqual", K_COMPARE, TFD_DM_GREATER_EQUAL, tfd_setup_logic},
+    {"LogicalAnd", K_LOGIC, TFD_DM_LOGICAL_AND, tfd_setup_logic},
+    {"LogicalOr", K_LOGIC, TFD_DM_LOGICAL_OR, tfd_setup_logic},
+    {"Select", K_SELECT, 0, tfd_setup_logic},
+    {"SelectV2", K_SELECT_V2, 0, tfd_setup_logic},
+    {"AddN", K_ADD_N, 0, tfd_setup_logic},
+    {"BiasAdd", K_BIAS_ADD, TFD_DM_ADD, tfd_setup_cwise},
+    {"Softmax", K_SOFTMAX, 0, tfd_setup_cwise},
+    {"Prelu", K_PRELU, TFD_DM_PRELU, NULL},
+    {"Cast", K_CAST, 0, tfd_setup_basic},
+};
+
+#define OP(k) (&ops[(k)->dk_op])
+
+static int64_t shape_dims(const tfd_tensor *t, int64_t *dims) {
+  for (int d = 0; d < tfd_tensor_ndims(t); d++) dims[d] = tfd_tensor_dim(t, d);
+  return tfd_tensor_ndims(t);
+}
+
+/* An output shaped like input i, written over it when nobody else reads it (the math reads each
+ * element before writing it), else new. */
+static tfd_tensor *output_over(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const tfd_shape *s) {
+  tfd_tensor *t = tfd_dk_lives_on_device(c->device, dt) ? tfd_kernel_forward_input(c, i, dt, s->dims, s->ndims)
+                                                                       : NULL;
+  return t ? t : tfd_dk_alloc(c, k, dt, s->dims, s->ndims);
+}
+
+/* ---- unary ---- */
+/* int64 Relu and Relu6 (the math's unary takes integers for NEG, ABS and SQUARE): max(x, 0), then
+ * min(., 6), as binary ops against scalars. */
+static bool int_relu(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x, tfd_tensor *y) {
+  int64_t zero = 0, six = 6, n = tfd_tensor_numel(x);
+  tfd_tensor *z = tfd_dk_scalar(c, k, m, TFD_INT64, &zero), *s6 = NULL;
+  bool ok = z != NULL;
+  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dm_walk w;
+  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+  tfd_status st = TFD_STATUS_INIT;
+  if (ok)
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_MAXIMUM, TFD_INT64, tfd_tensor_const_data(x), tfd_tensor_const_data(z),
+                                   tfd_tensor_data(y), &w, &st), &st);
+  if (ok && OP(k)->dm == TFD_DM_RELU6) {
+    ok = (s6 = tfd_dk_scalar(c, k, m, TFD_INT64, &six)) != NULL &&
+         tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_MINIMUM, TFD_INT64, tfd_tensor_const_data(y),
+                                   tfd_tensor_const_data(s6), tfd_tensor_data(y), &w, &st), &st);
+  }
+  tfd_tensor_unref(z);
+  tfd_tensor_unref(s6);
+  return ok;
+}
+
+static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *x = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(x);
+  int op = OP(k)->dm;
+  bool is_float = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  bool ok = op == TFD_DM_LOGICAL_NOT ? dt == TFD_BOOL
+            : is_float               ? true
+            : dt == TFD_INT64        ? op == TFD_DM_NEG || op == TFD_DM_ABS || op == TFD_DM_SQUARE || op == TFD_DM_RELU ||
+                                    op == TFD_DM_RELU6
+                                     : false;
+  if (!ok) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape s;
+  tfd_shape_of_tensor(x, &s);
+  tfd_tensor *y = output_over(c, k, 0, dt, &s);
+  if (!y) return;
+  int64_t n = tfd_tensor_numel(x);
+  tfd_status st = TFD_STATUS_INIT;
+  if (n == 0) {
+    ok = true;
+  } else if (dt == TFD_INT64 && (op == TFD_DM_RELU || op == TFD_DM_RELU6)) {
+    ok = int_relu(k, c, m, x, y);
+  } else if (dt == TFD_FLOAT64 && op == TFD_DM_LEAKY_RELU) {
+    ok = tfd_dk_leaky_relu_f64(k, c, m, x, y, k->alpha);
+  } else {
+    ok = tfd_dk_ok(k, c, m->unary(c->device, op, dt, tfd_tensor_const_data(x), tfd_tensor_data(y), n, (float)k->alpha, &st),
+                   &st);
+  }
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+/* ---- binary, comparisons, logic ---- */
+static bool same_dtypes(tfd_kernel *k, tfd_kernel_ctx *c, int first, int count) {
+  tfd_dtype dt = tfd_tensor_dtype(c->inputs[first]);
+  for (int i = first + 1; i < first + count; i++)
+    if (tfd_tensor_dtype(c->inputs[i]) != dt) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d is %s but input %d is %s", first, tfd_dtype_name(dt), i,
+                      tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
+      return false;
+    }
+  return true;
+}
+
+static bool broadcast2(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
+  tfd_status tmp = TFD_STATUS_INIT;
+  if (tfd_broadcast_shapes(a, b, out, &tmp) == TFD_OK) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
+  tfd_status_clear(&tmp);
+  return false;
+}
+
+/* y = op(a, b) broadcast into out; a or b written over when it is the output's shape. */
+static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, int ia, int ib,
+                       const tfd_shape *sa, const tfd_shape *sb, const tfd_shape *out, tfd_dtype out_dt) {
+  tfd_tensor *a = c->inputs[ia], *b = c->inputs[ib];
+  tfd_dtype dt = tfd_tensor_dtype(a);
+  bool same_a = sa->ndims == out->ndims, same_b = sb->ndims == out->ndims;
+  for (int d = 0; d < out->ndims; d++) {
+    same_a = same_a && sa->dims[d] == out->dims[d];
+    same_b = same_b && sb->dims[d] == out->dims[d];
+  }
+  tfd_tensor *y = NULL;
+  if (tfd_dk_lives_on_device(c->device, out_dt)) {
+    if (same_a) y = tfd_kernel_forward_input(c, ia, out_dt, out->dims, out->ndims);
+    if (!y && same_b) y = tfd_kernel_forward_input(c, ib, out_dt, out->dims, out->ndims);
+  }
+  if (!y && !(y = tfd_dk_alloc(c, k, out_dt, out->dims, out->ndims))) return;
+  int64_t strides[2][TFD_MAX_DIMS];
+  tfd_dk_broadcast_strides(sa, out, strides[0]);
+  tfd_dk_broadcast_strides(sb, out, strides[1]);
+  tfd_dm_walk w;
+  tfd_status st = TFD_STATUS_INIT;
+  if (tfd_dk_walk(&w, out->ndims, out->dims, 2, strides, NULL) > 0 &&
+      !tfd_dk_ok(k, c, m->binary(c->device, op, dt, tfd_tensor_const_data(a), tfd_tensor_const_data(b), tfd_tensor_data(y),
+                                 &w, &st), &st)) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  c->outputs[0] = y;
+}
+
+static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !same_dtypes(k, c, 0, 2)) return;
+  const cwise_op *o = OP(k);
+  tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
+  tfd_dtype dt = tfd_tensor_dtype(a);
+  bool numbers = dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT64;
+  bool ok = o->kind == K_LOGIC     ? dt == TFD_BOOL
+            : o->kind == K_COMPARE ? numbers || (dt == TFD_BOOL && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL))
+            : o->dm == TFD_DM_DIV  ? dt == TFD_FLOAT32 || dt == TFD_FLOAT64
+                                   : numbers;
+  if (!ok) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape sa, sb, out;
+  tfd_shape_of_tensor(a, &sa);
+  tfd_shape_of_tensor(b, &sb);
+  tfd_dtype out_dt = o->kind == K_COMPARE || o->kind == K_LOGIC ? TFD_BOOL : dt;
+  if (o->kind == K_COMPARE && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL) && !k->keep_dims) {
+    /* incompatible_shape_error=false: incompatible shapes compare as a scalar "all different". */
+    tfd_status tmp = TFD_STATUS_INIT;
+    if (tfd_broadcast_shapes(&sa, &sb, &out, &tmp) != TFD_OK) {
+      tfd_status_clear(&tmp);
+      unsigned char v = o->dm == TFD_DM_NOT_EQUAL;
+      c->outputs[0] = tfd_dk_scalar(c, k, m, TFD_BOOL, &v);
+      return;
+    }
+  } else if (!broadcast2(k, c, &sa, &sb, &out)) {
+    return;
+  }
+  /* Integer FloorDiv/FloorMod by zero and Pow to a negative power are in device memory here: the
+   * math gives 0 for them, as TensorFlow's GPU kernels do not check either (int32, on the host, is
+   * checked by the CPU kernel). */
+  run_binary(k, c, m, o->dm, 0, 1, &sa, &sb, &out, out_dt);
+}
+
+static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
+  int nd = tfd_tensor_ndims(v);
+  if (tfd_tensor_ndims(b) != 1 || nd < 1 || tfd_tensor_dim(v, nd - 1) != tfd_tensor_dim(b, 0)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias of %lld elements does not match the last dimension of value",
+                    (long long)tfd_tensor_dim(b, 0));
+    return;
+  }
+  tfd_shape sv, sb;
+  tfd_shape_of_tensor(v, &sv);
+  tfd_shape_of_tensor(b, &sb);
+  run_binary(k, c, m, TFD_DM_ADD, 0, 1, &sv, &sb, &sv, tfd_tensor_dtype(v));
+}
+
+static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
+  int64_t dims[TFD_MAX_DIMS], na;
+  int nd = (int)shape_dims(x, dims);
+  if (tfd_tensor_dtype(x) != TFD_FLOAT32) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(x)));
+    return;
+  }
+  if (!tfd_prelu_alpha_size(c, k, a, dims, nd, &na)) return;
+  tfd_shape sx, sa;
+  tfd_shape_of_tensor(x, &sx);
+  tfd_shape_of_tensor(a, &sa);
+  if (sa.ndims > sx.ndims) { /* alpha's extra leading dimensions are 1s (checked): drop them */
+    int drop = sa.ndims - sx.ndims;
+    for (int d = 0; d < sx.ndims; d++) sa.dims[d] = sa.dims[d + drop];
+    sa.ndims = sx.ndims;
+  }
+  run_binary(k, c, m, TFD_DM_PRELU, 0, 1, &sx, &sa, &sx, TFD_FLOAT32);
+}
+
+/* ---- Select, SelectV2 ---- */
+static bool need_bool(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
+  if (tfd_tensor_dtype(c->inputs[i]) == TFD_BOOL) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s (input %d) must be bool, got %s", what, i,
+                  tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
+  return false;
+}
+
+static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !need_bool(k, c, 0, "condition") || !same_dtypes(k, c, 1, 2)) return;
+  tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
+  size_t es = tfd_dtype_size(dt);
+  if ((es != 1 && es != 4 && es != 8) || dt == TFD_RESOURCE) { /* the CPU kernel's element sizes */
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape s[3], out;
+  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
+  char b1[96], b2[96];
+  if (OP(k)->kind == K_SELECT_V2) {
+    tfd_shape te;
+    if (!broadcast2(k, c, &s[1], &s[2], &te) || !broadcast2(k, c, &s[0], &te, &out)) return;
+  } else {
+    bool same = s[1].ndims == s[2].ndims;
+    for (int d = 0; same && d < s[1].ndims; d++) same = s[1].dims[d] == s[2].dims[d];
+    if (!same) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'then' and 'else' must have the same shape, got %s and %s",
+                      tfd_shape_string(&s[1], b1, sizeof b1), tfd_shape_string(&s[2], b2, sizeof b2));
+      return;
+    }
+    bool cond_same = s[0].ndims == s[1].ndims;
+    for (int d = 0; cond_same && d < s[0].ndims; d++) cond_same = s[0].dims[d] == s[1].dims[d];
+    if (!cond_same && s[0].ndims == 1 && s[1].ndims > 1 && s[0].dims[0] == s[1].dims[0]) {
+      s[0].ndims = s[1].ndims; /* a vector picks whole slices along the first dimension: [n, 1, ...] */
+      for (int d = 1; d < s[0].ndims; d++) s[0].dims[d] = 1;
+    } else if (!cond_same && s[0].ndims != 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                      "condition must be a scalar, a vector as long as the first dimension of 'then', or shaped "
+                      "like 'then'; got %s for 'then' of %s",
+                      tfd_shape_string(&s[0], b1, sizeof b1), tfd_shape_string(&s[1], b2, sizeof b2));
+      return;
+    }
+    out = s[1];
+  }
+  tfd_tensor *y = tfd_dk_alloc(c, k, dt, out.dims, out.ndims);
+  if (!y) return;
+  int64_t strides[3][TFD_MAX_DIMS];
+  for (int i = 0; i < 3; i++) tfd_dk_broadcast_strides(&s[i], &out, strides[i]);
+  tfd_dm_walk w;
+  tfd_status st = TFD_STATUS_INIT;
+  if (tfd_dk_walk(&w, out.ndims, out.dims, 3, strides, NULL) > 0 &&
+      !tfd_dk_ok(k, c, m->select(c->device, es, tfd_tensor_const_data(c->inputs[0]), tfd_tensor_const_data(c->inputs[1]),
+                                 tfd_tensor_const_data(c->inputs[2]), tfd_tensor_data(y), &w, &st), &st)) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  c->outputs[0] = y;
+}
+
+/* ---- AddN ---- */
+static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !same_dtypes(k, c, 0, c->num_inputs)) return;
+  tfd_tensor *first = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(first);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  for (int i = 1; i < c->num_inputs; i++) {
+    tfd_tensor *t = c->inputs[i];
+    bool same = tfd_tensor_ndims(t) == tfd_tensor_ndims(first);
+    for (int d = 0; same && d < tfd_tensor_ndims(t); d++) same = tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
+    if (!same) {
+      tfd_shape a, b;
+      char sa[96], sb[96];
+      tfd_shape_of_tensor(first, &a);
+      tfd_shape_of_tensor(t, &b);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d has shape %s but input 0 has shape %s", i,
+                      tfd_shape_string(&b, sb, sizeof sb), tfd_shape_string(&a, sa, sizeof sa));
+      return;
+    }
+  }
+  tfd_shape s;
+  tfd_shape_of_tensor(first, &s);
+  tfd_tensor *y = tfd_dk_alloc(c, k, dt, s.dims, s.ndims);
+  const void **in = y ? malloc((size_t)c->num_inputs * sizeof *in) : NULL;
+  if (y && !in) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (!in) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  for (int i = 0; i < c->num_inputs; i++) in[i] = tfd_tensor_const_data(c->inputs[i]);
+  tfd_status st = TFD_STATUS_INIT;
+  int64_t n = tfd_tensor_numel(y);
+  bool ok = n == 0 || tfd_dk_ok(k, c, m->add_n(c->device, dt, (const void *const *)in, c->num_inputs, tfd_tensor_data(y),
+                                               n, &st), &st);
+  free(in);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+/* ---- Softmax over the last dimension ---- */
+static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *x = c->inputs[0];
+  int nd = tfd_tensor_ndims(x);
+  if (nd < 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
+    return;
+  }
+  tfd_shape s;
+  tfd_shape_of_tensor(x, &s);
+  tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), s.dims, s.ndims);
+  if (!y) return;
+  int64_t cols = tfd_tensor_dim(x, nd - 1), rows = cols ? tfd_tensor_numel(x) / cols : 0;
+  tfd_status st = TFD_STATUS_INIT;
+  if (rows > 0 && !tfd_dk_ok(k, c, m->softmax(c->device, tfd_tensor_dtype(x), tfd_tensor_const_data(x), rows, cols, false,
+                                               tfd_tensor_data(y), &st), &st)) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  c->outputs[0] = y;
+}
+
+/* ---- Cast ---- */
+static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *x = c->inputs[0];
+  tfd_dtype from = tfd_tensor_dtype(x), to = k->dst;
+  if (from == to) {
+    c->outputs[0] = tfd_tensor_ref(x);
+    return;
+  }
+  tfd_shape s;
+  tfd_shape_of_tensor(x, &s);
+  /* A dtype that lives on the host (int32) is cast on the device, then copied out. */
+  bool via_device = !tfd_dk_lives_on_device(c->device, to);
+  tfd_tensor *y = via_device ? tfd_dk_alloc_device(c, k, to, s.dims, s.ndims) : tfd_dk_alloc(c, k, to, s.dims, s.ndims);
+  if (!y) return;
+  tfd_status st = TFD_STATUS_INIT;
+  int64_t n = tfd_tensor_numel(x);
+  if (n > 0 &&
+      !tfd_dk_ok(k, c, m->cast(c->device, from, to, tfd_tensor_const_data(x), tfd_tensor_data(y), n, &st), &st)) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  if (via_device) {
+    tfd_tensor *h = tfd_dk_to_home(c, k, y);
+    tfd_tensor_unref(y);
+    y = h;
+  }
+  c->outputs[0] = y;
+}
+
+/* ---- setup ---- */
+/* Whether the math runs op on T (else the CPU kernel runs on the host). */
+static bool on_device(const cwise_op *o, tfd_dtype T) {
+  switch (o->kind) {
+    case K_LOGIC: return true;
+    case K_SELECT:
+    case K_SELECT_V2: return T != TFD_INT32;
+    case K_CAST: return T != TFD_INT32;
+    case K_COMPARE: return tfd_dk_arith_dtype(T) || T == TFD_BOOL;
+    case K_PRELU: return true;
+    case K_UNARY: return o->dm == TFD_DM_LOGICAL_NOT || tfd_dk_arith_dtype(T);
+    default: return tfd_dk_arith_dtype(T);
+  }
+}
+
+tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *name = init->op->name;
+  size_t i = 0;
+  while (i < sizeof ops / sizeof ops[0] && strcmp(ops[i].name, name) != 0) i++;
+  if (i == sizeof ops / sizeof ops[0]) return tfd_status_setf(st, TFD_INTERNAL, "no elementwise device kernel for %s", name);
+  const cwise_op *o = &ops[i];
+  k->dk_op = (int)i;
+  if (!on_device(o, k->T)) return tfd_dk_setup_on_host(k, init, o->cpu, st);
+  if (o->cpu && o->cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
+  switch (o->kind) {
+    case K_UNARY: k->compute = k_unary; break;
+    case K_BINARY:
+    case K_COMPARE:
+    case K_LOGIC: k->compute = k_binary; break;
+    case K_SELECT:
+    case K_SELECT_V2: k->compute = k_select; break;
+    case K_ADD_N: k->compute = k_add_n; break;
+    case K_BIAS_ADD: k->compute = k_bias_add; break;
+    case K_SOFTMAX: k->compute = k_softmax; break;
+    case K_PRELU: k->compute = k_prelu; break;
+    default: k->compute = k_cast; break;
+  }
+  return TFD_OK;
+}

@@ -1,0 +1,288 @@
+/* Device kernels of the reductions (k_reduce.c) and of the index-picking reductions of k_gather.c:
+ * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the CPU
+ * kernels' checks and messages. Reduced axes are merged into one middle axis of [outer, n, inner];
+ * reduced axes that are not adjacent are first brought together by a transposing copy. int32 runs
+ * the CPU kernel on the host; int32 results of device data (ArgMax's output_type int32, TopKV2's
+ * indices) are made in device memory and copied to the host, where that dtype lives. */
+#include <string.h>
+
+#include "../core/checked.h"
+#include "device_kernel.h"
+
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K };
+
+static const struct {
+  const char *name;
+  int dm; /* tfd_dm_reduce for the reductions */
+} ops[] = {{"Sum", TFD_DM_SUM}, {"Mean", TFD_DM_MEAN}, {"Max", TFD_DM_MAX}, {"Min", TFD_DM_MIN},
+           {"Prod", TFD_DM_PROD}, {"ArgMax", 0},      {"ArgMin", 0},      {"TopKV2", 0}};
+
+static int64_t span(const tfd_tensor *t, int from, int to) {
+  int64_t n = 1;
+  for (int d = from; d < to; d++) n *= tfd_tensor_dim(t, d);
+  return n;
+}
+
+/* A result the math wrote into device memory, moved to where its dtype lives (int32: the host). */
+static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+  if (tfd_dk_lives_on_device(c->device, tfd_tensor_dtype(t))) return t;
+  tfd_tensor *h = tfd_dk_to_home(c, k, t);
+  tfd_tensor_unref(t);
+  return h;
+}
+
+/* x [outer, n, inner] reduced over the middle axis into y, by op; int64 Mean as a Sum divided by n. */
+static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, tfd_dtype dt, const void *x,
+                    int64_t outer, int64_t n, int64_t inner, tfd_tensor *y) {
+  tfd_status st = TFD_STATUS_INIT;
+  if (op == TFD_DM_MEAN && n == 0) op = TFD_DM_SUM; /* an empty mean is 0 in the CPU kernel (0 / 0 is not taken) */
+  bool int_mean = op == TFD_DM_MEAN && dt == TFD_INT64;
+  if (!tfd_dk_ok(k, c, m->reduce(c->device, int_mean ? TFD_DM_SUM : op, dt, x, outer, n, inner, tfd_tensor_data(y), &st),
+                 &st))
+    return false;
+  if (!int_mean) return true;
+  tfd_tensor *count = tfd_dk_scalar(c, k, m, TFD_INT64, &n);
+  if (!count) return false;
+  int64_t total = outer * inner, strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dm_walk w;
+  tfd_dk_walk(&w, 1, &total, 2, strides, NULL);
+  bool ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_DIV, TFD_INT64, tfd_tensor_const_data(y), tfd_tensor_const_data(count),
+                                      tfd_tensor_data(y), &w, &st), &st);
+  tfd_tensor_unref(count);
+  return ok;
+}
+
+static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0];
+  int nd = tfd_tensor_ndims(in), op = ops[k->dk_op].dm;
+  bool reduce[TFD_MAX_DIMS] = {0};
+  if (!tfd_kernel_check_index(c, k, c->inputs[1], "reduction indices")) return;
+  if (tfd_tensor_ndims(c->inputs[1]) > 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "reduction indices must be a scalar or a vector");
+    return;
+  }
+  tfd_tensor *axes = tfd_dk_host_input(c, k, 1);
+  if (!axes) return;
+  for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
+    int64_t ax = tfd_tensor_get_index(axes, i);
+    if (ax < -nd || ax >= nd) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid reduction dimension %lld for input with %d dimensions",
+                      (long long)ax, nd);
+      tfd_tensor_unref(axes);
+      return;
+    }
+    reduce[ax < 0 ? ax + nd : ax] = true;
+  }
+  tfd_tensor_unref(axes);
+  int64_t odims[TFD_MAX_DIMS], count = 1;
+  int ond = 0;
+  for (int d = 0; d < nd; d++)
+    if (reduce[d] && tfd_tensor_dim(in, d) == 0) count = 0;
+  for (int d = 0; d < nd; d++) {
+    if (reduce[d]) {
+      if (count && !tfd_checked_mul(count, tfd_tensor_dim(in, d), &count)) count = INT64_MAX;
+      if (k->keep_dims) odims[ond++] = 1;
+    } else {
+      odims[ond++] = tfd_tensor_dim(in, d);
+    }
+  }
+  if ((op == TFD_DM_MAX || op == TFD_DM_MIN) && count == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s of an empty set of elements", op == TFD_DM_MAX ? "Max" : "Min");
+    return;
+  }
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, odims, ond);
+  if (!out) return;
+  if (tfd_tensor_numel(out) == 0) {
+    c->outputs[0] = out;
+    return;
+  }
+  /* The input's dimensions, size-1 ones dropped (they change nothing), neighbours of the same kind
+   * (reduced or kept) merged: [K] R [K] is one call; anything else is transposed first. */
+  int64_t gsize[TFD_MAX_DIMS];
+  bool gred[TFD_MAX_DIMS];
+  int ng = 0, nred = 0;
+  for (int d = 0; d < nd; d++) {
+    int64_t size = tfd_tensor_dim(in, d);
+    if (size == 1) continue;
+    if (ng > 0 && gred[ng - 1] == reduce[d]) {
+      gsize[ng - 1] *= size;
+      continue;
+    }
+    gsize[ng] = size;
+    gred[ng] = reduce[d];
+    nred += reduce[d];
+    ng++;
+  }
+  int64_t outer = 1, n = 1, inner = 1;
+  const void *x = tfd_tensor_const_data(in);
+  tfd_tensor *moved = NULL;
+  if (nred <= 1) {
+    bool seen = false;
+    for (int g = 0; g < ng; g++) {
+      if (gred[g]) n = gsize[g], seen = true;
+      else if (seen) inner *= gsize[g];
+      else outer *= gsize[g];
+    }
+  } else { /* kept dimensions first, then the reduced ones, each in their order */
+    int64_t dims[TFD_MAX_DIMS], strides[2][TFD_MAX_DIMS], istr[TFD_MAX_DIMS], idims[TFD_MAX_DIMS];
+    for (int d = 0; d < nd; d++) idims[d] = tfd_tensor_dim(in, d);
+    tfd_dk_strides(nd, idims, istr);
+    int p = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int d = 0; d < nd; d++)
+        if (reduce[d] == (pass == 1)) {
+          dims[p] = idims[d];
+          strides[0][p++] = istr[d];
+          if (pass == 0) outer *= idims[d];
+          else n *= idims[d];
+        }
+    tfd_dk_strides(nd, dims, strides[1]);
+    moved = tfd_dk_alloc_device(c, k, dt, dims, nd);
+    tfd_dm_walk w;
+    tfd_status st = TFD_STATUS_INIT;
+    if (!moved || (tfd_dk_walk(&w, nd, dims, 2, strides, NULL) > 0 &&
+                   !tfd_dk_ok(k, c, m->copy_walk(c->device, tfd_dtype_size(dt), x, tfd_tensor_data(moved), &w, &st), &st))) {
+      tfd_tensor_unref(moved);
+      tfd_tensor_unref(out);
+      return;
+    }
+    x = tfd_tensor_const_data(moved);
+  }
+  bool ok = reduce3(k, c, m, op, dt, x, outer, n, inner, out);
+  tfd_tensor_unref(moved);
+  if (ok) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+/* ---- ArgMax, ArgMin ---- */
+static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
+  int nd = tfd_tensor_ndims(in);
+  if (!tfd_kernel_check_index(c, k, axis_t, "dimension")) return;
+  if (tfd_tensor_numel(axis_t) != 1 || tfd_tensor_ndims(axis_t) > 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension must be a scalar");
+    return;
+  }
+  tfd_tensor *ah = tfd_dk_host_input(c, k, 1);
+  if (!ah) return;
+  int64_t axis = tfd_tensor_get_index(ah, 0), dims[TFD_MAX_DIMS];
+  tfd_tensor_unref(ah);
+  if (axis < -nd || axis >= nd) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected dimension in the range [%d, %d), but got %lld", -nd, nd, (long long)axis);
+    return;
+  }
+  if (axis < 0) axis += nd;
+  int64_t count = tfd_tensor_dim(in, (int)axis);
+  int ond = 0;
+  for (int d = 0; d < nd; d++)
+    if (d != axis) dims[ond++] = tfd_tensor_dim(in, d);
+  tfd_tensor *out = tfd_dk_alloc_device(c, k, k->dst, dims, ond);
+  if (!out) return;
+  if (tfd_tensor_numel(out) == 0) {
+    c->outputs[0] = home(c, k, out);
+    return;
+  }
+  if (count == 0) {
+    tfd_tensor_unref(out);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape of rank %d", (long long)axis, nd);
+    return;
+  }
+  if (k->dst == TFD_INT32 && count > INT32_MAX) {
+    tfd_tensor_unref(out);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension %lld has %lld elements: too many for int32 indices",
+                    (long long)axis, (long long)count);
+    return;
+  }
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_tensor_unref(out);
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_status st = TFD_STATUS_INIT;
+  if (!tfd_dk_ok(k, c, m->arg_reduce(c->device, k->dk_op == R_ARG_MIN, dt, tfd_tensor_const_data(in), span(in, 0, (int)axis),
+                                     count, span(in, (int)axis + 1, nd), k->dst, tfd_tensor_data(out), &st), &st)) {
+    tfd_tensor_unref(out);
+    return;
+  }
+  c->outputs[0] = home(c, k, out);
+}
+
+/* ---- TopKV2 ---- */
+static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0], *kt = c->inputs[1];
+  int nd = tfd_tensor_ndims(in);
+  if (!tfd_kernel_check_index(c, k, kt, "k") || !tfd_kernel_check_scalar(c, k, kt, "k")) return;
+  if (nd < 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be >= 1-D, got shape of rank 0");
+    return;
+  }
+  tfd_tensor *kh = tfd_dk_host_input(c, k, 1);
+  if (!kh) return;
+  int64_t kk = tfd_tensor_get_index(kh, 0), n = tfd_tensor_dim(in, nd - 1), dims[TFD_MAX_DIMS];
+  tfd_tensor_unref(kh);
+  if (kk < 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)kk);
+    return;
+  }
+  if (n < kk) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld", (long long)n,
+                    (long long)kk);
+    return;
+  }
+  if (k->dst == TFD_INT32 && n > INT32_MAX) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the last dimension has %lld elements: too many for int32 indices", (long long)n);
+    return;
+  }
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
+  dims[nd - 1] = kk;
+  tfd_tensor *vals = tfd_dk_alloc(c, k, dt, dims, nd);
+  tfd_tensor *idxs = vals ? tfd_dk_alloc_device(c, k, k->dst, dims, nd) : NULL;
+  if (!idxs) {
+    tfd_tensor_unref(vals);
+    return;
+  }
+  int64_t rows = tfd_tensor_numel(vals) == 0 ? 0 : tfd_tensor_numel(in) / n;
+  tfd_status st = TFD_STATUS_INIT;
+  if (rows > 0 && !tfd_dk_ok(k, c, m->top_k(c->device, dt, tfd_tensor_const_data(in), rows, n, kk, tfd_tensor_data(vals),
+                                             k->dst, tfd_tensor_data(idxs), &st), &st)) {
+    tfd_tensor_unref(vals);
+    tfd_tensor_unref(idxs);
+    return;
+  }
+  if (!(idxs = home(c, k, idxs))) {
+    tfd_tensor_unref(vals);
+    return;
+  }
+  c->outputs[0] = vals;
+  c->outputs[1] = idxs;
+}
+
+tfd_code tfd_dk_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *name = init->op->name;
+  int i = 0;
+  while (i < (int)(sizeof ops / sizeof ops[0]) && strcmp(ops[i].name, name) != 0) i++;
+  if (i == (int)(sizeof ops / sizeof ops[0])) return tfd_status_setf(st, TFD_INTERNAL, "no reduction device kernel for %s", name);
+  k->dk_op = i;
+  tfd_kernel_setup_fn cpu = i >= R_ARG_MAX ? tfd_setup_gather : tfd_setup_reduce;
+  if (!tfd_dk_arith_dtype(k->T)) return tfd_dk_setup_on_host(k, init, cpu, st);
+  if (cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->compute = i == R_TOP_K ? k_top_k : i >= R_ARG_MAX ? k_arg : k_reduce;
+  return TFD_OK;
+}

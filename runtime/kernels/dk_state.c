@@ -1,0 +1,99 @@
+/* Device kernels of the stateful ops: RandomUniform and RandomStandardNormal (k_random.c's
+ * counter-based streams, drawn by the math from the same seed and counter, so a seeded graph gives
+ * the same numbers on a GPU as on the CPU), and resource variables (k_variable.c) whose value lives
+ * in the device's memory: VarHandleOp makes its handle on the host (handles live there),
+ * ReadVariableOp and AssignVariableOp hand the tensor on where it is, AssignAddVariableOp adds in
+ * device memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_kernel.h"
+#include "kernel_shared.h"
+
+static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *shape = c->inputs[0];
+  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
+    return;
+  }
+  tfd_tensor *sh = tfd_dk_host_input(c, k, 0);
+  if (!sh) return;
+  int64_t dims[TFD_MAX_DIMS];
+  int nd = (int)tfd_tensor_numel(sh);
+  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(sh, i);
+  tfd_tensor_unref(sh);
+  for (int i = 0; i < nd; i++)
+    if (dims[i] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld is negative", (long long)dims[i]);
+      return;
+    }
+  tfd_tensor *out = tfd_dk_alloc(c, k, k->dst, dims, nd);
+  if (!out) return;
+  int64_t n = tfd_tensor_numel(out);
+  /* The CPU kernel's reservation: concurrent steps draw disjoint blocks of the stream. */
+  uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)(2 * n));
+  tfd_status st = TFD_STATUS_INIT;
+  if (n > 0 &&
+      !tfd_dk_ok(k, c, m->random(c->device, k->code != 0, k->dst, k->seed, base, tfd_tensor_data(out), n, &st), &st)) {
+    tfd_tensor_unref(out);
+    return;
+  }
+  c->outputs[0] = out;
+}
+
+/* old + delta in device memory, for AssignAddVariableOp (run under the variable's lock). */
+static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return NULL;
+  tfd_dtype dt = tfd_tensor_dtype(old);
+  int64_t dims[TFD_MAX_DIMS], n = tfd_tensor_numel(old);
+  for (int d = 0; d < tfd_tensor_ndims(old); d++) dims[d] = tfd_tensor_dim(old, d);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return NULL;
+  }
+  tfd_tensor *sum = tfd_dk_alloc(c, k, dt, dims, tfd_tensor_ndims(old));
+  if (!sum) return NULL;
+  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {1}};
+  tfd_dm_walk w;
+  tfd_status st = TFD_STATUS_INIT;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) > 0 &&
+      !tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_ADD, dt, tfd_tensor_const_data(old), tfd_tensor_const_data(delta),
+                                 tfd_tensor_data(sum), &w, &st), &st)) {
+    tfd_tensor_unref(sum);
+    return NULL;
+  }
+  return sum;
+}
+
+tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *op = init->op->name;
+  if (strncmp(op, "Random", 6) == 0) {
+    if (tfd_setup_random(k, init, st) != TFD_OK) return tfd_status_code(st);
+    k->compute = k_random;
+    return TFD_OK;
+  }
+  if (strcmp(op, "VarHandleOp") == 0) { /* the handle is made where handles live: the host */
+    tfd_code code = tfd_dk_setup_on_host(k, init, tfd_setup_variable, st);
+    k->host_inputs = 0;
+    return code;
+  }
+  bool add = strcmp(op, "AssignAddVariableOp") == 0;
+  if (add && !tfd_dk_lives_on_device(init->device, tfd_attr_dtype(init->node, "dtype", 0))) {
+    /* int32 values live on the host: the CPU kernel adds them there, in host memory */
+    tfd_code code = tfd_dk_setup_on_host(k, init, tfd_setup_variable, st);
+    k->host_inputs = 0;
+    return code;
+  }
+  /* Read and Assign hand tensors on where they are; the sum is made in device memory. */
+  if (tfd_setup_variable(k, init, st) != TFD_OK) return tfd_status_code(st);
+  if (add) {
+    tfd_variable_adder *a = malloc(sizeof *a);
+    if (!a) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    a->add = device_add;
+    k->dk_params = a;
+  }
+  return TFD_OK;
+}

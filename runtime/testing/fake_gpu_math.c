@@ -1,0 +1,766 @@
+/* The fake GPU's tfd_device_math (fake_gpu_backend.c's devices carry it): every entry of
+ * kernels/device_math.h in plain C loops over the fake's "device memory", which holds every byte
+ * inverted, with the per-element code of kernels/device_math_elem.h that the CPU kernels and the
+ * CUDA kernels share. Values are un-inverted as they are read and inverted as they are written, so a
+ * device kernel that hands the math a host pointer, or reads a result without a copy, gets wrong
+ * numbers. Work runs at once, which is one order the contract allows ("queued, in submission
+ * order"). Compiled into the module, which links no libtfdev: it uses only inline headers, libc, libm
+ * and the shim's tfd_status_setf. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/half.h"
+#include "../core/status_internal.h"
+#include "../kernels/device_math_elem.h"
+#include "fake_gpu_math.h"
+
+/* ---- inverted memory ---- */
+static void invert(void *dst, const void *src, size_t bytes) {
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  for (size_t i = 0; i < bytes; i++) d[i] = (unsigned char)~s[i];
+}
+
+/* Element i (es bytes) of device array p into v, and back. */
+static inline void ld(void *v, const void *p, int64_t i, size_t es) { invert(v, (const char *)p + (size_t)i * es, es); }
+static inline void st(void *p, int64_t i, const void *v, size_t es) { invert((char *)p + (size_t)i * es, v, es); }
+
+static float ldf(const void *p, int64_t i) {
+  float v;
+  ld(&v, p, i, sizeof v);
+  return v;
+}
+static double ldd(const void *p, int64_t i) {
+  double v;
+  ld(&v, p, i, sizeof v);
+  return v;
+}
+static void stf(void *p, int64_t i, float v) { st(p, i, &v, sizeof v); }
+static void std_(void *p, int64_t i, double v) { st(p, i, &v, sizeof v); }
+
+/* n bytes of device memory as a host buffer the caller frees; NULL, reported, when memory runs out. */
+static void *fetch(const void *dev, size_t bytes, tfd_status *status) {
+  void *h = malloc(bytes ? bytes : 1);
+  if (!h) {
+    tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory staging %zu bytes", bytes);
+    return NULL;
+  }
+  if (dev && bytes) invert(h, dev, bytes);
+  return h;
+}
+
+static size_t esize(tfd_dtype dt) {
+  switch (dt) {
+    case TFD_FLOAT64:
+    case TFD_INT64: return 8;
+    case TFD_BOOL:
+    case TFD_UINT8: return 1;
+    case TFD_FLOAT16: return 2;
+    default: return 4;
+  }
+}
+
+static const char *dname(tfd_dtype dt) {
+  switch (dt) {
+    case TFD_FLOAT32: return "float32";
+    case TFD_FLOAT64: return "float64";
+    case TFD_INT32: return "int32";
+    case TFD_INT64: return "int64";
+    case TFD_BOOL: return "bool";
+    case TFD_UINT8: return "uint8";
+    case TFD_FLOAT16: return "float16";
+    default: return "an unknown dtype";
+  }
+}
+
+static tfd_code unimplemented(tfd_status *status, const char *entry, tfd_dtype dt) {
+  return tfd_status_setf(status, TFD_UNIMPLEMENTED, "fakegpu: %s does not take %s", entry, dname(dt));
+}
+
+/* ---- elementwise ---- */
+static tfd_code fg_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, const void *x, void *y, int64_t n, float alpha,
+                         tfd_status *status) {
+  (void)d;
+  if (op == TFD_DM_LOGICAL_NOT && dt != TFD_BOOL) return unimplemented(status, "unary LOGICAL_NOT", dt);
+  bool int_op = op == TFD_DM_NEG || op == TFD_DM_ABS || op == TFD_DM_SQUARE;
+  for (int64_t i = 0; i < n; i++) {
+    switch (dt) {
+      case TFD_FLOAT32: stf(y, i, tfd_dm_unary_f32(op, ldf(x, i), alpha)); break;
+      case TFD_FLOAT64: std_(y, i, tfd_dm_unary_f64(op, ldd(x, i), alpha)); break;
+      case TFD_INT64:
+      case TFD_INT32: {
+        if (!int_op) return unimplemented(status, "unary", dt);
+        if (dt == TFD_INT64) {
+          int64_t v;
+          ld(&v, x, i, 8);
+          v = tfd_dm_unary_i64(op, v);
+          st(y, i, &v, 8);
+        } else {
+          int32_t v;
+          ld(&v, x, i, 4);
+          v = tfd_dm_unary_i32(op, v);
+          st(y, i, &v, 4);
+        }
+        break;
+      }
+      case TFD_BOOL: {
+        unsigned char v;
+        ld(&v, x, i, 1);
+        v = (unsigned char)(v == 0);
+        st(y, i, &v, 1);
+        break;
+      }
+      default: return unimplemented(status, "unary", dt);
+    }
+  }
+  return TFD_OK;
+}
+
+static tfd_code fg_binary(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dt, const void *a, const void *b, void *y,
+                          const tfd_dm_walk *w, tfd_status *status) {
+  (void)d;
+  bool out_bool = tfd_dm_is_comparison(op);
+  if (dt == TFD_BOOL && op != TFD_DM_EQUAL && op != TFD_DM_NOT_EQUAL && op != TFD_DM_LOGICAL_AND &&
+      op != TFD_DM_LOGICAL_OR)
+    return unimplemented(status, "binary", dt);
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT32 && dt != TFD_INT64 && dt != TFD_BOOL)
+    return unimplemented(status, "binary", dt);
+  int64_t n = tfd_dm_walk_count(w);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t ia = tfd_dm_walk_offset(w, 0, i), ib = tfd_dm_walk_offset(w, 1, i);
+    unsigned char r = 0;
+    switch (dt) {
+      case TFD_FLOAT32: {
+        float va = ldf(a, ia), vb = ldf(b, ib);
+        if (out_bool) r = TFD_DM_COMPARE(op, va, vb);
+        else stf(y, i, tfd_dm_binary_f32(op, va, vb));
+        break;
+      }
+      case TFD_FLOAT64: {
+        double va = ldd(a, ia), vb = ldd(b, ib);
+        if (out_bool) r = TFD_DM_COMPARE(op, va, vb);
+        else std_(y, i, tfd_dm_binary_f64(op, va, vb));
+        break;
+      }
+      case TFD_INT32: {
+        int32_t va, vb;
+        ld(&va, a, ia, 4);
+        ld(&vb, b, ib, 4);
+        if (out_bool) r = TFD_DM_COMPARE(op, va, vb);
+        else {
+          int32_t v = tfd_dm_binary_i32(op, va, vb);
+          st(y, i, &v, 4);
+        }
+        break;
+      }
+      case TFD_INT64: {
+        int64_t va, vb;
+        ld(&va, a, ia, 8);
+        ld(&vb, b, ib, 8);
+        if (out_bool) r = TFD_DM_COMPARE(op, va, vb);
+        else {
+          int64_t v = tfd_dm_binary_i64(op, va, vb);
+          st(y, i, &v, 8);
+        }
+        break;
+      }
+      default: {
+        unsigned char va, vb;
+        ld(&va, a, ia, 1);
+        ld(&vb, b, ib, 1);
+        r = TFD_DM_COMPARE(op, va, vb);
+        break;
+      }
+    }
+    if (out_bool) st(y, i, &r, 1);
+  }
+  return TFD_OK;
+}
+
+static tfd_code fg_select(struct tfd_device *d, size_t es, const void *cond, const void *a, const void *b, void *y,
+                          const tfd_dm_walk *w, tfd_status *status) {
+  (void)d, (void)status;
+  int64_t n = tfd_dm_walk_count(w);
+  unsigned char v[16];
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char c;
+    ld(&c, cond, tfd_dm_walk_offset(w, 0, i), 1);
+    if (c) ld(v, a, tfd_dm_walk_offset(w, 1, i), es);
+    else ld(v, b, tfd_dm_walk_offset(w, 2, i), es);
+    st(y, i, v, es);
+  }
+  return TFD_OK;
+}
+
+static tfd_code fg_cast(struct tfd_device *d, tfd_dtype from, tfd_dtype to, const void *x, void *y, int64_t n,
+                        tfd_status *status) {
+  (void)d;
+  void *in = fetch(x, (size_t)n * esize(from), status), *out = in ? fetch(NULL, (size_t)n * esize(to), status) : NULL;
+  if (!out) {
+    free(in);
+    return TFD_RESOURCE_EXHAUSTED;
+  }
+  for (int64_t i = 0; i < n; i++) tfd_dm_put(out, to, i, in, from, i);
+  invert(y, out, (size_t)n * esize(to));
+  free(in);
+  free(out);
+  return TFD_OK;
+}
+
+/* AddN in the CPU kernel's order: x0 + x1, then each further input added on. */
+static tfd_code fg_add_n(struct tfd_device *d, tfd_dtype dt, const void *const *inputs, int n, void *y, int64_t count,
+                         tfd_status *status) {
+  (void)d;
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "add_n", dt);
+  for (int64_t i = 0; i < count; i++) {
+    if (dt == TFD_FLOAT32) {
+      float s = ldf(inputs[0], i);
+      for (int q = 1; q < n; q++) s += ldf(inputs[q], i);
+      stf(y, i, s);
+    } else if (dt == TFD_FLOAT64) {
+      double s = ldd(inputs[0], i);
+      for (int q = 1; q < n; q++) s += ldd(inputs[q], i);
+      std_(y, i, s);
+    } else {
+      size_t es = esize(dt);
+      int64_t s = 0;
+      for (int q = 0; q < n; q++) {
+        int64_t v = 0;
+        if (es == 8) ld(&v, inputs[q], i, 8);
+        else {
+          int32_t v32;
+          ld(&v32, inputs[q], i, 4);
+          v = v32;
+        }
+        s = (int64_t)((uint64_t)s + (uint64_t)v);
+      }
+      if (es == 8) st(y, i, &s, 8);
+      else {
+        int32_t v32 = (int32_t)(uint32_t)(uint64_t)s;
+        st(y, i, &v32, 4);
+      }
+    }
+  }
+  return TFD_OK;
+}
+
+/* ---- data movement: device bytes move as they are (both sides inverted) ---- */
+static tfd_code fg_copy_walk(struct tfd_device *d, size_t es, const void *x, void *y, const tfd_dm_walk *w, tfd_status *status) {
+  (void)d, (void)status;
+  int64_t n = tfd_dm_walk_count(w);
+  for (int64_t i = 0; i < n; i++)
+    memcpy((char *)y + (size_t)tfd_dm_walk_offset(w, 1, i) * es, (const char *)x + (size_t)tfd_dm_walk_offset(w, 0, i) * es,
+           es);
+  return TFD_OK;
+}
+
+static tfd_code fg_fill(struct tfd_device *d, size_t es, const void *value, void *y, int64_t n, tfd_status *status) {
+  (void)d, (void)status;
+  for (int64_t i = 0; i < n; i++) st(y, i, value, es);
+  return TFD_OK;
+}
+
+static tfd_code fg_range(struct tfd_device *d, tfd_dtype dt, double start, double delta, void *y, int64_t n,
+                         tfd_status *status) {
+  (void)d;
+  for (int64_t i = 0; i < n; i++) {
+    if (dt == TFD_FLOAT32) stf(y, i, (float)(start + (double)i * delta));
+    else if (dt == TFD_FLOAT64) std_(y, i, start + (double)i * delta);
+    else if (dt == TFD_INT64) {
+      int64_t v = (int64_t)((uint64_t)(int64_t)start + (uint64_t)i * (uint64_t)(int64_t)delta);
+      st(y, i, &v, 8);
+    } else {
+      return unimplemented(status, "range", dt);
+    }
+  }
+  return TFD_OK;
+}
+
+static tfd_code fg_tile(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, const int64_t *out_dims, int nd,
+                        void *y, tfd_status *status) {
+  (void)d, (void)status;
+  int64_t total = 1, istr[TFD_MAX_DIMS], s = 1;
+  for (int k = 0; k < nd; k++) total *= out_dims[k];
+  for (int k = nd - 1; k >= 0; k--) {
+    istr[k] = s;
+    s *= in_dims[k];
+  }
+  for (int64_t o = 0; o < total; o++) {
+    int64_t rem = o, off = 0;
+    for (int k = nd - 1; k >= 0; k--) {
+      int64_t idx = rem % out_dims[k];
+      rem /= out_dims[k];
+      off += idx % in_dims[k] * istr[k];
+    }
+    memcpy((char *)y + (size_t)o * es, (const char *)x + (size_t)off * es, es);
+  }
+  return TFD_OK;
+}
+
+static tfd_code fg_mirror_pad(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, int nd,
+                              const int64_t *before, bool symmetric, void *y, const int64_t *out_dims, tfd_status *status) {
+  (void)d, (void)status;
+  int64_t total = 1;
+  for (int k = 0; k < nd; k++) total *= out_dims[k];
+  for (int64_t o = 0; o < total; o++) {
+    int64_t rem = o, idx[TFD_MAX_DIMS], src = 0;
+    for (int k = nd - 1; k >= 0; k--) {
+      idx[k] = rem % out_dims[k];
+      rem /= out_dims[k];
+    }
+    for (int k = 0; k < nd; k++) {
+      int64_t j = idx[k] - before[k], n = in_dims[k];
+      if (j < 0) j = symmetric ? -j - 1 : -j;
+      else if (j >= n) j = symmetric ? 2 * n - 1 - j : 2 * n - 2 - j;
+      src = src * n + j;
+    }
+    memcpy((char *)y + (size_t)o * es, (const char *)x + (size_t)src * es, es);
+  }
+  return TFD_OK;
+}
+
+static int64_t ld_index(const void *idx, tfd_dtype dt, int64_t i) {
+  if (dt == TFD_INT32) {
+    int32_t v;
+    ld(&v, idx, i, 4);
+    return v;
+  }
+  int64_t v;
+  ld(&v, idx, i, 8);
+  return v;
+}
+
+/* A row of zeros, as device memory holds them. */
+static void zero_row(void *dst, size_t bytes) { memset(dst, 0xff, bytes); }
+
+static tfd_code fg_gather(struct tfd_device *d, const void *x, const void *idx, tfd_dtype idx_dtype, int64_t batches,
+                          int64_t outer, int64_t limit, int64_t per, size_t inner_bytes, void *y, tfd_status *status) {
+  (void)d;
+  if (idx_dtype != TFD_INT32 && idx_dtype != TFD_INT64) return unimplemented(status, "gather indices", idx_dtype);
+  char *dst = y;
+  for (int64_t b = 0; b < batches; b++)
+    for (int64_t r = 0; r < outer; r++)
+      for (int64_t i = 0; i < per; i++, dst += inner_bytes) {
+        int64_t v = ld_index(idx, idx_dtype, b * per + i);
+        if (v < 0 || v >= limit) zero_row(dst, inner_bytes);
+        else memcpy(dst, (const char *)x + (size_t)((b * outer + r) * limit + v) * inner_bytes, inner_bytes);
+      }
+  return TFD_OK;
+}
+
+static tfd_code fg_gather_nd(struct tfd_device *d, const void *x, const int64_t *x_dims, int nd, const void *idx,
+                             tfd_dtype idx_dtype, int64_t count, int depth, size_t slice_bytes, void *y, tfd_status *status) {
+  (void)d, (void)nd;
+  if (idx_dtype != TFD_INT32 && idx_dtype != TFD_INT64) return unimplemented(status, "gather_nd indices", idx_dtype);
+  char *dst = y;
+  for (int64_t i = 0; i < count; i++, dst += slice_bytes) {
+    int64_t off = 0;
+    bool inside = true;
+    for (int j = 0; j < depth; j++) {
+      int64_t v = ld_index(idx, idx_dtype, i * depth + j);
+      inside = inside && v >= 0 && v < x_dims[j];
+      off = off * x_dims[j] + v;
+    }
+    if (inside) memcpy(dst, (const char *)x + (size_t)off * slice_bytes, slice_bytes);
+    else zero_row(dst, slice_bytes);
+  }
+  return TFD_OK;
+}
+
+/* ---- reductions ---- */
+static double ld_real(const void *p, tfd_dtype dt, int64_t i) { return dt == TFD_FLOAT32 ? ldf(p, i) : ldd(p, i); }
+
+static int64_t ld_int(const void *p, tfd_dtype dt, int64_t i) {
+  if (dt == TFD_INT32) {
+    int32_t v;
+    ld(&v, p, i, 4);
+    return v;
+  }
+  int64_t v;
+  ld(&v, p, i, 8);
+  return v;
+}
+
+static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+                          int64_t inner, void *y, tfd_status *status) {
+  (void)d;
+  bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  if (!real && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "reduce", dt);
+  if (!real && op == TFD_DM_MEAN) return unimplemented(status, "reduce MEAN", dt);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t q = 0; q < inner; q++) {
+      int64_t base = o * n * inner + q;
+      if (real) { /* in double, as the CPU kernel's rows */
+        double acc = n == 0 ? (op == TFD_DM_MAX ? -INFINITY : op == TFD_DM_MIN ? INFINITY : tfd_dm_reduce_identity(op))
+                     : op == TFD_DM_MAX || op == TFD_DM_MIN ? ld_real(x, dt, base)
+                                                            : tfd_dm_reduce_identity(op);
+        for (int64_t i = 0; i < n; i++) acc = tfd_dm_reduce_f(op, acc, ld_real(x, dt, base + i * inner));
+        if (op == TFD_DM_MEAN) acc /= (double)n;
+        if (dt == TFD_FLOAT32) stf(y, o * inner + q, (float)acc);
+        else std_(y, o * inner + q, acc);
+      } else {
+        int64_t acc = n == 0 ? (op == TFD_DM_MAX ? INT64_MIN : op == TFD_DM_MIN ? INT64_MAX : op == TFD_DM_PROD)
+                      : op == TFD_DM_MAX || op == TFD_DM_MIN ? ld_int(x, dt, base)
+                                                             : op == TFD_DM_PROD;
+        for (int64_t i = 0; i < n; i++) acc = tfd_dm_reduce_i(op, acc, ld_int(x, dt, base + i * inner));
+        if (dt == TFD_INT64) st(y, o * inner + q, &acc, 8);
+        else {
+          int32_t v = (int32_t)(uint32_t)(uint64_t)acc;
+          st(y, o * inner + q, &v, 4);
+        }
+      }
+    }
+  return TFD_OK;
+}
+
+/* The first index of the extreme (a strict comparison keeps the first on ties; NaN never wins). */
+static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+                              int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *status) {
+  (void)d;
+  bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  if (!real && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "arg_reduce", dt);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t q = 0; q < inner; q++) {
+      int64_t base = o * n * inner + q, best = 0;
+      for (int64_t i = 1; i < n; i++) {
+        bool better;
+        if (real) {
+          double v = ld_real(x, dt, base + i * inner), b = ld_real(x, dt, base + best * inner);
+          better = is_min ? v < b : v > b;
+        } else {
+          int64_t v = ld_int(x, dt, base + i * inner), b = ld_int(x, dt, base + best * inner);
+          better = is_min ? v < b : v > b;
+        }
+        if (better) best = i;
+      }
+      if (out_dtype == TFD_INT32) {
+        int32_t v = (int32_t)best;
+        st(y, o * inner + q, &v, 4);
+      } else {
+        st(y, o * inner + q, &best, 8);
+      }
+    }
+  return TFD_OK;
+}
+
+static tfd_code fg_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, bool log_, void *y,
+                           tfd_status *status) {
+  (void)d;
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64) return unimplemented(status, "softmax", dt);
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t base = r * cols;
+    if (dt == TFD_FLOAT32) { /* in float, as the CPU kernel */
+      float m = ldf(x, base), s = 0;
+      for (int64_t i = 1; i < cols; i++) m = ldf(x, base + i) > m ? ldf(x, base + i) : m;
+      for (int64_t i = 0; i < cols; i++) s += expf(ldf(x, base + i) - m);
+      for (int64_t i = 0; i < cols; i++)
+        stf(y, base + i, log_ ? ldf(x, base + i) - m - logf(s) : expf(ldf(x, base + i) - m) / s);
+    } else {
+      double m = ldd(x, base), s = 0;
+      for (int64_t i = 1; i < cols; i++) m = ldd(x, base + i) > m ? ldd(x, base + i) : m;
+      for (int64_t i = 0; i < cols; i++) s += exp(ldd(x, base + i) - m);
+      for (int64_t i = 0; i < cols; i++)
+        std_(y, base + i, log_ ? ldd(x, base + i) - m - log(s) : exp(ldd(x, base + i) - m) / s);
+    }
+  }
+  return TFD_OK;
+}
+
+/* TopKV2's order (k_gather.c): larger first, NaN largest, ties to the lower index. */
+typedef struct topk_item {
+  double f;
+  int64_t i, idx;
+} topk_item;
+
+static int topk_cmp(const void *pa, const void *pb) {
+  const topk_item *a = pa, *b = pb;
+  bool an = a->f != a->f, bn = b->f != b->f;
+  if (an != bn) return an ? -1 : 1;
+  if (!an && a->f != b->f) return a->f > b->f ? -1 : 1;
+  if (a->i != b->i) return a->i > b->i ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k,
+                         void *values, tfd_dtype idx_dtype, void *indices, tfd_status *status) {
+  (void)d;
+  bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  if (!real && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "top_k", dt);
+  topk_item *items = malloc((size_t)(cols ? cols : 1) * sizeof *items);
+  if (!items) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory sorting %lld entries",
+                                     (long long)cols);
+  size_t es = esize(dt);
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t j = 0; j < cols; j++) {
+      items[j].idx = j;
+      items[j].f = real ? ld_real(x, dt, r * cols + j) : 0;
+      items[j].i = real ? 0 : ld_int(x, dt, r * cols + j);
+    }
+    qsort(items, (size_t)cols, sizeof *items, topk_cmp);
+    for (int64_t j = 0; j < k; j++) {
+      memcpy((char *)values + (size_t)(r * k + j) * es, (const char *)x + (size_t)(r * cols + items[j].idx) * es, es);
+      if (idx_dtype == TFD_INT32) {
+        int32_t v = (int32_t)items[j].idx;
+        st(indices, r * k + j, &v, 4);
+      } else {
+        st(indices, r * k + j, &items[j].idx, 8);
+      }
+    }
+  }
+  free(items);
+  return TFD_OK;
+}
+
+static tfd_code fg_batch_norm(struct tfd_device *d, tfd_dtype dt, const void *x, const void *scale, const void *offset,
+                              const void *mean, const void *variance, float epsilon, int64_t rows, int64_t c, void *y,
+                              tfd_status *status) {
+  (void)d;
+  if (dt != TFD_FLOAT32) return unimplemented(status, "batch_norm", dt);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t ch = 0; ch < c; ch++) {
+      float factor = tfd_dm_batch_norm_factor(ldf(scale, ch), ldf(variance, ch), epsilon);
+      stf(y, r * c + ch, (ldf(x, r * c + ch) - ldf(mean, ch)) * factor + ldf(offset, ch));
+    }
+  return TFD_OK;
+}
+
+/* ---- products, convolutions, images ---- */
+/* The elements an operand read at per-batch offsets spans. */
+static int64_t extent(const int64_t *offsets, int64_t batch, int64_t mat) {
+  if (!offsets) return batch * mat;
+  int64_t most = 0;
+  for (int64_t b = 0; b < batch; b++) most = offsets[b] > most ? offsets[b] : most;
+  return most + mat;
+}
+
+static tfd_code fg_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "matmul", p->dtype);
+  bool f32 = p->dtype == TFD_FLOAT32;
+  size_t es = esize(p->dtype);
+  int64_t m = p->m, n = p->n, k = p->k;
+  /* Host copies as doubles: the operands' whole spans, then the products. */
+  int64_t na = extent(p->a_offsets, p->batch, m * k), nb = extent(p->b_offsets, p->batch, k * n);
+  char *A = fetch(p->a, (size_t)na * es, status), *B = A ? fetch(p->b, (size_t)nb * es, status) : NULL;
+  char *bias = B && p->bias ? fetch(p->bias, (size_t)n * es, status) : NULL;
+  if (!B || (p->bias && !bias)) {
+    free(A), free(B), free(bias);
+    return TFD_RESOURCE_EXHAUSTED;
+  }
+#define AT(buf, i) (f32 ? (double)((const float *)(const void *)(buf))[i] : ((const double *)(const void *)(buf))[i])
+  for (int64_t b = 0; b < p->batch; b++) {
+    int64_t ao = p->a_offsets ? p->a_offsets[b] : b * m * k, bo = p->b_offsets ? p->b_offsets[b] : b * k * n;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double acc = bias ? AT(bias, j) : 0;
+        for (int64_t q = 0; q < k; q++)
+          acc += AT(A, ao + (p->transpose_a ? q * m + i : i * k + q)) * AT(B, bo + (p->transpose_b ? j * k + q : q * n + j));
+        int64_t at = (b * m + i) * n + j;
+        if (f32) stf(p->c, at, tfd_dm_activation_f32(p->act, (float)acc, p->alpha));
+        else std_(p->c, at, tfd_dm_activation_f64(p->act, acc, p->alpha));
+      }
+  }
+#undef AT
+  free(A), free(B), free(bias);
+  return TFD_OK;
+}
+
+static tfd_code fg_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "conv2d", p->dtype);
+  bool f32 = p->dtype == TFD_FLOAT32;
+  size_t es = esize(p->dtype);
+  /* forward: x [n, h, w, c] -> y [n, oh, ow, o]; backprop_input: x = dy [n, oh, ow, o] -> y = dx [n, h, w, c] */
+  int64_t nx = p->backprop_input ? p->n * p->oh * p->ow * p->o : p->n * p->h * p->w * p->c;
+  int64_t ny = p->backprop_input ? p->n * p->h * p->w * p->c : p->n * p->oh * p->ow * p->o;
+  int64_t nf = p->depthwise ? p->kh * p->kw * p->o : p->kh * p->kw * p->c * p->o;
+  char *x = fetch(p->x, (size_t)nx * es, status), *f = x ? fetch(p->filter, (size_t)nf * es, status) : NULL;
+  /* The epilogue's operands are read before y is written: the addend may be y itself. */
+  char *bias = NULL, *scale = NULL, *shift = NULL, *addend = NULL, *prelu = NULL;
+  bool ok = f != NULL;
+  if (ok && !p->backprop_input) {
+    if (p->bias) ok = (bias = fetch(p->bias, (size_t)p->o * es, status)) != NULL;
+    if (ok && p->scale) ok = (scale = fetch(p->scale, (size_t)p->o * es, status)) != NULL;
+    if (ok && p->shift) ok = (shift = fetch(p->shift, (size_t)p->o * es, status)) != NULL;
+    if (ok && p->addend) ok = (addend = fetch(p->addend, (size_t)ny * es, status)) != NULL;
+    if (ok && p->prelu) ok = (prelu = fetch(p->prelu, (size_t)p->prelu_n * es, status)) != NULL;
+  }
+  if (!ok) {
+    free(x), free(f), free(bias), free(scale), free(shift), free(addend), free(prelu);
+    return TFD_RESOURCE_EXHAUSTED;
+  }
+#define AT(buf, i) (f32 ? (double)((const float *)(const void *)(buf))[i] : ((const double *)(const void *)(buf))[i])
+  int64_t mult = p->depthwise && p->c ? p->o / p->c : 1;
+  if (p->backprop_input) {
+    for (int64_t b = 0; b < p->n; b++)
+      for (int64_t iy = 0; iy < p->h; iy++)
+        for (int64_t ix = 0; ix < p->w; ix++)
+          for (int64_t ci = 0; ci < p->c; ci++) {
+            double acc = 0;
+            for (int64_t ky = 0; ky < p->kh; ky++) {
+              int64_t ty = iy + p->pad_before[0] - ky * p->dilation[0];
+              if (ty < 0 || ty % p->stride[0] || ty / p->stride[0] >= p->oh) continue;
+              for (int64_t kx = 0; kx < p->kw; kx++) {
+                int64_t tx = ix + p->pad_before[1] - kx * p->dilation[1];
+                if (tx < 0 || tx % p->stride[1] || tx / p->stride[1] >= p->ow) continue;
+                int64_t oy = ty / p->stride[0], ox = tx / p->stride[1];
+                for (int64_t co = 0; co < p->o; co++)
+                  acc += AT(x, ((b * p->oh + oy) * p->ow + ox) * p->o + co) * AT(f, ((ky * p->kw + kx) * p->c + ci) * p->o + co);
+              }
+            }
+            int64_t at = ((b * p->h + iy) * p->w + ix) * p->c + ci;
+            if (f32) stf(p->y, at, (float)acc);
+            else std_(p->y, at, acc);
+          }
+  } else {
+    for (int64_t b = 0; b < p->n; b++)
+      for (int64_t oy = 0; oy < p->oh; oy++)
+        for (int64_t ox = 0; ox < p->ow; ox++)
+          for (int64_t oc = 0; oc < p->o; oc++) {
+            double acc = 0;
+            for (int64_t ky = 0; ky < p->kh; ky++) {
+              int64_t iy = oy * p->stride[0] + ky * p->dilation[0] - p->pad_before[0];
+              if (iy < 0 || iy >= p->h) continue;
+              for (int64_t kx = 0; kx < p->kw; kx++) {
+                int64_t ix = ox * p->stride[1] + kx * p->dilation[1] - p->pad_before[1];
+                if (ix < 0 || ix >= p->w) continue;
+                int64_t in = ((b * p->h + iy) * p->w + ix) * p->c, tap = (ky * p->kw + kx) * p->o;
+                if (p->depthwise) acc += AT(x, in + oc / mult) * AT(f, tap + oc);
+                else
+                  for (int64_t ci = 0; ci < p->c; ci++) acc += AT(x, in + ci) * AT(f, tap * p->c + ci * p->o + oc);
+              }
+            }
+            int64_t at = ((b * p->oh + oy) * p->ow + ox) * p->o + oc;
+            if (f32) { /* the epilogue in float, in k_conv.c's order */
+              float v = (float)acc;
+              if (bias) v += ((const float *)(void *)bias)[oc];
+              if (scale) v = v * ((const float *)(void *)scale)[oc] + ((const float *)(void *)shift)[oc];
+              if (addend) v += ((const float *)(void *)addend)[at];
+              if (prelu) v = tfd_dm_binary_f32(TFD_DM_PRELU, v, ((const float *)(void *)prelu)[at % p->prelu_n]);
+              else v = tfd_dm_activation_f32(p->act, v, p->alpha);
+              stf(p->y, at, v);
+            } else {
+              double v = acc + (bias ? AT(bias, oc) : 0);
+              std_(p->y, at, tfd_dm_activation_f64(p->act, v, p->alpha));
+            }
+          }
+  }
+#undef AT
+  free(x), free(f), free(bias), free(scale), free(shift), free(addend), free(prelu);
+  return TFD_OK;
+}
+
+static tfd_code fg_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "pool", p->dtype);
+  bool f32 = p->dtype == TFD_FLOAT32;
+  for (int64_t b = 0; b < p->n; b++)
+    for (int64_t oy = 0; oy < p->oh; oy++) {
+      int64_t y0 = oy * p->stride[0] - p->pad_before[0], y1 = y0 + p->kh;
+      y0 = y0 < 0 ? 0 : y0, y1 = y1 > p->h ? p->h : y1;
+      for (int64_t ox = 0; ox < p->ow; ox++) {
+        int64_t x0 = ox * p->stride[1] - p->pad_before[1], x1 = x0 + p->kw;
+        x0 = x0 < 0 ? 0 : x0, x1 = x1 > p->w ? p->w : x1;
+        int64_t count = (y1 - y0) * (x1 - x0);
+        for (int64_t ch = 0; ch < p->c; ch++) {
+          int64_t at = ((b * p->oh + oy) * p->ow + ox) * p->c + ch;
+          if (f32) { /* in float, as the CPU kernel, from its starting value */
+            float acc = p->max ? -FLT_MAX : 0;
+            for (int64_t iy = y0; iy < y1; iy++)
+              for (int64_t ix = x0; ix < x1; ix++) {
+                float v = ldf(p->x, ((b * p->h + iy) * p->w + ix) * p->c + ch);
+                acc = p->max ? (v > acc ? v : acc) : acc + v;
+              }
+            stf(p->y, at, p->max ? acc : count > 0 ? acc / (float)count : 0);
+          } else {
+            double acc = p->max ? -DBL_MAX : 0;
+            for (int64_t iy = y0; iy < y1; iy++)
+              for (int64_t ix = x0; ix < x1; ix++) {
+                double v = ldd(p->x, ((b * p->h + iy) * p->w + ix) * p->c + ch);
+                acc = p->max ? (v > acc ? v : acc) : acc + v;
+              }
+            std_(p->y, at, p->max ? acc : count > 0 ? acc / (double)count : 0);
+          }
+        }
+      }
+    }
+  return TFD_OK;
+}
+
+static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
+  (void)d;
+  size_t es = esize(p->in_dtype);
+  if (p->bilinear ? p->out_dtype != TFD_FLOAT32 : p->out_dtype != p->in_dtype) return unimplemented(status, "resize", p->out_dtype);
+  void *x = fetch(p->x, (size_t)(p->n * p->h * p->w * p->c) * es, status);
+  if (!x) return TFD_RESOURCE_EXHAUSTED;
+  float sy = tfd_dm_resize_scale(p->h, p->oh, p->align_corners), sx = tfd_dm_resize_scale(p->w, p->ow, p->align_corners);
+  for (int64_t b = 0; b < p->n; b++)
+    for (int64_t oy = 0; oy < p->oh; oy++)
+      for (int64_t ox = 0; ox < p->ow; ox++) {
+        int64_t at = ((b * p->oh + oy) * p->ow + ox) * p->c;
+        if (!p->bilinear) {
+          int64_t iy = tfd_dm_nearest_index(oy, p->h, sy, p->align_corners, p->half_pixel_centers);
+          int64_t ix = tfd_dm_nearest_index(ox, p->w, sx, p->align_corners, p->half_pixel_centers);
+          invert((char *)p->y + (size_t)at * es, (const char *)x + (size_t)(((b * p->h + iy) * p->w + ix) * p->c) * es,
+                 (size_t)p->c * es);
+          continue;
+        }
+        int64_t ylo, yhi, xlo, xhi;
+        float fy, fx;
+        tfd_dm_bilinear_index(oy, p->h, sy, p->half_pixel_centers, &ylo, &yhi, &fy);
+        tfd_dm_bilinear_index(ox, p->w, sx, p->half_pixel_centers, &xlo, &xhi, &fx);
+        for (int64_t q = 0; q < p->c; q++) {
+          int64_t top = (b * p->h + ylo) * p->w, bot = (b * p->h + yhi) * p->w;
+          float tl = (float)tfd_dm_get_f(x, p->in_dtype, (top + xlo) * p->c + q);
+          float tr = (float)tfd_dm_get_f(x, p->in_dtype, (top + xhi) * p->c + q);
+          float bl = (float)tfd_dm_get_f(x, p->in_dtype, (bot + xlo) * p->c + q);
+          float br = (float)tfd_dm_get_f(x, p->in_dtype, (bot + xhi) * p->c + q);
+          stf(p->y, at + q, tfd_dm_lerp2(tl, tr, bl, br, fx, fy));
+        }
+      }
+  free(x);
+  return TFD_OK;
+}
+
+/* ---- random numbers ---- */
+static tfd_code fg_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
+                          tfd_status *status) {
+  (void)d;
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64) return unimplemented(status, "random", dt);
+  for (int64_t i = 0; i < n; i++) {
+    double v = tfd_dm_random(normal, seed, counter, (uint64_t)i);
+    if (dt == TFD_FLOAT32) stf(y, i, normal ? (float)v : tfd_dm_uniform_f32(v));
+    else std_(y, i, v);
+  }
+  return TFD_OK;
+}
+
+static const tfd_device_math fake_math = {
+    .name = "fakegpu",
+    .unary = fg_unary,
+    .binary = fg_binary,
+    .select = fg_select,
+    .cast = fg_cast,
+    .add_n = fg_add_n,
+    .copy_walk = fg_copy_walk,
+    .fill = fg_fill,
+    .range = fg_range,
+    .tile = fg_tile,
+    .mirror_pad = fg_mirror_pad,
+    .gather = fg_gather,
+    .gather_nd = fg_gather_nd,
+    .reduce = fg_reduce,
+    .arg_reduce = fg_arg_reduce,
+    .softmax = fg_softmax,
+    .top_k = fg_top_k,
+    .batch_norm = fg_batch_norm,
+    .matmul = fg_matmul,
+    .conv2d = fg_conv2d,
+    .pool = fg_pool,
+    .resize = fg_resize,
+    .random = fg_random,
+};
+
+const tfd_device_math *tfd_fake_gpu_math(void) { return &fake_math; }

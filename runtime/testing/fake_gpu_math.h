@@ -1,0 +1,10 @@
+/* The fake GPU's device math (fake_gpu_math.c), for fake_gpu_backend.c's devices. */
+#ifndef TFDEV_RUNTIME_FAKE_GPU_MATH_H
+#define TFDEV_RUNTIME_FAKE_GPU_MATH_H
+
+#include "../kernels/device_math.h"
+
+/* The fake's tfd_device_math: plain C loops over its inverted memory. */
+const tfd_device_math *tfd_fake_gpu_math(void);
+
+#endif

@@ -1,0 +1,861 @@
+-- Device kernels (runtime/kernels/dk_*.c over kernels/device_math.h) against the CPU kernels: every op
+-- pinned to /device:GPU:0 and to /device:CPU:0 on the same fresh random inputs, compared exactly for
+-- data movement, integers and bools and within a relative bound for float math; the same errors
+-- (codes and messages) on bad inputs; seeded random ops drawing the same numbers; graphs split
+-- between CPU and GPU; placement with no device annotations; the TensorFlow.js models of
+-- ../shared/models. The backend is TFDEV_DEVICE_SPEC_BACKEND (default fakegpu: ctest loads it with
+-- TFDEV_BACKENDS=fakegpu; the GPU suite runs the same spec against cuda).
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+local BACKEND = os.getenv("TFDEV_DEVICE_SPEC_BACKEND") or "fakegpu"
+local GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+local CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+local SEED = tonumber(os.getenv("TFDEV_SPEC_SEED") or "") or os.time()
+math.randomseed(SEED)
+
+local function backend_ready()
+  for _, b in ipairs(tfdev.backends()) do
+    if b.name == BACKEND then return b.loaded and b.num_devices > 0 end
+  end
+  return false
+end
+
+-- ---- inputs ----
+local function numel(dims)
+  local n = 1
+  for _, d in ipairs(dims) do n = n * d end
+  return n
+end
+
+--- A tensor of dims with random values: floats in [lo, hi), integers in [lo, hi], bools.
+local function rand(dt, dims, lo, hi)
+  local data = {}
+  for i = 1, numel(dims) do
+    if dt == "bool" then data[i] = math.random() < 0.5
+    elseif dt == "int32" or dt == "int64" or dt == "uint8" then data[i] = math.random(lo or -9, hi or 9)
+    else data[i] = (lo or -2) + ((hi or 2) - (lo or -2)) * math.random() end
+  end
+  return tfdev.tensor { dtype = dt, shape = dims, data = data }
+end
+local function T(v, dt) return tfdev.tensor(v, dt or "int32") end
+
+-- ---- running one op on a device ----
+local function flat(v, out)
+  out = out or {}
+  if type(v) == "table" then
+    for _, x in ipairs(v) do flat(x, out) end
+  else
+    out[#out + 1] = v
+  end
+  return out
+end
+
+local function ran_on(meta)
+  local where = {}
+  for _, d in ipairs(meta.step_stats.dev_stats) do
+    for _, n in ipairs(d.node_stats) do where[n.node_name] = d.device end
+  end
+  return where
+end
+
+--- Runs node "y" = op(inputs) on device, its inputs fed to Placeholders there (of unknown shapes, so
+--- that the kernels, not the graph's shape inference, see every input); returns the fetched tensors
+--- and where y ran.
+local function run_on(device, op, inputs, attrs, fetches)
+  local g, names, feeds = { node = {} }, {}, {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    feeds[names[i]] = t
+    g.node[#g.node + 1] = { name = names[i], op = "Placeholder", device = device, attr = { dtype = t.dtype } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {}, device = device }
+  local s <close> = tfdev.session { optimize_graph = false }
+  s:create(g)
+  local out, meta = s:run(feeds, fetches or { "y" }, nil, { trace = true })
+  return out, ran_on(meta).y
+end
+
+local TOL = { float32 = 2e-5, float64 = 1e-12, float16 = 1e-3 }
+-- Random streams are the CPU's on the fake GPU, bit for bit (the same libm); a real GPU's log and cos
+-- may differ from glibc's in the last bit of a double, which Box-Muller carries.
+local RANDOM_TOL = BACKEND == "fakegpu" and 0 or 2.5e-7
+
+--- Asserts two tensors have one dtype, one shape and the same values: exactly, or within tol
+--- relative to max(1, |want|) for floats (NaN where NaN is).
+local function same(want, got, what, tol)
+  local where = string.format("%s (seed %d)", what, SEED)
+  assert.are.equal(want.dtype, got.dtype, where .. ": dtype")
+  assert.are.same(want.shape, got.shape, where .. ": shape")
+  local w, g = flat(want:totable()), flat(got:totable())
+  tol = tol or TOL[want.dtype]
+  for i = 1, #w do
+    local a, b = w[i], g[i]
+    if not tol or type(a) ~= "number" then
+      assert(a == b, string.format("%s: element %d: want %s, got %s", where, i, tostring(a), tostring(b)))
+    elseif a ~= a then
+      assert(b ~= b, string.format("%s: element %d: want NaN, got %s", where, i, tostring(b)))
+    elseif a == math.huge or a == -math.huge then
+      assert(a == b, string.format("%s: element %d: want %s, got %s", where, i, tostring(a), tostring(b)))
+    else
+      assert(math.abs(a - b) <= tol * math.max(1, math.abs(a)),
+        string.format("%s: element %d: want %.9g, got %.9g", where, i, a, b))
+    end
+  end
+end
+
+local cases = 0
+
+--- op on the GPU against op on the CPU: every fetched output the same, and y ran on the GPU.
+local function check(what, op, inputs, attrs, opts)
+  opts = opts or {}
+  cases = cases + 1
+  local want = run_on(CPU0, op, inputs, attrs, opts.fetches)
+  local got, where = run_on(GPU0, op, inputs, attrs, opts.fetches)
+  assert.are.equal(GPU0, where, what .. ": y ran on " .. tostring(where))
+  for i = 1, #want do same(want[i], got[i], what .. " output " .. i, opts.tol) end
+end
+
+--- op fails on both devices with the same code and message.
+local function check_error(what, op, inputs, attrs, fragment)
+  if type(attrs) == "string" then attrs, fragment = nil, attrs end
+  cases = cases + 1
+  local ok1, e1 = pcall(run_on, CPU0, op, inputs, attrs)
+  local ok2, e2 = pcall(run_on, GPU0, op, inputs, attrs)
+  assert(not ok1 and not ok2, what .. ": expected both to fail (cpu " .. tostring(ok1) .. ", gpu " .. tostring(ok2) .. ")")
+  assert(tfdev.error.is(e1) and tfdev.error.is(e2), what .. ": " .. tostring(e1) .. " / " .. tostring(e2))
+  assert.are.equal(e1.code, e2.code, what .. ": " .. e1.message .. " / " .. e2.message)
+  assert.are.equal(e1.message, e2.message, what)
+  if fragment then assert(e2.message:find(fragment, 1, true), what .. ": " .. e2.message) end
+end
+
+local describe_or_skip = backend_ready() and describe or function(name)
+  describe(name, function()
+    pending("backend " .. BACKEND .. " has no device here (TFDEV_BACKENDS=" .. tostring(os.getenv("TFDEV_BACKENDS")) .. ")")
+  end)
+end
+
+describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  describe("elementwise", function()
+    local float_ops = { "Neg", "Abs", "Square", "Exp", "Sigmoid", "Tanh", "Relu", "Relu6", "Elu", "Selu", "Softplus",
+      "Reciprocal", "LeakyRelu" }
+    local positive_ops = { "Log", "Sqrt", "Rsqrt" }
+    it("unary float math and activations, float32 and float64, scalars, empty and 1-element tensors", function()
+      for _, dt in ipairs { "float32", "float64" } do
+        for _, dims in ipairs { { 3, 4 }, {}, { 0, 3 }, { 1 }, { 2, 3, 5 } } do
+          for _, op in ipairs(float_ops) do
+            check(op .. " " .. dt, op, { rand(dt, dims, -8, 8) }, op == "LeakyRelu" and { alpha = 0.3 } or nil)
+          end
+          for _, op in ipairs(positive_ops) do
+            check(op .. " " .. dt, op, { rand(dt, dims, 0.01, 9) })
+            check(op .. " of negatives " .. dt, op, { rand(dt, dims, -3, -0.5) })
+          end
+        end
+      end
+      check("Softplus at its thresholds", "Softplus", { T({ -40, -14, -13.9, 0, 13.9, 14, 40 }, "float32") })
+      check("Relu of NaN", "Relu", { T({ 0 / 0, -1, 2 }, "float32") })
+    end)
+
+    it("unary integer math, int64 on the device and int32 on the host", function()
+      for _, dt in ipairs { "int64", "int32" } do
+        for _, op in ipairs { "Neg", "Abs", "Square", "Relu", "Relu6" } do
+          check(op .. " " .. dt, op, { rand(dt, { 4, 5 }, -20, 20) })
+          check(op .. " " .. dt .. " scalar", op, { rand(dt, {}, -20, 20) })
+        end
+      end
+      check("LogicalNot", "LogicalNot", { rand("bool", { 3, 4 }) })
+    end)
+
+    local shape_pairs = { { { 2, 3 }, { 2, 3 } }, { { 3, 1, 5 }, { 1, 4, 1 } }, { {}, { 2, 3 } }, { { 2, 3 }, {} },
+      { { 0, 3 }, { 1, 3 } }, { { 4, 1 }, { 3 } }, { { 1 }, { 1 } }, { { 2, 1, 3, 1 }, { 5, 1, 4 } } }
+    it("binary arithmetic with numpy broadcasting, every number dtype", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        local int = dt:sub(1, 3) == "int"
+        for _, pair in ipairs(shape_pairs) do
+          local tag = dt .. " " .. table.concat(pair[1], "x") .. " with " .. table.concat(pair[2], "x")
+          for _, op in ipairs { "Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference" } do
+            check(op .. " " .. tag, op, { rand(dt, pair[1]), rand(dt, pair[2]) })
+          end
+          if int then
+            check("Pow " .. tag, "Pow", { rand(dt, pair[1], -4, 4), rand(dt, pair[2], 0, 5) })
+            -- non-zero divisors of both signs
+            local b = rand(dt, pair[2], 1, 9)
+            local neg = rand("bool", pair[2])
+            b = run_on(CPU0, "Select", { neg, b, run_on(CPU0, "Neg", { b })[1] })[1]
+            check("FloorDiv " .. tag, "FloorDiv", { rand(dt, pair[1], -50, 50), b })
+            check("FloorMod " .. tag, "FloorMod", { rand(dt, pair[1], -50, 50), b })
+          else
+            check("RealDiv " .. tag, "RealDiv", { rand(dt, pair[1]), rand(dt, pair[2], 0.5, 3) })
+            check("Pow " .. tag, "Pow", { rand(dt, pair[1], 0.1, 3), rand(dt, pair[2], -2, 2) })
+            check("FloorDiv " .. tag, "FloorDiv", { rand(dt, pair[1], -9, 9), rand(dt, pair[2], 0.5, 3) })
+            check("FloorMod " .. tag, "FloorMod", { rand(dt, pair[1], -9, 9), rand(dt, pair[2], -3, -0.5) })
+          end
+        end
+      end
+    end)
+
+    it("comparisons and logic, bool out", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        for _, pair in ipairs(shape_pairs) do
+          for _, op in ipairs { "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual" } do
+            check(op .. " " .. dt, op, { rand(dt, pair[1], -2, 2), rand(dt, pair[2], -2, 2) })
+          end
+        end
+      end
+      for _, pair in ipairs(shape_pairs) do
+        for _, op in ipairs { "Equal", "NotEqual", "LogicalAnd", "LogicalOr" } do
+          check(op .. " bool", op, { rand("bool", pair[1]), rand("bool", pair[2]) })
+        end
+      end
+      check_error("Equal of uint8 (no CPU kernel either)", "Equal", { rand("uint8", { 4 }, 0, 3), rand("uint8", { 4 }, 0, 3) },
+        "no kernel for dtype uint8")
+      check("Equal of incompatible shapes without the error", "Equal", { rand("float32", { 2, 3 }), rand("float32", { 4 }) },
+        { incompatible_shape_error = false })
+      check("NotEqual of incompatible shapes without the error", "NotEqual",
+        { rand("int64", { 2, 3 }), rand("int64", { 4 }) }, { incompatible_shape_error = false })
+    end)
+
+    it("Select (scalar, same-shape and vector conditions) and SelectV2 (three-way broadcasting)", function()
+      for _, dt in ipairs { "float32", "int64", "bool", "float64", "int32" } do
+        check("Select same shape " .. dt, "Select", { rand("bool", { 3, 4 }), rand(dt, { 3, 4 }), rand(dt, { 3, 4 }) })
+        check("Select scalar " .. dt, "Select", { rand("bool", {}), rand(dt, { 3, 4 }), rand(dt, { 3, 4 }) })
+        check("Select vector " .. dt, "Select", { rand("bool", { 3 }), rand(dt, { 3, 4, 2 }), rand(dt, { 3, 4, 2 }) })
+        check("SelectV2 " .. dt, "SelectV2", { rand("bool", { 3, 1, 5 }), rand(dt, { 1, 4, 1 }), rand(dt, { 5 }) })
+        check("SelectV2 empty " .. dt, "SelectV2", { rand("bool", { 0, 1 }), rand(dt, { 1, 4 }), rand(dt, {}) })
+      end
+      check_error("Select of float16 (no CPU kernel either)", "Select",
+        { rand("bool", { 4 }), rand("float16", { 4 }), rand("float16", { 4 }) }, "no kernel for dtype float16")
+    end)
+
+    it("AddN, BiasAdd, Softmax and Prelu", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        check("AddN of 1 " .. dt, "AddN", { rand(dt, { 3, 4 }) })
+        check("AddN of 3 " .. dt, "AddN", { rand(dt, { 3, 4 }), rand(dt, { 3, 4 }), rand(dt, { 3, 4 }) })
+        check("AddN empty " .. dt, "AddN", { rand(dt, { 0, 2 }), rand(dt, { 0, 2 }) })
+        check("BiasAdd " .. dt, "BiasAdd", { rand(dt, { 2, 3, 4 }), rand(dt, { 4 }) })
+      end
+      for _, dt in ipairs { "float32", "float64" } do
+        for _, dims in ipairs { { 3, 5 }, { 5 }, { 2, 0 }, { 0, 3 }, { 2, 3, 1 } } do
+          check("Softmax " .. dt .. " " .. table.concat(dims, "x"), "Softmax", { rand(dt, dims, -5, 5) })
+        end
+      end
+      for _, alpha in ipairs { { 5 }, { 1, 1, 5 }, { 4, 5 }, { 1 }, { 1, 1, 1, 1, 5 } } do
+        check("Prelu alpha " .. table.concat(alpha, "x"), "Prelu",
+          { rand("float32", { 2, 3, 4, 5 }), rand("float32", alpha, 0, 1) })
+      end
+    end)
+
+    it("Cast between every dtype pair it takes, int32 and its host memory included", function()
+      local inputs = { float32 = rand("float32", { 3, 4 }, -300, 300), float64 = rand("float64", { 3, 4 }, -300, 300),
+        int32 = rand("int32", { 3, 4 }, -300, 300), int64 = rand("int64", { 3, 4 }, -300, 300),
+        bool = rand("bool", { 3, 4 }), uint8 = rand("uint8", { 3, 4 }, 0, 255),
+        float16 = rand("float16", { 3, 4 }, -300, 300) }
+      for from, x in pairs(inputs) do
+        for to in pairs(inputs) do check("Cast " .. from .. " to " .. to, "Cast", { x }, { DstT = to }) end
+      end
+      check("Cast of NaN and out-of-range floats to int32", "Cast", { T({ 0 / 0, 3e9, -3e9, 2.7, -2.7 }, "float32") },
+        { DstT = "int32" })
+    end)
+
+    it("refuses what the CPU kernel refuses, with its words", function()
+      check_error("Add of incompatible shapes", "Add", { rand("float32", { 2, 3 }), rand("float32", { 4 }) })
+      check_error("Equal of incompatible shapes", "Equal", { rand("float32", { 2, 3 }), rand("float32", { 4 }) })
+      check_error("int32 FloorDiv by zero", "FloorDiv", { T({ 1, 2 }), T({ 1, 0 }) }, "Integer division by zero")
+      check_error("int32 Pow to a negative power", "Pow", { T({ 1, 2 }), T({ 1, -1 }) }, "negative integer powers")
+      check_error("BiasAdd of the wrong size", "BiasAdd", { rand("float32", { 2, 3 }), rand("float32", { 4 }) })
+      check_error("Softmax of a scalar", "Softmax", { rand("float32", {}) }, "rank >= 1")
+      check_error("Select with mismatched branches", "Select", { rand("bool", { 2 }), rand("float32", { 2, 3 }),
+        rand("float32", { 3, 2 }) }, "'then' and 'else' must have the same shape")
+      check_error("Select with a bad condition", "Select", { rand("bool", { 3 }), rand("float32", { 2, 3 }),
+        rand("float32", { 2, 3 }) }, "condition must be a scalar")
+      check_error("AddN of different shapes", "AddN", { rand("float32", { 2, 3 }), rand("float32", { 3, 2 }) })
+      check_error("Prelu with an alpha that does not broadcast", "Prelu", { rand("float32", { 2, 3 }), rand("float32", { 2 }) })
+      check_error("Prelu with an alpha broadcast another way", "Prelu", { rand("float32", { 2, 3 }), rand("float32", { 2, 1 }) })
+    end)
+  end)
+
+  describe("reductions", function()
+    local axes_cases = { {}, { 0 }, { 1 }, { -1 }, { 0, 2 }, { 2, 0 }, { 0, 1, 2 }, { 1, 2 }, { 0, 1 } }
+    it("Sum, Mean, Max, Min, Prod over any axes, keep_dims, every number dtype", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        local x = rand(dt, { 3, 4, 5 }, -3, 3)
+        for _, op in ipairs { "Sum", "Mean", "Max", "Min", "Prod" } do
+          for _, axes in ipairs(axes_cases) do
+            for _, keep in ipairs { false, true } do
+              local tag = op .. " " .. dt .. " axes {" .. table.concat(axes, ",") .. "}" .. (keep and " kept" or "")
+              check(tag, op, { x, tfdev.tensor { dtype = "int32", shape = { #axes }, data = axes } }, { keep_dims = keep })
+            end
+          end
+          check(op .. " " .. dt .. " int64 axes, a scalar axis", op, { x, T(-2, "int64") })
+          check(op .. " " .. dt .. " of a scalar", op, { rand(dt, {}), T({}, "int32") })
+          check(op .. " " .. dt .. " of one element", op, { rand(dt, { 1, 1 }), T({ 0, 1 }) })
+          check(op .. " " .. dt .. " with size-1 axes between", op, { rand(dt, { 2, 1, 3, 1, 2 }), T({ 0, 4 }) })
+          check(op .. " " .. dt .. " non-adjacent axes of rank 4", op, { rand(dt, { 2, 3, 2, 3 }), T({ 1, 3 }) })
+          if op ~= "Max" and op ~= "Min" then
+            check(op .. " " .. dt .. " over an empty axis", op, { rand(dt, { 3, 0, 2 }), T({ 1 }) })
+          end
+          check(op .. " " .. dt .. " of an empty kept axis", op, { rand(dt, { 0, 4 }), T({ 1 }) })
+        end
+      end
+    end)
+
+    it("ArgMax, ArgMin and TopKV2", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        local x = rand(dt, { 3, 4, 5 }, -2, 2) -- integers in [-2, 2]: many ties
+        for _, op in ipairs { "ArgMax", "ArgMin" } do
+          for _, axis in ipairs { 0, 1, 2, -1 } do
+            for _, out in ipairs { "int64", "int32" } do
+              check(op .. " " .. dt .. " axis " .. axis .. " " .. out, op, { x, T(axis) }, { output_type = out })
+            end
+          end
+          check(op .. " " .. dt .. " int64 axis", op, { x, T(1, "int64") })
+          check(op .. " " .. dt .. " empty", op, { rand(dt, { 0, 3 }), T(1) })
+        end
+        for _, k in ipairs { 0, 1, 3, 5 } do
+          check("TopKV2 " .. dt .. " k " .. k, "TopKV2", { x, T(k) }, nil, { fetches = { "y:0", "y:1" } })
+        end
+        check("TopKV2 " .. dt .. " int64 indices", "TopKV2", { x, T(2) }, { index_type = "int64" },
+          { fetches = { "y:0", "y:1" } })
+      end
+      check("TopKV2 with NaN", "TopKV2", { T({ 1, 0 / 0, 3, 3, -1 }, "float32"), T(3) }, nil, { fetches = { "y:0", "y:1" } })
+    end)
+
+    it("refuses what the CPU kernel refuses", function()
+      local x = rand("float32", { 2, 3 })
+      check_error("Sum over an axis out of range", "Sum", { x, T({ 2 }) }, "Invalid reduction dimension 2")
+      check_error("Sum over an axis out of range, int64", "Sum", { x, T({ -3 }, "int64") }, "Invalid reduction dimension -3")
+      check_error("Max of an empty set", "Max", { rand("float32", { 2, 0 }), T({ 1 }) }, "Max of an empty set")
+      check_error("ArgMax over an empty axis", "ArgMax", { rand("float32", { 2, 0 }), T(1) }, "is empty")
+      check_error("ArgMax over an axis out of range", "ArgMax", { x, T(3) }, "Expected dimension in the range")
+      check_error("TopKV2 with k too large", "TopKV2", { x, T(4) }, "input must have at least k columns")
+      check_error("TopKV2 with k negative", "TopKV2", { x, T(-1) }, "Need k >= 0")
+    end)
+  end)
+
+  describe("data movement", function()
+    local dtypes = { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" }
+    it("Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Tile over every dtype", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 3, 4 }, 0, 9)
+        check("Transpose " .. dt, "Transpose", { x, T({ 2, 0, 1 }) })
+        check("Transpose int64 perm " .. dt, "Transpose", { x, T({ 1, 0, 2 }, "int64") })
+        check("Transpose empty " .. dt, "Transpose", { rand(dt, { 0, 3 }, 0, 9), T({ 1, 0 }) })
+        check("Transpose scalar " .. dt, "Transpose", { rand(dt, {}, 0, 9), T({}) })
+        for _, axis in ipairs { 0, 1, 2, -1 } do
+          local a, b = rand(dt, { 2, 3, 4 }, 0, 9), rand(dt, { 2, 3, 4 }, 0, 9)
+          check("ConcatV2 axis " .. axis .. " " .. dt, "ConcatV2", { a, x, b, T(axis) })
+          check("Pack axis " .. axis .. " " .. dt, "Pack", { a, x, b }, { axis = axis })
+          local n = ({ [0] = 2, 3, 4, [-1] = 4 })[axis]
+          local fetches = {}
+          for i = 1, n do fetches[i] = "y:" .. (i - 1) end
+          check("Unpack axis " .. axis .. " " .. dt, "Unpack", { x }, { axis = axis, num = n }, { fetches = fetches })
+          check("Split axis " .. axis .. " " .. dt, "Split", { T(axis), x }, { num_split = n }, { fetches = fetches })
+        end
+        check("ConcatV2 with an empty part " .. dt, "ConcatV2", { x, rand(dt, { 2, 0, 4 }), T(1, "int64") })
+        check("Pack of scalars " .. dt, "Pack", { rand(dt, {}, 0, 9), rand(dt, {}, 0, 9) }, { axis = 0 })
+        check("SplitV " .. dt, "SplitV", { x, T({ 1, -1, 2 }), T(2) }, { num_split = 3 },
+          { fetches = { "y:0", "y:1", "y:2" } })
+        check("SplitV int64 sizes " .. dt, "SplitV", { x, T({ 2, 0, 1 }, "int64"), T(1) }, { num_split = 3 },
+          { fetches = { "y:0", "y:1", "y:2" } })
+        check("Tile " .. dt, "Tile", { x, T({ 2, 1, 3 }) })
+        check("Tile by zero " .. dt, "Tile", { x, T({ 2, 0, 3 }, "int64") })
+        check("Tile of a scalar " .. dt, "Tile", { rand(dt, {}, 0, 9), T({}) })
+      end
+    end)
+
+    it("Slice and StridedSlice with every mask, negative strides and new axes", function()
+      local x = rand("float32", { 4, 5, 6 })
+      check("Slice", "Slice", { x, T({ 1, 0, 2 }), T({ 2, -1, 3 }) })
+      check("Slice int64", "Slice", { x, T({ 0, 4, 0 }, "int64"), T({ 4, 1, -1 }, "int64") })
+      check("Slice empty", "Slice", { x, T({ 1, 1, 1 }), T({ 0, 2, 2 }) })
+      check("Slice of int32 (host)", "Slice", { rand("int32", { 4, 5 }), T({ 1, 1 }), T({ 2, 2 }) })
+      local ss = {
+        { { 1, 0, 0 }, { 3, 5, 6 }, { 1, 2, 3 }, {} },
+        { { 0, 0, 0 }, { 0, 0, 0 }, { 1, 1, 1 }, { begin_mask = 7, end_mask = 7 } },
+        { { -1, 0, 0 }, { 0, 0, 0 }, { -1, -2, 1 }, { begin_mask = 6, end_mask = 7 } },
+        { { 2, 0, 0 }, { 3, 0, 0 }, { 1, 1, 1 }, { shrink_axis_mask = 1, begin_mask = 6, end_mask = 6 } },
+        { { 0, 1 }, { 0, 3 }, { 1, 1 }, { ellipsis_mask = 1 } },
+        { { 0, 0, 1 }, { 0, 0, 4 }, { 1, 1, 2 }, { new_axis_mask = 2, begin_mask = 1, end_mask = 1 } },
+        { { 0, 0, -1 }, { 0, 0, -7 }, { 1, 1, -1 }, { ellipsis_mask = 1, new_axis_mask = 2 } },
+        { { 3, 4, 5 }, { 0, 0, 0 }, { -2, -3, -4 }, {} },
+        { { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 }, {} },
+        { { -1 }, { 0 }, { 1 }, { shrink_axis_mask = 1 } },
+      }
+      for i, c in ipairs(ss) do
+        check("StridedSlice " .. i, "StridedSlice", { x, T(c[1]), T(c[2]), T(c[3]) }, c[4])
+        check("StridedSlice int64 " .. i, "StridedSlice", { x, T(c[1], "int64"), T(c[2], "int64"), T(c[3], "int64") }, c[4])
+      end
+      check("StridedSlice of a bool vector", "StridedSlice", { rand("bool", { 7 }), T({ 6 }), T({ 0 }), T({ -2 }) })
+    end)
+
+    it("Pad, PadV2 and MirrorPad", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 3, 4 }, 0, 9)
+        check("Pad " .. dt, "Pad", { x, T({ { 1, 0 }, { 0, 2 }, { 3, 1 } }) })
+        check("Pad channels " .. dt, "Pad", { x, T({ { 0, 0 }, { 0, 0 }, { 0, 4 } }, "int64") })
+        check("Pad nothing " .. dt, "Pad", { x, T({ { 0, 0 }, { 0, 0 }, { 0, 0 } }) })
+        check("PadV2 " .. dt, "PadV2", { x, T({ { 1, 1 }, { 2, 0 }, { 0, 1 } }), rand(dt, {}, 0, 9) })
+        check("Pad of a scalar " .. dt, "Pad", { rand(dt, {}, 0, 9), tfdev.tensor { dtype = "int32", shape = { 0, 2 } } })
+        for _, mode in ipairs { "REFLECT", "SYMMETRIC" } do
+          check("MirrorPad " .. mode .. " " .. dt, "MirrorPad", { x, T({ { 1, 0 }, { 2, 2 }, { 0, 3 } }) }, { mode = mode })
+        end
+      end
+      check("Pad empty", "Pad", { rand("float32", { 0, 2 }), T({ { 1, 1 }, { 0, 0 } }) })
+    end)
+
+    it("GatherV2 (axes, batch_dims, int32 indices from the host, int64 ones on the device) and GatherNd", function()
+      for _, dt in ipairs(dtypes) do
+        local p = rand(dt, { 4, 5, 3 }, 0, 9)
+        for _, idt in ipairs { "int32", "int64" } do
+          check("GatherV2 axis 0 " .. dt .. " " .. idt, "GatherV2", { p, T({ { 3, 0 }, { 1, 1 } }, idt), T(0) })
+          check("GatherV2 axis 1 " .. dt .. " " .. idt, "GatherV2", { p, T({ 4, 0, 2 }, idt), T(1) })
+          check("GatherV2 axis -1 " .. dt .. " " .. idt, "GatherV2", { p, T(2, idt), T(-1, "int64") })
+          check("GatherV2 batch_dims 1 " .. dt .. " " .. idt, "GatherV2", { p, T({ { 1, 2 }, { 0, 0 }, { 4, 3 }, { 2, 2 } }, idt),
+            T(1) }, { batch_dims = 1 })
+          check("GatherV2 batch_dims -1 " .. dt .. " " .. idt, "GatherV2", { p, T({ { 1 }, { 0 }, { 4 }, { 2 } }, idt),
+            T(1) }, { batch_dims = -1 })
+          check("GatherV2 no indices " .. dt .. " " .. idt, "GatherV2", { p, tfdev.tensor { dtype = idt, shape = { 0 } }, T(1) })
+          check("GatherNd depth 1 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3 }, { 0 } }, idt) })
+          check("GatherNd depth 2 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3, 4 }, { 0, 1 }, { 2, 2 } }, idt) })
+          check("GatherNd depth 3 " .. dt .. " " .. idt, "GatherNd", { p, T({ { { 3, 4, 2 } }, { { 0, 1, 0 } } }, idt) })
+          check("GatherNd depth 0 " .. dt .. " " .. idt, "GatherNd", { p, tfdev.tensor { dtype = idt, shape = { 2, 0 } } })
+        end
+      end
+    end)
+
+    it("Range, Fill, ZerosLike, OnesLike, Shape, ExpandDims and Squeeze", function()
+      check("Range float32", "Range", { T(-1.5, "float32"), T(3.2, "float32"), T(0.25, "float32") })
+      check("Range float64 downwards", "Range", { T(5, "float64"), T(-2, "float64"), T(-0.7, "float64") })
+      check("Range int64", "Range", { T(-7, "int64"), T(20, "int64"), T(3, "int64") })
+      check("Range int64 beyond 2^53", "Range", { T(9007199254740993, "int64"), T(9007199254741003, "int64"), T(4, "int64") })
+      check("Range int32", "Range", { T(10), T(0), T(-3) })
+      check("Range empty", "Range", { T(2, "int64"), T(2, "int64"), T(1, "int64") })
+      for _, dt in ipairs(dtypes) do
+        local v = rand(dt, {}, 0, 9)
+        check("Fill " .. dt, "Fill", { T({ 2, 3 }), v })
+        check("Fill int64 dims " .. dt, "Fill", { T({ 4, 0 }, "int64"), v })
+        check("Fill scalar " .. dt, "Fill", { T({}), v })
+        local x = rand(dt, { 3, 2 }, 0, 9)
+        check("ZerosLike " .. dt, "ZerosLike", { x })
+        check("OnesLike " .. dt, "OnesLike", { x })
+        check("Shape " .. dt, "Shape", { x })
+        check("Shape int64 " .. dt, "Shape", { x }, { out_type = "int64" })
+        check("ExpandDims " .. dt, "ExpandDims", { x, T(-1) })
+        check("ExpandDims int64 axis " .. dt, "ExpandDims", { x, T(1, "int64") })
+        check("Squeeze " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) })
+        check("Squeeze dims " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) }, { squeeze_dims = { -2 } })
+      end
+    end)
+
+    it("refuses what the CPU kernels refuse", function()
+      local x = rand("float32", { 2, 3 })
+      check_error("Transpose with a bad perm", "Transpose", { x, T({ 0, 0 }) }, "perm is not a permutation")
+      check_error("Transpose with a short perm", "Transpose", { x, T({ 0 }) }, "perm has 1 entries")
+      check_error("ConcatV2 of mismatched shapes", "ConcatV2", { x, rand("float32", { 3, 3 }), T(1) }, "does not match")
+      check_error("ConcatV2 axis out of range", "ConcatV2", { x, x, T(2, "int64") }, "out of range")
+      check_error("Pack axis out of range", "Pack", { x, x }, { axis = 3 }, "out of range")
+      check_error("Slice out of range", "Slice", { x, T({ 1, 2 }), T({ 2, 1 }) }, "Expected begin[0] in [0, 2]")
+      check_error("Slice out of range, int64", "Slice", { x, T({ 0, 2 }, "int64"), T({ 1, 2 }, "int64") }, "size[1]")
+      check_error("StridedSlice with a zero stride", "StridedSlice", { x, T({ 0 }), T({ 1 }), T({ 0 }) })
+      check_error("Split unevenly", "Split", { T(1), x }, { num_split = 2 }, "evenly divide")
+      check_error("Split axis out of range", "Split", { T(2, "int64"), x }, { num_split = 2 }, "split_dim 2 is out of range")
+      check_error("SplitV sizes that do not add up", "SplitV", { x, T({ 1, 1 }), T(1) }, { num_split = 2 }, "Determined shape")
+      check_error("Tile by a negative multiple", "Tile", { x, T({ 1, -1 }) }, "Expected multiples[1] >= 0")
+      check_error("Pad by a negative amount", "Pad", { x, T({ { 0, 0 }, { -1, 0 } }) }, "must be non-negative")
+      check_error("PadV2 with a vector value", "PadV2", { x, T({ { 0, 0 }, { 1, 0 } }), rand("float32", { 2 }) },
+        "constant_values must be a scalar")
+      check_error("MirrorPad REFLECT too wide", "MirrorPad", { x, T({ { 2, 0 }, { 0, 0 } }) }, { mode = "REFLECT" },
+        "must be between 0 and 1")
+      check_error("GatherV2 index out of range (int32, checked on the host)", "GatherV2", { x, T({ 0, 2 }), T(0) },
+        "indices[1] = 2 is not in [0, 2)")
+      check_error("GatherV2 axis out of range", "GatherV2", { x, T({ 0 }), T(2) }, "Expected axis in the range")
+      check_error("GatherV2 batch_dims above the axis", "GatherV2", { x, T({ { 0 }, { 1 } }), T(0) }, { batch_dims = 1 },
+        "must be less than or equal to axis")
+      check_error("GatherNd index out of range (int32)", "GatherNd", { x, T({ { 1, 3 } }) }, "does not index into param shape")
+      check_error("GatherNd too deep", "GatherNd", { x, T({ { 1, 1, 1 } }) }, "innermost dimension")
+      check_error("Range with a zero delta", "Range", { T(1, "float32"), T(2, "float32"), T(0, "float32") }, "delta != 0")
+      check_error("Range the wrong way", "Range", { T(1, "int64"), T(5, "int64"), T(-1, "int64") }, "Requires start >= limit")
+      check_error("Fill with a vector value", "Fill", { T({ 2 }), rand("float32", { 2 }) }, "value a scalar")
+      check_error("ExpandDims axis out of range", "ExpandDims", { x, T(4, "int64") }, "axis 4 is out of range")
+      check_error("Squeeze of a dimension that is not 1", "Squeeze", { x }, { squeeze_dims = { 0 } }, "Can not squeeze dim[0]")
+    end)
+  end)
+
+  describe("where a GPU differs, as TensorFlow's GPUs do", function()
+    it("gathers zeros for int64 indices out of range and divides int64s by zero as 0, which it cannot see", function()
+      local p = T({ { 1, 2 }, { 3, 4 } }, "float32")
+      h.raises("INVALID_ARGUMENT", "indices[1] = 5 is not in [0, 2)", run_on, CPU0, "GatherV2", { p, T({ 1, 5 }, "int64"), T(0) })
+      assert.are.same({ { 3, 4 }, { 0, 0 } }, run_on(GPU0, "GatherV2", { p, T({ 1, 5 }, "int64"), T(0) })[1]:totable())
+      assert.are.same({ { 0, 0 }, { 3, 4 } }, run_on(GPU0, "GatherNd", { p, T({ { 2 }, { 1 } }, "int64") })[1]:totable())
+      h.raises("INVALID_ARGUMENT", "Integer division by zero", run_on, CPU0, "FloorDiv", { T({ 7, 8 }, "int64"), T({ 2, 0 }, "int64") })
+      assert.are.same({ 3, 0 }, run_on(GPU0, "FloorDiv", { T({ 7, 8 }, "int64"), T({ 2, 0 }, "int64") })[1]:totable())
+      cases = cases + 5
+    end)
+  end)
+
+  describe("products", function()
+    it("MatMul with transposes, _FusedMatMul with every activation, BatchMatMulV2 with broadcast batches", function()
+      for _, dt in ipairs { "float32", "float64" } do
+        for _, ta in ipairs { false, true } do
+          for _, tb in ipairs { false, true } do
+            local a = rand(dt, ta and { 7, 3 } or { 3, 7 })
+            local b = rand(dt, tb and { 5, 7 } or { 7, 5 })
+            check("MatMul " .. dt .. tostring(ta) .. tostring(tb), "MatMul", { a, b }, { transpose_a = ta, transpose_b = tb })
+            for _, act in ipairs { false, "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid" } do
+              local ops = act and { "BiasAdd", act } or { "BiasAdd" }
+              check("_FusedMatMul " .. table.concat(ops, ",") .. " " .. dt, "_FusedMatMul", { a, b, rand(dt, { 5 }) },
+                { transpose_a = ta, transpose_b = tb, fused_ops = ops, num_args = 1, leakyrelu_alpha = 0.1 })
+            end
+          end
+        end
+        check("MatMul empty " .. dt, "MatMul", { rand(dt, { 0, 3 }), rand(dt, { 3, 4 }) })
+        check("MatMul with k = 0 " .. dt, "MatMul", { rand(dt, { 2, 0 }), rand(dt, { 0, 4 }) })
+        check("_FusedMatMul with k = 0 " .. dt, "_FusedMatMul", { rand(dt, { 2, 0 }), rand(dt, { 0, 4 }), rand(dt, { 4 }) },
+          { fused_ops = { "BiasAdd", "Relu" }, num_args = 1 })
+        check("MatMul 1x1 " .. dt, "MatMul", { rand(dt, { 1, 1 }), rand(dt, { 1, 1 }) })
+        check("BatchMatMulV2 " .. dt, "BatchMatMulV2", { rand(dt, { 2, 1, 3, 4 }), rand(dt, { 5, 4, 2 }) })
+        check("BatchMatMulV2 adjoints " .. dt, "BatchMatMulV2", { rand(dt, { 3, 4, 3 }), rand(dt, { 1, 2, 4 }) },
+          { adj_x = true, adj_y = true })
+        check("BatchMatMulV2 rank 2 " .. dt, "BatchMatMulV2", { rand(dt, { 3, 4 }), rand(dt, { 4, 2 }) })
+        check("BatchMatMulV2 empty batch " .. dt, "BatchMatMulV2", { rand(dt, { 0, 3, 4 }), rand(dt, { 4, 2 }) })
+        check("BatchMatMulV2 k = 0 " .. dt, "BatchMatMulV2", { rand(dt, { 2, 3, 0 }), rand(dt, { 2, 0, 2 }) })
+      end
+      check_error("MatMul of mismatched sizes", "MatMul", { rand("float32", { 2, 3 }), rand("float32", { 4, 2 }) },
+        "Matrix size-incompatible")
+      check_error("_FusedMatMul with a bias of the wrong size", "_FusedMatMul",
+        { rand("float32", { 2, 3 }), rand("float32", { 3, 2 }), rand("float32", { 3 }) },
+        { fused_ops = { "BiasAdd" }, num_args = 1 }, "bias must be a float32 vector of 2 elements")
+      check_error("BatchMatMulV2 batches that do not broadcast", "BatchMatMulV2",
+        { rand("float32", { 2, 3, 4 }), rand("float32", { 3, 4, 2 }) }, "batch dimensions do not broadcast")
+    end)
+  end)
+
+  describe("convolutions, pools, images", function()
+    local windows = {
+      { "SAME, odd sizes, stride 1", { 1, 7, 5, 3 }, { 3, 3, 3, 4 }, { 1, 1, 1, 1 }, "SAME" },
+      { "SAME, stride 2, even sizes", { 2, 8, 6, 2 }, { 3, 3, 2, 5 }, { 1, 2, 2, 1 }, "SAME" },
+      { "VALID, stride 3", { 1, 10, 11, 3 }, { 3, 2, 3, 2 }, { 1, 3, 3, 1 }, "VALID" },
+      { "VALID, window larger than the input", { 1, 2, 2, 1 }, { 3, 3, 1, 2 }, { 1, 1, 1, 1 }, "VALID" },
+      { "pointwise 1x1", { 2, 4, 4, 6 }, { 1, 1, 6, 3 }, { 1, 1, 1, 1 }, "VALID" },
+      { "dilations 2", { 1, 9, 8, 2 }, { 3, 3, 2, 2 }, { 1, 1, 1, 1 }, "SAME", { 1, 2, 2, 1 } },
+      { "EXPLICIT padding", { 1, 5, 5, 2 }, { 3, 3, 2, 2 }, { 1, 2, 1, 1 }, "EXPLICIT", nil, { 0, 0, 1, 2, 0, 3, 0, 0 } },
+      { "empty batch", { 0, 5, 5, 2 }, { 3, 3, 2, 2 }, { 1, 1, 1, 1 }, "SAME" },
+      { "no input channels", { 1, 4, 4, 0 }, { 2, 2, 0, 3 }, { 1, 1, 1, 1 }, "VALID" },
+    }
+    it("Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool, Conv2DBackpropInput: SAME, VALID, EXPLICIT, strides, dilations", function()
+      for _, w in ipairs(windows) do
+        local name, xs, fs, strides, padding, dil, ex = table.unpack(w)
+        local attrs = { strides = strides, padding = padding, dilations = dil, explicit_paddings = ex }
+        for _, dt in ipairs { "float32", "float64", "float16" } do
+          check("Conv2D " .. name .. " " .. dt, "Conv2D", { rand(dt, xs), rand(dt, fs) }, attrs)
+          check("DepthwiseConv2dNative " .. name .. " " .. dt, "DepthwiseConv2dNative",
+            { rand(dt, xs), rand(dt, { fs[1], fs[2], xs[4], 2 }) }, attrs)
+        end
+        check("Conv2D int32 (host) " .. name, "Conv2D", { rand("int32", xs), rand("int32", fs) }, attrs)
+        if padding ~= "EXPLICIT" and not dil then
+          for _, dt in ipairs { "float32", "float64", "float16", "int64", "uint8" } do
+            local pool = { ksize = { 1, fs[1], fs[2], 1 }, strides = strides, padding = padding }
+            check("MaxPool " .. name .. " " .. dt, "MaxPool", { rand(dt, xs, 0, 9) }, pool)
+            if dt ~= "int64" and dt ~= "uint8" then
+              check("AvgPool " .. name .. " " .. dt, "AvgPool", { rand(dt, xs) }, pool)
+            end
+          end
+        end
+        if xs[4] > 0 then
+          local out = run_on(CPU0, "Conv2D", { rand("float32", xs), rand("float32", fs) }, attrs)[1]
+          check("Conv2DBackpropInput " .. name, "Conv2DBackpropInput",
+            { T(xs), rand("float32", fs), rand("float32", out.shape) }, attrs)
+        end
+      end
+    end)
+
+    it("_FusedConv2D and the fused depthwise ops: every fusion the CPU kernel takes", function()
+      local xs, fs = { 2, 6, 5, 3 }, { 3, 3, 3, 4 }
+      local attrs = function(ops, num_args, extra)
+        local a = { strides = { 1, 2, 1, 1 }, padding = "SAME", fused_ops = ops, num_args = num_args, epsilon = 0.001,
+          leakyrelu_alpha = 0.15 }
+        for k, v in pairs(extra or {}) do a[k] = v end
+        return a
+      end
+      local x, f, b = rand("float32", xs), rand("float32", fs), rand("float32", { 4 })
+      local out = run_on(CPU0, "Conv2D", { x, f }, { strides = { 1, 2, 1, 1 }, padding = "SAME" })[1].shape
+      for _, act in ipairs { false, "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid", "Prelu" } do
+        local tail = act and { act } or {}
+        local alpha = act == "Prelu" and { rand("float32", { 4 }, 0, 1) } or {}
+        local function with(list, extra)
+          local r = {}
+          for _, v in ipairs(list) do r[#r + 1] = v end
+          for _, v in ipairs(extra) do r[#r + 1] = v end
+          return r
+        end
+        local tag = act or "no activation"
+        check("_FusedConv2D BiasAdd " .. tag, "_FusedConv2D", with({ x, f, b }, alpha),
+          attrs(with({ "BiasAdd" }, tail), 1 + #alpha))
+        check("_FusedConv2D BiasAdd, Add " .. tag, "_FusedConv2D", with({ x, f, b, rand("float32", out) }, alpha),
+          attrs(with({ "BiasAdd", "Add" }, tail), 2 + #alpha))
+        check("_FusedConv2D BiasAdd, Add broadcast " .. tag, "_FusedConv2D",
+          with({ x, f, b, rand("float32", { 1, 1, out[3], 4 }) }, alpha), attrs(with({ "BiasAdd", "Add" }, tail), 2 + #alpha))
+        check("_FusedConv2D FusedBatchNorm " .. tag, "_FusedConv2D", with({ x, f, rand("float32", { 4 }),
+          rand("float32", { 4 }), rand("float32", { 4 }), rand("float32", { 4 }, 0.1, 2) }, alpha),
+          attrs(with({ "FusedBatchNorm" }, tail), 4 + #alpha))
+        local df = rand("float32", { 3, 3, 3, 2 })
+        for _, op in ipairs { "_FusedDepthwiseConv2dNative", "FusedDepthwiseConv2dNative" } do
+          check(op .. " BiasAdd " .. tag, op, with({ x, df, rand("float32", { 6 }) },
+            act == "Prelu" and { rand("float32", { 6 }, 0, 1) } or {}), attrs(with({ "BiasAdd" }, tail), 1 + #alpha,
+            { dilations = { 1, 1, 2, 1 } }))
+        end
+      end
+      check("_FusedConv2D Prelu with a [H, W, C] alpha", "_FusedConv2D", { x, f, b, rand("float32", { out[2], out[3], 4 }) },
+        attrs({ "BiasAdd", "Prelu" }, 2))
+      check("_FusedConv2D [BiasAdd, Add, Prelu] with a scalar alpha", "_FusedConv2D",
+        { x, f, b, rand("float32", out), rand("float32", { 1 }) }, attrs({ "BiasAdd", "Add", "Prelu" }, 3))
+      check_error("_FusedConv2D with an unknown fusion", "_FusedConv2D", { x, f, b }, attrs({ "BiasAdd", "Softsign" }, 1),
+        "Fusion is not implemented")
+      check_error("_FusedConv2D with too few inputs", "_FusedConv2D", { x, f, b }, attrs({ "BiasAdd", "Prelu" }, 2),
+        "take 4 inputs, got 3")
+      check_error("_FusedConv2D with a bias of the wrong size", "_FusedConv2D", { x, f, rand("float32", { 3 }) },
+        attrs({ "BiasAdd" }, 1), "bias must hold 4 float32 values")
+      check_error("_FusedConv2D with an addend that does not broadcast", "_FusedConv2D",
+        { x, f, b, rand("float32", { 1, 1, 2, 4 }) }, attrs({ "BiasAdd", "Add" }, 2), "does not broadcast")
+      check_error("Conv2D with mismatched depths", "Conv2D", { x, rand("float32", { 3, 3, 2, 4 }) },
+        { strides = { 1, 1, 1, 1 }, padding = "SAME" }, "input depth 3 does not match the filter's in_channels 2")
+      check_error("Conv2D of rank 3", "Conv2D", { rand("float32", { 6, 5, 3 }), f },
+        { strides = { 1, 1, 1, 1 }, padding = "SAME" }, "must be a float32 tensor of rank 4")
+      check_error("Conv2D float64 of rank 3", "Conv2D", { rand("float64", { 6, 5, 3 }), rand("float64", fs) },
+        { strides = { 1, 1, 1, 1 }, padding = "SAME" }, "input must be a tensor of rank 4")
+      check_error("MaxPool with a bad ksize", "MaxPool", { x }, { ksize = { 2, 2 }, strides = { 1, 1, 1, 1 }, padding = "SAME" },
+        "ksize must be 4 values")
+    end)
+
+    it("FusedBatchNorm, FusedBatchNormV3, ResizeBilinear and ResizeNearestNeighbor", function()
+      local x = rand("float32", { 2, 3, 4, 5 })
+      local args = { x, rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }, 0.1, 2) }
+      check("FusedBatchNorm", "FusedBatchNorm", args, { is_training = false, epsilon = 0.01 },
+        { fetches = { "y:0", "y:1", "y:2", "y:3", "y:4" } })
+      check("FusedBatchNormV3", "FusedBatchNormV3", args, { is_training = false },
+        { fetches = { "y:0", "y:1", "y:2", "y:3", "y:4", "y:5" } })
+      check_error("FusedBatchNorm with a short scale", "FusedBatchNorm", { x, rand("float32", { 4 }), args[3], args[4], args[5] },
+        { is_training = false }, "scale must be a float32 vector of 5 elements")
+      for _, dt in ipairs { "float32", "float64", "int64", "uint8", "float16", "int32" } do
+        local img = rand(dt, { 2, 5, 7, 3 }, 0, 9)
+        for _, size in ipairs { { 9, 4 }, { 1, 1 }, { 5, 7 }, { 12, 15 } } do
+          for _, flags in ipairs { {}, { align_corners = true }, { half_pixel_centers = true } } do
+            local tag = dt .. " to " .. table.concat(size, "x") .. (flags.align_corners and " align_corners" or "") ..
+                (flags.half_pixel_centers and " half_pixel_centers" or "")
+            check("ResizeBilinear " .. tag, "ResizeBilinear", { img, T(size) }, flags)
+            check("ResizeNearestNeighbor " .. tag, "ResizeNearestNeighbor", { img, T(size) }, flags)
+          end
+        end
+      end
+      check_error("ResizeBilinear to a zero size", "ResizeBilinear", { x, T({ 0, 2 }) }, nil, "size must be positive")
+      check_error("ResizeBilinear of an empty image", "ResizeBilinear", { rand("float32", { 1, 0, 3, 1 }), T({ 2, 2 }) }, nil,
+        "cannot resize an empty image")
+    end)
+  end)
+
+  describe("state", function()
+    it("seeded RandomUniform and RandomStandardNormal draw the CPU's numbers", function()
+      for _, op in ipairs { "RandomUniform", "RandomStandardNormal" } do
+        for _, dt in ipairs { "float32", "float64" } do
+          local tol = op == "RandomUniform" and 0 or RANDOM_TOL
+          check(op .. " " .. dt, op, { T({ 3, 50 }) }, { dtype = dt, seed = 7, seed2 = 11 }, { tol = tol })
+          check(op .. " " .. dt .. " int64 shape", op, { T({ 4, 0, 2 }, "int64") }, { dtype = dt, seed = 1 }, { tol = tol })
+          check(op .. " " .. dt .. " scalar", op, { T({}) }, { dtype = dt, seed2 = 3 }, { tol = tol })
+        end
+      end
+      -- Runs of one session draw on along the stream, on either device alike.
+      local function two_draws(device)
+        local s <close> = tfdev.session { optimize_graph = false }
+        s:create { node = {
+          { name = "shape", op = "Const", device = device, attr = { value = T({ 5 }, "int64") } },
+          { name = "r", op = "RandomStandardNormal", input = { "shape" }, device = device,
+            attr = { dtype = "float32", seed = 3, seed2 = 4 } },
+        } }
+        return s:run({}, "r"), s:run({}, "r")
+      end
+      local c1, c2 = two_draws(CPU0)
+      local g1, g2 = two_draws(GPU0)
+      same(c1, g1, "first draw", RANDOM_TOL)
+      same(c2, g2, "second draw", RANDOM_TOL)
+      assert.are_not.same(c1:totable(), c2:totable())
+    end)
+
+    it("keeps a resource variable's value in device memory: VarHandleOp, Assign, Read, AssignAdd", function()
+      local function steps(device)
+        local s <close> = tfdev.session { optimize_graph = false }
+        local function n(name, op, inputs, attr) return { name = name, op = op, input = inputs, device = device, attr = attr } end
+        s:create { node = {
+          n("v", "VarHandleOp", nil, { dtype = "float32", shape = { 2, 3 } }),
+          n("init", "Const", nil, { value = T({ { 1, 2, 3 }, { 4, 5, 6 } }, "float32") }),
+          n("delta", "Const", nil, { value = T({ { 0.5, 0.25, -1 }, { 2, 0, 1 } }, "float32") }),
+          n("assign", "AssignVariableOp", { "v", "init" }, { dtype = "float32" }),
+          n("add", "AssignAddVariableOp", { "v", "delta" }, { dtype = "float32" }),
+          n("read", "ReadVariableOp", { "v" }, { dtype = "float32" }),
+          n("iv", "VarHandleOp", nil, { dtype = "int32", shape = { 2 } }),
+          n("iinit", "Const", nil, { value = T({ 5, -3 }) }),
+          n("iassign", "AssignVariableOp", { "iv", "iinit" }, { dtype = "int32" }),
+          n("iadd", "AssignAddVariableOp", { "iv", "iinit" }, { dtype = "int32" }),
+          n("iread", "ReadVariableOp", { "iv" }, { dtype = "int32" }),
+        } }
+        s:run({}, {}, { "assign", "iassign" })
+        s:run({}, {}, { "add", "iadd" })
+        local _, meta = s:run({}, {}, { "add" }, { trace = true })
+        local out = s:run({}, { "read", "iread" })
+        return out, ran_on(meta)
+      end
+      local want = steps(CPU0)
+      local got, where = steps(GPU0)
+      cases = cases + 1
+      assert.are.equal(GPU0, where.add)
+      same(want[1], got[1], "the float variable")
+      same(want[2], got[2], "the int32 variable")
+      assert.are.same({ { 2, 2.5, 1 }, { 8, 5, 8 } }, got[1]:totable())
+    end)
+  end)
+
+  describe("graphs", function()
+    it("a graph split between CPU and GPU partitions (Send/Recv) gives the CPU's result", function()
+      local function graph(a, b)
+        return { node = {
+          { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+          { name = "w", op = "Const", device = a, attr = { value = T({ { 1, -2 }, { 0.5, 3 }, { -1, 1 } }, "float32") } },
+          { name = "mm", op = "MatMul", input = { "x", "w" }, device = a },
+          { name = "r", op = "Relu", input = { "mm" }, device = b },
+          { name = "axes", op = "Const", device = b, attr = { value = T({ 1 }) } },
+          { name = "s", op = "Sum", input = { "r", "axes" }, device = a, attr = { keep_dims = true } },
+          { name = "sm", op = "Softmax", input = { "mm" }, device = b },
+          { name = "i", op = "ArgMax", input = { "sm", "axes" }, device = a, attr = { output_type = "int32" } },
+          { name = "c", op = "Cast", input = { "i" }, device = b, attr = { DstT = "float32" } },
+          { name = "out", op = "AddV2", input = { "s", "c" }, device = a },
+        } }
+      end
+      local x = rand("float32", { 4, 3 })
+      local function run(a, b)
+        local s <close> = tfdev.session { optimize_graph = false }
+        s:create(graph(a, b))
+        local out, meta = s:run({ x = x }, { "out", "sm", "i" }, nil, { trace = true, output_partition_graphs = true })
+        return out, meta
+      end
+      local want = run(CPU0, CPU0)
+      local got, meta = run(GPU0, CPU0)
+      local got2 = run(CPU0, GPU0)
+      for i = 1, 3 do
+        same(want[i], got[i], "GPU/CPU output " .. i)
+        same(want[i], got2[i], "CPU/GPU output " .. i)
+      end
+      local recvs = 0
+      for _, g in ipairs(meta.partition_graphs) do
+        for _, n in ipairs(g.node) do if n.op == "_Recv" then recvs = recvs + 1 end end
+      end
+      assert.is_true(recvs >= 3)
+      cases = cases + 1
+    end)
+
+    it("places unannotated ops on the GPU (210 outranks the CPU) and the run metadata shows it", function()
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "sq", op = "Square", input = { "x" } },
+        { name = "axes", op = "Const", attr = { value = T({ 0 }) } },
+        { name = "m", op = "Mean", input = { "sq", "axes" } },
+        { name = "e", op = "Exp", input = { "m" } },
+      } }
+      local x = rand("float32", { 3, 2 })
+      local out, meta = s:run({ x = x }, { "e" }, nil, { trace = true })
+      local where = ran_on(meta)
+      for _, name in ipairs { "sq", "m", "e" } do
+        assert.are.equal(GPU0, s:placement(name))
+        assert.are.equal(GPU0, where[name])
+      end
+      local cpu <close> = tfdev.session { optimize_graph = false, device_count = { GPU = 0 } }
+      cpu:create { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "sq", op = "Square", input = { "x" } },
+        { name = "axes", op = "Const", attr = { value = T({ 0 }) } },
+        { name = "m", op = "Mean", input = { "sq", "axes" } },
+        { name = "e", op = "Exp", input = { "m" } },
+      } }
+      same(cpu:run({ x = x }, "e"), out[1], "the unannotated graph")
+      cases = cases + 1
+    end)
+
+    it("runs ops eagerly on the GPU and returns host tensors", function()
+      local s <close> = tfdev.session()
+      local gpu = s:device_mgr():lookup(GPU0)
+      local a, b = rand("float32", { 2, 3 }), rand("float32", { 3 })
+      local sum = gpu:compute("AddV2", { a, b })
+      local cpu = s:device_mgr():lookup(CPU0)
+      same(cpu:compute("AddV2", { a, b }), sum, "eager AddV2")
+      same(cpu:compute("Sum", { a, T({ 1 }) }), gpu:compute("Sum", { a, T({ 1 }) }), "eager Sum")
+      cases = cases + 1
+    end)
+  end)
+
+  describe("TensorFlow.js models with no device annotations", function()
+    local json = require "dkjson"
+    local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/models/"
+    local function read(path)
+      local f = io.open(path, "rb")
+      if not f then return nil end
+      local s = f:read("a")
+      f:close()
+      return s
+    end
+    for _, name in ipairs { "emotion", "blazeface", "facemesh", "antispoof" } do
+      local dir = root .. name .. "/"
+      local ref_text = read(dir .. "reference.json")
+      if not ref_text then
+        pending(name .. ": " .. dir .. " is not in this checkout")
+      else
+        it(name .. ": every output within 1e-3 x max(1, max |reference|), its convolutions on the GPU", function()
+          local ref = json.decode(ref_text)
+          -- TensorFlow's converter pinned its fused nodes to /device:CPU:0: cleared, placement alone decides.
+          local gd = tfdev.graph_def.load(dir .. name .. ".json")
+          for _, n in ipairs(gd.node) do n.device = nil end
+          local s <close> = tfdev.session()
+          s:create(gd)
+          local m = { session = s }
+          local feeds, fetches = {}, {}
+          for i, input in ipairs(ref.inputs) do
+            feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, read(dir .. "input_" .. (i - 1) .. ".bin"))
+          end
+          for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+          local outs, meta = m.session:run(feeds, fetches, nil, { trace = true })
+          local on_gpu, convs = 0, 0
+          for _, d in ipairs(meta.step_stats.dev_stats) do
+            for _, n in ipairs(d.node_stats) do
+              if (n.op or ""):find("Conv2D") or (n.op or ""):find("Depthwise") then
+                convs = convs + 1
+                if d.device == GPU0 then on_gpu = on_gpu + 1 end
+              end
+            end
+          end
+          assert.is_true(convs > 0)
+          assert.are.equal(convs, on_gpu, name .. ": convolutions on the GPU")
+          local worst, worst_abs = 0, 0
+          for i, o in ipairs(ref.outputs) do
+            local want = flat(tfdev.from_bytes(o.dtype, o.shape, read(dir .. "output_" .. (i - 1) .. ".bin")):totable())
+            local got = flat(outs[i]:totable())
+            assert.are.same(o.shape, outs[i].shape)
+            local bound = 1e-3 * math.max(1, o.max_abs)
+            for j = 1, #want do
+              local d = math.abs(want[j] - got[j])
+              worst = math.max(worst, d / math.max(1, o.max_abs))
+              worst_abs = math.max(worst_abs, d)
+              assert(d <= bound, string.format("%s %s[%d]: want %.7g, got %.7g", name, o.name, j, want[j], got[j]))
+            end
+          end
+          print(string.format("%s on %s: max |y - ref| = %.3g, / max(1, max |ref|) = %.3g", name, BACKEND, worst_abs, worst))
+          cases = cases + 1
+        end)
+      end
+    end
+  end)
+
+  it("ran its cases", function()
+    assert.is_true(cases > 1000, "cases: " .. cases)
+    print(string.format("device_kernels_spec: %d cases compared against the CPU (seed %d)", cases, SEED))
+  end)
+end)
