@@ -128,7 +128,7 @@ static void *hammer(void *arg) {
     int64_t a = (int64_t)(r >> 8) % 48, b = (r >> 4) & 1 ? w->id : -1; /* -1: shared by all threads */
     tfd_algo_key k = key_of(5, a, b);
     if (tfd_algo_cache_get(w->c, &k, &got)) {
-      if (got.algo != a * 1000 + b || got.workspace != a ^ b) w->bad++;
+      if (got.algo != a * 1000 + b || got.workspace != (a ^ b)) w->bad++;
     } else {
       v.algo = a * 1000 + b;
       v.workspace = a ^ b;

@@ -12,8 +12,9 @@
  * The algorithm is cuDNN's heuristic ranking (cudnnGet*Algorithm_v7), tried in order on the first
  * call of a shape, the first that cuDNN accepts kept in the device's cache (key: every size,
  * padding, stride, dilation, group count and dtype); shapes cuDNN takes no algorithm for run the
- * direct kernel (epilogue.cu), and the cache says so too. Math is FMA only (no TF32 tensor cores), so
- * float32 results keep float32 precision, as the CPU's. _FusedConv2D's epilogue (bias or scale and
+ * direct kernel (epilogue.cu), and the cache says so too. Math is FMA only (no TF32 tensor cores),
+ * and the FFT and Winograd algorithms are left out (their transforms lose digits that a direct sum
+ * keeps), so float32 results stay within float32 rounding of the CPU's. _FusedConv2D's epilogue (bias or scale and
  * shift, the addend, Prelu or an activation) is one kernel after the convolution; when the addend is
  * y itself, the convolution goes to a workspace first.
  *
@@ -186,13 +187,20 @@ static tfd_code pick_and_run(const tfd_cuda_call *c, const tfd_dm_conv *p, const
     s = cudnnGetConvolutionBackwardDataAlgorithm_v7(h, ds->w, ds->y, ds->conv, ds->x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
                                                     &returned, perf);
     for (int i = 0; s == CUDNN_STATUS_SUCCESS && i < returned && n < 16; i++)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS) algos[n++] = (int)perf[i].algo;
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT &&
+          perf[i].algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING &&
+          perf[i].algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD &&
+          perf[i].algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED)
+        algos[n++] = (int)perf[i].algo;
   } else {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     s = cudnnGetConvolutionForwardAlgorithm_v7(h, ds->x, ds->w, ds->conv, ds->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                                &returned, perf);
     for (int i = 0; s == CUDNN_STATUS_SUCCESS && i < returned && n < 16; i++)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS) algos[n++] = (int)perf[i].algo;
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT &&
+          perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING && perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD &&
+          perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
+        algos[n++] = (int)perf[i].algo;
   }
   if (s != CUDNN_STATUS_SUCCESS && !refused(s))
     return dnn_failed(c, p->backprop_input ? "cudnnGetConvolutionBackwardDataAlgorithm_v7"

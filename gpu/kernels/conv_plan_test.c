@@ -130,9 +130,12 @@ static void test_batches_cut_to_fit_ints(void) {
   CHECK_INT(plan.chunk_n, INT32_MAX / (512 * 512 * 64));
   CHECK(plan.chunk_n * 512 * 512 * 64 <= INT32_MAX);
   /* the larger of input and output decides: a 4x upsampling output */
-  tfd_dm_conv q = conv_same(100, 256, 256, 3, 3, 192, 1, 1);
+  tfd_dm_conv q = conv_same(1000, 256, 256, 3, 3, 192, 1, 1);
   CHECK(tfd_conv_plan_make(&q, &plan, NULL, 0));
   CHECK_INT(plan.chunk_n, INT32_MAX / (256 * 256 * 192));
+  q.n = 100; /* fewer than fit: one call */
+  CHECK(tfd_conv_plan_make(&q, &plan, NULL, 0));
+  CHECK_INT(plan.chunk_n, 100);
   /* one image beyond the ints: no cuDNN (the direct kernel runs) */
   tfd_dm_conv big = conv_same(1, 1 << 16, 1 << 16, 1, 1, 1, 1, 1);
   CHECK(tfd_conv_plan_make(&big, &plan, NULL, 0));

@@ -29,9 +29,11 @@ template <> struct pool_io<half_bits> {
   }
 };
 
-template <typename C> __device__ __forceinline__ C lowest();
+// MaxPool's start: the dtype's lowest value (half's is -65504, as k_conv_generic.c's).
+template <typename T> __device__ __forceinline__ typename pool_io<T>::C lowest();
 template <> __device__ __forceinline__ float lowest<float>() { return -FLT_MAX; }
 template <> __device__ __forceinline__ double lowest<double>() { return -DBL_MAX; }
+template <> __device__ __forceinline__ float lowest<half_bits>() { return -65504.0f; }
 template <> __device__ __forceinline__ int32_t lowest<int32_t>() { return INT32_MIN; }
 template <> __device__ __forceinline__ int64_t lowest<int64_t>() { return INT64_MIN; }
 template <> __device__ __forceinline__ uint8_t lowest<uint8_t>() { return 0; }
@@ -45,7 +47,7 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) pool_kernel(const T *x, T *y
     int64_t oy = r % p.oh, b = r / p.oh, y0, y1, x0, x1;
     tfd_window(oy, p.stride[0], p.pad_before[0], p.kh, p.h, &y0, &y1);
     tfd_window(ox, p.stride[1], p.pad_before[1], p.kw, p.w, &x0, &x1);
-    C acc = p.max ? lowest<C>() : (C)0;
+    C acc = p.max ? lowest<T>() : (C)0;
     for (int64_t iy = y0; iy < y1; iy++)
       for (int64_t ix = x0; ix < x1; ix++) {
         C v = pool_io<T>::load(x[((b * p.h + iy) * p.w + ix) * p.c + ch]);
