@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/core/log.h"
 #include "conv_plan.h"
 #include "cuda_kernels.h"
 
@@ -222,9 +223,17 @@ static tfd_code pick_and_run(const tfd_cuda_call *c, const tfd_dm_conv *p, const
     choice->kind = CHOICE_CUDNN;
     choice->algo = algos[i];
     choice->workspace = bytes;
+    tfd_log(TFD_LOG_DEBUG, "%s: conv2d%s [%lld, %lld, %lld, %lld] x [%lld, %lld] -> %lld: cuDNN algorithm %d, %zu bytes of workspace",
+            c->ctx->name, p->backprop_input ? " (backprop input)" : "", (long long)p->n, (long long)p->h, (long long)p->w,
+            (long long)p->c, (long long)p->kh, (long long)p->kw, (long long)p->o, algos[i], bytes);
     return TFD_OK;
   }
   choice->kind = CHOICE_DIRECT;
+  tfd_log(TFD_LOG_WARNING,
+          "%s: conv2d%s [%lld, %lld, %lld, %lld] x [%lld, %lld] -> %lld (%s): cuDNN offers no algorithm with FMA math and "
+          "no FFT or Winograd (of %d ranked); the direct kernel runs it, slowly",
+          c->ctx->name, p->backprop_input ? " (backprop input)" : "", (long long)p->n, (long long)p->h, (long long)p->w,
+          (long long)p->c, (long long)p->kh, (long long)p->kw, (long long)p->o, tfd_cuda_dtype_name(p->dtype), returned);
   return TFD_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/core/log.h"
 #include "cuda_kernels.h"
 
 /* The most workspace cuBLASLt may ask for. */
@@ -212,6 +213,10 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
       choice.algo = result.algo;
       choice.workspace = result.workspaceSize;
     }
+    if (!choice.found)
+      tfd_log(TFD_LOG_DEBUG, "%s: matmul %s [%lld x %lld x %lld] batch %lld: no cuBLASLt algorithm (%s); cuBLAS runs it",
+              c->ctx->name, tfd_cuda_dtype_name(p->dtype), (long long)p->m, (long long)p->k, (long long)p->n,
+              (long long)count, cublasGetStatusString(s));
     s = CUBLAS_STATUS_SUCCESS;
     tfd_algo_cache_put(c->k->matmul_algos, &key, &choice);
   }
