@@ -128,9 +128,9 @@ static gemm make_gemm(const tfd_dm_matmul *p) {
 static const double one_d = 1.0, zero_d = 0.0;
 static const float one_f = 1.0f, zero_f = 0.0f;
 
-/* ---- cuBLASLt: one strided batch of `count` matrices (count <= INT32_MAX) ----
- * *done false (and OK) when cuBLASLt has no algorithm: the caller falls back. *epilogue_done says
- * whether bias and Relu were fused. */
+/* ---- cuBLASLt: one strided batch of `count` matrices (count <= INT32_MAX), a and b the library's
+ * A and B (our B and A) at strides sa and sb, bias and Relu in the epilogue ----
+ * *done false (and OK) when cuBLASLt has no algorithm for it: the caller falls back to cuBLAS. */
 static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const gemm *g, const char *a, const char *b,
                           char *out, int64_t sa, int64_t sb, int64_t count, bool *done, tfd_status *st) {
   *done = false;
@@ -230,8 +230,14 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
                      f64 ? (const void *)&zero_d : (const void *)&zero_f, out, lc, out, lc, &choice.algo, ws,
                      choice.workspace, c->l.stream);
   tfd_cuda_workspace_free(c, ws, choice.workspace);
-  if (s != CUBLAS_STATUS_SUCCESS) code = blas_failed(c, "cublasLtMatmul", s, st);
-  else *done = true;
+  if (s == CUBLAS_STATUS_NOT_SUPPORTED) { /* refused at run time after all: cuBLAS from now on */
+    choice.found = 0;
+    tfd_algo_cache_put(c->k->matmul_algos, &key, &choice);
+  } else if (s != CUBLAS_STATUS_SUCCESS) {
+    code = blas_failed(c, "cublasLtMatmul", s, st);
+  } else {
+    *done = true;
+  }
 out:
 #undef LT
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
