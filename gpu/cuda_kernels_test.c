@@ -121,7 +121,7 @@ static void fill_random(void *p, tfd_dtype dt, int64_t n, double lo, double hi) 
     switch (dt) {
       case TFD_FLOAT32: ((float *)p)[i] = (float)v; break;
       case TFD_FLOAT64: ((double *)p)[i] = v; break;
-      case TFD_INT32: ((int32_t *)p)[i] = (int32_t)floor(v); break;
+      case TFD_INT32: ((int32_t *)p)[i] = (int32_t)(uint32_t)(int64_t)floor(v); break; /* wraps past 2^31 */
       case TFD_INT64: ((int64_t *)p)[i] = (int64_t)floor(v); break;
       case TFD_UINT8:
       case TFD_BOOL: ((uint8_t *)p)[i] = (uint8_t)((int64_t)floor(v) & (dt == TFD_BOOL ? 1 : 255)); break;
