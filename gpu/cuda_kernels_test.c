@@ -1099,11 +1099,11 @@ static void run_conv_case(tfd_dtype dt, const conv_case *cc, int epi) {
     if (epi == 4) prelu = up(hprelu, (size_t)prelu_n * eb), p.prelu = prelu, p.prelu_n = prelu_n;
     p.act = epi == 1 ? TFD_ACT_RELU : epi == 2 ? TFD_ACT_RELU6 : epi == 3 ? TFD_ACT_LEAKY_RELU : TFD_ACT_NONE;
     p.alpha = 0.2f;
-    for (int64_t i = 0; i < nout; i++) { /* TensorFlow's order, as the kernel: scale and shift or bias, addend, act */
+    for (int64_t i = 0; i < nout; i++) { /* k_conv.c's order, as the kernel: bias, scale and shift, addend, act */
       int64_t ch = i % p.o;
       double r = ref[i];
-      if (p.scale) r = r * get(hscale, dt, ch) + get(hshift, dt, ch), bound[i] = bound[i] * fabs(get(hscale, dt, ch)) + 1;
       if (p.bias) r += get(hbias, dt, ch), bound[i] += 1;
+      if (p.scale) r = r * get(hscale, dt, ch) + get(hshift, dt, ch), bound[i] = bound[i] * fabs(get(hscale, dt, ch)) + 1;
       if (p.addend) r += get(hadd, dt, i), bound[i] += 1;
       if (p.prelu) r = r > 0 ? r : get(hprelu, dt, i % prelu_n) * r;
       else if (p.act == TFD_ACT_RELU) r = r > 0 ? r : 0;

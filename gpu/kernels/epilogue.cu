@@ -25,9 +25,9 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) conv_epilogue_kernel(tfd_cud
   for (int64_t i = first_index(); i < e.count; i += grid_step()) {
     int64_t ch = i % e.o;
     T v = conv[i];
+    if (bias) v = binary(TFD_DM_ADD, v, bias[ch]); /* k_conv.c's order, should both be given */
     if (scale) v = binary(TFD_DM_MUL, v, scale[ch]);
     if (shift) v = binary(TFD_DM_ADD, v, shift[ch]);
-    if (bias) v = binary(TFD_DM_ADD, v, bias[ch]);
     if (addend) v = binary(TFD_DM_ADD, v, addend[i]);
     y[i] = prelu ? binary(TFD_DM_PRELU, v, prelu[i % e.prelu_n]) : activate(op, v, e.alpha);
   }

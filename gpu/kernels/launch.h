@@ -115,8 +115,9 @@ cudaError_t tfd_cuda_random(const tfd_cuda_launch *l, bool normal, tfd_dtype dt,
 /* y[i] = act(y[i] + bias[i % n]) over count elements (bias NULL: none); float32/float64. */
 cudaError_t tfd_cuda_bias_act(const tfd_cuda_launch *l, tfd_dtype dt, void *y, const void *bias, int64_t n,
                               int64_t count, tfd_activation act, float alpha);
-/* The convolution epilogue over y [count / o, o] from conv (may be y): scale and shift, or bias, then
- * the addend, then Prelu (prelu_n values repeating) or act. */
+/* The convolution epilogue over y [count / o, o] from conv (may be y): bias, scale and shift (one of
+ * the two in practice; bias first, as k_conv.c, if both), then the addend, then Prelu (prelu_n values
+ * repeating) or act. */
 typedef struct tfd_cuda_epilogue {
   tfd_dtype dtype;
   const void *conv;
