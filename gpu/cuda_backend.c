@@ -6,8 +6,9 @@
  * The module is loaded by runtime/device/backend.c; it reaches the runtime only through the host
  * table (runtime/device/backend_shim.c). Its GPU devices have device memory (BFC over cudaMalloc) that
  * the runtime moves bytes in and out of through the allocator's copies (gpu_context.c), stream
- * groups, and their attributes as TensorFlow gives them; kernels for them come with the CUDA
- * kernels (until then, the data-movement kernels the runtime registers for "GPU"). */
+ * groups, and their attributes as TensorFlow gives them. Built with TFDEV_CUDA_KERNELS, their
+ * arithmetic is the CUDA device math (gpu/kernels/), under the runtime's device kernels; without it
+ * they run only the ops that move data. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,9 @@
 #include "../runtime/device/visible_devices.h"
 #include "cuda_backend.h"
 #include "gpu_context.h"
+#ifdef TFDEV_CUDA_KERNELS
+#include "kernels/cuda_kernels.h"
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_GPUS 64
@@ -45,15 +49,8 @@ static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
   return num_physical;
 }
 
-/* ---- GPU devices ---- */
-/* BaseGPUDevice: its context (CUDA id, stream groups, event manager; gpu_context.c) is shared with
- * its BFC allocator, which tensors keep alive after the device is gone. */
-typedef struct gpu_device {
-  tfd_device base;
-  tfd_gpu_ctx *ctx;         /* one reference */
-  tfd_allocator *allocator; /* device memory: BFC, owning its own reference to ctx */
-  tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
-} gpu_device;
+/* ---- GPU devices (tfd_gpu_device, cuda_backend.h) ---- */
+typedef tfd_gpu_device gpu_device;
 
 /* Device::Sync: waits for the device's own streams (what its nodes and copies were queued on), not
  * for everything on the CUDA device. The executor calls it after each node under sync_every_op. */
@@ -125,6 +122,13 @@ static tfd_device *gpu_device_new(void *arg, const char *name, int tf_id, int cu
     gpu_destroy(&g->base);
     return NULL;
   }
+#ifdef TFDEV_CUDA_KERNELS
+  if (tfd_cuda_kernels_attach(g->ctx, st) != TFD_OK) {
+    gpu_destroy(&g->base);
+    return NULL;
+  }
+  g->base.math = &tfd_cuda_device_math;
+#endif
   char alloc_name[64], host_name[64];
   snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", tf_id);
   snprintf(host_name, sizeof host_name, "gpu_host_%d", tf_id);
@@ -188,9 +192,14 @@ static tfd_code cuda_register_factories(tfd_factory_registry *r, tfd_status *st)
   return code;
 }
 
-/* GPU kernels come with the CUDA kernels; until then a GPU runs the ops that only move data. */
+/* With the CUDA kernels, the runtime's device kernels over this module's device math (which include
+ * the data-movement ones); without them a GPU runs only the ops that move data. */
 static tfd_code cuda_register_kernels(const tfd_backend_kernel_api *api, tfd_status *st) {
+#ifdef TFDEV_CUDA_KERNELS
+  return api->register_device_kernels("GPU", st);
+#else
   return api->register_data_movement("GPU", st);
+#endif
 }
 
 static const tfd_backend_module cuda_module = {TFD_BACKEND_ABI, "cuda", cuda_init, cuda_register_factories,

@@ -4,7 +4,19 @@
 
 #include <stdint.h>
 
+#include "../runtime/device/device_internal.h"
+#include "gpu_context.h"
 #include "tfdev/allocator.h"
+
+/* BaseGPUDevice: its context (CUDA id, stream groups, event manager; gpu_context.c) is shared with
+ * its BFC allocator, which tensors keep alive after the device is gone. The CUDA kernels
+ * (gpu/kernels/) reach the context and the allocator from the tfd_device their entries are given. */
+typedef struct tfd_gpu_device {
+  tfd_device base;
+  tfd_gpu_ctx *ctx;         /* one reference */
+  tfd_allocator *allocator; /* device memory: BFC, owning its own reference to ctx */
+  tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
+} tfd_gpu_device;
 
 /* Pinned host memory: a BFC allocator over cudaHostAlloc regions grown as needed, limited to
  * bytes_limit (0: TensorFlow's default, 64 GiB). NULL when out of memory.

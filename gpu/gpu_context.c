@@ -103,6 +103,7 @@ static void em_destroy(void *ctx, void *event) {
 static void ctx_destroy(tfd_gpu_ctx *c) {
   tfd_event_mgr_free(c->events); /* first: waits for the callbacks still queued on the streams */
   cudaSetDevice(c->cuda_id);
+  if (c->kernels_free) c->kernels_free(c->kernels); /* its handles use the streams: before they go */
   for (int g = 0; g < TFD_GPU_MAX_STREAMS; g++)
     for (int i = 0; i < TFD_GPU_NUM_STREAMS; i++)
       if (c->streams[g][i]) cudaStreamDestroy(c->streams[g][i]);

@@ -33,6 +33,11 @@ typedef struct tfd_gpu_ctx {
   pthread_mutex_t pool_mu;
   cudaEvent_t *pool;
   size_t num_pool, cap_pool;
+  /* The CUDA kernels' state for this device (gpu/kernels/state.c: library handles bound to the
+   * compute stream, algorithm caches), set once when the device is made and freed with the context,
+   * after the event manager has drained and before the streams go; NULL in a build without them. */
+  void *kernels;
+  void (*kernels_free)(void *kernels);
 } tfd_gpu_ctx;
 
 /* A context for CUDA device cuda_id with num_groups (1..TFD_GPU_MAX_STREAMS) stream groups; name is

@@ -79,6 +79,8 @@ static const tfd_backend_host host_table = {
     tfd_allocator_fini,
     tfd_cpu_allocator_new,
     tfd_allocator_unref,
+    tfd_allocator_allocate,
+    tfd_allocator_deallocate,
 };
 
 const tfd_backend_host *tfd_backend_host_table(void) { return &host_table; }

@@ -61,6 +61,9 @@ typedef struct tfd_backend_host {
   void (*allocator_fini)(tfd_allocator *a);
   tfd_allocator *(*cpu_allocator_new)(const char *name, int64_t bytes_limit);
   void (*allocator_unref)(tfd_allocator *a);
+  /* scratch memory a module's kernels take from a device's allocator (workspaces) */
+  void *(*allocator_allocate)(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
+  void (*allocator_deallocate)(tfd_allocator *a, void *ptr, size_t size);
 } tfd_backend_host;
 
 /* What a module may call to register kernels (runtime/kernels/kernel.h). The kernel registry sits

@@ -115,4 +115,8 @@ bool tfd_allocator_init(tfd_allocator *a, const tfd_allocator_ops *ops, const ch
 void tfd_allocator_fini(tfd_allocator *a) { host->allocator_fini(a); }
 tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit) { return host->cpu_allocator_new(name, bytes_limit); }
 void tfd_allocator_unref(tfd_allocator *a) { host->allocator_unref(a); }
+void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status) {
+  return host->allocator_allocate(a, alignment, size, status);
+}
+void tfd_allocator_deallocate(tfd_allocator *a, void *ptr, size_t size) { host->allocator_deallocate(a, ptr, size); }
 tfd_code tfd_status_code(const tfd_status *s) { return s ? s->code : TFD_OK; }

@@ -1,0 +1,151 @@
+// Image kernels of the CUDA device math (device_math.h): MaxPool/AvgPool and the resizes, one
+// thread per output element, channels fastest so neighbouring threads read neighbouring memory.
+// Windows and source coordinates come from index_math.h, the CPU kernels' formulas (k_conv.c,
+// k_conv_generic.c, k_image.c): MaxPool starts from the dtype's lowest value and never takes a NaN,
+// AvgPool divides by the in-image count; resizes compute coordinates in float.
+#include <float.h>
+
+#include "../../runtime/core/half.h"
+#include "common.cuh"
+
+namespace tfd_cuda {
+namespace {
+
+// Element types as pooled: loaded to and stored from a compute type C.
+template <typename T> struct pool_io {
+  typedef T C;
+  static __device__ __forceinline__ C load(T v) { return v; }
+  static __device__ __forceinline__ T store(C v) { return v; }
+};
+struct half_bits {
+  uint16_t bits;
+};
+template <> struct pool_io<half_bits> {
+  typedef float C;
+  static __device__ __forceinline__ float load(half_bits v) { return tfd_half_to_float(v.bits); }
+  static __device__ __forceinline__ half_bits store(float v) {
+    half_bits h = {tfd_float_to_half(v)};
+    return h;
+  }
+};
+
+// MaxPool's start: the dtype's lowest value (half's is -65504, as k_conv_generic.c's).
+template <typename T> __device__ __forceinline__ typename pool_io<T>::C lowest();
+template <> __device__ __forceinline__ float lowest<float>() { return -FLT_MAX; }
+template <> __device__ __forceinline__ double lowest<double>() { return -DBL_MAX; }
+template <> __device__ __forceinline__ float lowest<half_bits>() { return -65504.0f; }
+template <> __device__ __forceinline__ int32_t lowest<int32_t>() { return INT32_MIN; }
+template <> __device__ __forceinline__ int64_t lowest<int64_t>() { return INT64_MIN; }
+template <> __device__ __forceinline__ uint8_t lowest<uint8_t>() { return 0; }
+
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) pool_kernel(const T *x, T *y, tfd_dm_pool p, int64_t total) {
+  typedef typename pool_io<T>::C C;
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t ch = i % p.c, r = i / p.c, ox = r % p.ow;
+    r /= p.ow;
+    int64_t oy = r % p.oh, b = r / p.oh, y0, y1, x0, x1;
+    tfd_window(oy, p.stride[0], p.pad_before[0], p.kh, p.h, &y0, &y1);
+    tfd_window(ox, p.stride[1], p.pad_before[1], p.kw, p.w, &x0, &x1);
+    C acc = p.max ? lowest<T>() : (C)0;
+    for (int64_t iy = y0; iy < y1; iy++)
+      for (int64_t ix = x0; ix < x1; ix++) {
+        C v = pool_io<T>::load(x[((b * p.h + iy) * p.w + ix) * p.c + ch]);
+        acc = p.max ? (v > acc ? v : acc) : acc + v;
+      }
+    if (!p.max) {
+      int64_t count = (y1 - y0) * (x1 - x0);
+      acc = count > 0 ? acc / (C)count : (C)0;
+    }
+    y[i] = pool_io<T>::store(acc);
+  }
+}
+
+template <typename T> cudaError_t launch_pool(const tfd_cuda_launch *l, const tfd_dm_pool *p) {
+  int64_t total = p->n * p->oh * p->ow * p->c;
+  pool_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>((const T *)p->x, (T *)p->y, *p, total);
+  return cudaGetLastError();
+}
+
+// Element i of a real-typed image as float, as TensorFlow's ResizeBilinear reads it (k_image.c's load_float).
+__device__ __forceinline__ float load_float(const void *x, tfd_dtype dt, int64_t i) {
+  switch (dt) {
+    case TFD_FLOAT64: return (float)((const double *)x)[i];
+    case TFD_INT32: return (float)((const int32_t *)x)[i];
+    case TFD_INT64: return (float)((const int64_t *)x)[i];
+    case TFD_UINT8: return (float)((const uint8_t *)x)[i];
+    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)x)[i]);
+    default: return ((const float *)x)[i];
+  }
+}
+
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) bilinear_kernel(tfd_dm_resize p, float sy, float sx,
+                                                                    int64_t total) {
+  float *y = (float *)p.y;
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t ch = i % p.c, r = i / p.c, ox = r % p.ow;
+    r /= p.ow;
+    int64_t oy = r % p.oh, b = r / p.oh, ylo, yhi, xlo, xhi;
+    float fy, fx;
+    tfd_bilinear_source(oy, p.h, sy, p.half_pixel_centers, &ylo, &yhi, &fy);
+    tfd_bilinear_source(ox, p.w, sx, p.half_pixel_centers, &xlo, &xhi, &fx);
+    int64_t top = (b * p.h + ylo) * p.w, bot = (b * p.h + yhi) * p.w;
+    float tl = load_float(p.x, p.in_dtype, (top + xlo) * p.c + ch), tr = load_float(p.x, p.in_dtype, (top + xhi) * p.c + ch);
+    float bl = load_float(p.x, p.in_dtype, (bot + xlo) * p.c + ch), br = load_float(p.x, p.in_dtype, (bot + xhi) * p.c + ch);
+    float t = tl + (tr - tl) * fx, d = bl + (br - bl) * fx;
+    y[i] = t + (d - t) * fy;
+  }
+}
+
+template <typename W>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) nearest_kernel(const W *x, W *y, tfd_dm_resize p, float sy,
+                                                                   float sx, int64_t total) {
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t ch = i % p.c, r = i / p.c, ox = r % p.ow;
+    r /= p.ow;
+    int64_t oy = r % p.oh, b = r / p.oh;
+    int64_t iy = tfd_nearest_source(oy, p.h, sy, p.align_corners, p.half_pixel_centers);
+    int64_t ix = tfd_nearest_source(ox, p.w, sx, p.align_corners, p.half_pixel_centers);
+    y[i] = x[((b * p.h + iy) * p.w + ix) * p.c + ch];
+  }
+}
+
+template <typename W>
+cudaError_t launch_nearest(const tfd_cuda_launch *l, const tfd_dm_resize *p, float sy, float sx, int64_t total) {
+  nearest_kernel<W><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>((const W *)p->x, (W *)p->y, *p, sy, sx,
+                                                                             total);
+  return cudaGetLastError();
+}
+
+}  // namespace
+}  // namespace tfd_cuda
+
+using namespace tfd_cuda;
+
+extern "C" cudaError_t tfd_cuda_pool(const tfd_cuda_launch *l, const tfd_dm_pool *p) {
+  switch (p->dtype) {
+    case TFD_FLOAT32: return launch_pool<float>(l, p);
+    case TFD_FLOAT64: return launch_pool<double>(l, p);
+    case TFD_FLOAT16: return launch_pool<half_bits>(l, p);
+    case TFD_INT32: return launch_pool<int32_t>(l, p); // MaxPool only (checked by the caller)
+    case TFD_INT64: return launch_pool<int64_t>(l, p);
+    case TFD_UINT8: return launch_pool<uint8_t>(l, p);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" cudaError_t tfd_cuda_resize(const tfd_cuda_launch *l, const tfd_dm_resize *p) {
+  int64_t total = p->n * p->oh * p->ow * p->c;
+  float sy = tfd_resize_scale(p->h, p->oh, p->align_corners), sx = tfd_resize_scale(p->w, p->ow, p->align_corners);
+  if (p->bilinear) {
+    bilinear_kernel<<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, sy, sx, total);
+    return cudaGetLastError();
+  }
+  switch (tfd_cuda_dtype_size(p->in_dtype)) {
+    case 1: return launch_nearest<uint8_t>(l, p, sy, sx, total);
+    case 2: return launch_nearest<uint16_t>(l, p, sy, sx, total);
+    case 4: return launch_nearest<uint32_t>(l, p, sy, sx, total);
+    case 8: return launch_nearest<uint64_t>(l, p, sy, sx, total);
+    default: return cudaErrorInvalidValue;
+  }
+}

@@ -1,0 +1,98 @@
+/* The CUDA kernels' per-device state and what every entry of the device math does first and on
+ * failure (cuda_kernels.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_kernels.h"
+
+static void kernels_free(void *p) {
+  tfd_cuda_kernels *k = p;
+  if (!k) return;
+  tfd_cuda_matmul_release(k);
+  tfd_cuda_conv_release(k);
+  pthread_mutex_destroy(&k->blas_mu);
+  pthread_mutex_destroy(&k->dnn_mu);
+  free(k);
+}
+
+tfd_code tfd_cuda_kernels_attach(tfd_gpu_ctx *c, tfd_status *st) {
+  int sm = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, c->cuda_id);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return tfd_status_setf(st, TFD_INTERNAL, "%s: cudaDeviceGetAttribute(MultiProcessorCount) failed: %s", c->name,
+                           cudaGetErrorString(err));
+  }
+  tfd_cuda_kernels *k = calloc(1, sizeof *k);
+  if (!k) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory for the CUDA kernels' state", c->name);
+  k->cuda_id = c->cuda_id;
+  k->sm_count = sm > 0 ? sm : 1;
+  pthread_mutex_init(&k->blas_mu, NULL);
+  pthread_mutex_init(&k->dnn_mu, NULL);
+  c->kernels = k;
+  c->kernels_free = kernels_free;
+  return TFD_OK;
+}
+
+tfd_code tfd_cuda_begin(struct tfd_device *d, const char *entry, tfd_dtype dtype, int64_t count, tfd_cuda_call *c,
+                        tfd_status *st) {
+  c->entry = entry;
+  c->dtype = dtype;
+  c->count = count;
+  if (!d || d->math != &tfd_cuda_device_math)
+    return tfd_status_setf(st, TFD_INTERNAL, "cuda %s: device %s is not a GPU of the CUDA backend", entry,
+                           d && d->name ? d->name : "(null)");
+  c->g = (tfd_gpu_device *)d;
+  c->ctx = c->g->ctx;
+  c->k = c->ctx->kernels;
+  if (!c->k) return tfd_status_setf(st, TFD_INTERNAL, "%s: %s: the CUDA kernels were not set up", c->ctx->name, entry);
+  c->l.stream = c->ctx->streams[0][TFD_GPU_COMPUTE];
+  c->l.sm_count = c->k->sm_count;
+  c->l.max_blocks = tfd_cuda_max_blocks(c->k->sm_count);
+  cudaError_t err = cudaSetDevice(c->ctx->cuda_id);
+  return err == cudaSuccess ? TFD_OK : tfd_cuda_fail(c, "cudaSetDevice", err, st);
+}
+
+static int prefix(const tfd_cuda_call *c, char *buf, size_t cap) {
+  return snprintf(buf, cap, "%s: %s (%s, %lld elements)", c->ctx->name, c->entry, tfd_cuda_dtype_name(c->dtype),
+                  (long long)c->count);
+}
+
+tfd_code tfd_cuda_fail(const tfd_cuda_call *c, const char *what, cudaError_t err, tfd_status *st) {
+  (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
+  char head[512];
+  prefix(c, head, sizeof head);
+  return tfd_status_setf(st, TFD_INTERNAL, "%s: %s failed: %s", head, what, cudaGetErrorString(err));
+}
+
+tfd_code tfd_cuda_failf(const tfd_cuda_call *c, tfd_code code, tfd_status *st, const char *fmt, ...) {
+  char head[512], msg[512];
+  prefix(c, head, sizeof head);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tfd_status_setf(st, code, "%s: %s", head, msg);
+}
+
+tfd_code tfd_cuda_unimplemented(struct tfd_device *d, const char *entry, tfd_dtype dtype, tfd_status *st) {
+  return tfd_status_setf(st, TFD_UNIMPLEMENTED, "%s: cuda %s does not take %s", d && d->name ? d->name : "GPU", entry,
+                         tfd_cuda_dtype_name(dtype));
+}
+
+void *tfd_cuda_workspace(const tfd_cuda_call *c, size_t bytes, tfd_status *st) {
+  if (bytes == 0) return NULL;
+  void *p = tfd_allocator_allocate(c->g->allocator, 256, bytes, st);
+  if (!p && st) { /* the allocator's message names the allocator, the request and its limit: keep it */
+    char head[512], why[512];
+    prefix(c, head, sizeof head);
+    snprintf(why, sizeof why, "%s", st->msg ? st->msg : "out of device memory");
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: workspace of %zu bytes: %s", head, bytes, why);
+  }
+  return p;
+}
+
+void tfd_cuda_workspace_free(const tfd_cuda_call *c, void *p, size_t bytes) {
+  if (p) tfd_allocator_deallocate(c->g->allocator, p, bytes);
+}
