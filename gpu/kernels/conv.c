@@ -42,6 +42,11 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
 
 #include <cudnn.h>
 
+#include "cuda_libs.h"
+
+/* cuDNN, opened by ensure_handle before any other call of this file reaches it. */
+#define CUDNN tfd_cuda_dnn_load(NULL, 0)
+
 #define CONV_CACHE_ENTRIES 256
 
 enum { KEY_CONV_FORWARD = 2, KEY_CONV_BACKWARD_DATA = 3 };
@@ -54,25 +59,28 @@ typedef struct conv_choice {
 } conv_choice;
 
 void tfd_cuda_conv_release(tfd_cuda_kernels *k) {
-  if (k->dnn) cudnnDestroy((cudnnHandle_t)k->dnn);
+  if (k->dnn) CUDNN->cudnnDestroy((cudnnHandle_t)k->dnn);
   tfd_algo_cache_free(k->conv_algos);
   k->dnn = NULL;
   k->conv_algos = NULL;
 }
 
 static tfd_code dnn_failed(const tfd_cuda_call *c, const char *what, cudnnStatus_t s, tfd_status *st) {
-  return tfd_cuda_failf(c, TFD_INTERNAL, st, "%s failed: %s", what, cudnnGetErrorString(s));
+  return tfd_cuda_failf(c, TFD_INTERNAL, st, "%s failed: %s", what, CUDNN->cudnnGetErrorString(s));
 }
 
 /* With dnn_mu held. */
 static tfd_code ensure_handle(const tfd_cuda_call *c, tfd_status *st) {
   tfd_cuda_kernels *k = c->k;
+  char why[512];
+  if (!tfd_cuda_dnn_load(why, sizeof why))
+    return tfd_cuda_failf(c, TFD_FAILED_PRECONDITION, st, "convolutions on a GPU need cuDNN: %s", why);
   if (!k->dnn) {
     cudnnHandle_t h = NULL;
-    cudnnStatus_t s = cudnnCreate(&h);
+    cudnnStatus_t s = CUDNN->cudnnCreate(&h);
     if (s != CUDNN_STATUS_SUCCESS) return dnn_failed(c, "cudnnCreate", s, st);
-    if ((s = cudnnSetStream(h, c->l.stream)) != CUDNN_STATUS_SUCCESS) {
-      cudnnDestroy(h);
+    if ((s = CUDNN->cudnnSetStream(h, c->l.stream)) != CUDNN_STATUS_SUCCESS) {
+      CUDNN->cudnnDestroy(h);
       return dnn_failed(c, "cudnnSetStream", s, st);
     }
     k->dnn = h;
@@ -90,10 +98,10 @@ typedef struct descs {
 } descs;
 
 static void descs_free(descs *ds) {
-  if (ds->conv) cudnnDestroyConvolutionDescriptor(ds->conv);
-  if (ds->w) cudnnDestroyFilterDescriptor(ds->w);
-  if (ds->y) cudnnDestroyTensorDescriptor(ds->y);
-  if (ds->x) cudnnDestroyTensorDescriptor(ds->x);
+  if (ds->conv) CUDNN->cudnnDestroyConvolutionDescriptor(ds->conv);
+  if (ds->w) CUDNN->cudnnDestroyFilterDescriptor(ds->w);
+  if (ds->y) CUDNN->cudnnDestroyTensorDescriptor(ds->y);
+  if (ds->x) CUDNN->cudnnDestroyTensorDescriptor(ds->x);
   memset(ds, 0, sizeof *ds);
 }
 
@@ -108,24 +116,24 @@ static tfd_code descs_make(const tfd_cuda_call *c, const tfd_dm_conv *p, const t
     what = (name);                      \
     s = (call);                         \
   }
-  DNN(cudnnCreateTensorDescriptor(&ds->x), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreateTensorDescriptor(&ds->y), "cudnnCreateTensorDescriptor");
-  DNN(cudnnCreateFilterDescriptor(&ds->w), "cudnnCreateFilterDescriptor");
-  DNN(cudnnCreateConvolutionDescriptor(&ds->conv), "cudnnCreateConvolutionDescriptor");
-  DNN(cudnnSetTensor4dDescriptor(ds->x, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->c, (int)plan->hp, (int)plan->wp),
-      "cudnnSetTensor4dDescriptor(input)");
-  DNN(cudnnSetTensor4dDescriptor(ds->y, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->o, (int)p->oh, (int)p->ow),
-      "cudnnSetTensor4dDescriptor(output)");
-  DNN(cudnnSetFilter4dDescriptor(ds->w, dt, CUDNN_TENSOR_NHWC, (int)p->o, (int)plan->cg, (int)p->kh, (int)p->kw),
+  DNN(CUDNN->cudnnCreateTensorDescriptor(&ds->x), "cudnnCreateTensorDescriptor");
+  DNN(CUDNN->cudnnCreateTensorDescriptor(&ds->y), "cudnnCreateTensorDescriptor");
+  DNN(CUDNN->cudnnCreateFilterDescriptor(&ds->w), "cudnnCreateFilterDescriptor");
+  DNN(CUDNN->cudnnCreateConvolutionDescriptor(&ds->conv), "cudnnCreateConvolutionDescriptor");
+  DNN(CUDNN->cudnnSetTensor4dDescriptor(ds->x, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->c, (int)plan->hp, (int)plan->wp),
+      "CUDNN->cudnnSetTensor4dDescriptor(input)");
+  DNN(CUDNN->cudnnSetTensor4dDescriptor(ds->y, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->o, (int)p->oh, (int)p->ow),
+      "CUDNN->cudnnSetTensor4dDescriptor(output)");
+  DNN(CUDNN->cudnnSetFilter4dDescriptor(ds->w, dt, CUDNN_TENSOR_NHWC, (int)p->o, (int)plan->cg, (int)p->kh, (int)p->kw),
       "cudnnSetFilter4dDescriptor");
-  DNN(cudnnSetConvolution2dDescriptor(ds->conv, (int)plan->pad[0], (int)plan->pad[1], (int)p->stride[0],
+  DNN(CUDNN->cudnnSetConvolution2dDescriptor(ds->conv, (int)plan->pad[0], (int)plan->pad[1], (int)p->stride[0],
                                       (int)p->stride[1], (int)p->dilation[0], (int)p->dilation[1],
                                       CUDNN_CROSS_CORRELATION, dt),
       "cudnnSetConvolution2dDescriptor");
-  DNN(cudnnSetConvolutionGroupCount(ds->conv, (int)plan->groups), "cudnnSetConvolutionGroupCount");
-  DNN(cudnnSetConvolutionMathType(ds->conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+  DNN(CUDNN->cudnnSetConvolutionGroupCount(ds->conv, (int)plan->groups), "cudnnSetConvolutionGroupCount");
+  DNN(CUDNN->cudnnSetConvolutionMathType(ds->conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
   int on = 0, oc = 0, oh = 0, ow = 0;
-  DNN(cudnnGetConvolution2dForwardOutputDim(ds->conv, ds->x, ds->w, &on, &oc, &oh, &ow),
+  DNN(CUDNN->cudnnGetConvolution2dForwardOutputDim(ds->conv, ds->x, ds->w, &on, &oc, &oh, &ow),
       "cudnnGetConvolution2dForwardOutputDim");
 #undef DNN
   if (s != CUDNN_STATUS_SUCCESS) {
@@ -169,9 +177,9 @@ static cudnnStatus_t run_algo(const tfd_cuda_call *c, const tfd_dm_conv *p, cons
   cudnnHandle_t h = (cudnnHandle_t)c->k->dnn;
   cudnnStatus_t s =
       p->backprop_input
-          ? cudnnConvolutionBackwardData(h, one, ds->w, filter, ds->y, in, ds->conv, (cudnnConvolutionBwdDataAlgo_t)algo,
+          ? CUDNN->cudnnConvolutionBackwardData(h, one, ds->w, filter, ds->y, in, ds->conv, (cudnnConvolutionBwdDataAlgo_t)algo,
                                          ws, ws_bytes, zero, ds->x, out)
-          : cudnnConvolutionForward(h, one, ds->x, in, ds->w, filter, ds->conv, (cudnnConvolutionFwdAlgo_t)algo, ws,
+          : CUDNN->cudnnConvolutionForward(h, one, ds->x, in, ds->w, filter, ds->conv, (cudnnConvolutionFwdAlgo_t)algo, ws,
                                     ws_bytes, zero, ds->y, out);
   tfd_cuda_workspace_free(c, ws, ws_bytes);
   return s;
@@ -185,7 +193,7 @@ static tfd_code pick_and_run(const tfd_cuda_call *c, const tfd_dm_conv *p, const
   cudnnStatus_t s;
   if (p->backprop_input) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    s = cudnnGetConvolutionBackwardDataAlgorithm_v7(h, ds->w, ds->y, ds->conv, ds->x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+    s = CUDNN->cudnnGetConvolutionBackwardDataAlgorithm_v7(h, ds->w, ds->y, ds->conv, ds->x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
                                                     &returned, perf);
     for (int i = 0; s == CUDNN_STATUS_SUCCESS && i < returned && n < 16; i++)
       if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT &&
@@ -195,7 +203,7 @@ static tfd_code pick_and_run(const tfd_cuda_call *c, const tfd_dm_conv *p, const
         algos[n++] = (int)perf[i].algo;
   } else {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    s = cudnnGetConvolutionForwardAlgorithm_v7(h, ds->x, ds->w, ds->conv, ds->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+    s = CUDNN->cudnnGetConvolutionForwardAlgorithm_v7(h, ds->x, ds->w, ds->conv, ds->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                                &returned, perf);
     for (int i = 0; s == CUDNN_STATUS_SUCCESS && i < returned && n < 16; i++)
       if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT &&
@@ -210,9 +218,9 @@ static tfd_code pick_and_run(const tfd_cuda_call *c, const tfd_dm_conv *p, const
   for (int i = 0; i < n; i++) {
     size_t bytes = 0;
     s = p->backprop_input
-            ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, ds->w, ds->y, ds->conv, ds->x,
+            ? CUDNN->cudnnGetConvolutionBackwardDataWorkspaceSize(h, ds->w, ds->y, ds->conv, ds->x,
                                                            (cudnnConvolutionBwdDataAlgo_t)algos[i], &bytes)
-            : cudnnGetConvolutionForwardWorkspaceSize(h, ds->x, ds->w, ds->conv, ds->y,
+            : CUDNN->cudnnGetConvolutionForwardWorkspaceSize(h, ds->x, ds->w, ds->conv, ds->y,
                                                       (cudnnConvolutionFwdAlgo_t)algos[i], &bytes);
     if (s != CUDNN_STATUS_SUCCESS) continue;
     bool no_memory; /* a workspace larger than what is free: try the next algorithm (no status to set) */

@@ -18,6 +18,10 @@
 
 #include "../../runtime/core/log.h"
 #include "cuda_kernels.h"
+#include "cuda_libs.h"
+
+/* cuBLAS and cuBLASLt, opened by ensure_handles before any other call of this file reaches them. */
+#define CUBLAS tfd_cuda_blas_load(NULL, 0)
 
 /* The most workspace cuBLASLt may ask for. */
 #define LT_WORKSPACE_LIMIT ((uint64_t)32 << 20)
@@ -33,33 +37,36 @@ typedef struct lt_choice {
 } lt_choice;
 
 void tfd_cuda_matmul_release(tfd_cuda_kernels *k) {
-  if (k->lt) cublasLtDestroy((cublasLtHandle_t)k->lt);
-  if (k->blas) cublasDestroy((cublasHandle_t)k->blas);
+  if (k->lt) CUBLAS->cublasLtDestroy((cublasLtHandle_t)k->lt); /* handles exist only once the libraries loaded */
+  if (k->blas) CUBLAS->cublasDestroy((cublasHandle_t)k->blas);
   tfd_algo_cache_free(k->matmul_algos);
   k->lt = k->blas = NULL;
   k->matmul_algos = NULL;
 }
 
 static tfd_code blas_failed(const tfd_cuda_call *c, const char *what, cublasStatus_t s, tfd_status *st) {
-  return tfd_cuda_failf(c, TFD_INTERNAL, st, "%s failed: %s", what, cublasGetStatusString(s));
+  return tfd_cuda_failf(c, TFD_INTERNAL, st, "%s failed: %s", what, CUBLAS->cublasGetStatusString(s));
 }
 
 /* With blas_mu held: the handles and the cache, made on first use. */
 static tfd_code ensure_handles(const tfd_cuda_call *c, tfd_status *st) {
   tfd_cuda_kernels *k = c->k;
   cublasStatus_t s;
+  char why[512];
+  if (!tfd_cuda_blas_load(why, sizeof why))
+    return tfd_cuda_failf(c, TFD_FAILED_PRECONDITION, st, "products on a GPU need cuBLAS: %s", why);
   if (!k->blas) {
     cublasHandle_t h = NULL;
-    if ((s = cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) return blas_failed(c, "cublasCreate", s, st);
-    if ((s = cublasSetStream(h, c->l.stream)) != CUBLAS_STATUS_SUCCESS) {
-      cublasDestroy(h);
+    if ((s = CUBLAS->cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) return blas_failed(c, "cublasCreate", s, st);
+    if ((s = CUBLAS->cublasSetStream(h, c->l.stream)) != CUBLAS_STATUS_SUCCESS) {
+      CUBLAS->cublasDestroy(h);
       return blas_failed(c, "cublasSetStream", s, st);
     }
     k->blas = h;
   }
   if (!k->lt) {
     cublasLtHandle_t h = NULL;
-    if ((s = cublasLtCreate(&h)) != CUBLAS_STATUS_SUCCESS) return blas_failed(c, "cublasLtCreate", s, st);
+    if ((s = CUBLAS->cublasLtCreate(&h)) != CUBLAS_STATUS_SUCCESS) return blas_failed(c, "cublasLtCreate", s, st);
     k->lt = h;
   }
   if (!k->matmul_algos && !(k->matmul_algos = tfd_algo_cache_new(MATMUL_CACHE_ENTRIES, sizeof(lt_choice))))
@@ -157,26 +164,26 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
     s = (call);                                \
   }
   s = CUBLAS_STATUS_SUCCESS;
-  LT(cublasLtMatmulDescCreate(&desc, g->compute, g->type), "cublasLtMatmulDescCreate");
-  LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &g->op_a, sizeof g->op_a),
-     "cublasLtMatmulDescSetAttribute(TRANSA)");
-  LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &g->op_b, sizeof g->op_b),
-     "cublasLtMatmulDescSetAttribute(TRANSB)");
-  LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
-     "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  LT(CUBLAS->cublasLtMatmulDescCreate(&desc, g->compute, g->type), "cublasLtMatmulDescCreate");
+  LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &g->op_a, sizeof g->op_a),
+     "CUBLAS->cublasLtMatmulDescSetAttribute(TRANSA)");
+  LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &g->op_b, sizeof g->op_b),
+     "CUBLAS->cublasLtMatmulDescSetAttribute(TRANSB)");
+  LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
+     "CUBLAS->cublasLtMatmulDescSetAttribute(EPILOGUE)");
   if (p->bias)
-    LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias),
-       "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
-  LT(cublasLtMatrixLayoutCreate(&la, g->type, (uint64_t)g->a_rows, (uint64_t)g->a_cols, g->lda), "cublasLtMatrixLayoutCreate(A)");
-  LT(cublasLtMatrixLayoutCreate(&lb, g->type, (uint64_t)g->b_rows, (uint64_t)g->b_cols, g->ldb), "cublasLtMatrixLayoutCreate(B)");
-  LT(cublasLtMatrixLayoutCreate(&lc, g->type, (uint64_t)g->m, (uint64_t)g->n, g->ldc), "cublasLtMatrixLayoutCreate(C)");
+    LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias),
+       "CUBLAS->cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&la, g->type, (uint64_t)g->a_rows, (uint64_t)g->a_cols, g->lda), "CUBLAS->cublasLtMatrixLayoutCreate(A)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lb, g->type, (uint64_t)g->b_rows, (uint64_t)g->b_cols, g->ldb), "CUBLAS->cublasLtMatrixLayoutCreate(B)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lc, g->type, (uint64_t)g->m, (uint64_t)g->n, g->ldc), "CUBLAS->cublasLtMatrixLayoutCreate(C)");
   if (count > 1) {
-    LT(cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(A batch)");
-    LT(cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa), "cublasLtMatrixLayoutSetAttribute(A stride)");
-    LT(cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(B batch)");
-    LT(cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb), "cublasLtMatrixLayoutSetAttribute(B stride)");
-    LT(cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(C batch)");
-    LT(cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc), "cublasLtMatrixLayoutSetAttribute(C stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(A batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa), "CUBLAS->cublasLtMatrixLayoutSetAttribute(A stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(B batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb), "CUBLAS->cublasLtMatrixLayoutSetAttribute(B stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(C batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc), "CUBLAS->cublasLtMatrixLayoutSetAttribute(C stride)");
   }
   if (s != CUBLAS_STATUS_SUCCESS) {
     code = blas_failed(c, what, s, st);
@@ -191,22 +198,22 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
     cublasLtMatmulHeuristicResult_t result;
     int returned = 0;
     memset(&result, 0, sizeof result);
-    LT(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit),
-       "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a),
-       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_A)");
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b),
-       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_B)");
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c),
-       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_C)");
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c),
-       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_D)");
+    LT(CUBLAS->cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit),
+       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+    LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a),
+       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_A)");
+    LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b),
+       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_B)");
+    LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c),
+       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_C)");
+    LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c),
+       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_D)");
     if (s != CUBLAS_STATUS_SUCCESS) {
       code = blas_failed(c, what, s, st);
       goto out;
     }
-    s = cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &result, &returned);
+    s = CUBLAS->cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &result, &returned);
     /* No algorithm is an answer (the fallback runs), not a failure: remember it too. */
     choice.found = s == CUBLAS_STATUS_SUCCESS && returned > 0 && result.state == CUBLAS_STATUS_SUCCESS;
     if (choice.found) {
@@ -216,7 +223,7 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
     if (!choice.found)
       tfd_log(TFD_LOG_DEBUG, "%s: matmul %s [%lld x %lld x %lld] batch %lld: no cuBLASLt algorithm (%s); cuBLAS runs it",
               c->ctx->name, tfd_cuda_dtype_name(p->dtype), (long long)p->m, (long long)p->k, (long long)p->n,
-              (long long)count, cublasGetStatusString(s));
+              (long long)count, CUBLAS->cublasGetStatusString(s));
     s = CUBLAS_STATUS_SUCCESS;
     tfd_algo_cache_put(c->k->matmul_algos, &key, &choice);
   }
@@ -226,7 +233,7 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
     goto out;
   }
   bool f64 = p->dtype == TFD_FLOAT64;
-  s = cublasLtMatmul(lt, desc, f64 ? (const void *)&one_d : (const void *)&one_f, a, la, b, lb,
+  s = CUBLAS->cublasLtMatmul(lt, desc, f64 ? (const void *)&one_d : (const void *)&one_f, a, la, b, lb,
                      f64 ? (const void *)&zero_d : (const void *)&zero_f, out, lc, out, lc, &choice.algo, ws,
                      choice.workspace, c->l.stream);
   tfd_cuda_workspace_free(c, ws, choice.workspace);
@@ -240,11 +247,11 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
   }
 out:
 #undef LT
-  if (pref) cublasLtMatmulPreferenceDestroy(pref);
-  if (lc) cublasLtMatrixLayoutDestroy(lc);
-  if (lb) cublasLtMatrixLayoutDestroy(lb);
-  if (la) cublasLtMatrixLayoutDestroy(la);
-  if (desc) cublasLtMatmulDescDestroy(desc);
+  if (pref) CUBLAS->cublasLtMatmulPreferenceDestroy(pref);
+  if (lc) CUBLAS->cublasLtMatrixLayoutDestroy(lc);
+  if (lb) CUBLAS->cublasLtMatrixLayoutDestroy(lb);
+  if (la) CUBLAS->cublasLtMatrixLayoutDestroy(la);
+  if (desc) CUBLAS->cublasLtMatmulDescDestroy(desc);
   return code;
 }
 
@@ -252,7 +259,7 @@ out:
 static tfd_code strided_gemm(const tfd_cuda_call *c, const tfd_dm_matmul *p, const gemm *g, int64_t base_a,
                              int64_t base_b, int64_t sa, int64_t sb, tfd_status *st) {
   bool f64 = p->dtype == TFD_FLOAT64;
-  cublasStatus_t s = cublasGemmStridedBatchedEx_64(
+  cublasStatus_t s = CUBLAS->cublasGemmStridedBatchedEx_64(
       (cublasHandle_t)c->k->blas, g->op_a, g->op_b, g->m, g->n, g->k, f64 ? (const void *)&one_d : (const void *)&one_f,
       g->a + base_b * (int64_t)g->eb, g->type, g->lda, sb, g->b + base_a * (int64_t)g->eb, g->type, g->ldb, sa,
       f64 ? (const void *)&zero_d : (const void *)&zero_f, g->c, g->type, g->ldc, g->m * g->n, p->batch, g->compute,
@@ -284,7 +291,7 @@ static tfd_code batched_gemm(const tfd_cuda_call *c, const tfd_dm_matmul *p, con
     code = tfd_cuda_fail(c, "cudaMemcpyAsync (pointer arrays)", err, st);
   } else {
     bool f64 = p->dtype == TFD_FLOAT64;
-    cublasStatus_t s = cublasGemmBatchedEx_64(
+    cublasStatus_t s = CUBLAS->cublasGemmBatchedEx_64(
         (cublasHandle_t)c->k->blas, g->op_a, g->op_b, g->m, g->n, g->k, f64 ? (const void *)&one_d : (const void *)&one_f,
         (const void *const *)dev, g->type, g->lda, (const void *const *)(dev + batch), g->type, g->ldb,
         f64 ? (const void *)&zero_d : (const void *)&zero_f, dev + 2 * batch, g->type, g->ldc, batch, g->compute,
