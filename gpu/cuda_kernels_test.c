@@ -1227,7 +1227,7 @@ static void test_resize(void) {
           int64_t nx = p.n * p.h * p.w * p.c, ny = p.n * p.oh * p.ow * p.c;
           void *hx = malloc((size_t)nx * esize(dt)), *hy = malloc((size_t)ny * esize(ot)), *want = malloc((size_t)ny * esize(ot));
           fill_random(hx, dt, nx, 0, 200);
-          float sy = tfd_resize_scale(p.h, p.oh, p.align_corners), sx = tfd_resize_scale(p.w, p.ow, p.align_corners);
+          float sy = tfd_dm_resize_scale(p.h, p.oh, p.align_corners), sx = tfd_dm_resize_scale(p.w, p.ow, p.align_corners);
           for (int64_t b = 0; b < p.n; b++)
             for (int64_t oy = 0; oy < p.oh; oy++)
               for (int64_t ox = 0; ox < p.ow; ox++)
@@ -1236,8 +1236,8 @@ static void test_resize(void) {
                   if (bil) {
                     int64_t ylo, yhi, xlo, xhi;
                     float fy, fx;
-                    tfd_bilinear_source(oy, p.h, sy, p.half_pixel_centers, &ylo, &yhi, &fy);
-                    tfd_bilinear_source(ox, p.w, sx, p.half_pixel_centers, &xlo, &xhi, &fx);
+                    tfd_dm_bilinear_index(oy, p.h, sy, p.half_pixel_centers, &ylo, &yhi, &fy);
+                    tfd_dm_bilinear_index(ox, p.w, sx, p.half_pixel_centers, &xlo, &xhi, &fx);
                     float tl = (float)get(hx, dt, ((b * p.h + ylo) * p.w + xlo) * p.c + ch);
                     float tr = (float)get(hx, dt, ((b * p.h + ylo) * p.w + xhi) * p.c + ch);
                     float bl = (float)get(hx, dt, ((b * p.h + yhi) * p.w + xlo) * p.c + ch);
@@ -1245,8 +1245,8 @@ static void test_resize(void) {
                     float top = tl + (tr - tl) * fx, bot = bl + (br - bl) * fx;
                     ((float *)want)[at] = top + (bot - top) * fy;
                   } else {
-                    int64_t iy = tfd_nearest_source(oy, p.h, sy, p.align_corners, p.half_pixel_centers);
-                    int64_t ix = tfd_nearest_source(ox, p.w, sx, p.align_corners, p.half_pixel_centers);
+                    int64_t iy = tfd_dm_nearest_index(oy, p.h, sy, p.align_corners, p.half_pixel_centers);
+                    int64_t ix = tfd_dm_nearest_index(ox, p.w, sx, p.align_corners, p.half_pixel_centers);
                     memcpy((char *)want + at * (int64_t)esize(ot), (char *)hx + (((b * p.h + iy) * p.w + ix) * p.c + ch) * (int64_t)esize(dt),
                            esize(dt));
                   }

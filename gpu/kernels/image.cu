@@ -87,13 +87,12 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) bilinear_kernel(tfd_dm_resiz
     r /= p.ow;
     int64_t oy = r % p.oh, b = r / p.oh, ylo, yhi, xlo, xhi;
     float fy, fx;
-    tfd_bilinear_source(oy, p.h, sy, p.half_pixel_centers, &ylo, &yhi, &fy);
-    tfd_bilinear_source(ox, p.w, sx, p.half_pixel_centers, &xlo, &xhi, &fx);
+    tfd_dm_bilinear_index(oy, p.h, sy, p.half_pixel_centers, &ylo, &yhi, &fy);
+    tfd_dm_bilinear_index(ox, p.w, sx, p.half_pixel_centers, &xlo, &xhi, &fx);
     int64_t top = (b * p.h + ylo) * p.w, bot = (b * p.h + yhi) * p.w;
     float tl = load_float(p.x, p.in_dtype, (top + xlo) * p.c + ch), tr = load_float(p.x, p.in_dtype, (top + xhi) * p.c + ch);
     float bl = load_float(p.x, p.in_dtype, (bot + xlo) * p.c + ch), br = load_float(p.x, p.in_dtype, (bot + xhi) * p.c + ch);
-    float t = tl + (tr - tl) * fx, d = bl + (br - bl) * fx;
-    y[i] = t + (d - t) * fy;
+    y[i] = tfd_dm_lerp2(tl, tr, bl, br, fx, fy);
   }
 }
 
@@ -104,8 +103,8 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) nearest_kernel(const W *x, W
     int64_t ch = i % p.c, r = i / p.c, ox = r % p.ow;
     r /= p.ow;
     int64_t oy = r % p.oh, b = r / p.oh;
-    int64_t iy = tfd_nearest_source(oy, p.h, sy, p.align_corners, p.half_pixel_centers);
-    int64_t ix = tfd_nearest_source(ox, p.w, sx, p.align_corners, p.half_pixel_centers);
+    int64_t iy = tfd_dm_nearest_index(oy, p.h, sy, p.align_corners, p.half_pixel_centers);
+    int64_t ix = tfd_dm_nearest_index(ox, p.w, sx, p.align_corners, p.half_pixel_centers);
     y[i] = x[((b * p.h + iy) * p.w + ix) * p.c + ch];
   }
 }
@@ -136,7 +135,7 @@ extern "C" cudaError_t tfd_cuda_pool(const tfd_cuda_launch *l, const tfd_dm_pool
 
 extern "C" cudaError_t tfd_cuda_resize(const tfd_cuda_launch *l, const tfd_dm_resize *p) {
   int64_t total = p->n * p->oh * p->ow * p->c;
-  float sy = tfd_resize_scale(p->h, p->oh, p->align_corners), sx = tfd_resize_scale(p->w, p->ow, p->align_corners);
+  float sy = tfd_dm_resize_scale(p->h, p->oh, p->align_corners), sx = tfd_dm_resize_scale(p->w, p->ow, p->align_corners);
   if (p->bilinear) {
     bilinear_kernel<<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, sy, sx, total);
     return cudaGetLastError();

@@ -33,29 +33,8 @@ static inline TFD_HD int64_t tfd_mirror_index(int64_t p, int64_t in, bool symmet
   return p;
 }
 
-/* ---- resizes, as the CPU kernel (k_image.c, TensorFlow's image_resizer_state.h), in float ---- */
-static inline TFD_HD float tfd_resize_scale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
-}
-
-/* Bilinear: the two source rows (or columns) of output i and the weight of the upper one. */
-static inline TFD_HD void tfd_bilinear_source(int64_t i, int64_t in, float scale, bool half_pixel, int64_t *lo,
-                                              int64_t *hi, float *frac) {
-  float src = half_pixel ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
-  float fl = floorf(src);
-  int64_t l = (int64_t)fl, h = (int64_t)ceilf(src);
-  *lo = l > 0 ? l : 0;
-  *hi = h < in - 1 ? h : in - 1;
-  *frac = src - fl;
-}
-
-static inline TFD_HD int64_t tfd_nearest_source(int64_t i, int64_t in, float scale, bool align_corners,
-                                                bool half_pixel) {
-  float src = half_pixel ? ((float)i + 0.5f) * scale : (float)i * scale;
-  int64_t v = (int64_t)(align_corners ? roundf(src) : floorf(src));
-  if (v > in - 1) v = in - 1;
-  return v < 0 ? 0 : v;
-}
+/* Resizes use device_math_elem.h's tfd_dm_resize_scale, tfd_dm_bilinear_index, tfd_dm_nearest_index and
+ * tfd_dm_lerp2, which the fake GPU checks against the CPU kernel. */
 
 /* The in-image part [*lo, *hi) of a window of k taps starting at o * stride - pad along `in`. */
 static inline TFD_HD void tfd_window(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t in, int64_t *lo,

@@ -136,32 +136,6 @@ static void test_mirror_index(void) {
 }
 
 /* k_image.c's bilinear_indices and nearest_index, copied: the helpers must agree bit for bit. */
-static void test_resize_sources(void) {
-  int64_t ins[] = {1, 3, 7, 16}, outs[] = {1, 2, 5, 16, 33};
-  for (int a = 0; a < 4; a++)
-    for (int b = 0; b < 5; b++)
-      for (int mode = 0; mode < 3; mode++) {
-        int64_t in = ins[a], out = outs[b];
-        bool align = mode == 1, half = mode == 2;
-        float scale = align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
-        CHECK(tfd_resize_scale(in, out, align) == scale);
-        for (int64_t i = 0; i < out; i++) {
-          float src = half ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale, fl = floorf(src);
-          int64_t lo = (int64_t)fl > 0 ? (int64_t)fl : 0, hi = (int64_t)ceilf(src) < in - 1 ? (int64_t)ceilf(src) : in - 1;
-          int64_t glo, ghi;
-          float frac;
-          tfd_bilinear_source(i, in, scale, half, &glo, &ghi, &frac);
-          CHECK_INT(glo, lo);
-          CHECK_INT(ghi, hi);
-          CHECK(frac == src - fl);
-          float nsrc = half ? ((float)i + 0.5f) * scale : (float)i * scale;
-          int64_t v = (int64_t)(align ? roundf(nsrc) : floorf(nsrc));
-          v = v > in - 1 ? in - 1 : v < 0 ? 0 : v;
-          CHECK_INT(tfd_nearest_source(i, in, scale, align, half), v);
-        }
-      }
-}
-
 static void test_windows(void) {
   int64_t lo, hi;
   tfd_window(0, 2, 1, 3, 10, &lo, &hi); /* starts in the padding */
@@ -230,7 +204,6 @@ static const tfd_test tests[] = {
     {"reduction plans cover every element once; splits and workspaces", test_reduce_plans},
     {"walk offsets of several operands at once", test_walk_offsets},
     {"MirrorPad reflections", test_mirror_index},
-    {"resize sources agree with the CPU kernel's", test_resize_sources},
     {"pooling windows clipped to the image", test_windows},
     {"TopKV2 and ArgMax orders", test_selection_orders},
     {"HWIO filters into cuDNN's OHWI, depthwise too", test_filter_layouts},
