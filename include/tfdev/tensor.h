@@ -28,7 +28,11 @@ typedef enum tfd_dtype {
   TFD_INT64 = 9,
   TFD_BOOL = 10,
   TFD_FLOAT16 = 19, /* TensorFlow's DT_HALF: stored as IEEE half, computed in float32 */
-  TFD_RESOURCE = 20 /* a handle to a resource (a variable): container and name */
+  TFD_RESOURCE = 20, /* a handle to a resource (a variable): container and name */
+  /* TensorFlow's DT_VARIANT: each element is a reference to a runtime object (a TensorList). Such
+   * tensors live in host memory and are only made and read by kernels: they cannot be made from or
+   * read as bytes, nor written in place. */
+  TFD_VARIANT = 21
 } tfd_dtype;
 
 /* The element of a TFD_RESOURCE tensor. */

@@ -182,7 +182,7 @@ static tfd_code sizes(ctx *c, const tfd_shape *s, size_t es, const char *where, 
  * allocated for a shape the weights may never fill). */
 static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no_values) {
   tfd_dtype dt = dtype_of(field(t, "dtype", NULL));
-  if (!dt || dt == TFD_RESOURCE) {
+  if (!dt || dt == TFD_RESOURCE || dt == TFD_VARIANT) {
     const cJSON *d = field(t, "dtype", NULL);
     failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, cJSON_IsString(d) ? d->valuestring : "(missing)");
     return NULL;
@@ -576,6 +576,23 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, tfd_strmap *unfilled) 
     gi++;
   }
   return TFD_OK;
+}
+
+tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len) {
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  const cJSON *nodes = field(field(root, "modelTopology", "model_topology"), "node", NULL), *nd;
+  tfd_graph_def *g = cJSON_IsArray(nodes) ? tfd_graph_def_new() : NULL;
+  cJSON_ArrayForEach(nd, nodes) {
+    const cJSON *name = field(nd, "name", NULL), *op = field(nd, "op", NULL);
+    if (!g || !cJSON_IsString(name) || !cJSON_IsString(op) ||
+        !tfd_graph_def_add_node(g, name->valuestring, op->valuestring, NULL)) {
+      tfd_graph_def_free(g);
+      g = NULL;
+      break;
+    }
+  }
+  cJSON_Delete(root);
+  return g;
 }
 
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *st) {
