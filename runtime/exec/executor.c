@@ -686,8 +686,10 @@ tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_
   pthread_cond_init(&w.cv, NULL);
   tfd_cancellation *cancel = args->cancellation;
   tfd_executor_args timed = *args; /* the frame-aware path times out a loop by itself */
-  timed.timeout_ms = cancel ? timeout_ms : 0;
-  timed.timeout_what = what;
+  if (timeout_ms > 0) {
+    timed.timeout_ms = timeout_ms;
+    timed.timeout_what = what;
+  }
   tfd_executor_run_async(e, &timed, wake, &w);
   pthread_mutex_lock(&w.mu);
   tfd_wait_or_time_out(&w.mu, &w.cv, &w.pending, cancel ? timeout_ms : 0, what ? what : "the step",

@@ -715,6 +715,10 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   }
   if (ran && ns) record_stats(s, t, ns, ctx, start);
   if (st->code != TFD_OK) fail(s, st);
+  tagged out = *t;
+  /* A _Recv that received a dead tensor is dead: its control edges (a control dependency carried
+   * between devices) pass the deadness on, as its data edges do. */
+  if (n->recv && ran && !outputs[0]) out.dead = true;
   if (t->dead) /* a dead transfer ran for its peer's sake; what it made is dead here */
     for (int o = 0; o < n->num_outputs; o++) {
       tfd_tensor_unref(outputs[o]);
@@ -727,7 +731,7 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   }
   tvec ready = {0};
   pthread_mutex_lock(&s->mu);
-  if (!atomic_load(&s->failed)) propagate(s, t, outputs, &ready);
+  if (!atomic_load(&s->failed)) propagate(s, &out, outputs, &ready);
   if (ready.oom) fail_locked(s, TFD_RESOURCE_EXHAUSTED, "out of memory scheduling nodes");
   if (atomic_load(&s->failed)) ready.n = 0;
   s->outstanding += ready.n - 1;
@@ -795,6 +799,11 @@ static void run_inline(fstep *s, tvec *stack) {
     const fnode *n = &s->f->nodes[t.node];
     poll_stop(s);
     bool run = !atomic_load(&s->failed) && (!t.dead || n->kind == K_TRANSFER);
+    if (run && t.dead) /* a dead _Send sends its tensor as dead, whatever its data input held */
+      for (int i = 0; i < n->num_inputs; i++) {
+        tfd_tensor_unref(t.iter->slots[n->input_start + i]);
+        t.iter->slots[n->input_start + i] = NULL;
+      }
     tfd_node_stats *ns = run ? stats_entry(s, t.node) : NULL;
     int64_t start = ns ? tfd_now_micros() : 0;
     if (run && n->is_async) {
