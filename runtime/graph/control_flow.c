@@ -73,7 +73,7 @@ tfd_code tfd_control_flow_build(const tfd_graph *g, tfd_control_flow *cf, tfd_st
   }
   cf->frames[0] = (tfd_frame_info){root, -1, 1, 0, -1};
   cf->num_frames = 1;
-  int head = 0, tail = 0;
+  int head = 0, tail = 0, outside = -1; /* an Exit or NextIteration in the root frame */
   for (int i = 0; i < g->n; i++) {
     cf->enter_frame[i] = -1;
     first_input[i] = -1; /* not reached yet */
@@ -101,13 +101,10 @@ tfd_code tfd_control_flow_build(const tfd_graph *g, tfd_control_flow *cf, tfd_st
       cf->enter_frame[cur] = out;
       cf->frames[out].num_enters++;
     } else if (is_op(c, "Exit") || is_op(c, "NextIteration")) {
-      if (in == 0) {
-        code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                               "node '%s' (%s) is not inside a while loop: no Enter leads to it", tfd_gnode_name(c),
-                               c->op->name);
-        break;
-      }
-      if (is_op(c, "Exit")) out = cf->frames[in].parent;
+      /* Reported once the walk is over: a node reading from two frames, found on the way, says more
+       * about what is wrong (TensorFlow reports only that). */
+      if (in == 0 && outside < 0) outside = cur;
+      if (is_op(c, "Exit") && in != 0) out = cf->frames[in].parent;
     } else if (is_op(c, "LoopCond") && in != 0) {
       int other = cf->frames[in].loop_cond;
       if (other >= 0) {
@@ -144,6 +141,9 @@ tfd_code tfd_control_flow_build(const tfd_graph *g, tfd_control_flow *cf, tfd_st
       }
     }
   }
+  if (code == TFD_OK && outside >= 0)
+    code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s) is not inside a while loop: no Enter leads to it",
+                           tfd_gnode_name(&g->nodes[outside]), g->nodes[outside].op->name);
 done:
   free(queue);
   free(first_input);
