@@ -7,6 +7,8 @@
 #include "../core/status_internal.h"
 #include "graph_def_internal.h"
 
+#define MAX_PARALLEL_ITERATIONS 1024
+
 static bool is_op(const tfd_gnode *n, const char *op) { return strcmp(n->op->name, op) == 0; }
 
 bool tfd_graph_has_control_flow(const tfd_graph *g) {
@@ -93,7 +95,9 @@ tfd_code tfd_control_flow_build(const tfd_graph *g, tfd_control_flow *cf, tfd_st
         code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The Enter node '%s' must have a frame name.", tfd_gnode_name(c));
         break;
       }
-      out = child_frame(cf, name->s, in, par && par->i > 0 && par->i < (1 << 20) ? (int)par->i : 10, c, st);
+      /* Iterations past 1024 at once gain nothing but memory: each frame instance keeps a slot per one. */
+      int parallel = !par || par->i < 1 ? 10 : par->i > MAX_PARALLEL_ITERATIONS ? MAX_PARALLEL_ITERATIONS : (int)par->i;
+      out = child_frame(cf, name->s, in, parallel, c, st);
       if (out < 0) {
         code = tfd_status_code(st);
         break;

@@ -16,7 +16,7 @@
 typedef struct tfd_frame_info {
   char *name;              /* "" for the root */
   int parent;              /* -1 for the root */
-  int parallel_iterations; /* from its first Enter; 1 for the root */
+  int parallel_iterations; /* from its first Enter (at most 1024); 1 for the root */
   int num_enters;          /* the Enter nodes feeding it (TensorFlow's input_count) */
   int loop_cond;           /* its LoopCond node, or -1 */
 } tfd_frame_info;

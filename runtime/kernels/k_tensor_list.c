@@ -16,8 +16,9 @@
 #include "kernel.h"
 
 /* A list longer than this is refused (RESOURCE_EXHAUSTED) rather than allocated: a fuzzed or
- * mistaken num_elements would otherwise reserve gigabytes of element slots. */
-#define MAX_LIST_ELEMENTS ((int64_t)1 << 24)
+ * mistaken num_elements would otherwise reserve gigabytes of element slots (and TensorListFromTensor
+ * of a [2^30, 0] tensor a view per row). */
+#define MAX_LIST_ELEMENTS ((int64_t)1 << 20)
 
 typedef struct tensor_list {
   tfd_variant base;
