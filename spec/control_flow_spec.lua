@@ -246,6 +246,18 @@ describe("conditionals", function()
     h.raises("INTERNAL", "fetch 'late:0' is dead", s2.run, s2, { x = i32(5), p = tfdev.tensor(false) }, "late")
   end)
 
+  it("work in partial runs and callables too", function()
+    local s <close> = tfdev.session()
+    s:create(cond_graph())
+    local p = s:prun_setup({ "x", "p" }, { "y", "after_t" })
+    assert.are.equal(15, s:prun(p, { x = i32(5), p = tfdev.tensor(false) }, "y"):item())
+    h.raises("INTERNAL", "Retval[0] does not have value: fetch 'after_t:0' is dead", s.prun, s, p, {}, "after_t")
+    local f = s:make_callable { feeds = { "x", "p" }, fetches = { "y", "y:1" } }
+    local y, index = table.unpack(f(i32(2), tfdev.tensor(true)))
+    assert.are.equal(4, y:item())
+    assert.are.equal(1, index:item())
+  end)
+
   it("run a loop on the branch not taken dead, and the Merge after it takes the other", function()
     local s <close> = tfdev.session()
     s:create(graph({
