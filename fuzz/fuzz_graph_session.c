@@ -202,7 +202,9 @@ static tfd_tensor *decode_tensor(fz *f, tfd_status *st) {
   tfd_tensor *t = tfd_tensor_new(NULL, dt, dims, rank, st);
   tfd_status_reset(st);
   if (!t) return NULL;
-  if (dt == TFD_RESOURCE) return t; /* handles stay zeroed: names must be strings */
+  /* Handles stay zeroed (names must be strings), and so do variants: their elements are references
+   * only kernels make, which no caller may write (tensor.h). */
+  if (dt == TFD_RESOURCE || dt == TFD_VARIANT) return t;
   unsigned char *d = tfd_tensor_data(t);
   size_t n = tfd_tensor_byte_size(t);
   /* Mostly small values (shapes, indices, axes), sometimes any bytes. */

@@ -92,7 +92,8 @@ TFD_API size_t tfd_tensor_byte_size(const tfd_tensor *t);
  * data pointer is a device address. Tensors a session fetches, and those tfd_device_run_op returns,
  * are always on the host. */
 TFD_API bool tfd_tensor_on_host(const tfd_tensor *t);
-/* The tensor's elements, owned by the tensor (a device address when not on the host). */
+/* The tensor's elements, owned by the tensor (a device address when not on the host). A variant
+ * tensor's elements are references the runtime keeps: callers may not write them. */
 TFD_API void *tfd_tensor_data(tfd_tensor *t);
 TFD_API const void *tfd_tensor_const_data(const tfd_tensor *t);
 /* Number of tensors sharing this tensor's buffer (1 when unshared). */
