@@ -110,11 +110,16 @@ typedef struct tagged {
   bool dead;
 } tagged;
 
+/* A list of tagged nodes; the first few live in the list itself, so propagating a node's outputs
+ * (most make one or two nodes ready) allocates nothing. Made by TVEC, freed by tvec_free. */
+#define TVEC_SMALL 8
 typedef struct tvec {
   tagged *v;
   int n, cap;
   bool oom;
+  tagged small[TVEC_SMALL];
 } tvec;
+#define TVEC(name) tvec name = {.cap = TVEC_SMALL}; name.v = name.small
 
 typedef struct fstep {
   tfd_frames *f;
@@ -139,17 +144,22 @@ typedef struct task {
 
 static bool vpush(tvec *v, tagged t) {
   if (v->n == v->cap) {
-    int cap = v->cap ? v->cap * 2 : 16;
-    tagged *g = realloc(v->v, (size_t)cap * sizeof *g);
+    int cap = v->cap * 2;
+    tagged *g = v->v == v->small ? malloc((size_t)cap * sizeof *g) : realloc(v->v, (size_t)cap * sizeof *g);
     if (!g) {
       v->oom = true;
       return false;
     }
+    if (v->v == v->small) memcpy(g, v->small, sizeof v->small);
     v->v = g;
     v->cap = cap;
   }
   v->v[v->n++] = t;
   return true;
+}
+
+static void tvec_free(tvec *v) {
+  if (v->v != v->small) free(v->v);
 }
 
 static bool dpush(dlist *l, int node, tfd_tensor *value) {
@@ -615,11 +625,11 @@ static void poll_stop(fstep *s) {
 static void run_task(void *arg) {
   task *tk = arg;
   fstep *s = tk->s;
-  tvec stack = {0};
+  TVEC(stack);
   vpush(&stack, tk->t);
   free(tk);
   run_inline(s, &stack);
-  free(stack.v);
+  tvec_free(&stack);
 }
 
 /* Hands ready nodes out: cheap ones and one expensive one stay on this thread's stack, the rest go
@@ -641,9 +651,9 @@ static void dispatch(fstep *s, tvec *ready, tvec *stack) {
     }
     if (!cheap) expensive = true;
     if (!vpush(stack, t)) { /* out of memory: run it now, depth-first */
-      tvec one = {0};
+      TVEC(one);
       if (vpush(&one, t)) run_inline(s, &one);
-      free(one.v);
+      tvec_free(&one);
     }
   }
   ready->n = 0;
@@ -729,7 +739,7 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
     tfd_tensor_unref(in[i]);
     in[i] = NULL;
   }
-  tvec ready = {0};
+  TVEC(ready);
   pthread_mutex_lock(&s->mu);
   if (!atomic_load(&s->failed)) propagate(s, &out, outputs, &ready);
   if (ready.oom) fail_locked(s, TFD_RESOURCE_EXHAUSTED, "out of memory scheduling nodes");
@@ -739,12 +749,12 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   pthread_mutex_unlock(&s->mu);
   for (int o = 0; o < n->num_outputs; o++) tfd_tensor_unref(outputs[o]);
   if (last) {
-    free(ready.v);
+    tvec_free(&ready);
     finish_step(s);
     return;
   }
   dispatch(s, &ready, stack);
-  free(ready.v);
+  tvec_free(&ready);
 }
 
 static void fill_ctx(fstep *s, const tagged *t, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st,
@@ -785,12 +795,12 @@ static tfd_node_stats *stats_entry(fstep *s, int node) {
 static void async_done(void *arg) {
   async_call *a = arg;
   fstep *s = a->s;
-  tvec stack = {0};
+  TVEC(stack);
   node_done(s, &a->t, &a->ctx, &a->status, a->stats, a->stats ? a->stats->all_start_micros : 0, true, &stack);
   tfd_status_clear(&a->status);
   free(a);
   run_inline(s, &stack);
-  free(stack.v);
+  tvec_free(&stack);
 }
 
 static void run_inline(fstep *s, tvec *stack) {
@@ -875,10 +885,11 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
     return;
   }
   iteration *it0 = get_iteration(s->root, 0);
-  tvec ready = {0}, stack = {0};
+  TVEC(ready);
+  TVEC(stack);
   for (int r = 0; r < f->num_roots; r++) vpush(&ready, (tagged){f->roots[r], s->root, it0, false});
   if (ready.oom) {
-    free(ready.v);
+    tvec_free(&ready);
     tfd_status st = TFD_STATUS_INIT;
     tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
     frames_step_free(s);
@@ -889,7 +900,7 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
   s->outstanding = ready.n; /* every root is counted before the first is handed out */
   it0->outstanding_ops = ready.n;
   dispatch(s, &ready, &stack);
-  free(ready.v);
+  tvec_free(&ready);
   run_inline(s, &stack);
-  free(stack.v);
+  tvec_free(&stack);
 }
