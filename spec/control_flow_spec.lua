@@ -153,6 +153,18 @@ describe("while loops", function()
     assert.are.equal(8, runs["l/merge"]) -- the condition is looked at once more than the body runs
     assert.are.equal(1, runs["l/exit"])
     assert.are.equal(1, runs["l/enter"])
+    -- and the cost model counts every run
+    local c <close> = tfdev.session { build_cost_model = true }
+    c:create(count_to(7))
+    c:run({}, "l/exit")
+    local seen = 0
+    for _, entries in pairs(c:export_cost_models()) do
+      for _, e in ipairs(entries) do
+        if e.node == "l/add" then assert.are.equal(7, e.runs) seen = seen + 1 end
+        if e.node == "l/exit" then assert.are.equal(1, e.runs) seen = seen + 1 end
+      end
+    end
+    assert.are.equal(2, seen)
   end)
 
   it("stop a loop that never ends at operation_timeout_ms, the run's timeout_ms, or close()", function()

@@ -97,7 +97,7 @@ size_t tfd_dtype_size(tfd_dtype dt) {
 
 static void buffer_unref(tfd_buffer *b) {
   if (!drop_ref(&b->refs)) return;
-  if (b->variant) { /* each element holds a reference to its object (zeroed elements hold none) */
+  if (__builtin_expect(b->variant, 0)) { /* each element holds a reference to its object (zeroed ones none) */
     tfd_variant **v = b->data;
     for (size_t i = 0; i < b->size / sizeof *v; i++) tfd_variant_unref(v[i]);
   }
