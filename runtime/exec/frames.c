@@ -633,8 +633,11 @@ static void run_task(void *arg) {
 }
 
 /* Hands ready nodes out: cheap ones and one expensive one stay on this thread's stack, the rest go
- * to the pool. Each is already counted in s->outstanding. */
+ * to the pool. Each is already counted in s->outstanding, which keeps the step alive while one is
+ * left to hand out or on the stack; nothing of s is touched after the last has gone. */
 static void dispatch(fstep *s, tvec *ready, tvec *stack) {
+  /* With nothing to hand out, this thread holds no count of the step: another may end it any time. */
+  if (ready->n == 0) return;
   tfd_threadpool *runner = s->args.runner;
   bool expensive = false;
   for (int i = 0; i < stack->n; i++) expensive |= !s->f->nodes[stack->v[i].node].cheap;
@@ -739,6 +742,7 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
     tfd_tensor_unref(in[i]);
     in[i] = NULL;
   }
+  int num_outputs = n->num_outputs; /* read now: once the count is given back, s and its executor may go */
   TVEC(ready);
   pthread_mutex_lock(&s->mu);
   if (!atomic_load(&s->failed)) propagate(s, &out, outputs, &ready);
@@ -747,7 +751,7 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   s->outstanding += ready.n - 1;
   bool last = s->outstanding == 0;
   pthread_mutex_unlock(&s->mu);
-  for (int o = 0; o < n->num_outputs; o++) tfd_tensor_unref(outputs[o]);
+  for (int o = 0; o < num_outputs; o++) tfd_tensor_unref(outputs[o]);
   if (last) {
     tvec_free(&ready);
     finish_step(s);
