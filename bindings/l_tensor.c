@@ -56,7 +56,7 @@ tfd_tensor *tfdev_check_tensor(lua_State *L, int idx) {
 static tfd_dtype check_dtype(lua_State *L, int idx) {
   const char *name = tfdev_check_name(L, idx, "dtype");
   tfd_dtype dt = tfd_dtype_from_name(name);
-  if (!dt || dt == TFD_RESOURCE)
+  if (!dt || dt == TFD_RESOURCE || dt == TFD_VARIANT)
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool)", name);
   return dt;
 }
@@ -354,6 +354,16 @@ static int tensor_from_bytes(lua_State *L) {
   return 1;
 }
 
+/* A variant tensor's elements are references to runtime objects (TensorList handles) that only kernels
+ * read: Lua gets an error saying what to fetch instead, never the pointers. */
+static void refuse_variant(lua_State *L, const tfd_tensor *t, const char *what) {
+  if (tfd_tensor_dtype(t) == TFD_VARIANT)
+    tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                "%s: a variant tensor holds TensorList handles, which Lua cannot read; fetch the list's contents "
+                "instead (the output of a TensorListStack or TensorListGetItem)",
+                what);
+}
+
 static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
   const void *d = tfd_tensor_const_data(t);
   switch (tfd_tensor_dtype(t)) {
@@ -369,6 +379,7 @@ static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
       lua_pushfstring(L, "%s/%s", h->container, h->name);
       break;
     }
+    case TFD_VARIANT: refuse_variant(L, t, "reading an element"); break;
   }
 }
 
@@ -405,6 +416,7 @@ static int64_t nested_value_count(const tfd_tensor *t) {
 
 static int tensor_totable(lua_State *L) {
   tfd_tensor *t = tfdev_check_tensor(L, 1);
+  refuse_variant(L, t, "totable()");
   int64_t count = nested_value_count(t);
   if (count > TOTABLE_MAX_VALUES)
     return tfdev_raise(L, TFD_RESOURCE_EXHAUSTED,
@@ -418,6 +430,7 @@ static int tensor_totable(lua_State *L) {
 
 static int tensor_item(lua_State *L) {
   tfd_tensor *t = tfdev_check_tensor(L, 1);
+  refuse_variant(L, t, "item()");
   if (tfd_tensor_numel(t) != 1)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "item() needs a tensor of one element, this one has %d",
                        (int)tfd_tensor_numel(t));
@@ -432,6 +445,7 @@ static int tensor_numel(lua_State *L) {
 
 static int tensor_bytes(lua_State *L) {
   tfd_tensor *t = tfdev_check_tensor(L, 1);
+  refuse_variant(L, t, "bytes()");
   lua_pushlstring(L, tfd_tensor_const_data(t), tfd_tensor_byte_size(t));
   return 1;
 }
@@ -496,6 +510,7 @@ static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
     case TFD_UINT8: snprintf(s, sizeof s, "%d", ((const uint8_t *)d)[i]); break;
     case TFD_FLOAT16: snprintf(s, sizeof s, "%.4g", (double)tfd_half_to_float(((const uint16_t *)d)[i])); break;
     case TFD_RESOURCE: snprintf(s, sizeof s, "<resource %.50s>", ((const tfd_resource_handle *)d)[i].name); break;
+    case TFD_VARIANT: snprintf(s, sizeof s, "%s", ((void *const *)d)[i] ? "<variant>" : "<empty variant>"); break;
   }
   luaL_addstring(b, s);
 }
@@ -571,7 +586,8 @@ static int tensor_fill(lua_State *L) {
   lua_settop(L, 2);
   tfd_tensor *t = tfdev_check_tensor(L, 1);
   tfd_dtype dt = tfd_tensor_dtype(t);
-  if (dt == TFD_RESOURCE) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: resource tensors cannot be written in place");
+  if (dt == TFD_RESOURCE || dt == TFD_VARIANT)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: %s tensors cannot be written in place", tfd_dtype_name(dt));
   if (lua_isnil(L, 2))
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", dt == TFD_BOOL ? "a boolean" : "a number");
   bool want_bool = dt == TFD_BOOL;
@@ -614,6 +630,7 @@ static bool elements_equal(tfd_dtype dt, const void *a, const void *b, int64_t n
         eq = strcmp(x->container, y->container) == 0 && strcmp(x->name, y->name) == 0;
         break;
       }
+      case TFD_VARIANT: eq = ((void *const *)a)[i] == ((void *const *)b)[i]; break; /* the same object */
       default: eq = false;
     }
     if (!eq) return false;

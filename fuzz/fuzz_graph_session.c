@@ -18,7 +18,8 @@
  * Tensors are small (rank <= 3, dims <= 4) with their bytes taken from the
  * input; Const values may still hold huge int32 shapes for Fill, Reshape or
  * random ops, which the device's memory limit (16 MiB here) must refuse.
- * Runs time out after 30 ms so blocking queue ops end. */
+ * Runs time out after 30 ms so blocking queue ops end, and so do while loops that never end (the
+ * session's operation timeout; partial runs' fetches wait that long too, then cancel the step). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -121,7 +122,11 @@ static const char *const attr_names[] = {"T",          "dtype",       "value",  
                                          "out_type",   "seed",        "seed2",      "container",    "shared_name",
                                          "component_types", "capacity", "Tcomponents", "cancel_pending_enqueues",
                                          "index",      "tensor_name", "send_device", "recv_device",
-                                         "send_device_incarnation", "tensor_type", "data_format", "", "bogus"};
+                                         "send_device_incarnation", "tensor_type", "data_format", "", "bogus",
+                                         /* control flow, TensorLists, NMS: loops the timeout must end */
+                                         "frame_name", "is_constant", "parallel_iterations", "element_dtype",
+                                         "num_elements", "shape_type", "resize_if_index_out_of_bounds",
+                                         "pad_to_max_output_size", "T_threshold"};
 static const char *const strings[] = {"",
                                       "NHWC",
                                       "NCHW",
@@ -134,6 +139,8 @@ static const char *const strings[] = {"",
                                       "/job:localhost/replica:0/task:0/device:CPU:1",
                                       "client",
                                       "a:0",
+                                      "loop",
+                                      "inner",
                                       ("/job:localhost/replica:0/task:0/device:CPU:0;1;/job:localhost/replica:0/"
                                        "task:0/device:CPU:1;a:0;0:0")};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -153,7 +160,7 @@ static const char *tensor_name(fz *f, int total) {
 
 /* ---- values ---- */
 static tfd_dtype decode_dtype(fz *f) {
-  static const tfd_dtype real[] = {TFD_FLOAT32, TFD_INT32, TFD_FLOAT64, TFD_INT64, TFD_BOOL, TFD_RESOURCE};
+  static const tfd_dtype real[] = {TFD_FLOAT32, TFD_INT32, TFD_FLOAT64, TFD_INT64, TFD_BOOL, TFD_RESOURCE, TFD_VARIANT};
   uint8_t b = u8(f);
   if (b < 0xF0) return real[b % COUNT(real)];
   static const int odd[] = {0, 4, 8, 11, 19, 21, -1, 1000};
@@ -195,7 +202,9 @@ static tfd_tensor *decode_tensor(fz *f, tfd_status *st) {
   tfd_tensor *t = tfd_tensor_new(NULL, dt, dims, rank, st);
   tfd_status_reset(st);
   if (!t) return NULL;
-  if (dt == TFD_RESOURCE) return t; /* handles stay zeroed: names must be strings */
+  /* Handles stay zeroed (names must be strings), and so do variants: their elements are references
+   * only kernels make, which no caller may write (tensor.h). */
+  if (dt == TFD_RESOURCE || dt == TFD_VARIANT) return t;
   unsigned char *d = tfd_tensor_data(t);
   size_t n = tfd_tensor_byte_size(t);
   /* Mostly small values (shapes, indices, axes), sometimes any bytes. */

@@ -31,7 +31,7 @@ def section(path, start, end="};"):
 
 def registry_ops():
     """Op names in registry order, as tfd_ops_name(i) returns them."""
-    body = section("runtime/graph/op_registry.c", "static const tfd_op_def ops[] = {")
+    body = section("runtime/framework/op_registry.c", "static const tfd_op_def ops[] = {")
     names = []
     for m in re.finditer(r'(?:BINARY|UNARY)\("(\w+)"|\{"(\w+)"', body):
         names.append(m.group(1) or m.group(2))
@@ -138,7 +138,7 @@ add("fuzz_tensor_bytes", "dtype_zero", bytes([0xC8, 0, 1]))
 # ---- fuzz_graph_session: options, graph, actions ----
 class G:
     """Mirrors fuzz_graph_session.c's decoder."""
-    F32, I32, F64, I64, BOOL, RES = range(6)  # decode_dtype's table
+    F32, I32, F64, I64, BOOL, RES, VARIANT = range(7)  # decode_dtype's table
     INT, FLOAT, BOOLA, STRING, TYPE, SHAPE, TENSOR, LIST_INT, LIST_FLOAT, LIST_TYPE, LIST_STRING = range(1, 12)
 
     def __init__(self, options=0):
@@ -220,7 +220,7 @@ class G:
         self.byte(len(dims))
         for d in dims:
             self.byte(d)
-        if dtype == G.RES:
+        if dtype in (G.RES, G.VARIANT):
             return self
         n = 1
         for d in dims:
@@ -441,6 +441,47 @@ add("fuzz_graph_session", "extend_eager", g.b)
 bad = [("a", "Identity", ["c"], None, []), ("b", "Identity", ["a"], "gpu zero", []), ("c", "Identity", ["b"], None, [])]
 add("fuzz_graph_session", "cycle", G(0).graph(bad).run(fetches=["a"]).b)
 add("fuzz_graph_session", "empty", b"\x00\x00")
+
+# Control flow: a while loop counting to 5, a conditional taken both ways (a dead fetch, too), a
+# TensorList, non-maximum suppression and Where.
+LOOP = [attr("frame_name", G.STRING, "loop")]
+INVARIANT = LOOP + [attr("is_constant", G.BOOLA, True)]
+loop_nodes = [
+    const("zero", I32, [], [0]), const("n", I32, [], [5]), const("one", I32, [], [1]),
+    ("enter", "Enter", ["zero"], None, LOOP), ("limit", "Enter", ["n"], None, INVARIANT),
+    ("step", "Enter", ["one"], None, INVARIANT), ("merge", "Merge", ["enter", "next"], None, []),
+    ("less", "Less", ["merge", "limit"], None, []), ("cond", "LoopCond", ["less"], None, []),
+    ("switch", "Switch", ["merge", "cond"], None, []), ("add", "AddV2", ["switch:1", "step"], None, []),
+    ("next", "NextIteration", ["add"], None, []), ("exit", "Exit", ["switch"], None, []),
+]
+add("fuzz_graph_session", "while_loop", G(0).graph(loop_nodes).run(fetches=["exit"], meta=True).run(
+    fetches=["exit", "add"]).b)
+add("fuzz_graph_session", "while_loop_two_devices", G(0x01).graph(loop_nodes).run(fetches=["exit"]).b)
+cond_nodes = [
+    ("x", "Placeholder", [], None, [attr("dtype", G.TYPE, I32), attr("shape", G.SHAPE, [])]),
+    ("p", "Placeholder", [], None, [attr("dtype", G.TYPE, G.BOOL), attr("shape", G.SHAPE, [])]),
+    const("two", I32, [], [2]), ("sw", "Switch", ["x", "p"], None, []), ("t", "Mul", ["sw:1", "two"], None, []),
+    ("f", "AddV2", ["sw", "two"], None, []), ("y", "Merge", ["f", "t"], None, []),
+]
+X5 = (I32, [], [5])
+add("fuzz_graph_session", "conditional", G(0).graph(cond_nodes).run(
+    feeds=[("x", X5), ("p", (G.BOOL, [], [1]))], fetches=["y", "y:1", "t"]).run(
+    feeds=[("x", X5), ("p", (G.BOOL, [], [0]))], fetches=["y", "t"]).b)
+list_nodes = [
+    const("shape", I32, [1], [2]), const("n", I32, [], [3]), const("i", I32, [], [1]), const("v", F32, [2], [4, 5]),
+    ("list", "TensorListReserve", ["shape", "n"], None, [attr("element_dtype", G.TYPE, F32)]),
+    ("set", "TensorListSetItem", ["list", "i", "v"], None, []),
+    ("get", "TensorListGetItem", ["set", "i", "shape"], None, [attr("element_dtype", G.TYPE, F32)]),
+    ("stack", "TensorListStack", ["set", "shape"], None, [attr("element_dtype", G.TYPE, F32)]),
+]
+add("fuzz_graph_session", "tensor_list", G(0).graph(list_nodes).run(fetches=["stack", "get", "list"]).b)
+nms_nodes = [
+    const("boxes", F32, [3, 4], [0, 0, 1, 1, 0, 0, 1, 2, 3, 3, 4, 4]), const("scores", F32, [3], [3, 2, 1]),
+    const("max", I32, [], [2]), const("iou", F32, [], [0]), const("zero", F32, [], [0]),
+    ("nms", "NonMaxSuppressionV5", ["boxes", "scores", "max", "iou", "zero", "zero"], None, []),
+    ("where", "Where", ["scores"], None, []),
+]
+add("fuzz_graph_session", "nms_where", G(0).graph(nms_nodes).run(fetches=["nms", "nms:1", "nms:2", "where"]).b)
 
 
 # ---- fuzz_lua_values: stack-machine programs ----

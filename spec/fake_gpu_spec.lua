@@ -156,4 +156,41 @@ describe("a GPU device (fake backend)", function()
     assert.matches("false 9\n", out, 1, true)
     assert.matches("true node 'c' %(Const%): sync_every_op: " .. GPU0:gsub("%p", "%%%0") .. ": fake device fault", out)
   end)
+
+  it("keeps a loop on the CPU and carries a conditional's dead branch through the GPU", function()
+    local function i32(v) return tfdev.tensor(v, "int32") end
+    local loop, const = { frame_name = "count" }, { frame_name = "count", is_constant = true }
+    local s <close> = tfdev.session { allow_soft_placement = true }
+    s:create { node = {
+      { name = "zero", op = "Const", attr = { value = i32(0) } },
+      { name = "n", op = "Const", attr = { value = i32(3) } },
+      { name = "one", op = "Const", attr = { value = i32(1) } },
+      { name = "enter", op = "Enter", input = { "zero" }, attr = loop },
+      { name = "limit", op = "Enter", input = { "n" }, attr = const },
+      { name = "step", op = "Enter", input = { "one" }, attr = const },
+      { name = "merge", op = "Merge", input = { "enter", "next" } },
+      { name = "less", op = "Less", input = { "merge", "limit" } },
+      { name = "cond", op = "LoopCond", input = { "less" } },
+      { name = "switch", op = "Switch", input = { "merge", "cond" } },
+      { name = "body", op = "Identity", input = { "switch:1" }, device = GPU0 }, -- the loop keeps it on the CPU
+      { name = "add", op = "AddV2", input = { "body", "step" } },
+      { name = "next", op = "NextIteration", input = { "add" } },
+      { name = "exit", op = "Exit", input = { "switch" } },
+      { name = "x", op = "Const", attr = { value = tfdev.tensor({ 1, 2 }, "float32") } },
+      { name = "p", op = "Placeholder", attr = { dtype = "bool", shape = {} } },
+      { name = "sw", op = "Switch", input = { "x", "p" } },
+      { name = "t", op = "Identity", input = { "sw:1" }, device = GPU0 },
+      { name = "f", op = "Identity", input = { "sw" }, device = GPU0 },
+      { name = "m", op = "Merge", input = { "f", "t" } },
+    } }
+    local out = s:run({ p = tfdev.tensor(true) }, { "exit", "m", "m:1", "t" })
+    assert.are.equal(3, out[1]:item())
+    assert.are.same({ 1, 2 }, out[2]:totable())
+    assert.are.equal(1, out[3]:item())
+    assert.are.same({ 1, 2 }, out[4]:totable())
+    assert.are.equal(GPU0, s:placement("t"))
+    assert.are_not.equal(GPU0, s:placement("body"))
+    assert.are.equal(0, s:run({ p = tfdev.tensor(false) }, "m:1"):item())
+    h.raises("INTERNAL", "fetch 't:0' is dead", s.run, s, { p = tfdev.tensor(false) }, "t")
+  end)
 end)

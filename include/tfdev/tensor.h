@@ -28,7 +28,11 @@ typedef enum tfd_dtype {
   TFD_INT64 = 9,
   TFD_BOOL = 10,
   TFD_FLOAT16 = 19, /* TensorFlow's DT_HALF: stored as IEEE half, computed in float32 */
-  TFD_RESOURCE = 20 /* a handle to a resource (a variable): container and name */
+  TFD_RESOURCE = 20, /* a handle to a resource (a variable): container and name */
+  /* TensorFlow's DT_VARIANT: each element is a reference to a runtime object (a TensorList). Such
+   * tensors live in host memory and are only made and read by kernels: they cannot be made from or
+   * read as bytes, nor written in place. */
+  TFD_VARIANT = 21
 } tfd_dtype;
 
 /* The element of a TFD_RESOURCE tensor. */
@@ -88,7 +92,8 @@ TFD_API size_t tfd_tensor_byte_size(const tfd_tensor *t);
  * data pointer is a device address. Tensors a session fetches, and those tfd_device_run_op returns,
  * are always on the host. */
 TFD_API bool tfd_tensor_on_host(const tfd_tensor *t);
-/* The tensor's elements, owned by the tensor (a device address when not on the host). */
+/* The tensor's elements, owned by the tensor (a device address when not on the host). A variant
+ * tensor's elements are references the runtime keeps: callers may not write them. */
 TFD_API void *tfd_tensor_data(tfd_tensor *t);
 TFD_API const void *tfd_tensor_const_data(const tfd_tensor *t);
 /* Number of tensors sharing this tensor's buffer (1 when unshared). */

@@ -18,10 +18,12 @@
 #include "status_internal.h"
 #include "tensor_internal.h"
 #include "tfdev/tensor.h"
+#include "variant.h"
 
 typedef struct tfd_buffer {
   tfd_refcount refs;
   bool in_block;            /* data and headers are one block (see above) */
+  bool variant;             /* the elements are tfd_variant references, dropped with the buffer */
   tfd_allocator *allocator; /* NULL: system memory */
   void *data;
   size_t size;
@@ -61,16 +63,17 @@ const char *tfd_dtype_name(tfd_dtype dt) {
     case TFD_UINT8: return "uint8";
     case TFD_FLOAT16: return "float16";
     case TFD_RESOURCE: return "resource";
+    case TFD_VARIANT: return "variant";
   }
   return NULL;
 }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
-  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64,
-                                  TFD_BOOL,    TFD_UINT8,   TFD_FLOAT16, TFD_RESOURCE};
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32,    TFD_INT64, TFD_BOOL,
+                                  TFD_UINT8,   TFD_FLOAT16, TFD_RESOURCE, TFD_VARIANT};
   /* TensorFlow's DataType enum names, as GraphDefs in protobuf's text and JSON forms write them. */
-  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64",
-                                         "DT_BOOL",  "DT_UINT8",  "DT_HALF",  "DT_RESOURCE"};
+  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32",    "DT_INT64",  "DT_BOOL",
+                                         "DT_UINT8", "DT_HALF",   "DT_RESOURCE", "DT_VARIANT"};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(name, tfd_dtype_name(all[i])) == 0 || strcmp(name, tf_names[i]) == 0) return all[i];
@@ -87,12 +90,17 @@ size_t tfd_dtype_size(tfd_dtype dt) {
     case TFD_UINT8: return 1;
     case TFD_FLOAT16: return 2;
     case TFD_RESOURCE: return sizeof(tfd_resource_handle);
+    case TFD_VARIANT: return sizeof(tfd_variant *);
   }
   return 0;
 }
 
 static void buffer_unref(tfd_buffer *b) {
   if (!drop_ref(&b->refs)) return;
+  if (__builtin_expect(b->variant, 0)) { /* each element holds a reference to its object (zeroed ones none) */
+    tfd_variant **v = b->data;
+    for (size_t i = 0; i < b->size / sizeof *v; i++) tfd_variant_unref(v[i]);
+  }
   if (b->in_block) {
     void *block = (char *)b->data - BLOCK_HEADER;
     tfd_allocator *a = b->allocator;
@@ -156,8 +164,9 @@ static void init_tensor(tfd_tensor *t, tfd_dtype dtype, const int64_t *dims, int
 /* A tensor whose header and data are separate allocations: allocators without blocks. */
 static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                 int64_t numel, size_t size, tfd_status *status) {
-  if (dtype == TFD_RESOURCE && allocator->device_memory) { /* handles are read by the host */
-    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "resource tensors live in host memory, not in %s", allocator->name);
+  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && allocator->device_memory) { /* read by the host */
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s tensors live in host memory, not in %s", tfd_dtype_name(dtype),
+                    allocator->name);
     return NULL;
   }
   tfd_tensor *t = calloc(1, sizeof *t);
@@ -169,7 +178,8 @@ static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const
   b->data = tfd_allocator_allocate(allocator, TFD_TENSOR_ALIGNMENT, size, status);
   if (!b->data) goto fail;
   b->allocator = tfd_allocator_ref(allocator);
-  if (dtype == TFD_RESOURCE && size) memset(b->data, 0, size);
+  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && size) memset(b->data, 0, size);
+  b->variant = dtype == TFD_VARIANT;
   tfd_refcount_init(&b->refs);
   b->size = size;
   init_tensor(t, dtype, dims, ndims, numel, b);
@@ -207,8 +217,9 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
   b->allocator = allocator; /* live blocks keep their allocator alive (allocator_internal.h) */
   b->data = (char *)block + BLOCK_HEADER;
   b->size = size;
-  /* Resource handles are read as strings: never hand out garbage bytes. */
-  if (dtype == TFD_RESOURCE && size) memset(b->data, 0, size);
+  /* Resource handles are read as strings and variant elements as references: never hand out garbage. */
+  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && size) memset(b->data, 0, size);
+  b->variant = dtype == TFD_VARIANT;
   init_tensor(t, dtype, dims, ndims, numel, b);
   t->in_block = true;
   return t;
@@ -226,6 +237,10 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
   }
   if (nbytes && !data) {
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes announced but no data given", nbytes);
+    return NULL;
+  }
+  if (dtype == TFD_VARIANT) { /* bytes cannot hold a reference to a runtime object */
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "variant tensors cannot be made from bytes: only kernels make them");
     return NULL;
   }
   if (dtype == TFD_RESOURCE) {
@@ -384,8 +399,9 @@ static const char *describe(const tfd_tensor *t, char *buf, size_t cap) {
  * ends, so a shared buffer is exactly what must not change under someone. */
 static tfd_code check_writable(tfd_tensor *t, const char *what, tfd_status *st) {
   if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: no tensor given", what);
-  if (t->dtype == TFD_RESOURCE)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: resource tensors cannot be written in place", what);
+  if (t->dtype == TFD_RESOURCE || t->dtype == TFD_VARIANT)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: %s tensors cannot be written in place", what,
+                           tfd_dtype_name(t->dtype));
   if (!tfd_tensor_on_host(t))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: the tensor is in device memory, not on the host", what);
   if (!tfd_tensor_is_exclusive(t))

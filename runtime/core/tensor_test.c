@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "runtime/core/variant.h"
 #include "runtime/testing/harness.h"
 
 static void test_dtypes(void) {
@@ -286,8 +287,71 @@ static void test_allocator_more_allocators_than_thread_slots(void) {
   tfd_status_free(st);
 }
 
+/* A variant whose destruction is counted. */
+typedef struct counted {
+  tfd_variant base;
+  int *destroyed;
+} counted;
+
+static void counted_destroy(tfd_variant *v) {
+  counted *c = (counted *)v;
+  (*c->destroyed)++;
+  free(c);
+}
+
+static const tfd_variant_ops counted_ops = {"counted", counted_destroy};
+
+static tfd_variant *counted_new(int *destroyed) {
+  counted *c = calloc(1, sizeof *c);
+  tfd_variant_init(&c->base, &counted_ops);
+  c->destroyed = destroyed;
+  return &c->base;
+}
+
+/* Variant tensors hold one reference per element, dropped with their buffer (views included), are
+ * zeroed when made, live on the host only and refuse bytes and in-place writes. */
+static void test_variant_tensors(void) {
+  tfd_status *st = tfd_status_new();
+  CHECK_STR(tfd_dtype_name(TFD_VARIANT), "variant");
+  CHECK_INT(tfd_dtype_from_name("DT_VARIANT"), TFD_VARIANT);
+  CHECK_INT(tfd_dtype_size(TFD_VARIANT), sizeof(void *));
+  int destroyed = 0;
+  int64_t two = 2;
+  tfd_allocator *cpu = tfd_cpu_allocator_new("variants", 0);
+  for (int a = 0; a < 2; a++) {
+    tfd_tensor *t = tfd_tensor_new(a ? cpu : NULL, TFD_VARIANT, &two, 1, st);
+    CHECK(t && tfd_tensor_variant_at(t, 0) == NULL && tfd_tensor_variant_at(t, 1) == NULL);
+    tfd_variant *v = counted_new(&destroyed);
+    tfd_tensor_set_variant_at(t, 0, tfd_variant_ref(v));
+    tfd_tensor_set_variant_at(t, 1, v);
+    CHECK(!tfd_variant_is_unique(v));
+    tfd_tensor *view = tfd_tensor_slice(t, 1, st);
+    tfd_tensor_unref(t);
+    CHECK_INT(destroyed, a); /* the view keeps the buffer, so the object */
+    CHECK(tfd_tensor_variant_at(view, 0) == v);
+    tfd_tensor_unref(view);
+    CHECK_INT(destroyed, a + 1);
+  }
+  tfd_tensor *t = tfd_tensor_new(NULL, TFD_VARIANT, NULL, 0, st);
+  tfd_tensor_set_variant_at(t, 0, counted_new(&destroyed));
+  tfd_tensor_set_variant_at(t, 0, counted_new(&destroyed)); /* replacing drops the old one */
+  CHECK_INT(destroyed, 3);
+  char bytes[8] = {0};
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_VARIANT, NULL, 0, bytes, sizeof bytes, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "variant tensors cannot be made from bytes");
+  CHECK_INT(tfd_tensor_copy_from_bytes(t, bytes, sizeof bytes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "variant tensors cannot be written in place");
+  CHECK_INT(tfd_tensor_fill(t, bytes, st), TFD_INVALID_ARGUMENT);
+  tfd_status_reset(st);
+  tfd_tensor_unref(t);
+  CHECK_INT(destroyed, 4);
+  tfd_allocator_unref(cpu);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"dtypes", test_dtypes},
+    {"variant tensors", test_variant_tensors},
     {"tensor shape and alignment", test_tensor_shape_and_alignment},
     {"tensor errors", test_tensor_errors},
     {"tensor views share the buffer", test_tensor_views_share_buffer},

@@ -14,6 +14,8 @@
 #include "executor.h"
 
 #include "../framework/caller_queue.h"
+#include "../graph/control_flow.h"
+#include "frames.h"
 
 /* A successor: a node that waits for this one, and how many of its inputs
  * (data and control) this node satisfies. When that is all of them the
@@ -55,6 +57,7 @@ struct tfd_executor {
   bool needs_caller;   /* some kernel runs on the thread that started the step */
   bool sync_every_op;  /* the device's debugging switch: wait for it after every node */
   _Atomic(step *) spare; /* a finished step's memory, for the next one */
+  tfd_frames *frames;    /* control flow: every step runs on the frame-aware path instead */
 };
 
 int64_t tfd_now_micros(void) {
@@ -80,6 +83,7 @@ void tfd_executor_free(tfd_executor *e) {
     for (int i = 0; i < e->graph->n; i++)
       if (e->items[i].owned && e->items[i].kernel) e->items[i].kernel->base.ops->destroy(&e->items[i].kernel->base);
   step_free(atomic_load(&e->spare));
+  tfd_frames_free(e->frames);
   free(e->items);
   free(e->roots);
   free(e->out_ofs);
@@ -93,7 +97,7 @@ void tfd_executor_free(tfd_executor *e) {
 
 const tfd_graph *tfd_executor_graph(const tfd_executor *e) { return e->graph; }
 tfd_device *tfd_executor_device(const tfd_executor *e) { return e->device; }
-bool tfd_executor_may_wait(const tfd_executor *e) { return e->has_async; }
+bool tfd_executor_may_wait(const tfd_executor *e) { return e->has_async || e->frames; }
 bool tfd_executor_uses_rendezvous(const tfd_executor *e) { return e->has_rendezvous; }
 bool tfd_executor_needs_caller(const tfd_executor *e) { return e->needs_caller; }
 
@@ -158,6 +162,20 @@ static bool build_edges(tfd_executor *e) {
 }
 
 tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *st) {
+  return tfd_executor_new_with(g, device, session_handle, g && tfd_graph_has_control_flow(g), st);
+}
+
+void tfd_node_stats_free_chain(tfd_node_stats *ns) {
+  for (tfd_node_stats *x = ns->next, *next; x; x = next) {
+    next = x->next;
+    tfd_allocator_unref(x->tracker);
+    free(x);
+  }
+  ns->next = NULL;
+}
+
+tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char *session_handle, bool frames,
+                                    tfd_status *st) {
   tfd_executor *e = calloc(1, sizeof *e);
   if (!e) {
     tfd_graph_free(g);
@@ -211,6 +229,17 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
     tfd_executor_free(e);
     return NULL;
+  }
+  if (frames) {
+    tfd_kernel **kernels = malloc((g->n ? (size_t)g->n : 1) * sizeof *kernels);
+    for (int i = 0; kernels && i < g->n; i++) kernels[i] = e->items[i].kernel;
+    e->frames = kernels ? tfd_frames_new(g, kernels, device, e->sync_every_op, st) : NULL;
+    if (!kernels) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
+    free(kernels);
+    if (!e->frames) {
+      tfd_executor_free(e);
+      return NULL;
+    }
   }
   return e;
 }
@@ -537,6 +566,10 @@ static step *new_step(tfd_executor *e) {
 }
 
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
+  if (e->frames) {
+    tfd_frames_run_async(e->frames, args, done, arg);
+    return;
+  }
   step *s = new_step(e);
   if (!s) {
     tfd_status st = TFD_STATUS_INIT;
@@ -652,7 +685,12 @@ tfd_code tfd_executor_run(tfd_executor *e, const tfd_executor_args *args, int64_
   pthread_mutex_init(&w.mu, NULL);
   pthread_cond_init(&w.cv, NULL);
   tfd_cancellation *cancel = args->cancellation;
-  tfd_executor_run_async(e, args, wake, &w);
+  tfd_executor_args timed = *args; /* the frame-aware path times out a loop by itself */
+  if (timeout_ms > 0) {
+    timed.timeout_ms = timeout_ms;
+    timed.timeout_what = what;
+  }
+  tfd_executor_run_async(e, &timed, wake, &w);
   pthread_mutex_lock(&w.mu);
   tfd_wait_or_time_out(&w.mu, &w.cv, &w.pending, cancel ? timeout_ms : 0, what ? what : "the step",
                        tfd_cancel_on_timeout, cancel);

@@ -50,7 +50,14 @@ typedef struct tfd_node_stats {
   struct tfd_allocator *tracker;
   int num_outputs;
   tfd_output_stats outputs[TFD_MAX_OP_OUTPUTS];
+  /* A node run more than once in a step (in a loop, once per iteration) has one entry per run: the
+   * later ones, each allocated, chained here in the order they started. Whoever frees the stats frees
+   * the chain (tfd_node_stats_free_chain). */
+  struct tfd_node_stats *next;
 } tfd_node_stats;
+
+/* Frees the entries chained after ns (unreffing their trackers), leaving ns alone. */
+void tfd_node_stats_free_chain(tfd_node_stats *ns);
 
 typedef struct tfd_executor_args {
   int64_t step_id;
@@ -69,19 +76,29 @@ typedef struct tfd_executor_args {
   pthread_t caller_thread;
   bool has_caller_thread;
   bool allocation_records; /* with stats: each node's tracking allocator keeps allocation records */
+  /* A step that has run this long is cancelled with DEADLINE_EXCEEDED "Timed out waiting for
+   * <timeout_what> (N ms)" (0: never). The frame-aware path checks it between nodes, since a loop that
+   * never ends never waits for anything a caller's timeout could wake. */
+  int64_t timeout_ms;
+  const char *timeout_what; /* NULL: "the step" */
 } tfd_executor_args;
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
 
 /* Takes ownership of g. Kernels of stateful ops are shared through the
  * device's OpSegment under session_handle (when not NULL), so every
- * executor of a session sees the same random generator. */
+ * executor of a session sees the same random generator. A graph with
+ * control flow runs on the frame-aware path (frames.c); so does any graph
+ * when `frames` is set (a partition of a graph with control flow, whose
+ * _Recv may bring a dead tensor). Malformed loops are refused here. */
 tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *status);
+tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char *session_handle, bool frames,
+                                    tfd_status *status);
 void tfd_executor_free(tfd_executor *e);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
-/* Whether a step may wait on something outside it (a queue, a _Recv): only
- * then can cancelling it or its rendezvous make it end sooner. */
+/* Whether a step may wait on something outside it (a queue, a _Recv), or
+ * loop: only then can cancelling it or its rendezvous make it end sooner. */
 bool tfd_executor_may_wait(const tfd_executor *e);
 /* Whether some kernel must run on the thread that started the step: the step then needs a caller
  * queue (args.caller_queue) drained by that thread. */

@@ -1487,6 +1487,285 @@ static const tfd_attr_def attrs_equal[] = {{"T", TFD_ATTR_TYPE, false, 0, 0, NUL
                                            {"incompatible_shape_error", TFD_ATTR_BOOL, false, 1, 0, NULL},
                                            {NULL, 0, false, 0, 0, NULL}};
 
+
+/* ---- control flow (TensorFlow's control_flow_ops.cc) ----
+ * Enter, Exit, NextIteration and LoopCond pass their input on; Switch sends it to one of two outputs;
+ * Merge forwards the first of its inputs to arrive. The executor gives them their meaning (frames,
+ * iterations, dead tensors: runtime/exec/frames.c). */
+static tfd_code infer_enter(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *f = attr(c, "frame_name");
+  if (!f || f->type != TFD_ATTR_STRING || !f->s || !*f->s)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "The Enter node '%s' must have a frame name.", node_name(c));
+  const tfd_attr_value *p = attr(c, "parallel_iterations");
+  if (p && p->i < 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Enter): parallel_iterations must be positive, got %lld",
+                           node_name(c), (long long)p->i);
+  return infer_same(c, st);
+}
+
+static tfd_code infer_loop_cond(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_bool(c, 0, "input", st) != TFD_OK || need_rank(c, 0, 0, "input", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_BOOL;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code infer_switch(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_bool(c, 1, "pred", st) != TFD_OK || need_rank(c, 1, 0, "pred", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  for (int o = 0; o < 2; o++) {
+    c->out_types[o] = c->in_types[0];
+    c->out_shapes[o] = c->in_shapes[0];
+  }
+  return TFD_OK;
+}
+
+/* Merge: every input of dtype T (an input whose dtype is 0 is a loop's NextIteration, not inferred
+ * yet: graph.c checks it once it is). The shape is TensorFlow's MergeShape: the inputs' shape where
+ * all have one rank, sizes they disagree on unknown; an unknown rank anywhere makes it unknown. */
+static tfd_code infer_merge(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *n = attr(c, "N");
+  if (n && (n->type != TFD_ATTR_INT || n->i != c->num_inputs))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Merge): N is %lld but the node has %d inputs",
+                           node_name(c), n->type == TFD_ATTR_INT ? (long long)n->i : -1LL, c->num_inputs);
+  tfd_dtype t = attr(c, "T") ? attr(c, "T")->dtype : 0;
+  for (int i = 0; i < c->num_inputs; i++) {
+    if (!t) t = c->in_types[i];
+    if (c->in_types[i] && c->in_types[i] != t)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Merge): input %d is %s but T is %s", node_name(c), i,
+                             tfd_dtype_name(c->in_types[i]), tfd_dtype_name(t));
+  }
+  c->out_types[0] = t;
+  c->out_types[1] = TFD_INT32;
+  c->out_shapes[1].ndims = 0;
+  tfd_shape s = c->in_shapes[0];
+  for (int i = 1; i < c->num_inputs && s.ndims >= 0; i++) {
+    const tfd_shape *o = &c->in_shapes[i];
+    if (o->ndims != s.ndims) {
+      s.ndims = -1;
+      break;
+    }
+    for (int d = 0; d < s.ndims; d++)
+      if (s.dims[d] != o->dims[d]) s.dims[d] = -1;
+  }
+  c->out_shapes[0] = s;
+  return TFD_OK;
+}
+
+/* ---- TensorList (TensorFlow's list_ops.cc) ----
+ * A list is a scalar variant; its element dtype is an attr, its element shape a shape tensor (an int
+ * vector with -1 for unknown sizes, or the scalar -1 for an unknown rank). */
+static tfd_code need_list(tfd_infer_ctx *c, int i, tfd_status *st) {
+  if (c->in_types[i] != TFD_VARIANT)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d must be a TensorList (variant), got %s",
+                           node_name(c), op_name(c), i, tfd_dtype_name(c->in_types[i]));
+  return need_rank(c, i, 0, "the list handle", st);
+}
+
+static tfd_code need_int32(tfd_infer_ctx *c, int i, const char *what, tfd_status *st) {
+  if (c->in_types[i] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be int32, got %s", node_name(c),
+                           op_name(c), what, i, tfd_dtype_name(c->in_types[i]));
+  return TFD_OK;
+}
+
+/* element_dtype: present (or inferred from its input) and a dtype lists hold. */
+static tfd_code need_element_dtype(tfd_infer_ctx *c, tfd_dtype *out, tfd_status *st) {
+  const tfd_attr_value *e = attr(c, "element_dtype");
+  if (!e || !e->dtype)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): missing required attr 'element_dtype'",
+                           node_name(c), op_name(c));
+  if (!(TFD_TYPES_ALL & (1u << e->dtype)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): element_dtype %s is not supported (lists hold %s)",
+                           node_name(c), op_name(c), tfd_dtype_name(e->dtype),
+                           "float32, float64, int32, int64, bool, uint8 and float16 tensors");
+  *out = e->dtype;
+  return TFD_OK;
+}
+
+/* The shape an element_shape input names, when it is a constant: TensorShapeFromTensor. */
+static void element_shape_of(tfd_infer_ctx *c, int i, tfd_shape *out) {
+  const tfd_tensor *v = c->in_values ? c->in_values[i] : NULL;
+  unknown(out);
+  if (!v || !(TFD_TYPES_INDEX & (1u << tfd_tensor_dtype(v)))) return;
+  if (tfd_tensor_ndims(v) == 0) return; /* -1: unknown rank (any other scalar: the kernel refuses it) */
+  if (tfd_tensor_ndims(v) != 1 || tfd_tensor_numel(v) > TFD_MAX_DIMS) return;
+  out->ndims = (int)tfd_tensor_numel(v);
+  for (int d = 0; d < out->ndims; d++) {
+    int64_t k = tfd_tensor_get_index(v, d);
+    out->dims[d] = k < 0 ? -1 : k;
+  }
+}
+
+static tfd_code need_shape_input(tfd_infer_ctx *c, int i, tfd_status *st) {
+  if (need_index(c, i, "element_shape", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[i].ndims > 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): element_shape (input %d) must be a scalar or a "
+                           "vector, got rank %d", node_name(c), op_name(c), i, c->in_shapes[i].ndims);
+  return TFD_OK;
+}
+
+static void list_out(tfd_infer_ctx *c, int o) {
+  c->out_types[o] = TFD_VARIANT;
+  c->out_shapes[o].ndims = 0;
+}
+
+/* TensorListReserve(element_shape, num_elements) and EmptyTensorList(element_shape, max_num_elements). */
+static tfd_code infer_list_reserve(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_shape_input(c, 0, st) != TFD_OK ||
+      need_int32(c, 1, strcmp(op_name(c), "EmptyTensorList") == 0 ? "max_num_elements" : "num_elements", st) != TFD_OK ||
+      need_rank(c, 1, 0, "the element count", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_from_tensor(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_shape_input(c, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[0].ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (TensorListFromTensor): Tensor must be at least a vector, but saw shape: []",
+                           node_name(c));
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_set_item(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "index", st) != TFD_OK ||
+      need_rank(c, 1, 0, "index", st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_push_back(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_get_item(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "index", st) != TFD_OK ||
+      need_rank(c, 1, 0, "index", st) != TFD_OK || need_int32(c, 2, "element_shape", st) != TFD_OK ||
+      need_shape_input(c, 2, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = e;
+  element_shape_of(c, 2, &c->out_shapes[0]);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_pop_back(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "element_shape", st) != TFD_OK ||
+      need_shape_input(c, 1, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  c->out_types[1] = e;
+  element_shape_of(c, 1, &c->out_shapes[1]);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_stack(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "element_shape", st) != TFD_OK ||
+      need_shape_input(c, 1, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_attr_value *n = attr(c, "num_elements");
+  if (n && n->i < -1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TensorListStack): num_elements must be -1 or at least 0, got %lld",
+                           node_name(c), (long long)n->i);
+  c->out_types[0] = e;
+  tfd_shape es;
+  element_shape_of(c, 1, &es);
+  tfd_shape *o = &c->out_shapes[0];
+  if (es.ndims < 0 || es.ndims >= TFD_MAX_DIMS) {
+    unknown(o);
+    return TFD_OK;
+  }
+  o->ndims = es.ndims + 1;
+  o->dims[0] = n ? n->i : -1;
+  for (int d = 0; d < es.ndims; d++) o->dims[d + 1] = es.dims[d];
+  return TFD_OK;
+}
+
+static tfd_code infer_list_length(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_list(c, 0, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_INT32;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code infer_list_element_shape(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_list(c, 0, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_attr_value *t = attr(c, "shape_type");
+  if (!t || !(TFD_TYPES_INDEX & (1u << t->dtype)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (TensorListElementShape): shape_type must be int32 or int64",
+                           node_name(c));
+  c->out_types[0] = t->dtype;
+  unknown(&c->out_shapes[0]);
+  return TFD_OK;
+}
+
+/* ---- NonMaxSuppression V2..V5 (TensorFlow's image_ops.cc) ---- */
+static tfd_code infer_nms(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = op_name(c);
+  int version = op[strlen(op) - 1] - '0'; /* "NonMaxSuppressionV5" -> 5 */
+  if (same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *boxes = &c->in_shapes[0];
+  if (boxes->ndims >= 0 && boxes->ndims != 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): boxes must be 2-D (Shape must be rank 2 but is rank %d)",
+                           node_name(c), op, boxes->ndims);
+  if (boxes->ndims == 2 && boxes->dims[1] >= 0 && boxes->dims[1] != 4)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): boxes must have 4 columns (Dimension must be 4 but is %lld)",
+                           node_name(c), op, (long long)boxes->dims[1]);
+  if (need_rank(c, 1, 1, "scores", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (boxes->ndims == 2 && boxes->dims[0] >= 0 && c->in_shapes[1].ndims == 1 && c->in_shapes[1].dims[0] >= 0 &&
+      boxes->dims[0] != c->in_shapes[1].dims[0])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): scores has incompatible shape (Dimensions must be equal, but are %lld and %lld)",
+                           node_name(c), op, (long long)boxes->dims[0], (long long)c->in_shapes[1].dims[0]);
+  if (need_int32(c, 2, "max_output_size", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  static const char *const names[] = {"boxes", "scores", "max_output_size", "iou_threshold", "score_threshold",
+                                      "soft_nms_sigma"};
+  for (int i = 2; i < c->num_inputs; i++)
+    if (need_rank(c, i, 0, names[i], st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  /* Thresholds: T in V5; T_threshold (V3, V4: float32 or float16); float32 in V2. */
+  for (int i = 3; i < c->num_inputs; i++) {
+    tfd_dtype want = version == 5 ? c->in_types[0] : version == 2 ? TFD_FLOAT32 : attr(c, "T_threshold")->dtype;
+    if (c->in_types[i] != want)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be %s, got %s", node_name(c),
+                             op, names[i], i, tfd_dtype_name(want), tfd_dtype_name(c->in_types[i]));
+  }
+  bool pad = version >= 4 && attr(c, "pad_to_max_output_size")->b;
+  const tfd_tensor *m = c->in_values ? c->in_values[2] : NULL;
+  c->out_types[0] = TFD_INT32;
+  c->out_shapes[0].ndims = 1;
+  c->out_shapes[0].dims[0] = pad && m && tfd_tensor_numel(m) == 1 && tfd_tensor_get_index(m, 0) >= 0 ? tfd_tensor_get_index(m, 0) : -1;
+  if (version == 5) {
+    c->out_types[1] = c->in_types[0];
+    c->out_shapes[1] = c->out_shapes[0];
+  }
+  if (version >= 4) {
+    c->out_types[version == 5 ? 2 : 1] = TFD_INT32;
+    c->out_shapes[version == 5 ? 2 : 1].ndims = 0;
+  }
+  return TFD_OK;
+}
+
+/* Where (one input): the coordinates of its true (non-zero) elements, int64 [n, rank]. */
+static tfd_code infer_where(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = TFD_INT64;
+  c->out_shapes[0].ndims = 2;
+  c->out_shapes[0].dims[0] = -1;
+  c->out_shapes[0].dims[1] = c->in_shapes[0].ndims; /* -1 when the rank is unknown */
+  return TFD_OK;
+}
+
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
 #define END {NULL, 0, false, 0, 0, NULL}
@@ -1567,6 +1846,30 @@ static const tfd_attr_def attrs_recv[] = {{"tensor_type", TFD_ATTR_TYPE, true, 0
                                           {"send_device_incarnation", TFD_ATTR_INT, true, 0, 0, NULL},
                                           {"recv_device", TFD_ATTR_STRING, true, 0, 0, NULL}, END};
 
+static const tfd_attr_def attrs_enter[] = {A_T,
+                                           {"frame_name", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                           {"is_constant", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                           {"parallel_iterations", TFD_ATTR_INT, false, 10, 0, NULL}, END};
+static const tfd_attr_def attrs_merge[] = {A_T, {"N", TFD_ATTR_INT, false, 0, 0, NULL}, END};
+/* shape_type is inferred by hand (the registry infers one type attr per op): an absent one stays absent. */
+static const tfd_attr_def attrs_list_reserve[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                  {"shape_type", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_from_tensor[] = {{"element_dtype", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"shape_type", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_set_item[] = {{"element_dtype", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"resize_if_index_out_of_bounds", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                   END};
+static const tfd_attr_def attrs_list_element[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_push_back[] = {{"element_dtype", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_stack[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                {"num_elements", TFD_ATTR_INT, false, -1, 0, NULL}, END};
+static const tfd_attr_def attrs_list_shape[] = {{"shape_type", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_nms_v2[] = {A_T, END};
+static const tfd_attr_def attrs_nms_v3[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL}, END};
+static const tfd_attr_def attrs_nms_v4[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
+                                            {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_nms_v5[] = {A_T, {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
@@ -1584,7 +1887,7 @@ static const tfd_op_def ops[] = {
     {"Const", 0, 0, 1, false, true, NULL, 0, 0, attrs_const, infer_const, false},
     {"Placeholder", 0, 0, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder, false},
     {"PlaceholderWithDefault", 1, 1, 1, false, true, NULL, 0, 0, attrs_placeholder, infer_placeholder_with_default, false},
-    {"Identity", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
+    {"Identity", 1, 1, 1, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_t, infer_same, false},
     {"NoOp", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none, false},
     BINARY("Add"), BINARY("AddV2"), BINARY("Sub"), BINARY("Mul"), BINARY("Maximum"), BINARY("Minimum"),
     {"RealDiv", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary, false},
@@ -1673,10 +1976,38 @@ static const tfd_op_def ops[] = {
     {"GetSessionHandle", 1, 1, 1, true, true, "T", 0, 0, attrs_t, infer_session_handle, false},
     {"GetSessionTensor", 1, 1, 1, true, true, NULL, 0, 0, attrs_read_var, infer_session_tensor, false},
     {"DeleteSessionTensor", 1, 1, 0, true, true, NULL, 0, 0, attrs_none, need_handle, false},
+    /* control flow: frames and dead tensors are the executor's (runtime/exec/frames.c) */
+    {"Enter", 1, 1, 1, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_enter, infer_enter, false},
+    {"Exit", 1, 1, 1, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_t, infer_same, false},
+    {"NextIteration", 1, 1, 1, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_t, infer_same, false},
+    {"LoopCond", 1, 1, 1, false, true, NULL, 0, 0, attrs_none, infer_loop_cond, false},
+    {"Switch", 2, 2, 2, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_t, infer_switch, false},
+    {"Merge", 1, -1, 2, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_merge, infer_merge, false},
+    {"ControlTrigger", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none, false},
+    /* TensorList: lists of tensors in scalar variants (k_tensor_list.c) */
+    {"TensorListReserve", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_reserve, infer_list_reserve, false},
+    {"EmptyTensorList", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_reserve, infer_list_reserve, false},
+    {"TensorListFromTensor", 2, 2, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_from_tensor, false},
+    {"TensorListSetItem", 3, 3, 1, false, false, "element_dtype", 2, TFD_TYPES_ALL, attrs_list_set_item,
+     infer_list_set_item, false},
+    {"TensorListPushBack", 2, 2, 1, false, false, "element_dtype", 1, TFD_TYPES_ALL, attrs_list_push_back,
+     infer_list_push_back, false},
+    {"TensorListGetItem", 3, 3, 1, false, false, NULL, 0, 0, attrs_list_element, infer_list_get_item, false},
+    {"TensorListPopBack", 2, 2, 2, false, false, NULL, 0, 0, attrs_list_element, infer_list_pop_back, false},
+    {"TensorListStack", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_stack, infer_list_stack, false},
+    {"TensorListLength", 1, 1, 1, false, false, NULL, 0, 0, attrs_none, infer_list_length, false},
+    {"TensorListElementShape", 1, 1, 1, false, false, NULL, 0, 0, attrs_list_shape, infer_list_element_shape, false},
+    /* detection: non-maximum suppression (k_nms.c), Where (k_where.c) */
+    {"NonMaxSuppressionV2", 4, 4, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v2, infer_nms, false},
+    {"NonMaxSuppressionV3", 5, 5, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v3, infer_nms, false},
+    {"NonMaxSuppressionV4", 5, 5, 2, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v4, infer_nms, false},
+    {"NonMaxSuppressionV5", 6, 6, 3, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v5, infer_nms, false},
+    {"Where", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_where, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
-    {"_Fetch", 1, 1, 0, false, true, "T", 0, 0, attrs_fetch, infer_none, true},
-    {"_Send", 1, 1, 0, false, true, "T", 0, 0, attrs_send, infer_none, true},
+    {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},
+    {"_Send", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_send, infer_none, true},
     {"_Recv", 0, 0, 1, false, true, NULL, 0, 0, attrs_recv, infer_recv, true},
 };
 
@@ -1947,6 +2278,14 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
       if (strcmp(a->name, "N") == 0) d.i = strcmp(op->name, "ConcatV2") == 0 ? num_inputs - 1 : num_inputs; /* the values (ConcatV2: not its axis) */
     }
     if (tfd_node_def_set_attr(node, a->name, &d, st) != TFD_OK) return tfd_status_code(st);
+  }
+  if (op->type_attr && !op->allowed_types) {
+    const tfd_attr_value *t = tfd_node_def_attr(node, op->type_attr);
+    if (t && t->dtype == TFD_VARIANT)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (%s): %s=variant is not supported: variant tensors (TensorList handles) "
+                             "only pass through Identity, control flow and the TensorList ops",
+                             name, op->name, op->type_attr);
   }
   if (op->type_attr && op->allowed_types) {
     const tfd_attr_value *t = tfd_node_def_attr(node, op->type_attr);

@@ -11,6 +11,7 @@
 
 typedef struct item {
   tfd_tensor *tensor; /* sent, not yet received */
+  bool dead;          /* sent dead (tensor NULL) */
   tfd_recv_done done; /* waiting receiver */
   void *arg;
 } item;
@@ -81,6 +82,7 @@ tfd_code tfd_rendezvous_send(tfd_rendezvous *r, const char *key, tfd_tensor *t, 
     return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory in rendezvous");
   }
   i->tensor = tfd_tensor_ref(t);
+  i->dead = !t;
   pthread_mutex_unlock(&r->mu);
   return TFD_OK;
 }
@@ -96,7 +98,7 @@ void tfd_rendezvous_recv(tfd_rendezvous *r, const char *key, tfd_recv_done done,
     return;
   }
   item *i = tfd_strmap_get(&r->table, key);
-  if (i && i->tensor) {
+  if (i && (i->tensor || i->dead)) {
     tfd_strmap_remove(&r->table, key);
     pthread_mutex_unlock(&r->mu);
     done(arg, i->tensor, NULL);

@@ -13,14 +13,15 @@
 
 typedef struct tfd_rendezvous tfd_rendezvous;
 
-/* Called once with the tensor (borrowed: ref it to keep it) or with a failure status. */
+/* Called once with the tensor (borrowed: ref it to keep it), with a failure status, or with neither
+ * (t NULL and status NULL) when the sender sent a dead tensor (control flow: the branch not taken). */
 typedef void (*tfd_recv_done)(void *arg, tfd_tensor *t, const tfd_status *status);
 
 tfd_rendezvous *tfd_rendezvous_new(void);
 tfd_rendezvous *tfd_rendezvous_ref(tfd_rendezvous *r);
 void tfd_rendezvous_unref(tfd_rendezvous *r);
-/* Delivers t (referenced) under key. ALREADY_EXISTS for a second send of the
- * same key; the abort status once aborted. */
+/* Delivers t (referenced; NULL: a dead tensor) under key. ALREADY_EXISTS for a
+ * second send of the same key; the abort status once aborted. */
 tfd_code tfd_rendezvous_send(tfd_rendezvous *r, const char *key, tfd_tensor *t, tfd_status *status);
 /* Calls done when the tensor for key is there (maybe at once, on this thread). */
 void tfd_rendezvous_recv(tfd_rendezvous *r, const char *key, tfd_recv_done done, void *arg);

@@ -102,7 +102,33 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
   return TFD_OK;
 }
 
-/* Kahn's algorithm; a leftover node means a cycle, which we name. */
+bool tfd_graph_is_back_edge(const tfd_graph *g, int src, int dst) {
+  return strcmp(g->nodes[src].op->name, "NextIteration") == 0 && strcmp(g->nodes[dst].op->name, "Merge") == 0;
+}
+
+/* A NextIteration closes a while loop: its output goes back to the loop's Merge and nowhere else. */
+static tfd_code check_next_iterations(const tfd_graph *g, tfd_status *st) {
+  for (int i = 0; i < g->n; i++) {
+    const tfd_gnode *n = &g->nodes[i];
+    for (int k = 0; k < n->num_inputs + n->num_control; k++) {
+      int src = k < n->num_inputs ? n->inputs[k].node : n->control[k - n->num_inputs];
+      if (strcmp(g->nodes[src].op->name, "NextIteration") != 0 || strcmp(n->op->name, "Merge") == 0) continue;
+      if (strcmp(n->op->name, "_Fetch") == 0)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "fetching the output of node '%s' (NextIteration) is not supported: it is inside a "
+                               "while loop (fetch the loop's Exit instead)",
+                               tfd_gnode_name(&g->nodes[src]));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (NextIteration) feeds node '%s' (%s), which is not a Merge: a NextIteration's "
+                             "output must go back to the Merge of its while loop",
+                             tfd_gnode_name(&g->nodes[src]), tfd_gnode_name(n), n->op->name);
+    }
+  }
+  return TFD_OK;
+}
+
+/* Kahn's algorithm; a leftover node means a cycle, which we name. Edges from a NextIteration back to
+ * its loop's Merge do not count: they close a while loop, the only cycle a graph may have. */
 static tfd_code sort(tfd_graph *g, tfd_status *st) {
   int *pending = calloc((size_t)g->n + 1, sizeof *pending);
   int *count = calloc((size_t)g->n + 1, sizeof *count);
@@ -115,8 +141,14 @@ static tfd_code sort(tfd_graph *g, tfd_status *st) {
   for (int i = 0; i < g->n; i++) {
     tfd_gnode *n = &g->nodes[i];
     pending[i] = n->num_inputs + n->num_control;
-    for (int k = 0; k < n->num_inputs; k++) count[n->inputs[k].node]++;
-    for (int k = 0; k < n->num_control; k++) count[n->control[k]]++;
+    for (int k = 0; k < n->num_inputs; k++) {
+      count[n->inputs[k].node]++;
+      pending[i] -= tfd_graph_is_back_edge(g, n->inputs[k].node, i);
+    }
+    for (int k = 0; k < n->num_control; k++) {
+      count[n->control[k]]++;
+      pending[i] -= tfd_graph_is_back_edge(g, n->control[k], i);
+    }
   }
   for (int i = 0; i < g->n; i++) {
     g->nodes[i].out_edges = calloc(count[i] ? (size_t)count[i] : 1, sizeof(tfd_out_edge));
@@ -141,9 +173,11 @@ static tfd_code sort(tfd_graph *g, tfd_status *st) {
   for (int i = 0; i < g->n; i++)
     if (pending[i] == 0) g->topo[tail++] = i;
   while (head < tail) {
-    tfd_gnode *n = &g->nodes[g->topo[head++]];
+    int src = g->topo[head++];
+    tfd_gnode *n = &g->nodes[src];
     for (int e = 0; e < n->num_out_edges; e++)
-      if (--pending[n->out_edges[e].dst] == 0) g->topo[tail++] = n->out_edges[e].dst;
+      if (!tfd_graph_is_back_edge(g, src, n->out_edges[e].dst) && --pending[n->out_edges[e].dst] == 0)
+        g->topo[tail++] = n->out_edges[e].dst;
   }
   tfd_code code = TFD_OK;
   if (tail < g->n) {
@@ -177,6 +211,7 @@ static tfd_code infer(tfd_graph *g, tfd_status *st) {
       return oom(st);
     }
     tfd_code code = TFD_OK;
+    tfd_dtype forward = 0; /* a loop Merge's type, from an input that is not its NextIteration */
     for (int k = 0; k < nin && code == TFD_OK; k++) {
       tfd_gnode *s = &g->nodes[n->inputs[k].node];
       int idx = n->inputs[k].index;
@@ -186,9 +221,26 @@ static tfd_code infer(tfd_graph *g, tfd_status *st) {
                                s->num_outputs == 1 ? "" : "s");
         break;
       }
+      if (tfd_graph_is_back_edge(g, s->id, n->id)) { /* not inferred yet: checked below, once it is */
+        n->in_types[k] = 0;
+        in_shapes[k].ndims = -1;
+        continue;
+      }
       n->in_types[k] = s->out_types[idx];
+      if (!forward) forward = n->in_types[k];
       in_shapes[k] = s->out_shapes[idx];
       if (strcmp(s->op->name, "Const") == 0) in_values[k] = tfd_node_def_attr(s->def, "value")->tensor;
+    }
+    if (strcmp(n->op->name, "Merge") == 0) {
+      const tfd_attr_value *declared = tfd_node_def_attr(n->def, "T");
+      if (declared && declared->type == TFD_ATTR_TYPE && declared->dtype) forward = declared->dtype;
+      for (int k = 0; k < nin; k++)
+        if (!n->in_types[k]) n->in_types[k] = forward;
+      if (!forward && code == TFD_OK)
+        code = tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (Merge): every input comes from a NextIteration, so its dtype is unknown "
+                               "(give it attr T, or an input from the loop's Enter)",
+                               name);
     }
     if (code == TFD_OK)
       code = tfd_op_infer_node(n->op, n->def, nin, n->in_types, in_shapes, in_values, n->num_outputs, n->out_types,
@@ -196,6 +248,18 @@ static tfd_code infer(tfd_graph *g, tfd_status *st) {
     free(in_shapes);
     free(in_values);
     if (code != TFD_OK) return code;
+  }
+  /* Each loop's NextIteration, now inferred, must carry what its Merge takes. */
+  for (int i = 0; i < g->n; i++) {
+    tfd_gnode *n = &g->nodes[i];
+    for (int k = 0; k < n->num_inputs; k++) {
+      tfd_gnode *s = &g->nodes[n->inputs[k].node];
+      if (!tfd_graph_is_back_edge(g, s->id, i)) continue;
+      tfd_dtype have = s->out_types[n->inputs[k].index];
+      if (have != n->in_types[k])
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Merge): input %d is %s (from NextIteration '%s') but T is %s",
+                               tfd_gnode_name(n), k, tfd_dtype_name(have), tfd_gnode_name(s), tfd_dtype_name(n->in_types[k]));
+    }
   }
   return TFD_OK;
 }
@@ -215,7 +279,8 @@ tfd_graph *tfd_graph_build(const tfd_graph_def *def, tfd_status *st) {
     return NULL;
   }
   for (int i = 0; i < g->n; i++) g->nodes[i].def = tfd_graph_def_node(g->def, (size_t)i);
-  if (resolve(g, st) != TFD_OK || sort(g, st) != TFD_OK || infer(g, st) != TFD_OK) {
+  if (resolve(g, st) != TFD_OK || check_next_iterations(g, st) != TFD_OK || sort(g, st) != TFD_OK ||
+      infer(g, st) != TFD_OK) {
     tfd_graph_free(g);
     return NULL;
   }

@@ -2,7 +2,8 @@
  *
  * Building validates everything a session relies on and names the node at
  * fault: invalid or duplicate names, unknown ops, wrong arity, inputs that
- * name no node or no output, control inputs before data inputs, cycles,
+ * name no node or no output, control inputs before data inputs, cycles
+ * (other than a while loop's, closed by a NextIteration feeding a Merge),
  * dtype mismatches and incompatible shapes. Output dtypes and (partly
  * known) shapes are inferred in topological order. */
 #ifndef TFDEV_RUNTIME_GRAPH_H
@@ -52,6 +53,9 @@ typedef struct tfd_graph {
 /* Builds a graph from a copy of def. NULL and an error naming the node on failure. */
 tfd_graph *tfd_graph_build(const tfd_graph_def *def, tfd_status *status);
 void tfd_graph_free(tfd_graph *g);
+/* Whether the edge src -> dst closes a while loop (a NextIteration feeding its Merge): the one kind
+ * of edge that may make a cycle, left out of the topological order. */
+bool tfd_graph_is_back_edge(const tfd_graph *g, int src, int dst);
 /* The node id for a name, or -1. */
 int tfd_graph_find(const tfd_graph *g, const char *name);
 const char *tfd_gnode_name(const tfd_gnode *n);

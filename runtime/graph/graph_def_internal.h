@@ -46,6 +46,11 @@ tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, cons
 tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
                                                    tfd_weight_reader read, void *read_arg, tfd_status *status);
 
+/* Only the nodes' names and ops of a TensorFlow.js model's text (no inputs, attrs or weights), so a
+ * model whose attrs tfdev cannot read can still be told which of its ops tfdev lacks. NULL when even
+ * that cannot be read. */
+tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len);
+
 /* A weight reader for the files of directory `arg` (a string). */
 unsigned char *tfd_read_weight_in_dir(void *arg, const char *name, size_t *len, tfd_status *status);
 

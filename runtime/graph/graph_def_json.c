@@ -182,7 +182,7 @@ static tfd_code sizes(ctx *c, const tfd_shape *s, size_t es, const char *where, 
  * allocated for a shape the weights may never fill). */
 static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no_values) {
   tfd_dtype dt = dtype_of(field(t, "dtype", NULL));
-  if (!dt || dt == TFD_RESOURCE) {
+  if (!dt || dt == TFD_RESOURCE || dt == TFD_VARIANT) {
     const cJSON *d = field(t, "dtype", NULL);
     failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, cJSON_IsString(d) ? d->valuestring : "(missing)");
     return NULL;
@@ -578,6 +578,70 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, tfd_strmap *unfilled) 
   return TFD_OK;
 }
 
+/* TensorFlow.js has no uint8: it reads a DT_UINT8 Placeholder as int32 and its callers feed int32
+ * (tfjs-converter's parseDtypeParam). tfdev takes the same feed: such a Placeholder becomes int32 and
+ * a Cast to uint8 ("<name>/uint8") follows it, which its data consumers read instead, so the graph
+ * still computes in uint8 as the model says. The signature's entry says int32 too. */
+static tfd_code uint8_inputs_as_tfjs(ctx *c, tfd_graph_def *g) {
+  size_t n = g->n;
+  for (size_t i = 0; i < n; i++) {
+    tfd_node_def *p = g->nodes[i];
+    const tfd_attr_value *dt = tfd_node_def_attr(p, "dtype");
+    if (strcmp(p->op, "Placeholder") != 0 || !dt || dt->type != TFD_ATTR_TYPE || dt->dtype != TFD_UINT8) continue;
+    char *cast = tfd_format("%s/uint8", p->name);
+    for (int k = 2; cast && tfd_graph_def_find(g, cast); k++) { /* a name the model does not use */
+      free(cast);
+      cast = tfd_format("%s/uint8_%d", p->name, k);
+    }
+    char *zero = tfd_format("%s:0", p->name);
+    tfd_node_def *cn = cast && zero ? tfd_graph_def_add_node(g, cast, "Cast", c->st) : NULL;
+    tfd_attr_value i32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_INT32}, u8 = {.type = TFD_ATTR_TYPE, .dtype = TFD_UINT8};
+    tfd_code code = !cn ? (tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory"))
+                    : tfd_node_def_add_input(cn, p->name, c->st) != TFD_OK ? tfd_status_code(c->st)
+                    : tfd_node_def_set_attr(cn, "SrcT", &i32, c->st) != TFD_OK ? tfd_status_code(c->st)
+                    : tfd_node_def_set_attr(cn, "DstT", &u8, c->st) != TFD_OK ? tfd_status_code(c->st)
+                                                                           : tfd_node_def_set_attr(p, "dtype", &i32, c->st);
+    for (size_t j = 0; code == TFD_OK && j < g->n; j++) {
+      tfd_node_def *u = g->nodes[j];
+      if (u == cn) continue;
+      for (size_t k = 0; k < u->ninputs; k++) {
+        if (strcmp(u->inputs[k], p->name) != 0 && strcmp(u->inputs[k], zero) != 0) continue;
+        char *moved = strdup(cast);
+        if (!moved) {
+          code = failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+          break;
+        }
+        free(u->inputs[k]);
+        u->inputs[k] = moved;
+      }
+    }
+    for (size_t k = 0; code == TFD_OK && k < g->nsig[0]; k++)
+      if (g->sig[0][k].dtype == TFD_UINT8 && (strcmp(g->sig[0][k].tensor, zero) == 0 || strcmp(g->sig[0][k].tensor, p->name) == 0))
+        g->sig[0][k].dtype = TFD_INT32;
+    free(cast);
+    free(zero);
+    if (code != TFD_OK) return code;
+  }
+  return TFD_OK;
+}
+
+tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len) {
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  const cJSON *nodes = field(field(root, "modelTopology", "model_topology"), "node", NULL), *nd;
+  tfd_graph_def *g = cJSON_IsArray(nodes) ? tfd_graph_def_new() : NULL;
+  cJSON_ArrayForEach(nd, nodes) {
+    const cJSON *name = field(nd, "name", NULL), *op = field(nd, "op", NULL);
+    if (!g || !cJSON_IsString(name) || !cJSON_IsString(op) ||
+        !tfd_graph_def_add_node(g, name->valuestring, op->valuestring, NULL)) {
+      tfd_graph_def_free(g);
+      g = NULL;
+      break;
+    }
+  }
+  cJSON_Delete(root);
+  return g;
+}
+
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *st) {
   return tfd_graph_def_parse_json_model_with(text, len, path, read_weight_file, (void *)path, st);
 }
@@ -606,7 +670,9 @@ tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len,
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
-  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK) goto fail;
+  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK ||
+      uint8_inputs_as_tfjs(&c, g) != TFD_OK)
+    goto fail;
   const cJSON *manifest = field(root, "weightsManifest", "weights_manifest");
   if (manifest) {
     if (!cJSON_IsArray(manifest)) {

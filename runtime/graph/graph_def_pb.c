@@ -37,7 +37,7 @@ static const char *data_type_name(int dt) {
 
 static bool supported_dtype(int dt) {
   return dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT32 || dt == TFD_INT64 || dt == TFD_BOOL ||
-         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE;
+         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE || dt == TFD_VARIANT;
 }
 
 /* "node 'n' attr 'a': " for messages. */
@@ -104,8 +104,8 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
   tfd_dtype dt = TFD_FLOAT32;
   tfd_shape s;
   if (dtype_of(p->dtype, w, &dt, st) != TFD_OK || shape_of(p->tensor_shape, w, true, &s, st) != TFD_OK) return NULL;
-  if (dt == TFD_RESOURCE) {
-    fail(st, TFD_UNIMPLEMENTED, w, "resource tensors cannot be stored in a graph");
+  if (dt == TFD_RESOURCE || dt == TFD_VARIANT) {
+    fail(st, TFD_UNIMPLEMENTED, w, "%s tensors cannot be stored in a graph", tfd_dtype_name(dt));
     return NULL;
   }
   int64_t numel = 1, bytes;
@@ -396,6 +396,38 @@ static tfd_code check_ops(const tfd_graph_def *g, tfd_status *st) {
   return code;
 }
 
+/* Whether the model is TensorFlow.js JSON (else a binary GraphDef), told by options->format or by the
+ * content; false for an unknown format name. */
+static bool model_format(const void *data, size_t size, const tfd_graph_def_options *o, bool *json) {
+  const char *format = o && o->format ? o->format : "auto";
+  if (strcmp(format, "auto") == 0) {
+    /* JSON opens with '{' (after white space); a binary GraphDef never does (0x7b is no field tag it uses). */
+    const char *c = data;
+    size_t i = 0;
+    while (i < size && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r')) i++;
+    *json = i < size && c[i] == '{';
+    return true;
+  }
+  *json = strcmp(format, "tfjs") == 0;
+  return *json || strcmp(format, "graph_def") == 0;
+}
+
+/* Only the nodes' names and ops of a model (either format), so a model whose attrs or tensors tfdev
+ * cannot read is still told every op it lacks first: that is the port's first question. NULL when
+ * even that cannot be read. */
+static tfd_graph_def *ops_only(const void *data, size_t size, bool json) {
+  if (json) return tfd_graph_def_json_ops_only(data, size);
+  Tensorflow__GraphDef *p = tensorflow__graph_def__unpack(NULL, size, data);
+  tfd_graph_def *g = p ? tfd_graph_def_new() : NULL;
+  for (size_t i = 0; g && i < p->n_node; i++)
+    if (!tfd_graph_def_add_node(g, p->node[i]->name, p->node[i]->op, NULL)) {
+      tfd_graph_def_free(g);
+      g = NULL;
+    }
+  if (p) tensorflow__graph_def__free_unpacked(p, NULL);
+  return g;
+}
+
 /* A weight reader for models given from memory with no way to their weights. */
 static unsigned char *no_weight_files(void *arg, const char *name, size_t *len, tfd_status *st) {
   (void)arg, (void)len;
@@ -409,18 +441,10 @@ static unsigned char *no_weight_files(void *arg, const char *name, size_t *len, 
  * model in messages and, without other options, is where its weight files are. */
 static tfd_graph_def *parse_model(const void *data, size_t size, const char *path, const tfd_graph_def_options *o,
                                   tfd_status *st) {
-  const char *format = o && o->format ? o->format : "auto";
   bool json;
-  if (strcmp(format, "auto") == 0) {
-    /* JSON opens with '{' (after white space); a binary GraphDef never does (0x7b is no field tag it uses). */
-    const char *c = data;
-    size_t i = 0;
-    while (i < size && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r')) i++;
-    json = i < size && c[i] == '{';
-  } else if (strcmp(format, "tfjs") == 0 || strcmp(format, "graph_def") == 0) {
-    json = format[0] == 't';
-  } else {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "unknown model format '%s' (\"auto\", \"graph_def\" or \"tfjs\")", format);
+  if (!model_format(data, size, o, &json)) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "unknown model format '%s' (\"auto\", \"graph_def\" or \"tfjs\")",
+                    o->format);
     return NULL;
   }
   if (json) {
@@ -561,6 +585,17 @@ tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph
   char *data = tfd_read_file(path, &size, st);
   if (!data) return NULL;
   tfd_graph_def *g = parse_model(data, size, path, options, st);
+  bool json;
+  if (!g && tfd_status_code(st) != TFD_RESOURCE_EXHAUSTED && model_format(data, size, options, &json)) {
+    /* A node tfdev cannot read (a dtype it lacks, say) may belong to an op it lacks as well: the ops
+     * come first. */
+    tfd_graph_def *ops = ops_only(data, size, json);
+    tfd_status missing = TFD_STATUS_INIT;
+    if (ops && check_ops(ops, &missing) != TFD_OK)
+      tfd_status_setf(st, tfd_status_code(&missing), "%s: %s", path, tfd_status_message(&missing));
+    tfd_status_clear(&missing);
+    tfd_graph_def_free(ops);
+  }
   free(data);
   if (g && check_ops(g, st) != TFD_OK) {
     tfd_status_prefixf(st, "%s: ", path);
@@ -667,8 +702,9 @@ static tfd_code attr_msg(arena *a, const tfd_node_def *n, size_t k, Tensorflow__
       m->shape = shape_msg(a, &v->shape);
       break;
     case TFD_ATTR_TENSOR:
-      if (tfd_tensor_dtype(v->tensor) == TFD_RESOURCE)
-        return fail(st, TFD_INVALID_ARGUMENT, &w, "resource tensors cannot be saved in a GraphDef");
+      if (tfd_tensor_dtype(v->tensor) == TFD_RESOURCE || tfd_tensor_dtype(v->tensor) == TFD_VARIANT)
+        return fail(st, TFD_INVALID_ARGUMENT, &w, "%s tensors cannot be saved in a GraphDef",
+                    tfd_dtype_name(tfd_tensor_dtype(v->tensor)));
       m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
       m->tensor = tensor_msg(a, v->tensor);
       break;

@@ -11,6 +11,7 @@
 #include "../core/log.h"
 #include "../core/status_internal.h"
 #include "../kernels/kernel.h"
+#include "control_flow.h"
 #include "placer.h"
 
 /* ---- a growable string for the long messages (debug info lists every group member) ---- */
@@ -659,6 +660,29 @@ static void report(const placer *p, const int *device_of) {
   }
 }
 
+/* Every node of a while loop, its nested loops and Enter nodes included, goes to one device: the
+ * executor runs a loop's frames within one partition, so no transfer between devices sits inside a
+ * loop (TensorFlow instead adds control loops to each partition; tfdev keeps loops whole). A
+ * malformed loop is reported here, naming the node. */
+static tfd_code colocate_loops(placer *p, tfd_status *st) {
+  if (!tfd_graph_has_control_flow(p->g)) return TFD_OK;
+  tfd_control_flow cf;
+  tfd_code code = tfd_control_flow_build(p->g, &cf, st);
+  int *anchor = code == TFD_OK ? malloc((size_t)cf.num_frames * sizeof *anchor) : NULL;
+  if (code == TFD_OK && !anchor) code = oom(st);
+  for (int f = 0; anchor && f < cf.num_frames; f++) anchor[f] = -1;
+  for (int i = 0; code == TFD_OK && i < p->g->n; i++) {
+    int f = cf.frame_of[i] ? cf.frame_of[i] : cf.enter_frame[i];
+    if (f <= 0) continue;
+    while (cf.frames[f].parent > 0) f = cf.frames[f].parent; /* the outermost loop */
+    if (anchor[f] < 0) anchor[f] = i;
+    else code = colocate(p, anchor[f], i, st);
+  }
+  free(anchor);
+  tfd_control_flow_free(&cf);
+  return code;
+}
+
 static tfd_code place(placer *p, int *device_of, tfd_status *st) {
   const tfd_graph *g = p->g;
   const tfd_placer_options *o = p->o;
@@ -686,7 +710,7 @@ static tfd_code place(placer *p, int *device_of, tfd_status *st) {
       return tfd_status_code(st);
     }
   }
-  if ((code = colocate_all(p, st)) != TFD_OK) return code;
+  if ((code = colocate_all(p, st)) != TFD_OK || (code = colocate_loops(p, st)) != TFD_OK) return code;
 
   for (int i = 0; i < g->n; i++) device_of[i] = -1;
   /* First pass in topological order, so a metadata op's input is placed before it; generators

@@ -7,6 +7,7 @@
 #include "../framework/rendezvous.h"
 #include "kernel.h"
 
+/* A dead input (the frame-aware executor runs _Send dead, with no input) is sent as dead. */
 static void k_send(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_status tmp = TFD_STATUS_INIT;
   if (tfd_rendezvous_send(c->rendezvous, k->key, c->inputs[0], &tmp) != TFD_OK) {
@@ -35,7 +36,9 @@ static void recv_done(void *p, tfd_tensor *t, const tfd_status *st) {
       tfd_kernel_fail(w.c, w.k, tfd_status_code(&tmp), "copying the received tensor to %s: %s",
                       tfd_device_name(w.c->device), tfd_status_message(&tmp));
     tfd_status_clear(&tmp);
-  } else tfd_kernel_fail(w.c, w.k, st ? tfd_status_code(st) : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
+  } else if (st && tfd_status_code(st) != TFD_OK) {
+    tfd_kernel_fail(w.c, w.k, tfd_status_code(st), "%s", tfd_status_message(st));
+  } /* else dead: no output, which the frame-aware executor reads as a dead tensor */
   w.done(w.arg);
 }
 

@@ -67,6 +67,17 @@ static const kernel_entry kernels[] = {
     CPU("QueueSizeV2", tfd_setup_queue), CPU("QueueCloseV2", tfd_setup_queue),
     CPU("GetSessionHandle", tfd_setup_session_tensor), CPU("GetSessionTensor", tfd_setup_session_tensor),
     CPU("DeleteSessionTensor", tfd_setup_session_tensor),
+    /* control flow; TensorList; detection */
+    CPU("Enter", tfd_setup_control_flow), CPU("Exit", tfd_setup_control_flow), CPU("NextIteration", tfd_setup_control_flow),
+    CPU("LoopCond", tfd_setup_control_flow), CPU("Switch", tfd_setup_control_flow), CPU("Merge", tfd_setup_control_flow),
+    CPU("ControlTrigger", tfd_setup_control_flow), CPU("TensorListReserve", tfd_setup_tensor_list),
+    CPU("EmptyTensorList", tfd_setup_tensor_list), CPU("TensorListFromTensor", tfd_setup_tensor_list),
+    CPU("TensorListGetItem", tfd_setup_tensor_list), CPU("TensorListSetItem", tfd_setup_tensor_list),
+    CPU("TensorListPushBack", tfd_setup_tensor_list), CPU("TensorListPopBack", tfd_setup_tensor_list),
+    CPU("TensorListStack", tfd_setup_tensor_list), CPU("TensorListLength", tfd_setup_tensor_list),
+    CPU("TensorListElementShape", tfd_setup_tensor_list), CPU("NonMaxSuppressionV2", tfd_setup_nms),
+    CPU("NonMaxSuppressionV3", tfd_setup_nms), CPU("NonMaxSuppressionV4", tfd_setup_nms),
+    CPU("NonMaxSuppressionV5", tfd_setup_nms), CPU("Where", tfd_setup_where),
 };
 
 /* Kernels registered at run time (backend modules', custom ones), searched before the built-in

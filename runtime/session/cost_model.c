@@ -65,12 +65,15 @@ void tfd_ds_record_costs(tfd_session *s, bundle *b, tfd_node_stats **stats) {
         c->num_outputs = -1;
       }
       free(key);
-      int64_t us = stats[p][i].all_end_rel_micros;
-      c->runs++;
-      c->total_micros += us;
-      if (us > c->max_micros) c->max_micros = us;
-      c->output_bytes = stats[p][i].output_bytes;
-      record_outputs(c, &stats[p][i]);
+      for (const tfd_node_stats *ns = &stats[p][i]; ns; ns = ns->next) { /* every run (a loop's: one per iteration) */
+        if (!ns->ran) continue;
+        int64_t us = ns->all_end_rel_micros;
+        c->runs++;
+        c->total_micros += us;
+        if (us > c->max_micros) c->max_micros = us;
+        c->output_bytes = ns->output_bytes;
+        record_outputs(c, ns);
+      }
     }
   }
   pthread_mutex_unlock(&s->cost_mu);

@@ -26,6 +26,10 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
   const tfd_op_def *def = tfd_op_lookup(op);
   if (!def || def->runtime_only)
     return tfd_status_setf(st, def ? TFD_INVALID_ARGUMENT : TFD_NOT_FOUND, "op type not registered '%s'", op);
+  static const char *const graph_only[] = {"Enter", "Exit", "NextIteration", "Switch", "Merge", "LoopCond"};
+  for (size_t k = 0; k < sizeof graph_only / sizeof graph_only[0]; k++)
+    if (strcmp(op, graph_only[k]) == 0) /* frames and dead tensors are a graph's */
+      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "op %s is control flow: it runs only in a graph, not eagerly", op);
   if (!tfd_kernel_supported(op, tfd_device_type(d)))
     return tfd_status_setf(st, TFD_NOT_FOUND, "no %s kernel for op %s on %s", tfd_device_type(d), op, tfd_device_name(d));
   tfd_graph_def *g = tfd_graph_def_new();
@@ -81,6 +85,8 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
                 : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_cancellation_unref(cancel);
   tfd_executor_free(e);
+  for (int o = 0; o < nout && code == TFD_OK; o++)
+    if (!fetched[o]) code = tfd_status_setf(st, TFD_INTERNAL, "op %s made no output %d", op, o);
   for (int o = 0; o < nout; o++) {
     if (code == TFD_OK) outputs[o] = fetched[o];
     else tfd_tensor_unref(fetched[o]);

@@ -8,6 +8,7 @@
 
 #include "../core/log.h"
 #include "../graph/graph_def_internal.h"
+#include "../graph/control_flow.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
 #include "graph_optimizer.h"
@@ -174,6 +175,8 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
   if (code != TFD_OK) goto fail;
   tfd_graph_def **parts = b->part_defs;
   if (tfd_partition(pg, device_of, s->devices, s->num_devices, parts, st) != TFD_OK) goto fail;
+  /* With control flow anywhere, every partition runs frame-aware: a _Recv may bring a dead tensor. */
+  b->control_flow = tfd_graph_has_control_flow(pg);
   /* Compact the non-empty partitions to the front, one executor each. */
   for (int d = 0; d < s->num_devices; d++) {
     if (!parts[d]) continue;
@@ -186,7 +189,7 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
       tfd_status_prefixf(st, "partition for %s: ", tfd_device_name(s->devices[d]));
       goto fail;
     }
-    tfd_executor *e = tfd_executor_new(part, s->devices[d], s->handle, st);
+    tfd_executor *e = tfd_executor_new_with(part, s->devices[d], s->handle, b->control_flow, st);
     if (!e) goto fail;
     b->part_defs[b->num_parts] = parts[d];
     if (b->num_parts != d) parts[d] = NULL;

@@ -34,10 +34,18 @@
 /* Nodes with more inputs than this are left alone (a ConcatV2 of many constants). */
 #define MAX_FOLD_INPUTS 64
 
+/* Control flow is the executor's to run (an Enter of a Const is no constant: it belongs to a loop),
+ * and a variant (a TensorList) made once would be shared by every step. */
 static bool never_folds(const tfd_gnode *n) {
-  return n->op->stateful || n->op->runtime_only || n->num_outputs != 1 || n->num_control > 0 ||
-         strcmp(n->op->name, "Const") == 0 || strcmp(n->op->name, "Placeholder") == 0 ||
-         strcmp(n->op->name, "PlaceholderWithDefault") == 0;
+  static const char *const kept[] = {"Const", "Placeholder", "PlaceholderWithDefault", "Enter", "Exit", "NextIteration",
+                                     "Switch", "Merge", "LoopCond", "ControlTrigger"};
+  if (n->op->stateful || n->op->runtime_only || n->num_outputs != 1 || n->num_control > 0) return true;
+  for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+    if (strcmp(n->op->name, kept[k]) == 0) return true;
+  if (n->out_types[0] == TFD_VARIANT) return true;
+  for (int i = 0; i < n->num_inputs; i++)
+    if (n->in_types[i] == TFD_VARIANT) return true;
+  return false;
 }
 
 static tfd_tensor *const_value(const tfd_gnode *n) {

@@ -134,7 +134,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     int64_t step_id = tfd_ds_next_step_id();
     for (int p = 0; p < b->num_parts; p++) {
       tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state,
-                                NULL, pthread_self(), false, false}; /* partial runs have no caller to run kernels on */
+                                NULL, pthread_self(), false, false, 0, NULL}; /* partial runs have no caller to run kernels on */
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
     pthread_mutex_lock(&s->exec_mu);
@@ -200,6 +200,7 @@ typedef struct recv_wait {
   pthread_cond_t cv;
   int pending; /* 1 until the fetch arrives or fails */
   tfd_tensor *t;
+  bool dead; /* the fetch's tensor is dead (a branch of a Switch not taken) */
   tfd_status status;
 } recv_wait;
 
@@ -207,7 +208,8 @@ static void client_recv_done(void *arg, tfd_tensor *t, const tfd_status *st) {
   recv_wait *w = arg;
   pthread_mutex_lock(&w->mu);
   if (t) w->t = tfd_tensor_ref(t);
-  else tfd_status_setf(&w->status, st ? st->code : TFD_ABORTED, "%s", st ? tfd_status_message(st) : "aborted");
+  else if (!st || st->code == TFD_OK) w->dead = true;
+  else tfd_status_setf(&w->status, st->code, "%s", tfd_status_message(st));
   w->pending = 0;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);
@@ -313,13 +315,24 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
     char *key = tfd_rendezvous_key(TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, fetches[i]);
-    if (key) tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
-    else client_recv_done(&w, NULL, NULL);
+    if (key) {
+      tfd_rendezvous_recv(r->rendezvous, key, client_recv_done, &w);
+    } else {
+      tfd_status oom = TFD_STATUS_INIT;
+      tfd_status_setf(&oom, TFD_RESOURCE_EXHAUSTED, "out of memory");
+      client_recv_done(&w, NULL, &oom);
+      tfd_status_clear(&oom);
+    }
     free(key);
     pthread_mutex_lock(&w.mu);
     tfd_wait_or_time_out(&w.mu, &w.cv, &w.pending, timeout, "a partial run fetch", tfd_cancel_on_timeout, r->cancel);
     pthread_mutex_unlock(&w.mu);
-    if (w.t) {
+    if (w.dead) {
+      code = tfd_status_setf(st, TFD_INTERNAL,
+                             "Retval[%d] does not have value: fetch '%s' is dead (it depends on the output of a Switch "
+                             "that was not taken)",
+                             i, fetches[i]);
+    } else if (w.t) {
       outputs[i] = w.t;
       r->fetched[fetch_idx[i]] = true;
       r->outputs_left--;

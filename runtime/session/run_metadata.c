@@ -82,23 +82,29 @@ void tfd_ds_fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats
     for (int p = 0; p < b->num_parts; p++) {
       const tfd_graph *g = tfd_executor_graph(b->execs[p]);
       m->devices[p] = strdup(tfd_device_name(tfd_executor_device(b->execs[p])));
-      m->nodes[p] = calloc((size_t)g->n + 1, sizeof **m->nodes);
+      size_t runs = 1; /* a node in a loop has one entry per iteration it ran in, as TensorFlow's stats do */
+      for (int i = 0; i < g->n; i++)
+        for (const tfd_node_stats *x = &stats[p][i]; x; x = x->next) runs += x->ran;
+      m->nodes[p] = calloc(runs, sizeof **m->nodes);
       if (!m->nodes[p]) continue;
       for (int i = 0; i < g->n; i++) {
-        if (!stats[p][i].ran) continue;
-        tfd_node_exec_stats *ns = &m->nodes[p][m->num_nodes[p]++];
-        ns->node_name = tfd_ds_keep_name(m, tfd_gnode_name(&g->nodes[i]));
-        ns->op = g->nodes[i].op->name; /* static */
-        ns->all_start_micros = stats[p][i].all_start_micros;
-        ns->all_end_rel_micros = stats[p][i].all_end_rel_micros;
-        ns->output_bytes = stats[p][i].output_bytes;
-        ns->allocator_bytes_in_use = stats[p][i].allocator_bytes_in_use;
-        ns->allocator_name = m->devices[p];
-        ns->thread_id = stats[p][i].thread_id;
-        ns->total_bytes = stats[p][i].total_bytes;
-        ns->peak_bytes = stats[p][i].peak_bytes;
-        ns->live_bytes = stats[p][i].live_bytes;
-        if (stats[p][i].tracker) keep_records(m, ns, stats[p][i].tracker);
+        const char *name = NULL;
+        for (const tfd_node_stats *x = &stats[p][i]; x; x = x->next) {
+          if (!x->ran) continue;
+          tfd_node_exec_stats *ns = &m->nodes[p][m->num_nodes[p]++];
+          ns->node_name = name ? name : (name = tfd_ds_keep_name(m, tfd_gnode_name(&g->nodes[i])));
+          ns->op = g->nodes[i].op->name; /* static */
+          ns->all_start_micros = x->all_start_micros;
+          ns->all_end_rel_micros = x->all_end_rel_micros;
+          ns->output_bytes = x->output_bytes;
+          ns->allocator_bytes_in_use = x->allocator_bytes_in_use;
+          ns->allocator_name = m->devices[p];
+          ns->thread_id = x->thread_id;
+          ns->total_bytes = x->total_bytes;
+          ns->peak_bytes = x->peak_bytes;
+          ns->live_bytes = x->live_bytes;
+          if (x->tracker) keep_records(m, ns, x->tracker);
+        }
       }
     }
   }

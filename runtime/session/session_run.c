@@ -69,7 +69,10 @@ static tfd_code check_feeds(const bundle *b, tfd_tensor *const *feeds, tfd_statu
 static void step_free_parts(step *x) {
   for (int p = 0; x->stats && p < x->b->num_parts; p++) {
     int n = x->stats[p] ? tfd_executor_graph(x->b->execs[p])->n : 0;
-    for (int i = 0; i < n; i++) tfd_allocator_unref(x->stats[p][i].tracker); /* tensors it made keep it */
+    for (int i = 0; i < n; i++) {
+      tfd_node_stats_free_chain(&x->stats[p][i]); /* the runs after the first, of a node in a loop */
+      tfd_allocator_unref(x->stats[p][i].tracker); /* tensors it made keep it */
+    }
     free(x->stats[p]);
   }
   free(x->stats);
@@ -162,7 +165,8 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   for (int p = b->num_parts - 1; p >= 0; p--) {
     tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
                               runner, x->stats ? x->stats[p] : NULL, x->cancel, s->state,
-                              x->has_queue ? &x->queue : NULL, x->caller, !async, x->allocation_records};
+                              x->has_queue ? &x->queue : NULL, x->caller, !async, x->allocation_records,
+                              tfd_ds_run_timeout(s, ro), NULL};
     if (p >= first_pooled && x->starts && runner) {
       x->starts[p] = (part_start){b->execs[p], args, x};
       if (tfd_threadpool_schedule(runner, start_part, &x->starts[p], NULL) == TFD_OK) continue;
@@ -201,7 +205,13 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
   if (code == TFD_OK) {
     for (int k = 0; k < b->num_fetches; k++)
       if (!x->fetches[k]) {
-        code = tfd_status_setf(st, TFD_INTERNAL, "fetch '%s' was not produced", b->fetch_names[k]);
+        /* TensorFlow's text for a fetch whose tensor is dead (its _Retval never ran), naming the fetch. */
+        code = b->control_flow
+                   ? tfd_status_setf(st, TFD_INTERNAL,
+                                     "Retval[%d] does not have value: fetch '%s' is dead (it depends on the output of "
+                                     "a Switch that was not taken)",
+                                     k, b->fetch_names[k])
+                   : tfd_status_setf(st, TFD_INTERNAL, "fetch '%s' was not produced", b->fetch_names[k]);
         break;
       }
   }

@@ -1,0 +1,505 @@
+/* TensorList kernels (TensorFlow's list_kernels.h/.cc): lists of tensors held in scalar variants.
+ *
+ * A list is a tfd_variant holding references to its element tensors (NULL for an element not set
+ * yet), its element dtype, a partially known element shape and an optional maximum length. Lists
+ * are copy on write, as TensorFlow's: a kernel that changes one (SetItem, PushBack, PopBack) does so
+ * in place only when it holds the sole reference to the input handle tensor, its buffer and the list
+ * (an exclusive input the executor forwards); otherwise it makes a new list sharing the elements.
+ * Elements are never written: a list's element tensor is shared with whoever reads it. Checks and
+ * error texts are TensorFlow's, with tfdev's dtype names. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "../core/variant.h"
+#include "kernel.h"
+
+/* A list longer than this is refused (RESOURCE_EXHAUSTED) rather than allocated: a fuzzed or
+ * mistaken num_elements would otherwise reserve gigabytes of element slots (and TensorListFromTensor
+ * of a [2^30, 0] tensor a view per row). */
+#define MAX_LIST_ELEMENTS ((int64_t)1 << 20)
+
+typedef struct tensor_list {
+  tfd_variant base;
+  tfd_dtype element_dtype;
+  tfd_shape element_shape; /* ndims -1: unknown rank */
+  int64_t max_num_elements; /* -1: unbounded */
+  int64_t n, cap;
+  tfd_tensor **items; /* n entries; NULL: not set */
+} tensor_list;
+
+static void list_destroy(tfd_variant *v) {
+  tensor_list *l = (tensor_list *)v;
+  for (int64_t i = 0; i < l->n; i++) tfd_tensor_unref(l->items[i]);
+  free(l->items);
+  free(l);
+}
+
+static const tfd_variant_ops list_ops = {"tensorflow::TensorList", list_destroy};
+
+/* Room for at least `want` elements. */
+static bool list_reserve(tensor_list *l, int64_t want) {
+  if (want <= l->cap) return true;
+  int64_t cap = l->cap ? l->cap : 4;
+  while (cap < want) cap *= 2;
+  tfd_tensor **items = realloc(l->items, (size_t)cap * sizeof *items);
+  if (!items) return false;
+  l->items = items;
+  l->cap = cap;
+  return true;
+}
+
+static tensor_list *list_new(tfd_dtype dt, const tfd_shape *shape, int64_t n) {
+  tensor_list *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  tfd_variant_init(&l->base, &list_ops);
+  l->element_dtype = dt;
+  l->element_shape = *shape;
+  l->max_num_elements = -1;
+  if (n > 0 && !(l->items = calloc((size_t)n, sizeof *l->items))) {
+    free(l);
+    return NULL;
+  }
+  l->n = l->cap = n;
+  return l;
+}
+
+/* A new list sharing l's elements (a reference each). */
+static tensor_list *list_copy(const tensor_list *l) {
+  tensor_list *c = list_new(l->element_dtype, &l->element_shape, l->n);
+  if (!c) return NULL;
+  c->max_num_elements = l->max_num_elements;
+  for (int64_t i = 0; i < l->n; i++) c->items[i] = tfd_tensor_ref(l->items[i]);
+  return c;
+}
+
+static const char *shape_str(const tfd_shape *s, char *buf, size_t cap) { return tfd_shape_string(s, buf, cap); }
+
+/* TensorShapeFromTensor: an int32/int64 vector (-1: an unknown size), or the scalar -1 (unknown rank). */
+static bool shape_from_tensor(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
+  tfd_dtype dt = tfd_tensor_dtype(t);
+  if (dt != TFD_INT32 && dt != TFD_INT64) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected an int32 or int64 shape tensor; found %s", tfd_dtype_name(dt));
+    return false;
+  }
+  if (tfd_tensor_ndims(t) == 0) {
+    if (tfd_tensor_get_index(t, 0) == -1) {
+      out->ndims = -1;
+      return true;
+    }
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "The only valid scalar shape tensor is the fully unknown shape specified as -1.");
+    return false;
+  }
+  if (tfd_tensor_ndims(t) != 1 || tfd_tensor_numel(t) > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "element_shape must be a vector of at most %d sizes, got %" PRId64 " values",
+                    TFD_MAX_DIMS, tfd_tensor_numel(t));
+    return false;
+  }
+  out->ndims = (int)tfd_tensor_numel(t);
+  for (int d = 0; d < out->ndims; d++) {
+    int64_t v = tfd_tensor_get_index(t, d);
+    if (v < -1) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Dimension %" PRId64 " must be >= -1", v);
+      return false;
+    }
+    out->dims[d] = v;
+  }
+  return true;
+}
+
+/* PartialTensorShape::IsCompatibleWith. */
+static bool compatible(const tfd_shape *a, const tfd_shape *b) {
+  if (a->ndims < 0 || b->ndims < 0) return true;
+  if (a->ndims != b->ndims) return false;
+  for (int d = 0; d < a->ndims; d++)
+    if (a->dims[d] >= 0 && b->dims[d] >= 0 && a->dims[d] != b->dims[d]) return false;
+  return true;
+}
+
+/* PartialTensorShape::MergeWith: a and b filled in from each other, or an error. */
+static bool merge(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
+  if (!compatible(a, b)) {
+    char sa[96], sb[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Incompatible shapes during merge: %s vs. %s", shape_str(a, sa, sizeof sa),
+                    shape_str(b, sb, sizeof sb));
+    return false;
+  }
+  if (a->ndims < 0) {
+    *out = *b;
+    return true;
+  }
+  tfd_shape m = *a;
+  for (int d = 0; b->ndims >= 0 && d < m.ndims; d++)
+    if (m.dims[d] < 0) m.dims[d] = b->dims[d];
+  *out = m;
+  return true;
+}
+
+static bool fully_defined(const tfd_shape *s) { return tfd_shape_is_known(s); }
+
+/* GetInputList: input i is a scalar variant holding a list. */
+static tensor_list *input_list(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
+  const tfd_tensor *t = c->inputs[i];
+  if (tfd_tensor_dtype(t) != TFD_VARIANT || tfd_tensor_ndims(t) != 0) {
+    char buf[96];
+    tfd_shape s;
+    tfd_shape_of_tensor(t, &s);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input list must be a scalar saw: %s", shape_str(&s, buf, sizeof buf));
+    return NULL;
+  }
+  tfd_variant *v = tfd_tensor_variant_at(t, 0);
+  if (!v || v->ops != &list_ops) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input handle is not a list. Saw: '%s'", v ? v->ops->type_name : "<empty>");
+    return NULL;
+  }
+  return (tensor_list *)v;
+}
+
+static bool same_dtype(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l) {
+  if (k->dst == l->element_dtype) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid data types; op elements %s but list elements %s",
+                  tfd_dtype_name(k->dst), tfd_dtype_name(l->element_dtype));
+  return false;
+}
+
+/* A new scalar variant output holding l (its reference moves into the tensor). */
+static tfd_tensor *list_output(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_list *l) {
+  if (!l) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory making a TensorList");
+    return NULL;
+  }
+  tfd_tensor *t = tfd_kernel_alloc(c, k, TFD_VARIANT, NULL, 0);
+  if (!t) {
+    tfd_variant_unref(&l->base);
+    return NULL;
+  }
+  tfd_tensor_set_variant_at(t, 0, &l->base);
+  return t;
+}
+
+/* ForwardInputOrCreateNewList: the list of input 0 to change, in a tensor set as output 0. In place
+ * when nobody else can see the handle, its buffer or the list; else a copy sharing the elements. */
+static tensor_list *writable_list(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_list *in) {
+  tfd_tensor *t = tfd_kernel_forward_input(c, 0, TFD_VARIANT, NULL, 0);
+  if (t && tfd_variant_is_unique(&in->base)) {
+    c->outputs[0] = t;
+    return in;
+  }
+  tensor_list *copy = list_copy(in);
+  if (t && copy) { /* the handle is ours but the list is shared: give the handle its own list */
+    tfd_tensor_set_variant_at(t, 0, &copy->base);
+    c->outputs[0] = t;
+    return copy;
+  }
+  tfd_tensor_unref(t);
+  if (!(c->outputs[0] = list_output(c, k, copy))) return NULL;
+  return copy;
+}
+
+static bool check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t n) {
+  if (n <= MAX_LIST_ELEMENTS) return true;
+  tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "a list of %" PRId64 " elements is over tfdev's limit of %" PRId64, n,
+                  MAX_LIST_ELEMENTS);
+  return false;
+}
+
+static bool scalar_int32(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *fmt) {
+  if (tfd_tensor_ndims(t) == 0 && tfd_tensor_dtype(t) == TFD_INT32) return true;
+  char buf[96];
+  tfd_shape s;
+  tfd_shape_of_tensor(t, &s);
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, fmt, shape_str(&s, buf, sizeof buf));
+  return false;
+}
+
+static void k_reserve(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_shape shape;
+  if (!shape_from_tensor(c, k, c->inputs[0], &shape)) return;
+  bool empty = strcmp(k->op->name, "EmptyTensorList") == 0;
+  if (!scalar_int32(c, k, c->inputs[1],
+                    empty ? "max_num_elements expected to be a scalar but got shape: %s"
+                          : "The num_elements to reserve must be a tensor size 1, but got %s"))
+    return;
+  int32_t n = *(const int32_t *)tfd_tensor_const_data(c->inputs[1]);
+  if (!empty && n < 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "The num_elements to reserve must be a non negative number, but got %d", n);
+    return;
+  }
+  if (!empty && !check_count(c, k, n)) return;
+  tensor_list *l = list_new(k->dst, &shape, empty ? 0 : n);
+  if (l && empty) l->max_num_elements = n;
+  c->outputs[0] = list_output(c, k, l);
+}
+
+static void k_from_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_shape shape;
+  if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
+  tfd_tensor *t = c->inputs[0];
+  tfd_shape ts;
+  tfd_shape_of_tensor(t, &ts);
+  char sa[96], sb[96];
+  if (ts.ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                    shape_str(&ts, sa, sizeof sa));
+    return;
+  }
+  tfd_shape es = {.ndims = ts.ndims - 1};
+  for (int d = 1; d < ts.ndims; d++) es.dims[d - 1] = ts.dims[d];
+  if (!compatible(&shape, &es)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Specified a list with shape %s from a tensor with shape %s",
+                    shape_str(&shape, sa, sizeof sa), shape_str(&es, sb, sizeof sb));
+    return;
+  }
+  if (!check_count(c, k, ts.dims[0])) return;
+  tensor_list *l = list_new(tfd_tensor_dtype(t), &shape, ts.dims[0]);
+  for (int64_t i = 0; l && i < ts.dims[0]; i++) {
+    tfd_status tmp = TFD_STATUS_INIT;
+    /* A view of row i: elements are never written, so they may share the input's buffer. */
+    l->items[i] = tfd_tensor_slice(t, i, &tmp);
+    if (!l->items[i]) {
+      tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+      tfd_status_clear(&tmp);
+      tfd_variant_unref(&l->base);
+      return;
+    }
+  }
+  c->outputs[0] = list_output(c, k, l);
+}
+
+/* A zero tensor of shape s for an element never set, where s (merged with the set elements' shapes
+ * when not fully known) is fully known; NULL with the error `what` otherwise. */
+static tfd_tensor *zeros_for(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l, tfd_shape s, bool merge_items,
+                             const char *what) {
+  for (int64_t i = 0; merge_items && !fully_defined(&s) && i < l->n; i++) {
+    if (!l->items[i]) continue;
+    tfd_shape is;
+    tfd_shape_of_tensor(l->items[i], &is);
+    if (!merge(c, k, &s, &is, &s)) return NULL;
+  }
+  if (!fully_defined(&s)) {
+    char buf[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, what, shape_str(&s, buf, sizeof buf));
+    return NULL;
+  }
+  tfd_tensor *z = tfd_kernel_alloc(c, k, l->element_dtype, s.dims, s.ndims);
+  if (z) memset(tfd_tensor_data(z), 0, tfd_tensor_byte_size(z));
+  return z;
+}
+
+/* GetElementShapeFromInput: the element_shape input merged with the list's. */
+static bool element_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l, int i, tfd_shape *out) {
+  tfd_shape s;
+  return shape_from_tensor(c, k, c->inputs[i], &s) && merge(c, k, &s, &l->element_shape, out);
+}
+
+static bool index_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int32_t *out) {
+  if (!scalar_int32(c, k, c->inputs[i], "index must be an int32 scalar, got shape %s")) return false;
+  *out = *(const int32_t *)tfd_tensor_const_data(c->inputs[i]);
+  return true;
+}
+
+static void k_get_item(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  int32_t index;
+  if (!l || !same_dtype(c, k, l) || !index_input(c, k, 1, &index)) return;
+  if (index < 0 || index >= l->n) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Trying to access element %d in a list with %" PRId64 " elements.", index,
+                    l->n);
+    return;
+  }
+  if (l->items[index]) {
+    c->outputs[0] = tfd_tensor_ref(l->items[index]);
+    return;
+  }
+  tfd_shape s;
+  if (!element_shape(c, k, l, 2, &s)) return;
+  c->outputs[0] = zeros_for(c, k, l, s, true,
+                            "Trying to read an uninitialized tensor but element_shape is not fully defined: %s and no "
+                            "list element is set.");
+}
+
+static void k_set_item(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  int32_t index;
+  if (!l || !same_dtype(c, k, l) || !index_input(c, k, 1, &index)) return;
+  bool resize = k->keep_dims; /* resize_if_index_out_of_bounds */
+  if (index < 0 || (index >= l->n && !resize)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Trying to modify element %d in a list with %" PRId64 " elements.", index,
+                    l->n);
+    return;
+  }
+  const tfd_tensor *item = c->inputs[2];
+  tfd_shape is;
+  tfd_shape_of_tensor(item, &is);
+  if (!compatible(&l->element_shape, &is)) {
+    char sa[96], sb[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to set a tensor with incompatible shape at a list index. Item element shape: %s list shape: %s",
+                    shape_str(&is, sa, sizeof sa), shape_str(&l->element_shape, sb, sizeof sb));
+    return;
+  }
+  if (index >= l->n && !check_count(c, k, (int64_t)index + 1)) return;
+  tensor_list *out = writable_list(c, k, l);
+  if (!out) return;
+  if (index >= out->n) { /* resize_if_index_out_of_bounds: unset elements up to the new one */
+    if (!list_reserve(out, (int64_t)index + 1)) {
+      tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory growing a TensorList");
+      return;
+    }
+    for (int64_t i = out->n; i <= index; i++) out->items[i] = NULL;
+    out->n = (int64_t)index + 1;
+  }
+  tfd_tensor *old = out->items[index];
+  out->items[index] = tfd_tensor_ref(c->inputs[2]);
+  tfd_tensor_unref(old);
+}
+
+static void k_push_back(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l) return;
+  const tfd_tensor *item = c->inputs[1];
+  tfd_shape is;
+  tfd_shape_of_tensor(item, &is);
+  if (!compatible(&l->element_shape, &is)) {
+    char sa[96], sb[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to append a tensor with incompatible shape to a list. Op element shape: %s list shape: %s",
+                    shape_str(&is, sa, sizeof sa), shape_str(&l->element_shape, sb, sizeof sb));
+    return;
+  }
+  if (!same_dtype(c, k, l)) return;
+  if (l->max_num_elements != -1 && l->n >= l->max_num_elements) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to push item into a full list list size: %" PRId64 " max_num_elements: %" PRId64, l->n,
+                    l->max_num_elements);
+    return;
+  }
+  if (!check_count(c, k, l->n + 1)) return;
+  tensor_list *out = writable_list(c, k, l);
+  if (!out) return;
+  if (!list_reserve(out, out->n + 1)) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory growing a TensorList");
+    return;
+  }
+  out->items[out->n++] = tfd_tensor_ref(c->inputs[1]);
+}
+
+static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l || !same_dtype(c, k, l)) return;
+  if (l->n == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Trying to pop from an empty list.");
+    return;
+  }
+  tfd_tensor *last = tfd_tensor_ref(l->items[l->n - 1]);
+  if (!last) {
+    tfd_shape s;
+    if (!element_shape(c, k, l, 1, &s)) return;
+    last = zeros_for(c, k, l, s, false, "Trying to read an uninitialized tensor but element_shape is not fully defined.%s");
+    if (!last) return;
+  }
+  tensor_list *out = writable_list(c, k, l);
+  if (!out) {
+    tfd_tensor_unref(last);
+    return;
+  }
+  tfd_tensor_unref(out->items[--out->n]);
+  c->outputs[1] = last;
+}
+
+static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l || !same_dtype(c, k, l)) return;
+  if (k->index != -1 && l->n != k->index) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Operation expected a list with %" PRId64 " elements but got a list with %" PRId64 " elements.",
+                    k->index, l->n);
+    return;
+  }
+  tfd_shape s;
+  if (!element_shape(c, k, l, 1, &s)) return;
+  char buf[96];
+  if (!fully_defined(&s) && l->n == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to stack elements of an empty list with non-fully-defined element_shape: %s",
+                    shape_str(&s, buf, sizeof buf));
+    return;
+  }
+  if (!fully_defined(&l->element_shape))
+    for (int64_t i = 0; i < l->n; i++) {
+      if (!l->items[i]) continue;
+      tfd_shape is;
+      tfd_shape_of_tensor(l->items[i], &is);
+      if (!merge(c, k, &s, &is, &s)) return;
+    }
+  if (!fully_defined(&s)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to stack list which only contains uninitialized tensors and has a non-fully-defined "
+                    "element_shape: %s",
+                    shape_str(&s, buf, sizeof buf));
+    return;
+  }
+  if (s.ndims + 1 > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "stacking elements of rank %d would pass tfdev's maximum rank %d", s.ndims,
+                    TFD_MAX_DIMS);
+    return;
+  }
+  int64_t dims[TFD_MAX_DIMS];
+  dims[0] = l->n;
+  for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
+  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, s.ndims + 1);
+  if (!out) return;
+  size_t each = (size_t)tfd_shape_numel(&s) * tfd_dtype_size(l->element_dtype);
+  char *dst = tfd_tensor_data(out);
+  for (int64_t i = 0; i < l->n; i++, dst += each) {
+    if (!l->items[i]) memset(dst, 0, each);
+    else memcpy(dst, tfd_tensor_const_data(l->items[i]), each); /* merged above: its size is the element's */
+  }
+  c->outputs[0] = out;
+}
+
+static void k_length(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l) return;
+  tfd_tensor *out = tfd_kernel_alloc(c, k, TFD_INT32, NULL, 0);
+  if (!out) return;
+  *(int32_t *)tfd_tensor_data(out) = (int32_t)l->n;
+  c->outputs[0] = out;
+}
+
+static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l) return;
+  const tfd_shape *s = &l->element_shape;
+  int64_t n = s->ndims;
+  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, &n, s->ndims < 0 ? 0 : 1);
+  if (!out) return;
+  for (int64_t d = 0; d < (s->ndims < 0 ? 1 : n); d++) {
+    int64_t v = s->ndims < 0 ? -1 : s->dims[d];
+    if (k->dst == TFD_INT32) ((int32_t *)tfd_tensor_data(out))[d] = (int32_t)v;
+    else ((int64_t *)tfd_tensor_data(out))[d] = v;
+  }
+  c->outputs[0] = out;
+}
+
+tfd_code tfd_setup_tensor_list(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *op = init->op->name;
+  k->dst = tfd_attr_dtype(init->node, strcmp(op, "TensorListElementShape") == 0 ? "shape_type" : "element_dtype", 0);
+  if (strcmp(op, "TensorListReserve") == 0 || strcmp(op, "EmptyTensorList") == 0) k->compute = k_reserve;
+  else if (strcmp(op, "TensorListFromTensor") == 0) k->compute = k_from_tensor;
+  else if (strcmp(op, "TensorListGetItem") == 0) k->compute = k_get_item;
+  else if (strcmp(op, "TensorListSetItem") == 0) {
+    k->compute = k_set_item;
+    k->keep_dims = tfd_attr_bool(init->node, "resize_if_index_out_of_bounds", false);
+  } else if (strcmp(op, "TensorListPushBack") == 0) k->compute = k_push_back;
+  else if (strcmp(op, "TensorListPopBack") == 0) k->compute = k_pop_back;
+  else if (strcmp(op, "TensorListStack") == 0) {
+    k->compute = k_stack;
+    k->index = tfd_attr_int(init->node, "num_elements", -1);
+  } else if (strcmp(op, "TensorListLength") == 0) k->compute = k_length;
+  else if (strcmp(op, "TensorListElementShape") == 0) k->compute = k_element_shape;
+  else return tfd_status_setf(st, TFD_INTERNAL, "no TensorList kernel for %s", op);
+  return TFD_OK;
+}
