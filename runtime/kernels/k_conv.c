@@ -573,15 +573,43 @@ static inline void pool_chunk(const conv_job *j, bool max, int64_t n, int64_t y0
   for (int64_t i = 0; i < len; i++) out[i] = acc[i];
 }
 
+/* MaxPool 2x2 with stride 2 over output pixels [ox0, ox1) of a row whose windows lie inside the image,
+ * 16 channels at a time: the shortcut of MediaPipe's downsampling blocks (96x96x16 -> 48x48x16 in
+ * facemesh), where the general loop's per-pixel window set-up cost more than the four maxima. r0 and
+ * r1 are the two input rows at the row's first pixel; same results as pool_chunk (NaN never wins). */
+static inline __attribute__((always_inline)) void max2x2_run(const float *r0, const float *r1, int64_t c, int64_t ox0,
+                                                             int64_t ox1, float *out) {
+  const f32x16 lowest = (f32x16){0} - FLT_MAX;
+  for (int64_t ox = ox0; ox < ox1; ox++) {
+    const float *a = r0 + 2 * ox * c, *b = r1 + 2 * ox * c;
+    float *o = out + ox * c;
+    for (int64_t ch = 0; ch < c; ch += POOL_CHUNK) {
+      f32x16 acc = MAX16(lowest, *(const f32x16 *)(a + ch));
+      acc = MAX16(acc, *(const f32x16 *)(a + c + ch));
+      acc = MAX16(acc, *(const f32x16 *)(b + ch));
+      *(f32x16 *)(o + ch) = MAX16(acc, *(const f32x16 *)(b + c + ch));
+    }
+  }
+}
+
 TFD_VECTOR_CLONES static void pool_range(int64_t b, int64_t e, void *arg) {
   const conv_job *j = arg;
   bool max = j->p->op == OP_MAXPOOL;
+  bool two_by_two = max && j->kh == 2 && j->kw == 2 && j->p->win.stride[0] == 2 && j->p->win.stride[1] == 2 &&
+                    j->pad_l == 0 && j->c % POOL_CHUNK == 0;
   for (int64_t r = b; r < e; r++) {
     int64_t n = r / j->oh, oy = r % j->oh;
     int64_t y0 = oy * j->p->win.stride[0] - j->pad_t, y1 = y0 + j->kh;
+    int64_t ox = 0;
+    if (two_by_two && y0 >= 0 && y1 <= j->h) {
+      int64_t inside = j->w / 2 < j->ow ? j->w / 2 : j->ow; /* windows [2 ox, 2 ox + 1] within the row */
+      const float *row0 = j->x + ((n * j->h + y0) * j->w) * j->c;
+      max2x2_run(row0, row0 + j->w * j->c, j->c, 0, inside, j->y + (n * j->oh + oy) * j->ow * j->c);
+      ox = inside;
+    }
     if (y0 < 0) y0 = 0;
     if (y1 > j->h) y1 = j->h;
-    for (int64_t ox = 0; ox < j->ow; ox++) {
+    for (; ox < j->ow; ox++) {
       int64_t x0 = ox * j->p->win.stride[1] - j->pad_l, x1 = x0 + j->kw;
       if (x0 < 0) x0 = 0;
       if (x1 > j->w) x1 = j->w;
