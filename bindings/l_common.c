@@ -330,6 +330,10 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
           if (lua_type(L, -1) != LUA_TBOOLEAN)
             tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.sync_every_op must be a boolean, got %s", luaL_typename(L, -1));
           tfd_session_options_set_gpu_sync_every_op(b->o, lua_toboolean(L, -1));
+        } else if (strcmp(gk, "graphs") == 0) {
+          if (lua_type(L, -1) != LUA_TBOOLEAN)
+            tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.graphs must be a boolean, got %s", luaL_typename(L, -1));
+          tfd_session_options_set_gpu_graphs(b->o, lua_toboolean(L, -1));
         } else if (strcmp(gk, "max_streams") == 0) {
           if (!lua_isinteger(L, -1))
             tfdev_raise(L, TFD_INVALID_ARGUMENT, "option gpu.max_streams must be an integer, got %s", luaL_typename(L, -1));
@@ -338,7 +342,7 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
             tfdev_raise_status(L, st);
         } else {
           tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                      "unknown option 'gpu.%s' (memory_fraction, allow_growth, sync_every_op, max_streams)", gk);
+                      "unknown option 'gpu.%s' (memory_fraction, allow_growth, sync_every_op, max_streams, graphs)", gk);
         }
         lua_pop(L, 1);
       }

@@ -43,6 +43,8 @@ typedef struct bfc_allocator {
   tfd_allocator base;
   tfd_bfc_region_provider provider;
   size_t memory_limit;
+  bool (*hold)(void *hold_ctx, tfd_allocator *a, void *ptr, size_t size); /* tfd_bfc_options' */
+  void *hold_ctx;
   /* mutable: the const entry points (stats, check) still have to lock */
   pthread_mutex_t mu;
 
@@ -436,8 +438,20 @@ static void absorb(bfc_allocator *a, chunk *c, chunk *n) {
   chunk_put(a, n);
 }
 
+static void release(tfd_allocator *base, void *ptr);
+
 static void bfc_deallocate(tfd_allocator *base, void *ptr, size_t size) {
+  bfc_allocator *a = (bfc_allocator *)base;
+  if (a->hold && a->hold(a->hold_ctx, base, ptr, size)) return;
+  release(base, ptr);
+}
+
+void tfd_bfc_allocator_release(tfd_allocator *a, void *ptr, size_t size) {
   (void)size; /* the chunk knows its size */
+  release(a, ptr);
+}
+
+static void release(tfd_allocator *base, void *ptr) {
   bfc_allocator *a = (bfc_allocator *)base;
   pthread_mutex_lock(&a->mu);
   size_t i = map_find(a, ptr);
@@ -550,6 +564,8 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
   }
   a->provider = *provider;
   a->base.device_memory = options->device_memory;
+  a->hold = options->hold;
+  a->hold_ctx = options->hold_ctx;
   a->memory_limit = (size_t)options->memory_limit;
   size_t first = options->allow_growth && a->memory_limit > GROWTH_FIRST_REGION ? GROWTH_FIRST_REGION : a->memory_limit;
   a->curr_region_bytes = round_bytes(first);

@@ -77,6 +77,11 @@ typedef struct tfd_bfc_options {
    * which the allocator carries as its device_memory for the runtime's tfd_tensor_copy_to.
    * Both copies must have to_host and from_host set. */
   const struct tfd_device_memory_ops *device_memory;
+  /* May be NULL. Asked first about every deallocation: true means the holder keeps the chunk in use
+   * for now (a CUDA graph being recorded will write it on every launch) and hands it back later with
+   * tfd_bfc_allocator_release. Called without the allocator's mutex; hold_ctx is borrowed. */
+  bool (*hold)(void *hold_ctx, tfd_allocator *a, void *ptr, size_t size);
+  void *hold_ctx;
 } tfd_bfc_options;
 
 /* BFC-specific figures, beside tfd_allocator_stats. */
@@ -99,6 +104,9 @@ tfd_allocator *tfd_bfc_allocator_new(const char *name, const tfd_bfc_region_prov
 
 /* Whether `a` is a BFC allocator (the functions below want one). */
 bool tfd_is_bfc_allocator(const tfd_allocator *a);
+
+/* Takes back a chunk a hold function kept: the deallocation it put off. */
+void tfd_bfc_allocator_release(tfd_allocator *a, void *ptr, size_t size);
 
 /* The region provider's ctx (for device-memory copies to find their device), or NULL when `a`
  * is not a BFC allocator. Borrowed: valid while `a` is. Nothing is locked: ctx never changes. */

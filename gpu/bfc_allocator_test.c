@@ -87,7 +87,7 @@ static size_t tp_largest_region(const test_provider *tp) {
 
 static tfd_allocator *make(test_provider *tp, const char *name, int64_t limit, bool growth) {
   tfd_bfc_region_provider rp = {tp_alloc, tp_free, tp, NULL};
-  tfd_bfc_options o = {limit, growth, NULL};
+  tfd_bfc_options o = {.memory_limit = limit, .allow_growth = growth};
   tfd_status *st = tfd_status_new();
   tfd_allocator *a = tfd_bfc_allocator_new(name, &rp, &o, st);
   CHECK(a != NULL);
@@ -223,7 +223,7 @@ static void test_constructor_and_kind_checks(void) {
   test_provider tp = {0};
   tfd_bfc_region_provider rp = {tp_alloc, tp_free, &tp, NULL};
   tfd_status *st = tfd_status_new();
-  tfd_bfc_options o = {0, false, NULL};
+  tfd_bfc_options o = {.memory_limit = 0};
   CHECK(tfd_bfc_allocator_new("GPU_9_bfc", &rp, &o, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "Allocator (GPU_9_bfc): memory_limit must be > 0, got 0");
   o.memory_limit = -5;
@@ -894,7 +894,7 @@ static void test_device_memory_plumbing(void) {
   tfd_status *st = tfd_status_new();
   fake_device fd = {0};
   tfd_bfc_region_provider rp = {tp_alloc, tp_free, &fd, fake_release_ctx};
-  tfd_bfc_options o = {(int64_t)MIB, false, &fake_ops};
+  tfd_bfc_options o = {.memory_limit = (int64_t)MIB, .device_memory = &fake_ops};
   tfd_allocator *a = tfd_bfc_allocator_new("GPU_0_bfc", &rp, &o, st);
   CHECK(a != NULL);
   if (!a) goto out;
@@ -963,7 +963,7 @@ static void test_device_memory_plumbing(void) {
   fake_device other = {0};
   tfd_bfc_region_provider orp = {tp_alloc, tp_free, &other, fake_release_ctx};
   tfd_device_memory_ops half = {fake_to_host, NULL};
-  tfd_bfc_options ho = {(int64_t)MIB, false, &half};
+  tfd_bfc_options ho = {.memory_limit = (int64_t)MIB, .device_memory = &half};
   CHECK(tfd_bfc_allocator_new("GPU_1_bfc", &orp, &ho, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "GPU_1_bfc");
   CHECK_INT(other.releases_of_ctx, 0);
@@ -973,6 +973,53 @@ static void test_device_memory_plumbing(void) {
   CHECK(b != NULL);
   if (b) tfd_allocator_unref(b);
   CHECK_INT(other.releases_of_ctx, 0);
+out:
+  tfd_status_free(st);
+}
+
+/* ---- 13. a hold hook (a CUDA graph being recorded) puts frees off until release ---- */
+typedef struct holder {
+  bool holding;
+  int held;
+  void *ptr[4];
+  size_t size[4];
+} holder;
+
+static bool hold_it(void *ctx, tfd_allocator *a, void *ptr, size_t size) {
+  holder *h = ctx;
+  (void)a;
+  if (!h->holding || h->held == 4) return false;
+  h->ptr[h->held] = ptr, h->size[h->held++] = size;
+  return true;
+}
+
+static void test_hold(void) {
+  test_provider tp = {0};
+  holder h = {0};
+  tfd_bfc_region_provider rp = {tp_alloc, tp_free, &tp, NULL};
+  tfd_bfc_options o = {.memory_limit = (int64_t)MIB, .hold = hold_it, .hold_ctx = &h};
+  tfd_status *st = tfd_status_new();
+  tfd_allocator *a = tfd_bfc_allocator_new("GPU_0_bfc", &rp, &o, st);
+  CHECK(a != NULL);
+  if (!a) goto out;
+  void *p = alloc(a, 4096);
+  release(a, p); /* not holding: back at once, and the same chunk comes out again */
+  CHECK_INT(stats(a).bytes_in_use, 0);
+  void *q = alloc(a, 4096);
+  CHECK(q == p);
+  h.holding = true;
+  release(a, q); /* held: still in use, and never handed out again meanwhile */
+  CHECK_INT(h.held, 1);
+  CHECK(h.ptr[0] == q);
+  CHECK_INT(stats(a).bytes_in_use, 4096);
+  void *r = alloc(a, 4096);
+  CHECK(r != q);
+  h.holding = false;
+  release(a, r);
+  tfd_bfc_allocator_release(a, h.ptr[0], h.size[0]);
+  CHECK_INT(stats(a).bytes_in_use, 0);
+  CHECK_BFC(a);
+  tfd_allocator_unref(a);
 out:
   tfd_status_free(st);
 }
@@ -990,6 +1037,7 @@ static const tfd_test tests[] = {
     {"bad frees are reported and ignored", test_bad_free},
     {"destroy with live blocks", test_destroy_with_live_blocks},
     {"device memory: copies, context, ownership", test_device_memory_plumbing},
+    {"hold hook: frees put off until released", test_hold},
 };
 
 TFD_TEST_MAIN(tests)

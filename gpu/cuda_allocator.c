@@ -33,6 +33,6 @@ static void pinned_free(void *ctx, void *p, size_t bytes) {
 
 tfd_allocator *tfd_cuda_host_allocator_new(const char *name, int64_t bytes_limit) {
   tfd_bfc_region_provider regions = {pinned_region, pinned_free, NULL, NULL};
-  tfd_bfc_options options = {bytes_limit > 0 ? bytes_limit : DEFAULT_PINNED_LIMIT, true, NULL};
+  tfd_bfc_options options = {.memory_limit = bytes_limit > 0 ? bytes_limit : DEFAULT_PINNED_LIMIT, .allow_growth = true};
   return tfd_bfc_allocator_new(name, &regions, &options, NULL);
 }

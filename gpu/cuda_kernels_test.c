@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gpu/kernels/index_math.h"
+#include "runtime/core/allocator_internal.h"
 #include "runtime/core/half.h"
 #include "runtime/device/device_internal.h"
 #include "runtime/kernels/device_math_elem.h"
@@ -1353,6 +1354,80 @@ static void test_past_2_31_elements(void) {
   free(h), free(back);
 }
 
+/* ---- step graphs: capture, launch with new inputs, memory kept, copies out refused ---- */
+static void test_step_graphs(void) {
+  const tfd_device_math *dm = gpu->math;
+  CHECK(dm->capture_begin && dm->capture_end && dm->graph_launch && dm->graph_free);
+  if (!dm->capture_begin) return;
+  /* three 4x4 products whose A matrices sit unevenly in x (cuBLAS's pointer arrays), then Neg */
+  float hx[64], hb[16], out[48];
+  for (int i = 0; i < 64; i++) hx[i] = (float)(i % 9) - 4;
+  for (int i = 0; i < 16; i++) hb[i] = (float)(i % 5) * 0.5f;
+  void *x = up(hx, sizeof hx), *b = up(hb, sizeof hb), *y = dnew(sizeof out);
+  static const int64_t a_off[3] = {0, 32, 16}, b_off[3] = {0, 0, 0};
+  tfd_dm_matmul mm = {.dtype = TFD_FLOAT32, .a = x, .b = b, .m = 4, .n = 4, .k = 4, .batch = 3,
+                      .a_offsets = a_off, .b_offsets = b_off};
+  CHECK_INT(cudaMemset(y, 0, sizeof out), cudaSuccess);
+  /* warm-up: library handles and algorithm choices are made outside the capture, as the runtime does */
+  void *t = dnew(sizeof out);
+  mm.c = t;
+  RUN(d->math->matmul(d, &mm, ST));
+  drain();
+  void *graph = NULL;
+  RUN(d->math->capture_begin(d, ST));
+  {
+    tfd_status *st = tfd_status_new();
+    CHECK_INT(dm->capture_begin(gpu, st), TFD_FAILED_PRECONDITION); /* one capture per thread */
+    CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "already");
+    /* a copy out would read bytes not computed yet */
+    tfd_allocator *a = tfd_device_get_allocator(gpu);
+    float h[4];
+    CHECK_INT(a->device_memory->to_host(a, h, x, sizeof h, st), TFD_FAILED_PRECONDITION);
+    CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "records a CUDA graph");
+    tfd_status_free(st);
+  }
+  RUN(d->math->matmul(d, &mm, ST));
+  RUN(d->math->unary(d, TFD_DM_NEG, TFD_FLOAT32, t, y, 48, 0, ST));
+  dfree(t, sizeof out); /* kept for the graph: nothing else may get it meanwhile */
+  void *other = dnew(sizeof out);
+  CHECK(other != t);
+  RUN(d->math->capture_end(d, false, &graph, ST));
+  CHECK(graph != NULL);
+  float got[48];
+  down(got, y, sizeof got);
+  for (int i = 0; i < 48; i++) CHECK(got[i] == 0); /* recorded, not run */
+  for (int round = 0; round < 3 && graph; round++) {
+    for (int i = 0; i < 64; i++) hx[i] = (float)((i * (round + 3)) % 11) - 5;
+    CHECK_INT(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice), cudaSuccess);
+    RUN(d->math->graph_launch(d, graph, ST));
+    down(got, y, sizeof got);
+    for (int bt = 0; bt < 3; bt++)
+      for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+          float want = 0;
+          for (int k = 0; k < 4; k++) want += hx[a_off[bt] + r * 4 + k] * hb[k * 4 + c];
+          CHECK(fabsf(got[bt * 16 + r * 4 + c] + want) <= 1e-4f);
+        }
+  }
+  if (graph) dm->graph_free(gpu, graph);
+  dfree(other, sizeof out);
+  /* abandoned: no graph, and the thread can capture again */
+  RUN(d->math->capture_begin(d, ST));
+  RUN(d->math->unary(d, TFD_DM_NEG, TFD_FLOAT32, y, y, 48, 0, ST));
+  graph = (void *)1;
+  RUN(d->math->capture_end(d, true, &graph, ST));
+  CHECK(graph == NULL);
+  {
+    tfd_status *st = tfd_status_new();
+    CHECK_INT(dm->capture_end(gpu, false, &graph, st), TFD_FAILED_PRECONDITION);
+    CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "not recording");
+    tfd_status_free(st);
+  }
+  dfree(x, sizeof hx);
+  dfree(b, sizeof hb);
+  dfree(y, sizeof out);
+}
+
 static const tfd_test tests[] = {
     {"unary: every op and dtype, in place, 0 to 2^20 elements", test_unary},
     {"binary: every op and dtype over contiguous, broadcast, transposed, reversed, 0-d walks", test_binary},
@@ -1374,6 +1449,7 @@ static const tfd_test tests[] = {
     {"random: the CPU's streams", test_random},
     {"errors name the dtype and the device", test_errors},
     {"past 2^31 elements", test_past_2_31_elements},
+    {"step graphs: capture, replay with new inputs, kept memory, copies out refused", test_step_graphs},
 };
 
 TFD_TEST_MAIN_UNLESS(tests, no_gpu)

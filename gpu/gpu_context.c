@@ -192,6 +192,11 @@ static void region_release(void *ctx) { tfd_gpu_ctx_unref(ctx); }
 static tfd_code gpu_to_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, tfd_status *st) {
   tfd_gpu_ctx *c = tfd_bfc_allocator_context(a);
   if (bytes == 0) return TFD_OK;
+  if (tfd_gpu_ctx_capturing(c))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION,
+                           "%s: cannot copy %zu bytes to the host while this thread records a CUDA graph: they are "
+                           "not computed until the graph is launched",
+                           c->name, bytes);
   cudaStream_t compute = c->streams[0][TFD_GPU_COMPUTE], d2h = c->streams[0][TFD_GPU_DEVICE_TO_HOST];
   cudaEvent_t ready = NULL, done = NULL;
   cuda_steps s = {cudaSuccess, NULL};
@@ -249,12 +254,146 @@ static tfd_code gpu_from_host(tfd_allocator *a, void *dst, const void *src, size
 
 static const tfd_device_memory_ops gpu_memory_ops = {gpu_to_host, gpu_from_host};
 
+/* ---- step graphs ----
+ * The capture stream is the capture's own, not compute: compute must stay free for the copies
+ * (gpu_from_host makes compute wait for them) and for other threads' nodes. Capture is relaxed:
+ * growing the BFC allocator (cudaMalloc) while recording must not invalidate the capture, and the
+ * calls that would be unsafe (copies out, which synchronise) are refused here instead. */
+typedef struct kept_chunk {
+  tfd_allocator *a;
+  void *ptr;
+  size_t size;
+} kept_chunk;
+
+typedef struct gpu_graph {
+  cudaGraphExec_t exec;
+  kept_chunk *kept; /* memory the graph writes on every launch, back to the allocator with it */
+  size_t num_kept, cap_kept;
+} gpu_graph;
+
+typedef struct gpu_capture {
+  tfd_gpu_ctx *ctx;
+  cudaStream_t stream;
+  gpu_graph *graph; /* its kept list fills while recording */
+  bool failed;      /* a chunk could not be kept: it went back, so the graph must not run */
+} gpu_capture;
+
+/* Per thread, as CUDA's stream capture: the calling thread's capture, or NULL. */
+static _Thread_local gpu_capture *capturing;
+
+bool tfd_gpu_ctx_capturing(const tfd_gpu_ctx *c) { return capturing && capturing->ctx == c; }
+
+cudaStream_t tfd_gpu_ctx_stream(tfd_gpu_ctx *c) {
+  return tfd_gpu_ctx_capturing(c) ? capturing->stream : c->streams[0][TFD_GPU_COMPUTE];
+}
+
+/* The BFC allocator's hold hook: frees by the capturing thread wait for the graph's end. */
+static bool hold_for_graph(void *ctx, tfd_allocator *a, void *ptr, size_t size) {
+  if (!tfd_gpu_ctx_capturing(ctx)) return false;
+  gpu_graph *g = capturing->graph;
+  if (g->num_kept == g->cap_kept) {
+    size_t cap = g->cap_kept ? 2 * g->cap_kept : 64;
+    kept_chunk *grown = realloc(g->kept, cap * sizeof *grown);
+    if (!grown) { /* nothing has run yet: the chunk may go back now if the graph never runs */
+      capturing->failed = true;
+      return false;
+    }
+    g->kept = grown, g->cap_kept = cap;
+  }
+  g->kept[g->num_kept++] = (kept_chunk){a, ptr, size};
+  return true;
+}
+
+static void graph_release(gpu_graph *g) {
+  if (!g) return;
+  if (g->exec) cudaGraphExecDestroy(g->exec);
+  for (size_t i = 0; i < g->num_kept; i++) tfd_bfc_allocator_release(g->kept[i].a, g->kept[i].ptr, g->kept[i].size);
+  free(g->kept);
+  free(g);
+}
+
+tfd_code tfd_gpu_capture_begin(tfd_gpu_ctx *c, tfd_status *st) {
+  if (capturing)
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: this thread is recording a CUDA graph already", c->name);
+  gpu_capture *cap = calloc(1, sizeof *cap);
+  gpu_graph *g = calloc(1, sizeof *g);
+  if (!cap || !g) {
+    free(cap);
+    free(g);
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory starting a CUDA graph", c->name);
+  }
+  cap->ctx = c;
+  cap->graph = g;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  STEP(&s, "cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&cap->stream, cudaStreamNonBlocking));
+  STEP(&s, "cudaStreamBeginCapture", cudaStreamBeginCapture(cap->stream, cudaStreamCaptureModeRelaxed));
+  if (s.err != cudaSuccess) {
+    if (cap->stream) cudaStreamDestroy(cap->stream);
+    free(cap);
+    free(g);
+    return cuda_failed(c, &s, "starting a CUDA graph", 0, st);
+  }
+  capturing = cap;
+  return TFD_OK;
+}
+
+tfd_code tfd_gpu_capture_end(tfd_gpu_ctx *c, bool abandon, void **graph, tfd_status *st) {
+  *graph = NULL;
+  gpu_capture *cap = capturing;
+  if (!tfd_gpu_ctx_capturing(c))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: this thread is not recording a CUDA graph", c->name);
+  capturing = NULL; /* from here frees go back to the allocator at once */
+  cudaGraph_t recorded = NULL;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  /* Always ended, even when abandoned: a stream left capturing refuses all later work. */
+  STEP(&s, "cudaStreamEndCapture", cudaStreamEndCapture(cap->stream, &recorded));
+  if (!abandon && !cap->failed) STEP(&s, "cudaGraphInstantiate", cudaGraphInstantiate(&cap->graph->exec, recorded, 0));
+  if (recorded) cudaGraphDestroy(recorded);
+  cudaStreamDestroy(cap->stream);
+  gpu_graph *g = cap->graph;
+  bool failed = cap->failed;
+  free(cap);
+  if (abandon || failed || s.err != cudaSuccess) {
+    if (g->exec) cudaGraphExecDestroy(g->exec), g->exec = NULL;
+    graph_release(g);
+    if (abandon) {
+      (void)cudaGetLastError();
+      return TFD_OK;
+    }
+    if (failed)
+      return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory keeping a CUDA graph's buffers", c->name);
+    return cuda_failed(c, &s, "recording a CUDA graph", 0, st);
+  }
+  *graph = g;
+  return TFD_OK;
+}
+
+tfd_code tfd_gpu_graph_launch(tfd_gpu_ctx *c, void *graph, tfd_status *st) {
+  gpu_graph *g = graph;
+  cuda_steps s = {cudaSuccess, NULL};
+  STEP(&s, "cudaSetDevice", cudaSetDevice(c->cuda_id));
+  STEP(&s, "cudaGraphLaunch", cudaGraphLaunch(g->exec, c->streams[0][TFD_GPU_COMPUTE]));
+  return s.err == cudaSuccess ? TFD_OK : cuda_failed(c, &s, "launching a CUDA graph", 0, st);
+}
+
+void tfd_gpu_graph_free(tfd_gpu_ctx *c, void *graph) {
+  if (!graph) return;
+  (void)cudaSetDevice(c->cuda_id);
+  graph_release(graph);
+}
+
 tfd_allocator *tfd_gpu_bfc_allocator_new(tfd_gpu_ctx *c, const char *name, int64_t memory_limit, bool allow_growth,
                                          tfd_status *st) {
   /* The allocator owns a reference to c (released after its last region goes back), so device memory
    * outliving the device still has its CUDA id, streams and event manager. */
   tfd_bfc_region_provider regions = {region_alloc, region_free, tfd_gpu_ctx_ref(c), region_release};
-  tfd_bfc_options options = {memory_limit, allow_growth, &gpu_memory_ops};
+  tfd_bfc_options options = {.memory_limit = memory_limit,
+                             .allow_growth = allow_growth,
+                             .device_memory = &gpu_memory_ops,
+                             .hold = hold_for_graph,
+                             .hold_ctx = c};
   tfd_allocator *a = tfd_bfc_allocator_new(name, &regions, &options, st);
   if (!a) tfd_gpu_ctx_unref(c); /* on failure the reference stayed ours */
   return a;

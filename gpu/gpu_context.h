@@ -51,6 +51,30 @@ void tfd_gpu_ctx_unref(tfd_gpu_ctx *c);
 /* Waits for every stream of every group (Device::Sync), not for the whole CUDA device. */
 tfd_code tfd_gpu_ctx_sync(tfd_gpu_ctx *c, tfd_status *status);
 
+/* ---- step graphs (CUDA graphs; device_math.h's capture entries) ----
+ * A capture belongs to the thread that begins it: while it lasts, the CUDA kernels that thread
+ * queues on c go to a stream of the capture's own (tfd_gpu_ctx_stream) and are recorded, not run;
+ * device memory of c that thread frees is kept for the graph until tfd_gpu_graph_free; and its
+ * copies of c's memory to the host fail. Other threads use c as usual. */
+
+/* The stream the calling thread queues c's kernels on: its capture stream while it captures on c,
+ * else the compute stream of group 0, where nodes run. */
+cudaStream_t tfd_gpu_ctx_stream(tfd_gpu_ctx *c);
+/* Whether the calling thread is capturing on c. */
+bool tfd_gpu_ctx_capturing(const tfd_gpu_ctx *c);
+/* Starts the calling thread's capture on c. FAILED_PRECONDITION when it captures already,
+ * RESOURCE_EXHAUSTED, INTERNAL naming the CUDA call that failed. */
+tfd_code tfd_gpu_capture_begin(tfd_gpu_ctx *c, tfd_status *status);
+/* Ends it: with abandon false, *graph is the executable graph (the caller's, for tfd_gpu_graph_free)
+ * or the call fails with INTERNAL naming the CUDA call (a kernel that could not be recorded); on
+ * failure or abandon *graph is NULL and the memory kept goes back to the allocator. */
+tfd_code tfd_gpu_capture_end(tfd_gpu_ctx *c, bool abandon, void **graph, tfd_status *status);
+/* Queues the graph on the compute stream of group 0, ordered with the nodes' kernels and copies. */
+tfd_code tfd_gpu_graph_launch(tfd_gpu_ctx *c, void *graph, tfd_status *status);
+/* Frees the graph and gives back the memory it kept: new work on it is queued on the compute
+ * stream, after the graph's launches. */
+void tfd_gpu_graph_free(tfd_gpu_ctx *c, void *graph);
+
 /* The device's memory: TensorFlow's BFC allocator over cudaMalloc regions of c's device, carrying
  * c (its own reference, dropped when the allocator goes) and the copies below as device_memory.
  * memory_limit and allow_growth as tfd_bfc_options'. Caller owns the reference returned; NULL with

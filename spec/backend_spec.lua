@@ -116,7 +116,7 @@ describe("backends", function()
     assert.are.equal(1, s:run({}, "c"):item())
     h.raises("INVALID_ARGUMENT", "gpu.memory_fraction must be in [0, 1] (0: the default), got 1.5", tfdev.session,
       { gpu = { memory_fraction = 1.5 } })
-    h.raises("INVALID_ARGUMENT", "unknown option 'gpu.fraction' (memory_fraction, allow_growth, sync_every_op, max_streams)",
+    h.raises("INVALID_ARGUMENT", "unknown option 'gpu.fraction' (memory_fraction, allow_growth, sync_every_op, max_streams, graphs)",
       tfdev.session, { gpu = { fraction = 0.5 } })
     h.raises("INVALID_ARGUMENT", "gpu.max_streams must be in [1, 8], got 0", tfdev.session, { gpu = { max_streams = 0 } })
     h.raises("INVALID_ARGUMENT", "option gpu.max_streams must be an integer, got number", tfdev.session,

@@ -859,3 +859,45 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     print(string.format("device_kernels_spec: %d cases compared against the CPU (seed %d)", cases, SEED))
   end)
 end)
+
+describe("step graphs (gpu.graphs)", function()
+  if not backend_ready() then
+    pending(BACKEND .. " has no device here")
+    return
+  end
+
+  -- A frame loop: the same graph run again and again with new inputs. With step graphs on (the
+  -- default) the third run onwards replays one recorded graph; every run must still give the CPU's
+  -- answer for its own input, and so must a session with them off.
+  local function graph(device)
+    return { node = {
+      { name = "x", op = "Placeholder", attr = { dtype = "float32", shape = { -1, 4 } } },
+      { name = "w", op = "Const", device = device, attr = { value = tfdev.tensor({ { 1, 0 }, { 0, 1 }, { 2, -1 }, { -1, 3 } },
+        "float32") } },
+      { name = "mm", op = "MatMul", device = device, input = { "x", "w" } },
+      { name = "s", op = "Sigmoid", device = device, input = { "mm" } },
+      { name = "y", op = "Sum", device = device, input = { "s", "axis" } },
+      { name = "axis", op = "Const", device = device, attr = { value = T(1) } },
+    } }
+  end
+  for _, on in ipairs { true, false } do
+    it("runs a frame loop with gpu.graphs = " .. tostring(on) .. ", each run right for its own input", function()
+      local gpu <close> = tfdev.session { gpu = { graphs = on } }
+      local cpu <close> = tfdev.session { device_count = { GPU = 0 } }
+      gpu:create(graph(GPU0))
+      cpu:create(graph(CPU0))
+      local fg, fc = gpu:make_callable { feeds = { "x" }, fetches = "y" }, cpu:make_callable { feeds = { "x" }, fetches = "y" }
+      for i = 1, 12 do
+        local rows = i <= 8 and 3 or 5 -- a new shape part-way: a new graph
+        local x = rand("float32", { rows, 4 })
+        local want, got = flat(fc(x):totable()), flat(fg(x):totable())
+        assert.are.equal(#want, #got)
+        for k = 1, #want do assert(math.abs(want[k] - got[k]) < 1e-5, string.format("run %d [%d]: %g, want %g", i, k, got[k], want[k])) end
+      end
+    end)
+  end
+
+  it("takes only a boolean", function()
+    h.raises("INVALID_ARGUMENT", "option gpu.graphs must be a boolean, got number", tfdev.session, { gpu = { graphs = 1 } })
+  end)
+end)

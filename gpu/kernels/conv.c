@@ -87,7 +87,9 @@ static tfd_code ensure_handle(const tfd_cuda_call *c, tfd_status *st) {
   }
   if (!k->conv_algos && !(k->conv_algos = tfd_algo_cache_new(CONV_CACHE_ENTRIES, sizeof(conv_choice))))
     return tfd_cuda_failf(c, TFD_RESOURCE_EXHAUSTED, st, "out of memory for the cuDNN algorithm cache");
-  return TFD_OK;
+  /* The call's stream, every call: it is a capture stream while this thread records a CUDA graph. */
+  cudnnStatus_t s = CUDNN->cudnnSetStream((cudnnHandle_t)k->dnn, c->l.stream);
+  return s == CUDNN_STATUS_SUCCESS ? TFD_OK : dnn_failed(c, "cudnnSetStream", s, st);
 }
 
 /* The descriptors of one chunk of nb images. */

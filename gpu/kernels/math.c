@@ -368,6 +368,30 @@ static tfd_code cuda_random(struct tfd_device *d, bool normal, tfd_dtype dt, uin
   return TFD_OK;
 }
 
+/* ---- step graphs: CUDA graphs made by stream capture (gpu_context.c) ---- */
+static tfd_code cuda_capture_begin(struct tfd_device *d, tfd_status *st) {
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "capture_begin", TFD_FLOAT32, 0, &c, st) != TFD_OK) return TFD_INTERNAL;
+  return tfd_gpu_capture_begin(c.ctx, st);
+}
+
+static tfd_code cuda_capture_end(struct tfd_device *d, bool abandon, void **graph, tfd_status *st) {
+  *graph = NULL;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "capture_end", TFD_FLOAT32, 0, &c, st) != TFD_OK) return TFD_INTERNAL;
+  return tfd_gpu_capture_end(c.ctx, abandon, graph, st);
+}
+
+static tfd_code cuda_graph_launch(struct tfd_device *d, void *graph, tfd_status *st) {
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "graph_launch", TFD_FLOAT32, 0, &c, st) != TFD_OK) return TFD_INTERNAL;
+  return tfd_gpu_graph_launch(c.ctx, graph, st);
+}
+
+static void cuda_graph_free(struct tfd_device *d, void *graph) {
+  tfd_gpu_graph_free(((tfd_gpu_device *)d)->ctx, graph);
+}
+
 const tfd_device_math tfd_cuda_device_math = {
     .name = "cuda",
     .unary = cuda_unary,
@@ -392,4 +416,8 @@ const tfd_device_math tfd_cuda_device_math = {
     .pool = cuda_pool,
     .resize = cuda_resize,
     .random = cuda_random,
+    .capture_begin = cuda_capture_begin,
+    .capture_end = cuda_capture_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_free = cuda_graph_free,
 };

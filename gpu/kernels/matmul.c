@@ -71,6 +71,9 @@ static tfd_code ensure_handles(const tfd_cuda_call *c, tfd_status *st) {
   }
   if (!k->matmul_algos && !(k->matmul_algos = tfd_algo_cache_new(MATMUL_CACHE_ENTRIES, sizeof(lt_choice))))
     return tfd_cuda_failf(c, TFD_RESOURCE_EXHAUSTED, st, "out of memory for the cuBLASLt algorithm cache");
+  /* The call's stream, every call: it is a capture stream while this thread records a CUDA graph. */
+  if ((s = CUBLAS->cublasSetStream((cublasHandle_t)k->blas, c->l.stream)) != CUBLAS_STATUS_SUCCESS)
+    return blas_failed(c, "cublasSetStream", s, st);
   return TFD_OK;
 }
 
@@ -283,8 +286,17 @@ static tfd_code batched_gemm(const tfd_cuda_call *c, const tfd_dm_matmul *p, con
     free(host);
     return TFD_RESOURCE_EXHAUSTED;
   }
-  /* From pageable memory cudaMemcpyAsync returns once the bytes are staged: host may go at once. */
-  cudaError_t err = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, c->l.stream);
+  cudaError_t err;
+  if (tfd_gpu_ctx_capturing(c->ctx)) {
+    /* Recorded, the copy would read `host` on every launch, long after it is freed: copy now, outside
+     * the graph, once the work compute queued on dev's memory before it came back is done. The
+     * capture keeps dev for the graph when it is freed below. */
+    err = cudaStreamSynchronize(c->ctx->streams[0][TFD_GPU_COMPUTE]);
+    if (err == cudaSuccess) err = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+  } else {
+    /* From pageable memory cudaMemcpyAsync returns once the bytes are staged: host may go at once. */
+    err = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, c->l.stream);
+  }
   free(host);
   tfd_code code = TFD_OK;
   if (err != cudaSuccess) {

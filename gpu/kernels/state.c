@@ -47,7 +47,7 @@ tfd_code tfd_cuda_begin(struct tfd_device *d, const char *entry, tfd_dtype dtype
   c->ctx = c->g->ctx;
   c->k = c->ctx->kernels;
   if (!c->k) return tfd_status_setf(st, TFD_INTERNAL, "%s: %s: the CUDA kernels were not set up", c->ctx->name, entry);
-  c->l.stream = c->ctx->streams[0][TFD_GPU_COMPUTE];
+  c->l.stream = tfd_gpu_ctx_stream(c->ctx); /* a capture stream while this thread records a graph */
   c->l.sm_count = c->k->sm_count;
   c->l.max_blocks = tfd_cuda_max_blocks(c->k->sm_count);
   cudaError_t err = cudaSetDevice(c->ctx->cuda_id);

@@ -94,6 +94,11 @@ TFD_API bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o);
  * device, so an asynchronous failure is reported by the node that caused it. Off by default. */
 TFD_API void tfd_session_options_set_gpu_sync_every_op(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o);
+/* Step graphs (CUDA graphs): a step whose nodes all run on one GPU, with nothing stateful, is
+ * recorded once per set of fed shapes and replayed in one launch (README, "GPUs and backends").
+ * On by default; false runs every step node by node. */
+TFD_API void tfd_session_options_set_gpu_graphs(tfd_session_options *o, bool on);
+TFD_API bool tfd_session_options_gpu_graphs(const tfd_session_options *o);
 /* BaseGPUDevice's max_streams: stream groups (compute, host-to-device, device-to-host,
  * device-to-device) made per GPU, 1 to TFD_GPU_MAX_STREAMS; default 1. As in TensorFlow, a session's
  * nodes use the first group; the others are there for executors that assign streams. */

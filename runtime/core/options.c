@@ -31,6 +31,7 @@ struct tfd_session_options {
   double gpu_memory_fraction;
   bool gpu_allow_growth;
   bool gpu_sync_every_op;
+  bool gpu_graphs_off; /* stored inverted so that a zeroed struct replays graphs */
   int gpu_max_streams; /* 0: 1 */
   tfd_runtime *runtime; /* borrowed (options_internal.h) */
   bool place_pruned_graph;
@@ -127,6 +128,9 @@ tfd_runtime *tfd_session_options_runtime(const tfd_session_options *o) { return 
 
 void tfd_session_options_set_gpu_sync_every_op(tfd_session_options *o, bool on) { o->gpu_sync_every_op = on; }
 bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o) { return o && o->gpu_sync_every_op; }
+
+void tfd_session_options_set_gpu_graphs(tfd_session_options *o, bool on) { o->gpu_graphs_off = !on; }
+bool tfd_session_options_gpu_graphs(const tfd_session_options *o) { return !o || !o->gpu_graphs_off; }
 
 tfd_code tfd_session_options_set_gpu_max_streams(tfd_session_options *o, int n, tfd_status *status) {
   if (n < 1 || n > TFD_GPU_MAX_STREAMS)

@@ -16,6 +16,7 @@
 #include "../framework/caller_queue.h"
 #include "../graph/control_flow.h"
 #include "frames.h"
+#include "step_graph.h"
 
 /* A successor: a node that waits for this one, and how many of its inputs
  * (data and control) this node satisfies. When that is all of them the
@@ -58,6 +59,7 @@ struct tfd_executor {
   bool sync_every_op;  /* the device's debugging switch: wait for it after every node */
   _Atomic(step *) spare; /* a finished step's memory, for the next one */
   tfd_frames *frames;    /* control flow: every step runs on the frame-aware path instead */
+  tfd_step_graph *step_graph; /* replays the partition as one graph (step_graph.h), or NULL */
 };
 
 int64_t tfd_now_micros(void) {
@@ -83,6 +85,7 @@ void tfd_executor_free(tfd_executor *e) {
     for (int i = 0; i < e->graph->n; i++)
       if (e->items[i].owned && e->items[i].kernel) e->items[i].kernel->base.ops->destroy(&e->items[i].kernel->base);
   step_free(atomic_load(&e->spare));
+  tfd_step_graph_free(e->step_graph);
   tfd_frames_free(e->frames);
   free(e->items);
   free(e->roots);
@@ -565,7 +568,28 @@ static step *new_step(tfd_executor *e) {
   return s;
 }
 
+void tfd_executor_use_step_graphs(tfd_executor *e) {
+  if (e->step_graph || e->frames || e->sync_every_op) return;
+  tfd_kernel **kernels = malloc((e->graph->n ? (size_t)e->graph->n : 1) * sizeof *kernels);
+  if (!kernels) return; /* out of memory: steps run node by node, as without graphs */
+  for (int i = 0; i < e->graph->n; i++) kernels[i] = e->items[i].kernel;
+  e->step_graph = tfd_step_graph_new(e->graph, kernels, e->device);
+  free(kernels);
+}
+
+void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, int64_t *replayed) {
+  tfd_step_graph_counts(e->step_graph, captured, replayed);
+}
+
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
+  if (e->step_graph) {
+    tfd_status st = TFD_STATUS_INIT;
+    if (tfd_step_graph_run(e->step_graph, args, &st)) {
+      done(arg, &st);
+      tfd_status_clear(&st);
+      return;
+    }
+  }
   if (e->frames) {
     tfd_frames_run_async(e->frames, args, done, arg);
     return;

@@ -95,6 +95,11 @@ tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *ses
 tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char *session_handle, bool frames,
                                     tfd_status *status);
 void tfd_executor_free(tfd_executor *e);
+/* Lets the executor replay its steps as one graph on a device with step graphs (step_graph.h), when
+ * its partition qualifies; otherwise (or with sync_every_op, or control flow) nothing changes. */
+void tfd_executor_use_step_graphs(tfd_executor *e);
+/* Steps recorded into a graph and replayed from one (0 and 0 without step graphs). */
+void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, int64_t *replayed);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv), or

@@ -249,6 +249,22 @@ typedef struct tfd_device_math {
    * counter + 2i + 1; float32 or float64. The same seed and counter give the same numbers as the CPU. */
   tfd_code (*random)(struct tfd_device *d, bool normal, tfd_dtype dtype, uint64_t seed, uint64_t counter, void *y,
                      int64_t n, tfd_status *status);
+
+  /* ---- step graphs (CUDA graphs): NULL, all four, on a device that has none ----
+   * Between capture_begin and capture_end, on the calling thread only (other threads' work on the
+   * device runs as usual):
+   * - every entry it calls on d is recorded into a graph, not run;
+   * - device memory it frees on d is kept, not reused, until graph_free (the graph writes it each
+   *   time it is launched); the caller keeps the graph's inputs and outputs alive itself;
+   * - copies of d's memory to the host fail with FAILED_PRECONDITION (their bytes are not computed
+   *   yet); copies to d go ahead at once, and the graph reads what they wrote.
+   * capture_end(abandon = false) makes the graph (*graph, owned by the caller until graph_free), or
+   * fails, and then, like abandon = true, makes none and gives back the memory kept. graph_launch
+   * queues the whole graph as one piece of work, in submission order with the rest. */
+  tfd_code (*capture_begin)(struct tfd_device *d, tfd_status *status);
+  tfd_code (*capture_end)(struct tfd_device *d, bool abandon, void **graph, tfd_status *status);
+  tfd_code (*graph_launch)(struct tfd_device *d, void *graph, tfd_status *status);
+  void (*graph_free)(struct tfd_device *d, void *graph);
 } tfd_device_math;
 
 #endif

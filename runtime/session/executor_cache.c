@@ -191,6 +191,8 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
     }
     tfd_executor *e = tfd_executor_new_with(part, s->devices[d], s->handle, b->control_flow, st);
     if (!e) goto fail;
+    /* A partial run keeps its step open across calls, which a replayed graph cannot. */
+    if (!partial && tfd_session_options_gpu_graphs(s->options)) tfd_executor_use_step_graphs(e);
     b->part_defs[b->num_parts] = parts[d];
     if (b->num_parts != d) parts[d] = NULL;
     b->execs[b->num_parts++] = e;

@@ -45,7 +45,9 @@ static void invert(void *dst, const void *src, size_t bytes) {
 }
 
 static tfd_code to_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, tfd_status *st) {
-  (void)a, (void)st;
+  if (tfd_fake_gpu_capturing()) /* as CUDA's stream capture: the bytes are not computed yet */
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: copying %zu bytes to the host while capturing a step graph",
+                           a->name, bytes);
   invert(dst, src, bytes);
   return TFD_OK;
 }
@@ -79,9 +81,14 @@ static void *fm_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_st
   return p;
 }
 
-static void fm_deallocate(tfd_allocator *a, void *p, size_t size) {
-  atomic_fetch_sub(&((fake_memory *)a)->in_use, (long long)size);
+static void fm_release(void *arg, void *p, size_t size) {
+  atomic_fetch_sub(&((fake_memory *)arg)->in_use, (long long)size);
   free(p);
+}
+
+/* Memory freed while this thread records a step graph stays the graph's until it goes. */
+static void fm_deallocate(tfd_allocator *a, void *p, size_t size) {
+  if (!tfd_fake_gpu_keep(fm_release, a, p, size)) fm_release(a, p, size);
 }
 
 static void fm_get_stats(const tfd_allocator *a, tfd_allocator_stats *out) {

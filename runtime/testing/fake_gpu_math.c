@@ -80,7 +80,7 @@ static tfd_code unimplemented(tfd_status *status, const char *entry, tfd_dtype d
 }
 
 /* ---- elementwise ---- */
-static tfd_code fg_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, const void *x, void *y, int64_t n, float alpha,
+static tfd_code run_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, const void *x, void *y, int64_t n, float alpha,
                          tfd_status *status) {
   (void)d;
   if (op == TFD_DM_LOGICAL_NOT && dt != TFD_BOOL) return unimplemented(status, "unary LOGICAL_NOT", dt);
@@ -118,7 +118,7 @@ static tfd_code fg_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, co
   return TFD_OK;
 }
 
-static tfd_code fg_binary(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dt, const void *a, const void *b, void *y,
+static tfd_code run_binary(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dt, const void *a, const void *b, void *y,
                           const tfd_dm_walk *w, tfd_status *status) {
   (void)d;
   bool out_bool = tfd_dm_is_comparison(op);
@@ -179,7 +179,7 @@ static tfd_code fg_binary(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dt, 
   return TFD_OK;
 }
 
-static tfd_code fg_select(struct tfd_device *d, size_t es, const void *cond, const void *a, const void *b, void *y,
+static tfd_code run_select(struct tfd_device *d, size_t es, const void *cond, const void *a, const void *b, void *y,
                           const tfd_dm_walk *w, tfd_status *status) {
   (void)d, (void)status;
   int64_t n = tfd_dm_walk_count(w);
@@ -194,7 +194,7 @@ static tfd_code fg_select(struct tfd_device *d, size_t es, const void *cond, con
   return TFD_OK;
 }
 
-static tfd_code fg_cast(struct tfd_device *d, tfd_dtype from, tfd_dtype to, const void *x, void *y, int64_t n,
+static tfd_code run_cast(struct tfd_device *d, tfd_dtype from, tfd_dtype to, const void *x, void *y, int64_t n,
                         tfd_status *status) {
   (void)d;
   void *in = fetch(x, (size_t)n * esize(from), status), *out = in ? fetch(NULL, (size_t)n * esize(to), status) : NULL;
@@ -210,7 +210,7 @@ static tfd_code fg_cast(struct tfd_device *d, tfd_dtype from, tfd_dtype to, cons
 }
 
 /* AddN in the CPU kernel's order: x0 + x1, then each further input added on. */
-static tfd_code fg_add_n(struct tfd_device *d, tfd_dtype dt, const void *const *inputs, int n, void *y, int64_t count,
+static tfd_code run_add_n(struct tfd_device *d, tfd_dtype dt, const void *const *inputs, int n, void *y, int64_t count,
                          tfd_status *status) {
   (void)d;
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "add_n", dt);
@@ -247,7 +247,7 @@ static tfd_code fg_add_n(struct tfd_device *d, tfd_dtype dt, const void *const *
 }
 
 /* ---- data movement: device bytes move as they are (both sides inverted) ---- */
-static tfd_code fg_copy_walk(struct tfd_device *d, size_t es, const void *x, void *y, const tfd_dm_walk *w, tfd_status *status) {
+static tfd_code run_copy_walk(struct tfd_device *d, size_t es, const void *x, void *y, const tfd_dm_walk *w, tfd_status *status) {
   (void)d, (void)status;
   int64_t n = tfd_dm_walk_count(w);
   for (int64_t i = 0; i < n; i++)
@@ -256,13 +256,13 @@ static tfd_code fg_copy_walk(struct tfd_device *d, size_t es, const void *x, voi
   return TFD_OK;
 }
 
-static tfd_code fg_fill(struct tfd_device *d, size_t es, const void *value, void *y, int64_t n, tfd_status *status) {
+static tfd_code run_fill(struct tfd_device *d, size_t es, const void *value, void *y, int64_t n, tfd_status *status) {
   (void)d, (void)status;
   for (int64_t i = 0; i < n; i++) st(y, i, value, es);
   return TFD_OK;
 }
 
-static tfd_code fg_range(struct tfd_device *d, tfd_dtype dt, double start, double delta, void *y, int64_t n,
+static tfd_code run_range(struct tfd_device *d, tfd_dtype dt, double start, double delta, void *y, int64_t n,
                          tfd_status *status) {
   (void)d;
   for (int64_t i = 0; i < n; i++) {
@@ -278,7 +278,7 @@ static tfd_code fg_range(struct tfd_device *d, tfd_dtype dt, double start, doubl
   return TFD_OK;
 }
 
-static tfd_code fg_tile(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, const int64_t *out_dims, int nd,
+static tfd_code run_tile(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, const int64_t *out_dims, int nd,
                         void *y, tfd_status *status) {
   (void)d, (void)status;
   int64_t total = 1, istr[TFD_MAX_DIMS], s = 1;
@@ -299,7 +299,7 @@ static tfd_code fg_tile(struct tfd_device *d, size_t es, const void *x, const in
   return TFD_OK;
 }
 
-static tfd_code fg_mirror_pad(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, int nd,
+static tfd_code run_mirror_pad(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, int nd,
                               const int64_t *before, bool symmetric, void *y, const int64_t *out_dims, tfd_status *status) {
   (void)d, (void)status;
   int64_t total = 1;
@@ -335,7 +335,7 @@ static int64_t ld_index(const void *idx, tfd_dtype dt, int64_t i) {
 /* A row of zeros, as device memory holds them. */
 static void zero_row(void *dst, size_t bytes) { memset(dst, 0xff, bytes); }
 
-static tfd_code fg_gather(struct tfd_device *d, const void *x, const void *idx, tfd_dtype idx_dtype, int64_t batches,
+static tfd_code run_gather(struct tfd_device *d, const void *x, const void *idx, tfd_dtype idx_dtype, int64_t batches,
                           int64_t outer, int64_t limit, int64_t per, size_t inner_bytes, void *y, tfd_status *status) {
   (void)d;
   if (idx_dtype != TFD_INT32 && idx_dtype != TFD_INT64) return unimplemented(status, "gather indices", idx_dtype);
@@ -350,7 +350,7 @@ static tfd_code fg_gather(struct tfd_device *d, const void *x, const void *idx, 
   return TFD_OK;
 }
 
-static tfd_code fg_gather_nd(struct tfd_device *d, const void *x, const int64_t *x_dims, int nd, const void *idx,
+static tfd_code run_gather_nd(struct tfd_device *d, const void *x, const int64_t *x_dims, int nd, const void *idx,
                              tfd_dtype idx_dtype, int64_t count, int depth, size_t slice_bytes, void *y, tfd_status *status) {
   (void)d, (void)nd;
   if (idx_dtype != TFD_INT32 && idx_dtype != TFD_INT64) return unimplemented(status, "gather_nd indices", idx_dtype);
@@ -383,7 +383,7 @@ static int64_t ld_int(const void *p, tfd_dtype dt, int64_t i) {
   return v;
 }
 
-static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+static tfd_code run_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                           int64_t inner, void *y, tfd_status *status) {
   (void)d;
   bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
@@ -416,7 +416,7 @@ static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, 
 }
 
 /* The first index of the extreme (a strict comparison keeps the first on ties; NaN never wins). */
-static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+static tfd_code run_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                               int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *status) {
   (void)d;
   bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
@@ -445,7 +445,7 @@ static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, c
   return TFD_OK;
 }
 
-static tfd_code fg_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, bool log_, void *y,
+static tfd_code run_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, bool log_, void *y,
                            tfd_status *status) {
   (void)d;
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64) return unimplemented(status, "softmax", dt);
@@ -483,7 +483,7 @@ static int topk_cmp(const void *pa, const void *pb) {
   return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k,
+static tfd_code run_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k,
                          void *values, tfd_dtype idx_dtype, void *indices, tfd_status *status) {
   (void)d;
   bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
@@ -513,7 +513,7 @@ static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int6
   return TFD_OK;
 }
 
-static tfd_code fg_batch_norm(struct tfd_device *d, tfd_dtype dt, const void *x, const void *scale, const void *offset,
+static tfd_code run_batch_norm(struct tfd_device *d, tfd_dtype dt, const void *x, const void *scale, const void *offset,
                               const void *mean, const void *variance, float epsilon, int64_t rows, int64_t c, void *y,
                               tfd_status *status) {
   (void)d;
@@ -535,7 +535,7 @@ static int64_t extent(const int64_t *offsets, int64_t batch, int64_t mat) {
   return most + mat;
 }
 
-static tfd_code fg_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status) {
+static tfd_code run_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status) {
   (void)d;
   if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "matmul", p->dtype);
   bool f32 = p->dtype == TFD_FLOAT32;
@@ -567,7 +567,7 @@ static tfd_code fg_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_stat
   return TFD_OK;
 }
 
-static tfd_code fg_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status) {
+static tfd_code run_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status) {
   (void)d;
   if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "conv2d", p->dtype);
   bool f32 = p->dtype == TFD_FLOAT32;
@@ -652,7 +652,7 @@ static tfd_code fg_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status
   return TFD_OK;
 }
 
-static tfd_code fg_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status) {
+static tfd_code run_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status) {
   (void)d;
   if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return unimplemented(status, "pool", p->dtype);
   bool f32 = p->dtype == TFD_FLOAT32;
@@ -689,7 +689,7 @@ static tfd_code fg_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *
   return TFD_OK;
 }
 
-static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
+static tfd_code run_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
   (void)d;
   size_t es = esize(p->in_dtype);
   if (p->bilinear ? p->out_dtype != TFD_FLOAT32 : p->out_dtype != p->in_dtype) return unimplemented(status, "resize", p->out_dtype);
@@ -725,7 +725,7 @@ static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_stat
 }
 
 /* ---- random numbers ---- */
-static tfd_code fg_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
+static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
                           tfd_status *status) {
   (void)d;
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64) return unimplemented(status, "random", dt);
@@ -735,6 +735,318 @@ static tfd_code fg_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint6
     else std_(y, i, v);
   }
   return TFD_OK;
+}
+
+/* ---- step graphs: what the calling thread asks for between capture_begin and capture_end is
+ * recorded, with copies of the host arrays it passes, and run again by each launch; memory freed
+ * meanwhile is kept (fake_gpu_backend.c asks tfd_fake_gpu_keep). As CUDA's stream capture, and so the
+ * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
+typedef enum {
+  C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
+  C_GATHER_ND, C_REDUCE, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
+} call_kind;
+
+/* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
+typedef struct fake_call {
+  call_kind kind;
+  struct tfd_device *d;
+  int op, nd, n_in, depth;
+  bool flag;
+  tfd_dtype t0, t1, t2;
+  size_t es;
+  int64_t i0, i1, i2, i3, i4;
+  double f0, f1;
+  uint64_t u0, u1;
+  const void *p[6];
+  void *y, *y2;
+  tfd_dm_walk w;
+  int64_t dims[3][TFD_MAX_DIMS];
+  unsigned char value[16];
+  tfd_dm_matmul mm;
+  tfd_dm_conv conv;
+  tfd_dm_pool pool;
+  tfd_dm_resize resize;
+  void *own[2];
+} fake_call;
+
+typedef struct kept_block {
+  void (*release)(void *arg, void *ptr, size_t size);
+  void *arg, *ptr;
+  size_t size;
+} kept_block;
+
+typedef struct fake_graph {
+  struct tfd_device *d;
+  fake_call *calls;
+  size_t num_calls, cap_calls;
+  kept_block *kept;
+  size_t num_kept, cap_kept;
+  bool failed; /* out of memory while recording: capture_end fails */
+} fake_graph;
+
+/* The graph the calling thread records into, or NULL: per thread, as CUDA's thread-local capture
+ * mode, so other threads' work on the device runs as usual. */
+static _Thread_local fake_graph *recording;
+
+bool tfd_fake_gpu_capturing(void) { return recording != NULL; }
+
+bool tfd_fake_gpu_keep(void (*release)(void *arg, void *ptr, size_t size), void *arg, void *ptr, size_t size) {
+  fake_graph *g = recording;
+  if (!g) return false;
+  if (g->num_kept == g->cap_kept) {
+    size_t cap = g->cap_kept ? 2 * g->cap_kept : 16;
+    kept_block *grown = realloc(g->kept, cap * sizeof *grown);
+    if (!grown) { /* cannot keep it: free it now, and the graph cannot be trusted */
+      g->failed = true;
+      return false;
+    }
+    g->kept = grown, g->cap_kept = cap;
+  }
+  g->kept[g->num_kept++] = (kept_block){release, arg, ptr, size};
+  return true;
+}
+
+static void graph_free(fake_graph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->num_calls; i++) free(g->calls[i].own[0]), free(g->calls[i].own[1]);
+  for (size_t i = 0; i < g->num_kept; i++) g->kept[i].release(g->kept[i].arg, g->kept[i].ptr, g->kept[i].size);
+  free(g->calls);
+  free(g->kept);
+  free(g);
+}
+
+/* c recorded when the calling thread captures on c->d (true, status set when recording failed). */
+static bool recorded(const fake_call *c, tfd_status *status, tfd_code *code) {
+  fake_graph *g = recording;
+  if (!g || g->d != c->d) return false;
+  *code = TFD_OK;
+  if (g->num_calls == g->cap_calls) {
+    size_t cap = g->cap_calls ? 2 * g->cap_calls : 32;
+    fake_call *grown = realloc(g->calls, cap * sizeof *grown);
+    if (!grown) {
+      g->failed = true;
+      *code = tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory recording a step graph");
+      return true;
+    }
+    g->calls = grown, g->cap_calls = cap;
+  }
+  g->calls[g->num_calls++] = *c;
+  return true;
+}
+
+static tfd_code run_call(const fake_call *c, tfd_status *st) {
+  switch (c->kind) {
+    case C_UNARY: return run_unary(c->d, (tfd_dm_unary)c->op, c->t0, c->p[0], c->y, c->i0, (float)c->f0, st);
+    case C_BINARY: return run_binary(c->d, (tfd_dm_binary)c->op, c->t0, c->p[0], c->p[1], c->y, &c->w, st);
+    case C_SELECT: return run_select(c->d, c->es, c->p[0], c->p[1], c->p[2], c->y, &c->w, st);
+    case C_CAST: return run_cast(c->d, c->t0, c->t1, c->p[0], c->y, c->i0, st);
+    case C_ADD_N: return run_add_n(c->d, c->t0, (const void *const *)c->own[0], c->n_in, c->y, c->i0, st);
+    case C_COPY_WALK: return run_copy_walk(c->d, c->es, c->p[0], c->y, &c->w, st);
+    case C_FILL: return run_fill(c->d, c->es, c->value, c->y, c->i0, st);
+    case C_RANGE: return run_range(c->d, c->t0, c->f0, c->f1, c->y, c->i0, st);
+    case C_TILE: return run_tile(c->d, c->es, c->p[0], c->dims[0], c->dims[1], c->nd, c->y, st);
+    case C_MIRROR_PAD:
+      return run_mirror_pad(c->d, c->es, c->p[0], c->dims[0], c->nd, c->dims[1], c->flag, c->y, c->dims[2], st);
+    case C_GATHER:
+      return run_gather(c->d, c->p[0], c->p[1], c->t0, c->i0, c->i1, c->i2, c->i3, c->es, c->y, st);
+    case C_GATHER_ND:
+      return run_gather_nd(c->d, c->p[0], c->dims[0], c->nd, c->p[1], c->t0, c->i0, c->depth, c->es, c->y, st);
+    case C_REDUCE: return run_reduce(c->d, (tfd_dm_reduce)c->op, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
+    case C_ARG_REDUCE: return run_arg_reduce(c->d, c->flag, c->t0, c->p[0], c->i0, c->i1, c->i2, c->t1, c->y, st);
+    case C_SOFTMAX: return run_softmax(c->d, c->t0, c->p[0], c->i0, c->i1, c->flag, c->y, st);
+    case C_TOP_K: return run_top_k(c->d, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, c->t1, c->y2, st);
+    case C_BATCH_NORM:
+      return run_batch_norm(c->d, c->t0, c->p[0], c->p[1], c->p[2], c->p[3], c->p[4], (float)c->f0, c->i0, c->i1, c->y, st);
+    case C_MATMUL: return run_matmul(c->d, &c->mm, st);
+    case C_CONV2D: return run_conv2d(c->d, &c->conv, st);
+    case C_POOL: return run_pool(c->d, &c->pool, st);
+    case C_RESIZE: return run_resize(c->d, &c->resize, st);
+    case C_RANDOM: return run_random(c->d, c->flag, c->t0, c->u0, c->u1, c->y, c->i0, st);
+  }
+  return tfd_status_setf(st, TFD_INTERNAL, "fakegpu: unknown recorded call %d", (int)c->kind);
+}
+
+/* Runs c now, or records it; host arrays the caller passed must already be in c (dims, value, own). */
+static tfd_code submit(fake_call *c, tfd_status *st) {
+  tfd_code code;
+  if (recorded(c, st, &code)) return code;
+  code = run_call(c, st);
+  free(c->own[0]);
+  free(c->own[1]);
+  return code;
+}
+
+/* A copy of n elements of es bytes of host memory, owned by the call; false when memory runs out. */
+static bool own_copy(fake_call *c, int slot, const void *src, size_t bytes, tfd_status *st) {
+  if (!src) return true;
+  c->own[slot] = malloc(bytes ? bytes : 1);
+  if (!c->own[slot]) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory");
+    return false;
+  }
+  memcpy(c->own[slot], src, bytes);
+  return true;
+}
+
+static tfd_code fg_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, const void *x, void *y, int64_t n, float alpha,
+                         tfd_status *st) {
+  fake_call c = {.kind = C_UNARY, .d = d, .op = op, .t0 = dt, .p = {x}, .y = y, .i0 = n, .f0 = alpha};
+  return submit(&c, st);
+}
+static tfd_code fg_binary(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dt, const void *a, const void *b, void *y,
+                          const tfd_dm_walk *w, tfd_status *st) {
+  fake_call c = {.kind = C_BINARY, .d = d, .op = op, .t0 = dt, .p = {a, b}, .y = y, .w = *w};
+  return submit(&c, st);
+}
+static tfd_code fg_select(struct tfd_device *d, size_t es, const void *cond, const void *a, const void *b, void *y,
+                          const tfd_dm_walk *w, tfd_status *st) {
+  fake_call c = {.kind = C_SELECT, .d = d, .es = es, .p = {cond, a, b}, .y = y, .w = *w};
+  return submit(&c, st);
+}
+static tfd_code fg_cast(struct tfd_device *d, tfd_dtype from, tfd_dtype to, const void *x, void *y, int64_t n, tfd_status *st) {
+  fake_call c = {.kind = C_CAST, .d = d, .t0 = from, .t1 = to, .p = {x}, .y = y, .i0 = n};
+  return submit(&c, st);
+}
+static tfd_code fg_add_n(struct tfd_device *d, tfd_dtype dt, const void *const *inputs, int n, void *y, int64_t count,
+                         tfd_status *st) {
+  fake_call c = {.kind = C_ADD_N, .d = d, .t0 = dt, .n_in = n, .y = y, .i0 = count};
+  if (!own_copy(&c, 0, inputs, (size_t)n * sizeof *inputs, st)) return tfd_status_code(st);
+  return submit(&c, st);
+}
+static tfd_code fg_copy_walk(struct tfd_device *d, size_t es, const void *x, void *y, const tfd_dm_walk *w, tfd_status *st) {
+  fake_call c = {.kind = C_COPY_WALK, .d = d, .es = es, .p = {x}, .y = y, .w = *w};
+  return submit(&c, st);
+}
+static tfd_code fg_fill(struct tfd_device *d, size_t es, const void *value, void *y, int64_t n, tfd_status *st) {
+  fake_call c = {.kind = C_FILL, .d = d, .es = es, .y = y, .i0 = n};
+  if (es > sizeof c.value) return tfd_status_setf(st, TFD_UNIMPLEMENTED, "fakegpu: fill of %zu-byte elements", es);
+  memcpy(c.value, value, es);
+  return submit(&c, st);
+}
+static tfd_code fg_range(struct tfd_device *d, tfd_dtype dt, double start, double delta, void *y, int64_t n, tfd_status *st) {
+  fake_call c = {.kind = C_RANGE, .d = d, .t0 = dt, .f0 = start, .f1 = delta, .y = y, .i0 = n};
+  return submit(&c, st);
+}
+static tfd_code fg_tile(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, const int64_t *out_dims, int nd,
+                        void *y, tfd_status *st) {
+  fake_call c = {.kind = C_TILE, .d = d, .es = es, .p = {x}, .nd = nd, .y = y};
+  memcpy(c.dims[0], in_dims, (size_t)nd * sizeof *in_dims);
+  memcpy(c.dims[1], out_dims, (size_t)nd * sizeof *out_dims);
+  return submit(&c, st);
+}
+static tfd_code fg_mirror_pad(struct tfd_device *d, size_t es, const void *x, const int64_t *in_dims, int nd,
+                              const int64_t *before, bool symmetric, void *y, const int64_t *out_dims, tfd_status *st) {
+  fake_call c = {.kind = C_MIRROR_PAD, .d = d, .es = es, .p = {x}, .nd = nd, .flag = symmetric, .y = y};
+  memcpy(c.dims[0], in_dims, (size_t)nd * sizeof *in_dims);
+  memcpy(c.dims[1], before, (size_t)nd * sizeof *before);
+  memcpy(c.dims[2], out_dims, (size_t)nd * sizeof *out_dims);
+  return submit(&c, st);
+}
+static tfd_code fg_gather(struct tfd_device *d, const void *x, const void *idx, tfd_dtype idx_dtype, int64_t batches,
+                          int64_t outer, int64_t limit, int64_t per, size_t inner_bytes, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_GATHER, .d = d, .p = {x, idx}, .t0 = idx_dtype, .i0 = batches, .i1 = outer, .i2 = limit,
+                 .i3 = per, .es = inner_bytes, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_gather_nd(struct tfd_device *d, const void *x, const int64_t *x_dims, int nd, const void *idx,
+                             tfd_dtype idx_dtype, int64_t count, int depth, size_t slice_bytes, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_GATHER_ND, .d = d, .p = {x, idx}, .nd = nd, .t0 = idx_dtype, .i0 = count, .depth = depth,
+                 .es = slice_bytes, .y = y};
+  memcpy(c.dims[0], x_dims, (size_t)nd * sizeof *x_dims);
+  return submit(&c, st);
+}
+static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+                          int64_t inner, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_REDUCE, .d = d, .op = op, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
+                              int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_ARG_REDUCE, .d = d, .flag = is_min, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner,
+                 .t1 = out_dtype, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, bool log_, void *y,
+                           tfd_status *st) {
+  fake_call c = {.kind = C_SOFTMAX, .d = d, .t0 = dt, .p = {x}, .i0 = rows, .i1 = cols, .flag = log_, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k, void *values,
+                         tfd_dtype idx_dtype, void *indices, tfd_status *st) {
+  fake_call c = {.kind = C_TOP_K, .d = d, .t0 = dt, .p = {x}, .i0 = rows, .i1 = cols, .i2 = k, .y = values, .t1 = idx_dtype,
+                 .y2 = indices};
+  return submit(&c, st);
+}
+static tfd_code fg_batch_norm(struct tfd_device *d, tfd_dtype dt, const void *x, const void *scale, const void *offset,
+                              const void *mean, const void *variance, float epsilon, int64_t rows, int64_t ch, void *y,
+                              tfd_status *st) {
+  fake_call c = {.kind = C_BATCH_NORM, .d = d, .t0 = dt, .p = {x, scale, offset, mean, variance}, .f0 = epsilon,
+                 .i0 = rows, .i1 = ch, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *st) {
+  fake_call c = {.kind = C_MATMUL, .d = d, .mm = *p};
+  size_t bytes = (size_t)(p->batch > 0 ? p->batch : 0) * sizeof(int64_t);
+  if (!own_copy(&c, 0, p->a_offsets, bytes, st) || !own_copy(&c, 1, p->b_offsets, bytes, st)) {
+    free(c.own[0]);
+    return tfd_status_code(st);
+  }
+  c.mm.a_offsets = c.own[0];
+  c.mm.b_offsets = c.own[1];
+  return submit(&c, st);
+}
+static tfd_code fg_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *st) {
+  fake_call c = {.kind = C_CONV2D, .d = d, .conv = *p};
+  return submit(&c, st);
+}
+static tfd_code fg_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *st) {
+  fake_call c = {.kind = C_POOL, .d = d, .pool = *p};
+  return submit(&c, st);
+}
+static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
+  fake_call c = {.kind = C_RESIZE, .d = d, .resize = *p};
+  return submit(&c, st);
+}
+static tfd_code fg_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
+                          tfd_status *st) {
+  fake_call c = {.kind = C_RANDOM, .d = d, .flag = normal, .t0 = dt, .u0 = seed, .u1 = counter, .y = y, .i0 = n};
+  return submit(&c, st);
+}
+
+static tfd_code fg_capture_begin(struct tfd_device *d, tfd_status *st) {
+  if (recording) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "fakegpu: this thread is capturing already");
+  if (!(recording = calloc(1, sizeof *recording)))
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory starting a step graph");
+  recording->d = d;
+  return TFD_OK;
+}
+
+static tfd_code fg_capture_end(struct tfd_device *d, bool abandon, void **graph, tfd_status *st) {
+  fake_graph *g = recording;
+  *graph = NULL;
+  if (!g || g->d != d) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "fakegpu: this thread is not capturing");
+  recording = NULL;
+  if (abandon || g->failed) {
+    bool failed = g->failed;
+    graph_free(g);
+    return failed && !abandon ? tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory recording a step graph")
+                              : TFD_OK;
+  }
+  *graph = g;
+  return TFD_OK;
+}
+
+static tfd_code fg_graph_launch(struct tfd_device *d, void *graph, tfd_status *st) {
+  fake_graph *g = graph;
+  (void)d;
+  for (size_t i = 0; i < g->num_calls; i++)
+    if (run_call(&g->calls[i], st) != TFD_OK) return tfd_status_code(st);
+  return TFD_OK;
+}
+
+static void fg_graph_free(struct tfd_device *d, void *graph) {
+  (void)d;
+  graph_free(graph);
 }
 
 static const tfd_device_math fake_math = {
@@ -761,6 +1073,10 @@ static const tfd_device_math fake_math = {
     .pool = fg_pool,
     .resize = fg_resize,
     .random = fg_random,
+    .capture_begin = fg_capture_begin,
+    .capture_end = fg_capture_end,
+    .graph_launch = fg_graph_launch,
+    .graph_free = fg_graph_free,
 };
 
 const tfd_device_math *tfd_fake_gpu_math(void) { return &fake_math; }
