@@ -14,6 +14,7 @@
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../kernels/device_math_elem.h"
+#include "../kernels/topk_order.h"
 #include "fake_gpu_math.h"
 
 /* ---- inverted memory ---- */
@@ -468,27 +469,12 @@ static tfd_code fg_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, in
   return TFD_OK;
 }
 
-/* TopKV2's order (k_gather.c): larger first, NaN largest, ties to the lower index. */
-typedef struct topk_item {
-  double f;
-  int64_t i, idx;
-} topk_item;
-
-static int topk_cmp(const void *pa, const void *pb) {
-  const topk_item *a = pa, *b = pb;
-  bool an = a->f != a->f, bn = b->f != b->f;
-  if (an != bn) return an ? -1 : 1;
-  if (!an && a->f != b->f) return a->f > b->f ? -1 : 1;
-  if (a->i != b->i) return a->i > b->i ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
 static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k,
                          void *values, tfd_dtype idx_dtype, void *indices, tfd_status *status) {
   (void)d;
   bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
   if (!real && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "top_k", dt);
-  topk_item *items = malloc((size_t)(cols ? cols : 1) * sizeof *items);
+  tfd_topk_item *items = malloc((size_t)(cols ? cols : 1) * sizeof *items);
   if (!items) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory sorting %lld entries",
                                      (long long)cols);
   size_t es = esize(dt);
@@ -498,7 +484,7 @@ static tfd_code fg_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int6
       items[j].f = real ? ld_real(x, dt, r * cols + j) : 0;
       items[j].i = real ? 0 : ld_int(x, dt, r * cols + j);
     }
-    qsort(items, (size_t)cols, sizeof *items, topk_cmp);
+    qsort(items, (size_t)cols, sizeof *items, tfd_topk_cmp);
     for (int64_t j = 0; j < k; j++) {
       memcpy((char *)values + (size_t)(r * k + j) * es, (const char *)x + (size_t)(r * cols + items[j].idx) * es, es);
       if (idx_dtype == TFD_INT32) {
