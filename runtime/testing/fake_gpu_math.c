@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/dtype_name.h"
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../kernels/device_math_elem.h"
@@ -64,16 +65,8 @@ static size_t esize(tfd_dtype dt) {
 }
 
 static const char *dname(tfd_dtype dt) {
-  switch (dt) {
-    case TFD_FLOAT32: return "float32";
-    case TFD_FLOAT64: return "float64";
-    case TFD_INT32: return "int32";
-    case TFD_INT64: return "int64";
-    case TFD_BOOL: return "bool";
-    case TFD_UINT8: return "uint8";
-    case TFD_FLOAT16: return "float16";
-    default: return "an unknown dtype";
-  }
+  const char *name = tfd_dtype_name_inline(dt);
+  return name ? name : "an unknown dtype";
 }
 
 static tfd_code unimplemented(tfd_status *status, const char *entry, tfd_dtype dt) {
