@@ -203,8 +203,8 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!y) return;
   bool ok = true;
   if (j.n * j.oh > 0 && j.ow > 0 && j.c > 0) {
-    tfd_dm_pool q = {tfd_tensor_dtype(x), p->a.kind == TFD_CONV_MAXPOOL, tfd_tensor_const_data(x), tfd_tensor_data(y), j.n, j.h, j.w,
-                     j.c, j.kh, j.kw, j.oh, j.ow, {p->a.win.stride[0], p->a.win.stride[1]}, {j.pad_t, j.pad_l}};
+    tfd_dm_pool q = {tfd_tensor_dtype(x), p->a.kind == TFD_CONV_MAXPOOL, tfd_tensor_const_data(x), tfd_tensor_data(y), j.n,
+                     j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, {p->a.win.stride[0], p->a.win.stride[1]}, {j.pad_t, j.pad_l}};
     tfd_status st = TFD_STATUS_INIT;
     ok = tfd_dk_ok(k, c, m->pool(c->device, &q, &st), &st);
   }

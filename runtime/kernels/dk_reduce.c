@@ -150,8 +150,9 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   tfd_status st = TFD_STATUS_INIT;
-  if (!tfd_dk_ok(k, c, m->arg_reduce(c->device, k->dk_op == R_ARG_MIN, dt, tfd_tensor_const_data(in), tfd_dims_product(in, 0, (int)axis),
-                                     count, tfd_dims_product(in, (int)axis + 1, nd), k->dst, tfd_tensor_data(out), &st), &st)) {
+  if (!tfd_dk_ok(k, c, m->arg_reduce(c->device, k->dk_op == R_ARG_MIN, dt, tfd_tensor_const_data(in),
+                                     tfd_dims_product(in, 0, (int)axis), count, tfd_dims_product(in, (int)axis + 1, nd), k->dst,
+                                     tfd_tensor_data(out), &st), &st)) {
     tfd_tensor_unref(out);
     return;
   }

@@ -174,7 +174,8 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
   }
   bool ok = true;
   if (tfd_tensor_numel(in) > 0) {
-    int64_t outer = tfd_dims_product(in, 0, (int)axis), inner = tfd_dims_product(in, (int)axis + 1, nd), row = tfd_tensor_dim(in, (int)axis) * inner;
+    int64_t outer = tfd_dims_product(in, 0, (int)axis), inner = tfd_dims_product(in, (int)axis + 1, nd),
+            row = tfd_tensor_dim(in, (int)axis) * inner;
     size_t es = tfd_dtype_size(tfd_tensor_dtype(in));
     int64_t at = 0;
     for (int i = 0; i < n && ok; i++) {
@@ -338,8 +339,9 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
   tfd_status st = TFD_STATUS_INIT;
   int64_t inner = tfd_dims_product(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   bool ok = di && tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(p), tfd_tensor_const_data(di),
-                                            tfd_tensor_dtype(di), tfd_dims_product(p, 0, (int)b), tfd_dims_product(p, (int)b, (int)axis), limit,
-                                            tfd_dims_product(ix, (int)b, ir), (size_t)inner, tfd_tensor_data(out), &st), &st);
+                                            tfd_tensor_dtype(di), tfd_dims_product(p, 0, (int)b),
+                                            tfd_dims_product(p, (int)b, (int)axis), limit, tfd_dims_product(ix, (int)b, ir),
+                                            (size_t)inner, tfd_tensor_data(out), &st), &st);
   tfd_tensor_unref(di);
   finish(c, out, ok);
 }

@@ -109,7 +109,8 @@ static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!out) return;
   c->outputs[0] = out;
   if (tfd_tensor_numel(out) == 0) return;
-  int64_t outer = tfd_dims_product(first, 0, (int)axis), block = tfd_dims_product(first, (int)axis, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(first));
+  int64_t outer = tfd_dims_product(first, 0, (int)axis),
+          block = tfd_dims_product(first, (int)axis, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(first));
   char *dst = tfd_tensor_data(out);
   for (int64_t r = 0; r < outer; r++)
     for (int i = 0; i < n; i++, dst += block)
@@ -132,7 +133,8 @@ static void k_unpack(tfd_kernel *k, tfd_kernel_ctx *c) {
     }
   }
   if (tfd_tensor_numel(in) > 0) {
-    int64_t outer = tfd_dims_product(in, 0, (int)axis), block = tfd_dims_product(in, (int)axis + 1, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(in));
+    int64_t outer = tfd_dims_product(in, 0, (int)axis),
+            block = tfd_dims_product(in, (int)axis + 1, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(in));
     const char *src = tfd_tensor_const_data(in);
     for (int64_t r = 0; r < outer; r++)
       for (int i = 0; i < n; i++, src += block) memcpy((char *)tfd_tensor_data(outs[i]) + r * block, src, (size_t)block);
@@ -231,7 +233,8 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, int64_t
     }
   }
   if (tfd_tensor_numel(in) > 0) {
-    int64_t outer = tfd_dims_product(in, 0, (int)axis), inner = tfd_dims_product(in, (int)axis + 1, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(in));
+    int64_t outer = tfd_dims_product(in, 0, (int)axis),
+            inner = tfd_dims_product(in, (int)axis + 1, nd) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(in));
     const char *src = tfd_tensor_const_data(in);
     for (int64_t r = 0; r < outer; r++)
       for (int i = 0; i < n; i++) {
