@@ -28,6 +28,16 @@ bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape
   return false;
 }
 
+bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
+                           tfd_shape *out, bool *all_differ) {
+  *all_differ = false;
+  if (!lenient) return tfd_cwise_broadcast(c, k, a, b, out);
+  tfd_status tmp = TFD_STATUS_INIT;
+  if (tfd_broadcast_shapes(a, b, out, &tmp) != TFD_OK) *all_differ = true;
+  tfd_status_clear(&tmp);
+  return true;
+}
+
 static bool same_shape(const tfd_shape *a, const tfd_shape *b) {
   bool same = a->ndims == b->ndims;
   for (int d = 0; same && d < a->ndims; d++) same = a->dims[d] == b->dims[d];

@@ -13,6 +13,11 @@ bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, in
 bool tfd_cwise_need_bool(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what);
 /* The numpy broadcast of a and b into *out. */
 bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out);
+/* The same for a binary op that may be `lenient`: Equal and NotEqual with incompatible_shape_error
+ * false, whose operands, when they do not broadcast, compare as one value, "all different"
+ * (*all_differ set, *out unset) instead of failing. */
+bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
+                           tfd_shape *out, bool *all_differ);
 
 /* Select (TF1: a scalar condition, one shaped like 'then', or a vector along 'then''s first
  * dimension) or SelectV2 (`v2`: three-way broadcasting): a bool condition, 'then' and 'else' of one

@@ -184,16 +184,11 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape_of_tensor(a, &sa);
   tfd_shape_of_tensor(b, &sb);
   tfd_dtype out_dt = o->kind == K_COMPARE || o->kind == K_LOGIC ? TFD_BOOL : dt;
-  if (o->kind == K_COMPARE && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL) && !k->keep_dims) {
-    /* incompatible_shape_error=false: incompatible shapes compare as a scalar "all different". */
-    tfd_status tmp = TFD_STATUS_INIT;
-    if (tfd_broadcast_shapes(&sa, &sb, &out, &tmp) != TFD_OK) {
-      tfd_status_clear(&tmp);
-      unsigned char v = o->dm == TFD_DM_NOT_EQUAL;
-      c->outputs[0] = tfd_dk_scalar(c, k, m, TFD_BOOL, &v);
-      return;
-    }
-  } else if (!tfd_cwise_broadcast(c, k, &sa, &sb, &out)) {
+  bool lenient = o->kind == K_COMPARE && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL) && !k->keep_dims, all_differ;
+  if (!tfd_compare_broadcast(c, k, lenient, &sa, &sb, &out, &all_differ)) return;
+  if (all_differ) {
+    unsigned char v = o->dm == TFD_DM_NOT_EQUAL;
+    c->outputs[0] = tfd_dk_scalar(c, k, m, TFD_BOOL, &v);
     return;
   }
   /* Integer FloorDiv/FloorMod by zero and Pow to a negative power are in device memory here: the

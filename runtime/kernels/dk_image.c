@@ -44,15 +44,13 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m,
   tfd_tensor *x = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(x);
   tfd_resize_shape r;
-  if (!tfd_resize_check(c, k, &r)) return;
+  if (!tfd_resize_check(c, k, p, &r)) return;
   int64_t dims[4] = {r.n, r.oh, r.ow, r.ch};
-  bool bilinear = p->op == TFD_IMAGE_RESIZE_BILINEAR;
-  tfd_dtype out_dt = bilinear ? TFD_FLOAT32 : dt;
-  tfd_tensor *y = tfd_dk_alloc(c, k, out_dt, dims, 4);
+  tfd_tensor *y = tfd_dk_alloc(c, k, r.out_dtype, dims, 4);
   if (!y) return;
   bool ok = true;
   if (r.total > 0) {
-    tfd_dm_resize q = {dt, out_dt, bilinear, p->align_corners, p->half_pixel_centers, tfd_tensor_const_data(x),
+    tfd_dm_resize q = {dt, r.out_dtype, p->op == TFD_IMAGE_RESIZE_BILINEAR, p->align_corners, p->half_pixel_centers, tfd_tensor_const_data(x),
                        tfd_tensor_data(y), r.n, r.h, r.w, r.ch, r.oh, r.ow};
     tfd_status st = TFD_STATUS_INIT;
     ok = tfd_dk_ok(k, c, m->resize(c->device, &q, &st), &st);

@@ -73,7 +73,7 @@ int tfd_batch_norm_passthrough(int o, int64_t depth, int64_t *len) {
   ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_UINT8) | \
    (1u << TFD_FLOAT16))
 
-bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_resize_shape *r) {
+bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r) {
   tfd_tensor *x = c->inputs[0], *size = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   if (tfd_tensor_ndims(x) != 4 || (unsigned)dt >= 32 || !(RESIZE_TYPES & (1u << dt))) {
@@ -106,6 +106,6 @@ bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_resize_shape *
                     (long long)w);
     return false;
   }
-  *r = (tfd_resize_shape){n, h, w, ch, oh, ow, total};
+  *r = (tfd_resize_shape){n, h, w, ch, oh, ow, total, a->op == TFD_IMAGE_RESIZE_NEAREST ? dt : TFD_FLOAT32};
   return true;
 }

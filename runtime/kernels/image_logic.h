@@ -38,11 +38,14 @@ bool tfd_batch_norm_check(tfd_kernel_ctx *c, const tfd_kernel *k);
  * The input output o copies (-1: none) and *len, output o's length. */
 int tfd_batch_norm_passthrough(int o, int64_t depth, int64_t *len);
 
-/* ResizeBilinear and ResizeNearestNeighbor (images, size): images of a real dtype tfdev holds, rank
- * 4; size two positive int32s; the output [n, oh, ow, ch] (total elements) within memory's counts. */
+/* ResizeBilinear and ResizeNearestNeighbor (images, size; the op in `a`): images of a real dtype
+ * tfdev holds, rank 4; size two positive int32s; the output [n, oh, ow, ch] (total elements) within
+ * memory's counts, and its dtype: float32 from ResizeBilinear, as TensorFlow's, the images' from
+ * ResizeNearestNeighbor. */
 typedef struct tfd_resize_shape {
   int64_t n, h, w, ch, oh, ow, total;
+  tfd_dtype out_dtype;
 } tfd_resize_shape;
-bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_resize_shape *r);
+bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r);
 
 #endif

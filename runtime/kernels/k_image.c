@@ -97,11 +97,10 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(x);
   tfd_resize_shape r;
-  if (!tfd_resize_check(c, k, &r)) return;
+  if (!tfd_resize_check(c, k, p, &r)) return;
   int64_t n = r.n, h = r.h, w = r.w, ch = r.ch, oh = r.oh, ow = r.ow, total = r.total;
   int64_t dims[4] = {n, oh, ow, ch};
-  /* ResizeBilinear always makes float32, as TensorFlow's does; ResizeNearestNeighbor keeps the dtype. */
-  tfd_tensor *y = tfd_kernel_alloc(c, k, p->op == TFD_IMAGE_RESIZE_NEAREST ? dt : TFD_FLOAT32, dims, 4);
+  tfd_tensor *y = tfd_kernel_alloc(c, k, r.out_dtype, dims, 4);
   if (!y) return;
   c->outputs[0] = y;
   if (total == 0) return;

@@ -415,18 +415,13 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   bool is_compare = k->code >= L_EQUAL && k->code <= L_GREATER_EQUAL;
   bool is_logic = k->code == L_LOGICAL_AND || k->code == L_LOGICAL_OR;
   tfd_dtype out_dt = is_compare || is_logic ? TFD_BOOL : dt;
-  if ((k->code == L_EQUAL || k->code == L_NOT_EQUAL) && !k->keep_dims) {
-    /* incompatible_shape_error=false: incompatible shapes compare as a scalar "all different". */
-    tfd_status tmp = TFD_STATUS_INIT;
-    if (tfd_broadcast_shapes(&s[0], &s[1], &out, &tmp) != TFD_OK) {
-      tfd_status_clear(&tmp);
-      tfd_tensor *o = tfd_kernel_alloc(c, k, TFD_BOOL, NULL, 0);
-      if (!o) return;
-      *(unsigned char *)tfd_tensor_data(o) = k->code == L_NOT_EQUAL;
-      c->outputs[0] = o;
-      return;
-    }
-  } else if (!tfd_cwise_broadcast(c, k, &s[0], &s[1], &out)) {
+  bool lenient = (k->code == L_EQUAL || k->code == L_NOT_EQUAL) && !k->keep_dims, all_differ;
+  if (!tfd_compare_broadcast(c, k, lenient, &s[0], &s[1], &out, &all_differ)) return;
+  if (all_differ) {
+    tfd_tensor *o = tfd_kernel_alloc(c, k, TFD_BOOL, NULL, 0);
+    if (!o) return;
+    *(unsigned char *)tfd_tensor_data(o) = k->code == L_NOT_EQUAL;
+    c->outputs[0] = o;
     return;
   }
   bool is_int = dt == TFD_INT32 || dt == TFD_INT64;
