@@ -1,7 +1,8 @@
 /* Device kernels of the convolutions and pools (k_conv.c, k_conv_generic.c): Conv2D, _FusedConv2D
  * with every fusion the CPU kernel takes ([BiasAdd], [BiasAdd, Add], [FusedBatchNorm], each with an
  * activation or Prelu, alpha last), DepthwiseConv2dNative and its fused forms, MaxPool and AvgPool,
- * NHWC with TensorFlow's windows (window.h), and the CPU kernels' checks and messages. A fused batch
+ * NHWC with TensorFlow's windows (window.h); the attributes, checks and shapes are conv_logic.h's,
+ * which the CPU kernels call too. A fused batch
  * norm's per-channel scale and shift are made on the device from its inputs (scale / sqrt(variance +
  * epsilon), offset - mean * that), as the CPU kernel makes them; an addend that only broadcasts
  * against the output is added after the convolution, as the CPU kernel does. float32 and float64 run

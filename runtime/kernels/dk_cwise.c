@@ -1,7 +1,7 @@
 /* Device kernels of the elementwise ops (k_cwise.c, k_logic.c, Prelu of k_conv.c, Cast of k_basic.c):
  * unary math and activations, binary arithmetic, comparisons and logic with numpy broadcasting as
- * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, with the CPU kernels'
- * checks and messages. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
+ * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, checked by
+ * cwise_logic.h as the CPU kernels are. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
  * on the host. */
 #include <stdlib.h>
 #include <string.h>

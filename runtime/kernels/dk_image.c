@@ -1,7 +1,8 @@
 /* Device kernels of the image and normalisation ops (k_image.c): FusedBatchNorm and
  * FusedBatchNormV3 (inference), ResizeBilinear and ResizeNearestNeighbor (align_corners,
  * half_pixel_centers; the coordinates are device_math_elem.h's, which the CPU kernel uses too) and
- * Conv2DBackpropInput, with the CPU kernels' checks and messages. Images whose dtype lives on the
+ * Conv2DBackpropInput, with the attributes, checks and shapes of image_logic.h and conv_logic.h,
+ * which the CPU kernels call too. Images whose dtype lives on the
  * host (int32) run the CPU kernel there. */
 #include "conv_logic.h"
 #include "device_kernel.h"

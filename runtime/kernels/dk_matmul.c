@@ -1,6 +1,7 @@
 /* Device kernels of the products (k_matmul.c, k_batch.c): MatMul, _FusedMatMul (bias and an
  * activation in the product's epilogue) and BatchMatMulV2, whose broadcast batch dimensions become
- * per-batch offsets into the operands; the CPU kernels' checks and messages. */
+ * per-batch offsets into the operands; the checks and shapes are matmul_logic.h's, as the CPU
+ * kernels'. */
 #include <stdlib.h>
 #include <string.h>
 

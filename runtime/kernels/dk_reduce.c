@@ -1,6 +1,6 @@
 /* Device kernels of the reductions (k_reduce.c) and of the index-picking reductions of k_gather.c:
- * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the CPU
- * kernels' checks and messages. Reduced axes are merged into one middle axis of [outer, n, inner];
+ * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the checks
+ * and shapes of reduce_logic.h, which the CPU kernels call too. Reduced axes are merged into one middle axis of [outer, n, inner];
  * reduced axes that are not adjacent are first brought together by a transposing copy. int32 runs
  * the CPU kernel on the host; int32 results of device data (ArgMax's output_type int32, TopKV2's
  * indices) are made in device memory and copied to the host, where that dtype lives. */

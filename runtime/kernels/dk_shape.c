@@ -1,7 +1,7 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
- * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, with the CPU
- * kernels' checks and messages; ExpandDims and Squeeze make views of their input's buffer, Shape is
+ * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, with the checks
+ * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
  * ones are there already, int64 ones are copied out. Elements move by size, so every dtype but
  * int32 (which lives on the host, and runs the CPU kernel there) stays on the device. Indices that
