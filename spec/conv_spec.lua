@@ -295,32 +295,20 @@ end)
 local json = require "dkjson"
 local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/models/"
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
 describe("TensorFlow.js models against TensorFlow.js's outputs", function()
   for _, name in ipairs { "emotion", "blazeface", "facemesh", "antispoof" } do
     local dir = root .. name .. "/"
-    local ref_text = read(dir .. "reference.json")
+    local ref_text = h.read_file(dir .. "reference.json")
     if not ref_text then
       pending(name .. ": " .. dir .. " is not in this checkout")
     else
       it(name .. ": every output within 1e-3 x max(1, max |reference|)", function()
         local ref = json.decode(ref_text)
         local m <close> = tfdev.model(dir .. name .. ".json", { intra_op_threads = 1 })
-        local feeds, fetches = {}, {}
-        for i, input in ipairs(ref.inputs) do
-          feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, read(dir .. "input_" .. (i - 1) .. ".bin"))
-        end
-        for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+        local feeds, fetches = h.reference_feeds(ref, dir)
         local outs = m.session:run(feeds, fetches)
         for i, o in ipairs(ref.outputs) do
-          local want = tfdev.from_bytes(o.dtype, o.shape, read(dir .. "output_" .. (i - 1) .. ".bin")):totable()
+          local want = tfdev.from_bytes(o.dtype, o.shape, h.read_file(dir .. "output_" .. (i - 1) .. ".bin")):totable()
           assert.are.same(o.shape, outs[i].shape)
           assert_close(want, outs[i]:totable(), 1e-3 * math.max(1, o.max_abs), name .. " " .. o.name)
         end

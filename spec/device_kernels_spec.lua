@@ -796,16 +796,9 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
   describe("TensorFlow.js models with no device annotations", function()
     local json = require "dkjson"
     local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/models/"
-    local function read(path)
-      local f = io.open(path, "rb")
-      if not f then return nil end
-      local s = f:read("a")
-      f:close()
-      return s
-    end
     for _, name in ipairs { "emotion", "blazeface", "facemesh", "antispoof" } do
       local dir = root .. name .. "/"
-      local ref_text = read(dir .. "reference.json")
+      local ref_text = h.read_file(dir .. "reference.json")
       if not ref_text then
         pending(name .. ": " .. dir .. " is not in this checkout")
       else
@@ -817,11 +810,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           local s <close> = tfdev.session()
           s:create(gd)
           local m = { session = s }
-          local feeds, fetches = {}, {}
-          for i, input in ipairs(ref.inputs) do
-            feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, read(dir .. "input_" .. (i - 1) .. ".bin"))
-          end
-          for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+          local feeds, fetches = h.reference_feeds(ref, dir)
           local outs, meta = m.session:run(feeds, fetches, nil, { trace = true })
           local on_gpu, convs = 0, 0
           for _, d in ipairs(meta.step_stats.dev_stats) do
@@ -836,7 +825,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           assert.are.equal(convs, on_gpu, name .. ": convolutions on the GPU")
           local worst, worst_abs = 0, 0
           for i, o in ipairs(ref.outputs) do
-            local want = flat(tfdev.from_bytes(o.dtype, o.shape, read(dir .. "output_" .. (i - 1) .. ".bin")):totable())
+            local want = flat(tfdev.from_bytes(o.dtype, o.shape, h.read_file(dir .. "output_" .. (i - 1) .. ".bin")):totable())
             local got = flat(outs[i]:totable())
             assert.are.same(o.shape, outs[i].shape)
             local bound = 1e-3 * math.max(1, o.max_abs)

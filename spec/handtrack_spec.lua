@@ -5,14 +5,7 @@
 -- ../shared/models/README.md describes) and is pending when none has it.
 local tfdev = require "tfdev"
 local json = require "dkjson"
-
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local h = require "spec.support.helpers"
 
 local function flat(t, out)
   out = out or {}
@@ -24,7 +17,7 @@ local source = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
 local dir
 for _, d in ipairs { os.getenv("TFDEV_HANDTRACK_DIR") or "", source .. "/../shared/models/handtrack",
   "/tmp/refs/handtrack" } do
-  if d ~= "" and read(d .. "/reference.json") then
+  if d ~= "" and h.read_file(d .. "/reference.json") then
     dir = d
     break
   end
@@ -55,19 +48,15 @@ describe("handtrack against TensorFlow.js's outputs", function()
   end
 
   it("every output within 1e-3 x max(1, max |reference|), on the pool and on the calling thread", function()
-    local ref = json.decode(read(dir .. "/reference.json"))
+    local ref = json.decode(h.read_file(dir .. "/reference.json"))
     for _, threads in ipairs { 2, -1 } do
       local m <close> = tfdev.model(dir, { intra_op_threads = 1, inter_op_threads = threads })
-      local feeds, fetches = {}, {}
-      for i, input in ipairs(ref.inputs) do
-        feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, read(dir .. "/input_" .. (i - 1) .. ".bin"))
-      end
-      for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+      local feeds, fetches = h.reference_feeds(ref, dir .. "/")
       for _ = 1, 2 do -- a second step of the same executors sees nothing of the first
         local outs = m.session:run(feeds, fetches)
         for i, o in ipairs(ref.outputs) do
           assert.are.same(o.shape, outs[i].shape)
-          local want, got = reference(o, read(dir .. "/output_" .. (i - 1) .. ".bin")), flat(outs[i]:totable())
+          local want, got = reference(o, h.read_file(dir .. "/output_" .. (i - 1) .. ".bin")), flat(outs[i]:totable())
           local bound, worst = 1e-3 * math.max(1, o.max_abs), 0
           for k = 1, #want do worst = math.max(worst, math.abs(want[k] - got[k])) end
           assert(worst <= bound, string.format("%s: max |tfdev - ref| = %g > %g", o.name, worst, bound))

@@ -14,6 +14,7 @@
 
 #include "allocator_internal.h"
 #include "checked.h"
+#include "dtype_name.h"
 #include "refcount.h"
 #include "status_internal.h"
 #include "tensor_internal.h"
@@ -53,20 +54,7 @@ typedef struct tensor_block {
  * read-modify-write. */
 static bool drop_ref(tfd_refcount *r) { return tfd_refcount_get(r) == 1 || tfd_refcount_dec(r); }
 
-const char *tfd_dtype_name(tfd_dtype dt) {
-  switch (dt) {
-    case TFD_FLOAT32: return "float32";
-    case TFD_FLOAT64: return "float64";
-    case TFD_INT32: return "int32";
-    case TFD_INT64: return "int64";
-    case TFD_BOOL: return "bool";
-    case TFD_UINT8: return "uint8";
-    case TFD_FLOAT16: return "float16";
-    case TFD_RESOURCE: return "resource";
-    case TFD_VARIANT: return "variant";
-  }
-  return NULL;
-}
+const char *tfd_dtype_name(tfd_dtype dt) { return tfd_dtype_name_inline(dt); }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
   static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32,    TFD_INT64, TFD_BOOL,

@@ -1,6 +1,6 @@
 /* What the device kernels (dk_*.c) share: the host work every one of them does around the device's
  * math (device_math.h) — finding the math, allocating outputs in the memory their dtype lives in,
- * reading shape-like inputs on the host, building strided walks — and the host fallback that runs
+ * moving tensors between memories, building strided walks — and the host fallback that runs
  * the CPU kernel on host copies (TensorFlow's int32 GPU kernels, and dtypes the math lacks). */
 #ifndef TFDEV_RUNTIME_DEVICE_KERNEL_H
 #define TFDEV_RUNTIME_DEVICE_KERNEL_H
@@ -32,9 +32,6 @@ tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_devi
 bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
                            tfd_tensor *y, double alpha);
 
-/* Input i readable on the host: a new reference to it when it is there (int32, resource handles),
- * else a copy out of device memory (int64 shapes and axes). NULL with the error reported. */
-tfd_tensor *tfd_dk_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i);
 /* t in the memory `to` (a new reference: t itself when it is there already). NULL, reported. */
 tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to);
 /* t in the memory its dtype lives in on the device (a result computed elsewhere). */

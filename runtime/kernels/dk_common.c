@@ -1,11 +1,12 @@
 /* The host work every device kernel shares (device_kernel.h): the device's math, outputs in the
- * memory their dtype lives in, shape-like inputs on the host, walks, and the host fallback. */
+ * memory their dtype lives in, moves between memories, walks, and the host fallback. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/allocator_internal.h"
 #include "../core/tensor_internal.h"
 #include "device_kernel.h"
+#include "kernel_shared.h"
 
 const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_ctx *c) {
   if (c->device->math) return c->device->math;
@@ -79,11 +80,6 @@ tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, t
   return r;
 }
 
-tfd_tensor *tfd_dk_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
-  tfd_tensor *t = c->inputs[i];
-  return tfd_tensor_on_host(t) ? tfd_tensor_ref(t) : tfd_dk_move(c, k, t, NULL);
-}
-
 tfd_tensor *tfd_dk_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_dk_move(c, k, t, tfd_kernel_memory_for(c->device, tfd_tensor_dtype(t)));
 }
@@ -105,7 +101,7 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     bool to_host = k->host_inputs == UINT32_MAX || (i < 32 && (k->host_inputs & (1u << i))); /* all: any count */
-    in[i] = to_host ? tfd_dk_host_input(c, k, i) : tfd_tensor_ref(c->inputs[i]);
+    in[i] = to_host ? tfd_kernel_host_input(c, k, i) : tfd_tensor_ref(c->inputs[i]);
     ok = in[i] != NULL;
   }
   if (ok) {

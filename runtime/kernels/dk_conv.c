@@ -1,7 +1,8 @@
 /* Device kernels of the convolutions and pools (k_conv.c, k_conv_generic.c): Conv2D, _FusedConv2D
  * with every fusion the CPU kernel takes ([BiasAdd], [BiasAdd, Add], [FusedBatchNorm], each with an
  * activation or Prelu, alpha last), DepthwiseConv2dNative and its fused forms, MaxPool and AvgPool,
- * NHWC with TensorFlow's windows (window.h), and the CPU kernels' checks and messages. A fused batch
+ * NHWC with TensorFlow's windows (window.h); the attributes, checks and shapes are conv_logic.h's,
+ * which the CPU kernels call too. A fused batch
  * norm's per-channel scale and shift are made on the device from its inputs (scale / sqrt(variance +
  * epsilon), offset - mean * that), as the CPU kernel makes them; an addend that only broadcasts
  * against the output is added after the convolution, as the CPU kernel does. float32 and float64 run
@@ -9,65 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/checked.h"
+#include "conv_logic.h"
+#include "cwise_logic.h"
 #include "device_kernel.h"
-#include "kernel_shared.h"
-#include "window.h"
 
-enum { C_CONV, C_DEPTHWISE, C_MAXPOOL, C_AVGPOOL };
-
+/* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. */
 typedef struct conv_params {
-  int op;
-  bool fused;
-  tfd_window_attrs win;
-  int64_t ksize[2];
-  tfd_conv_fusion f;
+  tfd_conv_attrs a;
   float alpha;
 } conv_params;
 
-/* A convolution's geometry and operands, filled as the checks pass. */
-typedef struct conv_call {
-  int64_t n, h, w, c, kh, kw, o, oh, ow, pad_t, pad_l;
-} conv_call;
-
-static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
-  if (tfd_tensor_ndims(x) == 4 && tfd_tensor_dtype(x) == TFD_FLOAT32) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
-                  tfd_dtype_name(tfd_tensor_dtype(x)), tfd_tensor_ndims(x));
-  return false;
-}
-
-/* k_conv_generic.c's checks, for the plain ops on dtypes other than float32 (float64 here). */
+/* The plain ops on dtypes other than float32: k_conv_generic.c's checks, then float64 (the math's
+ * other dtype) alone, as the setup sends the rest to the CPU kernel. */
 static bool check_generic(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
-  tfd_dtype dt = tfd_tensor_dtype(x);
-  if (tfd_tensor_ndims(x) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be a tensor of rank 4 (NHWC), got %s of rank %d",
-                    tfd_dtype_name(dt), tfd_tensor_ndims(x));
-    return false;
-  }
-  if (f && tfd_tensor_ndims(f) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter must be a tensor of rank 4 (HWIO), got %s of rank %d",
-                    tfd_dtype_name(tfd_tensor_dtype(f)), tfd_tensor_ndims(f));
-    return false;
-  }
-  if (f && tfd_tensor_dtype(f) != dt) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter is %s but input is %s: they must have the same dtype",
-                    tfd_dtype_name(tfd_tensor_dtype(f)), tfd_dtype_name(dt));
-    return false;
-  }
-  if (dt != TFD_FLOAT64) {
-    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
-    return false;
-  }
-  return true;
-}
-
-static bool spatial_out(tfd_kernel_ctx *c, tfd_kernel *k, const conv_params *p, conv_call *j) {
-  if (tfd_window_size(&p->win, 0, j->h, j->kh, &j->oh, &j->pad_t) &&
-      tfd_window_size(&p->win, 1, j->w, j->kw, &j->ow, &j->pad_l))
-    return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
-                  (long long)j->kh, (long long)j->kw, (long long)j->h, (long long)j->w);
+  if (!tfd_conv_check_generic(c, k, x, f)) return false;
+  if (tfd_tensor_dtype(x) == TFD_FLOAT64) return true;
+  tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(tfd_tensor_dtype(x)));
   return false;
 }
 
@@ -87,7 +45,7 @@ static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tf
                                       int64_t o) {
   int64_t dims[2] = {2, o};
   tfd_tensor *bn = tfd_dk_alloc_device(c, k, TFD_FLOAT32, dims, 2);
-  float eps = (float)p->f.epsilon;
+  float eps = (float)p->a.f.epsilon;
   tfd_tensor *e = bn ? tfd_dk_scalar(c, k, m, TFD_FLOAT32, &eps) : NULL;
   bool ok = e != NULL;
   if (ok && o > 0) {
@@ -109,45 +67,19 @@ static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tf
   return bn;
 }
 
-/* The fused inputs' checks, in k_conv.c's order (bias, batch norm, Prelu's alpha, the addend);
- * fills q's epilogue fields; *bn holds the batch norm's factors for the call. */
+/* The fused inputs, checked (conv_logic.h), then pointed to in q's epilogue fields; *bn holds the
+ * batch norm's factors for the call. */
 static bool fused_args(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const conv_params *p,
-                       const conv_call *j, tfd_dm_conv *q, tfd_tensor **bn) {
-  if (p->f.bias) {
-    tfd_tensor *b = c->inputs[2];
-    if (tfd_tensor_dtype(b) != TFD_FLOAT32 || tfd_tensor_numel(b) != j->o) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must hold %lld float32 values, one per output channel",
-                      (long long)j->o);
-      return false;
-    }
-    q->bias = tfd_tensor_const_data(b);
-  }
-  if (p->f.batch_norm) {
-    for (int i = 2; i < 6; i++)
-      if (tfd_tensor_dtype(c->inputs[i]) != TFD_FLOAT32 || tfd_tensor_numel(c->inputs[i]) != j->o) {
-        static const char *const what[] = {"", "", "scale", "offset", "mean", "variance"};
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "FusedBatchNorm's %s must hold %lld float32 values, one per channel",
-                        what[i], (long long)j->o);
-        return false;
-      }
-    if (!(*bn = batch_norm_factors(k, c, m, p, j->o))) return false;
+                       const tfd_conv_dims *g, tfd_dm_conv *q, tfd_tensor **bn) {
+  int64_t out[4] = {g->n, g->oh, g->ow, g->o};
+  if (!tfd_conv_check_fused(c, k, &p->a.f, out, &q->prelu_n)) return false;
+  if (p->a.f.bias) q->bias = tfd_tensor_const_data(c->inputs[2]);
+  if (p->a.f.batch_norm) {
+    if (!(*bn = batch_norm_factors(k, c, m, p, g->o))) return false;
     q->scale = tfd_tensor_const_data(*bn);
-    q->shift = (const float *)q->scale + j->o;
+    q->shift = (const float *)q->scale + g->o;
   }
-  if (p->f.prelu) {
-    int64_t out[4] = {j->n, j->oh, j->ow, j->o};
-    tfd_tensor *a = c->inputs[c->num_inputs - 1];
-    if (!tfd_prelu_alpha_size(c, k, a, out, 4, &q->prelu_n)) return false;
-    q->prelu = tfd_tensor_const_data(a);
-  }
-  if (p->f.add) {
-    tfd_tensor *a = c->inputs[3];
-    if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand must be float32, got %s",
-                      tfd_dtype_name(tfd_tensor_dtype(a)));
-      return false;
-    }
-  }
+  if (p->a.f.prelu) q->prelu = tfd_tensor_const_data(c->inputs[c->num_inputs - 1]);
   return true;
 }
 
@@ -164,15 +96,7 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
                                tfd_dm_conv q) {
   tfd_tensor *a = c->inputs[3];
   tfd_shape sc = {.ndims = 4, .dims = {q.n, q.oh, q.ow, q.o}}, sa, so;
-  tfd_shape_of_tensor(a, &sa);
-  tfd_status tmp = TFD_STATUS_INIT;
-  if (sa.ndims > 4 || tfd_broadcast_shapes(&sc, &sa, &so, &tmp) != TFD_OK) {
-    char cs[96], as[96];
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand %s does not broadcast with the convolution's output %s",
-                    tfd_shape_string(&sa, as, sizeof as), tfd_shape_string(&sc, cs, sizeof cs));
-    tfd_status_clear(&tmp);
-    return;
-  }
+  if (!tfd_conv_addend_broadcast(c, k, &sc, &sa, &so)) return;
   tfd_tensor *conv = tfd_dk_alloc_device(c, k, TFD_FLOAT32, sc.dims, 4);
   tfd_tensor *y = conv ? tfd_dk_alloc(c, k, TFD_FLOAT32, so.dims, 4) : NULL;
   bool ok = y != NULL;
@@ -190,16 +114,16 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
                                    tfd_tensor_data(y), &w, &st), &st);
   }
   int64_t n = y ? tfd_tensor_numel(y) : 0, na = 0;
-  if (ok && !p->f.prelu && p->f.act && n > 0) {
-    tfd_dm_unary act = p->f.act == TFD_ACT_RELU         ? TFD_DM_RELU
-                       : p->f.act == TFD_ACT_RELU6      ? TFD_DM_RELU6
-                       : p->f.act == TFD_ACT_ELU        ? TFD_DM_ELU
-                       : p->f.act == TFD_ACT_LEAKY_RELU ? TFD_DM_LEAKY_RELU
-                       : p->f.act == TFD_ACT_TANH       ? TFD_DM_TANH
+  if (ok && !p->a.f.prelu && p->a.f.act && n > 0) {
+    tfd_dm_unary act = p->a.f.act == TFD_ACT_RELU         ? TFD_DM_RELU
+                       : p->a.f.act == TFD_ACT_RELU6      ? TFD_DM_RELU6
+                       : p->a.f.act == TFD_ACT_ELU        ? TFD_DM_ELU
+                       : p->a.f.act == TFD_ACT_LEAKY_RELU ? TFD_DM_LEAKY_RELU
+                       : p->a.f.act == TFD_ACT_TANH       ? TFD_DM_TANH
                                                         : TFD_DM_SIGMOID;
     ok = tfd_dk_ok(k, c, m->unary(c->device, act, TFD_FLOAT32, tfd_tensor_const_data(y), tfd_tensor_data(y), n, p->alpha, &st),
                    &st);
-  } else if (ok && p->f.prelu) {
+  } else if (ok && p->a.f.prelu) {
     tfd_tensor *al = c->inputs[c->num_inputs - 1];
     ok = tfd_prelu_alpha_size(c, k, al, so.dims, 4, &na);
     if (ok) {
@@ -226,27 +150,19 @@ static void k_conv(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
-  bool depthwise = p->op == C_DEPTHWISE;
-  bool generic = !p->fused && (tfd_tensor_dtype(x) != TFD_FLOAT32 || tfd_tensor_dtype(f) != TFD_FLOAT32);
-  if (generic ? !check_generic(c, k, x, f) : (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter"))) return;
-  conv_call j = {tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                 tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), tfd_tensor_dim(f, 3), 0, 0, 0, 0};
-  if (tfd_tensor_dim(f, 2) != j.c) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
-                    (long long)j.c, (long long)tfd_tensor_dim(f, 2));
+  bool depthwise = p->a.kind == TFD_CONV_DEPTHWISE;
+  bool generic = !p->a.fused && (tfd_tensor_dtype(x) != TFD_FLOAT32 || tfd_tensor_dtype(f) != TFD_FLOAT32);
+  if (generic ? !check_generic(c, k, x, f)
+              : (!tfd_conv_check_nhwc(c, k, x, "input") || !tfd_conv_check_nhwc(c, k, f, "filter")))
     return;
-  }
-  if (depthwise && !tfd_checked_mul(j.c, tfd_tensor_dim(f, 3), &j.o)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's depth overflows");
-    return;
-  }
-  if (!spatial_out(c, k, p, &j)) return;
+  tfd_conv_dims j;
+  if (!tfd_conv_geometry(c, k, &p->a.win, depthwise, &j)) return;
   tfd_dm_conv q = {tfd_tensor_dtype(x), tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, j.n, j.h, j.w, j.c,
-                   j.kh, j.kw, j.o, j.oh, j.ow, {p->win.stride[0], p->win.stride[1]},
-                   {p->win.dilation[0], p->win.dilation[1]}, {j.pad_t, j.pad_l},
-                   {tfd_window_pad_after(&p->win, 0, j.h, j.kh, j.oh, j.pad_t),
-                    tfd_window_pad_after(&p->win, 1, j.w, j.kw, j.ow, j.pad_l)},
-                   depthwise, false, NULL, NULL, NULL, NULL, NULL, 0, p->f.prelu ? TFD_ACT_NONE : p->f.act, p->alpha};
+                   j.kh, j.kw, j.o, j.oh, j.ow, {p->a.win.stride[0], p->a.win.stride[1]},
+                   {p->a.win.dilation[0], p->a.win.dilation[1]}, {j.pad_t, j.pad_l},
+                   {tfd_window_pad_after(&p->a.win, 0, j.h, j.kh, j.oh, j.pad_t),
+                    tfd_window_pad_after(&p->a.win, 1, j.w, j.kw, j.ow, j.pad_l)},
+                   depthwise, false, NULL, NULL, NULL, NULL, NULL, 0, p->a.f.prelu ? TFD_ACT_NONE : p->a.f.act, p->alpha};
   tfd_tensor *bn = NULL;
   if (!fused_args(k, c, m, p, &j, &q, &bn)) {
     tfd_tensor_unref(bn);
@@ -254,18 +170,15 @@ static void k_conv(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
   tfd_tensor *y = NULL;
-  if (p->f.add) {
-    tfd_tensor *a = c->inputs[3];
-    bool fits = tfd_tensor_ndims(a) == 4;
-    for (int d = 0; fits && d < 4; d++) fits = tfd_tensor_dim(a, d) == dims[d];
-    if (!fits) {
+  if (p->a.f.add) {
+    if (!tfd_conv_addend_fits(c, dims)) {
       conv_add_broadcast(k, c, m, p, q);
       tfd_tensor_unref(bn);
       return;
     }
     /* A residual add writes into its addend's buffer when nothing else reads it. */
     y = tfd_kernel_forward_input(c, 3, TFD_FLOAT32, dims, 4);
-    q.addend = tfd_tensor_const_data(y ? y : a);
+    q.addend = tfd_tensor_const_data(y ? y : c->inputs[3]);
   }
   if (!y && !(y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), dims, 4))) {
     tfd_tensor_unref(bn);
@@ -283,17 +196,16 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
-  if (tfd_tensor_dtype(x) != TFD_FLOAT32 ? !check_generic(c, k, x, NULL) : !check_nhwc(c, k, x, "input")) return;
-  conv_call j = {tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                 p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0};
-  if (!spatial_out(c, k, p, &j)) return;
+  if (tfd_tensor_dtype(x) != TFD_FLOAT32 ? !check_generic(c, k, x, NULL) : !tfd_conv_check_nhwc(c, k, x, "input")) return;
+  tfd_conv_dims j;
+  if (!tfd_pool_geometry(c, k, &p->a.win, p->a.ksize, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
   tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), dims, 4);
   if (!y) return;
   bool ok = true;
   if (j.n * j.oh > 0 && j.ow > 0 && j.c > 0) {
-    tfd_dm_pool q = {tfd_tensor_dtype(x), p->op == C_MAXPOOL, tfd_tensor_const_data(x), tfd_tensor_data(y), j.n, j.h, j.w,
-                     j.c, j.kh, j.kw, j.oh, j.ow, {p->win.stride[0], p->win.stride[1]}, {j.pad_t, j.pad_l}};
+    tfd_dm_pool q = {tfd_tensor_dtype(x), p->a.kind == TFD_CONV_MAXPOOL, tfd_tensor_const_data(x), tfd_tensor_data(y), j.n,
+                     j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, {p->a.win.stride[0], p->a.win.stride[1]}, {j.pad_t, j.pad_l}};
     tfd_status st = TFD_STATUS_INIT;
     ok = tfd_dk_ok(k, c, m->pool(c->device, &q, &st), &st);
   }
@@ -302,34 +214,16 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_dk_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  const tfd_node_def *node = init->node;
-  const char *op = init->op->name, *name = tfd_node_def_name(node);
-  int which = strstr(op, "DepthwiseConv2dNative") ? C_DEPTHWISE
-              : strcmp(op, "MaxPool") == 0         ? C_MAXPOOL
-              : strcmp(op, "AvgPool") == 0         ? C_AVGPOOL
-                                                   : C_CONV;
-  bool fused = strncmp(op, "_Fused", 6) == 0 || strncmp(op, "Fused", 5) == 0;
+  const char *op = init->op->name;
+  tfd_conv_kind kind = tfd_conv_kind_of(op);
   /* The math convolves and pools float32 and float64; the CPU kernel takes the rest on the host. */
-  if (k->T != TFD_FLOAT32 && !(k->T == TFD_FLOAT64 && !fused)) return tfd_dk_setup_on_host(k, init, tfd_setup_conv, st);
+  if (k->T != TFD_FLOAT32 && !(k->T == TFD_FLOAT64 && !tfd_conv_op_fused(op)))
+    return tfd_dk_setup_on_host(k, init, tfd_setup_conv, st);
   conv_params *p = calloc(1, sizeof *p);
   if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   k->dk_params = p;
-  p->op = which;
-  p->fused = fused;
-  bool pool = which == C_MAXPOOL || which == C_AVGPOOL;
-  if (tfd_window_attrs_read(node, op, !pool, &p->win, st) != TFD_OK) return tfd_status_code(st);
-  if (pool) {
-    if (!tfd_spatial_attr(node, "ksize", 0, p->ksize) || p->ksize[0] < 1 || p->ksize[0] > INT32_MAX ||
-        p->ksize[1] > INT32_MAX)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]", name, op);
-    k->compute = k_pool;
-    return TFD_OK;
-  }
-  if (fused && tfd_conv_parse_fused(node, op, init->num_inputs, &p->f, st) != TFD_OK) return tfd_status_code(st);
-  if (which == C_DEPTHWISE && (p->f.batch_norm || p->f.add))
-    return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
-                           name, op);
-  p->alpha = (float)tfd_attr_float(node, "leakyrelu_alpha", 0.2);
-  k->compute = k_conv;
+  if (tfd_conv_attrs_read(init->node, op, init->num_inputs, &p->a, st) != TFD_OK) return tfd_status_code(st);
+  p->alpha = (float)p->a.alpha;
+  k->compute = kind == TFD_CONV_MAXPOOL || kind == TFD_CONV_AVGPOOL ? k_pool : k_conv;
   return TFD_OK;
 }

@@ -1,13 +1,13 @@
 /* Device kernels of the elementwise ops (k_cwise.c, k_logic.c, Prelu of k_conv.c, Cast of k_basic.c):
  * unary math and activations, binary arithmetic, comparisons and logic with numpy broadcasting as
- * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, with the CPU kernels'
- * checks and messages. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
+ * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, checked by
+ * cwise_logic.h as the CPU kernels are. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
  * on the host. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cwise_logic.h"
 #include "device_kernel.h"
-#include "kernel_shared.h"
 
 enum { K_UNARY, K_BINARY, K_COMPARE, K_LOGIC, K_SELECT, K_SELECT_V2, K_ADD_N, K_BIAS_ADD, K_SOFTMAX, K_PRELU, K_CAST };
 
@@ -65,11 +65,6 @@ static const cwise_op ops[] = {
 };
 
 #define OP(k) (&ops[(k)->dk_op])
-
-static int64_t shape_dims(const tfd_tensor *t, int64_t *dims) {
-  for (int d = 0; d < tfd_tensor_ndims(t); d++) dims[d] = tfd_tensor_dim(t, d);
-  return tfd_tensor_ndims(t);
-}
 
 /* An output shaped like input i, written over it when nobody else reads it (the math reads each
  * element before writing it), else new. */
@@ -140,25 +135,6 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- binary, comparisons, logic ---- */
-static bool same_dtypes(tfd_kernel *k, tfd_kernel_ctx *c, int first, int count) {
-  tfd_dtype dt = tfd_tensor_dtype(c->inputs[first]);
-  for (int i = first + 1; i < first + count; i++)
-    if (tfd_tensor_dtype(c->inputs[i]) != dt) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d is %s but input %d is %s", first, tfd_dtype_name(dt), i,
-                      tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
-      return false;
-    }
-  return true;
-}
-
-static bool broadcast2(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
-  tfd_status tmp = TFD_STATUS_INIT;
-  if (tfd_broadcast_shapes(a, b, out, &tmp) == TFD_OK) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
-  tfd_status_clear(&tmp);
-  return false;
-}
-
 /* y = op(a, b) broadcast into out; a or b written over when it is the output's shape. */
 static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, int ia, int ib,
                        const tfd_shape *sa, const tfd_shape *sb, const tfd_shape *out, tfd_dtype out_dt) {
@@ -191,7 +167,7 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
-  if (!m || !same_dtypes(k, c, 0, 2)) return;
+  if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   const cwise_op *o = OP(k);
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(a);
@@ -208,16 +184,11 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape_of_tensor(a, &sa);
   tfd_shape_of_tensor(b, &sb);
   tfd_dtype out_dt = o->kind == K_COMPARE || o->kind == K_LOGIC ? TFD_BOOL : dt;
-  if (o->kind == K_COMPARE && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL) && !k->keep_dims) {
-    /* incompatible_shape_error=false: incompatible shapes compare as a scalar "all different". */
-    tfd_status tmp = TFD_STATUS_INIT;
-    if (tfd_broadcast_shapes(&sa, &sb, &out, &tmp) != TFD_OK) {
-      tfd_status_clear(&tmp);
-      unsigned char v = o->dm == TFD_DM_NOT_EQUAL;
-      c->outputs[0] = tfd_dk_scalar(c, k, m, TFD_BOOL, &v);
-      return;
-    }
-  } else if (!broadcast2(k, c, &sa, &sb, &out)) {
+  bool lenient = o->kind == K_COMPARE && (o->dm == TFD_DM_EQUAL || o->dm == TFD_DM_NOT_EQUAL) && !k->keep_dims, all_differ;
+  if (!tfd_compare_broadcast(c, k, lenient, &sa, &sb, &out, &all_differ)) return;
+  if (all_differ) {
+    unsigned char v = o->dm == TFD_DM_NOT_EQUAL;
+    c->outputs[0] = tfd_dk_scalar(c, k, m, TFD_BOOL, &v);
     return;
   }
   /* Integer FloorDiv/FloorMod by zero and Pow to a negative power are in device memory here: the
@@ -230,12 +201,7 @@ static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
-  int nd = tfd_tensor_ndims(v);
-  if (tfd_tensor_ndims(b) != 1 || nd < 1 || tfd_tensor_dim(v, nd - 1) != tfd_tensor_dim(b, 0)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias of %lld elements does not match the last dimension of value",
-                    (long long)tfd_tensor_dim(b, 0));
-    return;
-  }
+  if (!tfd_bias_add_check(c, k)) return;
   tfd_shape sv, sb;
   tfd_shape_of_tensor(v, &sv);
   tfd_shape_of_tensor(b, &sb);
@@ -247,12 +213,8 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!m) return;
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
   int64_t dims[TFD_MAX_DIMS], na;
-  int nd = (int)shape_dims(x, dims);
-  if (tfd_tensor_dtype(x) != TFD_FLOAT32) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(x)));
-    return;
-  }
-  if (!tfd_prelu_alpha_size(c, k, a, dims, nd, &na)) return;
+  int nd;
+  if (!tfd_prelu_check(c, k, dims, &nd, &na)) return;
   tfd_shape sx, sa;
   tfd_shape_of_tensor(x, &sx);
   tfd_shape_of_tensor(a, &sa);
@@ -265,50 +227,12 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Select, SelectV2 ---- */
-static bool need_bool(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
-  if (tfd_tensor_dtype(c->inputs[i]) == TFD_BOOL) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s (input %d) must be bool, got %s", what, i,
-                  tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
-  return false;
-}
-
 static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
-  if (!m || !need_bool(k, c, 0, "condition") || !same_dtypes(k, c, 1, 2)) return;
+  tfd_shape s[3], out;
+  if (!m || !tfd_select_check(c, k, OP(k)->kind == K_SELECT_V2, s, &out)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
   size_t es = tfd_dtype_size(dt);
-  if ((es != 1 && es != 4 && es != 8) || dt == TFD_RESOURCE) { /* the CPU kernel's element sizes */
-    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
-    return;
-  }
-  tfd_shape s[3], out;
-  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
-  char b1[96], b2[96];
-  if (OP(k)->kind == K_SELECT_V2) {
-    tfd_shape te;
-    if (!broadcast2(k, c, &s[1], &s[2], &te) || !broadcast2(k, c, &s[0], &te, &out)) return;
-  } else {
-    bool same = s[1].ndims == s[2].ndims;
-    for (int d = 0; same && d < s[1].ndims; d++) same = s[1].dims[d] == s[2].dims[d];
-    if (!same) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'then' and 'else' must have the same shape, got %s and %s",
-                      tfd_shape_string(&s[1], b1, sizeof b1), tfd_shape_string(&s[2], b2, sizeof b2));
-      return;
-    }
-    bool cond_same = s[0].ndims == s[1].ndims;
-    for (int d = 0; cond_same && d < s[0].ndims; d++) cond_same = s[0].dims[d] == s[1].dims[d];
-    if (!cond_same && s[0].ndims == 1 && s[1].ndims > 1 && s[0].dims[0] == s[1].dims[0]) {
-      s[0].ndims = s[1].ndims; /* a vector picks whole slices along the first dimension: [n, 1, ...] */
-      for (int d = 1; d < s[0].ndims; d++) s[0].dims[d] = 1;
-    } else if (!cond_same && s[0].ndims != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "condition must be a scalar, a vector as long as the first dimension of 'then', or shaped "
-                      "like 'then'; got %s for 'then' of %s",
-                      tfd_shape_string(&s[0], b1, sizeof b1), tfd_shape_string(&s[1], b2, sizeof b2));
-      return;
-    }
-    out = s[1];
-  }
   tfd_tensor *y = tfd_dk_alloc(c, k, dt, out.dims, out.ndims);
   if (!y) return;
   int64_t strides[3][TFD_MAX_DIMS];
@@ -327,27 +251,14 @@ static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- AddN ---- */
 static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
-  if (!m || !same_dtypes(k, c, 0, c->num_inputs)) return;
+  if (!m || !tfd_cwise_same_dtypes(c, k, 0, c->num_inputs)) return;
   tfd_tensor *first = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(first);
   if (!tfd_dk_arith_dtype(dt)) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
-  for (int i = 1; i < c->num_inputs; i++) {
-    tfd_tensor *t = c->inputs[i];
-    bool same = tfd_tensor_ndims(t) == tfd_tensor_ndims(first);
-    for (int d = 0; same && d < tfd_tensor_ndims(t); d++) same = tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
-    if (!same) {
-      tfd_shape a, b;
-      char sa[96], sb[96];
-      tfd_shape_of_tensor(first, &a);
-      tfd_shape_of_tensor(t, &b);
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d has shape %s but input 0 has shape %s", i,
-                      tfd_shape_string(&b, sb, sizeof sb), tfd_shape_string(&a, sa, sizeof sa));
-      return;
-    }
-  }
+  if (!tfd_add_n_check(c, k)) return;
   tfd_shape s;
   tfd_shape_of_tensor(first, &s);
   tfd_tensor *y = tfd_dk_alloc(c, k, dt, s.dims, s.ndims);
@@ -373,10 +284,7 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  if (nd < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
-    return;
-  }
+  if (!tfd_softmax_check(c, k)) return;
   tfd_shape s;
   tfd_shape_of_tensor(x, &s);
   tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), s.dims, s.ndims);

@@ -1,13 +1,14 @@
 /* Device kernels of the reductions (k_reduce.c) and of the index-picking reductions of k_gather.c:
- * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the CPU
- * kernels' checks and messages. Reduced axes are merged into one middle axis of [outer, n, inner];
+ * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the checks
+ * and shapes of reduce_logic.h, which the CPU kernels call too. Reduced axes are merged into one middle axis of [outer, n, inner];
  * reduced axes that are not adjacent are first brought together by a transposing copy. int32 runs
  * the CPU kernel on the host; int32 results of device data (ArgMax's output_type int32, TopKV2's
  * indices) are made in device memory and copied to the host, where that dtype lives. */
 #include <string.h>
 
-#include "../core/checked.h"
 #include "device_kernel.h"
+#include "kernel_shared.h"
+#include "reduce_logic.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K };
 
@@ -16,12 +17,6 @@ static const struct {
   int dm; /* tfd_dm_reduce for the reductions */
 } ops[] = {{"Sum", TFD_DM_SUM}, {"Mean", TFD_DM_MEAN}, {"Max", TFD_DM_MAX}, {"Min", TFD_DM_MIN},
            {"Prod", TFD_DM_PROD}, {"ArgMax", 0},      {"ArgMin", 0},      {"TopKV2", 0}};
-
-static int64_t span(const tfd_tensor *t, int from, int to) {
-  int64_t n = 1;
-  for (int d = from; d < to; d++) n *= tfd_tensor_dim(t, d);
-  return n;
-}
 
 /* A result the math wrote into device memory, moved to where its dtype lives (int32: the host). */
 static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
@@ -56,42 +51,10 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];
-  int nd = tfd_tensor_ndims(in), op = ops[k->dk_op].dm;
-  bool reduce[TFD_MAX_DIMS] = {0};
-  if (!tfd_kernel_check_index(c, k, c->inputs[1], "reduction indices")) return;
-  if (tfd_tensor_ndims(c->inputs[1]) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "reduction indices must be a scalar or a vector");
-    return;
-  }
-  tfd_tensor *axes = tfd_dk_host_input(c, k, 1);
-  if (!axes) return;
-  for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
-    int64_t ax = tfd_tensor_get_index(axes, i);
-    if (ax < -nd || ax >= nd) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid reduction dimension %lld for input with %d dimensions",
-                      (long long)ax, nd);
-      tfd_tensor_unref(axes);
-      return;
-    }
-    reduce[ax < 0 ? ax + nd : ax] = true;
-  }
-  tfd_tensor_unref(axes);
-  int64_t odims[TFD_MAX_DIMS], count = 1;
-  int ond = 0;
-  for (int d = 0; d < nd; d++)
-    if (reduce[d] && tfd_tensor_dim(in, d) == 0) count = 0;
-  for (int d = 0; d < nd; d++) {
-    if (reduce[d]) {
-      if (count && !tfd_checked_mul(count, tfd_tensor_dim(in, d), &count)) count = INT64_MAX;
-      if (k->keep_dims) odims[ond++] = 1;
-    } else {
-      odims[ond++] = tfd_tensor_dim(in, d);
-    }
-  }
-  if ((op == TFD_DM_MAX || op == TFD_DM_MIN) && count == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s of an empty set of elements", op == TFD_DM_MAX ? "Max" : "Min");
-    return;
-  }
+  int nd = tfd_tensor_ndims(in), op = ops[k->dk_op].dm, ond;
+  bool reduce[TFD_MAX_DIMS];
+  int64_t odims[TFD_MAX_DIMS], count;
+  if (!tfd_reduce_shape(c, k, op == TFD_DM_MAX || op == TFD_DM_MIN, reduce, odims, &ond, &count)) return;
   tfd_dtype dt = tfd_tensor_dtype(in);
   if (!tfd_dk_arith_dtype(dt)) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
@@ -165,41 +128,19 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
 static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
-  tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, axis_t, "dimension")) return;
-  if (tfd_tensor_numel(axis_t) != 1 || tfd_tensor_ndims(axis_t) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension must be a scalar");
-    return;
-  }
-  tfd_tensor *ah = tfd_dk_host_input(c, k, 1);
-  if (!ah) return;
-  int64_t axis = tfd_tensor_get_index(ah, 0), dims[TFD_MAX_DIMS];
-  tfd_tensor_unref(ah);
-  if (axis < -nd || axis >= nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected dimension in the range [%d, %d), but got %lld", -nd, nd, (long long)axis);
-    return;
-  }
-  if (axis < 0) axis += nd;
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_arg_shape(c, k, &axis, dims)) return;
   int64_t count = tfd_tensor_dim(in, (int)axis);
-  int ond = 0;
-  for (int d = 0; d < nd; d++)
-    if (d != axis) dims[ond++] = tfd_tensor_dim(in, d);
-  tfd_tensor *out = tfd_dk_alloc_device(c, k, k->dst, dims, ond);
+  tfd_tensor *out = tfd_dk_alloc_device(c, k, k->dst, dims, nd - 1);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
     c->outputs[0] = home(c, k, out);
     return;
   }
-  if (count == 0) {
+  if (!tfd_arg_check_count(c, k, axis)) {
     tfd_tensor_unref(out);
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape of rank %d", (long long)axis, nd);
-    return;
-  }
-  if (k->dst == TFD_INT32 && count > INT32_MAX) {
-    tfd_tensor_unref(out);
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension %lld has %lld elements: too many for int32 indices",
-                    (long long)axis, (long long)count);
     return;
   }
   tfd_dtype dt = tfd_tensor_dtype(in);
@@ -209,8 +150,9 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   tfd_status st = TFD_STATUS_INIT;
-  if (!tfd_dk_ok(k, c, m->arg_reduce(c->device, k->dk_op == R_ARG_MIN, dt, tfd_tensor_const_data(in), span(in, 0, (int)axis),
-                                     count, span(in, (int)axis + 1, nd), k->dst, tfd_tensor_data(out), &st), &st)) {
+  if (!tfd_dk_ok(k, c, m->arg_reduce(c->device, k->dk_op == R_ARG_MIN, dt, tfd_tensor_const_data(in),
+                                     tfd_dims_product(in, 0, (int)axis), count, tfd_dims_product(in, (int)axis + 1, nd), k->dst,
+                                     tfd_tensor_data(out), &st), &st)) {
     tfd_tensor_unref(out);
     return;
   }
@@ -221,37 +163,16 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
 static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
-  tfd_tensor *in = c->inputs[0], *kt = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, kt, "k") || !tfd_kernel_check_scalar(c, k, kt, "k")) return;
-  if (nd < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be >= 1-D, got shape of rank 0");
-    return;
-  }
-  tfd_tensor *kh = tfd_dk_host_input(c, k, 1);
-  if (!kh) return;
-  int64_t kk = tfd_tensor_get_index(kh, 0), n = tfd_tensor_dim(in, nd - 1), dims[TFD_MAX_DIMS];
-  tfd_tensor_unref(kh);
-  if (kk < 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)kk);
-    return;
-  }
-  if (n < kk) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld", (long long)n,
-                    (long long)kk);
-    return;
-  }
-  if (k->dst == TFD_INT32 && n > INT32_MAX) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the last dimension has %lld elements: too many for int32 indices", (long long)n);
-    return;
-  }
+  int64_t kk, dims[TFD_MAX_DIMS];
+  if (!tfd_top_k_shape(c, k, &kk, dims)) return;
+  int64_t n = tfd_tensor_dim(in, nd - 1);
   tfd_dtype dt = tfd_tensor_dtype(in);
   if (!tfd_dk_arith_dtype(dt)) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
-  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
-  dims[nd - 1] = kk;
   tfd_tensor *vals = tfd_dk_alloc(c, k, dt, dims, nd);
   tfd_tensor *idxs = vals ? tfd_dk_alloc_device(c, k, k->dst, dims, nd) : NULL;
   if (!idxs) {

@@ -1,7 +1,7 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
- * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, with the CPU
- * kernels' checks and messages; ExpandDims and Squeeze make views of their input's buffer, Shape is
+ * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, with the checks
+ * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
  * ones are there already, int64 ones are copied out. Elements move by size, so every dtype but
  * int32 (which lives on the host, and runs the CPU kernel there) stays on the device. Indices that
@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/checked.h"
 #include "device_kernel.h"
 #include "device_math_elem.h"
+#include "gather_logic.h"
+#include "image_logic.h"
 #include "kernel_shared.h"
+#include "shape_logic.h"
 
 enum {
   S_TRANSPOSE,
@@ -29,8 +31,7 @@ enum {
   S_TILE,
   S_PAD,
   S_PAD_V2,
-  S_MIRROR_REFLECT,
-  S_MIRROR_SYMMETRIC,
+  S_MIRROR_PAD,
   S_GATHER,
   S_GATHER_ND,
   S_RANGE,
@@ -52,19 +53,13 @@ static const struct {
     {"Slice", S_SLICE, tfd_setup_shape},           {"StridedSlice", S_STRIDED_SLICE, tfd_setup_shape},
     {"Split", S_SPLIT, tfd_setup_shape},           {"SplitV", S_SPLIT_V, tfd_setup_shape},
     {"Tile", S_TILE, tfd_setup_shape},             {"Pad", S_PAD, tfd_setup_conv},
-    {"PadV2", S_PAD_V2, tfd_setup_conv},           {"MirrorPad", S_MIRROR_REFLECT, tfd_setup_image},
+    {"PadV2", S_PAD_V2, tfd_setup_conv},           {"MirrorPad", S_MIRROR_PAD, tfd_setup_image},
     {"GatherV2", S_GATHER, tfd_setup_gather},      {"GatherNd", S_GATHER_ND, tfd_setup_gather},
     {"Range", S_RANGE, tfd_setup_shape},           {"Fill", S_FILL, tfd_setup_basic},
     {"ZerosLike", S_ZEROS_LIKE, tfd_setup_basic},  {"OnesLike", S_ONES_LIKE, tfd_setup_basic},
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
     {"Shape", S_SHAPE, tfd_setup_basic},
 };
-
-static int64_t span(const tfd_tensor *t, int from, int to) {
-  int64_t n = 1;
-  for (int d = from; d < to; d++) n *= tfd_tensor_dim(t, d);
-  return n;
-}
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
   for (int d = 0; d < tfd_tensor_ndims(t); d++) dims[d] = tfd_tensor_dim(t, d);
@@ -96,30 +91,11 @@ static void finish(tfd_kernel_ctx *c, tfd_tensor *out, bool ok) {
 
 /* ---- Transpose ---- */
 static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[0], *perm = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, perm, "perm")) return;
-  if (tfd_tensor_ndims(perm) != 1 || tfd_tensor_numel(perm) != nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm has %lld entries for a tensor of rank %d",
-                    (long long)tfd_tensor_numel(perm), nd);
-    return;
-  }
-  tfd_tensor *ph = tfd_dk_host_input(c, k, 1);
-  if (!ph) return;
   int64_t p[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS], in_strides[TFD_MAX_DIMS], xs[TFD_MAX_DIMS],
       ys[TFD_MAX_DIMS];
-  bool seen[TFD_MAX_DIMS] = {0};
-  for (int i = 0; i < nd; i++) {
-    p[i] = tfd_tensor_get_index(ph, i);
-    if (p[i] < 0 || p[i] >= nd || seen[p[i]]) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm is not a permutation of 0..%d", nd - 1);
-      tfd_tensor_unref(ph);
-      return;
-    }
-    seen[p[i]] = true;
-    dims[i] = tfd_tensor_dim(in, (int)p[i]);
-  }
-  tfd_tensor_unref(ph);
+  if (!tfd_transpose_shape(c, k, p, dims)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
@@ -137,40 +113,10 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
 /* ---- ConcatV2, Pack ---- */
 static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   int n = c->num_inputs - 1;
-  tfd_tensor *first = c->inputs[0], *axis_t = c->inputs[n];
+  tfd_tensor *first = c->inputs[0];
   int rank = tfd_tensor_ndims(first);
-  if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
-  if (tfd_tensor_ndims(axis_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis must be a scalar, got a tensor of rank %d with %lld elements",
-                    tfd_tensor_ndims(axis_t), (long long)tfd_tensor_numel(axis_t));
-    return;
-  }
-  tfd_tensor *ah = tfd_dk_host_input(c, k, n);
-  if (!ah) return;
-  int64_t axis = tfd_tensor_get_index(ah, 0);
-  tfd_tensor_unref(ah);
-  if (axis < -rank || axis >= rank) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range for rank %d", (long long)axis, rank);
-    return;
-  }
-  if (axis < 0) axis += rank;
-  int64_t dims[TFD_MAX_DIMS];
-  dims_of(first, dims);
-  dims[axis] = 0;
-  for (int i = 0; i < n; i++) {
-    tfd_tensor *t = c->inputs[i];
-    bool ok = tfd_tensor_ndims(t) == rank && tfd_tensor_dtype(t) == tfd_tensor_dtype(first);
-    for (int d = 0; ok && d < rank; d++) ok = d == axis || tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
-    if (!ok) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value %d does not match the shape of value 0 outside axis %lld", i,
-                      (long long)axis);
-      return;
-    }
-    if (!tfd_checked_add(dims[axis], tfd_tensor_dim(t, (int)axis), &dims[axis])) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's size along axis %lld overflows", (long long)axis);
-      return;
-    }
-  }
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_concat_shape(c, k, &axis, dims)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(first), dims, rank);
   if (!out) return;
   bool ok = true;
@@ -193,27 +139,13 @@ static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
   int nd = tfd_tensor_ndims(first);
-  int64_t axis = k->index, dims[TFD_MAX_DIMS];
-  if (nd >= TFD_MAX_DIMS || axis < -(nd + 1) || axis > nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range [%d, %d) (or the result has more than %d dimensions)",
-                    (long long)axis, -(nd + 1), nd + 1, TFD_MAX_DIMS);
-    return;
-  }
-  if (axis < 0) axis += nd + 1;
-  for (int i = 1; i < n; i++) {
-    bool ok = tfd_tensor_ndims(c->inputs[i]) == nd && tfd_tensor_dtype(c->inputs[i]) == tfd_tensor_dtype(first);
-    for (int d = 0; ok && d < nd; d++) ok = tfd_tensor_dim(c->inputs[i], d) == tfd_tensor_dim(first, d);
-    if (!ok) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Shapes and dtypes of all inputs must match: values[%d] differs from values[0]", i);
-      return;
-    }
-  }
-  for (int d = 0, s = 0; d <= nd; d++) dims[d] = d == axis ? n : tfd_tensor_dim(first, s++);
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_pack_shape(c, k, &axis, dims)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(first), dims, nd + 1);
   if (!out) return;
   bool ok = true;
   if (tfd_tensor_numel(out) > 0) {
-    int64_t outer = span(first, 0, (int)axis), block = span(first, (int)axis, nd);
+    int64_t outer = tfd_dims_product(first, 0, (int)axis), block = tfd_dims_product(first, (int)axis, nd);
     size_t es = tfd_dtype_size(tfd_tensor_dtype(first));
     for (int i = 0; i < n && ok; i++)
       ok = copy_rows(k, c, m, es, tfd_tensor_const_data(c->inputs[i]), tfd_tensor_data(out), outer, block, block, 0,
@@ -242,7 +174,8 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
   }
   bool ok = true;
   if (tfd_tensor_numel(in) > 0) {
-    int64_t outer = span(in, 0, (int)axis), inner = span(in, (int)axis + 1, nd), row = tfd_tensor_dim(in, (int)axis) * inner;
+    int64_t outer = tfd_dims_product(in, 0, (int)axis), inner = tfd_dims_product(in, (int)axis + 1, nd),
+            row = tfd_tensor_dim(in, (int)axis) * inner;
     size_t es = tfd_dtype_size(tfd_tensor_dtype(in));
     int64_t at = 0;
     for (int i = 0; i < n && ok; i++) {
@@ -258,84 +191,20 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
 }
 
 static void k_unpack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[0];
-  int nd = tfd_tensor_ndims(in), n = c->num_outputs;
-  int64_t axis = k->index, sizes[TFD_MAX_OP_OUTPUTS];
-  if (axis < -nd || axis >= nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range [%d, %d)", (long long)axis, -nd, nd);
-    return;
-  }
-  if (axis < 0) axis += nd;
-  if (tfd_tensor_dim(in, (int)axis) != n) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got %lld", (long long)axis, n,
-                    (long long)tfd_tensor_dim(in, (int)axis));
-    return;
-  }
-  for (int i = 0; i < n; i++) sizes[i] = 1;
-  split_into(k, c, m, in, axis, sizes, true);
+  int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
+  if (!tfd_unpack_axis(c, k, &axis)) return;
+  for (int i = 0; i < c->num_outputs; i++) sizes[i] = 1;
+  split_into(k, c, m, c->inputs[0], axis, sizes, true);
 }
 
 static void k_split(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[1];
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
-  int n = c->num_outputs;
-  if (!tfd_kernel_check_index(c, k, c->inputs[0], "split_dim")) return;
-  tfd_tensor *ah = tfd_dk_host_input(c, k, 0);
-  bool ok = ah && tfd_kernel_read_axis(c, k, ah, tfd_tensor_ndims(in), "split_dim", &axis);
-  tfd_tensor_unref(ah);
-  if (!ok) return;
-  int64_t dim = tfd_tensor_dim(in, (int)axis);
-  if (dim % n != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "Number of ways to split should evenly divide the split dimension, but got split_dim %lld (size = "
-                    "%lld) and num_split %d",
-                    (long long)axis, (long long)dim, n);
-    return;
-  }
-  for (int i = 0; i < n; i++) sizes[i] = dim / n;
-  split_into(k, c, m, in, axis, sizes, false);
+  if (tfd_split_sizes(c, k, &axis, sizes)) split_into(k, c, m, c->inputs[1], axis, sizes, false);
 }
 
 static void k_split_v(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[0];
-  int64_t axis, sizes[TFD_MAX_OP_OUTPUTS], total = 0;
-  int n = c->num_outputs, unknown_at = -1;
-  if (!tfd_kernel_check_index(c, k, c->inputs[2], "split_dim")) return;
-  tfd_tensor *ah = tfd_dk_host_input(c, k, 2);
-  bool ok = ah && tfd_kernel_read_axis(c, k, ah, tfd_tensor_ndims(in), "split_dim", &axis);
-  tfd_tensor_unref(ah);
-  if (!ok) return;
-  tfd_tensor *st = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, st, "size_splits")) return;
-  if (tfd_tensor_ndims(st) != 1 || tfd_tensor_numel(st) != n) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size_splits must be a vector of num_split = %d sizes, got %lld", n,
-                    (long long)tfd_tensor_numel(st));
-    return;
-  }
-  tfd_tensor *sh = tfd_dk_host_input(c, k, 1);
-  if (!sh) return;
-  int64_t dim = tfd_tensor_dim(in, (int)axis);
-  for (int i = 0; i < n; i++) {
-    sizes[i] = tfd_tensor_get_index(sh, i);
-    if (sizes[i] == -1 && unknown_at < 0) {
-      unknown_at = i;
-    } else if (sizes[i] < 0 || !tfd_checked_add(total, sizes[i], &total)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size_splits[%d] = %lld is not allowed (only one -1, others >= 0)", i,
-                      (long long)sizes[i]);
-      tfd_tensor_unref(sh);
-      return;
-    }
-  }
-  tfd_tensor_unref(sh);
-  if ((unknown_at < 0 && total != dim) || (unknown_at >= 0 && total > dim)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "Determined shape must either match input shape along split_dim exactly if fully specified, or be "
-                    "less than the size of the input along split_dim if not fully specified.  Got: %lld",
-                    (long long)total);
-    return;
-  }
-  if (unknown_at >= 0) sizes[unknown_at] = dim - total;
-  split_into(k, c, m, in, axis, sizes, false);
+  int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
+  if (tfd_split_v_sizes(c, k, &axis, sizes)) split_into(k, c, m, c->inputs[0], axis, sizes, false);
 }
 
 /* ---- Slice, StridedSlice: out[i...] = in[begin + i * stride] per dimension ---- */
@@ -360,100 +229,37 @@ static void strided(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, 
 }
 
 static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[0], *begin_t = c->inputs[1], *size_t_ = c->inputs[2];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, begin_t, "begin") || !tfd_kernel_check_index(c, k, size_t_, "size")) return;
-  if (tfd_tensor_ndims(begin_t) != 1 || tfd_tensor_numel(begin_t) != nd || tfd_tensor_ndims(size_t_) != 1 ||
-      tfd_tensor_numel(size_t_) != nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected begin and size arguments to be 1-D tensors of size %d", nd);
-    return;
-  }
-  tfd_tensor *bh = tfd_dk_host_input(c, k, 1), *sh = bh ? tfd_dk_host_input(c, k, 2) : NULL;
   int64_t begin[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], one[TFD_MAX_DIMS];
-  bool ok = sh != NULL;
-  for (int d = 0; ok && d < nd; d++) {
-    int64_t b = tfd_tensor_get_index(bh, d), s = tfd_tensor_get_index(sh, d), dim = tfd_tensor_dim(in, d);
-    if (s == -1 && b >= 0 && b <= dim) s = dim - b;
-    if (b < 0 || b > dim || s < 0 || s > dim - b) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "Expected begin[%d] in [0, %lld] and size[%d] in [0, %lld], but got %lld and %lld", d,
-                      (long long)dim, d, (long long)(b >= 0 && b <= dim ? dim - b : dim), (long long)b,
-                      (long long)tfd_tensor_get_index(sh, d));
-      ok = false;
-    }
-    begin[d] = b;
-    dims[d] = s;
-    one[d] = 1;
-  }
-  tfd_tensor_unref(bh);
-  tfd_tensor_unref(sh);
-  if (!ok) return;
+  if (!tfd_slice_shape(c, k, begin, dims)) return;
+  for (int d = 0; d < nd; d++) one[d] = 1;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
   if (!out) return;
+  bool ok;
   strided(k, c, m, in, out, begin, one, &ok);
   finish(c, out, ok);
 }
 
 static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *in = c->inputs[0], *h[3] = {0};
-  if (!tfd_kernel_check_index(c, k, c->inputs[1], "begin") || !tfd_kernel_check_index(c, k, c->inputs[2], "end") ||
-      !tfd_kernel_check_index(c, k, c->inputs[3], "strides"))
-    return;
-  bool ok = true;
-  for (int i = 0; i < 3 && ok; i++) ok = (h[i] = tfd_dk_host_input(c, k, i + 1)) != NULL;
-  tfd_shape shape;
+  tfd_tensor *in = c->inputs[0];
   tfd_strided_slice_plan p;
-  tfd_status tmp = TFD_STATUS_INIT;
-  tfd_shape_of_tensor(in, &shape);
-  if (ok && tfd_strided_slice_plan_make(&shape, h[0], h[1], h[2], k->state, &p, &tmp) != TFD_OK) {
-    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
-    tfd_status_clear(&tmp);
-    ok = false;
-  }
-  for (int i = 0; i < 3; i++) tfd_tensor_unref(h[i]);
-  if (!ok) return;
+  if (!tfd_strided_slice_shape(c, k, &p)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), p.dims, p.ndims);
   if (!out) return;
+  bool ok;
   strided(k, c, m, in, out, p.begin, p.stride, &ok);
-  if (ok) {
-    c->outputs[0] = tfd_tensor_reshape(out, p.final.dims, p.final.ndims, &tmp);
-    if (!c->outputs[0]) {
-      tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
-      tfd_status_clear(&tmp);
-    }
-  }
-  tfd_tensor_unref(out);
+  if (ok) tfd_strided_slice_output(c, k, out, &p);
+  else tfd_tensor_unref(out);
 }
 
 /* ---- Tile ---- */
 static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  tfd_tensor *mt = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, mt, "multiples")) return;
-  if (tfd_tensor_ndims(mt) != 1 || tfd_tensor_numel(mt) != nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected multiples argument to be a vector of length %d but got length %lld",
-                    nd, (long long)tfd_tensor_numel(mt));
-    return;
-  }
-  tfd_tensor *mh = tfd_dk_host_input(c, k, 1);
-  if (!mh) return;
   int64_t dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
+  if (!tfd_tile_shape(c, k, dims)) return;
   dims_of(in, in_dims);
-  for (int d = 0; d < nd; d++) {
-    int64_t r = tfd_tensor_get_index(mh, d);
-    if (r < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld", d, (long long)r);
-      tfd_tensor_unref(mh);
-      return;
-    }
-    if (!tfd_checked_mul(in_dims[d], r, &dims[d])) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's size along dimension %d overflows", d);
-      tfd_tensor_unref(mh);
-      return;
-    }
-  }
-  tfd_tensor_unref(mh);
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
   if (!out) return;
   tfd_status st = TFD_STATUS_INIT;
@@ -464,42 +270,13 @@ static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
 }
 
 /* ---- Pad, PadV2, MirrorPad ---- */
-/* The [rank, 2] paddings of input 1, read on the host into before/after; false (reported) when malformed. */
-static bool read_paddings(tfd_kernel *k, tfd_kernel_ctx *c, int nd, int64_t *lo, int64_t *hi) {
-  tfd_tensor *pads = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, pads, "paddings")) return false;
-  if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != nd || tfd_tensor_dim(pads, 1) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be a matrix of shape [%d, 2] (the input's rank)", nd);
-    return false;
-  }
-  tfd_tensor *ph = tfd_dk_host_input(c, k, 1);
-  if (!ph) return false;
-  for (int d = 0; d < nd; d++) lo[d] = tfd_tensor_get_index(ph, 2 * d), hi[d] = tfd_tensor_get_index(ph, 2 * d + 1);
-  tfd_tensor_unref(ph);
-  return true;
-}
-
 static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  int64_t lo[TFD_MAX_DIMS], hi[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
-  if (!read_paddings(k, c, nd, lo, hi)) return;
+  int64_t lo[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
+  if (!tfd_pad_shape(c, k, lo, dims)) return;
   size_t es = tfd_dtype_size(tfd_tensor_dtype(x));
-  if (c->num_inputs > 2) {
-    tfd_tensor *v = c->inputs[2];
-    if (tfd_tensor_dtype(v) != tfd_tensor_dtype(x) || tfd_tensor_numel(v) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "constant_values must be a scalar of the input's dtype");
-      return;
-    }
-  }
   dims_of(x, in_dims);
-  for (int d = 0; d < nd; d++) {
-    if (lo[d] < 0 || hi[d] < 0 || !tfd_checked_add(in_dims[d], lo[d], &dims[d]) || !tfd_checked_add(dims[d], hi[d], &dims[d])) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be non-negative and small enough, got [%lld, %lld] in dimension %d",
-                      (long long)lo[d], (long long)hi[d], d);
-      return;
-    }
-  }
   tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
   if (!y) return;
   int64_t total = tfd_tensor_numel(y), xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS], off = 0;
@@ -526,21 +303,10 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
 static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  bool symmetric = k->dk_op == S_MIRROR_SYMMETRIC;
-  int64_t lo[TFD_MAX_DIMS], hi[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
-  if (!read_paddings(k, c, nd, lo, hi)) return;
-  for (int d = 0; d < nd; d++) {
-    in_dims[d] = tfd_tensor_dim(x, d);
-    int64_t most = symmetric ? in_dims[d] : in_dims[d] - 1;
-    if (lo[d] < 0 || hi[d] < 0 || lo[d] > most || hi[d] > most) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "paddings [%lld, %lld] in dimension %d must be between 0 and %lld (%s, dimension of size %lld)",
-                      (long long)lo[d], (long long)hi[d], d, (long long)(most < 0 ? 0 : most),
-                      symmetric ? "SYMMETRIC" : "REFLECT", (long long)in_dims[d]);
-      return;
-    }
-    dims[d] = in_dims[d] + lo[d] + hi[d];
-  }
+  bool symmetric = ((const tfd_image_attrs *)k->state)->symmetric; /* tfd_setup_image's */
+  int64_t lo[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
+  if (!tfd_mirror_pad_shape(c, k, symmetric, lo, dims)) return;
+  dims_of(x, in_dims);
   tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
   if (!y) return;
   tfd_status st = TFD_STATUS_INIT;
@@ -558,67 +324,12 @@ static tfd_tensor *device_indices(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *p = c->inputs[0], *ix = c->inputs[1], *axis_t = c->inputs[2];
+  tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
-  if (!tfd_kernel_check_index(c, k, ix, "indices") || !tfd_kernel_check_index(c, k, axis_t, "axis")) return;
-  if (tfd_tensor_numel(axis_t) != 1 || tfd_tensor_ndims(axis_t) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis must be a scalar");
-    return;
-  }
-  if (pr == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-    return;
-  }
-  tfd_tensor *ah = tfd_dk_host_input(c, k, 2);
-  if (!ah) return;
-  int64_t axis = tfd_tensor_get_index(ah, 0), b = k->index;
-  tfd_tensor_unref(ah);
-  if (axis < -pr || axis >= pr) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -pr, pr, (long long)axis);
-    return;
-  }
-  if (axis < 0) axis += pr;
-  if (b != 0) {
-    if (b < -ir || b > ir) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected batch_dims in the range [%d, %d], but got %lld", -ir, ir, (long long)b);
-      return;
-    }
-    if (b < 0) b += ir;
-    if (b >= pr) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).", (long long)b, pr);
-      return;
-    }
-    if (axis < b) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).", (long long)b,
-                      (long long)axis);
-      return;
-    }
-    for (int d = 0; d < b; d++)
-      if (tfd_tensor_dim(p, d) != tfd_tensor_dim(ix, d)) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", d,
-                        (long long)tfd_tensor_dim(p, d), d, (long long)tfd_tensor_dim(ix, d));
-        return;
-      }
-  }
-  if (pr - 1 + ir - b > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
-  }
-  int64_t limit = tfd_tensor_dim(p, (int)axis), nidx = tfd_tensor_numel(ix), dims[TFD_MAX_DIMS];
-  for (int64_t i = 0; tfd_tensor_on_host(ix) && i < nidx; i++) {
-    int64_t v = tfd_tensor_get_index(ix, i);
-    if (v < 0 || v >= limit) {
-      char buf[128];
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = %lld is not in [0, %lld)",
-                      tfd_index_coords(ix, i, ir, buf, sizeof buf), (long long)v, (long long)limit);
-      return;
-    }
-  }
-  int nd = 0;
-  for (int d = 0; d < axis; d++) dims[nd++] = tfd_tensor_dim(p, d);
-  for (int d = (int)b; d < ir; d++) dims[nd++] = tfd_tensor_dim(ix, d);
-  for (int d = (int)axis + 1; d < pr; d++) dims[nd++] = tfd_tensor_dim(p, d);
-  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(p), dims, nd);
+  tfd_gather_shape g;
+  if (!tfd_gather_check(c, k, &g)) return;
+  int64_t axis = g.axis, b = g.batch_dims, limit = g.limit;
+  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(p), g.dims, g.nd);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
     c->outputs[0] = out;
@@ -626,60 +337,28 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
   }
   tfd_tensor *di = device_indices(k, c);
   tfd_status st = TFD_STATUS_INIT;
-  int64_t inner = span(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
+  int64_t inner = tfd_dims_product(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   bool ok = di && tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(p), tfd_tensor_const_data(di),
-                                            tfd_tensor_dtype(di), span(p, 0, (int)b), span(p, (int)b, (int)axis), limit,
-                                            span(ix, (int)b, ir), (size_t)inner, tfd_tensor_data(out), &st), &st);
+                                            tfd_tensor_dtype(di), tfd_dims_product(p, 0, (int)b),
+                                            tfd_dims_product(p, (int)b, (int)axis), limit, tfd_dims_product(ix, (int)b, ir),
+                                            (size_t)inner, tfd_tensor_data(out), &st), &st);
   tfd_tensor_unref(di);
   finish(c, out, ok);
 }
 
 static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
-  int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
-  if (!tfd_kernel_check_index(c, k, ix, "indices")) return;
-  if (ir == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices must be at least a vector");
-    return;
-  }
-  int64_t depth = tfd_tensor_dim(ix, ir - 1);
-  if (depth > pr) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d",
-                    (long long)depth, pr);
-    return;
-  }
-  if (ir - 1 + pr - depth > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
-  }
-  int64_t dims[TFD_MAX_DIMS], p_dims[TFD_MAX_DIMS];
-  int nd = 0;
-  for (int d = 0; d < ir - 1; d++) dims[nd++] = tfd_tensor_dim(ix, d);
-  for (int d = (int)depth; d < pr; d++) dims[nd++] = tfd_tensor_dim(p, d);
+  int pr = tfd_tensor_ndims(p), nd;
+  int64_t depth, dims[TFD_MAX_DIMS], p_dims[TFD_MAX_DIMS];
+  if (!tfd_gather_nd_check(c, k, &depth, dims, &nd)) return;
   int64_t nidx = depth ? tfd_tensor_numel(ix) / depth : 0;
-  for (int64_t i = 0; tfd_tensor_on_host(ix) && depth && i < nidx; i++) {
-    for (int64_t j = 0; j < depth; j++) {
-      int64_t v = tfd_tensor_get_index(ix, i * depth + j);
-      if (v < 0 || v >= tfd_tensor_dim(p, (int)j)) {
-        char at[128], val[256], shp[128];
-        size_t n = 0;
-        for (int64_t q = 0; q < depth && n < sizeof val; q++)
-          n += (size_t)snprintf(val + n, sizeof val - n, "%s%lld", q ? ", " : "", (long long)tfd_tensor_get_index(ix, i * depth + q));
-        tfd_shape ps;
-        tfd_shape_of_tensor(p, &ps);
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = [%s] does not index into param shape %s",
-                        tfd_index_coords(ix, i, ir - 1, at, sizeof at), val, tfd_shape_string(&ps, shp, sizeof shp));
-        return;
-      }
-    }
-  }
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(p), dims, nd);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
     c->outputs[0] = out;
     return;
   }
-  int64_t slice_n = span(p, (int)depth, pr);
+  int64_t slice_n = tfd_dims_product(p, (int)depth, pr);
   if (!depth) nidx = tfd_tensor_numel(out) / slice_n;
   dims_of(p, p_dims);
   tfd_tensor *di = device_indices(k, c);
@@ -694,67 +373,14 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
 
 /* ---- Range (float32, float64, int64; the bounds are read on the host) ---- */
 static void k_range(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  const char *names[3] = {"start", "limit", "delta"};
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
-  for (int i = 0; i < 3; i++) {
-    if (tfd_tensor_numel(c->inputs[i]) != 1 || tfd_tensor_ndims(c->inputs[i]) != 0 || tfd_tensor_dtype(c->inputs[i]) != dt) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar of the same dtype as start", names[i]);
-      return;
-    }
-  }
-  tfd_tensor *h[3] = {0};
-  bool ok = true;
-  for (int i = 0; i < 3 && ok; i++) ok = (h[i] = tfd_dk_host_input(c, k, i)) != NULL;
-  double v[3] = {0};
-  int64_t iv[3] = {0};
-  for (int i = 0; i < 3 && ok; i++) {
-    if (dt == TFD_INT64) iv[i] = tfd_tensor_get_index(h[i], 0), v[i] = (double)iv[i];
-    else v[i] = dt == TFD_FLOAT32 ? ((const float *)tfd_tensor_const_data(h[i]))[0] : ((const double *)tfd_tensor_const_data(h[i]))[0];
-  }
-  for (int i = 0; i < 3; i++) tfd_tensor_unref(h[i]);
-  if (!ok) return;
-  int64_t n;
-  bool exact = true; /* int64 values beyond 2^53 are made on the host: the math's range computes in double */
-  if (dt == TFD_INT64) {
-    int64_t start = iv[0], limit = iv[1], delta = iv[2];
-    if (delta == 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires delta != 0: %lld", (long long)delta);
-      return;
-    }
-    if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires start %s limit when delta %s 0: %lld/%lld", delta > 0 ? "<=" : ">=",
-                      delta > 0 ? ">" : "<", (long long)start, (long long)limit);
-      return;
-    }
-    uint64_t dist = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
-    uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
-    uint64_t count = dist / step + (dist % step != 0);
-    if (count > (uint64_t)INT64_MAX) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires the range size to fit in int64, got %llu", (unsigned long long)count);
-      return;
-    }
-    n = (int64_t)count;
-    const int64_t big = (int64_t)1 << 53;
-    exact = start > -big && start < big && limit > -big && limit < big && delta > -big && delta < big;
-  } else {
-    double start = v[0], limit = v[1], delta = v[2];
-    if (delta == 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires delta != 0: %g", delta);
-      return;
-    }
-    if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires start %s limit when delta %s 0: %g/%g", delta > 0 ? "<=" : ">=",
-                      delta > 0 ? ">" : "<", start, limit);
-      return;
-    }
-    double size = dt == TFD_FLOAT32 ? (double)ceilf(fabsf(((float)limit - (float)start) / (float)delta))
-                                    : ceil(fabs((limit - start) / delta));
-    if (!(size >= 0 && size <= (double)(INT64_MAX / 16))) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Requires the range size to be finite and fit in memory, got %g", size);
-      return;
-    }
-    n = (int64_t)size;
-  }
+  tfd_range r;
+  if (!tfd_range_size(c, k, &r)) return;
+  int64_t n = r.n;
+  /* int64 values beyond 2^53 are made on the host: the math's range computes in double */
+  const int64_t big = (int64_t)1 << 53;
+  bool exact = !r.integer || (r.start > -big && r.start < big && r.limit > -big && r.limit < big && r.delta > -big &&
+                              r.delta < big);
   tfd_tensor *out = NULL;
   if (!exact) {
     tfd_tensor *hv = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
@@ -763,30 +389,22 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) 
       return;
     }
     for (int64_t i = 0; i < n; i++)
-      ((int64_t *)tfd_tensor_data(hv))[i] = (int64_t)((uint64_t)iv[0] + (uint64_t)i * (uint64_t)iv[2]);
+      ((int64_t *)tfd_tensor_data(hv))[i] = (int64_t)((uint64_t)r.start + (uint64_t)i * (uint64_t)r.delta);
     c->outputs[0] = tfd_dk_to_home(c, k, hv);
     tfd_tensor_unref(hv);
     return;
   }
   if (!(out = tfd_dk_alloc(c, k, dt, &n, 1))) return;
   tfd_status st = TFD_STATUS_INIT;
-  finish(c, out, n == 0 || tfd_dk_ok(k, c, m->range(c->device, dt, v[0], v[2], tfd_tensor_data(out), n, &st), &st));
+  finish(c, out, n == 0 || tfd_dk_ok(k, c, m->range(c->device, dt, r.fstart, r.fdelta, tfd_tensor_data(out), n, &st), &st));
 }
 
 /* ---- Fill, ZerosLike, OnesLike ---- */
 static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *dims_t = c->inputs[0], *value = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, dims_t, "dims")) return;
-  if (tfd_tensor_ndims(dims_t) != 1 || tfd_tensor_numel(dims_t) > TFD_MAX_DIMS || tfd_tensor_ndims(value) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dims must be a vector and value a scalar");
-    return;
-  }
-  tfd_tensor *dh = tfd_dk_host_input(c, k, 0);
-  if (!dh) return;
+  tfd_tensor *value = c->inputs[1];
   int64_t dims[TFD_MAX_DIMS];
-  int nd = (int)tfd_tensor_numel(dh);
-  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(dh, i);
-  tfd_tensor_unref(dh);
+  int nd;
+  if (!tfd_fill_shape(c, k, dims, &nd)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(value), dims, nd);
   if (!out) return;
   int64_t total = tfd_tensor_numel(out), zero = 0, one = 1;
@@ -826,8 +444,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_TILE: k_tile(k, c, m); break;
     case S_PAD:
     case S_PAD_V2: k_pad(k, c, m); break;
-    case S_MIRROR_REFLECT:
-    case S_MIRROR_SYMMETRIC: k_mirror_pad(k, c, m); break;
+    case S_MIRROR_PAD: k_mirror_pad(k, c, m); break;
     case S_GATHER: k_gather(k, c, m); break;
     case S_GATHER_ND: k_gather_nd(k, c, m); break;
     case S_RANGE: k_range(k, c, m); break;
@@ -854,8 +471,6 @@ tfd_code tfd_dk_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   /* Elements that live on the host (int32, handles) are moved there by the CPU kernel. */
   if (!tfd_dk_lives_on_device(init->device, k->T)) return tfd_dk_setup_on_host(k, init, cpu, st);
   if (cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
-  if (op == S_MIRROR_REFLECT && strcmp(tfd_attr_string(init->node, "mode", ""), "SYMMETRIC") == 0)
-    k->dk_op = S_MIRROR_SYMMETRIC;
   k->compute = compute;
   return TFD_OK;
 }

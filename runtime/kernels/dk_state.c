@@ -9,26 +9,14 @@
 
 #include "device_kernel.h"
 #include "kernel_shared.h"
+#include "shape_logic.h"
 
 static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
-  tfd_tensor *shape = c->inputs[0];
-  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
-    return;
-  }
-  tfd_tensor *sh = tfd_dk_host_input(c, k, 0);
-  if (!sh) return;
   int64_t dims[TFD_MAX_DIMS];
-  int nd = (int)tfd_tensor_numel(sh);
-  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(sh, i);
-  tfd_tensor_unref(sh);
-  for (int i = 0; i < nd; i++)
-    if (dims[i] < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld is negative", (long long)dims[i]);
-      return;
-    }
+  int nd;
+  if (!tfd_random_shape(c, k, dims, &nd)) return;
   tfd_tensor *out = tfd_dk_alloc(c, k, k->dst, dims, nd);
   if (!out) return;
   int64_t n = tfd_tensor_numel(out);

@@ -7,6 +7,7 @@
 #include "../core/half.h"
 #include "device_math_elem.h"
 #include "kernel.h"
+#include "shape_logic.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
 
@@ -81,25 +82,10 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *perm = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, perm, "perm")) return;
-  if (tfd_tensor_ndims(perm) != 1 || tfd_tensor_numel(perm) != nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm has %lld entries for a tensor of rank %d",
-                    (long long)tfd_tensor_numel(perm), nd);
-    return;
-  }
   int64_t p[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_strides[TFD_MAX_DIMS];
-  bool seen[TFD_MAX_DIMS] = {0};
-  for (int i = 0; i < nd; i++) {
-    p[i] = tfd_tensor_get_index(perm, i);
-    if (p[i] < 0 || p[i] >= nd || seen[p[i]]) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "perm is not a permutation of 0..%d", nd - 1);
-      return;
-    }
-    seen[p[i]] = true;
-    dims[i] = tfd_tensor_dim(in, (int)p[i]);
-  }
+  if (!tfd_transpose_shape(c, k, p, dims)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
   if (!out) return;
   c->outputs[0] = out;
@@ -149,15 +135,10 @@ static void fill_with(tfd_tensor *t, const void *v) {
 }
 
 static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *dims_t = c->inputs[0], *value = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, dims_t, "dims")) return;
-  if (tfd_tensor_ndims(dims_t) != 1 || tfd_tensor_numel(dims_t) > TFD_MAX_DIMS || tfd_tensor_ndims(value) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dims must be a vector and value a scalar");
-    return;
-  }
+  tfd_tensor *value = c->inputs[1];
   int64_t dims[TFD_MAX_DIMS];
-  int nd = (int)tfd_tensor_numel(dims_t);
-  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(dims_t, i);
+  int nd;
+  if (!tfd_fill_shape(c, k, dims, &nd)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(value), dims, nd);
   if (!out) return;
   fill_with(out, tfd_tensor_const_data(value));
@@ -194,37 +175,10 @@ static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   int n = c->num_inputs - 1;
-  tfd_tensor *first = c->inputs[0], *axis_t = c->inputs[n];
+  tfd_tensor *first = c->inputs[0];
   int rank = tfd_tensor_ndims(first);
-  if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
-  if (tfd_tensor_ndims(axis_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis must be a scalar, got a tensor of rank %d with %lld elements",
-                    tfd_tensor_ndims(axis_t), (long long)tfd_tensor_numel(axis_t));
-    return;
-  }
-  int64_t axis = tfd_tensor_get_index(axis_t, 0);
-  if (axis < -rank || axis >= rank) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld is out of range for rank %d", (long long)axis, rank);
-    return;
-  }
-  if (axis < 0) axis += rank;
-  int64_t dims[TFD_MAX_DIMS];
-  for (int d = 0; d < rank; d++) dims[d] = tfd_tensor_dim(first, d);
-  dims[axis] = 0;
-  for (int i = 0; i < n; i++) {
-    tfd_tensor *t = c->inputs[i];
-    bool ok = tfd_tensor_ndims(t) == rank && tfd_tensor_dtype(t) == tfd_tensor_dtype(first);
-    for (int d = 0; ok && d < rank; d++) ok = d == axis || tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
-    if (!ok) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "value %d does not match the shape of value 0 outside axis %lld", i,
-                      (long long)axis);
-      return;
-    }
-    if (!tfd_checked_add(dims[axis], tfd_tensor_dim(t, (int)axis), &dims[axis])) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's size along axis %lld overflows", (long long)axis);
-      return;
-    }
-  }
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_concat_shape(c, k, &axis, dims)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(first), dims, rank);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) { /* nothing to copy; dims around the 0 may be huge */

@@ -19,7 +19,9 @@
 #include "../core/status_internal.h"
 #include "activation.h"
 #include "conv_generic.h"
-#include "kernel_shared.h"
+#include "conv_logic.h"
+#include "cwise_logic.h"
+#include "shape_logic.h"
 #include "dnnl_conv.h"
 #include "pointwise_conv.h"
 #include "window.h"
@@ -231,85 +233,23 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j)
   return code == TFD_OK;
 }
 
-/* The output's height and width (and the padding before) for j's input and window. */
-static bool spatial_out(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
-  const conv_params *p = k->state;
-  if (tfd_window_size(&p->win, 0, j->h, j->kh, &j->oh, &j->pad_t) &&
-      tfd_window_size(&p->win, 1, j->w, j->kw, &j->ow, &j->pad_l))
-    return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
-                  (long long)j->kh, (long long)j->kw, (long long)j->h, (long long)j->w);
-  return false;
-}
-
 /* Whether the plain (unfused) op's input or filter is not float32: k_conv_generic.c then runs it,
- * or names the dtypes it refuses. The fused ops stay float32 (check_nhwc refuses the rest). */
+ * or names the dtypes it refuses. The fused ops stay float32 (tfd_conv_check_nhwc refuses the rest). */
 static bool generic_dtype(const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
-  bool fused = strncmp(k->op->name, "_Fused", 6) == 0 || strncmp(k->op->name, "Fused", 5) == 0;
-  return !fused && (tfd_tensor_dtype(x) != TFD_FLOAT32 || (f && tfd_tensor_dtype(f) != TFD_FLOAT32));
+  return !tfd_conv_op_fused(k->op->name) &&
+         (tfd_tensor_dtype(x) != TFD_FLOAT32 || (f && tfd_tensor_dtype(f) != TFD_FLOAT32));
 }
 
-static bool check_nhwc(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const char *what) {
-  if (tfd_tensor_ndims(x) == 4 && tfd_tensor_dtype(x) == TFD_FLOAT32) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
-                  tfd_dtype_name(tfd_tensor_dtype(x)), tfd_tensor_ndims(x));
-  return false;
-}
-
-/* Prelu's alpha against an output of dims: float32, and, once its leading 1s are dropped, one value
- * or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],
- * [H, W, C]); other broadcasts are UNIMPLEMENTED, shapes that do not broadcast INVALID_ARGUMENT,
- * both naming the shapes. *n is alpha's element count. */
-bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
-                          int64_t *n) {
-  if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(a)));
-    return false;
-  }
-  int an = tfd_tensor_ndims(a), lead = 0;
-  while (lead < an && tfd_tensor_dim(a, lead) == 1) lead++;
-  bool ok = an - lead <= nd;
-  for (int d = lead; ok && d < an; d++) ok = tfd_tensor_dim(a, d) == dims[nd - (an - d)];
-  *n = tfd_tensor_numel(a);
-  if (ok && *n >= 1) return true;
-  char as[96], xs[96];
-  tfd_shape sa, sx = {.ndims = nd}, sb;
-  tfd_shape_of_tensor(a, &sa);
-  for (int d = 0; d < nd; d++) sx.dims[d] = dims[d];
-  tfd_shape_string(&sa, as, sizeof as);
-  tfd_shape_string(&sx, xs, sizeof xs);
-  tfd_status tmp = TFD_STATUS_INIT;
-  bool broadcasts = *n >= 1 && tfd_broadcast_shapes(&sx, &sa, &sb, &tmp) == TFD_OK && tfd_shape_numel(&sb) == tfd_shape_numel(&sx);
-  tfd_status_clear(&tmp);
-  if (broadcasts)
-    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "Prelu's alpha %s broadcasts over %s in a way not implemented: leading 1s aside, "
-                    "alpha must be one value or the trailing dimensions", as, xs);
-  else
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha %s must broadcast over %s", as, xs);
-  return false;
-}
-
-/* The fused arguments of _FusedConv2D and _FusedDepthwiseConv2dNative: the bias, then Prelu's alpha. */
+/* The fused arguments of _FusedConv2D and _FusedDepthwiseConv2dNative, checked (conv_logic.h), then
+ * pointed to: the bias, the batch norm's factors, Prelu's alpha, the addend. */
 static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   const conv_params *p = k->state;
-  if (p->bias) {
-    tfd_tensor *b = c->inputs[2];
-    if (tfd_tensor_dtype(b) != TFD_FLOAT32 || tfd_tensor_numel(b) != j->o) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must hold %lld float32 values, one per output channel",
-                      (long long)j->o);
-      return false;
-    }
-    j->bias = tfd_tensor_const_data(b);
-  }
+  tfd_conv_fusion f = {p->bias, p->add, p->batch_norm, p->prelu, p->epsilon, p->act};
+  int64_t out[4] = {j->n, j->oh, j->ow, j->o};
+  if (!tfd_conv_check_fused(c, k, &f, out, &j->alpha_n)) return false;
+  if (p->bias) j->bias = tfd_tensor_const_data(c->inputs[2]);
   if (p->batch_norm) {
     /* y = (conv - mean) * scale / sqrt(variance + epsilon) + offset, as one multiply and one add. */
-    for (int i = 2; i < 6; i++)
-      if (tfd_tensor_dtype(c->inputs[i]) != TFD_FLOAT32 || tfd_tensor_numel(c->inputs[i]) != j->o) {
-        static const char *const what[] = {"", "", "scale", "offset", "mean", "variance"};
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "FusedBatchNorm's %s must hold %lld float32 values, one per channel",
-                        what[i], (long long)j->o);
-        return false;
-      }
     float *bn = malloc((size_t)(2 * j->o) * sizeof *bn + 1);
     if (!bn) {
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -323,30 +263,8 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
     }
     j->bn = bn;
   }
-  if (p->prelu) {
-    int64_t out[4] = {j->n, j->oh, j->ow, j->o};
-    tfd_tensor *a = c->inputs[c->num_inputs - 1]; /* alpha comes last */
-    if (!tfd_prelu_alpha_size(c, k, a, out, 4, &j->alpha_n)) return false;
-    j->alpha = tfd_tensor_const_data(a);
-  }
-  if (p->add) {
-    tfd_tensor *a = c->inputs[3];
-    if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand must be float32, got %s",
-                      tfd_dtype_name(tfd_tensor_dtype(a)));
-      return false;
-    }
-    j->addend = tfd_tensor_const_data(a);
-  }
-  return true;
-}
-
-/* Whether the fused Add's operand has the convolution's output shape (the usual case). */
-static bool addend_fits(const conv_job *j, const tfd_tensor *a) {
-  int64_t out[4] = {j->n, j->oh, j->ow, j->o};
-  if (tfd_tensor_ndims(a) != 4) return false;
-  for (int d = 0; d < 4; d++)
-    if (tfd_tensor_dim(a, d) != out[d]) return false;
+  if (p->prelu) j->alpha = tfd_tensor_const_data(c->inputs[c->num_inputs - 1]); /* alpha comes last */
+  if (p->add) j->addend = tfd_tensor_const_data(c->inputs[3]);
   return true;
 }
 
@@ -359,15 +277,7 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
 static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
   tfd_tensor *a = c->inputs[3];
   tfd_shape sc = {.ndims = 4, .dims = {j->n, j->oh, j->ow, j->o}}, sa, so;
-  tfd_shape_of_tensor(a, &sa);
-  tfd_status tmp = TFD_STATUS_INIT;
-  if (sa.ndims > 4 || tfd_broadcast_shapes(&sc, &sa, &so, &tmp) != TFD_OK) {
-    char cs[96], as[96];
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the fused Add's operand %s does not broadcast with the convolution's output %s",
-                    tfd_shape_string(&sa, as, sizeof as), tfd_shape_string(&sc, cs, sizeof cs));
-    tfd_status_clear(&tmp);
-    return;
-  }
+  if (!tfd_conv_addend_broadcast(c, k, &sc, &sa, &so)) return;
   conv_params q = *p;
   q.add = false, q.prelu = false, q.act = TFD_ACT_NONE, q.dnnl = NULL;
   conv_job t = *j;
@@ -410,11 +320,11 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_para
 
 /* The output of a convolution whose inputs fused_args checked; j->bn, if any, is the caller's. */
 static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
-  if (p->add && !addend_fits(j, c->inputs[3])) {
+  int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
+  if (p->add && !tfd_conv_addend_fits(c, dims)) {
     conv_add_broadcast(k, c, p, j);
     return;
   }
-  int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
   /* A residual add writes into its addend's buffer when nothing else reads it: no copy. */
   tfd_tensor *y = p->add ? tfd_kernel_forward_or_alloc(c, k, 3, TFD_FLOAT32, dims, 4)
                          : tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
@@ -455,6 +365,12 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
   if (s.failed) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the convolution's patches");
 }
 
+/* A job over x (and filter f, unless pooling) with g's geometry; its fused operands still unset. */
+static conv_job job_of(const conv_params *p, const tfd_conv_dims *g, const tfd_tensor *x, const tfd_tensor *f) {
+  return (conv_job){p, tfd_tensor_const_data(x), f ? tfd_tensor_const_data(f) : NULL, NULL, NULL, NULL,
+                    g->n, g->h, g->w, g->c, g->kh, g->kw, g->o, g->oh, g->ow, g->pad_t, g->pad_l, 1, NULL, NULL};
+}
+
 static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
@@ -462,16 +378,12 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_conv_generic_run(k, c, TFD_CONV_GENERIC_CONV2D, &p->win, NULL);
     return;
   }
-  if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
-  conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
-                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), tfd_tensor_dim(f, 3), 0, 0, 0, 0, 1, NULL, NULL};
-  if (tfd_tensor_dim(f, 2) != j.c) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
-                    (long long)j.c, (long long)tfd_tensor_dim(f, 2));
+  tfd_conv_dims g;
+  if (!tfd_conv_check_nhwc(c, k, x, "input") || !tfd_conv_check_nhwc(c, k, f, "filter") ||
+      !tfd_conv_geometry(c, k, &p->win, false, &g))
     return;
-  }
-  if (!spatial_out(c, k, &j) || !fused_args(c, k, &j)) return;
+  conv_job j = job_of(p, &g, x, f);
+  if (!fused_args(c, k, &j)) return;
   conv2d_compute(k, c, p, &j);
   free((void *)j.bn);
 }
@@ -513,17 +425,12 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_conv_generic_run(k, c, TFD_CONV_GENERIC_DEPTHWISE, &p->win, NULL);
     return;
   }
-  if (!check_nhwc(c, k, x, "input") || !check_nhwc(c, k, f, "filter")) return;
-  conv_job j = {p, tfd_tensor_const_data(x), tfd_tensor_const_data(f), NULL, NULL, NULL,
-                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                tfd_tensor_dim(f, 0), tfd_tensor_dim(f, 1), 0, 0, 0, 0, 0, 1, NULL, NULL};
-  if (tfd_tensor_dim(f, 2) != j.c) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
-                    (long long)j.c, (long long)tfd_tensor_dim(f, 2));
+  tfd_conv_dims g;
+  if (!tfd_conv_check_nhwc(c, k, x, "input") || !tfd_conv_check_nhwc(c, k, f, "filter") ||
+      !tfd_conv_geometry(c, k, &p->win, true, &g))
     return;
-  }
-  if (!tfd_checked_mul(j.c, tfd_tensor_dim(f, 3), &j.o)) return;
-  if (!spatial_out(c, k, &j) || !fused_args(c, k, &j)) return;
+  conv_job j = job_of(p, &g, x, f);
+  if (!fused_args(c, k, &j)) return;
   int64_t dims[4] = {j.n, j.oh, j.ow, j.o};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -631,11 +538,9 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_conv_generic_run(k, c, p->op == OP_MAXPOOL ? TFD_CONV_GENERIC_MAXPOOL : TFD_CONV_GENERIC_AVGPOOL, &p->win, p->ksize);
     return;
   }
-  if (!check_nhwc(c, k, x, "input")) return;
-  conv_job j = {p, tfd_tensor_const_data(x), NULL, NULL, NULL, NULL,
-                tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
-                p->ksize[0], p->ksize[1], tfd_tensor_dim(x, 3), 0, 0, 0, 0, 1, NULL, NULL};
-  if (!spatial_out(c, k, &j)) return;
+  tfd_conv_dims g;
+  if (!tfd_conv_check_nhwc(c, k, x, "input") || !tfd_pool_geometry(c, k, &p->win, p->ksize, &g)) return;
+  conv_job j = job_of(p, &g, x, NULL);
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
   tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!y) return;
@@ -727,34 +632,13 @@ TFD_VECTOR_CLONES static void channel_pad_range(int64_t b, int64_t e, void *arg)
 }
 
 static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *x = c->inputs[0], *pads = c->inputs[1];
+  tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  if (!tfd_kernel_check_index(c, k, pads, "paddings")) return;
-  if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != nd || tfd_tensor_dim(pads, 1) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be a matrix of shape [%d, 2] (the input's rank)", nd);
-    return;
-  }
+  int64_t before[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
+  if (!tfd_pad_shape(c, k, before, dims)) return;
   size_t es = tfd_dtype_size(tfd_tensor_dtype(x));
   char fill[16] = {0};
-  if (c->num_inputs > 2) {
-    tfd_tensor *v = c->inputs[2];
-    if (tfd_tensor_dtype(v) != tfd_tensor_dtype(x) || tfd_tensor_numel(v) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "constant_values must be a scalar of the input's dtype");
-      return;
-    }
-    memcpy(fill, tfd_tensor_const_data(v), es);
-  }
-  int64_t before[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
-  for (int d = 0; d < nd; d++) {
-    int64_t lo = tfd_tensor_get_index(pads, 2 * d), hi = tfd_tensor_get_index(pads, 2 * d + 1);
-    if (lo < 0 || hi < 0 || !tfd_checked_add(tfd_tensor_dim(x, d), lo, &dims[d]) ||
-        !tfd_checked_add(dims[d], hi, &dims[d])) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be non-negative and small enough, got [%lld, %lld] in dimension %d",
-                      (long long)lo, (long long)hi, d);
-      return;
-    }
-    before[d] = lo;
-  }
+  if (c->num_inputs > 2) memcpy(fill, tfd_tensor_const_data(c->inputs[2]), es);
   tfd_tensor *y = tfd_kernel_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
   if (!y) return;
   c->outputs[0] = y;
@@ -783,14 +667,9 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see tfd_prelu_alpha_size) ---- */
 static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
-  int nd = tfd_tensor_ndims(x);
+  int nd;
   int64_t dims[TFD_MAX_DIMS], na;
-  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(x, d);
-  if (tfd_tensor_dtype(x) != TFD_FLOAT32) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(x)));
-    return;
-  }
-  if (!tfd_prelu_alpha_size(c, k, a, dims, nd, &na)) return;
+  if (!tfd_prelu_check(c, k, dims, &nd, &na)) return;
   tfd_tensor *y = tfd_kernel_forward_or_alloc(c, k, 0, TFD_FLOAT32, dims, nd);
   if (!y) return;
   c->outputs[0] = y;
@@ -816,58 +695,9 @@ static void conv_cleanup(tfd_kernel *k) {
   k->state = NULL;
 }
 
-/* TensorFlow's _FusedConv2D fusions: [BiasAdd], [BiasAdd, Add], [FusedBatchNorm], each optionally
- * followed by an activation or Prelu. The inputs after the filter: bias; bias and the addend;
- * scale, offset, mean and variance; then Prelu's alpha, always last (TensorFlow.js's converter
- * writes [BiasAdd, Prelu]; tfdev's remapper adds [BiasAdd, Add, Prelu] for residual blocks). */
-tfd_code tfd_conv_parse_fused(const tfd_node_def *node, const char *op, int num_inputs, tfd_conv_fusion *p,
-                              tfd_status *st) {
-  const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
-  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0, i = 0;
-  bool ok = len >= 1 && len <= 3;
-  *p = (tfd_conv_fusion){0};
-  if (ok && strcmp(v->list_s[0], "BiasAdd") == 0) {
-    p->bias = true;
-    i = 1;
-    if (i < len && strcmp(v->list_s[i], "Add") == 0) p->add = true, i++;
-  } else if (ok && strcmp(v->list_s[0], "FusedBatchNorm") == 0) {
-    p->batch_norm = true;
-    p->epsilon = tfd_attr_float(node, "epsilon", 0.0001);
-    i = 1;
-  } else {
-    ok = false;
-  }
-  if (ok && i < len) {
-    if (strcmp(v->list_s[i], "Prelu") == 0) p->prelu = true;
-    else ok = (p->act = tfd_activation_of_op(v->list_s[i])) != TFD_ACT_NONE;
-    i++;
-  }
-  ok = ok && i == len;
-  int want = 2 + (p->bias ? 1 : 0) + (p->add ? 1 : 0) + (p->batch_norm ? 4 : 0) + (p->prelu ? 1 : 0);
-  char list[256] = "";
-  for (size_t k = 0; k < len; k++) {
-    strncat(list, k ? "," : "", sizeof list - strlen(list) - 1);
-    strncat(list, v->list_s[k], sizeof list - strlen(list) - 1);
-  }
-  if (ok && num_inputs != want)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fused_ops [%s] take %d inputs, got %d",
-                           tfd_node_def_name(node), op, list, want, num_inputs);
-  if (ok) return TFD_OK;
-  return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: [%s]",
-                         tfd_node_def_name(node), op, list);
-}
-
-static tfd_code parse_fused(const tfd_node_def *node, const char *op, conv_params *p, int num_inputs, tfd_status *st) {
-  tfd_conv_fusion f;
-  if (tfd_conv_parse_fused(node, op, num_inputs, &f, st) != TFD_OK) return tfd_status_code(st);
-  p->bias = f.bias, p->add = f.add, p->batch_norm = f.batch_norm, p->prelu = f.prelu;
-  p->epsilon = f.epsilon, p->act = f.act;
-  return TFD_OK;
-}
-
 tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const tfd_node_def *node = init->node;
-  const char *op = init->op->name, *name = tfd_node_def_name(node);
+  const char *op = init->op->name;
   conv_params *p = calloc(1, sizeof *p);
   if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   pthread_mutex_init(&p->pw_mu, NULL);
@@ -883,28 +713,22 @@ tfd_code tfd_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *
     k->compute = p->op == OP_PAD ? k_pad : k_prelu;
     return TFD_OK;
   }
-  bool pool = p->op == OP_MAXPOOL || p->op == OP_AVGPOOL;
-  if (tfd_window_attrs_read(node, op, !pool, &p->win, st) != TFD_OK) return tfd_status_code(st);
+  tfd_conv_attrs a;
+  if (tfd_conv_attrs_read(node, op, init->num_inputs, &a, st) != TFD_OK) return tfd_status_code(st);
+  p->win = a.win;
+  p->ksize[0] = a.ksize[0], p->ksize[1] = a.ksize[1];
+  p->bias = a.f.bias, p->add = a.f.add, p->batch_norm = a.f.batch_norm, p->prelu = a.f.prelu;
+  p->epsilon = a.f.epsilon, p->act = a.f.act, p->alpha = a.alpha;
   if (p->op == OP_MAXPOOL || p->op == OP_AVGPOOL) {
-    if (!tfd_spatial_attr(node, "ksize", 0, p->ksize) || p->ksize[0] < 1 || p->ksize[0] > INT32_MAX ||
-        p->ksize[1] > INT32_MAX)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): ksize must be 4 values [1, h, w, 1]", name, op);
     k->compute = k_pool;
     return TFD_OK;
   }
   bool constant = p->filter_constant = tfd_attr_bool(node, TFD_WEIGHTS_CONSTANT_ATTR, false);
   if (p->op == OP_DEPTHWISE) {
-    if (strcmp(op, "DepthwiseConv2dNative") != 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
-    if (p->batch_norm || p->add) /* TensorFlow fuses only BiasAdd and activations into a depthwise conv */
-      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): Fusion is not implemented: only BiasAdd and an activation",
-                             name, op);
-    p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
     p->dnnl = tfd_dnnl_conv_new(true, p->bias, p->prelu ? TFD_ACT_NONE : p->act, (float)p->alpha, constant, false);
     k->compute = k_depthwise;
     return TFD_OK;
   }
-  if (strcmp(op, "_FusedConv2D") == 0 && parse_fused(node, op, p, init->num_inputs, st) != TFD_OK) return tfd_status_code(st);
-  p->alpha = tfd_attr_float(node, "leakyrelu_alpha", 0.2);
   /* oneDNN 2.6 makes no fast convolution with a Prelu post-op, so Prelu and the batch norm (and the
    * activation after them) run in this file's epilogue, on rows oneDNN just wrote. */
   p->dnnl = tfd_dnnl_conv_new(false, p->bias, p->prelu || p->batch_norm ? TFD_ACT_NONE : p->act, (float)p->alpha, constant,

@@ -14,6 +14,7 @@
 #include "../core/checked.h"
 #include "../core/half.h"
 #include "conv_generic.h"
+#include "conv_logic.h"
 
 #define BIT(dt) (1u << (dt))
 
@@ -213,21 +214,7 @@ void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_conv_generic_op 
   bool pool = op == TFD_CONV_GENERIC_MAXPOOL || op == TFD_CONV_GENERIC_AVGPOOL;
   tfd_tensor *x = c->inputs[0], *f = pool ? NULL : c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
-  if (tfd_tensor_ndims(x) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be a tensor of rank 4 (NHWC), got %s of rank %d",
-                    tfd_dtype_name(dt), tfd_tensor_ndims(x));
-    return;
-  }
-  if (f && tfd_tensor_ndims(f) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter must be a tensor of rank 4 (HWIO), got %s of rank %d",
-                    tfd_dtype_name(tfd_tensor_dtype(f)), tfd_tensor_ndims(f));
-    return;
-  }
-  if (f && tfd_tensor_dtype(f) != dt) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter is %s but input is %s: they must have the same dtype",
-                    tfd_dtype_name(tfd_tensor_dtype(f)), tfd_dtype_name(dt));
-    return;
-  }
+  if (!tfd_conv_check_generic(c, k, x, f)) return;
   if ((unsigned)dt >= 32 || !(takes[op] & BIT(dt))) {
     char list[96];
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be float32, %s; got %s", dtype_list(takes[op], list, sizeof list),
@@ -240,29 +227,14 @@ void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_conv_generic_op 
     return;
   }
   j->op = op, j->dt = dt;
-  j->n = tfd_tensor_dim(x, 0), j->h = tfd_tensor_dim(x, 1), j->w = tfd_tensor_dim(x, 2), j->c = tfd_tensor_dim(x, 3);
   j->sh = win->stride[0], j->sw = win->stride[1], j->dh = win->dilation[0], j->dw = win->dilation[1];
   atomic_init(&j->failed, false);
-  bool ok = true;
-  if (pool) {
-    j->kh = ksize[0], j->kw = ksize[1], j->o = j->c;
-  } else {
-    j->kh = tfd_tensor_dim(f, 0), j->kw = tfd_tensor_dim(f, 1);
-    if (tfd_tensor_dim(f, 2) != j->c) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input depth %lld does not match the filter's in_channels %lld",
-                      (long long)j->c, (long long)tfd_tensor_dim(f, 2));
-      ok = false;
-    } else if (op == TFD_CONV_GENERIC_DEPTHWISE && !tfd_checked_mul(j->c, tfd_tensor_dim(f, 3), &j->o)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's depth overflows");
-      ok = false;
-    } else if (op == TFD_CONV_GENERIC_CONV2D) {
-      j->o = tfd_tensor_dim(f, 3);
-    }
-  }
-  if (ok && !(tfd_window_size(win, 0, j->h, j->kh, &j->oh, &j->pad_t) && tfd_window_size(win, 1, j->w, j->kw, &j->ow, &j->pad_l))) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
-                    (long long)j->kh, (long long)j->kw, (long long)j->h, (long long)j->w);
-    ok = false;
+  tfd_conv_dims g;
+  bool ok = pool ? tfd_pool_geometry(c, k, win, ksize, &g)
+                 : tfd_conv_geometry(c, k, win, op == TFD_CONV_GENERIC_DEPTHWISE, &g);
+  if (ok) {
+    j->n = g.n, j->h = g.h, j->w = g.w, j->c = g.c, j->kh = g.kh, j->kw = g.kw, j->o = g.o;
+    j->oh = g.oh, j->ow = g.ow, j->pad_t = g.pad_t, j->pad_l = g.pad_l;
   }
   int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
   tfd_tensor *y = ok ? tfd_kernel_alloc(c, k, dt, dims, 4) : NULL;

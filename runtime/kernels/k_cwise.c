@@ -9,6 +9,7 @@
 
 #include "../core/status_internal.h"
 #include "activation.h"
+#include "cwise_logic.h"
 #include "kernel.h"
 #include "vector_clones.h"
 
@@ -312,12 +313,7 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
   tfd_shape sa, sb, so;
   tfd_shape_of_tensor(a, &sa);
   tfd_shape_of_tensor(b, &sb);
-  tfd_status tmp = TFD_STATUS_INIT;
-  if (tfd_broadcast_shapes(&sa, &sb, &so, &tmp) != TFD_OK) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
-    tfd_status_clear(&tmp);
-    return;
-  }
+  if (!tfd_cwise_broadcast(c, k, &sa, &sb, &so)) return;
   int64_t n = tfd_shape_numel(&so), na = tfd_tensor_numel(a), nb = tfd_tensor_numel(b);
   bool flat = (na == n || na == 1) && (nb == n || nb == 1);
   /* An operand nobody else reads becomes the output: no allocation, and its lines are in cache. */
@@ -353,14 +349,7 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) { run_binary(k, c, k->code, c->inputs[0], c->inputs[1]); }
 
 static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
-  int nd = tfd_tensor_ndims(v);
-  if (tfd_tensor_ndims(b) != 1 || nd < 1 || tfd_tensor_dim(v, nd - 1) != tfd_tensor_dim(b, 0)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias of %lld elements does not match the last dimension of value",
-                    (long long)tfd_tensor_dim(b, 0));
-    return;
-  }
-  run_binary(k, c, B_ADD, v, b);
+  if (tfd_bias_add_check(c, k)) run_binary(k, c, B_ADD, c->inputs[0], c->inputs[1]);
 }
 
 /* ---- softmax over the last dimension ---- */
@@ -414,10 +403,7 @@ static void softmax_range(int64_t b, int64_t e, void *arg) {
 static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (nd < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
-    return;
-  }
+  if (!tfd_softmax_check(c, k)) return;
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(in), in);
   if (!out) return;
   softmax_job j = {tfd_tensor_const_data(in), tfd_tensor_data(out), tfd_tensor_dim(in, nd - 1), tfd_tensor_dtype(in)};

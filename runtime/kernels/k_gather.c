@@ -3,97 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "gather_logic.h"
 #include "kernel.h"
 #include "kernel_shared.h"
-
-const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap) {
-  int64_t c[TFD_MAX_DIMS];
-  for (int d = upto - 1; d >= 0; d--) {
-    int64_t dim = tfd_tensor_dim(t, d);
-    c[d] = dim ? i % dim : 0;
-    i = dim ? i / dim : 0;
-  }
-  size_t n = 0;
-  buf[0] = 0;
-  for (int d = 0; d < upto && n < cap; d++) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "", (long long)c[d]);
-  return buf;
-}
-
-static int64_t span(const tfd_tensor *t, int from, int to) {
-  int64_t n = 1;
-  for (int d = from; d < to; d++) n *= tfd_tensor_dim(t, d);
-  return n;
-}
+#include "reduce_logic.h"
+#include "topk_order.h"
 
 /* GatherV2: params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]. The first
  * batch_dims dimensions of params and indices go together (TensorFlow's batched gather): batch b
  * picks along params' axis with indices[b, ...] only. */
 static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *p = c->inputs[0], *ix = c->inputs[1], *axis_t = c->inputs[2];
+  tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
-  if (!tfd_kernel_check_index(c, k, ix, "indices") || !tfd_kernel_check_index(c, k, axis_t, "axis")) return;
-  if (tfd_tensor_numel(axis_t) != 1 || tfd_tensor_ndims(axis_t) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis must be a scalar");
-    return;
-  }
-  if (pr == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-    return;
-  }
-  int64_t axis = tfd_tensor_get_index(axis_t, 0), b = k->index;
-  if (axis < -pr || axis >= pr) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -pr, pr, (long long)axis);
-    return;
-  }
-  if (axis < 0) axis += pr;
-  if (b != 0) { /* TensorFlow's GatherOp checks, in its order and words */
-    if (b < -ir || b > ir) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected batch_dims in the range [%d, %d], but got %lld", -ir, ir, (long long)b);
-      return;
-    }
-    if (b < 0) b += ir;
-    if (b >= pr) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).", (long long)b, pr);
-      return;
-    }
-    if (axis < b) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).", (long long)b,
-                      (long long)axis);
-      return;
-    }
-    for (int d = 0; d < b; d++)
-      if (tfd_tensor_dim(p, d) != tfd_tensor_dim(ix, d)) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", d,
-                        (long long)tfd_tensor_dim(p, d), d, (long long)tfd_tensor_dim(ix, d));
-        return;
-      }
-  }
-  if (pr - 1 + ir - b > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
-  }
-  int64_t limit = tfd_tensor_dim(p, (int)axis), nidx = tfd_tensor_numel(ix), dims[TFD_MAX_DIMS];
-  for (int64_t i = 0; i < nidx; i++) {
-    int64_t v = tfd_tensor_get_index(ix, i);
-    if (v < 0 || v >= limit) {
-      char buf[128];
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = %lld is not in [0, %lld)", tfd_index_coords(ix, i, ir, buf, sizeof buf),
-                      (long long)v, (long long)limit);
-      return;
-    }
-  }
-  int nd = 0;
-  for (int d = 0; d < axis; d++) dims[nd++] = tfd_tensor_dim(p, d);
-  for (int d = (int)b; d < ir; d++) dims[nd++] = tfd_tensor_dim(ix, d);
-  for (int d = (int)axis + 1; d < pr; d++) dims[nd++] = tfd_tensor_dim(p, d);
-  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(p), dims, nd);
+  tfd_gather_shape g;
+  if (!tfd_gather_check(c, k, &g)) return;
+  int64_t axis = g.axis, b = g.batch_dims, limit = g.limit;
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(p), g.dims, g.nd);
   if (!out) return;
   c->outputs[0] = out;
   if (tfd_tensor_numel(out) == 0) return; /* also covers an empty params: no index then is valid unless none */
-  int64_t batches = span(p, 0, (int)b), outer = span(p, (int)b, (int)axis), per = span(ix, (int)b, ir);
-  int64_t inner = span(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
+  int64_t batches = tfd_dims_product(p, 0, (int)b), outer = tfd_dims_product(p, (int)b, (int)axis),
+          per = tfd_dims_product(ix, (int)b, ir);
+  int64_t inner = tfd_dims_product(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   const char *src = tfd_tensor_const_data(p);
   char *dst = tfd_tensor_data(out);
   for (int64_t bb = 0; bb < batches; bb++)
@@ -104,49 +36,15 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
-  int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
-  if (!tfd_kernel_check_index(c, k, ix, "indices")) return;
-  if (ir == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices must be at least a vector");
-    return;
-  }
-  int64_t depth = tfd_tensor_dim(ix, ir - 1);
-  if (depth > pr) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d",
-                    (long long)depth, pr);
-    return;
-  }
-  if (ir - 1 + pr - depth > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the result would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
-  }
-  int64_t dims[TFD_MAX_DIMS];
-  int nd = 0;
-  for (int d = 0; d < ir - 1; d++) dims[nd++] = tfd_tensor_dim(ix, d);
-  for (int d = (int)depth; d < pr; d++) dims[nd++] = tfd_tensor_dim(p, d);
+  int pr = tfd_tensor_ndims(p), nd;
+  int64_t depth, dims[TFD_MAX_DIMS];
+  if (!tfd_gather_nd_check(c, k, &depth, dims, &nd)) return;
   int64_t nidx = depth ? tfd_tensor_numel(ix) / depth : 0; /* depth 0: worked out from the output below */
-  /* Check every index before allocating. */
-  for (int64_t i = 0; depth && i < nidx; i++) {
-    for (int64_t j = 0; j < depth; j++) {
-      int64_t v = tfd_tensor_get_index(ix, i * depth + j);
-      if (v < 0 || v >= tfd_tensor_dim(p, (int)j)) {
-        char at[128], val[256], shp[128];
-        size_t n = 0;
-        for (int64_t q = 0; q < depth && n < sizeof val; q++)
-          n += (size_t)snprintf(val + n, sizeof val - n, "%s%lld", q ? ", " : "", (long long)tfd_tensor_get_index(ix, i * depth + q));
-        tfd_shape ps;
-        tfd_shape_of_tensor(p, &ps);
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%s] = [%s] does not index into param shape %s",
-                        tfd_index_coords(ix, i, ir - 1, at, sizeof at), val, tfd_shape_string(&ps, shp, sizeof shp));
-        return;
-      }
-    }
-  }
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(p), dims, nd);
   if (!out) return;
   c->outputs[0] = out;
   if (tfd_tensor_numel(out) == 0) return;
-  int64_t slice_n = span(p, (int)depth, pr), slice = slice_n * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
+  int64_t slice_n = tfd_dims_product(p, (int)depth, pr), slice = slice_n * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   if (!depth) nidx = tfd_tensor_numel(out) / slice_n;
   const char *src = tfd_tensor_const_data(p);
   char *dst = tfd_tensor_data(out);
@@ -174,41 +72,22 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
   } while (0)
 
 static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, axis_t, "dimension")) return;
-  if (tfd_tensor_numel(axis_t) != 1 || tfd_tensor_ndims(axis_t) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension must be a scalar");
-    return;
-  }
-  int64_t axis = tfd_tensor_get_index(axis_t, 0), dims[TFD_MAX_DIMS];
-  if (axis < -nd || axis >= nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected dimension in the range [%d, %d), but got %lld", -nd, nd, (long long)axis);
-    return;
-  }
-  if (axis < 0) axis += nd;
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_arg_shape(c, k, &axis, dims)) return;
   int64_t count = tfd_tensor_dim(in, (int)axis);
-  int ond = 0;
-  for (int d = 0; d < nd; d++)
-    if (d != axis) dims[ond++] = tfd_tensor_dim(in, d);
-  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, ond);
+  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, nd - 1);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
     c->outputs[0] = out;
     return;
   }
-  if (count == 0) {
+  if (!tfd_arg_check_count(c, k, axis)) {
     tfd_tensor_unref(out);
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape of rank %d", (long long)axis, nd);
     return;
   }
-  if (k->dst == TFD_INT32 && count > INT32_MAX) {
-    tfd_tensor_unref(out);
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "dimension %lld has %lld elements: too many for int32 indices",
-                    (long long)axis, (long long)count);
-    return;
-  }
-  int64_t outer = span(in, 0, (int)axis), inner = span(in, (int)axis + 1, nd);
+  int64_t outer = tfd_dims_product(in, 0, (int)axis), inner = tfd_dims_product(in, (int)axis + 1, nd);
   switch (tfd_tensor_dtype(in)) {
     case TFD_FLOAT32: ARG_EXTREME(float); break;
     case TFD_FLOAT64: ARG_EXTREME(double); break;
@@ -222,46 +101,13 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-/* TopKV2: entries sort by value, larger first, then by index, smaller first (TensorFlow's order on ties). Floats
- * compare by f, integers by i (the other field is 0), so one comparator serves every dtype; NaN counts as largest. */
-typedef struct topk_item {
-  double f;
-  int64_t i, idx;
-} topk_item;
-
-static int topk_cmp(const void *pa, const void *pb) {
-  const topk_item *a = pa, *b = pb;
-  bool an = a->f != a->f, bn = b->f != b->f;
-  if (an != bn) return an ? -1 : 1;
-  if (!an && a->f != b->f) return a->f > b->f ? -1 : 1;
-  if (a->i != b->i) return a->i > b->i ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
+/* TopKV2: each row sorted in topk_order.h's order, the first k kept. */
 static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *kt = c->inputs[1];
+  tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  if (!tfd_kernel_check_index(c, k, kt, "k") || !tfd_kernel_check_scalar(c, k, kt, "k")) return;
-  if (nd < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be >= 1-D, got shape of rank 0");
-    return;
-  }
-  int64_t kk = tfd_tensor_get_index(kt, 0), n = tfd_tensor_dim(in, nd - 1), dims[TFD_MAX_DIMS];
-  if (kk < 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)kk);
-    return;
-  }
-  if (n < kk) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld", (long long)n,
-                    (long long)kk);
-    return;
-  }
-  if (k->dst == TFD_INT32 && n > INT32_MAX) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the last dimension has %lld elements: too many for int32 indices", (long long)n);
-    return;
-  }
-  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
-  dims[nd - 1] = kk;
+  int64_t kk, dims[TFD_MAX_DIMS];
+  if (!tfd_top_k_shape(c, k, &kk, dims)) return;
+  int64_t n = tfd_tensor_dim(in, nd - 1);
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *vals = tfd_kernel_alloc(c, k, dt, dims, nd);
   if (!vals) return;
@@ -271,7 +117,7 @@ static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t rows = tfd_tensor_numel(vals) == 0 ? 0 : tfd_tensor_numel(in) / n;
-  topk_item *items = rows ? malloc((size_t)n * sizeof *items) : NULL;
+  tfd_topk_item *items = rows ? malloc((size_t)n * sizeof *items) : NULL;
   if (rows && !items) {
     tfd_tensor_unref(vals);
     tfd_tensor_unref(idxs);
@@ -283,12 +129,12 @@ static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t j = 0; j < n; j++) {
       int64_t at = r * n + j;
-      topk_item *it = &items[j];
+      tfd_topk_item *it = &items[j];
       it->idx = j;
       it->f = dt == TFD_FLOAT32 ? ((const float *)x)[at] : dt == TFD_FLOAT64 ? ((const double *)x)[at] : 0;
       it->i = dt == TFD_INT32 ? ((const int32_t *)x)[at] : dt == TFD_INT64 ? ((const int64_t *)x)[at] : 0;
     }
-    qsort(items, (size_t)n, sizeof *items, topk_cmp);
+    qsort(items, (size_t)n, sizeof *items, tfd_topk_cmp);
     for (int64_t j = 0; j < kk; j++) {
       memcpy((char *)tfd_tensor_data(vals) + (r * kk + j) * (int64_t)es, (const char *)x + (r * n + items[j].idx) * (int64_t)es, es);
       if (k->dst == TFD_INT32) ((int32_t *)tfd_tensor_data(idxs))[r * kk + j] = (int32_t)items[j].idx;

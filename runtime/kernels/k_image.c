@@ -14,63 +14,38 @@
  * upper min(ceil, in - 1), weight source - floor. Nearest: (x + 0.5) * scale with
  * half_pixel_centers, else x * scale; round with align_corners, else floor; clamped to
  * [0, in - 1]. */
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/checked.h"
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "device_math_elem.h"
+#include "conv_logic.h"
+#include "image_logic.h"
 #include "kernel.h"
-#include "window.h"
+#include "shape_logic.h"
 
 #include <cblas.h>
 
-enum { OP_BATCH_NORM, OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST, OP_MIRROR_PAD, OP_CONV_BACKPROP_INPUT };
-
-typedef struct image_params {
-  int op;
-  float epsilon;
-  bool align_corners, half_pixel_centers;
-  bool symmetric; /* MirrorPad: SYMMETRIC (else REFLECT) */
-  tfd_window_attrs win; /* Conv2DBackpropInput */
-} image_params;
-
-static bool check_rank4_float(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
-  if (tfd_tensor_dtype(t) == TFD_FLOAT32 && tfd_tensor_ndims(t) == 4) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
-                  tfd_dtype_name(tfd_tensor_dtype(t)), tfd_tensor_ndims(t));
-  return false;
-}
-
 /* ---- FusedBatchNorm, FusedBatchNormV3 ---- */
 static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const image_params *p = k->state;
-  static const char *const what[] = {"x", "scale", "offset", "mean", "variance"};
+  const tfd_image_attrs *p = k->state;
   tfd_tensor *x = c->inputs[0];
-  if (!check_rank4_float(c, k, x, "x")) return;
+  if (!tfd_batch_norm_check(c, k)) return;
   int64_t depth = tfd_tensor_dim(x, 3);
-  for (int i = 1; i < 5; i++) {
-    const tfd_tensor *t = c->inputs[i];
-    if (tfd_tensor_dtype(t) != TFD_FLOAT32 || tfd_tensor_ndims(t) != 1 || tfd_tensor_dim(t, 0) != depth) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 vector of %lld elements (x's depth)", what[i],
-                      (long long)depth);
-      return;
-    }
-  }
   tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_FLOAT32, x);
   if (!y) return;
   c->outputs[0] = y;
   for (int o = 1; o < c->num_outputs; o++) {
-    int64_t dims[1] = {o == 5 ? 0 : depth};
+    int64_t dims[1];
+    int from = tfd_batch_norm_passthrough(o, depth, dims);
     tfd_tensor *t = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 1);
     if (!t) return;
     c->outputs[o] = t;
-    if (o < 5 && depth > 0)
-      memcpy(tfd_tensor_data(t), tfd_tensor_const_data(c->inputs[o % 2 ? 3 : 4]), (size_t)depth * sizeof(float));
+    if (from >= 0 && depth > 0)
+      memcpy(tfd_tensor_data(t), tfd_tensor_const_data(c->inputs[from]), (size_t)depth * sizeof(float));
   }
   if (depth == 0) return;
   const float *scale = tfd_tensor_const_data(c->inputs[1]), *offset = tfd_tensor_const_data(c->inputs[2]),
@@ -101,14 +76,9 @@ static void bilinear_indices(int64_t in, int64_t out, float scale, bool half_pix
   for (int64_t i = 0; i < out; i++) tfd_dm_bilinear_index(i, in, scale, half_pixel, &ix[i].lo, &ix[i].hi, &ix[i].frac);
 }
 
-static int64_t nearest_index(int64_t i, int64_t in, float scale, const image_params *p) {
+static int64_t nearest_index(int64_t i, int64_t in, float scale, const tfd_image_attrs *p) {
   return tfd_dm_nearest_index(i, in, scale, p->align_corners, p->half_pixel_centers);
 }
-
-/* The images' dtypes both resizes take (TensorFlow's real number types that tfdev holds). */
-#define RESIZE_TYPES                                                                                           \
-  ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_UINT8) | \
-   (1u << TFD_FLOAT16))
 
 /* Element i of a real-typed buffer as float, as TensorFlow's ResizeBilinear reads it (static_cast<float>). */
 static inline float load_float(const void *p, tfd_dtype dt, int64_t i) {
@@ -123,44 +93,19 @@ static inline float load_float(const void *p, tfd_dtype dt, int64_t i) {
 }
 
 static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const image_params *p = k->state;
-  tfd_tensor *x = c->inputs[0], *size = c->inputs[1];
+  const tfd_image_attrs *p = k->state;
+  tfd_tensor *x = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(x);
-  if (tfd_tensor_ndims(x) != 4 || (unsigned)dt >= 32 || !(RESIZE_TYPES & (1u << dt))) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "images must be a float32, float64, int32, int64, uint8 or float16 tensor of rank 4 (NHWC), got %s of rank %d",
-                    tfd_dtype_name(dt), tfd_tensor_ndims(x));
-    return;
-  }
-  if (tfd_tensor_dtype(size) != TFD_INT32 || tfd_tensor_ndims(size) != 1 || tfd_tensor_dim(size, 0) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size must be an int32 vector of 2 elements");
-    return;
-  }
-  int64_t n = tfd_tensor_dim(x, 0), h = tfd_tensor_dim(x, 1), w = tfd_tensor_dim(x, 2), ch = tfd_tensor_dim(x, 3);
-  int64_t oh = tfd_tensor_get_index(size, 0), ow = tfd_tensor_get_index(size, 1);
-  if (oh <= 0 || ow <= 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size must be positive, got [%lld, %lld]", (long long)oh, (long long)ow);
-    return;
-  }
-  int64_t total;
-  if (!tfd_checked_mul(n, oh, &total) || !tfd_checked_mul(total, ow, &total) || !tfd_checked_mul(total, ch, &total) ||
-      total > INT64_MAX / 8) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output's size overflows");
-    return;
-  }
-  if ((h == 0 || w == 0) && total > 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "cannot resize an empty image of size [%lld, %lld]", (long long)h,
-                    (long long)w);
-    return;
-  }
+  tfd_resize_shape r;
+  if (!tfd_resize_check(c, k, p, &r)) return;
+  int64_t n = r.n, h = r.h, w = r.w, ch = r.ch, oh = r.oh, ow = r.ow, total = r.total;
   int64_t dims[4] = {n, oh, ow, ch};
-  /* ResizeBilinear always makes float32, as TensorFlow's does; ResizeNearestNeighbor keeps the dtype. */
-  tfd_tensor *y = tfd_kernel_alloc(c, k, p->op == OP_RESIZE_NEAREST ? dt : TFD_FLOAT32, dims, 4);
+  tfd_tensor *y = tfd_kernel_alloc(c, k, r.out_dtype, dims, 4);
   if (!y) return;
   c->outputs[0] = y;
   if (total == 0) return;
   float sy = tfd_dm_resize_scale(h, oh, p->align_corners), sx = tfd_dm_resize_scale(w, ow, p->align_corners);
-  if (p->op == OP_RESIZE_NEAREST) {
+  if (p->op == TFD_IMAGE_RESIZE_NEAREST) {
     int64_t es = (int64_t)tfd_dtype_size(dt);
     const char *src = tfd_tensor_const_data(x);
     char *dst = tfd_tensor_data(y);
@@ -224,29 +169,12 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- MirrorPad: REFLECT mirrors without the edge (pads up to size - 1), SYMMETRIC with it (up to size) ---- */
 static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const image_params *p = k->state;
-  tfd_tensor *x = c->inputs[0], *pads = c->inputs[1];
+  const tfd_image_attrs *p = k->state;
+  tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  if (!tfd_kernel_check_index(c, k, pads, "paddings")) return;
-  if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != nd || tfd_tensor_dim(pads, 1) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "paddings must be a matrix of shape [%d, 2] (the input's rank)", nd);
-    return;
-  }
   int64_t before[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
-  for (int d = 0; d < nd; d++) {
-    int64_t lo = tfd_tensor_get_index(pads, 2 * d), hi = tfd_tensor_get_index(pads, 2 * d + 1);
-    in_dims[d] = tfd_tensor_dim(x, d);
-    int64_t most = p->symmetric ? in_dims[d] : in_dims[d] - 1;
-    if (lo < 0 || hi < 0 || lo > most || hi > most) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "paddings [%lld, %lld] in dimension %d must be between 0 and %lld (%s, dimension of size %lld)",
-                      (long long)lo, (long long)hi, d, (long long)(most < 0 ? 0 : most),
-                      p->symmetric ? "SYMMETRIC" : "REFLECT", (long long)in_dims[d]);
-      return;
-    }
-    before[d] = lo;
-    dims[d] = in_dims[d] + lo + hi; /* at most three times a real tensor's dimension */
-  }
+  if (!tfd_mirror_pad_shape(c, k, p->symmetric, before, dims)) return;
+  for (int d = 0; d < nd; d++) in_dims[d] = tfd_tensor_dim(x, d);
   tfd_tensor *y = tfd_kernel_alloc(c, k, tfd_tensor_dtype(x), dims, nd);
   if (!y) return;
   c->outputs[0] = y;
@@ -276,38 +204,12 @@ static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
  * iy = oy * stride + ky * dilation - pad_before (TensorFlow's forward window on input_sizes).
  * Per output row: cols [ow, kh * kw * ci] = dy_row [ow, co] x f^T (sgemm), then added into dx. ---- */
 static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const image_params *p = k->state;
-  tfd_tensor *sizes = c->inputs[0], *f = c->inputs[1], *dy = c->inputs[2];
-  if (tfd_tensor_dtype(sizes) != TFD_INT32 || tfd_tensor_ndims(sizes) != 1 || tfd_tensor_dim(sizes, 0) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input_sizes must be an int32 vector of 4 sizes");
-    return;
-  }
-  if (!check_rank4_float(c, k, f, "filter") || !check_rank4_float(c, k, dy, "out_backprop")) return;
-  int64_t n = tfd_tensor_get_index(sizes, 0), h = tfd_tensor_get_index(sizes, 1), w = tfd_tensor_get_index(sizes, 2),
-          ci = tfd_tensor_get_index(sizes, 3);
-  int64_t kh = tfd_tensor_dim(f, 0), kw = tfd_tensor_dim(f, 1), co = tfd_tensor_dim(f, 3);
-  if (n < 0 || h < 0 || w < 0 || ci < 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input_sizes must not be negative");
-    return;
-  }
-  if (tfd_tensor_dim(f, 2) != ci || tfd_tensor_dim(dy, 3) != co || tfd_tensor_dim(dy, 0) != n) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "shapes do not agree: input_sizes [%lld,%lld,%lld,%lld], filter [%lld,%lld,%lld,%lld], out_backprop "
-                    "[%lld,%lld,%lld,%lld]",
-                    (long long)n, (long long)h, (long long)w, (long long)ci, (long long)kh, (long long)kw,
-                    (long long)tfd_tensor_dim(f, 2), (long long)co, (long long)tfd_tensor_dim(dy, 0),
-                    (long long)tfd_tensor_dim(dy, 1), (long long)tfd_tensor_dim(dy, 2), (long long)tfd_tensor_dim(dy, 3));
-    return;
-  }
-  int64_t oh = -1, ow = -1, pad_t = 0, pad_l = 0;
-  if (!tfd_window_size(&p->win, 0, h, kh, &oh, &pad_t) ||
-      !tfd_window_size(&p->win, 1, w, kw, &ow, &pad_l) ||
-      oh != tfd_tensor_dim(dy, 1) || ow != tfd_tensor_dim(dy, 2)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "out_backprop is [%lld,%lld] spatially but the forward convolution of input_sizes gives [%lld,%lld]",
-                    (long long)tfd_tensor_dim(dy, 1), (long long)tfd_tensor_dim(dy, 2), (long long)oh, (long long)ow);
-    return;
-  }
+  const tfd_image_attrs *p = k->state;
+  tfd_tensor *f = c->inputs[1], *dy = c->inputs[2];
+  tfd_conv_dims sz;
+  if (!tfd_conv_backprop_input_shape(c, k, &p->win, &sz)) return;
+  int64_t n = sz.n, h = sz.h, w = sz.w, ci = sz.c, kh = sz.kh, kw = sz.kw, co = sz.o, oh = sz.oh, ow = sz.ow,
+          pad_t = sz.pad_t, pad_l = sz.pad_l;
   int64_t dims[4] = {n, h, w, ci};
   tfd_tensor *dx = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4); /* checks the element count */
   if (!dx) return;
@@ -316,11 +218,7 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t total = tfd_tensor_numel(dx);
   if (total > 0) memset(out, 0, (size_t)total * sizeof(float));
   int64_t kcols = kh * kw * ci; /* the filter's elements over co: fits */
-  if (total == 0 || oh == 0 || ow == 0 || kcols == 0 || co == 0) return;
-  if (ow > INT_MAX || kcols > INT_MAX || co > INT_MAX || (uint64_t)ow * (uint64_t)kcols > SIZE_MAX / sizeof(float)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the sizes are too large");
-    return;
-  }
+  if (total == 0 || oh == 0 || ow == 0 || kcols == 0 || co == 0 || !tfd_conv_backprop_input_fits(c, k, &sz)) return;
   float *cols = malloc((size_t)(ow * kcols) * sizeof(float));
   if (!cols) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for a %lld x %lld column buffer", (long long)ow,
@@ -349,59 +247,22 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- setup ---- */
-static tfd_code setup_conv_backprop(image_params *p, const tfd_node_def *node, const char *name, const char *op,
-                                    tfd_status *st) {
-  (void)name;
-  return tfd_window_attrs_read(node, op, true, &p->win, st);
-}
-
-/* ---- setup (all) ---- */
 static void image_cleanup(tfd_kernel *k) {
   free(k->state);
   k->state = NULL;
 }
 
 tfd_code tfd_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  const tfd_node_def *node = init->node;
-  const char *op = init->op->name, *name = tfd_node_def_name(node);
-  image_params *p = calloc(1, sizeof *p);
+  tfd_image_attrs *p = calloc(1, sizeof *p);
   if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   k->state = p;
   k->cleanup = image_cleanup;
-  if (strncmp(op, "FusedBatchNorm", 14) == 0) {
-    p->op = OP_BATCH_NORM;
-    if (tfd_attr_bool(node, "is_training", true))
-      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): is_training=true is not supported (inference only)",
-                             name, op);
-    const char *fmt = tfd_attr_string(node, "data_format", "NHWC");
-    if (strcmp(fmt, "NHWC") != 0)
-      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (%s): data_format %s is not supported (NHWC only)", name,
-                             op, fmt);
-    p->epsilon = (float)tfd_attr_float(node, "epsilon", 0.0001);
-    k->compute = k_batch_norm;
-    return TFD_OK;
+  if (tfd_image_attrs_read(init->node, init->op->name, p, st) != TFD_OK) return tfd_status_code(st);
+  switch (p->op) {
+    case TFD_IMAGE_BATCH_NORM: k->compute = k_batch_norm; break;
+    case TFD_IMAGE_MIRROR_PAD: k->compute = k_mirror_pad; break;
+    case TFD_IMAGE_CONV_BACKPROP_INPUT: k->compute = k_conv_backprop_input; break;
+    default: k->compute = k_resize; break;
   }
-  if (strcmp(op, "MirrorPad") == 0) {
-    p->op = OP_MIRROR_PAD;
-    const char *mode = tfd_attr_string(node, "mode", "");
-    if (strcmp(mode, "REFLECT") != 0 && strcmp(mode, "SYMMETRIC") != 0)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): mode must be REFLECT or SYMMETRIC, got '%s'", name,
-                             op, mode);
-    p->symmetric = strcmp(mode, "SYMMETRIC") == 0;
-    k->compute = k_mirror_pad;
-    return TFD_OK;
-  }
-  if (strcmp(op, "Conv2DBackpropInput") == 0) {
-    p->op = OP_CONV_BACKPROP_INPUT;
-    k->compute = k_conv_backprop_input;
-    return setup_conv_backprop(p, node, name, op, st);
-  }
-  p->op = strcmp(op, "ResizeBilinear") == 0 ? OP_RESIZE_BILINEAR : OP_RESIZE_NEAREST;
-  p->align_corners = tfd_attr_bool(node, "align_corners", false);
-  p->half_pixel_centers = tfd_attr_bool(node, "half_pixel_centers", false);
-  if (p->align_corners && p->half_pixel_centers)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                           "node '%s' (%s): If half_pixel_centers is True, align_corners must be False.", name, op);
-  k->compute = k_resize;
   return TFD_OK;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "cwise_logic.h"
 #include "kernel.h"
 
 enum {
@@ -372,32 +373,6 @@ static void run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_t
   }
 }
 
-static bool broadcast2(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
-  tfd_status tmp = TFD_STATUS_INIT;
-  if (tfd_broadcast_shapes(a, b, out, &tmp) == TFD_OK) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
-  tfd_status_clear(&tmp);
-  return false;
-}
-
-static bool same_dtypes(tfd_kernel *k, tfd_kernel_ctx *c, int first, int count) {
-  tfd_dtype dt = tfd_tensor_dtype(c->inputs[first]);
-  for (int i = first + 1; i < first + count; i++)
-    if (tfd_tensor_dtype(c->inputs[i]) != dt) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d is %s but input %d is %s", first, tfd_dtype_name(dt), i,
-                      tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
-      return false;
-    }
-  return true;
-}
-
-static bool need_bool(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
-  if (tfd_tensor_dtype(c->inputs[i]) == TFD_BOOL) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s (input %d) must be bool, got %s", what, i,
-                  tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
-  return false;
-}
-
 static row_fn need_row(tfd_kernel *k, tfd_kernel_ctx *c, tfd_dtype dt) {
   row_fn fn = row_for(k->code, dt);
   if (!fn) tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
@@ -429,7 +404,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
-  if (!same_dtypes(k, c, 0, 2)) return;
+  if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(a);
   row_fn fn = need_row(k, c, dt);
@@ -440,18 +415,13 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   bool is_compare = k->code >= L_EQUAL && k->code <= L_GREATER_EQUAL;
   bool is_logic = k->code == L_LOGICAL_AND || k->code == L_LOGICAL_OR;
   tfd_dtype out_dt = is_compare || is_logic ? TFD_BOOL : dt;
-  if ((k->code == L_EQUAL || k->code == L_NOT_EQUAL) && !k->keep_dims) {
-    /* incompatible_shape_error=false: incompatible shapes compare as a scalar "all different". */
-    tfd_status tmp = TFD_STATUS_INIT;
-    if (tfd_broadcast_shapes(&s[0], &s[1], &out, &tmp) != TFD_OK) {
-      tfd_status_clear(&tmp);
-      tfd_tensor *o = tfd_kernel_alloc(c, k, TFD_BOOL, NULL, 0);
-      if (!o) return;
-      *(unsigned char *)tfd_tensor_data(o) = k->code == L_NOT_EQUAL;
-      c->outputs[0] = o;
-      return;
-    }
-  } else if (!broadcast2(k, c, &s[0], &s[1], &out)) {
+  bool lenient = (k->code == L_EQUAL || k->code == L_NOT_EQUAL) && !k->keep_dims, all_differ;
+  if (!tfd_compare_broadcast(c, k, lenient, &s[0], &s[1], &out, &all_differ)) return;
+  if (all_differ) {
+    tfd_tensor *o = tfd_kernel_alloc(c, k, TFD_BOOL, NULL, 0);
+    if (!o) return;
+    *(unsigned char *)tfd_tensor_data(o) = k->code == L_NOT_EQUAL;
+    c->outputs[0] = o;
     return;
   }
   bool is_int = dt == TFD_INT32 || dt == TFD_INT64;
@@ -477,43 +447,10 @@ static row_fn select_row(tfd_dtype dt) {
 }
 
 static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
-  if (!need_bool(k, c, 0, "condition") || !same_dtypes(k, c, 1, 2)) return;
-  tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
-  row_fn fn = select_row(dt);
-  if (!fn || dt == TFD_RESOURCE) {
-    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
-    return;
-  }
   tfd_shape s[3], out;
-  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
-  char b1[96], b2[96];
-  if (k->code == L_SELECT_V2) {
-    tfd_shape te;
-    if (!broadcast2(k, c, &s[1], &s[2], &te) || !broadcast2(k, c, &s[0], &te, &out)) return;
-  } else {
-    bool same = s[1].ndims == s[2].ndims;
-    for (int d = 0; same && d < s[1].ndims; d++) same = s[1].dims[d] == s[2].dims[d];
-    if (!same) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'then' and 'else' must have the same shape, got %s and %s",
-                      tfd_shape_string(&s[1], b1, sizeof b1), tfd_shape_string(&s[2], b2, sizeof b2));
-      return;
-    }
-    bool cond_same = s[0].ndims == s[1].ndims;
-    for (int d = 0; cond_same && d < s[0].ndims; d++) cond_same = s[0].dims[d] == s[1].dims[d];
-    if (!cond_same && s[0].ndims == 1 && s[1].ndims > 1 && s[0].dims[0] == s[1].dims[0]) {
-      /* A vector picks whole slices along the first dimension: broadcast it as [n, 1, ...]. */
-      s[0].ndims = s[1].ndims;
-      for (int d = 1; d < s[0].ndims; d++) s[0].dims[d] = 1;
-    } else if (!cond_same && s[0].ndims != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "condition must be a scalar, a vector as long as the first dimension of 'then', or shaped "
-                      "like 'then'; got %s for 'then' of %s",
-                      tfd_shape_string(&s[0], b1, sizeof b1), tfd_shape_string(&s[1], b2, sizeof b2));
-      return;
-    }
-    out = s[1];
-  }
-  run_rows(k, c, fn, 3, c->inputs, s, dt, &out, 1);
+  if (!tfd_select_check(c, k, k->code == L_SELECT_V2, s, &out)) return;
+  tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
+  run_rows(k, c, select_row(dt), 3, c->inputs, s, dt, &out, 1);
 }
 
 /* ---- AddN ---- */
@@ -551,25 +488,12 @@ static void addn_range(int64_t b, int64_t e, void *arg) {
 static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *first = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(first);
-  if (!same_dtypes(k, c, 0, c->num_inputs)) return;
+  if (!tfd_cwise_same_dtypes(c, k, 0, c->num_inputs)) return;
   if (type_index(dt) < 0 || type_index(dt) > 3) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
   }
-  for (int i = 1; i < c->num_inputs; i++) {
-    tfd_tensor *t = c->inputs[i];
-    bool same = tfd_tensor_ndims(t) == tfd_tensor_ndims(first);
-    for (int d = 0; same && d < tfd_tensor_ndims(t); d++) same = tfd_tensor_dim(t, d) == tfd_tensor_dim(first, d);
-    if (!same) {
-      tfd_shape a, b;
-      char sa[96], sb[96];
-      tfd_shape_of_tensor(first, &a);
-      tfd_shape_of_tensor(t, &b);
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input %d has shape %s but input 0 has shape %s", i,
-                      tfd_shape_string(&b, sb, sizeof sb), tfd_shape_string(&a, sa, sizeof sa));
-      return;
-    }
-  }
+  if (!tfd_add_n_check(c, k)) return;
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, dt, first);
   if (!o) return;
   c->outputs[0] = o;

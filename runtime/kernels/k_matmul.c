@@ -27,10 +27,10 @@
 
 #include "../core/status_internal.h"
 #include "activation.h"
-#include "kernel_shared.h"
 #include "dnnl_matmul.h"
 #include "gemm_avx512.h"
 #include "kernel.h"
+#include "matmul_logic.h"
 
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
@@ -175,36 +175,10 @@ static void blas_matmul(const gemm_job *j, int threads) {
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   matmul_attrs *attrs = k->state;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
-  if (tfd_tensor_ndims(a) != 2 || tfd_tensor_ndims(b) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] must be matrices, got ranks %d and %d",
-                    tfd_tensor_ndims(a), tfd_tensor_ndims(b));
-    return;
-  }
-  int64_t ar = tfd_tensor_dim(a, 0), ac = tfd_tensor_dim(a, 1), br = tfd_tensor_dim(b, 0), bc = tfd_tensor_dim(b, 1);
-  int64_t m = k->ta ? ac : ar, ka = k->ta ? ar : ac, kb = k->tb ? bc : br, n = k->tb ? br : bc;
-  if (ka != kb) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: [%lld,%lld], In[1]: [%lld,%lld]",
-                    (long long)ar, (long long)ac, (long long)br, (long long)bc);
-    return;
-  }
-  if (ar > INT32_MAX || ac > INT32_MAX || br > INT32_MAX || bc > INT32_MAX) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "MatMul supports dimensions up to 2^31-1, got [%lld,%lld] x [%lld,%lld]",
-                    (long long)ar, (long long)ac, (long long)br, (long long)bc);
-    return;
-  }
-  tfd_tensor *bias = NULL;
-  if (attrs->fused) {
-    bias = c->inputs[2];
-    if (tfd_tensor_dtype(bias) != tfd_tensor_dtype(a) || tfd_tensor_ndims(bias) != 1 || tfd_tensor_dim(bias, 0) != n) {
-      tfd_shape s;
-      char buf[96];
-      tfd_shape_of_tensor(bias, &s);
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must be a %s vector of %lld elements (the product's columns), got %s %s",
-                      tfd_dtype_name(tfd_tensor_dtype(a)), (long long)n, tfd_dtype_name(tfd_tensor_dtype(bias)),
-                      tfd_shape_string(&s, buf, sizeof buf));
-      return;
-    }
-  }
+  tfd_matmul_shape s;
+  if (!tfd_matmul_check(c, k, attrs->fused, &s)) return;
+  int64_t m = s.m, n = s.n, ka = s.k, ac = s.a_cols, bc = s.b_cols;
+  tfd_tensor *bias = attrs->fused ? c->inputs[2] : NULL;
   int64_t dims[2] = {m, n};
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(a), dims, 2);
   if (!out) return;
@@ -241,28 +215,6 @@ static void matmul_cleanup(tfd_kernel *k) {
   pthread_mutex_destroy(&attrs->packed_mu);
   free(attrs);
   k->state = NULL;
-}
-
-/* The fused_ops TensorFlow's _FusedMatMul kernel accepts: BiasAdd, then at
- * most one activation. */
-tfd_code tfd_matmul_parse_fused(const tfd_node_def *node, tfd_activation *act, tfd_status *st) {
-  const tfd_attr_value *v = tfd_node_def_attr(node, "fused_ops");
-  size_t len = v && v->type == TFD_ATTR_LIST_STRING ? v->list_len : 0;
-  int64_t num_args = tfd_attr_int(node, "num_args", 0);
-  bool ok = len >= 1 && len <= 2 && strcmp(v->list_s[0], "BiasAdd") == 0 && num_args == 1;
-  *act = TFD_ACT_NONE;
-  if (ok && len == 2) ok = (*act = tfd_activation_of_op(v->list_s[1])) != TFD_ACT_NONE;
-  if (ok) return TFD_OK;
-  char *list = NULL;
-  size_t list_len = 0;
-  FILE *f = open_memstream(&list, &list_len);
-  for (size_t i = 0; f && i < len; i++) fprintf(f, "%s%s", i ? "," : "", v->list_s[i]);
-  if (f) fclose(f);
-  tfd_status_setf(st, TFD_UNIMPLEMENTED, "node '%s' (_FusedMatMul): Fusion is not implemented: [%s]%s",
-                  tfd_node_def_name(node), list ? list : "",
-                  num_args != 1 && len >= 1 ? " (BiasAdd takes num_args = 1)" : "");
-  free(list);
-  return TFD_UNIMPLEMENTED;
 }
 
 tfd_code tfd_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

@@ -5,22 +5,12 @@
 
 #include "device_math_elem.h"
 #include "kernel.h"
+#include "shape_logic.h"
 
 static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *shape = c->inputs[0];
-  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
-    return;
-  }
   int64_t dims[TFD_MAX_DIMS];
-  int nd = (int)tfd_tensor_numel(shape);
-  for (int i = 0; i < nd; i++) {
-    dims[i] = tfd_tensor_get_index(shape, i);
-    if (dims[i] < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld is negative", (long long)dims[i]);
-      return;
-    }
-  }
+  int nd;
+  if (!tfd_random_shape(c, k, dims, &nd)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, nd);
   if (!out) return;
   int64_t n = tfd_tensor_numel(out);

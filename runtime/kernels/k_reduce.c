@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/checked.h"
 #include "kernel.h"
+#include "reduce_logic.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
 
@@ -177,42 +177,11 @@ static bool fast_reduce(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, tfd_te
 }
 
 static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *axes = c->inputs[1];
-  int nd = tfd_tensor_ndims(in);
-  bool reduce[TFD_MAX_DIMS] = {0};
-  if (!tfd_kernel_check_index(c, k, axes, "reduction indices")) return;
-  if (tfd_tensor_ndims(axes) > 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "reduction indices must be a scalar or a vector");
-    return;
-  }
-  for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
-    int64_t ax = tfd_tensor_get_index(axes, i);
-    if (ax < -nd || ax >= nd) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid reduction dimension %lld for input with %d dimensions",
-                      (long long)ax, nd);
-      return;
-    }
-    reduce[ax < 0 ? ax + nd : ax] = true;
-  }
-  int64_t odims[TFD_MAX_DIMS], kept[TFD_MAX_DIMS], count = 1;
-  int ond = 0, nkept = 0;
-  for (int d = 0; d < nd; d++)
-    if (reduce[d] && tfd_tensor_dim(in, d) == 0) count = 0; /* an empty reduction, whatever the other sizes */
-  for (int d = 0; d < nd; d++) {
-    if (reduce[d]) {
-      /* Cannot overflow: with count > 0 the reduced sizes multiply to at most numel(in)... unless a kept
-       * dimension is 0, and then the output is empty and count is never used. */
-      if (count && !tfd_checked_mul(count, tfd_tensor_dim(in, d), &count)) count = INT64_MAX;
-      if (k->keep_dims) odims[ond++] = 1;
-    } else {
-      odims[ond++] = tfd_tensor_dim(in, d);
-      kept[nkept++] = tfd_tensor_dim(in, d);
-    }
-  }
-  if ((k->code == R_MAX || k->code == R_MIN) && count == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s of an empty set of elements", k->code == R_MAX ? "Max" : "Min");
-    return;
-  }
+  tfd_tensor *in = c->inputs[0];
+  int nd = tfd_tensor_ndims(in), ond;
+  bool reduce[TFD_MAX_DIMS];
+  int64_t odims[TFD_MAX_DIMS], count;
+  if (!tfd_reduce_shape(c, k, k->code == R_MAX || k->code == R_MIN, reduce, odims, &ond, &count)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), odims, ond);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) { /* nothing to compute; sizes around a 0 may be huge */
@@ -221,12 +190,12 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   /* Strides into the output for each input dim (kept dims only). */
   int64_t ostride[TFD_MAX_DIMS], s = 1;
-  for (int d = nd - 1, kd = nkept - 1; d >= 0; d--) {
+  for (int d = nd - 1; d >= 0; d--) {
     if (reduce[d]) {
       ostride[d] = 0;
     } else {
       ostride[d] = s;
-      s *= kept[kd--];
+      s *= tfd_tensor_dim(in, d);
     }
   }
   /* Trailing axes reduced (rows of a matrix, or everything): contiguous rows.

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/dtype_name.h"
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../kernels/device_math_elem.h"
+#include "../kernels/topk_order.h"
 #include "fake_gpu_math.h"
 
 /* ---- inverted memory ---- */
@@ -63,16 +65,8 @@ static size_t esize(tfd_dtype dt) {
 }
 
 static const char *dname(tfd_dtype dt) {
-  switch (dt) {
-    case TFD_FLOAT32: return "float32";
-    case TFD_FLOAT64: return "float64";
-    case TFD_INT32: return "int32";
-    case TFD_INT64: return "int64";
-    case TFD_BOOL: return "bool";
-    case TFD_UINT8: return "uint8";
-    case TFD_FLOAT16: return "float16";
-    default: return "an unknown dtype";
-  }
+  const char *name = tfd_dtype_name_inline(dt);
+  return name ? name : "an unknown dtype";
 }
 
 static tfd_code unimplemented(tfd_status *status, const char *entry, tfd_dtype dt) {
@@ -468,27 +462,12 @@ static tfd_code run_softmax(struct tfd_device *d, tfd_dtype dt, const void *x, i
   return TFD_OK;
 }
 
-/* TopKV2's order (k_gather.c): larger first, NaN largest, ties to the lower index. */
-typedef struct topk_item {
-  double f;
-  int64_t i, idx;
-} topk_item;
-
-static int topk_cmp(const void *pa, const void *pb) {
-  const topk_item *a = pa, *b = pb;
-  bool an = a->f != a->f, bn = b->f != b->f;
-  if (an != bn) return an ? -1 : 1;
-  if (!an && a->f != b->f) return a->f > b->f ? -1 : 1;
-  if (a->i != b->i) return a->i > b->i ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
 static tfd_code run_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int64_t rows, int64_t cols, int64_t k,
                          void *values, tfd_dtype idx_dtype, void *indices, tfd_status *status) {
   (void)d;
   bool real = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
   if (!real && dt != TFD_INT32 && dt != TFD_INT64) return unimplemented(status, "top_k", dt);
-  topk_item *items = malloc((size_t)(cols ? cols : 1) * sizeof *items);
+  tfd_topk_item *items = malloc((size_t)(cols ? cols : 1) * sizeof *items);
   if (!items) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory sorting %lld entries",
                                      (long long)cols);
   size_t es = esize(dt);
@@ -498,7 +477,7 @@ static tfd_code run_top_k(struct tfd_device *d, tfd_dtype dt, const void *x, int
       items[j].f = real ? ld_real(x, dt, r * cols + j) : 0;
       items[j].i = real ? 0 : ld_int(x, dt, r * cols + j);
     }
-    qsort(items, (size_t)cols, sizeof *items, topk_cmp);
+    qsort(items, (size_t)cols, sizeof *items, tfd_topk_cmp);
     for (int64_t j = 0; j < k; j++) {
       memcpy((char *)values + (size_t)(r * k + j) * es, (const char *)x + (size_t)(r * cols + items[j].idx) * es, es);
       if (idx_dtype == TFD_INT32) {

@@ -24,6 +24,27 @@ function helpers.fails(code, fragment, value, err)
   return check_error(err, code, fragment)
 end
 
+--- The bytes of the file at `path`, or nil when it cannot be opened (a model or reference that is
+--- not in this checkout: the specs that read them are pending then).
+function helpers.read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+--- The feeds and fetches of a model's decoded reference.json: input i (from 0) read from
+--- `prefix .. "input_<i>.bin"`, each output fetched by name.
+function helpers.reference_feeds(ref, prefix)
+  local feeds, fetches = {}, {}
+  for i, input in ipairs(ref.inputs) do
+    feeds[input.name] = tfdev.from_bytes(input.dtype, input.shape, helpers.read_file(prefix .. "input_" .. (i - 1) .. ".bin"))
+  end
+  for i, o in ipairs(ref.outputs) do fetches[i] = o.name .. ":0" end
+  return feeds, fetches
+end
+
 --- The GraphDef table of y = -(x * x), x a float32 Placeholder (nodes "x", "sq", "y").
 function helpers.neg_square_graph()
   return { node = {

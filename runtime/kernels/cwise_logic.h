@@ -1,0 +1,44 @@
+/* The argument checks and output shapes of the elementwise ops, which their CPU kernels (k_cwise.c,
+ * k_logic.c, Prelu of k_conv.c) and device kernels (dk_cwise.c, and the fused Prelu of dk_conv.c)
+ * share: operands of one dtype, numpy broadcasting, Select's and SelectV2's shapes, AddN's, BiasAdd's,
+ * Softmax's, Prelu's alpha. False with the error reported against the node. */
+#ifndef TFDEV_RUNTIME_CWISE_LOGIC_H
+#define TFDEV_RUNTIME_CWISE_LOGIC_H
+
+#include "kernel.h"
+
+/* Inputs [first, first + count) all of input first's dtype. */
+bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, int count);
+/* Input i is bool (`what` names it). */
+bool tfd_cwise_need_bool(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what);
+/* The numpy broadcast of a and b into *out. */
+bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out);
+/* The same for a binary op that may be `lenient`: Equal and NotEqual with incompatible_shape_error
+ * false, whose operands, when they do not broadcast, compare as one value, "all different"
+ * (*all_differ set, *out unset) instead of failing. */
+bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
+                           tfd_shape *out, bool *all_differ);
+
+/* Select (TF1: a scalar condition, one shaped like 'then', or a vector along 'then''s first
+ * dimension) or SelectV2 (`v2`: three-way broadcasting): a bool condition, 'then' and 'else' of one
+ * dtype of 1, 4 or 8 bytes (elements are picked whole); s[0..2] are set to the condition's, 'then''s
+ * and 'else''s shapes (a vector condition's as [n, 1, ...], to broadcast), *out to the output's. */
+bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out);
+
+/* AddN: every input shaped like input 0. */
+bool tfd_add_n_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+/* BiasAdd (value, bias): bias a vector as long as value's last dimension. */
+bool tfd_bias_add_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+/* Softmax (logits): rank 1 or more. */
+bool tfd_softmax_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+
+/* Prelu's alpha against an output of dims[nd]: float32, and, once its leading 1s are dropped, one
+ * value or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],
+ * [H, W, C]); other broadcasts are UNIMPLEMENTED, shapes that do not broadcast INVALID_ARGUMENT,
+ * both naming the shapes. *n is alpha's element count. */
+bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
+                          int64_t *n);
+/* Prelu (x, alpha): x float32, alpha as above; x's dims (*nd of them) and alpha's count *na. */
+bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
+
+#endif

@@ -1,0 +1,50 @@
+/* kernel_shared.h: host logic that kernels of every family use, on the CPU and on devices. */
+#include <stdio.h>
+
+#include "../core/status_internal.h"
+#include "device_kernel.h"
+#include "kernel_shared.h"
+
+tfd_tensor *tfd_kernel_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
+  tfd_tensor *t = c->inputs[i];
+  return tfd_tensor_on_host(t) ? tfd_tensor_ref(t) : tfd_dk_move(c, k, t, NULL);
+}
+
+bool tfd_kernel_read_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int rank, const char *what, int64_t *axis) {
+  const tfd_tensor *t = c->inputs[i];
+  if (!tfd_kernel_check_index(c, k, t, what)) return false;
+  if (tfd_tensor_numel(t) != 1 || tfd_tensor_ndims(t) > 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar, got a tensor of rank %d with %lld elements", what,
+                    tfd_tensor_ndims(t), (long long)tfd_tensor_numel(t));
+    return false;
+  }
+  tfd_tensor *h = tfd_kernel_host_input(c, k, i);
+  if (!h) return false;
+  int64_t a = tfd_tensor_get_index(h, 0);
+  tfd_tensor_unref(h);
+  if (a < -rank || a >= rank) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s %lld is out of range [%d, %d)", what, (long long)a, -rank, rank);
+    return false;
+  }
+  *axis = a < 0 ? a + rank : a;
+  return true;
+}
+
+int64_t tfd_dims_product(const tfd_tensor *t, int from, int to) {
+  int64_t n = 1;
+  for (int d = from; d < to; d++) n *= tfd_tensor_dim(t, d);
+  return n;
+}
+
+const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap) {
+  int64_t c[TFD_MAX_DIMS];
+  for (int d = upto - 1; d >= 0; d--) {
+    int64_t dim = tfd_tensor_dim(t, d);
+    c[d] = dim ? i % dim : 0;
+    i = dim ? i / dim : 0;
+  }
+  size_t n = 0;
+  buf[0] = 0;
+  for (int d = 0; d < upto && n < cap; d++) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "", (long long)c[d]);
+  return buf;
+}
