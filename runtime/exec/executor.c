@@ -98,6 +98,65 @@ void tfd_executor_free(tfd_executor *e) {
   free(e);
 }
 
+void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *const *outputs,
+                           tfd_tensor *const *inputs, int num_inputs, const tfd_allocator *allocator, int64_t start,
+                           int thread_id) {
+  ns->all_start_micros = start;
+  ns->all_end_rel_micros = tfd_now_micros() - start;
+  ns->thread_id = thread_id;
+  ns->ran = true;
+  ns->output_bytes = 0;
+  ns->num_outputs = gn->num_outputs;
+  for (int o = 0; o < gn->num_outputs; o++) {
+    tfd_output_stats *os = &ns->outputs[o];
+    os->alias_input_slot = -1;
+    if (!outputs[o]) {
+      os->bytes = 0;
+      os->dtype = gn->out_types[o];
+      os->shape.ndims = -1;
+      continue;
+    }
+    os->bytes = (int64_t)tfd_tensor_byte_size(outputs[o]);
+    ns->output_bytes += os->bytes;
+    os->dtype = tfd_tensor_dtype(outputs[o]);
+    tfd_shape_of_tensor(outputs[o], &os->shape);
+    /* An output that is one of the inputs' buffers (forwarded, or Identity) aliases that input. */
+    const void *data = os->bytes ? tfd_tensor_const_data(outputs[o]) : NULL;
+    for (int i = 0; data && i < num_inputs; i++) {
+      tfd_tensor *in = inputs[i];
+      if (in && tfd_tensor_byte_size(in) && tfd_tensor_const_data(in) == data) {
+        os->alias_input_slot = i;
+        break;
+      }
+    }
+  }
+  tfd_allocator_stats as;
+  tfd_allocator_get_stats(allocator, &as);
+  ns->allocator_bytes_in_use = as.bytes_in_use;
+  if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
+}
+
+tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
+  return (tfd_kernel_ctx){
+      .device = d,
+      .allocator = tfd_device_get_allocator(d),
+      .intra_pool = tfd_device_threadpool(d),
+      .rm = tfd_device_resource_manager(d),
+      .step_id = args->step_id,
+      .rendezvous = args->rendezvous,
+      .cancellation = args->cancellation,
+      .session_state = args->session_state,
+      .feeds = args->feeds,
+      .num_feeds = args->num_feeds,
+      .fetches = args->fetches,
+      .num_fetches = args->num_fetches,
+      .owns_inputs = true, /* each input slot holds its own reference: kernels may forward inputs */
+      .caller_queue = args->caller_queue,
+      .caller_thread = args->caller_thread,
+      .has_caller_thread = args->has_caller_thread,
+  };
+}
+
 const tfd_graph *tfd_executor_graph(const tfd_executor *e) { return e->graph; }
 tfd_device *tfd_executor_device(const tfd_executor *e) { return e->device; }
 bool tfd_executor_may_wait(const tfd_executor *e) { return e->has_async || e->frames; }
@@ -402,42 +461,9 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
       }
     }
   }
-  if (s->args.stats) {
-    tfd_node_stats *ns = &s->args.stats[node];
-    ns->all_start_micros = start;
-    ns->all_end_rel_micros = tfd_now_micros() - start;
-    ns->thread_id = thread_id(s);
-    ns->ran = true;
-    ns->output_bytes = 0;
-    ns->num_outputs = it->num_outputs;
-    for (int o = 0; o < it->num_outputs; o++) {
-      tfd_output_stats *os = &ns->outputs[o];
-      os->alias_input_slot = -1;
-      if (!outputs[o]) {
-        os->bytes = 0;
-        os->dtype = gn->out_types[o];
-        os->shape.ndims = -1;
-        continue;
-      }
-      os->bytes = (int64_t)tfd_tensor_byte_size(outputs[o]);
-      ns->output_bytes += os->bytes;
-      os->dtype = tfd_tensor_dtype(outputs[o]);
-      tfd_shape_of_tensor(outputs[o], &os->shape);
-      /* An output that is one of the inputs' buffers (forwarded, or Identity) aliases that input. */
-      const void *data = os->bytes ? tfd_tensor_const_data(outputs[o]) : NULL;
-      for (int i = 0; data && i < it->num_inputs; i++) {
-        tfd_tensor *in_i = s->slots[it->input_start + i];
-        if (in_i && tfd_tensor_byte_size(in_i) && tfd_tensor_const_data(in_i) == data) {
-          os->alias_input_slot = i;
-          break;
-        }
-      }
-    }
-    tfd_allocator_stats as;
-    tfd_allocator_get_stats(ctx->allocator, &as);
-    ns->allocator_bytes_in_use = as.bytes_in_use;
-    if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
-  }
+  if (s->args.stats)
+    tfd_node_stats_record(&s->args.stats[node], gn, outputs, &s->slots[it->input_start], it->num_inputs,
+                          ctx->allocator, start, thread_id(s));
   if (st->code != TFD_OK) fail(s, st);
   tfd_tensor **in = &s->slots[it->input_start];
   for (int i = 0; i < it->num_inputs; i++) {
@@ -608,25 +634,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->done_arg = arg;
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
   atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
-  tfd_device *d = e->device;
-  s->ctx = (tfd_kernel_ctx){
-      .device = d,
-      .allocator = tfd_device_get_allocator(d),
-      .intra_pool = tfd_device_threadpool(d),
-      .rm = tfd_device_resource_manager(d),
-      .step_id = args->step_id,
-      .rendezvous = args->rendezvous,
-      .cancellation = args->cancellation,
-      .session_state = args->session_state,
-      .feeds = args->feeds,
-      .num_feeds = args->num_feeds,
-      .fetches = args->fetches,
-      .num_fetches = args->num_fetches,
-      .owns_inputs = true, /* each input slot holds its own reference: kernels may forward inputs */
-      .caller_queue = args->caller_queue,
-      .caller_thread = args->caller_thread,
-      .has_caller_thread = args->has_caller_thread,
-  };
+  s->ctx = tfd_executor_step_ctx(e->device, args);
   int num_roots = e->num_roots;
   if (num_roots == 0) {
     finish_step(s);

@@ -59,6 +59,13 @@ typedef struct tfd_node_stats {
 /* Frees the entries chained after ns (unreffing their trackers), leaving ns alone. */
 void tfd_node_stats_free_chain(tfd_node_stats *ns);
 
+/* Fills ns once node gn has run (started at `start`, on thread_id): its times, its outputs' sizes,
+ * dtypes and shapes and which of its inputs (as the kernel saw them) each aliases, the allocator's
+ * bytes in use and the tracker's figures. Borrows everything. */
+void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *const *outputs,
+                           tfd_tensor *const *inputs, int num_inputs, const struct tfd_allocator *allocator,
+                           int64_t start, int thread_id);
+
 typedef struct tfd_executor_args {
   int64_t step_id;
   tfd_rendezvous *rendezvous;
@@ -100,6 +107,10 @@ void tfd_executor_free(tfd_executor *e);
 void tfd_executor_use_step_graphs(tfd_executor *e);
 /* Steps recorded into a graph and replayed from one (0 and 0 without step graphs). */
 void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, int64_t *replayed);
+/* The kernel context every node of a step on device d starts from (the fast path, frames.c and step
+ * graphs): d's allocator, pools and resource manager, args' ids, rendezvous, feeds, fetches and
+ * caller queue, and each input slot holding its own reference (owns_inputs). Borrows all of them. */
+tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv), or

@@ -662,41 +662,6 @@ static void dispatch(fstep *s, tvec *ready, tvec *stack) {
   ready->n = 0;
 }
 
-static void record_stats(fstep *s, const tagged *t, tfd_node_stats *ns, tfd_kernel_ctx *ctx, int64_t start) {
-  const tfd_gnode *gn = &s->f->graph->nodes[t->node];
-  ns->all_start_micros = start;
-  ns->all_end_rel_micros = tfd_now_micros() - start;
-  ns->thread_id = tfd_threadpool_current_thread_id(s->args.runner) + 1;
-  ns->ran = true;
-  ns->output_bytes = 0;
-  ns->num_outputs = gn->num_outputs;
-  for (int o = 0; o < gn->num_outputs; o++) {
-    tfd_output_stats *os = &ns->outputs[o];
-    os->alias_input_slot = -1;
-    os->dtype = gn->out_types[o];
-    if (!ctx->outputs[o]) {
-      os->bytes = 0;
-      os->shape.ndims = -1;
-      continue;
-    }
-    os->bytes = (int64_t)tfd_tensor_byte_size(ctx->outputs[o]);
-    ns->output_bytes += os->bytes;
-    tfd_shape_of_tensor(ctx->outputs[o], &os->shape);
-    const void *data = os->bytes ? tfd_tensor_const_data(ctx->outputs[o]) : NULL;
-    for (int i = 0; data && i < ctx->num_inputs; i++) {
-      tfd_tensor *in = ctx->inputs[i];
-      if (in && tfd_tensor_byte_size(in) && tfd_tensor_const_data(in) == data) {
-        os->alias_input_slot = i;
-        break;
-      }
-    }
-  }
-  tfd_allocator_stats as;
-  tfd_allocator_get_stats(ctx->allocator, &as);
-  ns->allocator_bytes_in_use = as.bytes_in_use;
-  if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
-}
-
 /* A finished node: its outputs checked and handed on, its inputs released, its count taken off. */
 static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status *st, tfd_node_stats *ns, int64_t start,
                       bool ran, tvec *stack) {
@@ -726,7 +691,9 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
       }
     }
   }
-  if (ran && ns) record_stats(s, t, ns, ctx, start);
+  if (ran && ns)
+    tfd_node_stats_record(ns, &s->f->graph->nodes[t->node], ctx->outputs, ctx->inputs, ctx->num_inputs, ctx->allocator,
+                          start, tfd_threadpool_current_thread_id(s->args.runner) + 1);
   if (st->code != TFD_OK) fail(s, st);
   tagged out = *t;
   /* A _Recv that received a dead tensor is dead: its control edges (a control dependency carried
@@ -791,7 +758,7 @@ static tfd_node_stats *stats_entry(fstep *s, int node) {
       last->next = ns;
     }
   }
-  if (ns) ns->ran = true; /* claimed; record_stats fills it in */
+  if (ns) ns->ran = true; /* claimed; tfd_node_stats_record fills it in */
   pthread_mutex_unlock(&s->mu);
   return ns;
 }
@@ -865,25 +832,7 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
   atomic_init(&s->failed, false);
   atomic_init(&s->polls, 0);
   if (args->timeout_ms > 0) s->deadline = tfd_now_micros() + args->timeout_ms * 1000;
-  tfd_device *d = f->device;
-  s->ctx = (tfd_kernel_ctx){
-      .device = d,
-      .allocator = tfd_device_get_allocator(d),
-      .intra_pool = tfd_device_threadpool(d),
-      .rm = tfd_device_resource_manager(d),
-      .step_id = args->step_id,
-      .rendezvous = args->rendezvous,
-      .cancellation = args->cancellation,
-      .session_state = args->session_state,
-      .feeds = args->feeds,
-      .num_feeds = args->num_feeds,
-      .fetches = args->fetches,
-      .num_fetches = args->num_fetches,
-      .owns_inputs = true,
-      .caller_queue = args->caller_queue,
-      .caller_thread = args->caller_thread,
-      .has_caller_thread = args->has_caller_thread,
-  };
+  s->ctx = tfd_executor_step_ctx(f->device, args);
   if (f->num_roots == 0) {
     finish_step(s);
     return;

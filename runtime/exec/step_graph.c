@@ -151,20 +151,8 @@ static bool run_init(run *r, tfd_step_graph *sg, const tfd_executor_args *args) 
   int total = 0;
   for (int i = 0; r->out_start && i < g->n; i++) r->out_start[i] = total, total += g->nodes[i].num_outputs;
   r->out = r->out_start ? calloc((size_t)total + 1, sizeof *r->out) : NULL;
-  r->base = (tfd_kernel_ctx){
-      .device = sg->d,
-      .allocator = tfd_device_get_allocator(sg->d),
-      .intra_pool = tfd_device_threadpool(sg->d),
-      .rm = tfd_device_resource_manager(sg->d),
-      .step_id = args->step_id,
-      .cancellation = args->cancellation,
-      .session_state = args->session_state,
-      .feeds = args->feeds,
-      .num_feeds = args->num_feeds,
-      .fetches = args->fetches,
-      .num_fetches = args->num_fetches,
-      .owns_inputs = false, /* outputs are kept until the end: nothing may be written in place */
-  };
+  r->base = tfd_executor_step_ctx(sg->d, args);
+  r->base.owns_inputs = false; /* outputs are kept until the end: nothing may be written in place */
   if (!r->out) {
     free(r->out_start);
     return false;
