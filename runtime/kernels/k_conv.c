@@ -94,8 +94,12 @@ static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
       for (int64_t i = 0; i < j->o; i++) y[r * j->o + i] += j->bias[i];
   else if (j->bias)
     for (int64_t r = 0; r < rows; r++) memcpy(y + r * j->o, j->bias, (size_t)j->o * sizeof *y);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)j->o, (int)kdim, 1.0f, a, (int)kdim, j->f,
-              (int)j->o, j->bias || accumulate ? 1.0f : 0.0f, y, (int)j->o);
+  float beta = j->bias || accumulate ? 1.0f : 0.0f;
+  if (rows == 1) /* one output pixel (a head over a 3x3 map): sgemm with one row is far slower */
+    cblas_sgemv(CblasRowMajor, CblasTrans, (int)kdim, (int)j->o, 1.0f, j->f, (int)j->o, a, 1, beta, y, 1);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)j->o, (int)kdim, 1.0f, a, (int)kdim, j->f,
+                (int)j->o, beta, y, (int)j->o);
   epilogue(j, r0, rows);
 }
 
@@ -342,7 +346,7 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
   /* oneDNN pads output channels to a block of 16: with fewer than 8 (a detection head's 2 or 6
    * scores) OpenBLAS on the patches was faster in every layer measured (16x16x96 -> 2: 4.1 against
    * 7.0 us with bias and Relu; 8x8x96 -> 6: 2.3 against 2.6; 3x3x32 -> 1: 0.9 against 1.4). */
-  if (p->dnnl && j->o >= 8 && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j)) {
+  if (p->dnnl && j->o >= 8 && rows > 1 && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j)) {
     dnnl_epilogue(c, j, rows);
     return;
   }
@@ -355,6 +359,8 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
   }
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
   conv_shared s = {j, rows, block_rows(j->kh * j->kw * j->c), false};
+  /* Room for the rows there are: a small layer's 1 MiB of patches would be a fresh mmap every run. */
+  if (s.per > rows) s.per = rows;
   int64_t blocks = (rows + s.per - 1) / s.per;
   int64_t threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
   if (blocks < 2 * threads && rows >= 32 * threads) { /* enough blocks to share */
