@@ -602,8 +602,11 @@ static int tensor_fill(lua_State *L) {
   return 1;
 }
 
+/* __gc, __close and close(): the metatable is upvalue 1, since every result a script drops comes
+ * through here and luaL_checkudata would look the metatable up by name (a string hash and compare). */
 static int tensor_gc(lua_State *L) {
-  ltensor *u = luaL_checkudata(L, 1, TFDEV_TENSOR_MT);
+  if (!tfdev_is_tensor_mt(L, 1, lua_upvalueindex(1), NULL)) return luaL_typeerror(L, 1, TFDEV_TENSOR_MT);
+  ltensor *u = lua_touserdata(L, 1);
   tfd_tensor_unref(u->t);
   u->t = NULL;
   return 0;
@@ -661,12 +664,21 @@ static int tensor_is(lua_State *L) {
 
 int tfdev_open_tensor(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", tensor_index}, {"__len", tensor_len}, {"__tostring", tensor_tostring},
-                                  {"__gc", tensor_gc},       {"__close", tensor_gc}, {"__eq", tensor_eq},
-                                  {NULL, NULL}};
+                                  {"__eq", tensor_eq},       {NULL, NULL}};
   static const luaL_Reg methods[] = {{"totable", tensor_totable}, {"numel", tensor_numel}, {"bytes", tensor_bytes},
-                                     {"item", tensor_item},       {"close", tensor_gc},    {"copy_from", tensor_copy_from},
+                                     {"item", tensor_item},       {"copy_from", tensor_copy_from},
                                      {"fill", tensor_fill},       {NULL, NULL}};
   tfdev_new_class(L, TFDEV_TENSOR_MT, meta, methods);
+  luaL_getmetatable(L, TFDEV_TENSOR_MT);
+  lua_getfield(L, -1, "methods");
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, tensor_gc, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "close");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -4, "__close");
+  lua_setfield(L, -3, "__gc");
+  lua_pop(L, 2);
   static const luaL_Reg fns[] = {{"new", tensor_new}, {"from_bytes", tensor_from_bytes}, {"is", tensor_is}, {NULL, NULL}};
   luaL_newlib(L, fns);
   return 1;
