@@ -447,19 +447,21 @@ static tfd_session *callable_feeds(lua_State *L, lcallable *c, int nargs, int te
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "this callable takes %d feed%s, got %d", c->num_feeds,
                 c->num_feeds == 1 ? "" : "s", nargs);
   const tfd_dtype *types = (const tfd_dtype *)(c + 1);
+  bool converted = false;
   for (int i = 0; i < c->num_feeds; i++) {
-    if (tfdev_is_tensor_mt(L, i + 2, tensor_mt, NULL)) continue; /* read with the others below */
+    if (tfdev_is_tensor_mt(L, i + 2, tensor_mt, &in[i])) continue;
     lua_getiuservalue(L, 1, 2);
     lua_rawgeti(L, -1, i + 1);
     const char *what = lua_pushfstring(L, "feed '%s'", lua_tostring(L, -1));
     tfdev_to_tensor(L, i + 2, types[i], what); /* replaces the value with its tensor */
     lua_pop(L, 3);
+    converted = true;
   }
   /* Converting a feed may have run Lua code that closed an earlier one, or the session: read them again. */
-  for (int i = 0; i < c->num_feeds; i++) {
+  for (int i = 0; converted && i < c->num_feeds; i++)
     if (!tfdev_is_tensor_mt(L, i + 2, tensor_mt, &in[i])) in[i] = tfdev_to_tensor(L, i + 2, 0, "feed");
-    else if (!in[i]) tfdev_raise(L, TFD_FAILED_PRECONDITION, "feed: the tensor handle is closed");
-  }
+  for (int i = 0; i < c->num_feeds; i++)
+    if (!in[i]) tfdev_raise(L, TFD_FAILED_PRECONDITION, "feed: the tensor handle is closed");
   if (c->released) tfdev_raise(L, TFD_FAILED_PRECONDITION, "this callable was released");
   if (!c->owner->s) tfdev_raise(L, TFD_CANCELLED, "Session has been closed.");
   return c->owner->s;

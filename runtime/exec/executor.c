@@ -406,13 +406,20 @@ static int thread_id(step *s) {
 }
 
 /* Nodes ready to run on this thread: cheap ones always, plus one expensive
- * one to continue a chain; others go to the pool. */
+ * one to continue a chain; others go to the pool. Made with ready_stack_init:
+ * entries above top are never read, and zeroing them all costs more than a
+ * small step's whole dispatch. */
 #define INLINE_MAX 64
 typedef struct ready_stack {
   int nodes[INLINE_MAX];
   int top;
   bool has_expensive;
 } ready_stack;
+
+static void ready_stack_init(ready_stack *rs) {
+  rs->top = 0;
+  rs->has_expensive = false;
+}
 
 /* Runs `node`, already counted in outstanding: here when it is cheap (or
  * the first expensive one), else on the pool. */
@@ -508,7 +515,8 @@ static void run_inline(step *s, ready_stack *rs);
 static void async_done(void *arg) {
   async_call *a = arg;
   step *s = a->s;
-  ready_stack rs = {.top = 0};
+  ready_stack rs;
+  ready_stack_init(&rs);
   node_done(s, a->node, &a->ctx, &a->status, s->args.stats ? s->args.stats[a->node].all_start_micros : 0, &rs);
   tfd_status_clear(&a->status);
   free(a);
@@ -564,7 +572,10 @@ static void run_inline(step *s, ready_stack *rs) {
 }
 
 static void process(step *s, int node) {
-  ready_stack rs = {.top = 1, .nodes = {node}, .has_expensive = !s->e->items[node].cheap};
+  ready_stack rs;
+  rs.top = 1;
+  rs.nodes[0] = node;
+  rs.has_expensive = !s->e->items[node].cheap;
   run_inline(s, &rs);
 }
 
@@ -642,7 +653,8 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   }
   /* Every root is counted before the first is handed out. */
   atomic_store_explicit(&s->outstanding, num_roots, memory_order_relaxed);
-  ready_stack rs = {.top = 0};
+  ready_stack rs;
+  ready_stack_init(&rs);
   const int *roots = e->roots;
   for (int r = 0; r < num_roots; r++) dispatch(s, roots[r], &rs);
   run_inline(s, &rs);

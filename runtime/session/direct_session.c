@@ -258,17 +258,22 @@ tfd_session *tfd_session_new_named(const char *factory, const tfd_session_option
 }
 
 /* Every public call runs between enter and leave; close waits for them. */
+/* enter counts the call and then reads closed; close() sets closed and then reads the count (both
+ * sequentially consistent): either close() sees the call, or the call sees close(). */
 tfd_code tfd_ds_enter(tfd_session *s, tfd_status *st) {
-  pthread_mutex_lock(&s->life_mu);
-  bool closed = s->closed;
-  if (!closed) s->inflight++;
-  pthread_mutex_unlock(&s->life_mu);
-  return closed ? tfd_status_setf(st, TFD_CANCELLED, "Session has been closed.") : TFD_OK;
+  atomic_fetch_add(&s->inflight, 1);
+  if (!atomic_load(&s->closed)) return TFD_OK;
+  tfd_ds_leave(s);
+  return tfd_status_setf(st, TFD_CANCELLED, "Session has been closed.");
 }
 
+void tfd_ds_hold(tfd_session *s) { atomic_fetch_add(&s->inflight, 1); }
+
+/* The last call out wakes close(), under life_mu so the wake cannot fall between its check and its wait. */
 void tfd_ds_leave(tfd_session *s) {
+  if (atomic_fetch_sub(&s->inflight, 1) != 1 || !atomic_load(&s->closed)) return;
   pthread_mutex_lock(&s->life_mu);
-  if (--s->inflight == 0) pthread_cond_broadcast(&s->life_cv);
+  pthread_cond_broadcast(&s->life_cv);
   pthread_mutex_unlock(&s->life_mu);
 }
 
@@ -295,7 +300,7 @@ bool tfd_ds_add_active(tfd_session *s, tfd_cancellation *c) {
     s->cap_active = cap;
   }
   s->active[s->num_active++] = c;
-  bool closed = s->closed;
+  bool closed = atomic_load(&s->closed);
   pthread_mutex_unlock(&s->life_mu);
   if (closed) tfd_cancellation_cancel(c, TFD_CANCELLED, "Session has been closed.");
   return true;
@@ -314,7 +319,7 @@ void tfd_ds_remove_active(tfd_session *s, tfd_cancellation *c) {
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   (void)st;
   pthread_mutex_lock(&s->life_mu);
-  s->closed = true;
+  atomic_store(&s->closed, true);
   int n = s->num_active;
   tfd_cancellation **running = n ? malloc((size_t)n * sizeof *running) : NULL;
   for (int i = 0; running && i < n; i++) running[i] = tfd_cancellation_ref(s->active[i]);
@@ -326,7 +331,7 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   }
   free(running);
   pthread_mutex_lock(&s->life_mu);
-  while (s->inflight > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);
+  while (atomic_load(&s->inflight) > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);
   pthread_mutex_unlock(&s->life_mu);
   return TFD_OK;
 }

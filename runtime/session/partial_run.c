@@ -127,9 +127,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     tfd_refcount_inc(&r->refs); /* the executors', dropped by the last of them */
     r->abort_token = tfd_cancellation_register(r->cancel, tfd_ds_abort_rendezvous, r->rendezvous);
     tfd_ds_add_active(s, r->cancel);
-    pthread_mutex_lock(&s->life_mu);
-    s->inflight++; /* held until the executors finish */
-    pthread_mutex_unlock(&s->life_mu);
+    tfd_ds_hold(s); /* held until the executors finish */
     r->remaining = b->num_parts;
     int64_t step_id = tfd_ds_next_step_id();
     for (int p = 0; p < b->num_parts; p++) {

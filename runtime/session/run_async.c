@@ -101,9 +101,7 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
   r->num_feeds = b->num_feeds;
   /* The step's reference and its hold on the session come first: it may end before step_start returns. */
   tfd_refcount_inc(&r->refs);
-  pthread_mutex_lock(&s->life_mu);
-  s->inflight++;
-  pthread_mutex_unlock(&s->life_mu);
+  tfd_ds_hold(s);
   r->cancel = tfd_cancellation_new();
   r->x.queue_mu = &r->mu; /* caller-thread kernels are run by whoever waits on or polls the run */
   r->x.queue_cv = &r->cv;

@@ -95,11 +95,13 @@ struct tfd_session {
   int num_bundles;
   handle_table callables; /* callable*, each holding one reference for the table */
   /* Lifetime: calls in flight and the cancellations of running steps, so
-   * close() can cancel them and wait until nothing touches the session. */
+   * close() can cancel them and wait until nothing touches the session. A call's
+   * enter and leave are one atomic add each (every run pays them); life_mu guards
+   * the active list and close()'s wait. */
   pthread_mutex_t life_mu;
   pthread_cond_t life_cv;
-  bool closed;
-  int inflight;
+  atomic_bool closed;
+  atomic_int inflight;
   tfd_cancellation **active;
   int num_active, cap_active;
   tfd_session_state *state; /* tensors kept by handle between runs */
@@ -233,6 +235,9 @@ int64_t tfd_ds_next_step_id(void);
  * closed session. */
 tfd_code tfd_ds_enter(tfd_session *s, tfd_status *st);
 void tfd_ds_leave(tfd_session *s);
+/* One more hold for work that outlives the call that entered (an asynchronous or partial run), whether
+ * or not the session has closed since: its own tfd_ds_leave ends it. */
+void tfd_ds_hold(tfd_session *s);
 /* DirectSession::CheckGraphCreated: method ("Run()", "PRunSetup()", "MakeCallable()") needs a graph. */
 tfd_code tfd_ds_check_graph_created(tfd_session *s, const char *method, tfd_status *st);
 /* Steps register their cancellation while they run, so close() can cancel them. */
