@@ -58,18 +58,25 @@ local function conv_layers(name)
   return layers, m
 end
 
--- tfdev's time for one layer: a one-node graph (filter Const, input fed), callable, 1 thread.
-local function time_tfdev(layer, reps)
+-- A layer alone in tfdev: a one-node graph (filter Const, input fed), callable, 1 thread. The caller
+-- closes the session.
+local function layer_callable(layer)
   local g = { node = {
     { name = "x", op = "Placeholder", attr = { dtype = "float32", shape = layer.input } },
     { name = "f", op = "Const", attr = { value = layer.filter_value } },
     { name = "y", op = layer.depthwise and "DepthwiseConv2dNative" or "Conv2D", input = { "x", "f" },
       attr = { strides = layer.strides, padding = layer.padding } },
   } }
-  local s <close> = tfdev.session { intra_op_threads = 1, inter_op_threads = 1, use_per_session_threads = true }
+  local s = tfdev.session { intra_op_threads = 1, inter_op_threads = 1, use_per_session_threads = true }
   s:create(g)
   local fn = s:make_callable { feeds = { "x" }, fetches = "y" }
   for _ = 1, 3 do fn(layer.input_value) end
+  return fn, s
+end
+
+-- tfdev's time for one layer.
+local function time_tfdev(layer, reps)
+  local fn, s <close> = layer_callable(layer)
   local t = {}
   local c0, w0 = os.clock(), tfdev.clock()
   for r = 1, reps do
@@ -177,14 +184,33 @@ for _, mm in ipairs(models) do
   local x = tfdev.tensor { dtype = "float32", shape = shape }
   local fn = mm.model.session:make_callable { feeds = { input.name }, fetches = mm.model.fetches }
   for _ = 1, 3 do fn(x) end
-  local t = {}
+  -- The whole model and its layers one by one alternate rep by rep, so that the ratio compares times
+  -- taken in the same seconds: on a shared machine, figures taken a minute apart differ by up to 40%.
+  -- The table's floors, taken earlier, scale that layer sum: floor = sum x (table floors / table tfdev).
+  local fns, sessions, table_tfdev = {}, {}, 0
+  for _, l in ipairs(mm.layers) do
+    if not fns[l.key] then fns[l.key], sessions[#sessions + 1] = layer_callable(layers[l.key]) end
+    table_tfdev = table_tfdev + layers[l.key].tfdev
+  end
+  local t, sums = {}, {}
   for r = 1, (quick and 21 or 101) do
     local t0 = tfdev.clock()
     fn(x)
     t[r] = (tfdev.clock() - t0) * 1e6
+    local sum = 0
+    for _, l in ipairs(mm.layers) do
+      local f, v = fns[l.key], layers[l.key].input_value
+      local l0 = tfdev.clock()
+      f(v)
+      sum = sum + (tfdev.clock() - l0) * 1e6
+    end
+    sums[r] = sum
   end
-  local whole = median(t)
-  print(string.format("| %-12s | %12.1f | %22.1f | %7.3f | %-14s | %-4s |", mm.name, whole, floor, whole / floor,
-    "ratio <= 1.2", whole / floor <= 1.2 and "yes" or "NO"))
+  for _, s in ipairs(sessions) do s:close() end
+  local whole, now_floor = median(t), median(sums) * floor / table_tfdev
+  print(string.format("| %-12s | %12.1f | %22.1f | %7.3f | %-14s | %-4s |", mm.name, whole, now_floor,
+    whole / now_floor, "ratio <= 1.2", whole / now_floor <= 1.2 and "yes" or "NO"))
   mm.model:close()
 end
+print("  (each model's rows alternate with its layers one by one, rep by rep; sum of layer floors = that layer sum\n" ..
+  "   x (the table's floors / the table's tfdev times), i.e. each layer at the faster of tfdev and torch)")
