@@ -98,6 +98,34 @@ void tfd_executor_free(tfd_executor *e) {
   free(e);
 }
 
+void tfd_node_check_outputs(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs, int num_outputs,
+                            bool missing_is_dead, tfd_status *st) {
+  if (st->code != TFD_OK) return;
+  if (sync_device) {
+    tfd_status sync = TFD_STATUS_INIT;
+    if (tfd_device_sync(sync_device, &sync) != TFD_OK)
+      tfd_status_setf(st, tfd_status_code(&sync), "node '%s' (%s): sync_every_op: %s", tfd_gnode_name(gn), gn->op->name,
+                      tfd_status_message(&sync));
+    tfd_status_clear(&sync);
+    if (st->code != TFD_OK) return;
+  }
+  /* A tensor of another dtype (a queue or session tensor shared with other graphs, a variable written
+   * elsewhere) must stop here. */
+  for (int o = 0; o < num_outputs; o++) {
+    if (!outputs[o]) {
+      if (missing_is_dead) continue;
+      tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
+      return;
+    }
+    if (tfd_tensor_dtype(outputs[o]) != gn->out_types[o]) {
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output %d is %s, but the graph expects %s",
+                      tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(outputs[o])),
+                      tfd_dtype_name(gn->out_types[o]));
+      return;
+    }
+  }
+}
+
 void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *const *outputs,
                            tfd_tensor *const *inputs, int num_inputs, const tfd_allocator *allocator, int64_t start,
                            int thread_id) {
@@ -444,30 +472,7 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
   tfd_tensor **outputs = ctx->outputs;
-  if (e->sync_every_op && st->code == TFD_OK) { /* a device's asynchronous failure is blamed on the node that caused it */
-    tfd_status sync = TFD_STATUS_INIT;
-    if (tfd_device_sync(e->device, &sync) != TFD_OK)
-      tfd_status_setf(st, tfd_status_code(&sync), "node '%s' (%s): sync_every_op: %s", tfd_gnode_name(gn), gn->op->name,
-                      tfd_status_message(&sync));
-    tfd_status_clear(&sync);
-  }
-  if (st->code == TFD_OK) {
-    /* Consumers were built for the inferred dtypes and read elements of that
-     * size: a tensor of another dtype (a queue or session tensor shared with
-     * other graphs, a variable written elsewhere) must stop here. */
-    for (int o = 0; o < it->num_outputs; o++) {
-      if (!outputs[o]) {
-        tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
-        break;
-      }
-      if (tfd_tensor_dtype(outputs[o]) != gn->out_types[o]) {
-        tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output %d is %s, but the graph expects %s",
-                        tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(outputs[o])),
-                        tfd_dtype_name(gn->out_types[o]));
-        break;
-      }
-    }
-  }
+  tfd_node_check_outputs(e->sync_every_op ? e->device : NULL, gn, outputs, it->num_outputs, false, st);
   if (s->args.stats)
     tfd_node_stats_record(&s->args.stats[node], gn, outputs, &s->slots[it->input_start], it->num_inputs,
                           ctx->allocator, start, thread_id(s));

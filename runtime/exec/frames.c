@@ -669,28 +669,10 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   const fnode *n = &f->nodes[t->node];
   const tfd_gnode *gn = &f->graph->nodes[t->node];
   tfd_tensor **outputs = ctx->outputs;
-  if (ran && f->sync_every_op && st->code == TFD_OK) {
-    tfd_status sync = TFD_STATUS_INIT;
-    if (tfd_device_sync(f->device, &sync) != TFD_OK)
-      tfd_status_setf(st, tfd_status_code(&sync), "node '%s' (%s): sync_every_op: %s", tfd_gnode_name(gn), gn->op->name,
-                      tfd_status_message(&sync));
-    tfd_status_clear(&sync);
-  }
-  if (ran && st->code == TFD_OK && !t->dead) {
-    for (int o = 0; o < n->num_outputs; o++) {
-      if (!outputs[o]) {
-        if (n->kind == K_SWITCH || n->recv) continue; /* the branch not taken, a dead transfer: dead */
-        tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d", tfd_gnode_name(gn), gn->op->name, o);
-        break;
-      }
-      if (tfd_tensor_dtype(outputs[o]) != gn->out_types[o]) {
-        tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output %d is %s, but the graph expects %s",
-                        tfd_gnode_name(gn), gn->op->name, o, tfd_dtype_name(tfd_tensor_dtype(outputs[o])),
-                        tfd_dtype_name(gn->out_types[o]));
-        break;
-      }
-    }
-  }
+  /* A dead node's outputs are not checked; a Switch's branch not taken, or a dead transfer, is dead. */
+  if (ran)
+    tfd_node_check_outputs(f->sync_every_op ? f->device : NULL, gn, outputs, t->dead ? 0 : n->num_outputs,
+                           n->kind == K_SWITCH || n->recv, st);
   if (ran && ns)
     tfd_node_stats_record(ns, &s->f->graph->nodes[t->node], ctx->outputs, ctx->inputs, ctx->num_inputs, ctx->allocator,
                           start, tfd_threadpool_current_thread_id(s->args.runner) + 1);

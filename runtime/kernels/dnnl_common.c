@@ -1,22 +1,48 @@
 /* Shared oneDNN helpers (see dnnl_common.h). */
 #include "dnnl_common.h"
 
-#ifdef TFDEV_WITH_ONEDNN
+#include <stdint.h>
 #include <string.h>
 
-bool tfd_dnnl_open(dnnl_engine_t *engine, dnnl_stream_t *stream) {
-  if (dnnl_engine_create(engine, dnnl_cpu, 0) != dnnl_success) return false;
-  if (dnnl_stream_create(stream, *engine, dnnl_stream_default_flags) != dnnl_success) {
-    dnnl_engine_destroy(*engine);
+static uint64_t slot_used(const void *entries, size_t size, size_t used_offset, int i) {
+  uint64_t used;
+  memcpy(&used, (const char *)entries + (size_t)i * size + used_offset, sizeof used);
+  return used;
+}
+
+int tfd_dnnl_slot_for_new(const void *entries, size_t size, size_t used_offset, int *num) {
+  if (*num < TFD_DNNL_CACHED_SHAPES) return (*num)++;
+  int oldest = 0;
+  for (int i = 1; i < TFD_DNNL_CACHED_SHAPES; i++)
+    if (slot_used(entries, size, used_offset, i) < slot_used(entries, size, used_offset, oldest)) oldest = i;
+  return oldest;
+}
+
+void tfd_dnnl_slot_drop(void *entries, size_t size, int i, int *num) {
+  char *base = entries;
+  (*num)--;
+  if (i != *num) memcpy(base + (size_t)i * size, base + (size_t)*num * size, size);
+  memset(base + (size_t)*num * size, 0, size);
+}
+
+#ifdef TFDEV_WITH_ONEDNN
+bool tfd_dnnl_base_init(tfd_dnnl_base *b) {
+  if (dnnl_engine_create(&b->engine, dnnl_cpu, 0) != dnnl_success) return false;
+  if (dnnl_stream_create(&b->stream, b->engine, dnnl_stream_default_flags) != dnnl_success) {
+    dnnl_engine_destroy(b->engine);
     return false;
   }
+  pthread_mutex_init(&b->mu, NULL);
+  b->tick = 0;
   return true;
 }
 
-void tfd_dnnl_close(dnnl_engine_t engine, dnnl_stream_t stream) {
-  dnnl_stream_destroy(stream);
-  dnnl_engine_destroy(engine);
+void tfd_dnnl_base_destroy(tfd_dnnl_base *b) {
+  dnnl_stream_destroy(b->stream);
+  dnnl_engine_destroy(b->engine);
+  pthread_mutex_destroy(&b->mu);
 }
+
 
 dnnl_status_t tfd_dnnl_append_activation(dnnl_post_ops_t po, tfd_activation act, float alpha) {
   switch (act) {

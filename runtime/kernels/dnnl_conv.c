@@ -29,8 +29,6 @@ tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const
 #include "dnnl_common.h"
 #include <omp.h>
 
-#define CACHED_SHAPES 4
-
 typedef struct conv_entry {
   tfd_dnnl_conv_shape shape;
   int threads;
@@ -44,12 +42,9 @@ struct tfd_dnnl_conv {
   bool depthwise, has_bias, filter_constant, add;
   tfd_activation act;
   float alpha;
-  pthread_mutex_t mu;
-  dnnl_engine_t engine;
-  dnnl_stream_t stream;
-  conv_entry entries[CACHED_SHAPES];
+  tfd_dnnl_base base;
+  conv_entry entries[TFD_DNNL_CACHED_SHAPES];
   int num_entries;
-  uint64_t tick;
 };
 
 static void entry_clear(conv_entry *e) {
@@ -67,19 +62,17 @@ tfd_dnnl_conv *tfd_dnnl_conv_new(bool depthwise, bool bias, tfd_activation act, 
   if (!p) return NULL;
   *p = (tfd_dnnl_conv){.depthwise = depthwise, .has_bias = bias, .filter_constant = filter_constant,
                        .add = add, .act = act, .alpha = alpha};
-  if (!tfd_dnnl_open(&p->engine, &p->stream)) {
+  if (!tfd_dnnl_base_init(&p->base)) {
     free(p);
     return NULL;
   }
-  pthread_mutex_init(&p->mu, NULL);
   return p;
 }
 
 void tfd_dnnl_conv_free(tfd_dnnl_conv *p) {
   if (!p) return;
   for (int i = 0; i < p->num_entries; i++) entry_clear(&p->entries[i]);
-  tfd_dnnl_close(p->engine, p->stream);
-  pthread_mutex_destroy(&p->mu);
+  tfd_dnnl_base_destroy(&p->base);
   free(p);
 }
 
@@ -127,17 +120,17 @@ static dnnl_status_t entry_make(tfd_dnnl_conv *p, conv_entry *e, const tfd_dnnl_
     TRY(tfd_dnnl_append_activation(po, p->act, p->alpha));
     TRY(dnnl_primitive_attr_set_post_ops(attr, po));
   }
-  TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->engine, NULL));
+  TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->base.engine, NULL));
   TRY(tfd_dnnl_refuse_reference(pd)); /* its reference implementations are not for speed */
   const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   TRY(dnnl_primitive_create(&e->prim, pd));
-  TRY(dnnl_memory_create(&e->weights, w_packed, p->engine, DNNL_MEMORY_ALLOCATE));
-  TRY(dnnl_memory_create(&e->weights_user, &w_user, p->engine, DNNL_MEMORY_NONE));
-  TRY(dnnl_reorder_primitive_desc_create(&rpd, &w_user, p->engine, w_packed, p->engine, NULL));
+  TRY(dnnl_memory_create(&e->weights, w_packed, p->base.engine, DNNL_MEMORY_ALLOCATE));
+  TRY(dnnl_memory_create(&e->weights_user, &w_user, p->base.engine, DNNL_MEMORY_NONE));
+  TRY(dnnl_reorder_primitive_desc_create(&rpd, &w_user, p->base.engine, w_packed, p->base.engine, NULL));
   TRY(dnnl_primitive_create(&e->reorder, rpd));
-  TRY(dnnl_memory_create(&e->src, &src_md, p->engine, DNNL_MEMORY_NONE));
-  TRY(dnnl_memory_create(&e->dst, &dst_md, p->engine, DNNL_MEMORY_NONE));
-  if (p->has_bias) TRY(dnnl_memory_create(&e->bias, &bias_md, p->engine, DNNL_MEMORY_NONE));
+  TRY(dnnl_memory_create(&e->src, &src_md, p->base.engine, DNNL_MEMORY_NONE));
+  TRY(dnnl_memory_create(&e->dst, &dst_md, p->base.engine, DNNL_MEMORY_NONE));
+  if (p->has_bias) TRY(dnnl_memory_create(&e->bias, &bias_md, p->base.engine, DNNL_MEMORY_NONE));
 #undef TRY
 done:
   if (rpd) dnnl_primitive_desc_destroy(rpd);
@@ -158,21 +151,14 @@ static conv_entry *find_entry(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, co
     conv_entry *x = &p->entries[i];
     if (x->threads == threads && same_shape(&x->shape, s) && (!p->filter_constant || x->filter == filter)) return x;
   }
-  conv_entry *e;
-  if (p->num_entries < CACHED_SHAPES) {
-    e = &p->entries[p->num_entries++];
-  } else {
-    e = &p->entries[0];
-    for (int i = 1; i < CACHED_SHAPES; i++)
-      if (p->entries[i].used < e->used) e = &p->entries[i];
-    entry_clear(e);
-  }
+  int i = tfd_dnnl_slot_for_new(p->entries, sizeof *p->entries, offsetof(conv_entry, used), &p->num_entries);
+  conv_entry *e = &p->entries[i];
+  entry_clear(e);
   if ((*st = entry_make(p, e, s, filter, threads)) == dnnl_success) {
     *fresh = true;
     return e;
   }
-  *e = p->entries[--p->num_entries];
-  memset(&p->entries[p->num_entries], 0, sizeof p->entries[p->num_entries]);
+  tfd_dnnl_slot_drop(p->entries, sizeof *p->entries, i, &p->num_entries);
   return NULL;
 }
 
@@ -182,14 +168,14 @@ tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const
   omp_set_num_threads(threads);
   dnnl_status_t st = dnnl_success;
   bool fresh;
-  pthread_mutex_lock(&p->mu);
+  pthread_mutex_lock(&p->base.mu);
   conv_entry *e = find_entry(p, s, filter, threads, &fresh, &st);
   if (e) {
-    e->used = ++p->tick;
+    e->used = ++p->base.tick;
     if (fresh || !p->filter_constant) { /* pack the filter: once for a constant one */
       dnnl_memory_set_data_handle(e->weights_user, (void *)filter);
       dnnl_exec_arg_t ra[2] = {{DNNL_ARG_FROM, e->weights_user}, {DNNL_ARG_TO, e->weights}};
-      st = dnnl_primitive_execute(e->reorder, p->stream, 2, ra);
+      st = dnnl_primitive_execute(e->reorder, p->base.stream, 2, ra);
     }
     if (st == dnnl_success) {
       if (p->add && addend != y) memcpy(y, addend, (size_t)(s->n * s->oh * s->ow * s->o) * sizeof *y);
@@ -201,11 +187,11 @@ tfd_code tfd_dnnl_conv_run(tfd_dnnl_conv *p, const tfd_dnnl_conv_shape *s, const
         dnnl_memory_set_data_handle(e->bias, (void *)bias);
         args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, e->bias};
       }
-      st = dnnl_primitive_execute(e->prim, p->stream, nargs, args);
+      st = dnnl_primitive_execute(e->prim, p->base.stream, nargs, args);
     }
-    if (st == dnnl_success) st = dnnl_stream_wait(p->stream);
+    if (st == dnnl_success) st = dnnl_stream_wait(p->base.stream);
   }
-  pthread_mutex_unlock(&p->mu);
+  pthread_mutex_unlock(&p->base.mu);
   if (st == dnnl_success) return TFD_OK;
   return tfd_status_setf(status, st == dnnl_out_of_memory ? TFD_RESOURCE_EXHAUSTED : TFD_INTERNAL,
                          "oneDNN convolution failed with dnnl_status %d", (int)st);

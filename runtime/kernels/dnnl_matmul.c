@@ -30,10 +30,6 @@ tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B,
 #include "dnnl_common.h"
 #include <omp.h>
 
-/* Shapes kept per kernel: a model run at a few batch sizes keeps them all;
- * beyond that the least recently used is dropped. */
-#define CACHED_SHAPES 4
-
 typedef struct shape_entry {
   int64_t m, n, k;
   int threads;    /* oneDNN splits the work when the primitive is made: the count is part of the key */
@@ -47,12 +43,9 @@ struct tfd_dnnl_matmul {
   bool ta, tb, has_bias;
   tfd_activation act;
   float alpha;
-  pthread_mutex_t mu;
-  dnnl_engine_t engine;
-  dnnl_stream_t stream;
-  shape_entry entries[CACHED_SHAPES];
+  tfd_dnnl_base base;
+  shape_entry entries[TFD_DNNL_CACHED_SHAPES];
   int num_entries;
-  uint64_t tick;
 };
 
 static void entry_clear(shape_entry *e) {
@@ -68,19 +61,17 @@ tfd_dnnl_matmul *tfd_dnnl_matmul_new(bool transpose_a, bool transpose_b, bool bi
   tfd_dnnl_matmul *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   *p = (tfd_dnnl_matmul){.ta = transpose_a, .tb = transpose_b, .has_bias = bias, .act = act, .alpha = alpha};
-  if (!tfd_dnnl_open(&p->engine, &p->stream)) {
+  if (!tfd_dnnl_base_init(&p->base)) {
     free(p);
     return NULL;
   }
-  pthread_mutex_init(&p->mu, NULL);
   return p;
 }
 
 void tfd_dnnl_matmul_free(tfd_dnnl_matmul *p) {
   if (!p) return;
   for (int i = 0; i < p->num_entries; i++) entry_clear(&p->entries[i]);
-  tfd_dnnl_close(p->engine, p->stream);
-  pthread_mutex_destroy(&p->mu);
+  tfd_dnnl_base_destroy(&p->base);
   free(p);
 }
 
@@ -117,20 +108,20 @@ static dnnl_status_t entry_make(tfd_dnnl_matmul *p, shape_entry *e, const float 
     TRY(tfd_dnnl_append_activation(po, p->act, p->alpha));
     TRY(dnnl_primitive_attr_set_post_ops(attr, po));
   }
-  TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->engine, NULL));
+  TRY(dnnl_primitive_desc_create(&pd, &desc, attr, p->base.engine, NULL));
   TRY(tfd_dnnl_refuse_reference(pd)); /* its reference implementations are not for speed */
   const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   TRY(dnnl_primitive_create(&e->prim, pd));
-  TRY(dnnl_memory_create(&e->weights, w_packed, p->engine, DNNL_MEMORY_ALLOCATE));
-  TRY(dnnl_memory_create(&w_user, &w_plain, p->engine, (void *)B));
-  TRY(dnnl_reorder_primitive_desc_create(&reorder_pd, &w_plain, p->engine, w_packed, p->engine, NULL));
+  TRY(dnnl_memory_create(&e->weights, w_packed, p->base.engine, DNNL_MEMORY_ALLOCATE));
+  TRY(dnnl_memory_create(&w_user, &w_plain, p->base.engine, (void *)B));
+  TRY(dnnl_reorder_primitive_desc_create(&reorder_pd, &w_plain, p->base.engine, w_packed, p->base.engine, NULL));
   TRY(dnnl_primitive_create(&reorder, reorder_pd));
   dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, w_user}, {DNNL_ARG_TO, e->weights}};
-  TRY(dnnl_primitive_execute(reorder, p->stream, 2, args));
-  TRY(dnnl_stream_wait(p->stream));
-  TRY(dnnl_memory_create(&e->src, &src_md, p->engine, DNNL_MEMORY_NONE));
-  TRY(dnnl_memory_create(&e->dst, &dst_md, p->engine, DNNL_MEMORY_NONE));
-  if (p->has_bias) TRY(dnnl_memory_create(&e->bias, &bias_md, p->engine, DNNL_MEMORY_NONE));
+  TRY(dnnl_primitive_execute(reorder, p->base.stream, 2, args));
+  TRY(dnnl_stream_wait(p->base.stream));
+  TRY(dnnl_memory_create(&e->src, &src_md, p->base.engine, DNNL_MEMORY_NONE));
+  TRY(dnnl_memory_create(&e->dst, &dst_md, p->base.engine, DNNL_MEMORY_NONE));
+  if (p->has_bias) TRY(dnnl_memory_create(&e->bias, &bias_md, p->base.engine, DNNL_MEMORY_NONE));
 #undef TRY
 done:
   if (reorder) dnnl_primitive_destroy(reorder);
@@ -145,23 +136,15 @@ done:
 
 static shape_entry *find_entry(tfd_dnnl_matmul *p, const float *B, int64_t m, int64_t n, int64_t k, int threads,
                                dnnl_status_t *s) {
-  shape_entry *e = NULL;
   for (int i = 0; i < p->num_entries; i++) {
     shape_entry *x = &p->entries[i];
     if (x->m == m && x->n == n && x->k == k && x->threads == threads && x->B == B) return x;
   }
-  if (p->num_entries < CACHED_SHAPES) {
-    e = &p->entries[p->num_entries++];
-  } else {
-    e = &p->entries[0];
-    for (int i = 1; i < CACHED_SHAPES; i++)
-      if (p->entries[i].used < e->used) e = &p->entries[i];
-    entry_clear(e);
-  }
+  int i = tfd_dnnl_slot_for_new(p->entries, sizeof *p->entries, offsetof(shape_entry, used), &p->num_entries);
+  shape_entry *e = &p->entries[i];
+  entry_clear(e);
   if ((*s = entry_make(p, e, B, m, n, k, threads)) == dnnl_success) return e;
-  /* Keep the table dense: move the last entry into the failed slot. */
-  *e = p->entries[--p->num_entries];
-  p->entries[p->num_entries] = (shape_entry){0};
+  tfd_dnnl_slot_drop(p->entries, sizeof *p->entries, i, &p->num_entries);
   return NULL;
 }
 
@@ -171,19 +154,19 @@ tfd_code tfd_dnnl_matmul_run(tfd_dnnl_matmul *p, const float *A, const float *B,
   if (threads < 1) threads = 1;
   /* Before the primitive is made, not only before it runs: oneDNN reads the count then. */
   omp_set_num_threads(threads);
-  pthread_mutex_lock(&p->mu);
+  pthread_mutex_lock(&p->base.mu);
   shape_entry *e = find_entry(p, B, m, n, k, threads, &s);
   if (e) {
-    e->used = ++p->tick;
+    e->used = ++p->base.tick;
     dnnl_memory_set_data_handle(e->src, (void *)A);
     dnnl_memory_set_data_handle(e->dst, C);
     if (e->bias) dnnl_memory_set_data_handle(e->bias, (void *)bias);
     dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dst},
                                {DNNL_ARG_BIAS, e->bias}};
-    s = dnnl_primitive_execute(e->prim, p->stream, e->bias ? 4 : 3, args);
-    if (s == dnnl_success) s = dnnl_stream_wait(p->stream);
+    s = dnnl_primitive_execute(e->prim, p->base.stream, e->bias ? 4 : 3, args);
+    if (s == dnnl_success) s = dnnl_stream_wait(p->base.stream);
   }
-  pthread_mutex_unlock(&p->mu);
+  pthread_mutex_unlock(&p->base.mu);
   if (s == dnnl_success) return TFD_OK;
   if (s == dnnl_out_of_memory)
     return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "oneDNN matmul [%lld,%lld]x[%lld,%lld]: out of memory",
