@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/testing/harness.h"
 #include "tfdev/runtime.h"
@@ -115,13 +116,27 @@ static void keep_line(void *ctx, tfd_log_level level, const char *msg) {
   pthread_mutex_unlock(&k->mu);
 }
 
-static int count_threads(void) {
+static int read_threads(void) {
   DIR *d = opendir("/proc/self/task");
   int n = 0;
   if (!d) return -1;
   for (struct dirent *e; (e = readdir(d));)
     if (e->d_name[0] != '.') n++;
   closedir(d);
+  return n;
+}
+
+/* The process's threads once the count holds still for 20 ms (2 s at most): a thread that
+ * pthread_join has returned for (an earlier test's pool) can stay listed in /proc for a moment,
+ * since the kernel wakes the joiner before it reaps the thread. */
+static int count_threads(void) {
+  int n = read_threads();
+  for (int i = 0; i < 100; i++) {
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    int m = read_threads();
+    if (m == n) break;
+    n = m;
+  }
   return n;
 }
 
