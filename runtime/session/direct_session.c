@@ -198,6 +198,7 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   pthread_mutex_init(&s->exec_mu, NULL);
   pthread_mutex_init(&s->life_mu, NULL);
   pthread_cond_init(&s->life_cv, NULL);
+  atomic_init(&s->inflight, 1); /* the open session's own count, which close() drops */
   pthread_mutex_init(&s->cost_mu, NULL);
   /* Handles keep the id in their high 32 bits: wrap well before 2^31 sessions. */
   int64_t serial = atomic_fetch_add(&session_counter, 1);
@@ -258,8 +259,13 @@ tfd_session *tfd_session_new_named(const char *factory, const tfd_session_option
 }
 
 /* Every public call runs between enter and leave; close waits for them. */
-/* enter counts the call and then reads closed; close() sets closed and then reads the count (both
- * sequentially consistent): either close() sees the call, or the call sees close(). */
+/* inflight counts the calls in flight plus one for the session while it is open, so that while it
+ * is open no call can be the last: leaving is then one compare-and-swap that never lets the count
+ * reach 0. Only after close() has dropped the session's own count can a call be the last one out,
+ * and that call decrements under life_mu, where close() waits: close() cannot see 0 (and free the
+ * session) before the last call has stopped touching it. enter counts the call and then reads
+ * closed; close() sets closed and then drops its count (both sequentially consistent): either
+ * close() waits for the call, or the call sees close(). */
 tfd_code tfd_ds_enter(tfd_session *s, tfd_status *st) {
   atomic_fetch_add(&s->inflight, 1);
   if (!atomic_load(&s->closed)) return TFD_OK;
@@ -269,11 +275,12 @@ tfd_code tfd_ds_enter(tfd_session *s, tfd_status *st) {
 
 void tfd_ds_hold(tfd_session *s) { atomic_fetch_add(&s->inflight, 1); }
 
-/* The last call out wakes close(), under life_mu so the wake cannot fall between its check and its wait. */
 void tfd_ds_leave(tfd_session *s) {
-  if (atomic_fetch_sub(&s->inflight, 1) != 1 || !atomic_load(&s->closed)) return;
+  int v = atomic_load(&s->inflight);
+  while (v > 1)
+    if (atomic_compare_exchange_weak(&s->inflight, &v, v - 1)) return;
   pthread_mutex_lock(&s->life_mu);
-  pthread_cond_broadcast(&s->life_cv);
+  if (atomic_fetch_sub(&s->inflight, 1) == 1) pthread_cond_broadcast(&s->life_cv);
   pthread_mutex_unlock(&s->life_mu);
 }
 
@@ -319,7 +326,7 @@ void tfd_ds_remove_active(tfd_session *s, tfd_cancellation *c) {
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   (void)st;
   pthread_mutex_lock(&s->life_mu);
-  atomic_store(&s->closed, true);
+  bool first = !atomic_exchange(&s->closed, true);
   int n = s->num_active;
   tfd_cancellation **running = n ? malloc((size_t)n * sizeof *running) : NULL;
   for (int i = 0; running && i < n; i++) running[i] = tfd_cancellation_ref(s->active[i]);
@@ -331,6 +338,7 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   }
   free(running);
   pthread_mutex_lock(&s->life_mu);
+  if (first) atomic_fetch_sub(&s->inflight, 1); /* the open session's own count */
   while (atomic_load(&s->inflight) > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);
   pthread_mutex_unlock(&s->life_mu);
   return TFD_OK;

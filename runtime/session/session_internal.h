@@ -95,9 +95,10 @@ struct tfd_session {
   int num_bundles;
   handle_table callables; /* callable*, each holding one reference for the table */
   /* Lifetime: calls in flight and the cancellations of running steps, so
-   * close() can cancel them and wait until nothing touches the session. A call's
-   * enter and leave are one atomic add each (every run pays them); life_mu guards
-   * the active list and close()'s wait. */
+   * close() can cancel them and wait until nothing touches the session. inflight
+   * counts the calls plus one for the open session (see tfd_ds_leave): while the
+   * session is open a call enters and leaves with one atomic operation each;
+   * life_mu guards the active list, close()'s wait and the last call's leave. */
   pthread_mutex_t life_mu;
   pthread_cond_t life_cv;
   atomic_bool closed;
