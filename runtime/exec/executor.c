@@ -98,8 +98,8 @@ void tfd_executor_free(tfd_executor *e) {
   free(e);
 }
 
-void tfd_node_check_outputs(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs, int num_outputs,
-                            bool missing_is_dead, tfd_status *st) {
+void tfd_node_check_outputs_slow(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
+                                 int num_outputs, bool missing_is_dead, tfd_status *st) {
   if (st->code != TFD_OK) return;
   if (sync_device) {
     tfd_status sync = TFD_STATUS_INIT;

@@ -18,6 +18,7 @@
 
 #include <pthread.h>
 
+#include "../core/status_internal.h"
 #include "../graph/graph.h"
 #include "../kernels/kernel.h"
 #include "../framework/cancellation.h"
@@ -71,8 +72,17 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
  * then blamed on gn; then that each of the first num_outputs outputs is there (a missing one is
  * allowed when missing_is_dead: a branch not taken) and has the dtype the graph inferred, since
  * consumers were built for that dtype. Sets *st on the first problem. */
-void tfd_node_check_outputs(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs, int num_outputs,
-                            bool missing_is_dead, tfd_status *st);
+void tfd_node_check_outputs_slow(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
+                                 int num_outputs, bool missing_is_dead, tfd_status *st);
+/* Inline: every node of every step passes here, and the answer is almost always yes. */
+static inline void tfd_node_check_outputs(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
+                                          int num_outputs, bool missing_is_dead, tfd_status *st) {
+  if (st->code != TFD_OK) return;
+  bool ok = !sync_device;
+  for (int o = 0; ok && o < num_outputs; o++)
+    ok = outputs[o] ? tfd_tensor_dtype(outputs[o]) == gn->out_types[o] : missing_is_dead;
+  if (!ok) tfd_node_check_outputs_slow(sync_device, gn, outputs, num_outputs, missing_is_dead, st);
+}
 
 typedef struct tfd_executor_args {
   int64_t step_id;
