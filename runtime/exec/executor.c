@@ -100,7 +100,6 @@ void tfd_executor_free(tfd_executor *e) {
 
 void tfd_node_check_outputs_slow(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
                                  int num_outputs, bool missing_is_dead, tfd_status *st) {
-  if (st->code != TFD_OK) return;
   if (sync_device) {
     tfd_status sync = TFD_STATUS_INIT;
     if (tfd_device_sync(sync_device, &sync) != TFD_OK)

@@ -67,14 +67,16 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
                            tfd_tensor *const *inputs, int num_inputs, const struct tfd_allocator *allocator,
                            int64_t start, int thread_id);
 
-/* What every executor checks once node gn's kernel has returned OK in *st: with sync_device (the
- * device under sync_every_op; NULL otherwise), that the device has no asynchronous failure, which is
- * then blamed on gn; then that each of the first num_outputs outputs is there (a missing one is
- * allowed when missing_is_dead: a branch not taken) and has the dtype the graph inferred, since
- * consumers were built for that dtype. Sets *st on the first problem. */
+/* The reporting half of tfd_node_check_outputs, for a node that failed its check: runs the sync and
+ * sets *st (which is OK on entry) on the first problem. */
 void tfd_node_check_outputs_slow(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
                                  int num_outputs, bool missing_is_dead, tfd_status *st);
-/* Inline: every node of every step passes here, and the answer is almost always yes. */
+/* What every executor (the fast path, frames.c, step graphs) checks once node gn's kernel has
+ * returned OK in *st: with sync_device (the device under sync_every_op; NULL otherwise), that the
+ * device has no asynchronous failure, which is then blamed on gn; then that each of the first
+ * num_outputs outputs is there (a missing one is allowed when missing_is_dead: a branch not taken)
+ * and has the dtype the graph inferred, since consumers were built for that dtype. Sets *st on the
+ * first problem. Inline: every node of every step passes here, and the answer is almost always yes. */
 static inline void tfd_node_check_outputs(tfd_device *sync_device, const tfd_gnode *gn, tfd_tensor *const *outputs,
                                           int num_outputs, bool missing_is_dead, tfd_status *st) {
   if (st->code != TFD_OK) return;

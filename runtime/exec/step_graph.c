@@ -108,13 +108,6 @@ void tfd_step_graph_counts(const tfd_step_graph *sg, int64_t *captured, int64_t 
   *replayed = sg ? atomic_load(&sg->replayed) : 0;
 }
 
-static bool same_shape(const tfd_shape *a, const tfd_shape *b) {
-  if (a->ndims != b->ndims) return false;
-  for (int d = 0; d < a->ndims; d++)
-    if (a->dims[d] != b->dims[d]) return false;
-  return true;
-}
-
 /* Whether the fed tensors match the signature last seen; records them as the new one when not. false
  * also when a feed is missing or lives in host memory on the device (the caller then runs as usual). */
 static bool same_signature(tfd_step_graph *sg, const tfd_executor_args *args, bool *usable) {
@@ -129,7 +122,7 @@ static bool same_signature(tfd_step_graph *sg, const tfd_executor_args *args, bo
     }
     tfd_shape s;
     tfd_shape_of_tensor(t, &s);
-    if (same && (sg->sig_types[f] != tfd_tensor_dtype(t) || !same_shape(&sg->sig_shapes[f], &s))) same = false;
+    if (same && (sg->sig_types[f] != tfd_tensor_dtype(t) || !tfd_shape_equal(&sg->sig_shapes[f], &s))) same = false;
     sg->sig_types[f] = tfd_tensor_dtype(t);
     sg->sig_shapes[f] = s;
   }
@@ -195,10 +188,7 @@ static tfd_code run_node(run *r, int i, tfd_tensor *fetch_in, tfd_status *st) {
   c.status = st;
   k->compute(k, &c);
   free(heap);
-  for (int o = 0; st->code == TFD_OK && o < n->num_outputs; o++)
-    if (!c.outputs[o] || tfd_tensor_dtype(c.outputs[o]) != n->out_types[o])
-      tfd_status_setf(st, TFD_INTERNAL, "node '%s' (%s) produced no output %d of %s", tfd_gnode_name(n), n->op->name, o,
-                      tfd_dtype_name(n->out_types[o]));
+  tfd_node_check_outputs(NULL, n, c.outputs, n->num_outputs, false, st);
   return st->code;
 }
 

@@ -25,6 +25,13 @@ int64_t tfd_shape_numel(const tfd_shape *s) {
   return n;
 }
 
+bool tfd_shape_equal(const tfd_shape *a, const tfd_shape *b) {
+  if (a->ndims != b->ndims) return false;
+  for (int d = 0; d < a->ndims; d++)
+    if (a->dims[d] != b->dims[d]) return false;
+  return true;
+}
+
 void tfd_shape_of_tensor(const tfd_tensor *t, tfd_shape *out) {
   out->ndims = tfd_tensor_ndims(t);
   for (int i = 0; i < out->ndims; i++) out->dims[i] = tfd_tensor_dim(t, i);

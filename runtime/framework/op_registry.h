@@ -117,6 +117,8 @@ tfd_code tfd_op_infer_node(const tfd_op_def *op, tfd_node_def *node, int num_inp
 /* Shape helpers shared with kernels. */
 bool tfd_shape_is_known(const tfd_shape *s);
 int64_t tfd_shape_numel(const tfd_shape *s); /* -1 when unknown */
+/* The same rank (both unknown counts as the same) and the same dimensions. */
+bool tfd_shape_equal(const tfd_shape *a, const tfd_shape *b);
 void tfd_shape_of_tensor(const tfd_tensor *t, tfd_shape *out);
 /* numpy broadcasting of two shapes; INVALID_ARGUMENT when incompatible. */
 tfd_code tfd_broadcast_shapes(const tfd_shape *a, const tfd_shape *b, tfd_shape *out, tfd_status *status);

@@ -38,12 +38,6 @@ bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient,
   return true;
 }
 
-static bool same_shape(const tfd_shape *a, const tfd_shape *b) {
-  bool same = a->ndims == b->ndims;
-  for (int d = 0; same && d < a->ndims; d++) same = a->dims[d] == b->dims[d];
-  return same;
-}
-
 bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out) {
   if (!tfd_cwise_need_bool(c, k, 0, "condition") || !tfd_cwise_same_dtypes(c, k, 1, 2)) return false;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
@@ -58,12 +52,12 @@ bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape
     return tfd_cwise_broadcast(c, k, &s[1], &s[2], &te) && tfd_cwise_broadcast(c, k, &s[0], &te, out);
   }
   char b1[96], b2[96];
-  if (!same_shape(&s[1], &s[2])) {
+  if (!tfd_shape_equal(&s[1], &s[2])) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'then' and 'else' must have the same shape, got %s and %s",
                     tfd_shape_string(&s[1], b1, sizeof b1), tfd_shape_string(&s[2], b2, sizeof b2));
     return false;
   }
-  bool cond_same = same_shape(&s[0], &s[1]);
+  bool cond_same = tfd_shape_equal(&s[0], &s[1]);
   if (!cond_same && s[0].ndims == 1 && s[1].ndims > 1 && s[0].dims[0] == s[1].dims[0]) {
     /* A vector picks whole slices along the first dimension: broadcast it as [n, 1, ...]. */
     s[0].ndims = s[1].ndims;
