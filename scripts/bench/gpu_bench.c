@@ -504,28 +504,29 @@ static double chain_median(int len, int reps, bool graphs, tfd_status *st) {
   return result;
 }
 
+/* One chain row: a 1-node and a len-node chain, with step graphs on or off; the difference per node. */
+static void chain_row(int row, const char *name, int len, int reps, bool graphs, double *base_s, double *step_s,
+                      tfd_status *st) {
+  *base_s = chain_median(0, reps, graphs, st);
+  *step_s = *base_s >= 0 ? chain_median(len, reps, graphs, st) : -1;
+  if (*step_s < 0) {
+    set_row(row, name, 0, 0, 0, AT_MOST, 3, tfd_status_message(st));
+    return;
+  }
+  double per = (*step_s - *base_s) / len;
+  set_row(row, name, per, 0, per * 1e6, AT_MOST, 3, NULL);
+}
+
 static void session_chain(void) {
   const int len = 1000;
   int reps = kernel_reps(101);
   tfd_status *st = tfd_status_new();
-  const char *name = "1,000-node chain of Neg on 16 floats (session, gpu.graphs off), per node";
-  chain_base_s = chain_median(0, reps, false, st);
-  chain_step_s = chain_base_s >= 0 ? chain_median(len, reps, false, st) : -1;
-  if (chain_step_s < 0) set_row(CHAIN_SESSION, name, 0, 0, 0, AT_MOST, 3, tfd_status_message(st));
-  else {
-    double per = (chain_step_s - chain_base_s) / len;
-    set_row(CHAIN_SESSION, name, per, 0, per * 1e6, AT_MOST, 3, NULL);
-  }
+  chain_row(CHAIN_SESSION, "1,000-node chain of Neg on 16 floats (session, gpu.graphs off), per node", len, reps, false,
+            &chain_base_s, &chain_step_s, st);
   /* The same chain replayed as a CUDA graph (the default): the executor's host work and the 1,000
    * launches become one launch per step. */
-  name = "1,000-node chain, session with step graphs (CUDA-graph replay), per node";
-  graph_base_s = chain_median(0, reps, true, st);
-  graph_step_s = graph_base_s >= 0 ? chain_median(len, reps, true, st) : -1;
-  if (graph_step_s < 0) set_row(CHAIN_GRAPH, name, 0, 0, 0, AT_MOST, 3, tfd_status_message(st));
-  else {
-    double per = (graph_step_s - graph_base_s) / len;
-    set_row(CHAIN_GRAPH, name, per, 0, per * 1e6, AT_MOST, 3, NULL);
-  }
+  chain_row(CHAIN_GRAPH, "1,000-node chain, session with step graphs (CUDA-graph replay), per node", len, reps, true,
+            &graph_base_s, &graph_step_s, st);
   tfd_status_free(st);
 }
 
