@@ -681,6 +681,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tfd_session_options_set_operation_timeout_ms(o, TIMEOUT_MS);
 
   decode_graph(f, ts, g, 0, MAX_NODES, st);
+  if (getenv("TFDEV_FUZZ_TRACE")) { /* the graph, so a finding can be read as one */
+    for (size_t i = 0; i < tfd_graph_def_num_nodes(g); i++) {
+      const tfd_node_def *n = tfd_graph_def_node(g, i);
+      fprintf(stderr, "node %zu '%s' %s [", i, tfd_node_def_name(n), tfd_node_def_op(n));
+      for (size_t j = 0; j < tfd_node_def_num_inputs(n); j++) fprintf(stderr, " '%s'", tfd_node_def_input(n, j));
+      fprintf(stderr, " ] dev '%s' attrs", tfd_node_def_device(n));
+      for (size_t j = 0; j < tfd_node_def_num_attrs(n); j++) fprintf(stderr, " %s", tfd_node_def_attr_name(n, j));
+      fprintf(stderr, "\n");
+    }
+  }
   ctx c = {f, ts, NULL, g, (int)tfd_graph_def_num_nodes(g), st};
   c.s = tfd_session_new(o, harness_registry(), NULL, st);
   CHECK(c.s != NULL);

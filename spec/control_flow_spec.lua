@@ -358,6 +358,32 @@ describe("malformed loops", function()
   end)
 end)
 
+describe("an Exit fed from inside its loop", function()
+  -- Fed from the LoopCond rather than the Switch, the Exit fires in every iteration, each time into
+  -- the one iteration of the frame outside: the run fails naming it, and the session runs on.
+  local function bad_exit(n)
+    local g = count_to(n)
+    g.node[#g.node + 1] = { name = "bad", op = "Exit", input = { "l/cond" } }
+    g.node[#g.node + 1] = { name = "use", op = "LogicalNot", input = { "bad" } }
+    return g
+  end
+
+  it("fails the run that iterates, naming the Exit and its consumer", function()
+    local s <close> = tfdev.session()
+    s:create(bad_exit(4))
+    h.raises("INVALID_ARGUMENT", "node 'bad' (Exit) fired more than once into one iteration of its consumer 'use' "
+      .. "(input 0): a loop's Exit must be fed from the loop's Switch", s.run, s, {}, "use")
+    h.raises("INVALID_ARGUMENT", "node 'bad' (Exit) fired more than once", s.run, s, {}, "bad")
+    assert.are.equal(4, s:run({}, "l/exit"):item()) -- a run that leaves it out still works
+  end)
+
+  it("runs when the loop stops before its first iteration, since the Exit fires once", function()
+    local s <close> = tfdev.session()
+    s:create(bad_exit(0))
+    assert.is_true(s:run({}, "use"):item())
+  end)
+end)
+
 describe("control flow in Lua", function()
   it("types control-flow nodes in the graph builder", function()
     local g = tfdev.graph()

@@ -339,6 +339,24 @@ static void fail_locked(fstep *s, tfd_code code, const char *msg) {
   atomic_store(&s->failed, true);
 }
 
+/* Only a malformed loop gets here: an Exit fed from inside its loop (not from the loop's Switch)
+ * fires in every iteration, each time into the same parent iteration, so its consumer would get a
+ * second value for an input it already has. TensorFlow overwrites the input and runs on; the step
+ * fails here instead, naming both ends, and the first value stays with its slot's owner. */
+static void fail_second_value(fstep *s, int src, int dst, int input) {
+  if (s->status.code == TFD_OK) {
+    const tfd_graph *g = s->f->graph;
+    const tfd_gnode *from = &g->nodes[src];
+    char what[64] = "a control edge";
+    if (input >= 0) snprintf(what, sizeof what, "input %d", input);
+    tfd_status_setf(&s->status, TFD_INVALID_ARGUMENT,
+                    "node '%s' (%s) fired more than once into one iteration of its consumer '%s' (%s): a loop's "
+                    "Exit must be fed from the loop's Switch, so that it fires once, when the loop ends",
+                    tfd_node_def_name(from->def), from->op->name, tfd_node_def_name(g->nodes[dst].def), what);
+  }
+  atomic_store(&s->failed, true);
+}
+
 /* Makes node `src`'s outputs (NULL: dead) and control edges arrive at its consumers in (fr, it), as
  * TensorFlow's ActivateNodes: counts ready ones into `ready`, and returns how many it made ready. */
 static int activate(fstep *s, frame_inst *fr, iteration *it, int src, tfd_tensor *const *outputs, bool src_dead,
@@ -370,6 +388,10 @@ static int activate(fstep *s, frame_inst *fr, iteration *it, int src, tfd_tensor
         dst_ready = it->pending[pid] == 1 && dst_dead;
       }
     } else {
+      if (it->pending[pid] <= 0 || (e->slot >= 0 && it->slots[e->slot])) {
+        fail_second_value(s, src, e->dst, e->slot - dn->input_start);
+        continue;
+      }
       if (e->slot >= 0) it->slots[e->slot] = tfd_tensor_ref(value);
       if (src_dead || (e->slot >= 0 && !value)) it->dead[pid]++;
       dst_ready = --it->pending[pid] == 0;

@@ -489,6 +489,48 @@ static void test_malformed_loops(void) {
   env_free(&e);
 }
 
+/* An Exit fed from the LoopCond, not the Switch, fires in every iteration into the same parent
+ * iteration: its consumers would get a second value (or trigger) each time. The step fails naming
+ * it, and nothing leaks (the fuzzer found the leak the overwritten input used to be). */
+static void test_exit_firing_twice(void) {
+  env e = env_new();
+  for (int control = 0; control < 2; control++) {
+    for (int limit = 0; limit <= 3; limit += 3) {
+      tfd_graph_def *g = tfd_graph_def_new();
+      i32(g, "zero", 0);
+      i32(g, "n", limit);
+      i32(g, "one", 1);
+      counting_loop(g, "l", "count", "zero", "n", "one", 1);
+      tg_node(g, "bad_exit", "Exit", "l_cond", NULL, NULL);
+      if (control) tg_node(g, "use", "Identity", "zero", "^bad_exit", NULL);
+      else tg_node(g, "use", "LogicalNot", "bad_exit", NULL, NULL);
+      fetch(g, "_f", "use", 0);
+      fetch(g, "_f2", "l_exit", 1);
+      tfd_executor *x = build(&e, g);
+      CHECK(x != NULL);
+      for (int pool = 0; x && pool < 2; pool++) {
+        tfd_tensor *out[2] = {NULL, NULL};
+        tfd_code code = run(&e, x, pool, out, 2, NULL);
+        if (limit == 0) { /* no iteration: the Exit fires once, which is fine */
+          CHECK_INT(code, TFD_OK);
+          CHECK_INT(int_of(out[1]), 0);
+        } else {
+          CHECK_STATUS(e.st, TFD_INVALID_ARGUMENT,
+                       control ? "node 'bad_exit' (Exit) fired more than once into one iteration of its consumer 'use' "
+                                 "(a control edge): a loop's Exit must be fed from the loop's Switch"
+                               : "node 'bad_exit' (Exit) fired more than once into one iteration of its consumer 'use' "
+                                 "(input 0)");
+        }
+        tfd_status_reset(e.st);
+        for (int i = 0; i < 2; i++) tfd_tensor_unref(out[i]);
+      }
+      tfd_executor_free(x);
+      tfd_graph_def_free(g);
+    }
+  }
+  env_free(&e);
+}
+
 static const tfd_test tests[] = {
     {"a counting loop, inline and on a pool, parallel_iterations 1 and 10", test_counting_loop},
     {"a loop of no iterations", test_zero_iterations},
@@ -500,5 +542,6 @@ static const tfd_test tests[] = {
     {"step stats per iteration", test_stats_per_iteration},
     {"concurrent steps of a loop", test_concurrent_steps},
     {"malformed loops", test_malformed_loops},
+    {"an Exit that fires in every iteration fails the step", test_exit_firing_twice},
 };
 TFD_TEST_MAIN(tests)
