@@ -192,6 +192,20 @@ describe("while loops", function()
     assert.is_true(g:ready())
     h.raises("CANCELLED", "Session has been closed.", g.result, g)
   end)
+
+  it("run a partial run's loop on the inter-op pool: prun_setup returns, a fetch times out, close stops it", function()
+    local forever = graph({ const("zero", i32(0)), const("one", i32(1)), const("none", i32(0)) },
+      counting_loop("l/", "forever", "zero", "one", "none", 4))
+    local s = tfdev.session { inter_op_threads = 1, operation_timeout_ms = 50 }
+    s:create(forever)
+    local t0 = tfdev.clock()
+    local p = s:prun_setup({}, { "l/exit" }) -- before: ran the loop on this thread, and never returned
+    assert(tfdev.clock() - t0 < 5)
+    h.raises("DEADLINE_EXCEEDED", "Timed out waiting for a partial run fetch (50 ms)", s.prun, s, p, {}, "l/exit")
+    assert.are.equal(1, s:run({}, "one"):item())
+    s:close()
+    assert(tfdev.clock() - t0 < 10)
+  end)
 end)
 
 describe("conditionals", function()

@@ -80,6 +80,18 @@ static tfd_code check_distinct(char **names, int n, const char *what, tfd_status
   return TFD_OK;
 }
 
+typedef struct prun_start {
+  tfd_executor *e;
+  tfd_executor_args args;
+  partial_run *r;
+} prun_start;
+
+static void start_prun_part(void *arg) {
+  prun_start *ps = arg;
+  tfd_executor_run_async(ps->e, &ps->args, partial_part_done, ps->r);
+  free(ps);
+}
+
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
                                const char *const *targets, int nt, tfd_status *st) {
   if (tfd_ds_enter(s, st) != TFD_OK) return -1;
@@ -133,6 +145,15 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     for (int p = 0; p < b->num_parts; p++) {
       tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state,
                                 NULL, pthread_self(), false, false, 0, NULL}; /* partial runs have no caller to run kernels on */
+      /* As TensorFlow's RunAsync, the step starts on the inter-op pool, not on this thread: a loop in
+       * it that never ends (or runs long) must not keep prun_setup from returning. Without a pool
+       * (inter_op_threads = -1) it runs here, as every step of such a session does. */
+      prun_start *ps = s->inter_pool ? malloc(sizeof *ps) : NULL;
+      if (ps) {
+        *ps = (prun_start){b->execs[p], args, r};
+        if (tfd_threadpool_schedule(s->inter_pool, start_prun_part, ps, NULL) == TFD_OK) continue;
+        free(ps);
+      }
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
     pthread_mutex_lock(&s->exec_mu);
