@@ -37,6 +37,8 @@ typedef struct item {
   int out_start;  /* e->out_ofs[out_start + o] .. [out_start + o + 1]: output o's consumer slots in e->out_slots */
   int succ_start; /* e->succs[succ_start ..] */
   int num_succs;
+  bool seeded;      /* a Const whose value is in its consumers' slots from the step's start: never run */
+  bool kept_inputs; /* some input slot is seeded: it keeps its value when the node is done */
 } item;
 
 typedef struct step step;
@@ -53,6 +55,12 @@ struct tfd_executor {
   succ *succs;
   int *counted;   /* nodes whose pending count is kept (some producer satisfies only part of it) */
   int num_counted;
+  bool *kept;          /* by input slot: seeded with a Const's value (NULL: none is) */
+  int *seeded_slots;   /* those slots, and the value each holds (the Const kernel's; each slot of a */
+  tfd_tensor **seeds;  /* step holds a reference of its own) */
+  int num_seeded_slots;
+  int *seeded_nodes;   /* the seeded Consts, for the step stats of traced steps */
+  int num_seeded_nodes;
   bool has_async;      /* some kernel may wait (queues, _Recv) */
   bool has_rendezvous; /* some kernel uses the step's rendezvous (_Send, _Recv) */
   bool needs_caller;   /* some kernel runs on the thread that started the step */
@@ -93,6 +101,10 @@ void tfd_executor_free(tfd_executor *e) {
   free(e->out_slots);
   free(e->succs);
   free(e->counted);
+  free(e->kept);
+  free(e->seeded_slots);
+  free(e->seeds);
+  free(e->seeded_nodes);
   tfd_graph_free(e->graph);
   tfd_device_unref(e->device);
   free(e);
@@ -250,6 +262,51 @@ static bool build_edges(tfd_executor *e) {
   return true;
 }
 
+/* A Const with no control inputs outputs the same tensor every step, so it need not run: each step's
+ * memory holds its value in the consumers' input slots from the start, and the consumers wait for
+ * one input fewer. Half the nodes of a typical model are Consts (a weight and a bias per layer), and
+ * each one run costs about as much as a small kernel (a step's bookkeeping, the output check). A
+ * traced step still reports each one (see record_seeded). */
+static bool seed_constants(tfd_executor *e) {
+  tfd_graph *g = e->graph;
+  int nslots = 0, nnodes = 0;
+  for (int i = 0; i < g->n; i++) {
+    tfd_gnode *gn = &g->nodes[i];
+    tfd_kernel *k = e->items[i].kernel;
+    if (!k->constant || gn->num_control > 0 || gn->num_outputs != 1 || !k->value ||
+        tfd_tensor_dtype(k->value) != gn->out_types[0])
+      continue; /* a wrong dtype runs, and fails the step as any kernel's wrong output does */
+    e->items[i].seeded = true;
+    nnodes++;
+    for (int j = 0; j < gn->num_out_edges; j++) {
+      tfd_out_edge *oe = &gn->out_edges[j];
+      e->items[oe->dst].initial_pending--;
+      if (oe->dst_input >= 0) nslots++;
+    }
+  }
+  if (nnodes == 0) return true;
+  e->kept = calloc(e->total_inputs ? (size_t)e->total_inputs : 1, sizeof *e->kept);
+  e->seeded_slots = malloc((nslots ? (size_t)nslots : 1) * sizeof *e->seeded_slots);
+  e->seeds = malloc((nslots ? (size_t)nslots : 1) * sizeof *e->seeds);
+  e->seeded_nodes = malloc((size_t)nnodes * sizeof *e->seeded_nodes);
+  if (!e->kept || !e->seeded_slots || !e->seeds || !e->seeded_nodes) return false;
+  for (int i = 0; i < g->n; i++) {
+    if (!e->items[i].seeded) continue;
+    e->seeded_nodes[e->num_seeded_nodes++] = i;
+    tfd_gnode *gn = &g->nodes[i];
+    for (int j = 0; j < gn->num_out_edges; j++) {
+      tfd_out_edge *oe = &gn->out_edges[j];
+      if (oe->dst_input < 0) continue;
+      int slot = e->items[oe->dst].input_start + oe->dst_input;
+      e->kept[slot] = true;
+      e->items[oe->dst].kept_inputs = true;
+      e->seeded_slots[e->num_seeded_slots] = slot;
+      e->seeds[e->num_seeded_slots++] = e->items[i].kernel->value;
+    }
+  }
+  return true;
+}
+
 tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *st) {
   return tfd_executor_new_with(g, device, session_handle, g && tfd_graph_has_control_flow(g), st);
 }
@@ -309,11 +366,18 @@ tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char
     it->num_outputs = n->num_outputs;
     it->initial_pending = n->num_inputs + n->num_control;
     e->total_inputs += n->num_inputs;
-    if (it->initial_pending == 0) e->roots[e->num_roots++] = i;
     e->has_async |= it->is_async;
     e->has_rendezvous |= strcmp(n->op->name, "_Send") == 0 || strcmp(n->op->name, "_Recv") == 0;
     e->needs_caller |= it->kernel->on_caller_thread;
   }
+  /* Debugging with sync_every_op runs every node as written, so that a fault is blamed on the first. */
+  if (!frames && !e->sync_every_op && !seed_constants(e)) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
+    tfd_executor_free(e);
+    return NULL;
+  }
+  for (int i = 0; i < g->n; i++)
+    if (e->items[i].initial_pending == 0 && !e->items[i].seeded) e->roots[e->num_roots++] = i;
   if (!build_edges(e)) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating an executor");
     tfd_executor_free(e);
@@ -387,6 +451,7 @@ static int counter_add(step *s, atomic_int *c, int d) {
 
 static void step_free(step *s) {
   if (!s) return;
+  for (int i = 0; i < s->e->num_seeded_slots; i++) tfd_tensor_unref(s->slots[s->e->seeded_slots[i]]);
   pthread_mutex_destroy(&s->mu);
   free(s);
 }
@@ -408,6 +473,7 @@ static void finish_step(step *s) {
   /* After an error, consumers that never ran still hold their inputs; else every slot was used and cleared. */
   if (atomic_load(&s->failed))
     for (int i = 0; i < e->total_inputs; i++) {
+      if (e->kept && e->kept[i]) continue;
       tfd_tensor_unref(s->slots[i]);
       s->slots[i] = NULL;
     }
@@ -477,7 +543,9 @@ static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, in
                           ctx->allocator, start, thread_id(s));
   if (st->code != TFD_OK) fail(s, st);
   tfd_tensor **in = &s->slots[it->input_start];
+  const bool *kept = it->kept_inputs ? &e->kept[it->input_start] : NULL;
   for (int i = 0; i < it->num_inputs; i++) {
+    if (kept && kept[i]) continue;
     tfd_tensor_unref(in[i]);
     in[i] = NULL;
   }
@@ -604,9 +672,23 @@ static step *new_step(tfd_executor *e) {
     atomic_init(&s->pending[i], e->items[i].initial_pending);
     s->tasks[i] = (task){s, i};
   }
+  for (int i = 0; i < e->num_seeded_slots; i++) s->slots[e->seeded_slots[i]] = tfd_tensor_ref(e->seeds[i]);
+  s->e = e;
   pthread_mutex_init(&s->mu, NULL);
   s->status = (tfd_status)TFD_STATUS_INIT;
   return s;
+}
+
+/* A traced step reports every node: the seeded Consts as run when the step starts, with no time. */
+static void record_seeded(step *s) {
+  tfd_executor *e = s->e;
+  int64_t now = tfd_now_micros();
+  for (int i = 0; i < e->num_seeded_nodes; i++) {
+    int node = e->seeded_nodes[i];
+    tfd_tensor *value = e->items[node].kernel->value;
+    tfd_node_stats_record(&s->args.stats[node], &e->graph->nodes[node], &value, NULL, 0, s->ctx.allocator, now,
+                          thread_id(s));
+  }
 }
 
 void tfd_executor_use_step_graphs(tfd_executor *e) {
@@ -650,6 +732,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
   atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
   s->ctx = tfd_executor_step_ctx(e->device, args);
+  if (args->stats) record_seeded(s);
   int num_roots = e->num_roots;
   if (num_roots == 0) {
     finish_step(s);

@@ -206,6 +206,7 @@ tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   if (strcmp(op, "Const") == 0) {
     k->value = tfd_tensor_ref(tfd_node_def_attr(n, "value")->tensor);
     k->compute = k_const;
+    k->constant = true;
   } else if (strcmp(op, "Placeholder") == 0) {
     k->dst = tfd_attr_dtype(n, "dtype", 0);
     k->compute = k_placeholder;

@@ -70,6 +70,9 @@ struct tfd_kernel {
   /* Custom kernels (custom_kernel.c): their registration, and whether they run on the caller's thread. */
   const void *custom;
   bool on_caller_thread;
+  /* Const: every run outputs `value` and nothing else, so an executor may hand it to the consumers
+   * without running the kernel (executor.c's seeded inputs). */
+  bool constant;
   /* Parameters, read from attributes at creation. */
   int code; /* which elementwise/reduction function */
   bool ta, tb, keep_dims;
