@@ -251,7 +251,7 @@ static bool build_edges(tfd_executor *e) {
       succ *sc = &e->succs[k];
       last[sc->dst] = -1;
       sc->whole = sc->count == e->items[sc->dst].initial_pending;
-      if (!sc->whole && !counted[sc->dst]) {
+      if (!sc->whole && !counted[sc->dst] && !it->seeded) { /* a seeded Const's successors are never counted */
         counted[sc->dst] = true;
         e->counted[e->num_counted++] = sc->dst;
       }
