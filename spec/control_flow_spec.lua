@@ -206,6 +206,22 @@ describe("while loops", function()
     s:close()
     assert(tfdev.clock() - t0 < 10)
   end)
+
+  it("close a partial run whose start waits behind another run's endless loop on the pool", function()
+    local forever = graph({ const("zero", i32(0)), const("one", i32(1)), const("none", i32(0)) },
+      counting_loop("l/", "forever", "zero", "one", "none", 4))
+    local s = tfdev.session { inter_op_threads = 1 }
+    s:create(forever)
+    local t0 = tfdev.clock()
+    local p1 = s:prun_setup({}, { "l/exit" }) -- its loop takes the pool's only thread, and is not closed
+    local p2 = s:prun_setup({}, { "l/exit" })
+    -- Before: waited for p2's executor, whose start sat in the queue behind p1's loop for ever. The
+    -- loop now hands its ready nodes to the back of the queue every 1,024 nodes.
+    p2:close()
+    assert(tfdev.clock() - t0 < 10)
+    s:close()
+    assert(p1)
+  end)
 end)
 
 describe("conditionals", function()

@@ -778,8 +778,37 @@ static void async_done(void *arg) {
   tvec_free(&stack);
 }
 
+/* A loop of cheap nodes runs on one thread for as long as it lasts, so every YIELD_AFTER nodes a
+ * thread of the pool hands the ready ones to the back of the pool's queue: a loop that never ends
+ * (until its run is cancelled) must not keep that thread from the work queued behind it, such as
+ * the start of another partial run that a close is waiting for. */
+#define YIELD_AFTER 1024
+
+/* True when every node on the stack went to the pool; false leaves them where they were. */
+static bool requeue(fstep *s, tvec *stack) {
+  int moved = 0;
+  for (; moved < stack->n; moved++) {
+    task *tk = malloc(sizeof *tk);
+    if (!tk) break;
+    *tk = (task){s, stack->v[moved]};
+    if (tfd_threadpool_schedule(s->args.runner, run_task, tk, NULL) != TFD_OK) {
+      free(tk);
+      break;
+    }
+  }
+  /* What was handed out is not this thread's any more (the step may even be over). */
+  memmove(stack->v, stack->v + moved, (size_t)(stack->n - moved) * sizeof *stack->v);
+  stack->n -= moved;
+  return stack->n == 0;
+}
+
 static void run_inline(fstep *s, tvec *stack) {
+  int ran = 0;
   while (stack->n > 0) {
+    if (++ran > YIELD_AFTER && s->args.runner && tfd_threadpool_current_thread_id(s->args.runner) >= 0) {
+      ran = 0;
+      if (requeue(s, stack)) return;
+    }
     tagged t = stack->v[--stack->n];
     const fnode *n = &s->f->nodes[t.node];
     poll_stop(s);
