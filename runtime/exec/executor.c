@@ -683,11 +683,12 @@ static step *new_step(tfd_executor *e) {
 static void record_seeded(step *s) {
   tfd_executor *e = s->e;
   int64_t now = tfd_now_micros();
+  int thread = thread_id(s);
   for (int i = 0; i < e->num_seeded_nodes; i++) {
     int node = e->seeded_nodes[i];
     tfd_tensor *value = e->items[node].kernel->value;
     tfd_node_stats_record(&s->args.stats[node], &e->graph->nodes[node], &value, NULL, 0, s->ctx.allocator, now,
-                          thread_id(s));
+                          thread);
   }
 }
 
@@ -725,8 +726,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
     tfd_status_clear(&st);
     return;
   }
-  s->e = e;
-  s->args = *args;
+  s->args = *args; /* s->e is set once, by new_step: a spare step is always its executor's */
   s->done = done;
   s->done_arg = arg;
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);

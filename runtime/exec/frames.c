@@ -344,17 +344,15 @@ static void fail_locked(fstep *s, tfd_code code, const char *msg) {
  * second value for an input it already has. TensorFlow overwrites the input and runs on; the step
  * fails here instead, naming both ends, and the first value stays with its slot's owner. */
 static void fail_second_value(fstep *s, int src, int dst, int input) {
-  if (s->status.code == TFD_OK) {
-    const tfd_graph *g = s->f->graph;
-    const tfd_gnode *from = &g->nodes[src];
-    char what[64] = "a control edge";
-    if (input >= 0) snprintf(what, sizeof what, "input %d", input);
-    tfd_status_setf(&s->status, TFD_INVALID_ARGUMENT,
-                    "node '%s' (%s) fired more than once into one iteration of its consumer '%s' (%s): a loop's "
-                    "Exit must be fed from the loop's Switch, so that it fires once, when the loop ends",
-                    tfd_node_def_name(from->def), from->op->name, tfd_node_def_name(g->nodes[dst].def), what);
-  }
-  atomic_store(&s->failed, true);
+  const tfd_graph *g = s->f->graph;
+  const tfd_gnode *from = &g->nodes[src];
+  char what[32] = "a control edge";
+  if (input >= 0) snprintf(what, sizeof what, "input %d", input);
+  char *msg = tfd_format("node '%s' (%s) fired more than once into one iteration of its consumer '%s' (%s): a "
+                         "loop's Exit must be fed from the loop's Switch, so that it fires once, when the loop ends",
+                         tfd_node_def_name(from->def), from->op->name, tfd_node_def_name(g->nodes[dst].def), what);
+  fail_locked(s, TFD_INVALID_ARGUMENT, msg ? msg : "a loop's Exit fired more than once into one iteration");
+  free(msg);
 }
 
 /* Makes node `src`'s outputs (NULL: dead) and control edges arrive at its consumers in (fr, it), as
@@ -654,6 +652,17 @@ static void run_task(void *arg) {
   tvec_free(&stack);
 }
 
+/* Hands t (counted in s->outstanding) to the pool: false when memory or the pool refuses, and the
+ * caller keeps it. */
+static bool schedule_node(fstep *s, tagged t) {
+  task *tk = malloc(sizeof *tk);
+  if (!tk) return false;
+  *tk = (task){s, t};
+  if (tfd_threadpool_schedule(s->args.runner, run_task, tk, NULL) == TFD_OK) return true;
+  free(tk);
+  return false;
+}
+
 /* Hands ready nodes out: cheap ones and one expensive one stay on this thread's stack, the rest go
  * to the pool. Each is already counted in s->outstanding, which keeps the step alive while one is
  * left to hand out or on the stack; nothing of s is touched after the last has gone. */
@@ -666,14 +675,7 @@ static void dispatch(fstep *s, tvec *ready, tvec *stack) {
   for (int i = 0; i < ready->n; i++) {
     tagged t = ready->v[i];
     bool cheap = s->f->nodes[t.node].cheap;
-    if (runner && !cheap && expensive) {
-      task *tk = malloc(sizeof *tk);
-      if (tk) {
-        *tk = (task){s, t};
-        if (tfd_threadpool_schedule(runner, run_task, tk, NULL) == TFD_OK) continue;
-        free(tk);
-      }
-    }
+    if (runner && !cheap && expensive && schedule_node(s, t)) continue;
     if (!cheap) expensive = true;
     if (!vpush(stack, t)) { /* out of memory: run it now, depth-first */
       TVEC(one);
@@ -787,15 +789,7 @@ static void async_done(void *arg) {
 /* True when every node on the stack went to the pool; false leaves them where they were. */
 static bool requeue(fstep *s, tvec *stack) {
   int moved = 0;
-  for (; moved < stack->n; moved++) {
-    task *tk = malloc(sizeof *tk);
-    if (!tk) break;
-    *tk = (task){s, stack->v[moved]};
-    if (tfd_threadpool_schedule(s->args.runner, run_task, tk, NULL) != TFD_OK) {
-      free(tk);
-      break;
-    }
-  }
+  while (moved < stack->n && schedule_node(s, stack->v[moved])) moved++;
   /* What was handed out is not this thread's any more (the step may even be over). */
   memmove(stack->v, stack->v + moved, (size_t)(stack->n - moved) * sizeof *stack->v);
   stack->n -= moved;

@@ -35,6 +35,7 @@ struct partial_run {
   int remaining; /* partitions still running */
   tfd_status status;
   bool *fed, *fetched;
+  part_start *starts; /* by partition: how each starts on the inter-op pool */
   int inputs_left, outputs_left;
 };
 
@@ -49,6 +50,7 @@ void tfd_ds_prun_unref(partial_run *r) {
   pthread_cond_destroy(&r->bar_cv);
   free(r->fed);
   free(r->fetched);
+  free(r->starts);
   free(r);
 }
 
@@ -80,18 +82,6 @@ static tfd_code check_distinct(char **names, int n, const char *what, tfd_status
   return TFD_OK;
 }
 
-typedef struct prun_start {
-  tfd_executor *e;
-  tfd_executor_args args;
-  partial_run *r;
-} prun_start;
-
-static void start_prun_part(void *arg) {
-  prun_start *ps = arg;
-  tfd_executor_run_async(ps->e, &ps->args, partial_part_done, ps->r);
-  free(ps);
-}
-
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
                                const char *const *targets, int nt, tfd_status *st) {
   if (tfd_ds_enter(s, st) != TFD_OK) return -1;
@@ -116,6 +106,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     r->b = b;
     r->fed = calloc((size_t)ni + 1, sizeof *r->fed);
     r->fetched = calloc((size_t)no + 1, sizeof *r->fetched);
+    r->starts = calloc((size_t)b->num_parts + 1, sizeof *r->starts);
     r->inputs_left = ni;
     r->outputs_left = no;
     r->rendezvous = tfd_rendezvous_new();
@@ -125,7 +116,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     pthread_mutex_init(&r->mu, NULL);
     pthread_mutex_init(&r->bar_mu, NULL);
     pthread_cond_init(&r->bar_cv, NULL);
-    if (!r->fed || !r->fetched || !r->rendezvous || !r->cancel) {
+    if (!r->fed || !r->fetched || !r->starts || !r->rendezvous || !r->cancel) {
       tfd_ds_prun_unref(r);
       r = NULL;
       tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -148,11 +139,9 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
       /* As TensorFlow's RunAsync, the step starts on the inter-op pool, not on this thread: a loop in
        * it that never ends (or runs long) must not keep prun_setup from returning. Without a pool
        * (inter_op_threads = -1) it runs here, as every step of such a session does. */
-      prun_start *ps = s->inter_pool ? malloc(sizeof *ps) : NULL;
-      if (ps) {
-        *ps = (prun_start){b->execs[p], args, r};
-        if (tfd_threadpool_schedule(s->inter_pool, start_prun_part, ps, NULL) == TFD_OK) continue;
-        free(ps);
+      if (s->inter_pool) {
+        r->starts[p] = (part_start){b->execs[p], args, partial_part_done, r};
+        if (tfd_threadpool_schedule(s->inter_pool, tfd_ds_start_part, &r->starts[p], NULL) == TFD_OK) continue;
       }
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }

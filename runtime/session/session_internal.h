@@ -150,11 +150,13 @@ struct tfd_run_metadata {
  * called by the last partition to end. */
 typedef struct step step;
 
-/* Starting a partition from the pool, so partitions run side by side. */
+/* Starting a partition from the pool, so partitions run side by side (tfd_ds_start_part): a step's
+ * or a partial run's, each told to done(arg) when it ends. */
 typedef struct part_start {
   tfd_executor *e;
   tfd_executor_args args;
-  step *x;
+  tfd_executor_done done;
+  void *arg;
 } part_start;
 
 enum { STEP_SMALL = 8 };
@@ -250,6 +252,10 @@ int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj);
 void *tfd_ds_handle_remove(handle_table *t, int64_t h);
 void tfd_ds_handle_table_free(handle_table *t);
 tfd_code tfd_ds_unknown_handle(const tfd_session *s, int64_t h, const char *what, const char *setup, tfd_status *st);
+
+/* ---- session_run.c ---- */
+/* The pool task that starts the partition a part_start describes; the part_start must stay until then. */
+void tfd_ds_start_part(void *part);
 
 /* ---- executor_cache.c ---- */
 char **tfd_ds_canonical_names(const char *const *names, int n, bool tensors, tfd_status *st);

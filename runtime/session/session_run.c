@@ -32,9 +32,9 @@ static void part_done(void *arg, const tfd_status *st) {
   if (last && on_done) on_done(x);
 }
 
-static void start_part(void *arg) {
-  part_start *p = arg;
-  tfd_executor_run_async(p->e, &p->args, part_done, p->x);
+void tfd_ds_start_part(void *part) {
+  part_start *p = part;
+  tfd_executor_run_async(p->e, &p->args, p->done, p->arg);
 }
 
 void tfd_ds_abort_rendezvous(void *arg, tfd_code code, const char *message) {
@@ -168,8 +168,8 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
                               x->has_queue ? &x->queue : NULL, x->caller, !async, x->allocation_records,
                               tfd_ds_run_timeout(s, ro), NULL};
     if (p >= first_pooled && x->starts && runner) {
-      x->starts[p] = (part_start){b->execs[p], args, x};
-      if (tfd_threadpool_schedule(runner, start_part, &x->starts[p], NULL) == TFD_OK) continue;
+      x->starts[p] = (part_start){b->execs[p], args, part_done, x};
+      if (tfd_threadpool_schedule(runner, tfd_ds_start_part, &x->starts[p], NULL) == TFD_OK) continue;
     }
     tfd_executor_run_async(b->execs[p], &args, part_done, x);
   }
