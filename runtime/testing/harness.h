@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tfdev/tfdev.h"
@@ -82,17 +83,24 @@ static int tfd_test_failed_checks;
 
 #define TFD_TEST_MAIN(tests) TFD_TEST_RUN_ALL(tests, int main)
 
+/* TFDEV_TEST_ONLY=N runs only the Nth test (from 1): a GPU fault poisons the whole process, so the
+ * GPU suite can run each test in a process of its own. */
 #define TFD_TEST_RUN_ALL(tests, signature)                                                \
   signature(void) {                                                                       \
-    int failed_tests = 0, n = (int)(sizeof(tests) / sizeof(tests[0]));                    \
+    int failed_tests = 0, n = (int)(sizeof(tests) / sizeof(tests[0])), ran = 0;           \
+    const char *only_ = getenv("TFDEV_TEST_ONLY");                                        \
+    int only = only_ ? atoi(only_) : 0;                                                   \
     for (int i = 0; i < n; i++) {                                                         \
+      if (only && i + 1 != only) continue;                                                \
+      ran++;                                                                              \
       int before = tfd_test_failed_checks;                                                \
       tests[i].fn();                                                                      \
       int bad = tfd_test_failed_checks != before;                                         \
       failed_tests += bad;                                                                \
       printf("%s %s\n", bad ? "FAIL" : "ok  ", tests[i].name);                            \
+      fflush(stdout); /* in order with the failures' stderr lines when both go to one file */ \
     }                                                                                     \
-    printf("%d passed, %d failed\n", n - failed_tests, failed_tests);                     \
+    printf("%d passed, %d failed\n", ran - failed_tests, failed_tests);                   \
     return failed_tests ? 1 : 0;                                                          \
   }
 
