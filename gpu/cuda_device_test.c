@@ -2,7 +2,7 @@
  * with a GPU. Exits 77 (ctest: skipped) with a SKIP line naming the reason when there is none.
  * Factories 210 and 70; device attributes; device memory written and read back at sizes up to
  * 256 MiB; the limit; pinned CPU memory; the event manager on a real stream for 10,000 steps;
- * the device-memory copies (tfd_tensor_copy_to) round-tripping every dtype from 0 bytes to 192 MiB
+ * the device-memory copies (tfd_tensor_copy_to) round-tripping every dtype from 0 bytes to 64 MiB
  * with pinned and pageable host tensors; device memory outliving its device; a CPU -> GPU -> CPU
  * session graph against the CPU-only run, with and without sync_every_op; 10,000 such steps with
  * no growth in host memory in use; a random workload on the GPU's BFC allocator. */
@@ -222,7 +222,7 @@ static void test_copies_round_trip(void) {
    * checked by reading it back below. The largest copy stays under the CPU device's 256 MiB
    * (TFD_CPU_DEFAULT_MEMORY_LIMIT), which bounds its pinned memory as it does its pageable. */
   static const tfd_dtype dtypes[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32, TFD_INT64, TFD_BOOL, TFD_UINT8, TFD_FLOAT16};
-  static const size_t sizes[] = {0, 8, 4096, ((size_t)1 << 20) + 8, (size_t)192 << 20};
+  static const size_t sizes[] = {0, 8, 4096, ((size_t)1 << 20) + 8, (size_t)64 << 20};
   int64_t pinned_before = in_use(pinned);
   tfd_status *st = tfd_status_new();
   for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
@@ -553,7 +553,7 @@ static const tfd_test tests[] = {
     {"factories and attributes", test_factories_and_attributes},
     {"device memory", test_device_memory},
     {"event manager on a stream", test_event_manager_on_a_stream},
-    {"copies round-trip every dtype, 0 B to 192 MiB, pinned and pageable", test_copies_round_trip},
+    {"copies round-trip every dtype, 0 B to 64 MiB, pinned and pageable", test_copies_round_trip},
     {"device memory outlives its device", test_memory_outlives_device},
     {"session graph CPU -> GPU -> CPU equals the CPU-only run", test_session_graph},
     {"session graph with sync_every_op", test_session_graph_sync_every_op},
