@@ -103,7 +103,13 @@ static tfd_device *gpu_device_new(void *arg, const char *name, int tf_id, int cu
    * system (TensorFlow keeps some hundreds of MiB back). */
   double fraction = tfd_session_options_gpu_memory_fraction(o);
   int64_t reserve = (int64_t)free_bytes / 20 < ((int64_t)256 << 20) ? (int64_t)free_bytes / 20 : ((int64_t)256 << 20);
-  int64_t limit = fraction > 0 ? (int64_t)(fraction * (double)total) : (int64_t)free_bytes - reserve;
+  /* Memory a closed session's allocator parked counts as free: the new allocator will take it. */
+  int64_t parked = (int64_t)tfd_gpu_parked_bytes(cuda_id);
+  int64_t limit = fraction > 0 ? (int64_t)(fraction * (double)total) : (int64_t)free_bytes + parked - reserve;
+  /* What is free moves by a few MiB between sessions (the driver's own use): a default limit just
+   * past the parked region takes the region's size, so the region is reused, not freed and made
+   * again (region_cache_take gives a region only to a request it covers). */
+  if (fraction <= 0 && parked > 0 && limit > parked && limit - parked <= parked / 16) limit = parked;
   char pci[32], desc[512];
   snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   snprintf(desc, sizeof desc, "device: %d, name: %s, pci bus id: %s, compute capability: %d.%d", cuda_id, prop.name, pci,

@@ -11,12 +11,14 @@
  * releases the host source once the host-to-device stream has passed the copy). */
 #include "gpu_context.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../runtime/core/allocator_internal.h"
 #include "../runtime/core/status_internal.h"
 #include "bfc_allocator.h"
+#include "region_cache.h"
 
 /* ---- CUDA calls in sequence: the first failure stops the rest and is remembered ---- */
 typedef struct cuda_steps {
@@ -169,21 +171,50 @@ tfd_code tfd_gpu_ctx_sync(tfd_gpu_ctx *c, tfd_status *st) {
 }
 
 /* ---- the BFC allocator's regions: device memory from cudaMalloc (256-byte aligned, as it requires) ---- */
+/* Regions the allocators of a closed session gave back, for the next session's (region_cache.h): the
+ * module's one piece of process-wide state besides its backend table, as TensorFlow's GPUProcessState
+ * is its. Made on first use. */
+static tfd_region_cache parked;
+static pthread_once_t parked_once = PTHREAD_ONCE_INIT;
+static void parked_init(void) { tfd_region_cache_init(&parked); }
+
+size_t tfd_gpu_parked_bytes(int cuda_id) {
+  pthread_once(&parked_once, parked_init);
+  return tfd_region_cache_bytes(&parked, cuda_id);
+}
+
 static void *region_alloc(void *ctx, size_t bytes) {
   tfd_gpu_ctx *c = ctx;
-  void *p = NULL;
-  if (cudaSetDevice(c->cuda_id) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess) {
+  pthread_once(&parked_once, parked_init);
+  void *p = tfd_region_cache_take(&parked, c->cuda_id, bytes);
+  if (p) return p;
+  if (cudaSetDevice(c->cuda_id) != cudaSuccess) {
     (void)cudaGetLastError();
     return NULL;
   }
-  return p;
+  if (cudaMalloc(&p, bytes) == cudaSuccess) return p;
+  (void)cudaGetLastError();
+  size_t held = 0;
+  void *old = tfd_region_cache_evict(&parked, c->cuda_id, &held); /* memory ran short: what is parked goes first */
+  if (!old) return NULL;
+  cudaFree(old);
+  p = NULL;
+  if (cudaMalloc(&p, bytes) == cudaSuccess) return p;
+  (void)cudaGetLastError();
+  return NULL;
 }
 
 static void region_free(void *ctx, void *ptr, size_t bytes) {
   tfd_gpu_ctx *c = ctx;
-  (void)bytes;
   cudaSetDevice(c->cuda_id);
-  cudaFree(ptr); /* synchronises the device: copies still reading or writing the region finish first */
+  /* Whatever still reads or writes the region finishes before another context's allocator may hand
+   * it out (cudaFree would wait the same way). */
+  if (bytes >= TFD_REGION_CACHE_MIN_BYTES && cudaDeviceSynchronize() == cudaSuccess) {
+    pthread_once(&parked_once, parked_init);
+    ptr = tfd_region_cache_park(&parked, c->cuda_id, ptr, bytes, NULL);
+  }
+  (void)cudaGetLastError();
+  if (ptr) cudaFree(ptr); /* synchronises the device: copies still reading or writing the region finish first */
 }
 
 static void region_release(void *ctx) { tfd_gpu_ctx_unref(ctx); }

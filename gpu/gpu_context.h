@@ -75,6 +75,10 @@ tfd_code tfd_gpu_graph_launch(tfd_gpu_ctx *c, void *graph, tfd_status *status);
  * stream, after the graph's launches. */
 void tfd_gpu_graph_free(tfd_gpu_ctx *c, void *graph);
 
+/* Bytes of cuda_id's memory parked for the next allocator (region_cache.h): in use as far as
+ * cudaMemGetInfo can tell, yet the next allocator's to take. */
+size_t tfd_gpu_parked_bytes(int cuda_id);
+
 /* The device's memory: TensorFlow's BFC allocator over cudaMalloc regions of c's device, carrying
  * c (its own reference, dropped when the allocator goes) and the copies below as device_memory.
  * memory_limit and allow_growth as tfd_bfc_options'. Caller owns the reference returned; NULL with
