@@ -1,9 +1,10 @@
 /* The GPU section of scripts/bench/run (tfdev_gpu_bench, built only with the CUDA backend):
  *  1. host <-> device copy bandwidth through tfd_tensor_copy_to (what _Recv, _Feed/_Fetch and the
  *     data-movement kernels use) with pinned and with pageable host tensors, beside cudaMemcpy
- *     called directly on buffers of the same kind, 4 KiB to 256 MiB, medians; the ratio's target
+ *     called directly on buffers of the same kind, 4 KiB to 64 MiB, medians; the ratio's target
  *     is >= 0.9 of direct. copy_to makes its destination tensor each time (as the runtime does), so
- *     its column includes that allocation; the direct column reuses one buffer.
+ *     its column includes that allocation; the direct column reuses one buffer, except into pageable
+ *     memory, where it too copies into fresh memory (time_d2h says why).
  *  2. the median time of one session step of a tiny graph that goes CPU -> GPU -> CPU (Const on
  *     the CPU, Identity on GPU:0, Square on the CPU), beside the same graph on the CPU alone.
  *  3. with the CUDA kernels (TFDEV_BENCH_KERNELS): the kernels against the libraries underneath,
@@ -11,7 +12,8 @@
  *     entry's own cost, whatever the runtime adds): MatMul 4096x4096 float32 against cublasSgemm
  *     (target >= 0.95), AddV2 of 64M floats against a cudaMemcpy device-to-device copy of the same
  *     bytes (bandwidth counts bytes read and written; target >= 0.85), and a chain of 1,000 tiny
- *     GPU ops, its per-node cost (target <= 3 us) with step graphs (gpu.graphs) off and on.
+ *     GPU ops, its per-node cost with step graphs (gpu.graphs) off (target <= 3 us) and on (<= 1 us),
+ *     beside a floor: 1,000 cudaMemsetAsync of 64 bytes queued on one stream.
  *     Medians; a session row that cannot run (no GPU kernel registered for the op in this build)
  *     says why instead of a number.
  * Without a GPU it prints one SKIP line naming why and exits 0.
@@ -543,17 +545,19 @@ static double chain_median(int len, int reps, bool graphs, tfd_status *st) {
   return result;
 }
 
-/* One chain row: a 1-node and a len-node chain, with step graphs on or off; the difference per node. */
+/* One chain row: a 1-node and a len-node chain, with step graphs on or off; the difference per node.
+ * The issue's targets: 3 us per node launched one by one, 1 us per node replayed in a CUDA graph. */
 static void chain_row(int row, const char *name, int len, int reps, bool graphs, double *base_s, double *step_s,
                       tfd_status *st) {
+  double bound = graphs ? 1 : 3;
   *base_s = chain_median(0, reps, graphs, st);
   *step_s = *base_s >= 0 ? chain_median(len, reps, graphs, st) : -1;
   if (*step_s < 0) {
-    set_row(row, name, 0, 0, 0, AT_MOST, 3, tfd_status_message(st));
+    set_row(row, name, 0, 0, 0, AT_MOST, bound, tfd_status_message(st));
     return;
   }
   double per = (*step_s - *base_s) / len;
-  set_row(row, name, per, 0, per * 1e6, AT_MOST, 3, NULL);
+  set_row(row, name, per, 0, per * 1e6, AT_MOST, bound, NULL);
 }
 
 static void session_chain(void) {
