@@ -460,8 +460,9 @@ static void check_model_options(lua_State *L, int idx, tfd_graph_def_options *o,
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
-    if (strcmp(key, "format") != 0 && strcmp(key, "weights") != 0 && strcmp(key, "weights_dir") != 0)
-      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s' (format, weights, weights_dir)", key);
+    if (strcmp(key, "format") != 0 && strcmp(key, "weights") != 0 && strcmp(key, "weights_dir") != 0 &&
+        strcmp(key, "keep_devices") != 0)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s' (format, weights, weights_dir, keep_devices)", key);
     lua_pop(L, 1);
   }
   lua_getfield(L, idx, "format");
@@ -469,6 +470,13 @@ static void check_model_options(lua_State *L, int idx, tfd_graph_def_options *o,
   lua_pop(L, 1); /* the string stays alive in the options table */
   lua_getfield(L, idx, "weights_dir");
   if (!lua_isnil(L, -1)) o->weights_dir = tfdev_check_name(L, -1, "options.weights_dir");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "keep_devices");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1))
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "options.keep_devices must be a boolean, got %s", luaL_typename(L, -1));
+    o->keep_devices = lua_toboolean(L, -1);
+  }
   lua_pop(L, 1);
   lua_getfield(L, idx, "weights");
   int t = lua_type(L, -1);

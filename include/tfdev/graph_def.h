@@ -151,6 +151,11 @@ typedef struct tfd_graph_def_options {
   tfd_weight_reader weights;
   void *weights_arg;
   const char *weights_dir;
+  /* TensorFlow.js ignores a node's device, and so does loading a TensorFlow.js model unless this is
+   * set: its converter pins the nodes Grappler fused (_FusedConv2D, _FusedMatMul) to /device:CPU:0,
+   * which on a machine with a GPU would keep every fused convolution on the CPU. A binary GraphDef
+   * always keeps its devices, as TensorFlow does. */
+  bool keep_devices;
 } tfd_graph_def_options;
 
 /* tfd_graph_def_parse for either format: a TensorFlow.js model.json held in memory reads its

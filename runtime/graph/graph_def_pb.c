@@ -448,12 +448,24 @@ static tfd_graph_def *parse_model(const void *data, size_t size, const char *pat
     return NULL;
   }
   if (json) {
+    tfd_graph_def *g;
     if (o && o->weights)
-      return tfd_graph_def_parse_json_model_with(data, size, path, o->weights, o->weights_arg, st);
-    if (o && o->weights_dir)
-      return tfd_graph_def_parse_json_model_with(data, size, path, tfd_read_weight_in_dir, (void *)o->weights_dir, st);
-    if (path) return tfd_graph_def_parse_json_model(data, size, path, st);
-    return tfd_graph_def_parse_json_model_with(data, size, NULL, no_weight_files, NULL, st);
+      g = tfd_graph_def_parse_json_model_with(data, size, path, o->weights, o->weights_arg, st);
+    else if (o && o->weights_dir)
+      g = tfd_graph_def_parse_json_model_with(data, size, path, tfd_read_weight_in_dir, (void *)o->weights_dir, st);
+    else if (path)
+      g = tfd_graph_def_parse_json_model(data, size, path, st);
+    else
+      g = tfd_graph_def_parse_json_model_with(data, size, NULL, no_weight_files, NULL, st);
+    if (g && !(o && o->keep_devices)) /* TensorFlow.js's reading (tfd_graph_def_options.keep_devices) */
+      for (size_t i = 0, n = tfd_graph_def_num_nodes(g); i < n; i++) {
+        tfd_node_def *nd = tfd_graph_def_node(g, i);
+        if (*tfd_node_def_device(nd) && tfd_node_def_set_device(nd, "", st) != TFD_OK) {
+          tfd_graph_def_free(g);
+          return NULL;
+        }
+      }
+    return g;
   }
   tfd_graph_def *g = tfd_graph_def_parse(data, size, st);
   if (!g && path) tfd_status_prefixf(st, "%s: ", path);

@@ -192,7 +192,37 @@ static void test_options_and_signature(void) {
   tfd_status_free(st);
 }
 
+/* A TensorFlow.js model's node devices are dropped, as TensorFlow.js drops them, unless asked to
+ * keep them; a binary GraphDef keeps its own. */
+static void test_tfjs_devices(void) {
+  static const char json[] =
+      "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
+      "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\": {\"type\": \"DT_FLOAT\"}}},"
+      "{\"name\": \"y\", \"op\": \"Relu\", \"input\": [\"x\"], \"device\": \"/device:CPU:0\"}]}}";
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_parse_with_options(json, strlen(json), NULL, st);
+  CHECK(g != NULL);
+  if (g) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(g, "y")), "");
+  tfd_graph_def_options o = {.keep_devices = true};
+  tfd_graph_def *kept = tfd_graph_def_parse_with_options(json, strlen(json), &o, st);
+  CHECK(kept != NULL);
+  if (kept) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(kept, "y")), "/device:CPU:0");
+  /* the binary form of the kept graph keeps its device whatever the option says */
+  size_t n = 0;
+  void *bytes = NULL;
+  if (kept) CHECK_INT(tfd_graph_def_serialize(kept, &bytes, &n, st), TFD_OK);
+  tfd_graph_def *bin = bytes ? tfd_graph_def_parse_with_options(bytes, n, NULL, st) : NULL;
+  CHECK(bin != NULL);
+  if (bin) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(bin, "y")), "/device:CPU:0");
+  free(bytes);
+  tfd_graph_def_free(bin);
+  tfd_graph_def_free(kept);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"tfjs_devices", test_tfjs_devices},
     {"round_trip", test_round_trip},
     {"resource_tensor_is_not_saved", test_resource_tensor_is_not_saved},
     {"options_and_signature", test_options_and_signature},
