@@ -13,7 +13,8 @@
  *     (target >= 0.95), AddV2 of 64M floats against a cudaMemcpy device-to-device copy of the same
  *     bytes (bandwidth counts bytes read and written; target >= 0.85), and a chain of 1,000 tiny
  *     GPU ops, its per-node cost with step graphs (gpu.graphs) off (target <= 3 us) and on (<= 1 us),
- *     beside a floor: 1,000 cudaMemsetAsync of 64 bytes queued on one stream.
+ *     beside floors (gpu_floor.cu): the same negation as a kernel of its own launched straight, and
+ *     those launches replayed as one CUDA graph.
  *     Medians; a session row that cannot run (no GPU kernel registered for the op in this build)
  *     says why instead of a number.
  * Without a GPU it prints one SKIP line naming why and exits 0.
@@ -30,6 +31,9 @@
 #include "runtime/core/tensor_internal.h"
 #include "runtime/device/device_internal.h"
 #include "runtime/kernels/device_math.h"
+#ifdef TFDEV_BENCH_KERNELS
+#include "scripts/bench/gpu_floor.h"
+#endif
 #include "scripts/bench/timing.h"
 #include "tfdev/tfdev.h"
 
@@ -244,7 +248,7 @@ enum { MATMUL_SESSION, MATMUL_ENTRY, ADD_SESSION, ADD_ENTRY, CHAIN_SESSION, CHAI
 static kernel_row rows[NUM_ROWS];
 static double copy_bandwidth; /* cudaMemcpy D2D, bytes read and written per second */
 static double chain_step_s, chain_base_s, graph_step_s, graph_base_s; /* graphs off, on */
-static double launch_floor_s = -1; /* one queued cudaMemsetAsync of 64 bytes, per call */
+static double launch_floor_s = -1, graph_floor_s = -1; /* gpu_floor.cu's kernel per launch, per graph node */
 
 static void set_row(int r, const char *name, double tfdev_s, double floor_s, double shown, target_kind kind,
                     double bound, const char *why) {
@@ -394,19 +398,28 @@ static void entry_chain(tfd_device *gpu) {
     cudaDeviceSynchronize();
     if (ok && i >= 0) t[i] = (now() - t0) / len;
   }
-  /* The floor: the least one queued GPU operation costs here, 1,000 cudaMemsetAsync of the same 64
-   * bytes on one stream, then one wait (a launch through the driver, as each entry makes). */
+  /* The floors (gpu_floor.cu): the same negation as a kernel of its own, 1,000 launches straight on
+   * one stream, then one wait; and those launches captured once as a CUDA graph, replayed. */
   cudaStream_t fs = NULL;
+  cudaGraphExec_t fg = NULL;
   if (ok && cudaStreamCreateWithFlags(&fs, cudaStreamNonBlocking) == cudaSuccess) {
-    double *u = malloc(sizeof(double) * (size_t)reps);
-    for (int j = -3; j < reps; j++) {
+    double *u = malloc(sizeof(double) * (size_t)reps), *v = malloc(sizeof(double) * (size_t)reps);
+    bool launched = true, graphed = tfd_bench_floor_graph(x, 16, len, fs, &fg) == cudaSuccess;
+    for (int j = -3; j < reps && (launched || graphed); j++) {
       double t0 = now();
-      for (int k = 0; k < len; k++) cudaMemsetAsync(x, 0, 64, fs);
+      launched = launched && tfd_bench_floor_launches(x, 16, len, fs) == cudaSuccess;
       cudaStreamSynchronize(fs);
-      if (j >= 0) u[j] = (now() - t0) / len;
+      double t1 = now();
+      graphed = graphed && cudaGraphLaunch(fg, fs) == cudaSuccess;
+      cudaStreamSynchronize(fs);
+      double t2 = now();
+      if (j >= 0) u[j] = (t1 - t0) / len, v[j] = (t2 - t1) / len;
     }
-    launch_floor_s = median(u, reps);
+    if (launched) launch_floor_s = median(u, reps);
+    if (graphed) graph_floor_s = median(v, reps);
+    if (fg) cudaGraphExecDestroy(fg);
     free(u);
+    free(v);
     cudaStreamDestroy(fs);
   }
   if (!ok) set_row(CHAIN_ENTRY, name, 0, 0, 0, AT_MOST, 3, x ? tfd_status_message(st) : "cannot allocate");
@@ -556,8 +569,8 @@ static void chain_row(int row, const char *name, int len, int reps, bool graphs,
     set_row(row, name, 0, 0, 0, AT_MOST, bound, tfd_status_message(st));
     return;
   }
-  double per = (*step_s - *base_s) / len;
-  set_row(row, name, per, 0, per * 1e6, AT_MOST, bound, NULL);
+  double per = (*step_s - *base_s) / len, floor_s = graphs ? graph_floor_s : launch_floor_s;
+  set_row(row, name, per, floor_s > 0 ? floor_s : 0, per * 1e6, AT_MOST, bound, NULL);
 }
 
 static void session_chain(void) {
@@ -606,9 +619,10 @@ static int bench_kernels(void) {
   printf("| %-60s | %12s | %12s | %8s | %-14s | %-4s |\n", "benchmark", "tfdev", "floor", "ratio", "target", "met");
   for (int i = 0; i < NUM_ROWS; i++) print_kernel_row(&rows[i]);
   if (copy_bandwidth > 0) printf("  (cudaMemcpy D2D: %.0f GB/s)\n", copy_bandwidth / 1e9);
-  if (launch_floor_s > 0)
-    printf("  (floor of the chain rows: one queued cudaMemsetAsync of 64 bytes, 1,000 in a row: %.2f us each)\n",
-           launch_floor_s * 1e6);
+  if (launch_floor_s > 0 || graph_floor_s > 0)
+    printf("  (floors of the chain rows: the same negation as a kernel of its own, 1,000 launched straight on one "
+           "stream: %.2f us each; captured once as a CUDA graph and replayed: %.2f us each)\n",
+           launch_floor_s * 1e6, graph_floor_s * 1e6);
   if (chain_step_s >= 0)
     printf("  (chain step %.1f us, x -> Identity step %.1f us: per node is their difference / 1,000)\n",
            chain_step_s * 1e6, chain_base_s * 1e6);
