@@ -47,8 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t text_len = nul ? (size_t)(nul - data) : size;
   blob weights = {nul ? nul + 1 : data + size, nul ? size - text_len - 1 : 0};
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_parse_json_model_with((const char *)data, text_len, "fuzz/model.json", serve,
-                                                         &weights, st);
+  /* Through the public entry, as a host reads a model from memory: node devices are dropped. */
+  tfd_graph_def_options opts = {.format = "tfjs", .weights = serve, .weights_arg = &weights};
+  tfd_graph_def *g = tfd_graph_def_parse_with_options(data, text_len, &opts, st);
   if (!g) {
     CHECK(tfd_status_code(st) != TFD_OK && *tfd_status_message(st));
   } else {
