@@ -41,11 +41,19 @@ tfd_step_graph *tfd_step_graph_new(const tfd_graph *g, tfd_kernel *const *kernel
   if (!m || !m->capture_begin || !m->capture_end || !m->graph_launch || !m->graph_free || !m->copy_walk) return NULL;
   for (int i = 0; i < g->n; i++) {
     const tfd_gnode *n = &g->nodes[i];
-    if (n->op->stateful || kernels[i]->compute_async || is_op(g, i, "_Send") || is_op(g, i, "_Recv") ||
-        is_op(g, i, "Enter") || kernels[i]->on_caller_thread)
+    const char *why = n->op->stateful                 ? "is stateful"
+                      : kernels[i]->compute_async     ? "runs asynchronously"
+                      : is_op(g, i, "_Send") || is_op(g, i, "_Recv") ? "moves tensors between partitions"
+                      : is_op(g, i, "Enter")          ? "starts a loop"
+                      : kernels[i]->on_caller_thread  ? "runs on the caller's thread"
+                                                      : NULL;
+    for (int o = 0; !why && o < n->num_outputs; o++)
+      if (n->out_types[o] == TFD_RESOURCE || n->out_types[o] == TFD_VARIANT) why = "outputs a resource or variant";
+    if (why) { /* a debug line says why a GPU partition runs node by node */
+      tfd_log(TFD_LOG_DEBUG, "%s: no step graph for this partition: node '%s' (%s) %s", tfd_device_name(d),
+              tfd_node_def_name(n->def), n->op->name, why);
       return NULL;
-    for (int o = 0; o < n->num_outputs; o++)
-      if (n->out_types[o] == TFD_RESOURCE || n->out_types[o] == TFD_VARIANT) return NULL;
+    }
   }
   tfd_step_graph *sg = calloc(1, sizeof *sg);
   size_t n = g->n ? (size_t)g->n : 1;
@@ -234,6 +242,8 @@ static bool capture(tfd_step_graph *sg, run *r, tfd_status *st) {
   if (sg->m->graph_launch(sg->d, sg->graph, st) == TFD_OK) run_fetches(r, sg->kept_fetches, st);
   atomic_fetch_add(&sg->captured, 1);
   sg->state = SIG_READY;
+  tfd_log(TFD_LOG_DEBUG, "%s: step graph: recorded %d nodes, replayed from the next step with these shapes",
+          tfd_device_name(sg->d), sg->num_region);
   return true;
 failed:
   tfd_log(TFD_LOG_DEBUG, "%s: step graph: not recorded, the step runs node by node: %s", tfd_device_name(sg->d),
