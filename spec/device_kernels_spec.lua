@@ -753,6 +753,31 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("a blocking run starts the GPU's partition on the caller's thread, not the inter-op pool's", function()
+      -- It queues work and waits on _Recv without holding a thread: a step waits for no pool thread
+      -- to wake. thread_id 0 is a thread outside the pool (the caller), k + 1 the pool's kth worker.
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        { name = "x", op = "Placeholder", device = CPU0, attr = { dtype = "float32" } },
+        { name = "c", op = "Const", device = CPU0, attr = { value = T({ 1, 2 }, "float32") } },
+        { name = "a", op = "AddV2", input = { "x", "c" }, device = CPU0 },
+        { name = "n", op = "Neg", input = { "a" }, device = GPU0 },
+        { name = "sq", op = "Square", input = { "n" }, device = CPU0 } } }
+      local out, meta = s:run({ x = T({ 3, 4 }, "float32") }, { "sq" }, nil, { trace = true })
+      assert.are.same({ 16, 36 }, out[1]:totable())
+      local gpu_nodes = 0
+      for _, d in ipairs(meta.step_stats.dev_stats) do
+        if d.device == GPU0 then
+          for _, n in ipairs(d.node_stats) do
+            if n.op == "_Recv" then assert.are.equal(0, n.thread_id, n.node_name .. " ran on a pool thread") end
+            gpu_nodes = gpu_nodes + 1
+          end
+        end
+      end
+      assert.is_true(gpu_nodes >= 3) -- _Recv, Neg, _Send
+      cases = cases + 1
+    end)
+
     it("places unannotated ops on the GPU (210 outranks the CPU) and the run metadata shows it", function()
       local s <close> = tfdev.session { optimize_graph = false }
       s:create { node = {
