@@ -177,16 +177,16 @@ tfd_code tfd_gpu_ctx_sync(tfd_gpu_ctx *c, tfd_status *st) {
 static tfd_region_cache parked;
 static pthread_once_t parked_once = PTHREAD_ONCE_INIT;
 static void parked_init(void) { tfd_region_cache_init(&parked); }
-
-size_t tfd_gpu_parked_bytes(int cuda_id) {
+static tfd_region_cache *parked_regions(void) {
   pthread_once(&parked_once, parked_init);
-  return tfd_region_cache_bytes(&parked, cuda_id);
+  return &parked;
 }
+
+size_t tfd_gpu_parked_bytes(int cuda_id) { return tfd_region_cache_bytes(parked_regions(), cuda_id); }
 
 static void *region_alloc(void *ctx, size_t bytes) {
   tfd_gpu_ctx *c = ctx;
-  pthread_once(&parked_once, parked_init);
-  void *p = tfd_region_cache_take(&parked, c->cuda_id, bytes);
+  void *p = tfd_region_cache_take(parked_regions(), c->cuda_id, bytes);
   if (p) return p;
   if (cudaSetDevice(c->cuda_id) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -194,8 +194,7 @@ static void *region_alloc(void *ctx, size_t bytes) {
   }
   if (cudaMalloc(&p, bytes) == cudaSuccess) return p;
   (void)cudaGetLastError();
-  size_t held = 0;
-  void *old = tfd_region_cache_evict(&parked, c->cuda_id, &held); /* memory ran short: what is parked goes first */
+  void *old = tfd_region_cache_evict(parked_regions(), c->cuda_id, NULL); /* memory ran short: what is parked goes first */
   if (!old) return NULL;
   cudaFree(old);
   p = NULL;
@@ -208,13 +207,11 @@ static void region_free(void *ctx, void *ptr, size_t bytes) {
   tfd_gpu_ctx *c = ctx;
   cudaSetDevice(c->cuda_id);
   /* Whatever still reads or writes the region finishes before another context's allocator may hand
-   * it out (cudaFree would wait the same way). */
-  if (bytes >= TFD_REGION_CACHE_MIN_BYTES && cudaDeviceSynchronize() == cudaSuccess) {
-    pthread_once(&parked_once, parked_init);
-    ptr = tfd_region_cache_park(&parked, c->cuda_id, ptr, bytes, NULL);
-  }
+   * it out, as cudaFree would wait for it. */
+  if (bytes >= TFD_REGION_CACHE_MIN_BYTES && cudaDeviceSynchronize() == cudaSuccess)
+    ptr = tfd_region_cache_park(parked_regions(), c->cuda_id, ptr, bytes, NULL);
   (void)cudaGetLastError();
-  if (ptr) cudaFree(ptr); /* synchronises the device: copies still reading or writing the region finish first */
+  if (ptr) cudaFree(ptr); /* what was not parked, or what it displaced */
 }
 
 static void region_release(void *ctx) { tfd_gpu_ctx_unref(ctx); }
