@@ -1,15 +1,14 @@
 /* Runtimes with a host's hooks (include/tfdev/runtime.h): the host allocator sees every tensor
  * buffer, the host scheduler runs every task and tfdev starts no thread of its own, the host logger
  * gets the lines, synchronous sessions run on the caller's thread, and two runtimes stay apart. */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/testing/harness.h"
+#include "runtime/testing/threads.h"
 #include "tfdev/runtime.h"
 
 /* ---- a host: a counting allocator, a small job system, a logger that keeps lines ---- */
@@ -116,30 +115,6 @@ static void keep_line(void *ctx, tfd_log_level level, const char *msg) {
   pthread_mutex_unlock(&k->mu);
 }
 
-static int read_threads(void) {
-  DIR *d = opendir("/proc/self/task");
-  int n = 0;
-  if (!d) return -1;
-  for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] != '.') n++;
-  closedir(d);
-  return n;
-}
-
-/* The process's threads once the count holds still for 20 ms (2 s at most): a thread that
- * pthread_join has returned for (an earlier test's pool) can stay listed in /proc for a moment,
- * since the kernel wakes the joiner before it reaps the thread. */
-static int count_threads(void) {
-  int n = read_threads();
-  for (int i = 0; i < 100; i++) {
-    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-    int m = read_threads();
-    if (m == n) break;
-    n = m;
-  }
-  return n;
-}
-
 /* ---- graphs ---- */
 static tfd_node_def *find_node(const tfd_graph_def *g, const char *name) {
   for (size_t i = 0; i < tfd_graph_def_num_nodes(g); i++)
@@ -228,7 +203,7 @@ static void test_host_scheduler(void) {
   tfd_status *st = tfd_status_new();
   job_system js;
   js_start(&js, 3);
-  int before = count_threads();
+  int before = tfd_test_count_threads();
   tfd_host_scheduler sched = {js_schedule, 3, &js};
   tfd_runtime_config cfg = {.scheduler = &sched};
   tfd_runtime *rt = tfd_runtime_new(&cfg, st);
@@ -239,7 +214,7 @@ static void test_host_scheduler(void) {
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   for (int i = 0; i < 5; i++) CHECK(run_wide(s, NULL, NULL, st) == 6 + 8 * 36.0f);
   CHECK(atomic_load(&js.scheduled) > 0);
-  CHECK_INT(count_threads(), before); /* tfdev started none */
+  CHECK_INT(tfd_test_count_threads(), before); /* tfdev started none */
   tfd_session_free(s);
   tfd_runtime_free(rt);
   CHECK_INT(atomic_load(&js.ran), atomic_load(&js.scheduled)); /* every task ran, none is left */

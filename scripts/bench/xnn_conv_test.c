@@ -4,7 +4,6 @@
  * non-constant one re-read, the bias re-read either way; threads == 1 starts no thread; an input
  * that ends at a page end is not read past. Built without XNNPACK, only the stubs are checked (and
  * a SKIP line says so). */
-#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "scripts/bench/xnn_conv.h"
 #include "runtime/testing/harness.h"
+#include "runtime/testing/threads.h"
 
 typedef tfd_xnn_conv_shape shape;
 
@@ -123,18 +123,6 @@ static bool close_to(const float *a, const float *b, int64_t n, double *err_out)
   return err <= 1e-4 * mag;
 }
 
-
-/* Threads of this process, or -1 when /proc/self/task cannot be read. */
-static int count_threads(void) {
-  DIR *d = opendir("/proc/self/task");
-  if (!d) return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
 
 typedef struct conv_case {
   const char *name;
@@ -275,7 +263,7 @@ static void test_cache_replacement(void) {
 /* threads == 1 starts no thread; threads == 2 keeps one worker (the caller is the other) until the
  * object is freed. */
 static void test_threads(void) {
-  int before = count_threads();
+  int before = tfd_test_count_threads();
   if (before < 0) {
     printf("SKIP test_threads: /proc/self/task is not readable here\n");
     return;
@@ -286,13 +274,13 @@ static void test_threads(void) {
         *y = malloc((size_t)y_size(&s) * sizeof *y);
   tfd_xnn_conv *p = tfd_xnn_conv_new(false, false, TFD_ACT_NONE, true);
   CHECK_INT(tfd_xnn_conv_run(p, &s, x, f, NULL, y, 1, st), TFD_OK);
-  CHECK_INT(count_threads(), before);
+  CHECK_INT(tfd_test_count_threads(), before);
   CHECK_INT(tfd_xnn_conv_run(p, &s, x, f, NULL, y, 2, st), TFD_OK);
-  CHECK_INT(count_threads(), before + 1);
+  CHECK_INT(tfd_test_count_threads(), before + 1);
   CHECK_INT(tfd_xnn_conv_run(p, &s, x, f, NULL, y, 2, st), TFD_OK);
-  CHECK_INT(count_threads(), before + 1);
+  CHECK_INT(tfd_test_count_threads(), before + 1);
   tfd_xnn_conv_free(p);
-  CHECK_INT(count_threads(), before);
+  CHECK_INT(tfd_test_count_threads(), before);
   free(x), free(f), free(y);
   tfd_status_free(st);
 }
