@@ -14,6 +14,23 @@
 
 enum { SIG_NONE, SIG_SEEN, SIG_READY, SIG_FAILED };
 
+/* Signatures whose graphs a partition keeps: a frame loop that alternates between a few input
+ * shapes (two batch sizes, say) replays each, where a single graph would be replaced on every
+ * switch and never replayed. Bounded because each graph holds the device memory it writes. */
+#define TFD_STEP_GRAPH_SIGNATURES 4
+
+/* One signature (the fed tensors' dtypes and shapes, per _Feed node) and where it stands. SIG_READY:
+ * its graph, the tensors its feeds are copied into (per _Feed node) and the tensors its _Fetch nodes
+ * read (per _Fetch node); all owned. */
+typedef struct sig_entry {
+  int state;
+  int64_t last_used; /* the step that last used it, to replace the least recently used */
+  tfd_dtype *types;
+  tfd_shape *shapes;
+  void *graph;
+  tfd_tensor **kept_feeds, **kept_fetches;
+} sig_entry;
+
 struct tfd_step_graph {
   const tfd_graph *g;
   tfd_kernel **kernels; /* per node, borrowed */
@@ -22,15 +39,9 @@ struct tfd_step_graph {
   int *feeds, num_feeds;     /* _Feed nodes */
   int *fetches, num_fetches; /* _Fetch nodes */
   int *region, num_region;   /* every other node, in topological order */
-  pthread_mutex_t mu;        /* one step through the graph at a time */
-  /* The signature last seen (the fed tensors' dtypes and shapes, per _Feed node) and where it stands. */
-  int state;
-  tfd_dtype *sig_types;
-  tfd_shape *sig_shapes;
-  /* SIG_READY: the graph, the tensors its feeds are copied into (per _Feed node) and the tensors its
-   * _Fetch nodes read (per _Fetch node); all owned. */
-  void *graph;
-  tfd_tensor **kept_feeds, **kept_fetches;
+  pthread_mutex_t mu;        /* one step through the graphs at a time; guards what follows */
+  sig_entry sigs[TFD_STEP_GRAPH_SIGNATURES];
+  int64_t steps; /* steps that reached the signature check */
   atomic_int_least64_t captured, replayed;
 };
 
@@ -65,13 +76,17 @@ tfd_step_graph *tfd_step_graph_new(const tfd_graph *g, tfd_kernel *const *kernel
   sg->feeds = malloc(n * sizeof *sg->feeds);
   sg->fetches = malloc(n * sizeof *sg->fetches);
   sg->region = malloc(n * sizeof *sg->region);
-  sg->sig_types = calloc(n, sizeof *sg->sig_types);
-  sg->sig_shapes = calloc(n, sizeof *sg->sig_shapes);
-  sg->kept_feeds = calloc(n, sizeof *sg->kept_feeds);
-  sg->kept_fetches = calloc(n, sizeof *sg->kept_fetches);
+  bool ok = sg->kernels && sg->feeds && sg->fetches && sg->region;
+  for (int e = 0; e < TFD_STEP_GRAPH_SIGNATURES; e++) {
+    sig_entry *x = &sg->sigs[e];
+    x->types = calloc(n, sizeof *x->types);
+    x->shapes = calloc(n, sizeof *x->shapes);
+    x->kept_feeds = calloc(n, sizeof *x->kept_feeds);
+    x->kept_fetches = calloc(n, sizeof *x->kept_fetches);
+    ok = ok && x->types && x->shapes && x->kept_feeds && x->kept_fetches;
+  }
   pthread_mutex_init(&sg->mu, NULL);
-  if (!sg->kernels || !sg->feeds || !sg->fetches || !sg->region || !sg->sig_types || !sg->sig_shapes ||
-      !sg->kept_feeds || !sg->kept_fetches) {
+  if (!ok) {
     tfd_step_graph_free(sg);
     return NULL;
   }
@@ -89,25 +104,29 @@ tfd_step_graph *tfd_step_graph_new(const tfd_graph *g, tfd_kernel *const *kernel
   return sg;
 }
 
-static void forget_graph(tfd_step_graph *sg) {
-  if (sg->graph) sg->m->graph_free(sg->d, sg->graph);
-  sg->graph = NULL;
-  for (int i = 0; i < sg->num_feeds; i++) tfd_tensor_unref(sg->kept_feeds[i]), sg->kept_feeds[i] = NULL;
-  for (int i = 0; i < sg->num_fetches; i++) tfd_tensor_unref(sg->kept_fetches[i]), sg->kept_fetches[i] = NULL;
+static void forget_graph(tfd_step_graph *sg, sig_entry *x) {
+  if (x->graph) sg->m->graph_free(sg->d, x->graph);
+  x->graph = NULL;
+  for (int i = 0; x->kept_feeds && i < sg->num_feeds; i++) tfd_tensor_unref(x->kept_feeds[i]), x->kept_feeds[i] = NULL;
+  for (int i = 0; x->kept_fetches && i < sg->num_fetches; i++)
+    tfd_tensor_unref(x->kept_fetches[i]), x->kept_fetches[i] = NULL;
 }
 
 void tfd_step_graph_free(tfd_step_graph *sg) {
   if (!sg) return;
-  if (sg->kept_feeds && sg->kept_fetches) forget_graph(sg);
+  for (int e = 0; e < TFD_STEP_GRAPH_SIGNATURES; e++) {
+    sig_entry *x = &sg->sigs[e];
+    forget_graph(sg, x);
+    free(x->types);
+    free(x->shapes);
+    free(x->kept_feeds);
+    free(x->kept_fetches);
+  }
   pthread_mutex_destroy(&sg->mu);
   free(sg->kernels);
   free(sg->feeds);
   free(sg->fetches);
   free(sg->region);
-  free(sg->sig_types);
-  free(sg->sig_shapes);
-  free(sg->kept_feeds);
-  free(sg->kept_fetches);
   free(sg);
 }
 
@@ -116,25 +135,45 @@ void tfd_step_graph_counts(const tfd_step_graph *sg, int64_t *captured, int64_t 
   *replayed = sg ? atomic_load(&sg->replayed) : 0;
 }
 
-/* Whether the fed tensors match the signature last seen; records them as the new one when not. false
- * also when a feed is missing or lives in host memory on the device (the caller then runs as usual). */
-static bool same_signature(tfd_step_graph *sg, const tfd_executor_args *args, bool *usable) {
-  bool same = sg->state != SIG_NONE;
-  *usable = true;
+/* The tensor fed to _Feed node f, or NULL. */
+static const tfd_tensor *fed(const tfd_step_graph *sg, const tfd_executor_args *args, int f) {
+  int64_t idx = sg->kernels[sg->feeds[f]]->index;
+  return idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
+}
+
+static bool matches(const tfd_step_graph *sg, const sig_entry *x, const tfd_executor_args *args) {
+  if (x->state == SIG_NONE) return false;
   for (int f = 0; f < sg->num_feeds; f++) {
-    int64_t idx = sg->kernels[sg->feeds[f]]->index;
-    const tfd_tensor *t = idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
-    if (!t || tfd_kernel_memory_for(sg->d, tfd_tensor_dtype(t)) != tfd_device_get_allocator(sg->d)) {
-      *usable = false;
-      return false;
-    }
+    const tfd_tensor *t = fed(sg, args, f);
     tfd_shape s;
     tfd_shape_of_tensor(t, &s);
-    if (same && (sg->sig_types[f] != tfd_tensor_dtype(t) || !tfd_shape_equal(&sg->sig_shapes[f], &s))) same = false;
-    sg->sig_types[f] = tfd_tensor_dtype(t);
-    sg->sig_shapes[f] = s;
+    if (x->types[f] != tfd_tensor_dtype(t) || !tfd_shape_equal(&x->shapes[f], &s)) return false;
   }
-  return same;
+  return true;
+}
+
+/* The entry of this step's signature: the one that matches the fed tensors, else a new one in the
+ * place of an unused or the least recently used entry (its graph forgotten; state SIG_NONE). NULL
+ * when a feed is missing or lives in host memory on the device (the caller then runs as usual). */
+static sig_entry *find_signature(tfd_step_graph *sg, const tfd_executor_args *args) {
+  for (int f = 0; f < sg->num_feeds; f++) {
+    const tfd_tensor *t = fed(sg, args, f);
+    if (!t || tfd_kernel_memory_for(sg->d, tfd_tensor_dtype(t)) != tfd_device_get_allocator(sg->d)) return NULL;
+  }
+  sig_entry *victim = &sg->sigs[0];
+  for (int e = 0; e < TFD_STEP_GRAPH_SIGNATURES; e++) {
+    sig_entry *x = &sg->sigs[e];
+    if (matches(sg, x, args)) return x;
+    if (victim->state != SIG_NONE && (x->state == SIG_NONE || x->last_used < victim->last_used)) victim = x;
+  }
+  forget_graph(sg, victim);
+  victim->state = SIG_NONE;
+  for (int f = 0; f < sg->num_feeds; f++) {
+    const tfd_tensor *t = fed(sg, args, f);
+    victim->types[f] = tfd_tensor_dtype(t);
+    tfd_shape_of_tensor(t, &victim->shapes[f]);
+  }
+  return victim;
 }
 
 /* One step's nodes run one after another on this thread: each node's outputs, kept until released. */
@@ -221,27 +260,27 @@ static tfd_tensor *fetch_source(run *r, int f) {
 
 /* Records the region into a graph, launches it, fetches. false (nothing reported, the state FAILED):
  * recording failed, and the caller runs the step as usual. */
-static bool capture(tfd_step_graph *sg, run *r, tfd_status *st) {
+static bool capture(tfd_step_graph *sg, sig_entry *x, run *r, tfd_status *st) {
   tfd_status tmp = TFD_STATUS_INIT;
   if (run_feeds(r, &tmp) != TFD_OK || sg->m->capture_begin(sg->d, &tmp) != TFD_OK) goto failed;
   bool ok = true;
   for (int i = 0; ok && i < sg->num_region; i++) ok = run_node(r, sg->region[i], NULL, &tmp) == TFD_OK;
   if (ok)
-    for (int f = 0; f < sg->num_feeds; f++) sg->kept_feeds[f] = tfd_tensor_ref(r->out[r->out_start[sg->feeds[f]]]);
+    for (int f = 0; f < sg->num_feeds; f++) x->kept_feeds[f] = tfd_tensor_ref(r->out[r->out_start[sg->feeds[f]]]);
   if (ok)
-    for (int f = 0; f < sg->num_fetches; f++) sg->kept_fetches[f] = tfd_tensor_ref(fetch_source(r, f));
+    for (int f = 0; f < sg->num_fetches; f++) x->kept_fetches[f] = tfd_tensor_ref(fetch_source(r, f));
   /* The region's other tensors go while capturing, so the device keeps their memory for the graph. */
   run_release(r);
   tfd_status end = TFD_STATUS_INIT;
-  if (sg->m->capture_end(sg->d, !ok, &sg->graph, &end) != TFD_OK || !ok || !sg->graph) {
+  if (sg->m->capture_end(sg->d, !ok, &x->graph, &end) != TFD_OK || !ok || !x->graph) {
     if (ok) tfd_status_setf(&tmp, tfd_status_code(&end), "%s", tfd_status_message(&end));
     tfd_status_clear(&end);
-    forget_graph(sg);
+    forget_graph(sg, x);
     goto failed;
   }
-  if (sg->m->graph_launch(sg->d, sg->graph, st) == TFD_OK) run_fetches(r, sg->kept_fetches, st);
+  if (sg->m->graph_launch(sg->d, x->graph, st) == TFD_OK) run_fetches(r, x->kept_fetches, st);
   atomic_fetch_add(&sg->captured, 1);
-  sg->state = SIG_READY;
+  x->state = SIG_READY;
   tfd_log(TFD_LOG_DEBUG, "%s: step graph: recorded %d nodes, replayed from the next step with these shapes",
           tfd_device_name(sg->d), sg->num_region);
   return true;
@@ -250,41 +289,32 @@ failed:
           tfd_status_message(&tmp));
   tfd_status_clear(&tmp);
   run_release(r);
-  sg->state = SIG_FAILED;
+  x->state = SIG_FAILED;
   return false;
 }
 
 /* Copies what this step feeds into the kept tensors, launches, fetches. */
-static void replay(tfd_step_graph *sg, run *r, tfd_status *st) {
+static void replay(tfd_step_graph *sg, sig_entry *x, run *r, tfd_status *st) {
   if (run_feeds(r, st) != TFD_OK) return;
   for (int f = 0; f < sg->num_feeds; f++) {
-    tfd_tensor *src = r->out[r->out_start[sg->feeds[f]]], *dst = sg->kept_feeds[f];
+    tfd_tensor *src = r->out[r->out_start[sg->feeds[f]]], *dst = x->kept_feeds[f];
     int64_t n = (int64_t)tfd_tensor_byte_size(dst);
     if (n == 0) continue;
     tfd_dm_walk w = {.nd = 1, .dims = {n}, .strides = {{1}, {1}}};
     if (sg->m->copy_walk(sg->d, 1, tfd_tensor_const_data(src), tfd_tensor_data(dst), &w, st) != TFD_OK) return;
   }
-  if (sg->m->graph_launch(sg->d, sg->graph, st) != TFD_OK) return;
-  run_fetches(r, sg->kept_fetches, st);
+  if (sg->m->graph_launch(sg->d, x->graph, st) != TFD_OK) return;
+  run_fetches(r, x->kept_fetches, st);
   atomic_fetch_add(&sg->replayed, 1);
 }
 
 bool tfd_step_graph_run(tfd_step_graph *sg, const tfd_executor_args *args, tfd_status *st) {
   if (!sg || args->stats || pthread_mutex_trylock(&sg->mu) != 0) return false;
-  bool usable, same = same_signature(sg, args, &usable), ran = false;
-  if (!usable) {
-    sg->state = SIG_NONE;
-    forget_graph(sg);
-    pthread_mutex_unlock(&sg->mu);
-    return false;
-  }
-  if (!same) { /* a new signature: this step runs as usual and warms the kernels up */
-    forget_graph(sg);
-    sg->state = SIG_SEEN;
-    pthread_mutex_unlock(&sg->mu);
-    return false;
-  }
-  if (sg->state == SIG_FAILED) {
+  sig_entry *x = find_signature(sg, args);
+  if (x) x->last_used = ++sg->steps;
+  if (!x || x->state == SIG_NONE || x->state == SIG_FAILED) {
+    /* A new signature runs as usual, which warms its kernels up; a failed one always does. */
+    if (x && x->state == SIG_NONE) x->state = SIG_SEEN;
     pthread_mutex_unlock(&sg->mu);
     return false;
   }
@@ -293,12 +323,9 @@ bool tfd_step_graph_run(tfd_step_graph *sg, const tfd_executor_args *args, tfd_s
     pthread_mutex_unlock(&sg->mu);
     return false;
   }
-  if (sg->state == SIG_SEEN) {
-    ran = capture(sg, &r, st);
-  } else {
-    replay(sg, &r, st);
-    ran = true;
-  }
+  bool ran = true;
+  if (x->state == SIG_SEEN) ran = capture(sg, x, &r, st);
+  else replay(sg, x, &r, st);
   run_free(&r);
   pthread_mutex_unlock(&sg->mu);
   return ran;

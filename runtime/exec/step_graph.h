@@ -14,8 +14,9 @@
  * tensors fetched, launches the graph, and fetches; later steps copy what is fed into the kept
  * tensors, launch the graph and fetch from the kept outputs. A node that cannot be recorded (one that
  * reads device memory on the host) makes the capture fail: that signature then always runs as usual.
- * A new signature replaces the graph. Steps run through a graph one at a time (they share its
- * tensors); one arriving while another holds it runs as usual. */
+ * The graphs of four signatures are kept (TFD_STEP_GRAPH_SIGNATURES), so a loop alternating between a
+ * few shapes replays each; a fifth replaces the least recently used. Steps run through the graphs one
+ * at a time (they share their tensors); one arriving while another holds them runs as usual. */
 #ifndef TFDEV_RUNTIME_STEP_GRAPH_H
 #define TFDEV_RUNTIME_STEP_GRAPH_H
 

@@ -1,9 +1,10 @@
 /* Step graphs (step_graph.c) on the fake GPU, whose device math records what a capturing thread asks
  * for and runs it again on each launch, as CUDA graphs do (ctest runs this with TFDEV_BACKENDS=fakegpu):
  * the first step of a signature runs node by node, the second is captured, the rest replay, each with
- * its own feeds and the right results; a new shape is a new signature; a node that reads device
- * memory on the host makes the capture fail and the steps run node by node, still right; stateful
- * partitions and int32 feeds never use graphs; steps on two threads at once stay right. */
+ * its own feeds and the right results; a new shape is a new signature, and four are kept (the least
+ * recently used replaced); a node that reads device memory on the host makes the capture fail and
+ * the steps run node by node, still right; stateful partitions and int32 feeds never use graphs;
+ * steps on two threads at once stay right. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -165,8 +166,21 @@ static void test_capture_then_replay(void) {
   CHECK(step(e, 10, 5, true, v.st));
   CHECK(step(e, 11, 5, true, v.st));
   counts(e, 2, 7);
-  CHECK(step(e, 12, 3, true, v.st)); /* back: the old graph is gone, so node by node again */
-  counts(e, 2, 7);
+  CHECK(step(e, 12, 3, true, v.st)); /* back: the first shape's graph is kept, and replayed */
+  counts(e, 2, 8);
+  CHECK(step(e, 13, 5, true, v.st));
+  counts(e, 2, 9);
+  /* Two more shapes fill the four signatures kept; a fifth replaces the least recently used (3 rows). */
+  for (int64_t rows = 1; rows <= 2; rows++) CHECK(step(e, 14, rows, true, v.st) && step(e, 15, rows, true, v.st));
+  counts(e, 4, 9);
+  CHECK(step(e, 16, 4, true, v.st) && step(e, 17, 4, true, v.st));
+  counts(e, 5, 9);
+  CHECK(step(e, 18, 5, true, v.st)); /* still kept */
+  counts(e, 5, 10);
+  CHECK(step(e, 19, 3, true, v.st)); /* replaced: node by node, then recorded again */
+  counts(e, 5, 10);
+  CHECK(step(e, 20, 3, true, v.st));
+  counts(e, 6, 10);
   tfd_executor_free(e);
   env_close(&v);
 }
