@@ -15,19 +15,6 @@
  * the one already loaded. */
 unsigned long long tfd_null_cudart_count(const char *what);
 
-static tfd_session *gpu_session(tfd_graph_def *g, bool graphs, tfd_status *st) {
-  tfd_session_options *o = tfd_session_options_new();
-  tfd_session_options_set_device_count(o, "GPU", 1, NULL);
-  tfd_session_options_set_gpu_graphs(o, graphs);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
-  tfd_session_options_free(o);
-  if (s && tfd_session_create(s, g, st) != TFD_OK) {
-    tfd_session_free(s);
-    s = NULL;
-  }
-  return s;
-}
-
 /* Runs the step feeding x (n floats, values v) and fetching `fetch`; the output or NULL. */
 static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *fetch, tfd_status *st) {
   tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * sizeof *v, NULL);
@@ -73,7 +60,7 @@ static void test_round_trip(void) {
   tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
   tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
   tg_node(g, "sq", "Square", "on_gpu", NULL, "/device:CPU:0");
-  tfd_session *s = gpu_session(g, false, st);
+  tfd_session *s = tg_gpu_session(g, false, st);
   CHECK_STATUS(st, TFD_OK, "");
   for (int i = 0; s && i < 20; i++) {
     float v[] = {1, -2, 3, (float)i};
@@ -110,7 +97,7 @@ static tfd_graph_def *neg_chain(void) {
 static void test_launches_per_node(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = neg_chain();
-  tfd_session *s = gpu_session(g, false, st);
+  tfd_session *s = tg_gpu_session(g, false, st);
   CHECK_STATUS(st, TFD_OK, "");
   float v[16] = {0};
   char last[16];
@@ -131,7 +118,7 @@ static void test_launches_per_node(void) {
 static void test_step_graph_replay(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = neg_chain();
-  tfd_session *s = gpu_session(g, true, st);
+  tfd_session *s = tg_gpu_session(g, true, st);
   CHECK_STATUS(st, TFD_OK, "");
   float v[32] = {0};
   char last[16];
@@ -171,13 +158,13 @@ static void test_region_parked_for_next_session(void) {
   tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
   tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
   float v[4] = {5, 6, 7, 8};
-  tfd_session *s = gpu_session(g, false, st);
+  tfd_session *s = tg_gpu_session(g, false, st);
   tfd_tensor_unref(s ? step(s, v, 4, "on_gpu", st) : NULL);
   CHECK_STATUS(st, TFD_OK, "");
   if (s) tfd_session_free(s);
   unsigned long long mallocs = tfd_null_cudart_count("mallocs");
   for (int i = 0; i < 3; i++) {
-    s = gpu_session(g, false, st);
+    s = tg_gpu_session(g, false, st);
     tfd_tensor *out = s ? step(s, v, 4, "on_gpu", st) : NULL;
     CHECK_STATUS(st, TFD_OK, "");
     const float *p = out ? tfd_tensor_const_data(out) : NULL;

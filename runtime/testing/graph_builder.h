@@ -55,4 +55,19 @@ static inline tfd_tensor *tg_f32(const float *v, const int64_t *dims, int nd) {
 static inline tfd_tensor *tg_vec(const float *v, int64_t n) { return tg_f32(v, &n, 1); }
 static inline tfd_tensor *tg_scalar(float v) { return tg_f32(&v, NULL, 0); }
 
+/* A session with one GPU, step graphs on or off, created with g (borrowed); NULL with the status set.
+ * The caller frees it with tfd_session_free. */
+static inline tfd_session *tg_gpu_session(const tfd_graph_def *g, bool graphs, tfd_status *st) {
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "GPU", 1, NULL);
+  tfd_session_options_set_gpu_graphs(o, graphs);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_options_free(o);
+  if (s && tfd_session_create(s, g, st) != TFD_OK) {
+    tfd_session_free(s);
+    s = NULL;
+  }
+  return s;
+}
+
 #endif

@@ -31,6 +31,7 @@
 #include "runtime/core/tensor_internal.h"
 #include "runtime/device/device_internal.h"
 #include "runtime/kernels/device_math.h"
+#include "runtime/testing/graph_builder.h"
 #ifdef TFDEV_BENCH_KERNELS
 #include "scripts/bench/gpu_floor.h"
 #endif
@@ -439,19 +440,6 @@ static void entry_chain(tfd_device *gpu) {
 /* ---- sessions ---- */
 /* A session over a graph whose every node is on GPU:0 (no soft placement: a node without a GPU
  * kernel fails instead of quietly running on the CPU), with step graphs (gpu.graphs) on or off. */
-static tfd_session *gpu_session(tfd_graph_def *g, bool graphs, tfd_status *st) {
-  tfd_session_options *o = tfd_session_options_new();
-  tfd_session_options_set_device_count(o, "GPU", 1, NULL);
-  tfd_session_options_set_gpu_graphs(o, graphs);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
-  tfd_session_options_free(o);
-  if (s && tfd_session_create(s, g, st) != TFD_OK) {
-    tfd_session_free(s);
-    s = NULL;
-  }
-  return s;
-}
-
 static tfd_node_def *gpu_node(tfd_graph_def *g, const char *name, const char *op, const char *a, const char *b) {
   tfd_node_def *n = tfd_graph_def_add_node(g, name, op, NULL);
   if (a) tfd_node_def_add_input(n, a, NULL);
@@ -473,7 +461,7 @@ static void gpu_const(tfd_graph_def *g, const char *name, const int64_t *dims, i
 /* The median of `reps` steps running `target` (no fetch), each waited for on the device; -1 with
  * status set when the session cannot be made or a step fails. */
 static double session_median(tfd_graph_def *g, const char *target, int reps, tfd_status *st) {
-  tfd_session *s = gpu_session(g, true, st);
+  tfd_session *s = tg_gpu_session(g, true, st);
   if (!s) return -1;
   double *t = malloc(sizeof(double) * (size_t)reps), result = -1;
   int done = 0;
@@ -536,7 +524,7 @@ static double chain_median(int len, int reps, bool graphs, tfd_status *st) {
     gpu_node(g, name, len ? "Neg" : "Identity", prev, NULL);
     snprintf(prev, sizeof prev, "%s", name);
   }
-  tfd_session *s = gpu_session(g, graphs, st);
+  tfd_session *s = tg_gpu_session(g, graphs, st);
   double result = -1;
   if (s) {
     int64_t dims[] = {16};
