@@ -5,6 +5,7 @@
  * its BFC allocator over cudaMalloc, copies both ways, events, step-graph capture and replay, and
  * regions parked for the next session. Kernels compute nothing under it, so values are checked
  * only where data moves without a kernel. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,15 +52,21 @@ static void test_backend_on_null_runtime(void) {
   tfd_status_free(st);
 }
 
+/* x (fed) -> Identity on the GPU -> Square on the CPU. */
+static tfd_graph_def *round_trip_graph(void) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
+  tg_node(g, "sq", "Square", "on_gpu", NULL, "/device:CPU:0");
+  return g;
+}
+
 /* x (CPU) -> Identity on the GPU -> Square on the CPU, and the GPU's Identity fetched itself: the
  * values go to the device and back through the backend's copies (memcpy here), events and
  * allocators, step after step. */
 static void test_round_trip(void) {
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_new();
-  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
-  tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
-  tg_node(g, "sq", "Square", "on_gpu", NULL, "/device:CPU:0");
+  tfd_graph_def *g = round_trip_graph();
   tfd_session *s = tg_gpu_session(g, false, st);
   CHECK_STATUS(st, TFD_OK, "");
   for (int i = 0; s && i < 20; i++) {
@@ -177,6 +184,53 @@ static void test_region_parked_for_next_session(void) {
   tfd_status_free(st);
 }
 
+/* Threads stepping at once, each its own session and all one shared session, over the GPU's one
+ * context: its allocator, streams, event manager and parked regions under contention (the TSan run
+ * of this test is what checks them). Every step's values must come back whole. */
+typedef struct stepper {
+  tfd_session *shared;
+  int seed, bad;
+} stepper;
+
+static void *stepper_main(void *arg) {
+  stepper *w = arg;
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = round_trip_graph();
+  tfd_session *own = tg_gpu_session(g, false, st);
+  for (int i = 0; i < 200; i++) {
+    tfd_session *s = i % 2 ? w->shared : own;
+    float v[] = {(float)w->seed, (float)i, -1, 2};
+    tfd_tensor *sq = s ? step(s, v, 4, "sq", st) : NULL;
+    const float *p = sq ? tfd_tensor_const_data(sq) : NULL;
+    if (!p || p[0] != v[0] * v[0] || p[1] != v[1] * v[1] || p[2] != 1 || p[3] != 4) w->bad++;
+    tfd_tensor_unref(sq);
+  }
+  if (own) tfd_session_free(own);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+  return NULL;
+}
+
+static void test_threads_at_once(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = round_trip_graph();
+  tfd_session *shared = tg_gpu_session(g, false, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  stepper w[4];
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (stepper){shared, i + 1, 0};
+    CHECK_INT(pthread_create(&t[i], NULL, stepper_main, &w[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    CHECK_INT(w[i].bad, 0);
+  }
+  if (shared) tfd_session_free(shared);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"backend on the null runtime", test_backend_on_null_runtime},
     {"round trip CPU -> GPU -> CPU", test_round_trip},
@@ -185,6 +239,7 @@ static const tfd_test tests[] = {
     {"step graphs replayed", test_step_graph_replay},
 #endif
     {"region parked for the next session", test_region_parked_for_next_session},
+    {"threads stepping at once", test_threads_at_once},
 };
 
 TFD_TEST_MAIN(tests)
