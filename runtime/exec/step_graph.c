@@ -41,6 +41,8 @@ struct tfd_step_graph {
   int *region, num_region;   /* every other node, in topological order */
   pthread_mutex_t mu;        /* one step through the graphs at a time; guards what follows */
   sig_entry sigs[TFD_STEP_GRAPH_SIGNATURES];
+  tfd_dtype *cur_types; /* this step's signature, read once from its feeds by find_signature */
+  tfd_shape *cur_shapes;
   int64_t steps; /* steps that reached the signature check */
   atomic_int_least64_t captured, replayed;
 };
@@ -76,7 +78,9 @@ tfd_step_graph *tfd_step_graph_new(const tfd_graph *g, tfd_kernel *const *kernel
   sg->feeds = malloc(n * sizeof *sg->feeds);
   sg->fetches = malloc(n * sizeof *sg->fetches);
   sg->region = malloc(n * sizeof *sg->region);
-  bool ok = sg->kernels && sg->feeds && sg->fetches && sg->region;
+  sg->cur_types = malloc(n * sizeof *sg->cur_types);
+  sg->cur_shapes = malloc(n * sizeof *sg->cur_shapes);
+  bool ok = sg->kernels && sg->feeds && sg->fetches && sg->region && sg->cur_types && sg->cur_shapes;
   for (int e = 0; e < TFD_STEP_GRAPH_SIGNATURES; e++) {
     sig_entry *x = &sg->sigs[e];
     x->types = calloc(n, sizeof *x->types);
@@ -127,6 +131,8 @@ void tfd_step_graph_free(tfd_step_graph *sg) {
   free(sg->feeds);
   free(sg->fetches);
   free(sg->region);
+  free(sg->cur_types);
+  free(sg->cur_shapes);
   free(sg);
 }
 
@@ -135,44 +141,30 @@ void tfd_step_graph_counts(const tfd_step_graph *sg, int64_t *captured, int64_t 
   *replayed = sg ? atomic_load(&sg->replayed) : 0;
 }
 
-/* The tensor fed to _Feed node f, or NULL. */
-static const tfd_tensor *fed(const tfd_step_graph *sg, const tfd_executor_args *args, int f) {
-  int64_t idx = sg->kernels[sg->feeds[f]]->index;
-  return idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
-}
-
-static bool matches(const tfd_step_graph *sg, const sig_entry *x, const tfd_executor_args *args) {
-  if (x->state == SIG_NONE) return false;
-  for (int f = 0; f < sg->num_feeds; f++) {
-    const tfd_tensor *t = fed(sg, args, f);
-    tfd_shape s;
-    tfd_shape_of_tensor(t, &s);
-    if (x->types[f] != tfd_tensor_dtype(t) || !tfd_shape_equal(&x->shapes[f], &s)) return false;
-  }
-  return true;
-}
-
 /* The entry of this step's signature: the one that matches the fed tensors, else a new one in the
  * place of an unused or the least recently used entry (its graph forgotten; state SIG_NONE). NULL
  * when a feed is missing or lives in host memory on the device (the caller then runs as usual). */
 static sig_entry *find_signature(tfd_step_graph *sg, const tfd_executor_args *args) {
   for (int f = 0; f < sg->num_feeds; f++) {
-    const tfd_tensor *t = fed(sg, args, f);
+    int64_t idx = sg->kernels[sg->feeds[f]]->index;
+    const tfd_tensor *t = idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
     if (!t || tfd_kernel_memory_for(sg->d, tfd_tensor_dtype(t)) != tfd_device_get_allocator(sg->d)) return NULL;
+    sg->cur_types[f] = tfd_tensor_dtype(t);
+    tfd_shape_of_tensor(t, &sg->cur_shapes[f]);
   }
   sig_entry *victim = &sg->sigs[0];
   for (int e = 0; e < TFD_STEP_GRAPH_SIGNATURES; e++) {
     sig_entry *x = &sg->sigs[e];
-    if (matches(sg, x, args)) return x;
+    bool same = x->state != SIG_NONE;
+    for (int f = 0; same && f < sg->num_feeds; f++)
+      same = x->types[f] == sg->cur_types[f] && tfd_shape_equal(&x->shapes[f], &sg->cur_shapes[f]);
+    if (same) return x;
     if (victim->state != SIG_NONE && (x->state == SIG_NONE || x->last_used < victim->last_used)) victim = x;
   }
   forget_graph(sg, victim);
   victim->state = SIG_NONE;
-  for (int f = 0; f < sg->num_feeds; f++) {
-    const tfd_tensor *t = fed(sg, args, f);
-    victim->types[f] = tfd_tensor_dtype(t);
-    tfd_shape_of_tensor(t, &victim->shapes[f]);
-  }
+  memcpy(victim->types, sg->cur_types, (size_t)sg->num_feeds * sizeof *victim->types);
+  memcpy(victim->shapes, sg->cur_shapes, (size_t)sg->num_feeds * sizeof *victim->shapes);
   return victim;
 }
 
