@@ -26,6 +26,11 @@ static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *f
   return out;
 }
 
+/* `count` such steps, their outputs dropped (the status keeps the first failure's code). */
+static void run_steps(tfd_session *s, int count, const float *v, int64_t n, const char *fetch, tfd_status *st) {
+  for (int i = 0; s && i < count; i++) tfd_tensor_unref(step(s, v, n, fetch, st));
+}
+
 /* The backend loads against the null runtime and makes its one GPU. */
 static void test_backend_on_null_runtime(void) {
   tfd_backend_info info;
@@ -87,13 +92,14 @@ static void test_round_trip(void) {
 #ifdef TFDEV_CUDA_KERNELS
 #define CHAIN 50
 
-/* x -> Neg -> ... (CHAIN nodes) on GPU:0. */
+/* x -> Neg -> ... (CHAIN nodes, the last one named "last") on GPU:0. */
 static tfd_graph_def *neg_chain(void) {
   tfd_graph_def *g = tfd_graph_def_new();
   tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, "/device:GPU:0"), "dtype", TFD_FLOAT32);
   char prev[16] = "x", name[16];
   for (int i = 0; i < CHAIN; i++) {
-    snprintf(name, sizeof name, "n%d", i);
+    if (i == CHAIN - 1) snprintf(name, sizeof name, "last");
+    else snprintf(name, sizeof name, "n%d", i);
     tg_node(g, name, "Neg", prev, NULL, "/device:GPU:0");
     memcpy(prev, name, sizeof prev);
   }
@@ -107,11 +113,9 @@ static void test_launches_per_node(void) {
   tfd_session *s = tg_gpu_session(g, false, st);
   CHECK_STATUS(st, TFD_OK, "");
   float v[16] = {0};
-  char last[16];
-  snprintf(last, sizeof last, "n%d", CHAIN - 1);
-  tfd_tensor_unref(s ? step(s, v, 16, last, st) : NULL); /* warm-up */
+  run_steps(s, 1, v, 16, "last", st); /* warm-up */
   unsigned long long before = tfd_null_cudart_count("launches"), graphs = tfd_null_cudart_count("graph_launches");
-  for (int i = 0; s && i < 10; i++) tfd_tensor_unref(step(s, v, 16, last, st));
+  run_steps(s, 10, v, 16, "last", st);
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - before), 10 * CHAIN);
   CHECK_INT((int64_t)(tfd_null_cudart_count("graph_launches") - graphs), 0);
@@ -128,27 +132,25 @@ static void test_step_graph_replay(void) {
   tfd_session *s = tg_gpu_session(g, true, st);
   CHECK_STATUS(st, TFD_OK, "");
   float v[32] = {0};
-  char last[16];
-  snprintf(last, sizeof last, "n%d", CHAIN - 1);
-  for (int i = 0; s && i < 5; i++) tfd_tensor_unref(step(s, v, 16, last, st)); /* recorded by now */
+  run_steps(s, 5, v, 16, "last", st); /* recorded by now */
   CHECK_STATUS(st, TFD_OK, "");
   unsigned long long launches = tfd_null_cudart_count("launches"), graphs = tfd_null_cudart_count("graph_launches"),
                      captures = tfd_null_cudart_count("captures");
   CHECK(captures >= 1);
-  for (int i = 0; s && i < 10; i++) tfd_tensor_unref(step(s, v, 16, last, st));
+  run_steps(s, 10, v, 16, "last", st);
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 0);
   CHECK_INT((int64_t)(tfd_null_cudart_count("graph_launches") - graphs), 10);
   CHECK_INT((int64_t)(tfd_null_cudart_count("captures") - captures), 0);
   /* Another shape: run node by node once, recorded (its kernels launched into the capture), then
    * replayed. */
-  for (int i = 0; s && i < 5; i++) tfd_tensor_unref(step(s, v, 32, last, st));
+  run_steps(s, 5, v, 32, "last", st);
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_INT((int64_t)(tfd_null_cudart_count("captures") - captures), 1);
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 2 * CHAIN);
   /* Back to the first: its graph is replayed, nothing recorded. */
   graphs = tfd_null_cudart_count("graph_launches");
-  for (int i = 0; s && i < 3; i++) tfd_tensor_unref(step(s, v, 16, last, st));
+  run_steps(s, 3, v, 16, "last", st);
   CHECK_INT((int64_t)(tfd_null_cudart_count("captures") - captures), 1);
   CHECK_INT((int64_t)(tfd_null_cudart_count("graph_launches") - graphs), 3);
   if (s) tfd_session_free(s);
@@ -166,7 +168,7 @@ static void test_region_parked_for_next_session(void) {
   tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
   float v[4] = {5, 6, 7, 8};
   tfd_session *s = tg_gpu_session(g, false, st);
-  tfd_tensor_unref(s ? step(s, v, 4, "on_gpu", st) : NULL);
+  run_steps(s, 1, v, 4, "on_gpu", st);
   CHECK_STATUS(st, TFD_OK, "");
   if (s) tfd_session_free(s);
   unsigned long long mallocs = tfd_null_cudart_count("mallocs");
