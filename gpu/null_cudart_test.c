@@ -163,9 +163,7 @@ static void test_step_graph_replay(void) {
  * calling cudaMalloc (gpu/region_cache.c). */
 static void test_region_parked_for_next_session(void) {
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_new();
-  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
-  tg_node(g, "on_gpu", "Identity", "x", NULL, "/device:GPU:0");
+  tfd_graph_def *g = round_trip_graph(); /* fetching on_gpu, so its step stays off the CPU's Square */
   float v[4] = {5, 6, 7, 8};
   tfd_session *s = tg_gpu_session(g, false, st);
   run_steps(s, 1, v, 4, "on_gpu", st);
