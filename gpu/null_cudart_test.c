@@ -7,14 +7,32 @@
  * only where data moves without a kernel. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
+#ifdef TFDEV_CUDA_KERNELS
+#include <cublasLt.h>
+#ifdef TFDEV_NULL_CUDNN
+#include <cudnn.h>
+#endif
+#endif
+
 /* gpu/null_cudart.c: this test links the null runtime, so the backend module's libcudart.so.13 is
  * the one already loaded. */
 unsigned long long tfd_null_cudart_count(const char *what);
+#ifdef TFDEV_CUDA_KERNELS
+/* gpu/null_cublas.c and gpu/null_cudnn.c, linked too, so the module's dlopen by soname finds them. */
+long long tfd_null_cublas_count(const char *what);
+long long tfd_null_cublaslt_count(const char *what);
+void tfd_null_cublaslt_set(const char *what, long long value);
+#ifdef TFDEV_NULL_CUDNN
+long long tfd_null_cudnn_count(const char *what);
+void tfd_null_cudnn_set(const char *what, long long value, const int *algos);
+#endif
+#endif
 
 /* Runs the step feeding x (n floats, values v) and fetching `fetch`; the output or NULL. */
 static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *fetch, tfd_status *st) {
@@ -29,6 +47,21 @@ static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *f
 /* `count` such steps, their outputs dropped (the status keeps the first failure's code). */
 static void run_steps(tfd_session *s, int count, const float *v, int64_t n, const char *fetch, tfd_status *st) {
   for (int i = 0; s && i < count; i++) tfd_tensor_unref(step(s, v, n, fetch, st));
+}
+
+/* `count` steps feeding x as zeros of shape dims (nd of them), outputs dropped. */
+static void run_shaped(tfd_session *s, int count, const int64_t *dims, int nd, const char *fetch, tfd_status *st) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  float *v = calloc((size_t)n, sizeof *v);
+  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v, NULL);
+  const char *feed = "x";
+  for (int i = 0; s && i < count; i++) {
+    tfd_tensor *out = NULL;
+    if (tfd_session_run(s, NULL, &feed, &x, 1, &fetch, 1, NULL, 0, &out, NULL, st) == TFD_OK) tfd_tensor_unref(out);
+  }
+  tfd_tensor_unref(x);
+  free(v);
 }
 
 /* The backend loads against the null runtime and makes its one GPU. */
@@ -157,6 +190,277 @@ static void test_step_graph_replay(void) {
   tfd_graph_def_free(g);
   tfd_status_free(st);
 }
+
+/* ---- products through the null cuBLASLt and cuBLAS (gpu/kernels/matmul.c) ----
+ * Each case uses sizes of its own: the device's algorithm cache outlives sessions. */
+
+/* x [?, k] fed -> MatMul by a constant [k, n] -> BiasAdd -> act, on GPU:0 (the optimizer makes it
+ * one _FusedMatMul); the last node is named "y". */
+static tfd_graph_def *dense_graph(int64_t k, int64_t n, const char *act) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, "/device:GPU:0"), "dtype", TFD_FLOAT32);
+  float *w = calloc((size_t)(k * n), sizeof *w), *b = calloc((size_t)n, sizeof *b);
+  int64_t wd[2] = {k, n};
+  tg_const(g, "w", TFD_FLOAT32, wd, 2, w);
+  tg_const(g, "b", TFD_FLOAT32, &n, 1, b);
+  free(w);
+  free(b);
+  tg_node(g, "mm", "MatMul", "x", "w", "/device:GPU:0");
+  tg_node(g, act ? "ba" : "y", "BiasAdd", "mm", "b", "/device:GPU:0");
+  if (act) tg_node(g, "y", act, "ba", NULL, "/device:GPU:0");
+  return g;
+}
+
+/* MatMul + BiasAdd + Relu: one cuBLASLt call with bias and Relu in its epilogue and no kernel after
+ * it; cuBLASLt's heuristic asked once per shape, its descriptors all freed. */
+static void test_matmul_epilogue(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = dense_graph(7, 5, "Relu");
+  tfd_session *s = tg_gpu_session(g, false, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  int64_t dims[2] = {3, 7};
+  long long descs = tfd_null_cublaslt_count("live_descriptors");
+  run_shaped(s, 1, dims, 2, "y", st); /* constants placed, handles made, the heuristic asked */
+  CHECK_STATUS(st, TFD_OK, "");
+  long long heuristics = tfd_null_cublaslt_count("heuristics"), matmuls = tfd_null_cublaslt_count("matmuls");
+  unsigned long long launches = tfd_null_cudart_count("launches");
+  long long strided = tfd_null_cublas_count("strided");
+  run_shaped(s, 10, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 0);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 10);
+  CHECK_INT(tfd_null_cublaslt_count("last_epilogue"), CUBLASLT_EPILOGUE_RELU_BIAS);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 0); /* nothing after the product */
+  CHECK_INT(tfd_null_cublas_count("strided") - strided, 0);
+  CHECK_INT(tfd_null_cublaslt_count("live_descriptors"), descs);
+  /* Another batch is another shape: asked once more. */
+  dims[0] = 4;
+  run_shaped(s, 3, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 1);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 13);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* An activation cuBLASLt's epilogue lacks (Tanh): the bias in the epilogue, one kernel after it. */
+static void test_matmul_activation_kernel(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = dense_graph(9, 6, "Tanh");
+  tfd_session *s = tg_gpu_session(g, false, st);
+  int64_t dims[2] = {2, 9};
+  run_shaped(s, 1, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  unsigned long long launches = tfd_null_cudart_count("launches");
+  long long matmuls = tfd_null_cublaslt_count("matmuls");
+  run_shaped(s, 5, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 5);
+  CHECK_INT(tfd_null_cublaslt_count("last_epilogue"), CUBLASLT_EPILOGUE_BIAS);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 5);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* cuBLASLt offering no algorithm: that answer is cached too (asked once), and cuBLAS runs the
+ * product with the bias and Relu in a kernel after it. */
+static void test_matmul_without_lt_algorithm(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = dense_graph(11, 3, "Relu");
+  tfd_session *s = tg_gpu_session(g, false, st);
+  int64_t dims[2] = {2, 11};
+  tfd_null_cublaslt_set("offers", 0);
+  long long heuristics = tfd_null_cublaslt_count("heuristics"), matmuls = tfd_null_cublaslt_count("matmuls");
+  long long strided = tfd_null_cublas_count("strided");
+  run_shaped(s, 1, dims, 2, "y", st);
+  unsigned long long launches = tfd_null_cudart_count("launches");
+  run_shaped(s, 6, dims, 2, "y", st);
+  tfd_null_cublaslt_set("offers", 1);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 1);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 0);
+  CHECK_INT(tfd_null_cublas_count("strided") - strided, 7);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 6); /* bias and Relu */
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* cublasLtMatmul refusing at run time what its heuristic offered: that step and every later one of
+ * the shape go to cuBLAS, without asking cuBLASLt again. */
+static void test_matmul_refused_at_run_time(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = dense_graph(13, 4, "Relu");
+  tfd_session *s = tg_gpu_session(g, false, st);
+  int64_t dims[2] = {2, 13};
+  tfd_null_cublaslt_set("refuses", 1);
+  long long heuristics = tfd_null_cublaslt_count("heuristics"), strided = tfd_null_cublas_count("strided");
+  run_shaped(s, 4, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_null_cublaslt_set("refuses", 0); /* cuBLASLt would take it now, but the shape stays with cuBLAS */
+  long long matmuls = tfd_null_cublaslt_count("matmuls");
+  run_shaped(s, 3, dims, 2, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 1);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 0);
+  CHECK_INT(tfd_null_cublas_count("strided") - strided, 7);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* A cuBLASLt algorithm that wants workspace gets it from the BFC allocator: after the first step no
+ * cudaMalloc, however many steps run. */
+static void test_matmul_workspace(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = dense_graph(15, 8, NULL);
+  tfd_session *s = tg_gpu_session(g, false, st);
+  int64_t dims[2] = {2, 15};
+  tfd_null_cublaslt_set("workspace", 1 << 20);
+  run_shaped(s, 1, dims, 2, "y", st);
+  unsigned long long mallocs = tfd_null_cudart_count("mallocs");
+  long long matmuls = tfd_null_cublaslt_count("matmuls");
+  run_shaped(s, 20, dims, 2, "y", st);
+  tfd_null_cublaslt_set("workspace", 0);
+  CHECK_STATUS(st, TFD_OK, ""); /* the null cuBLASLt fails a call given less than it asked for */
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 20);
+  CHECK_INT(tfd_null_cublaslt_count("last_epilogue"), CUBLASLT_EPILOGUE_BIAS);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("mallocs") - mallocs), 0);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* BatchMatMulV2 whose batch dimensions broadcast ([2, 1] against [1, 3]): the matrices are not
+ * evenly spaced, so one cublasGemmBatchedEx over pointer arrays runs each step; a plain batch is
+ * one strided cuBLASLt call of batch 6. */
+static void test_batch_matmul_paths(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, "/device:GPU:0"), "dtype", TFD_FLOAT32);
+  float w[3 * 5 * 4] = {0};
+  int64_t wd[4] = {1, 3, 5, 4};
+  tg_const(g, "w", TFD_FLOAT32, wd, 4, w);
+  tg_node(g, "y", "BatchMatMulV2", "x", "w", "/device:GPU:0");
+  tfd_session *s = tg_gpu_session(g, false, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  int64_t broadcast[4] = {2, 1, 3, 5}, plain[4] = {1, 3, 3, 5};
+  long long batched = tfd_null_cublas_count("batched"), matmuls = tfd_null_cublaslt_count("matmuls");
+  run_shaped(s, 4, broadcast, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublas_count("batched") - batched, 4);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 0);
+  run_shaped(s, 2, plain, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cublas_count("batched") - batched, 4);
+  CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 2);
+  CHECK_INT(tfd_null_cublaslt_count("last_batch"), 3);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+#ifdef TFDEV_NULL_CUDNN
+/* ---- convolutions through the null cuDNN (gpu/kernels/conv.c) ---- */
+
+/* x [1, h, w, c] fed -> Conv2D by a constant 3x3 filter [3, 3, c, o], stride 1, SAME (one pixel of
+ * padding each side: cuDNN takes it), named "y", on GPU:0. */
+static tfd_graph_def *conv_graph(int64_t c, int64_t o) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, "/device:GPU:0"), "dtype", TFD_FLOAT32);
+  float *f = calloc((size_t)(9 * c * o), sizeof *f);
+  int64_t fd[4] = {3, 3, c, o};
+  tg_const(g, "f", TFD_FLOAT32, fd, 4, f);
+  free(f);
+  tfd_node_def *n = tg_node(g, "y", "Conv2D", "x", "f", "/device:GPU:0");
+  static const int64_t strides[4] = {1, 1, 1, 1};
+  tfd_attr_value sv = {.type = TFD_ATTR_LIST_INT, .list_len = 4, .list_i = strides};
+  tfd_attr_value pv = {.type = TFD_ATTR_STRING, .s = "SAME"};
+  tfd_node_def_set_attr(n, "strides", &sv, NULL);
+  tfd_node_def_set_attr(n, "padding", &pv, NULL);
+  return g;
+}
+
+/* The ranking is tried in order with FFT and Winograd left out; the first algorithm cuDNN takes is
+ * kept for the shape (searched once), a refused one skipped; descriptors all freed. */
+static void test_conv_algorithm_choice(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = conv_graph(3, 4);
+  tfd_session *s = tg_gpu_session(g, false, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  const int rank[] = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+                      CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM};
+  tfd_null_cudnn_set("rank", 4, rank);
+  tfd_null_cudnn_set("refuse", 1 << CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, NULL);
+  long long searches = tfd_null_cudnn_count("searches"), forwards = tfd_null_cudnn_count("forward");
+  long long descs = tfd_null_cudnn_count("live_descriptors");
+  int64_t dims[4] = {1, 8, 8, 3};
+  run_shaped(s, 10, dims, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cudnn_count("searches") - searches, 1);
+  CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 10);
+  CHECK_INT(tfd_null_cudnn_count("last_algo"), CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
+  CHECK_INT(tfd_null_cudnn_count("live_descriptors"), descs);
+  /* Another image size: searched once more, and with nothing refused now the first acceptable one
+   * (implicit GEMM) is taken. */
+  tfd_null_cudnn_set("refuse", 0, NULL);
+  dims[1] = 6;
+  run_shaped(s, 3, dims, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cudnn_count("searches") - searches, 2);
+  CHECK_INT(tfd_null_cudnn_count("last_algo"), CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+  tfd_null_cudnn_set("rank", 2, (const int[]){CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                                               CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM});
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* An algorithm that wants workspace gets it from the BFC allocator: no cudaMalloc after the first
+ * step. */
+static void test_conv_workspace(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = conv_graph(5, 2);
+  tfd_session *s = tg_gpu_session(g, false, st);
+  tfd_null_cudnn_set("workspace", 3 << 20, NULL);
+  int64_t dims[4] = {1, 8, 8, 5};
+  run_shaped(s, 1, dims, 4, "y", st);
+  unsigned long long mallocs = tfd_null_cudart_count("mallocs");
+  long long forwards = tfd_null_cudnn_count("forward");
+  run_shaped(s, 20, dims, 4, "y", st);
+  tfd_null_cudnn_set("workspace", 0, NULL);
+  CHECK_STATUS(st, TFD_OK, ""); /* the null cuDNN fails a call given less than it asked for */
+  CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 20);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("mallocs") - mallocs), 0);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
+/* cuDNN taking no algorithm (every one refused): the direct kernel runs the shape from then on,
+ * one launch a step, and cuDNN is not asked again. */
+static void test_conv_direct_fallback(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = conv_graph(6, 3);
+  tfd_session *s = tg_gpu_session(g, false, st);
+  tfd_null_cudnn_set("refuse", -1, NULL);
+  int64_t dims[4] = {1, 8, 8, 6};
+  long long searches = tfd_null_cudnn_count("searches"), forwards = tfd_null_cudnn_count("forward");
+  run_shaped(s, 1, dims, 4, "y", st);
+  tfd_null_cudnn_set("refuse", 0, NULL);
+  unsigned long long launches = tfd_null_cudart_count("launches");
+  run_shaped(s, 5, dims, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT(tfd_null_cudnn_count("searches") - searches, 1);
+  CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 0);
+  CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 5);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+#endif
 #endif
 
 /* A closed session's device memory is parked, and the next session on the GPU takes it without
@@ -237,6 +541,17 @@ static const tfd_test tests[] = {
 #ifdef TFDEV_CUDA_KERNELS
     {"one launch per node", test_launches_per_node},
     {"step graphs replayed", test_step_graph_replay},
+    {"matmul: bias and Relu in cuBLASLt's epilogue", test_matmul_epilogue},
+    {"matmul: an activation after the epilogue", test_matmul_activation_kernel},
+    {"matmul: no cuBLASLt algorithm", test_matmul_without_lt_algorithm},
+    {"matmul: refused at run time", test_matmul_refused_at_run_time},
+    {"matmul: workspace from the allocator", test_matmul_workspace},
+    {"batch matmul: pointer arrays and strided", test_batch_matmul_paths},
+#ifdef TFDEV_NULL_CUDNN
+    {"conv: algorithm choice", test_conv_algorithm_choice},
+    {"conv: workspace from the allocator", test_conv_workspace},
+    {"conv: direct kernel when cuDNN takes none", test_conv_direct_fallback},
+#endif
 #endif
     {"region parked for the next session", test_region_parked_for_next_session},
     {"threads stepping at once", test_threads_at_once},

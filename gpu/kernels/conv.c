@@ -123,9 +123,9 @@ static tfd_code descs_make(const tfd_cuda_call *c, const tfd_dm_conv *p, const t
   DNN(CUDNN->cudnnCreateFilterDescriptor(&ds->w), "cudnnCreateFilterDescriptor");
   DNN(CUDNN->cudnnCreateConvolutionDescriptor(&ds->conv), "cudnnCreateConvolutionDescriptor");
   DNN(CUDNN->cudnnSetTensor4dDescriptor(ds->x, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->c, (int)plan->hp, (int)plan->wp),
-      "CUDNN->cudnnSetTensor4dDescriptor(input)");
+      "cudnnSetTensor4dDescriptor(input)");
   DNN(CUDNN->cudnnSetTensor4dDescriptor(ds->y, CUDNN_TENSOR_NHWC, dt, (int)nb, (int)p->o, (int)p->oh, (int)p->ow),
-      "CUDNN->cudnnSetTensor4dDescriptor(output)");
+      "cudnnSetTensor4dDescriptor(output)");
   DNN(CUDNN->cudnnSetFilter4dDescriptor(ds->w, dt, CUDNN_TENSOR_NHWC, (int)p->o, (int)plan->cg, (int)p->kh, (int)p->kw),
       "cudnnSetFilter4dDescriptor");
   DNN(CUDNN->cudnnSetConvolution2dDescriptor(ds->conv, (int)plan->pad[0], (int)plan->pad[1], (int)p->stride[0],
@@ -264,6 +264,20 @@ static cudaError_t direct_chunk(const tfd_cuda_call *c, const tfd_dm_conv *p, in
   return tfd_cuda_conv_direct(&c->l, &q);
 }
 
+/* Whether the device's cache already sends this shape, whole batch in one chunk, to the direct
+ * kernel. The direct kernel reads TensorFlow's filter and the unpadded input itself, so such a call
+ * skips the filter rewrite and the padded copy that only cuDNN needs. */
+static bool known_direct(const tfd_cuda_call *c, const tfd_dm_conv *p, const tfd_conv_plan *plan) {
+  if (plan->chunk_n < p->n) return false;
+  tfd_algo_key key;
+  make_key(&key, p, plan, p->n);
+  conv_choice choice;
+  pthread_mutex_lock(&c->k->dnn_mu);
+  bool hit = c->k->conv_algos && tfd_algo_cache_get(c->k->conv_algos, &key, &choice);
+  pthread_mutex_unlock(&c->k->dnn_mu);
+  return hit && choice.kind == CHOICE_DIRECT;
+}
+
 tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *st) {
   if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64) return tfd_cuda_unimplemented(d, "conv2d", p->dtype, st);
   tfd_conv_plan plan;
@@ -291,7 +305,7 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
   if (plan.empty_sum || p->o == 0 || in_image == 0) { /* nothing to sum over: zeros */
     err = cudaMemsetAsync(out, 0, out_bytes, c.l.stream);
     if (err != cudaSuccess) code = tfd_cuda_fail(&c, "cudaMemsetAsync", err, st);
-  } else if (!plan.use_cudnn) {
+  } else if (!plan.use_cudnn || known_direct(&c, p, &plan)) {
     err = direct_chunk(&c, p, 0, p->n, out);
     if (err != cudaSuccess) code = tfd_cuda_fail(&c, "direct convolution kernel launch", err, st);
   } else {

@@ -169,24 +169,24 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
   s = CUBLAS_STATUS_SUCCESS;
   LT(CUBLAS->cublasLtMatmulDescCreate(&desc, g->compute, g->type), "cublasLtMatmulDescCreate");
   LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &g->op_a, sizeof g->op_a),
-     "CUBLAS->cublasLtMatmulDescSetAttribute(TRANSA)");
+     "cublasLtMatmulDescSetAttribute(TRANSA)");
   LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &g->op_b, sizeof g->op_b),
-     "CUBLAS->cublasLtMatmulDescSetAttribute(TRANSB)");
+     "cublasLtMatmulDescSetAttribute(TRANSB)");
   LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
-     "CUBLAS->cublasLtMatmulDescSetAttribute(EPILOGUE)");
+     "cublasLtMatmulDescSetAttribute(EPILOGUE)");
   if (p->bias)
     LT(CUBLAS->cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias),
-       "CUBLAS->cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
-  LT(CUBLAS->cublasLtMatrixLayoutCreate(&la, g->type, (uint64_t)g->a_rows, (uint64_t)g->a_cols, g->lda), "CUBLAS->cublasLtMatrixLayoutCreate(A)");
-  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lb, g->type, (uint64_t)g->b_rows, (uint64_t)g->b_cols, g->ldb), "CUBLAS->cublasLtMatrixLayoutCreate(B)");
-  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lc, g->type, (uint64_t)g->m, (uint64_t)g->n, g->ldc), "CUBLAS->cublasLtMatrixLayoutCreate(C)");
+       "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&la, g->type, (uint64_t)g->a_rows, (uint64_t)g->a_cols, g->lda), "cublasLtMatrixLayoutCreate(A)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lb, g->type, (uint64_t)g->b_rows, (uint64_t)g->b_cols, g->ldb), "cublasLtMatrixLayoutCreate(B)");
+  LT(CUBLAS->cublasLtMatrixLayoutCreate(&lc, g->type, (uint64_t)g->m, (uint64_t)g->n, g->ldc), "cublasLtMatrixLayoutCreate(C)");
   if (count > 1) {
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(A batch)");
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa), "CUBLAS->cublasLtMatrixLayoutSetAttribute(A stride)");
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(B batch)");
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb), "CUBLAS->cublasLtMatrixLayoutSetAttribute(B stride)");
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "CUBLAS->cublasLtMatrixLayoutSetAttribute(C batch)");
-    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc), "CUBLAS->cublasLtMatrixLayoutSetAttribute(C stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(A batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa), "cublasLtMatrixLayoutSetAttribute(A stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(B batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lb, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb), "cublasLtMatrixLayoutSetAttribute(B stride)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch), "cublasLtMatrixLayoutSetAttribute(C batch)");
+    LT(CUBLAS->cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc), "cublasLtMatrixLayoutSetAttribute(C stride)");
   }
   if (s != CUBLAS_STATUS_SUCCESS) {
     code = blas_failed(c, what, s, st);
@@ -203,15 +203,15 @@ static tfd_code lt_matmul(const tfd_cuda_call *c, const tfd_dm_matmul *p, const 
     memset(&result, 0, sizeof result);
     LT(CUBLAS->cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
     LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_limit, sizeof ws_limit),
-       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+       "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
     LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a),
-       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_A)");
+       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_A)");
     LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b),
-       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_B)");
+       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_B)");
     LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c),
-       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_C)");
+       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_C)");
     LT(CUBLAS->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c),
-       "CUBLAS->cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_D)");
+       "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_D)");
     if (s != CUBLAS_STATUS_SUCCESS) {
       code = blas_failed(c, what, s, st);
       goto out;
