@@ -363,6 +363,27 @@ tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_stat
   return out;
 }
 
+bool tfd_tensor_in_host_memory(const tfd_tensor *t) {
+  return !t->buf->allocator || !t->buf->allocator->device_memory;
+}
+
+tfd_code tfd_tensor_copy_host_into(tfd_tensor *src, tfd_tensor *dst, tfd_status *st) {
+  size_t bytes = tfd_tensor_byte_size(src);
+  if (!tfd_tensor_in_host_memory(src) || bytes != tfd_tensor_byte_size(dst))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION,
+                           "copying a tensor into another: the source must be in host memory and the sizes equal "
+                           "(%zu and %zu bytes)",
+                           bytes, tfd_tensor_byte_size(dst));
+  if (bytes == 0) return TFD_OK;
+  tfd_allocator *to = dst->buf->allocator;
+  if (tfd_tensor_in_host_memory(dst)) {
+    memmove(tfd_tensor_data(dst), tfd_tensor_const_data(src), bytes);
+    return TFD_OK;
+  }
+  return to->device_memory->from_host(to, tfd_tensor_data(dst), tfd_tensor_const_data(src), bytes, unref_tensor,
+                                      tfd_tensor_ref(src), st);
+}
+
 size_t tfd_tensor_byte_size(const tfd_tensor *t) { return (size_t)t->numel * tfd_dtype_size(t->dtype); }
 void *tfd_tensor_data(tfd_tensor *t) { return (char *)t->buf->data + t->offset; }
 const void *tfd_tensor_const_data(const tfd_tensor *t) { return (const char *)t->buf->data + t->offset; }

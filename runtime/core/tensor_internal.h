@@ -20,4 +20,14 @@ bool tfd_tensor_is_exclusive(const tfd_tensor *t);
  * device orders its later work after it. NULL with status set when allocation or a copy fails. */
 tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_status *status);
 
+/* Whether t's buffer is host memory (made by no allocator, or by one without device memory ops). */
+bool tfd_tensor_in_host_memory(const tfd_tensor *t);
+
+/* Copies the bytes of src, in host memory, into dst's buffer (an existing tensor of the same byte
+ * size), wherever dst lives: into device memory through its ops, which hold a reference to src until
+ * the bytes have moved (a copy may still be in flight on return: the device orders its later work
+ * after it, and orders the copy after the work already queued on dst). FAILED_PRECONDITION when src
+ * is not in host memory or the sizes differ. */
+tfd_code tfd_tensor_copy_host_into(tfd_tensor *src, tfd_tensor *dst, tfd_status *status);
+
 #endif

@@ -285,13 +285,20 @@ failed:
   return false;
 }
 
-/* Copies what this step feeds into the kept tensors, launches, fetches. */
-static void replay(tfd_step_graph *sg, sig_entry *x, run *r, tfd_status *st) {
-  if (run_feeds(r, st) != TFD_OK) return;
+/* Copies what this step feeds into the kept tensors, launches, fetches. A feed in host memory goes
+ * straight into its kept tensor, one host-to-device copy; one already on the device runs its _Feed
+ * node and a device copy. (find_signature has checked every feed's presence, dtype and shape.) */
+static void replay(tfd_step_graph *sg, sig_entry *x, run *r, const tfd_executor_args *args, tfd_status *st) {
   for (int f = 0; f < sg->num_feeds; f++) {
-    tfd_tensor *src = r->out[r->out_start[sg->feeds[f]]], *dst = x->kept_feeds[f];
+    tfd_tensor *dst = x->kept_feeds[f], *fed = args->feeds[sg->kernels[sg->feeds[f]]->index];
     int64_t n = (int64_t)tfd_tensor_byte_size(dst);
     if (n == 0) continue;
+    if (tfd_tensor_in_host_memory(fed)) {
+      if (tfd_tensor_copy_host_into(fed, dst, st) != TFD_OK) return;
+      continue;
+    }
+    if (run_node(r, sg->feeds[f], NULL, st) != TFD_OK) return;
+    tfd_tensor *src = r->out[r->out_start[sg->feeds[f]]];
     tfd_dm_walk w = {.nd = 1, .dims = {n}, .strides = {{1}, {1}}};
     if (sg->m->copy_walk(sg->d, 1, tfd_tensor_const_data(src), tfd_tensor_data(dst), &w, st) != TFD_OK) return;
   }
@@ -317,7 +324,7 @@ bool tfd_step_graph_run(tfd_step_graph *sg, const tfd_executor_args *args, tfd_s
   }
   bool ran = true;
   if (x->state == SIG_SEEN) ran = capture(sg, x, &r, st);
-  else replay(sg, x, &r, st);
+  else replay(sg, x, &r, args, st);
   run_free(&r);
   pthread_mutex_unlock(&sg->mu);
   return ran;

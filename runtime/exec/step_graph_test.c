@@ -1,7 +1,7 @@
 /* Step graphs (step_graph.c) on the fake GPU, whose device math records what a capturing thread asks
  * for and runs it again on each launch, as CUDA graphs do (ctest runs this with TFDEV_BACKENDS=fakegpu):
  * the first step of a signature runs node by node, the second is captured, the rest replay, each with
- * its own feeds and the right results; a new shape is a new signature, and four are kept (the least
+ * its own feeds (from host memory or the device's) and the right results; a new shape is a new signature, and four are kept (the least
  * recently used replaced); a node that reads device memory on the host makes the capture fail and
  * the steps run node by node, still right; stateful partitions and int32 feeds never use graphs;
  * steps on two threads at once stay right. */
@@ -85,13 +85,19 @@ static void expected(const float *x, int64_t n, bool matmul, float *y) {
     for (int64_t r = 0; r < n / 2; r++) y[2 * r] = t[2 * r] + 3 * t[2 * r + 1], y[2 * r + 1] = 2 * t[2 * r] + 4 * t[2 * r + 1];
 }
 
-/* One step with x = seed-dependent values of n floats; checks the fetch; false on any mismatch. */
-static bool step(tfd_executor *e, int seed, int64_t rows, bool matmul, tfd_status *st) {
+/* One step with x = seed-dependent values of n floats, fed from host memory or, given feed_memory,
+ * from a copy there; checks the fetch; false on any mismatch. */
+static bool step_fed(tfd_executor *e, int seed, int64_t rows, bool matmul, tfd_allocator *feed_memory, tfd_status *st) {
   float xv[64], want[64];
   int64_t n = rows * 2, dims[] = {rows, 2};
   for (int64_t i = 0; i < n; i++) xv[i] = (float)((seed * 7 + i * 3) % 11) / 4.0f - 1.0f;
   expected(xv, n, matmul, want);
   tfd_tensor *x = tg_f32(xv, dims, 2), *fetches[2] = {NULL, NULL};
+  if (feed_memory) {
+    tfd_tensor *on_device = tfd_tensor_copy_to(x, feed_memory, st);
+    tfd_tensor_unref(x);
+    if (!(x = on_device)) return false;
+  }
   tfd_executor_args args = {.step_id = seed, .feeds = &x, .num_feeds = 1, .fetches = fetches, .num_fetches = 2};
   bool ok = tfd_executor_run(e, &args, 0, NULL, st) == TFD_OK && fetches[0] && tfd_tensor_numel(fetches[0]) == n;
   for (int64_t i = 0; ok && i < n; i++) ok = fabsf(((const float *)tfd_tensor_const_data(fetches[0]))[i] - want[i]) < 1e-5f;
@@ -101,6 +107,10 @@ static bool step(tfd_executor *e, int seed, int64_t rows, bool matmul, tfd_statu
   tfd_tensor_unref(fetches[1]);
   tfd_status_reset(st);
   return ok;
+}
+
+static bool step(tfd_executor *e, int seed, int64_t rows, bool matmul, tfd_status *st) {
+  return step_fed(e, seed, rows, matmul, NULL, st);
 }
 
 static void counts(tfd_executor *e, int64_t want_captured, int64_t want_replayed) {
@@ -181,6 +191,22 @@ static void test_capture_then_replay(void) {
   counts(e, 5, 10);
   CHECK(step(e, 20, 3, true, v.st));
   counts(e, 6, 10);
+  tfd_executor_free(e);
+  env_close(&v);
+}
+
+/* Replays copy a feed in host memory straight into the graph's input, and one already in the
+ * device's memory through a device copy: both give each step's own results, in either order. */
+static void test_feeds_from_host_and_device(void) {
+  env v;
+  if (!env_open(&v)) return env_close(&v);
+  tfd_executor *e = executor(&v, partition(TFD_FLOAT32, true, false, false));
+  if (!e) return env_close(&v);
+  tfd_allocator *dev = tfd_device_get_allocator(v.gpu);
+  CHECK(step_fed(e, 1, 2, true, dev, v.st) && step_fed(e, 2, 2, true, dev, v.st)); /* warmed up, recorded */
+  counts(e, 1, 0);
+  for (int i = 3; i < 9; i++) CHECK(step_fed(e, i, 2, true, i % 2 ? dev : NULL, v.st));
+  counts(e, 1, 6);
   tfd_executor_free(e);
   env_close(&v);
 }
@@ -271,6 +297,7 @@ static void test_concurrent_steps(void) {
 
 static const tfd_test tests[] = {
     {"first step warms up, the second records, the rest replay; a new shape is a new graph", test_capture_then_replay},
+    {"replays take feeds from host memory and from the device's", test_feeds_from_host_and_device},
     {"a node that reads device memory on the host: node by node, still right", test_uncapturable_runs_node_by_node},
     {"partitions with stateful ops never replay", test_stateful_partitions_never_replay},
     {"int32 feeds (host memory) never replay", test_host_feeds_never_replay},
