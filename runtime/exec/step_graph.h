@@ -12,7 +12,8 @@
  * the second runs the _Feed nodes, records every other node but the _Fetch ones into a graph (the
  * kernels' host work runs once more, their device work is recorded), keeps the fed tensors and the
  * tensors fetched, launches the graph, and fetches; later steps copy what is fed into the kept
- * tensors, launch the graph and fetch from the kept outputs. A node that cannot be recorded (one that
+ * tensors (a host tensor straight in, one host-to-device copy; one already on the device through its
+ * _Feed node and a device copy), launch the graph and fetch from the kept outputs. A node that cannot be recorded (one that
  * reads device memory on the host) makes the capture fail: that signature then always runs as usual.
  * The graphs of four signatures are kept (TFD_STEP_GRAPH_SIGNATURES), so a loop alternating between a
  * few shapes replays each; a fifth replaces the least recently used. Steps run through the graphs one
