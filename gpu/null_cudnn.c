@@ -144,22 +144,24 @@ cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescri
 }
 
 /* ---- the ranking and the convolutions ---- */
+/* How many ranked algorithms a *_v7 call returns (the ranking set, at most `requested`); counted. */
+static int ranked(int requested) {
+  atomic_fetch_add(&searches, 1);
+  int n = atomic_load(&rank_len);
+  return n < requested ? n : requested;
+}
+
 cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t h, const cudnnTensorDescriptor_t x,
                                                      const cudnnFilterDescriptor_t w,
                                                      const cudnnConvolutionDescriptor_t conv,
                                                      const cudnnTensorDescriptor_t y, const int requested,
                                                      int *returned, cudnnConvolutionFwdAlgoPerf_t *perf) {
   (void)h, (void)x, (void)w, (void)conv, (void)y;
-  atomic_fetch_add(&searches, 1);
-  int n = atomic_load(&rank_len);
-  if (n > requested) n = requested;
-  for (int i = 0; i < n; i++) {
-    memset(&perf[i], 0, sizeof perf[i]);
-    perf[i].algo = (cudnnConvolutionFwdAlgo_t)atomic_load(&ranking[i]);
-    perf[i].status = CUDNN_STATUS_SUCCESS;
-    perf[i].memory = (size_t)atomic_load(&workspace_bytes);
-  }
-  *returned = n;
+  *returned = ranked(requested);
+  for (int i = 0; i < *returned; i++)
+    perf[i] = (cudnnConvolutionFwdAlgoPerf_t){.algo = (cudnnConvolutionFwdAlgo_t)atomic_load(&ranking[i]),
+                                              .status = CUDNN_STATUS_SUCCESS,
+                                              .memory = (size_t)atomic_load(&workspace_bytes)};
   return CUDNN_STATUS_SUCCESS;
 }
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t h, const cudnnFilterDescriptor_t w,
@@ -168,16 +170,11 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t h, const
                                                           const cudnnTensorDescriptor_t dx, const int requested,
                                                           int *returned, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
   (void)h, (void)w, (void)dy, (void)conv, (void)dx;
-  atomic_fetch_add(&searches, 1);
-  int n = atomic_load(&rank_len);
-  if (n > requested) n = requested;
-  for (int i = 0; i < n; i++) {
-    memset(&perf[i], 0, sizeof perf[i]);
-    perf[i].algo = (cudnnConvolutionBwdDataAlgo_t)atomic_load(&ranking[i]);
-    perf[i].status = CUDNN_STATUS_SUCCESS;
-    perf[i].memory = (size_t)atomic_load(&workspace_bytes);
-  }
-  *returned = n;
+  *returned = ranked(requested);
+  for (int i = 0; i < *returned; i++)
+    perf[i] = (cudnnConvolutionBwdDataAlgoPerf_t){.algo = (cudnnConvolutionBwdDataAlgo_t)atomic_load(&ranking[i]),
+                                                  .status = CUDNN_STATUS_SUCCESS,
+                                                  .memory = (size_t)atomic_load(&workspace_bytes)};
   return CUDNN_STATUS_SUCCESS;
 }
 cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t h, const cudnnTensorDescriptor_t x,
