@@ -49,21 +49,6 @@ static void run_steps(tfd_session *s, int count, const float *v, int64_t n, cons
   for (int i = 0; s && i < count; i++) tfd_tensor_unref(step(s, v, n, fetch, st));
 }
 
-/* `count` steps feeding x as zeros of shape dims (nd of them), outputs dropped. */
-static void run_shaped(tfd_session *s, int count, const int64_t *dims, int nd, const char *fetch, tfd_status *st) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  float *v = calloc((size_t)n, sizeof *v);
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v, NULL);
-  const char *feed = "x";
-  for (int i = 0; s && i < count; i++) {
-    tfd_tensor *out = NULL;
-    if (tfd_session_run(s, NULL, &feed, &x, 1, &fetch, 1, NULL, 0, &out, NULL, st) == TFD_OK) tfd_tensor_unref(out);
-  }
-  tfd_tensor_unref(x);
-  free(v);
-}
-
 /* The backend loads against the null runtime and makes its one GPU. */
 static void test_backend_on_null_runtime(void) {
   tfd_backend_info info;
@@ -124,6 +109,22 @@ static void test_round_trip(void) {
 
 #ifdef TFDEV_CUDA_KERNELS
 #define CHAIN 50
+
+/* `count` steps feeding x as zeros of shape dims (nd of them), outputs dropped. */
+static void run_shaped(tfd_session *s, int count, const int64_t *dims, int nd, const char *fetch, tfd_status *st) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  float *v = calloc((size_t)n, sizeof *v);
+  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v, NULL);
+  const char *feed = "x";
+  for (int i = 0; s && i < count; i++) {
+    tfd_tensor *out = NULL;
+    if (tfd_session_run(s, NULL, &feed, &x, 1, &fetch, 1, NULL, 0, &out, NULL, st) == TFD_OK) tfd_tensor_unref(out);
+  }
+  tfd_tensor_unref(x);
+  free(v);
+}
+
 
 /* x -> Neg -> ... (CHAIN nodes, the last one named "last") on GPU:0. */
 static tfd_graph_def *neg_chain(void) {
@@ -439,6 +440,43 @@ static void test_conv_workspace(void) {
   tfd_status_free(st);
 }
 
+/* A constant filter is rewritten into cuDNN's layout once, on the first step, and kept: later steps
+ * launch no kernel at all (the convolution is cuDNN's call), with step graphs off or recording. With
+ * the optimiser off nothing marks the filter constant, and every step rewrites it (one launch). */
+static void test_conv_constant_filter_packed_once(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = conv_graph(7, 5);
+  int64_t dims[4] = {1, 6, 6, 7};
+  for (int graphs = 0; graphs < 2; graphs++) {
+    tfd_session *s = tg_gpu_session(g, graphs, st);
+    CHECK_STATUS(st, TFD_OK, "");
+    run_shaped(s, 1, dims, 4, "y", st);
+    unsigned long long launches = tfd_null_cudart_count("launches");
+    long long forwards = tfd_null_cudnn_count("forward");
+    run_shaped(s, 8, dims, 4, "y", st);
+    CHECK_STATUS(st, TFD_OK, "");
+    CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 0);
+    if (!graphs) CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 8);
+    if (s) tfd_session_free(s);
+  }
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "GPU", 1, NULL);
+  tfd_session_options_set_gpu_graphs(o, false);
+  tfd_session_options_set_optimize_graph(o, false);
+  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_options_free(o);
+  if (s && tfd_session_create(s, g, st) != TFD_OK) tfd_session_free(s), s = NULL;
+  CHECK_STATUS(st, TFD_OK, "");
+  run_shaped(s, 1, dims, 4, "y", st);
+  unsigned long long launches = tfd_null_cudart_count("launches");
+  run_shaped(s, 8, dims, 4, "y", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 8);
+  if (s) tfd_session_free(s);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 /* cuDNN taking no algorithm (every one refused): the direct kernel runs the shape from then on,
  * one launch a step, and cuDNN is not asked again. */
 static void test_conv_direct_fallback(void) {
@@ -550,6 +588,7 @@ static const tfd_test tests[] = {
 #ifdef TFDEV_NULL_CUDNN
     {"conv: algorithm choice", test_conv_algorithm_choice},
     {"conv: workspace from the allocator", test_conv_workspace},
+    {"conv: a constant filter rewritten once", test_conv_constant_filter_packed_once},
     {"conv: direct kernel when cuDNN takes none", test_conv_direct_fallback},
 #endif
 #endif

@@ -1,10 +1,12 @@
 /* Conv2D, _FusedConv2D, DepthwiseConv2dNative and Conv2DBackpropInput on CUDA GPUs (device_math.h's
  * conv2d entry) through cuDNN 9's legacy convolution API, NHWC throughout.
  *
- * Each call: TensorFlow's HWIO filter is rewritten into cuDNN's NHWC filter layout [o, kh, kw, c/g] in
- * a workspace. Not cached per filter pointer, as the CPU kernels cache packed weights per kernel:
- * this entry cannot tell a constant filter from a tensor whose memory the allocator has since given
- * to another, and the rewrite is one small kernel. Asymmetric padding (conv_plan.h) copies the input
+ * TensorFlow's HWIO filter is rewritten into cuDNN's NHWC filter layout [o, kh, kw, c/g] by one
+ * small kernel. A filter the optimiser marked constant (a Const's output) is rewritten once, on its
+ * kernel's first call, into device memory the kernel keeps (tfd_dm_conv.packed_filter), as the CPU
+ * kernels pack constant weights once; any other filter, on every call, into a workspace. The address
+ * of a filter alone could not say it is unchanged: the allocator hands freed memory out again.
+ * Asymmetric padding (conv_plan.h) copies the input
  * into a zero-padded workspace (forward) or computes the gradient into one and crops it (backprop).
  * Depthwise filters are grouped convolutions (c groups). Batches too large for cuDNN's ints go in
  * chunks of images.
@@ -29,6 +31,8 @@
 #ifndef TFDEV_HAVE_CUDNN
 
 void tfd_cuda_conv_release(tfd_cuda_kernels *k) { (void)k; }
+
+void tfd_cuda_conv_release_packed(struct tfd_device *d, void *packed) { (void)d, (void)packed; }
 
 tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *st) {
   int64_t count = p->backprop_input ? p->n * p->h * p->w * p->c : p->n * p->oh * p->ow * p->o;
@@ -264,6 +268,55 @@ static cudaError_t direct_chunk(const tfd_cuda_call *c, const tfd_dm_conv *p, in
   return tfd_cuda_conv_direct(&c->l, &q);
 }
 
+/* A constant filter in cuDNN's layout, kept in its kernel's slot (tfd_dm_conv.packed_filter). */
+typedef struct packed_filter {
+  void *data; /* device memory, from the device's allocator */
+  size_t bytes;
+  tfd_allocator *allocator;
+} packed_filter;
+
+static void packed_free(packed_filter *pf) {
+  if (!pf) return;
+  if (pf->data) tfd_allocator_deallocate(pf->allocator, pf->data, pf->bytes);
+  free(pf);
+}
+
+/* The filter in cuDNN's layout [o, kh, kw, c/g] for this call (under dnn_mu): the kernel's packed
+ * copy of its constant filter when it has one; else rewritten by one kernel, into a copy the kernel
+ * keeps when its filter is constant (not while recording a step graph: recorded, the rewrite would
+ * only run when the graph is launched, and a recording that fails is never launched) or into *ws, a
+ * workspace the caller frees. NULL with st set when memory or the launch fails. */
+static const void *dnn_filter(const tfd_cuda_call *c, const tfd_dm_conv *p, size_t bytes, void **ws, tfd_status *st) {
+  packed_filter *pf = p->packed_filter ? *p->packed_filter : NULL;
+  if (pf && pf->bytes == bytes) return pf->data; /* the values of a constant do not change */
+  bool keep = p->packed_filter && !pf && !tfd_gpu_ctx_capturing(c->ctx);
+  if (keep && !(pf = calloc(1, sizeof *pf))) keep = false;
+  void *dst = keep ? tfd_cuda_workspace(c, bytes, st) : (*ws = tfd_cuda_workspace(c, bytes, st));
+  if (!dst) {
+    if (keep) free(pf);
+    return NULL;
+  }
+  cudaError_t err = tfd_cuda_filter_to_ohwi(&c->l, p->dtype, p->filter, p->kh, p->kw, p->c, p->o, p->depthwise, dst);
+  if (err != cudaSuccess) { /* nothing kept; *ws, when used, is the caller's to free */
+    if (keep) {
+      tfd_cuda_workspace_free(c, dst, bytes);
+      free(pf);
+    }
+    tfd_cuda_fail(c, "filter layout kernel launch", err, st);
+    return NULL;
+  }
+  if (keep) {
+    *pf = (packed_filter){dst, bytes, c->g->allocator};
+    *p->packed_filter = pf;
+  }
+  return dst;
+}
+
+void tfd_cuda_conv_release_packed(struct tfd_device *d, void *packed) {
+  (void)d;
+  packed_free(packed);
+}
+
 /* Whether the device's cache already sends this shape, whole batch in one chunk, to the direct
  * kernel. The direct kernel reads TensorFlow's filter and the unpadded input itself, so such a call
  * skips the filter rewrite and the padded copy that only cuDNN needs. */
@@ -311,11 +364,8 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
   } else {
     pthread_mutex_lock(&c.k->dnn_mu);
     code = ensure_handle(&c, st);
-    if (code == TFD_OK && !(filter_ws = tfd_cuda_workspace(&c, filter_bytes, st))) code = TFD_RESOURCE_EXHAUSTED;
-    if (code == TFD_OK) {
-      err = tfd_cuda_filter_to_ohwi(&c.l, p->dtype, p->filter, p->kh, p->kw, p->c, p->o, p->depthwise, filter_ws);
-      if (err != cudaSuccess) code = tfd_cuda_fail(&c, "filter layout kernel launch", err, st);
-    }
+    const void *filter_dnn = code == TFD_OK ? dnn_filter(&c, p, filter_bytes, &filter_ws, st) : NULL;
+    if (code == TFD_OK && !filter_dnn) code = tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INTERNAL;
     /* The padded image buffer: forward's input, backprop's gradient before the crop; chunk_n images. */
     int64_t padded_image = plan.hp * plan.wp * p->c;
     if (code == TFD_OK && plan.explicit_pad) {
@@ -347,13 +397,13 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
       bool ran = false;
       if (!tfd_algo_cache_get(c.k->conv_algos, &key, &choice)) {
         memset(&choice, 0, sizeof choice);
-        code = pick_and_run(&c, p, &ds, conv_in, filter_ws, conv_out, &choice, st);
+        code = pick_and_run(&c, p, &ds, conv_in, filter_dnn, conv_out, &choice, st);
         if (code == TFD_OK) tfd_algo_cache_put(c.k->conv_algos, &key, &choice);
         ran = code == TFD_OK && choice.kind == CHOICE_CUDNN;
       }
       if (code == TFD_OK && !ran && choice.kind == CHOICE_CUDNN) {
         bool no_memory;
-        cudnnStatus_t s = run_algo(&c, p, &ds, choice.algo, choice.workspace, conv_in, filter_ws, conv_out, &no_memory, st);
+        cudnnStatus_t s = run_algo(&c, p, &ds, choice.algo, choice.workspace, conv_in, filter_dnn, conv_out, &no_memory, st);
         if (no_memory) code = TFD_RESOURCE_EXHAUSTED;
         else if (s != CUDNN_STATUS_SUCCESS)
           code = dnn_failed(&c, back ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward", s, st);

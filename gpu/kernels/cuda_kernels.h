@@ -69,6 +69,8 @@ void tfd_cuda_workspace_free(const tfd_cuda_call *c, void *p, size_t bytes);
 /* ---- the library entries (matmul.c, conv.c) ---- */
 tfd_code tfd_cuda_matmul(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status);
 tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status);
+/* Frees a constant filter conv2d kept in a kernel's slot (device_math.h's release_packed). */
+void tfd_cuda_conv_release_packed(struct tfd_device *d, void *packed);
 /* Frees what matmul.c and conv.c keep in k (with k's device current). */
 void tfd_cuda_matmul_release(tfd_cuda_kernels *k);
 void tfd_cuda_conv_release(tfd_cuda_kernels *k);

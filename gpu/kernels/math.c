@@ -413,6 +413,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .batch_norm = cuda_batch_norm,
     .matmul = tfd_cuda_matmul,
     .conv2d = tfd_cuda_conv2d,
+    .release_packed = tfd_cuda_conv_release_packed,
     .pool = cuda_pool,
     .resize = cuda_resize,
     .random = cuda_random,

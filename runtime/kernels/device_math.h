@@ -140,6 +140,12 @@ typedef struct tfd_dm_conv {
   int64_t prelu_n;
   tfd_activation act;
   float alpha;
+  /* NULL, or, for a filter the optimiser marked constant, a slot of the kernel's (starting NULL) where
+   * the math may keep its own layout of the filter, made once and used on every later call (the
+   * values of a constant never change); the kernel hands what the slot holds to release_packed when
+   * it goes. Calls that share a slot must not run at once (the math serialises its convolutions on a
+   * device). */
+  void **packed_filter;
 } tfd_dm_conv;
 
 typedef struct tfd_dm_pool {
@@ -240,6 +246,9 @@ typedef struct tfd_device_math {
   /* ---- products, convolutions, images ---- */
   tfd_code (*matmul)(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status);
   tfd_code (*conv2d)(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status);
+  /* Frees what conv2d left in a tfd_dm_conv's packed_filter slot (never NULL). NULL on a math that
+   * keeps nothing there: its kernels then pass no slot. */
+  void (*release_packed)(struct tfd_device *d, void *packed);
   tfd_code (*pool)(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status);
   tfd_code (*resize)(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status);
 

@@ -14,11 +14,21 @@
 #include "cwise_logic.h"
 #include "device_kernel.h"
 
-/* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. */
+/* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. For a filter
+ * the optimiser marked constant, the math's own layout of it (tfd_dm_conv.packed_filter) and where
+ * it came from, released with the kernel. */
 typedef struct conv_params {
   tfd_conv_attrs a;
   float alpha;
+  void *packed_filter; /* NULL until the math fills it; packed_math NULL: no slot (filter not constant) */
+  const tfd_device_math *packed_math;
+  tfd_device *packed_device;
 } conv_params;
+
+static void conv_cleanup(tfd_kernel *k) {
+  conv_params *p = k->dk_params;
+  if (p && p->packed_filter) p->packed_math->release_packed(p->packed_device, p->packed_filter);
+}
 
 /* The plain ops on dtypes other than float32: k_conv_generic.c's checks, then float64 (the math's
  * other dtype) alone, as the setup sends the rest to the CPU kernel. */
@@ -162,7 +172,8 @@ static void k_conv(tfd_kernel *k, tfd_kernel_ctx *c) {
                    {p->a.win.dilation[0], p->a.win.dilation[1]}, {j.pad_t, j.pad_l},
                    {tfd_window_pad_after(&p->a.win, 0, j.h, j.kh, j.oh, j.pad_t),
                     tfd_window_pad_after(&p->a.win, 1, j.w, j.kw, j.ow, j.pad_l)},
-                   depthwise, false, NULL, NULL, NULL, NULL, NULL, 0, p->a.f.prelu ? TFD_ACT_NONE : p->a.f.act, p->alpha};
+                   depthwise, false, NULL, NULL, NULL, NULL, NULL, 0, p->a.f.prelu ? TFD_ACT_NONE : p->a.f.act, p->alpha,
+                   p->packed_math ? &((conv_params *)k->dk_params)->packed_filter : NULL};
   tfd_tensor *bn = NULL;
   if (!fused_args(k, c, m, p, &j, &q, &bn)) {
     tfd_tensor_unref(bn);
@@ -224,6 +235,13 @@ tfd_code tfd_dk_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_statu
   k->dk_params = p;
   if (tfd_conv_attrs_read(init->node, op, init->num_inputs, &p->a, st) != TFD_OK) return tfd_status_code(st);
   p->alpha = (float)p->a.alpha;
+  /* A kernel runs on the device it was made for: the math that fills the slot is that device's. */
+  if (tfd_attr_bool(init->node, TFD_WEIGHTS_CONSTANT_ATTR, false) && init->device->math &&
+      init->device->math->release_packed) {
+    p->packed_math = init->device->math;
+    p->packed_device = init->device;
+  }
   k->compute = kind == TFD_CONV_MAXPOOL || kind == TFD_CONV_AVGPOOL ? k_pool : k_conv;
+  k->cleanup = conv_cleanup;
   return TFD_OK;
 }

@@ -80,7 +80,7 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_de
                      {p->win.dilation[0], p->win.dilation[1]}, {g.pad_t, g.pad_l},
                      {tfd_window_pad_after(&p->win, 0, g.h, g.kh, g.oh, g.pad_t),
                       tfd_window_pad_after(&p->win, 1, g.w, g.kw, g.ow, g.pad_l)},
-                     false, true, NULL, NULL, NULL, NULL, NULL, 0, TFD_ACT_NONE, 0};
+                     false, true, NULL, NULL, NULL, NULL, NULL, 0, TFD_ACT_NONE, 0, NULL};
     tfd_status st = TFD_STATUS_INIT;
     ok = tfd_dk_ok(k, c, m->conv2d(c->device, &q, &st), &st);
   }
