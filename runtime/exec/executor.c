@@ -307,6 +307,10 @@ static bool seed_constants(tfd_executor *e) {
   return true;
 }
 
+bool tfd_executor_node_cheap(const tfd_gnode *n, const tfd_device *d) {
+  return n->op->cheap || (d && strcmp(tfd_device_type(d), "GPU") == 0);
+}
+
 tfd_executor *tfd_executor_new(tfd_graph *g, tfd_device *device, const char *session_handle, tfd_status *st) {
   return tfd_executor_new_with(g, device, session_handle, g && tfd_graph_has_control_flow(g), st);
 }
@@ -360,7 +364,7 @@ tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char
       }
     }
     it->is_async = it->kernel->compute_async != NULL;
-    it->cheap = n->op->cheap;
+    it->cheap = tfd_executor_node_cheap(n, device);
     it->input_start = e->total_inputs;
     it->num_inputs = n->num_inputs;
     it->num_outputs = n->num_outputs;

@@ -112,6 +112,11 @@ typedef struct tfd_executor_args {
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
 
+/* Whether node n, on device d, runs inline on the thread that made it ready rather than on the pool:
+ * an op registered cheap, or any kernel on a GPU, whose work is queued to the device rather than done
+ * by the thread (TensorFlow's OpKernel takes no GPU kernel to be expensive). */
+bool tfd_executor_node_cheap(const tfd_gnode *n, const tfd_device *d);
+
 /* Takes ownership of g. Kernels of stateful ops are shared through the
  * device's OpSegment under session_handle (when not NULL), so every
  * executor of a session sees the same random generator. A graph with

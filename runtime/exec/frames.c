@@ -219,7 +219,7 @@ tfd_frames *tfd_frames_new(const tfd_graph *g, tfd_kernel *const *kernels, tfd_d
     sframe *sf = &f->frames[cf.frame_of[i]];
     fn->kernel = kernels[i];
     fn->is_async = kernels[i]->compute_async != NULL;
-    fn->cheap = gn->op->cheap;
+    fn->cheap = tfd_executor_node_cheap(gn, device);
     fn->kind = op_is(gn, "Enter")           ? K_ENTER
                : op_is(gn, "Exit")          ? K_EXIT
                : op_is(gn, "NextIteration") ? K_NEXT

@@ -2,8 +2,10 @@
  * (ctest sets TFDEV_BACKENDS=fakegpu): walks merge what they can, outputs land in the memory their
  * dtype lives in (int32 on the host, the rest in device memory), ExpandDims and Squeeze alias their
  * input's buffer, shape-like int64 inputs are read from device memory, a device without math fails
- * with INTERNAL naming it, and steps leave no device memory behind. Values against the CPU kernels
+ * with INTERNAL naming it, steps leave no device memory behind, and a GPU partition's nodes run
+ * inline on one thread. Values against the CPU kernels
  * are spec/device_kernels_spec.lua's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,11 +285,63 @@ static void test_no_leftovers(void) {
   tfd_status_free(st);
 }
 
+/* The node-thread rule: x -> 6 MatMuls side by side (an op not registered cheap) -> fetched. On the
+ * CPU the executor keeps one on the calling thread and hands the others to the inter-op pool; on a
+ * GPU every kernel only queues its work, so, as TensorFlow takes no GPU kernel to be expensive, the
+ * whole partition runs on the thread that started it (thread id 0 in the trace). */
+static void test_gpu_nodes_run_inline(void) {
+  tfd_status *st = tfd_status_new();
+  for (int on_gpu = 0; on_gpu < 2; on_gpu++) {
+    tfd_session_options *o = tfd_session_options_new();
+    tfd_session_options_set_inter_op_threads(o, 2);
+    tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+    tfd_session_options_free(o);
+    const char *dev = on_gpu ? "/device:GPU:0" : "/device:CPU:0";
+    tfd_graph_def *g = tfd_graph_def_new();
+    tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, dev), "dtype", TFD_FLOAT32);
+    const char *fetches[6];
+    char names[6][8];
+    for (int i = 0; i < 6; i++) {
+      snprintf(names[i], sizeof names[i], "mm%d", i);
+      tg_node(g, names[i], "MatMul", "x", "x", dev);
+      fetches[i] = names[i];
+    }
+    float xv[4] = {1, 2, 3, 4};
+    int64_t dims[2] = {2, 2};
+    tfd_tensor *x = tg_f32(xv, dims, 2), *out[6] = {0};
+    const char *feeds[] = {"x"};
+    tfd_run_options ro = {.trace = true};
+    tfd_run_metadata *m = tfd_run_metadata_new();
+    int on_caller = 0, elsewhere = 0;
+    if (s && tfd_session_create(s, g, st) == TFD_OK &&
+        tfd_session_run(s, &ro, feeds, &x, 1, fetches, 6, NULL, 0, out, m, st) == TFD_OK) {
+      for (int d = 0; d < tfd_run_metadata_num_devices(m); d++)
+        for (int i = 0; i < tfd_run_metadata_num_nodes(m, d); i++) {
+          tfd_node_exec_stats ns;
+          tfd_run_metadata_node(m, d, i, &ns);
+          if (strcmp(ns.op, "MatMul") == 0) ns.thread_id == 0 ? on_caller++ : elsewhere++;
+        }
+      CHECK(out[5] && ((const float *)tfd_tensor_const_data(out[5]))[3] == 22); /* [[1 2] [3 4]]^2 */
+    }
+    CHECK_STATUS(st, TFD_OK, "");
+    CHECK_INT(on_caller + elsewhere, 6);
+    if (on_gpu) CHECK_INT(elsewhere, 0);
+    else CHECK(elsewhere >= 1);
+    for (int i = 0; i < 6; i++) tfd_tensor_unref(out[i]);
+    tfd_run_metadata_free(m);
+    tfd_tensor_unref(x);
+    tfd_graph_def_free(g);
+    tfd_session_free(s);
+  }
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"walks merge and drop dimensions", test_walks},
     {"outputs in the memory their dtype lives in, views alias", test_memories},
     {"a device without math", test_no_math},
     {"steps leave no device memory behind", test_no_leftovers},
+    {"a GPU partition's nodes run on the thread that started it", test_gpu_nodes_run_inline},
 };
 
 static const char *skip_reason(void) {
