@@ -24,7 +24,6 @@
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_GPUS 64
 
 /* What init found, once per process (the module is loaded once): the probe's answer. */
 static int num_physical;
@@ -45,7 +44,7 @@ static int cuda_init(const tfd_backend_host *host, char *why, size_t cap) {
   } else if (n == 0) {
     snprintf(why, cap, "no CUDA device");
   }
-  num_physical = n < MAX_GPUS ? n : MAX_GPUS;
+  num_physical = n < TFD_GPU_MAX_DEVICES ? n : TFD_GPU_MAX_DEVICES;
   return num_physical;
 }
 
@@ -63,9 +62,9 @@ static tfd_allocator *gpu_get_allocator(tfd_device *d, tfd_alloc_attrs attrs) {
 
 static void gpu_destroy(tfd_device *d) {
   gpu_device *g = (gpu_device *)d;
-  if (g->allocator) tfd_allocator_unref(g->allocator);
+  if (g->allocator) tfd_gpu_shared_release(g->ctx->cuda_id); /* the last device on the GPU drops it */
   if (g->host) tfd_allocator_unref(g->host);
-  tfd_gpu_ctx_unref(g->ctx); /* freed here unless tensors still hold device memory */
+  tfd_gpu_ctx_unref(g->ctx); /* freed here unless tensors or other sessions still hold it */
   tfd_device_fini(d);
   free(g);
 }
@@ -100,7 +99,8 @@ static tfd_device *gpu_device_new(void *arg, const char *name, int tf_id, int cu
     return NULL;
   }
   /* per_process_gpu_memory_fraction of the total; by default what is free less a reserve for the
-   * system (TensorFlow keeps some hundreds of MiB back). */
+   * system (TensorFlow keeps some hundreds of MiB back). Only the first session on the GPU sets it:
+   * while one lives, later ones share its allocator (gpu_context.h). */
   double fraction = tfd_session_options_gpu_memory_fraction(o);
   int64_t reserve = (int64_t)free_bytes / 20 < ((int64_t)256 << 20) ? (int64_t)free_bytes / 20 : ((int64_t)256 << 20);
   /* Memory a closed session's allocator parked counts as free: the new allocator will take it. */
@@ -114,36 +114,48 @@ static tfd_device *gpu_device_new(void *arg, const char *name, int tf_id, int cu
   snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   snprintf(desc, sizeof desc, "device: %d, name: %s, pci bus id: %s, compute capability: %d.%d", cuda_id, prop.name, pci,
            prop.major, prop.minor);
+  /* The GPU's context and its memory through TensorFlow's BFC allocator (the limit reserved on the
+   * first allocation, or, under allow_growth, regions from 2 MiB doubling as needed): the ones the
+   * sessions alive on this GPU share, made now if this is the first. */
+  bool growth = tfd_session_options_gpu_allow_growth(o);
+  int64_t asked = limit;
+  bool asked_growth = growth;
+  tfd_gpu_ctx *ctx = NULL;
+  tfd_allocator *allocator = NULL;
+#ifdef TFDEV_CUDA_KERNELS
+  tfd_code (*attach)(tfd_gpu_ctx *, tfd_status *) = tfd_cuda_kernels_attach;
+#else
+  tfd_code (*attach)(tfd_gpu_ctx *, tfd_status *) = NULL;
+#endif
+  if (tfd_gpu_shared_acquire(cuda_id, name, tfd_session_options_gpu_max_streams(o), &limit, &growth, attach, &ctx,
+                             &allocator, st) != TFD_OK)
+    return NULL;
+  if ((fraction > 0 && limit != asked) || growth != asked_growth)
+    tfd_log(TFD_LOG_WARNING,
+            "%s: gpu.memory_fraction %g and allow_growth %s not applied: another session holds this GPU's memory, "
+            "shared (limit %lld bytes, allow_growth %s)",
+            name, fraction, asked_growth ? "true" : "false", (long long)limit, growth ? "true" : "false");
   gpu_device *g = calloc(1, sizeof *g);
   if (!g) {
+    tfd_gpu_shared_release(cuda_id);
+    tfd_gpu_ctx_unref(ctx);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);
     return NULL;
   }
+  g->ctx = ctx;
+  g->allocator = allocator;
   if (tfd_device_init(&g->base, &gpu_ops, name, "GPU", limit, bus_id_of(pci), desc, st) != TFD_OK) {
+    tfd_gpu_shared_release(cuda_id);
+    tfd_gpu_ctx_unref(ctx);
     free(g);
     return NULL;
   }
   g->base.sync_every_op = tfd_session_options_gpu_sync_every_op(o);
-  if (!(g->ctx = tfd_gpu_ctx_new(name, cuda_id, tfd_session_options_gpu_max_streams(o), st))) {
-    gpu_destroy(&g->base);
-    return NULL;
-  }
 #ifdef TFDEV_CUDA_KERNELS
-  if (tfd_cuda_kernels_attach(g->ctx, st) != TFD_OK) {
-    gpu_destroy(&g->base);
-    return NULL;
-  }
   g->base.math = &tfd_cuda_device_math;
 #endif
-  char alloc_name[64], host_name[64];
-  snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", tf_id);
+  char host_name[64];
   snprintf(host_name, sizeof host_name, "gpu_host_%d", tf_id);
-  /* Device memory through TensorFlow's BFC allocator: the limit reserved on the first allocation,
-   * or, under allow_growth, regions from 2 MiB doubling as needed. */
-  if (!(g->allocator = tfd_gpu_bfc_allocator_new(g->ctx, alloc_name, limit, tfd_session_options_gpu_allow_growth(o), st))) {
-    gpu_destroy(&g->base);
-    return NULL;
-  }
   if (!(g->host = tfd_cuda_host_allocator_new(host_name, 0))) {
     gpu_destroy(&g->base);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s", name);

@@ -13,8 +13,8 @@
  * (gpu/kernels/) reach the context and the allocator from the tfd_device their entries are given. */
 typedef struct tfd_gpu_device {
   tfd_device base;
-  tfd_gpu_ctx *ctx;         /* one reference */
-  tfd_allocator *allocator; /* device memory: BFC, owning its own reference to ctx */
+  tfd_gpu_ctx *ctx;         /* one reference; shared with the other live sessions' devices on the GPU */
+  tfd_allocator *allocator; /* device memory: the GPU's shared BFC allocator (tfd_gpu_shared_acquire) */
   tfd_allocator *host;      /* pinned host memory, for AllocatorAttributes.on_host */
 } tfd_gpu_device;
 

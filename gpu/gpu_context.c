@@ -12,6 +12,7 @@
 #include "gpu_context.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -425,4 +426,64 @@ tfd_allocator *tfd_gpu_bfc_allocator_new(tfd_gpu_ctx *c, const char *name, int64
   tfd_allocator *a = tfd_bfc_allocator_new(name, &regions, &options, st);
   if (!a) tfd_gpu_ctx_unref(c); /* on failure the reference stayed ours */
   return a;
+}
+
+/* ---- the GPU state sessions share (gpu_context.h): with the parked regions, the module's
+ * process-wide state, as TensorFlow's GPUProcessState is its ---- */
+typedef struct shared_gpu {
+  tfd_gpu_ctx *ctx;         /* one reference, while users > 0 */
+  tfd_allocator *allocator; /* one reference, while users > 0 */
+  int64_t memory_limit;
+  bool allow_growth;
+  int users; /* devices that acquired it and have not released it */
+} shared_gpu;
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static shared_gpu shared_gpus[TFD_GPU_MAX_DEVICES];
+
+tfd_code tfd_gpu_shared_acquire(int cuda_id, const char *name, int num_groups, int64_t *memory_limit, bool *allow_growth,
+                                tfd_code (*attach)(tfd_gpu_ctx *c, tfd_status *st), tfd_gpu_ctx **ctx,
+                                tfd_allocator **allocator, tfd_status *st) {
+  *ctx = NULL;
+  *allocator = NULL;
+  if (cuda_id < 0 || cuda_id >= TFD_GPU_MAX_DEVICES)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: CUDA device %d is past the %d the module uses", name, cuda_id,
+                           TFD_GPU_MAX_DEVICES);
+  /* Held while making them: two sessions starting at once must not each make their own. */
+  pthread_mutex_lock(&shared_mu);
+  shared_gpu *g = &shared_gpus[cuda_id];
+  if (g->users == 0) {
+    char alloc_name[64];
+    snprintf(alloc_name, sizeof alloc_name, "GPU_%d_bfc", cuda_id);
+    tfd_gpu_ctx *c = tfd_gpu_ctx_new(name, cuda_id, num_groups, st);
+    tfd_allocator *a = NULL;
+    if (c && (!attach || attach(c, st) == TFD_OK))
+      a = tfd_gpu_bfc_allocator_new(c, alloc_name, *memory_limit, *allow_growth, st);
+    if (!a) {
+      pthread_mutex_unlock(&shared_mu);
+      tfd_gpu_ctx_unref(c);
+      return tfd_status_code(st);
+    }
+    *g = (shared_gpu){c, a, *memory_limit, *allow_growth, 0};
+  }
+  g->users++;
+  *ctx = tfd_gpu_ctx_ref(g->ctx);
+  *allocator = g->allocator;
+  *memory_limit = g->memory_limit;
+  *allow_growth = g->allow_growth;
+  pthread_mutex_unlock(&shared_mu);
+  return TFD_OK;
+}
+
+void tfd_gpu_shared_release(int cuda_id) {
+  if (cuda_id < 0 || cuda_id >= TFD_GPU_MAX_DEVICES) return;
+  pthread_mutex_lock(&shared_mu);
+  shared_gpu *g = &shared_gpus[cuda_id], last = {0};
+  if (g->users > 0 && --g->users == 0) {
+    last = *g;
+    *g = (shared_gpu){0};
+  }
+  pthread_mutex_unlock(&shared_mu);
+  /* Outside the lock: freeing the allocator synchronises the device to park its regions. */
+  if (last.allocator) tfd_allocator_unref(last.allocator);
+  tfd_gpu_ctx_unref(last.ctx);
 }

@@ -1,9 +1,10 @@
 /* Inside the CUDA backend module: a GPU's context (gpu_context.c), the part of a BaseGPUDevice that
  * the device's memory needs as much as the device does: the CUDA device id, the stream groups and
  * the event manager. Tensors keep their allocator alive and may outlive the device that made them,
- * so the context is reference-counted and owned by both the device and its BFC allocator; the last
- * of them to go frees it. Also here: that allocator, whose device_memory copies run on the streams
- * (allocator_internal.h's to_host and from_host). */
+ * so the context is reference-counted and owned by the devices and the BFC allocator; the last of
+ * them to go frees it. Also here: that allocator, whose device_memory copies run on the streams
+ * (allocator_internal.h's to_host and from_host), and the one context and allocator per GPU that
+ * the devices of all live sessions share. */
 #ifndef TFDEV_GPU_GPU_CONTEXT_H
 #define TFDEV_GPU_GPU_CONTEXT_H
 
@@ -78,6 +79,26 @@ void tfd_gpu_graph_free(tfd_gpu_ctx *c, void *graph);
 /* Bytes of cuda_id's memory parked for the next allocator (region_cache.h): in use as far as
  * cudaMemGetInfo can tell, yet the next allocator's to take. */
 size_t tfd_gpu_parked_bytes(int cuda_id);
+
+/* The most CUDA devices the module uses. */
+#define TFD_GPU_MAX_DEVICES 64
+
+/* ---- the GPU state sessions share ----
+ * One context and one BFC allocator per CUDA device for every device on it while any exists, as
+ * TensorFlow keeps one allocator and one stream group per GPU for the process (GPUProcessState,
+ * StreamGroupFactory): sessions running at once share the GPU's memory and order their work on one
+ * compute stream, rather than each reserving what was free when it started. The first device to ask
+ * makes them with its name, num_groups, *memory_limit and *allow_growth, and runs attach (NULL: none)
+ * once on the new context (the CUDA kernels' state); a later one gets them as they are, and
+ * *memory_limit and *allow_growth are set to what they were made with. *ctx is a new reference
+ * (tfd_gpu_ctx_unref); *allocator is borrowed until the caller's tfd_gpu_shared_release.
+ * INVALID_ARGUMENT for a cuda_id outside [0, TFD_GPU_MAX_DEVICES); the errors of making them. */
+tfd_code tfd_gpu_shared_acquire(int cuda_id, const char *name, int num_groups, int64_t *memory_limit, bool *allow_growth,
+                                tfd_code (*attach)(tfd_gpu_ctx *c, tfd_status *status), tfd_gpu_ctx **ctx,
+                                tfd_allocator **allocator, tfd_status *status);
+/* Ends one acquire's use; the last one drops the shared allocator (its regions parked for the next,
+ * region_cache.h) and context references. */
+void tfd_gpu_shared_release(int cuda_id);
 
 /* The device's memory: TensorFlow's BFC allocator over cudaMalloc regions of c's device, carrying
  * c (its own reference, dropped when the allocator goes) and the copies below as device_memory.

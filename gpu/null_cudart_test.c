@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/core/log.h"
 #include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
@@ -526,6 +527,66 @@ static void test_region_parked_for_next_session(void) {
   tfd_status_free(st);
 }
 
+/* This thread's log lines, joined. */
+static char logged[2048];
+static void keep_line(void *ctx, tfd_log_level level, const char *message) {
+  (void)ctx, (void)level;
+  size_t n = strlen(logged);
+  snprintf(logged + n, sizeof logged - n, "%s\n", message);
+}
+
+/* Sessions alive at once on the GPU share its context and memory (one BFC allocator, the first
+ * session's limit), as TensorFlow's sessions share its per-process GPU state: five default sessions
+ * each run, where each used to reserve what was free when it started and the last ones got almost
+ * nothing. A later session asking for other memory options is told they are not applied. Once all
+ * are closed, the next session makes the GPU's state anew, with its own options. */
+static void test_sessions_share_gpu_memory(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_graph_def *g = round_trip_graph();
+  tfd_session *s[5];
+  tfd_allocator *first = NULL;
+  int64_t first_limit = 0;
+  float v[4] = {1, 2, 3, 4};
+  for (int i = 0; i < 5; i++) {
+    s[i] = tg_gpu_session(g, false, st);
+    CHECK_STATUS(st, TFD_OK, "");
+    run_steps(s[i], 2, v, 4, "on_gpu", st); /* its first step reserves the memory */
+    CHECK_STATUS(st, TFD_OK, "");
+    tfd_device *gpu = s[i] ? tfd_device_mgr_get(tfd_session_device_mgr(s[i]), 1) : NULL;
+    tfd_device_attributes a = {0};
+    if (gpu) tfd_device_get_attributes(gpu, &a);
+    if (i == 0) first = gpu ? tfd_device_get_allocator(gpu) : NULL, first_limit = a.memory_limit;
+    CHECK(gpu && tfd_device_get_allocator(gpu) == first);
+    CHECK_INT(a.memory_limit, first_limit);
+  }
+  CHECK(first_limit > (int64_t)1 << 30); /* most of the null GPU's 4 GiB, for all five */
+  tfd_session_options *o = tfd_session_options_new();
+  tfd_session_options_set_device_count(o, "GPU", 1, NULL);
+  tfd_session_options_set_gpu_allow_growth(o, true);
+  tfd_host_logger lg = {keep_line, TFD_LOG_WARNING, NULL};
+  logged[0] = 0;
+  const tfd_host_logger *prev = tfd_log_use(&lg);
+  tfd_session *grow = tfd_session_new(o, NULL, NULL, st);
+  tfd_log_use(prev);
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK_CONTAINS(logged, "allow_growth true not applied: another session holds this GPU's memory, shared");
+  if (grow) tfd_session_free(grow);
+  for (int i = 0; i < 5; i++)
+    if (s[i]) tfd_session_free(s[i]);
+  /* All gone: the next session's options make the GPU's state (allow_growth: a 2 MiB first region). */
+  grow = tfd_session_new(o, NULL, NULL, st);
+  if (grow && tfd_session_create(grow, g, st) == TFD_OK) run_steps(grow, 1, v, 4, "on_gpu", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_device *gpu = grow ? tfd_device_mgr_get(tfd_session_device_mgr(grow), 1) : NULL;
+  tfd_allocator_stats as = {0};
+  if (gpu) tfd_allocator_get_stats(tfd_device_get_allocator(gpu), &as);
+  CHECK(as.bytes_in_use + as.bytes_cached > 0 && as.bytes_in_use + as.bytes_cached <= (int64_t)2 << 20); /* reserved */
+  if (grow) tfd_session_free(grow);
+  tfd_session_options_free(o);
+  tfd_graph_def_free(g);
+  tfd_status_free(st);
+}
+
 /* Threads stepping at once, each its own session and all one shared session, over the GPU's one
  * context: its allocator, streams, event manager and parked regions under contention (the TSan run
  * of this test is what checks them). Every step's values must come back whole. */
@@ -593,6 +654,7 @@ static const tfd_test tests[] = {
 #endif
 #endif
     {"region parked for the next session", test_region_parked_for_next_session},
+    {"sessions at once share the GPU's memory", test_sessions_share_gpu_memory},
     {"threads stepping at once", test_threads_at_once},
 };
 

@@ -84,7 +84,10 @@ TFD_API bool tfd_session_options_optimize_graph(const tfd_session_options *o);
 TFD_API tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status);
 TFD_API const char *tfd_session_options_visible_devices(const tfd_session_options *o); /* "" when unset */
 /* per_process_gpu_memory_fraction: (0, 1] of each GPU's free memory reserved up front; 0 (default):
- * TensorFlow's default share. INVALID_ARGUMENT outside [0, 1]. */
+ * TensorFlow's default share. INVALID_ARGUMENT outside [0, 1]. This, allow_growth and max_streams
+ * are the GPU's, as TensorFlow's per-process GPU state: sessions alive at once on a GPU share its
+ * memory and streams, made with the first one's options (a later one's differing memory options are
+ * logged as not applied). */
 TFD_API tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status);
 TFD_API double tfd_session_options_gpu_memory_fraction(const tfd_session_options *o);
 /* allow_growth: GPU memory taken in growing regions as needed instead of all up front. */
