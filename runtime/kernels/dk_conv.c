@@ -15,8 +15,8 @@
 #include "device_kernel.h"
 
 /* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. For a filter
- * the optimiser marked constant, the math's own layout of it (tfd_dm_conv.packed_filter) and where
- * it came from, released with the kernel. */
+ * the optimiser marked constant, the slot where the math keeps its own layout of it
+ * (tfd_dm_conv.packed_filter), and the math and device to release it through with the kernel. */
 typedef struct conv_params {
   tfd_conv_attrs a;
   float alpha;
