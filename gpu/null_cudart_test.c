@@ -50,6 +50,26 @@ static void run_steps(tfd_session *s, int count, const float *v, int64_t n, cons
   for (int i = 0; s && i < count; i++) tfd_tensor_unref(step(s, v, n, fetch, st));
 }
 
+/* One case's status, graph (owned) and GPU session (step graphs on or off; NULL with the status
+ * set when it could not be made), freed together by gpu_case_end. */
+typedef struct gpu_case {
+  tfd_status *st;
+  tfd_graph_def *g;
+  tfd_session *s;
+} gpu_case;
+
+static gpu_case gpu_case_new(tfd_graph_def *g, bool graphs) {
+  gpu_case t = {tfd_status_new(), g, NULL};
+  t.s = tg_gpu_session(g, graphs, t.st);
+  return t;
+}
+
+static void gpu_case_end(gpu_case *t) {
+  if (t->s) tfd_session_free(t->s);
+  tfd_graph_def_free(t->g);
+  tfd_status_free(t->st);
+}
+
 /* The backend loads against the null runtime and makes its one GPU. */
 static void test_backend_on_null_runtime(void) {
   tfd_backend_info info;
@@ -89,9 +109,9 @@ static tfd_graph_def *round_trip_graph(void) {
  * values go to the device and back through the backend's copies (memcpy here), events and
  * allocators, step after step. */
 static void test_round_trip(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = round_trip_graph();
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(round_trip_graph(), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   CHECK_STATUS(st, TFD_OK, "");
   for (int i = 0; s && i < 20; i++) {
     float v[] = {1, -2, 3, (float)i};
@@ -103,9 +123,7 @@ static void test_round_trip(void) {
     tfd_tensor_unref(sq);
     tfd_tensor_unref(back);
   }
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 #ifdef TFDEV_CUDA_KERNELS
@@ -143,9 +161,9 @@ static tfd_graph_def *neg_chain(void) {
 
 /* Step graphs off: every step launches one kernel per node. */
 static void test_launches_per_node(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = neg_chain();
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(neg_chain(), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   CHECK_STATUS(st, TFD_OK, "");
   float v[16] = {0};
   run_steps(s, 1, v, 16, "last", st); /* warm-up */
@@ -154,17 +172,15 @@ static void test_launches_per_node(void) {
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - before), 10 * CHAIN);
   CHECK_INT((int64_t)(tfd_null_cudart_count("graph_launches") - graphs), 0);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* Step graphs on: the chain is recorded once and then replayed, one graph launch per step and no
  * kernel launch; a new input shape records once more, and the first shape's graph is kept. */
 static void test_step_graph_replay(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = neg_chain();
-  tfd_session *s = tg_gpu_session(g, true, st);
+  gpu_case t = gpu_case_new(neg_chain(), true);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   CHECK_STATUS(st, TFD_OK, "");
   float v[32] = {0};
   run_steps(s, 5, v, 16, "last", st); /* recorded by now */
@@ -188,9 +204,7 @@ static void test_step_graph_replay(void) {
   run_steps(s, 3, v, 16, "last", st);
   CHECK_INT((int64_t)(tfd_null_cudart_count("captures") - captures), 1);
   CHECK_INT((int64_t)(tfd_null_cudart_count("graph_launches") - graphs), 3);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* ---- products through the null cuBLASLt and cuBLAS (gpu/kernels/matmul.c) ----
@@ -216,9 +230,9 @@ static tfd_graph_def *dense_graph(int64_t k, int64_t n, const char *act) {
 /* MatMul + BiasAdd + Relu: one cuBLASLt call with bias and Relu in its epilogue and no kernel after
  * it; cuBLASLt's heuristic asked once per shape, its descriptors all freed. */
 static void test_matmul_epilogue(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = dense_graph(7, 5, "Relu");
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(dense_graph(7, 5, "Relu"), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   CHECK_STATUS(st, TFD_OK, "");
   int64_t dims[2] = {3, 7};
   long long descs = tfd_null_cublaslt_count("live_descriptors");
@@ -241,16 +255,14 @@ static void test_matmul_epilogue(void) {
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 1);
   CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 13);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* An activation cuBLASLt's epilogue lacks (Tanh): the bias in the epilogue, one kernel after it. */
 static void test_matmul_activation_kernel(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = dense_graph(9, 6, "Tanh");
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(dense_graph(9, 6, "Tanh"), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   int64_t dims[2] = {2, 9};
   run_shaped(s, 1, dims, 2, "y", st);
   CHECK_STATUS(st, TFD_OK, "");
@@ -261,17 +273,15 @@ static void test_matmul_activation_kernel(void) {
   CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 5);
   CHECK_INT(tfd_null_cublaslt_count("last_epilogue"), CUBLASLT_EPILOGUE_BIAS);
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 5);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* cuBLASLt offering no algorithm: that answer is cached too (asked once), and cuBLAS runs the
  * product with the bias and Relu in a kernel after it. */
 static void test_matmul_without_lt_algorithm(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = dense_graph(11, 3, "Relu");
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(dense_graph(11, 3, "Relu"), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   int64_t dims[2] = {2, 11};
   tfd_null_cublaslt_set("offers", 0);
   long long heuristics = tfd_null_cublaslt_count("heuristics"), matmuls = tfd_null_cublaslt_count("matmuls");
@@ -285,17 +295,15 @@ static void test_matmul_without_lt_algorithm(void) {
   CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 0);
   CHECK_INT(tfd_null_cublas_count("strided") - strided, 7);
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 6); /* bias and Relu */
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* cublasLtMatmul refusing at run time what its heuristic offered: that step and every later one of
  * the shape go to cuBLAS, without asking cuBLASLt again. */
 static void test_matmul_refused_at_run_time(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = dense_graph(13, 4, "Relu");
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(dense_graph(13, 4, "Relu"), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   int64_t dims[2] = {2, 13};
   tfd_null_cublaslt_set("refuses", 1);
   long long heuristics = tfd_null_cublaslt_count("heuristics"), strided = tfd_null_cublas_count("strided");
@@ -308,17 +316,15 @@ static void test_matmul_refused_at_run_time(void) {
   CHECK_INT(tfd_null_cublaslt_count("heuristics") - heuristics, 1);
   CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 0);
   CHECK_INT(tfd_null_cublas_count("strided") - strided, 7);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* A cuBLASLt algorithm that wants workspace gets it from the BFC allocator: after the first step no
  * cudaMalloc, however many steps run. */
 static void test_matmul_workspace(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = dense_graph(15, 8, NULL);
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(dense_graph(15, 8, NULL), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   int64_t dims[2] = {2, 15};
   tfd_null_cublaslt_set("workspace", 1 << 20);
   run_shaped(s, 1, dims, 2, "y", st);
@@ -330,9 +336,7 @@ static void test_matmul_workspace(void) {
   CHECK_INT(tfd_null_cublaslt_count("matmuls") - matmuls, 20);
   CHECK_INT(tfd_null_cublaslt_count("last_epilogue"), CUBLASLT_EPILOGUE_BIAS);
   CHECK_INT((int64_t)(tfd_null_cudart_count("mallocs") - mallocs), 0);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* BatchMatMulV2 whose batch dimensions broadcast ([2, 1] against [1, 3]): the matrices are not
@@ -388,9 +392,9 @@ static tfd_graph_def *conv_graph(int64_t c, int64_t o) {
 /* The ranking is tried in order with FFT and Winograd left out; the first algorithm cuDNN takes is
  * kept for the shape (searched once), a refused one skipped; descriptors all freed. */
 static void test_conv_algorithm_choice(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = conv_graph(3, 4);
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(conv_graph(3, 4), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   CHECK_STATUS(st, TFD_OK, "");
   const int rank[] = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM};
@@ -415,17 +419,15 @@ static void test_conv_algorithm_choice(void) {
   CHECK_INT(tfd_null_cudnn_count("last_algo"), CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
   tfd_null_cudnn_set("rank", 2, (const int[]){CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                                                CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM});
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* An algorithm that wants workspace gets it from the BFC allocator: no cudaMalloc after the first
  * step. */
 static void test_conv_workspace(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = conv_graph(5, 2);
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(conv_graph(5, 2), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   tfd_null_cudnn_set("workspace", 3 << 20, NULL);
   int64_t dims[4] = {1, 8, 8, 5};
   run_shaped(s, 1, dims, 4, "y", st);
@@ -436,9 +438,7 @@ static void test_conv_workspace(void) {
   CHECK_STATUS(st, TFD_OK, ""); /* the null cuDNN fails a call given less than it asked for */
   CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 20);
   CHECK_INT((int64_t)(tfd_null_cudart_count("mallocs") - mallocs), 0);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 
 /* A constant filter is rewritten into cuDNN's layout once, on the first step, and kept: later steps
@@ -481,9 +481,9 @@ static void test_conv_constant_filter_packed_once(void) {
 /* cuDNN taking no algorithm (every one refused): the direct kernel runs the shape from then on,
  * one launch a step, and cuDNN is not asked again. */
 static void test_conv_direct_fallback(void) {
-  tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = conv_graph(6, 3);
-  tfd_session *s = tg_gpu_session(g, false, st);
+  gpu_case t = gpu_case_new(conv_graph(6, 3), false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
   tfd_null_cudnn_set("refuse", -1, NULL);
   int64_t dims[4] = {1, 8, 8, 6};
   long long searches = tfd_null_cudnn_count("searches"), forwards = tfd_null_cudnn_count("forward");
@@ -495,9 +495,7 @@ static void test_conv_direct_fallback(void) {
   CHECK_INT(tfd_null_cudnn_count("searches") - searches, 1);
   CHECK_INT(tfd_null_cudnn_count("forward") - forwards, 0);
   CHECK_INT((int64_t)(tfd_null_cudart_count("launches") - launches), 5);
-  if (s) tfd_session_free(s);
-  tfd_graph_def_free(g);
-  tfd_status_free(st);
+  gpu_case_end(&t);
 }
 #endif
 #endif
