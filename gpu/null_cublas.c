@@ -1,6 +1,7 @@
 /* A null cuBLAS and cuBLASLt: the libcublas.so.13 and libcublasLt.so.13 (this file built twice,
  * NULL_CUBLAS_LT set for the second) with the functions gpu/kernels/matmul.c opens (cuda_libs.h's
- * TFD_CUBLAS_FUNCTIONS and TFD_CUBLASLT_FUNCTIONS), for the null CUDA runtime's machine
+ * TFD_CUBLAS_FUNCTIONS and TFD_CUBLASLT_FUNCTIONS, and the cublasSgemm tfdev_gpu_bench links), for
+ * the null CUDA runtime's machine
  * (gpu/null_cudart.c says why). A product computes nothing: it is counted, with the epilogue
  * cuBLASLt was asked for. Whether cuBLASLt's heuristic offers an algorithm, the workspace it asks
  * for, and whether cublasLtMatmul refuses at run time are set by the test (tfd_null_cublas_set).
@@ -134,15 +135,26 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
 }
 
 #else /* cuBLAS */
-static atomic_llong strided, batched, handles;
+static atomic_llong strided, batched, sgemms, handles;
 
 /* How many of `what` so far: "strided" (cublasGemmStridedBatchedEx_64), "batched"
- * (cublasGemmBatchedEx_64) or "handles" (cublasCreate). 0 for another name. */
+ * (cublasGemmBatchedEx_64), "sgemm" (cublasSgemm, which tfdev_gpu_bench's floor calls) or
+ * "handles" (cublasCreate). 0 for another name. */
 long long tfd_null_cublas_count(const char *what) {
   if (!strcmp(what, "strided")) return atomic_load(&strided);
   if (!strcmp(what, "batched")) return atomic_load(&batched);
+  if (!strcmp(what, "sgemm")) return atomic_load(&sgemms);
   if (!strcmp(what, "handles")) return atomic_load(&handles);
   return 0;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                           const float *alpha, const float *a, int lda, const float *b, int ldb, const float *beta,
+                           float *c, int ldc) {
+  (void)h, (void)ta, (void)tb, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c;
+  if (m < 0 || n < 0 || ldc < m) return CUBLAS_STATUS_INVALID_VALUE;
+  atomic_fetch_add(&sgemms, 1);
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasCreate(cublasHandle_t *h) {
