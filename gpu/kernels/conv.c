@@ -275,12 +275,6 @@ typedef struct packed_filter {
   tfd_allocator *allocator;
 } packed_filter;
 
-static void packed_free(packed_filter *pf) {
-  if (!pf) return;
-  if (pf->data) tfd_allocator_deallocate(pf->allocator, pf->data, pf->bytes);
-  free(pf);
-}
-
 /* The filter in cuDNN's layout [o, kh, kw, c/g] for this call (under dnn_mu): the kernel's packed
  * copy of its constant filter when it has one; else rewritten by one kernel, into a copy the kernel
  * keeps when its filter is constant (not while recording a step graph: recorded, the rewrite would
@@ -314,21 +308,9 @@ static const void *dnn_filter(const tfd_cuda_call *c, const tfd_dm_conv *p, size
 
 void tfd_cuda_conv_release_packed(struct tfd_device *d, void *packed) {
   (void)d;
-  packed_free(packed);
-}
-
-/* Whether the device's cache already sends this shape, whole batch in one chunk, to the direct
- * kernel. The direct kernel reads TensorFlow's filter and the unpadded input itself, so such a call
- * skips the filter rewrite and the padded copy that only cuDNN needs. */
-static bool known_direct(const tfd_cuda_call *c, const tfd_dm_conv *p, const tfd_conv_plan *plan) {
-  if (plan->chunk_n < p->n) return false;
-  tfd_algo_key key;
-  make_key(&key, p, plan, p->n);
-  conv_choice choice;
-  pthread_mutex_lock(&c->k->dnn_mu);
-  bool hit = c->k->conv_algos && tfd_algo_cache_get(c->k->conv_algos, &key, &choice);
-  pthread_mutex_unlock(&c->k->dnn_mu);
-  return hit && choice.kind == CHOICE_DIRECT;
+  packed_filter *pf = packed;
+  tfd_allocator_deallocate(pf->allocator, pf->data, pf->bytes);
+  free(pf);
 }
 
 tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *st) {
@@ -358,26 +340,43 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
   if (plan.empty_sum || p->o == 0 || in_image == 0) { /* nothing to sum over: zeros */
     err = cudaMemsetAsync(out, 0, out_bytes, c.l.stream);
     if (err != cudaSuccess) code = tfd_cuda_fail(&c, "cudaMemsetAsync", err, st);
-  } else if (!plan.use_cudnn || known_direct(&c, p, &plan)) {
+  } else if (!plan.use_cudnn) {
     err = direct_chunk(&c, p, 0, p->n, out);
     if (err != cudaSuccess) code = tfd_cuda_fail(&c, "direct convolution kernel launch", err, st);
   } else {
     pthread_mutex_lock(&c.k->dnn_mu);
     code = ensure_handle(&c, st);
-    const void *filter_dnn = code == TFD_OK ? dnn_filter(&c, p, filter_bytes, &filter_ws, st) : NULL;
-    if (code == TFD_OK && !filter_dnn) code = tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INTERNAL;
+    const void *filter_dnn = NULL; /* cuDNN's filter layout, made for the first chunk cuDNN runs */
     /* The padded image buffer: forward's input, backprop's gradient before the crop; chunk_n images. */
     int64_t padded_image = plan.hp * plan.wp * p->c;
-    if (code == TFD_OK && plan.explicit_pad) {
-      pad_bytes = (size_t)(plan.chunk_n * padded_image) * eb;
-      if (!(pad_ws = tfd_cuda_workspace(&c, pad_bytes, st))) code = TFD_RESOURCE_EXHAUSTED;
-    }
     for (int64_t b0 = 0; b0 < p->n && code == TFD_OK; b0 += plan.chunk_n) {
       int64_t nb = p->n - b0 < plan.chunk_n ? p->n - b0 : plan.chunk_n;
       const char *in = (const char *)p->x + b0 * in_image * (int64_t)eb;
       char *dst = (char *)out + b0 * out_image * (int64_t)eb;
       const void *conv_in = in;
       void *conv_out = dst;
+      tfd_algo_key key;
+      make_key(&key, p, &plan, nb);
+      conv_choice choice;
+      bool known = tfd_algo_cache_get(c.k->conv_algos, &key, &choice);
+      if (known && choice.kind == CHOICE_DIRECT) {
+        /* The direct kernel reads TensorFlow's filter and the unpadded input itself: none of what
+         * only cuDNN needs (its filter layout, the padded copy, descriptors) is made for it. */
+        err = direct_chunk(&c, p, b0, nb, out);
+        if (err != cudaSuccess) code = tfd_cuda_fail(&c, "direct convolution kernel launch", err, st);
+        continue;
+      }
+      if (!filter_dnn && !(filter_dnn = dnn_filter(&c, p, filter_bytes, &filter_ws, st))) {
+        code = tfd_status_code(st) != TFD_OK ? tfd_status_code(st) : TFD_INTERNAL;
+        break;
+      }
+      if (plan.explicit_pad && !pad_ws) {
+        pad_bytes = (size_t)(plan.chunk_n * padded_image) * eb;
+        if (!(pad_ws = tfd_cuda_workspace(&c, pad_bytes, st))) {
+          code = TFD_RESOURCE_EXHAUSTED;
+          break;
+        }
+      }
       if (plan.explicit_pad && !back) {
         err = tfd_cuda_pad_nhwc(&c.l, eb, in, nb, p->h, p->w, p->c, plan.extra_before[0], plan.extra_after[0],
                                 plan.extra_before[1], plan.extra_after[1], pad_ws);
@@ -391,11 +390,8 @@ tfd_code tfd_cuda_conv2d(struct tfd_device *d, const tfd_dm_conv *p, tfd_status 
       }
       descs ds;
       if ((code = descs_make(&c, p, &plan, nb, &ds, st)) != TFD_OK) break;
-      tfd_algo_key key;
-      make_key(&key, p, &plan, nb);
-      conv_choice choice;
       bool ran = false;
-      if (!tfd_algo_cache_get(c.k->conv_algos, &key, &choice)) {
+      if (!known) {
         memset(&choice, 0, sizeof choice);
         code = pick_and_run(&c, p, &ds, conv_in, filter_dnn, conv_out, &choice, st);
         if (code == TFD_OK) tfd_algo_cache_put(c.k->conv_algos, &key, &choice);
