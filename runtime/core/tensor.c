@@ -334,35 +334,6 @@ bool tfd_tensor_on_host(const tfd_tensor *t) { return !t->buf->allocator || !t->
 
 static void unref_tensor(void *t) { tfd_tensor_unref(t); }
 
-tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_status *st) {
-  tfd_allocator *from = t->buf->allocator;
-  const tfd_device_memory_ops *src = from ? from->device_memory : NULL;
-  const tfd_device_memory_ops *dst = allocator ? allocator->device_memory : NULL;
-  if ((!src && !dst) || (src && from == allocator)) return tfd_tensor_ref(t);
-  tfd_tensor *out = tfd_tensor_new(allocator, t->dtype, t->dims, t->ndims, st);
-  size_t bytes = tfd_tensor_byte_size(t);
-  if (!out || bytes == 0) return out;
-  tfd_tensor *host = t;
-  if (src) { /* device to host, then (between two devices' memories) on to the other device */
-    host = dst ? tfd_tensor_new(NULL, t->dtype, t->dims, t->ndims, st) : out;
-    if (!host || src->to_host(from, tfd_tensor_data(host), tfd_tensor_const_data(t), bytes, st) != TFD_OK) {
-      if (host != out) tfd_tensor_unref(host);
-      tfd_tensor_unref(out);
-      return NULL;
-    }
-    if (!dst) return out;
-  } else {
-    tfd_tensor_ref(host);
-  }
-  /* The device holds the host tensor (its reference is release's) until the bytes have moved. */
-  if (dst->from_host(allocator, tfd_tensor_data(out), tfd_tensor_const_data(host), bytes, unref_tensor, host, st) !=
-      TFD_OK) {
-    tfd_tensor_unref(out);
-    return NULL;
-  }
-  return out;
-}
-
 bool tfd_tensor_in_host_memory(const tfd_tensor *t) {
   return !t->buf->allocator || !t->buf->allocator->device_memory;
 }
@@ -382,6 +353,34 @@ tfd_code tfd_tensor_copy_host_into(tfd_tensor *src, tfd_tensor *dst, tfd_status 
   }
   return to->device_memory->from_host(to, tfd_tensor_data(dst), tfd_tensor_const_data(src), bytes, unref_tensor,
                                       tfd_tensor_ref(src), st);
+}
+
+tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_status *st) {
+  tfd_allocator *from = t->buf->allocator;
+  const tfd_device_memory_ops *src = from ? from->device_memory : NULL;
+  const tfd_device_memory_ops *dst = allocator ? allocator->device_memory : NULL;
+  if ((!src && !dst) || (src && from == allocator)) return tfd_tensor_ref(t);
+  tfd_tensor *out = tfd_tensor_new(allocator, t->dtype, t->dims, t->ndims, st);
+  size_t bytes = tfd_tensor_byte_size(t);
+  if (!out || bytes == 0) return out;
+  tfd_tensor *host = t;
+  if (src) { /* device to host, then (between two devices' memories) on to the other device */
+    host = dst ? tfd_tensor_new(NULL, t->dtype, t->dims, t->ndims, st) : out;
+    if (!host || src->to_host(from, tfd_tensor_data(host), tfd_tensor_const_data(t), bytes, st) != TFD_OK) {
+      if (host != out) tfd_tensor_unref(host);
+      tfd_tensor_unref(out);
+      return NULL;
+    }
+    if (!dst) return out;
+  }
+  /* On to the device, which holds its own reference to the host tensor until the bytes have moved. */
+  tfd_code code = tfd_tensor_copy_host_into(host, out, st);
+  if (host != t) tfd_tensor_unref(host);
+  if (code != TFD_OK) {
+    tfd_tensor_unref(out);
+    return NULL;
+  }
+  return out;
 }
 
 size_t tfd_tensor_byte_size(const tfd_tensor *t) { return (size_t)t->numel * tfd_dtype_size(t->dtype); }
