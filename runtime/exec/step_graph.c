@@ -141,13 +141,18 @@ void tfd_step_graph_counts(const tfd_step_graph *sg, int64_t *captured, int64_t 
   *replayed = sg ? atomic_load(&sg->replayed) : 0;
 }
 
+/* The tensor fed to _Feed node f, or NULL. */
+static tfd_tensor *fed(const tfd_step_graph *sg, const tfd_executor_args *args, int f) {
+  int64_t idx = sg->kernels[sg->feeds[f]]->index;
+  return idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
+}
+
 /* The entry of this step's signature: the one that matches the fed tensors, else a new one in the
  * place of an unused or the least recently used entry (its graph forgotten; state SIG_NONE). NULL
  * when a feed is missing or lives in host memory on the device (the caller then runs as usual). */
 static sig_entry *find_signature(tfd_step_graph *sg, const tfd_executor_args *args) {
   for (int f = 0; f < sg->num_feeds; f++) {
-    int64_t idx = sg->kernels[sg->feeds[f]]->index;
-    const tfd_tensor *t = idx >= 0 && idx < args->num_feeds ? args->feeds[idx] : NULL;
+    const tfd_tensor *t = fed(sg, args, f);
     if (!t || tfd_kernel_memory_for(sg->d, tfd_tensor_dtype(t)) != tfd_device_get_allocator(sg->d)) return NULL;
     sg->cur_types[f] = tfd_tensor_dtype(t);
     tfd_shape_of_tensor(t, &sg->cur_shapes[f]);
@@ -290,11 +295,11 @@ failed:
  * node and a device copy. (find_signature has checked every feed's presence, dtype and shape.) */
 static void replay(tfd_step_graph *sg, sig_entry *x, run *r, const tfd_executor_args *args, tfd_status *st) {
   for (int f = 0; f < sg->num_feeds; f++) {
-    tfd_tensor *dst = x->kept_feeds[f], *fed = args->feeds[sg->kernels[sg->feeds[f]]->index];
+    tfd_tensor *dst = x->kept_feeds[f], *t = fed(sg, args, f);
     int64_t n = (int64_t)tfd_tensor_byte_size(dst);
     if (n == 0) continue;
-    if (tfd_tensor_in_host_memory(fed)) {
-      if (tfd_tensor_copy_host_into(fed, dst, st) != TFD_OK) return;
+    if (tfd_tensor_in_host_memory(t)) {
+      if (tfd_tensor_copy_host_into(t, dst, st) != TFD_OK) return;
       continue;
     }
     if (run_node(r, sg->feeds[f], NULL, st) != TFD_OK) return;
