@@ -245,6 +245,21 @@ static tfd_code gpu_to_host(tfd_allocator *a, void *dst, const void *src, size_t
   return s.err == cudaSuccess ? TFD_OK : cuda_failed(c, &s, "copying device to host", bytes, st);
 }
 
+/* True when src is ordinary pageable memory. cudaMemcpyAsync from such memory returns only once it
+ * has copied src into the driver's staging buffers (CUDA's "API synchronization behavior"), so src
+ * is free to go when the call returns. Pinned memory (the GPU-compatible CPU device's, or a host's
+ * cudaHostAlloc) and managed memory are read by the copy engine later, after the call. Asking the
+ * driver costs far less than the event manager's round trip, which wakes its thread: several
+ * microseconds a step on a virtual machine, for every feed a frame loop copies in. */
+static bool staged_on_return(const void *src) {
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, src) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false; /* unknown: treat it as pinned */
+  }
+  return attr.type == cudaMemoryTypeUnregistered;
+}
+
 static tfd_code gpu_from_host(tfd_allocator *a, void *dst, const void *src, size_t bytes, void (*release)(void *),
                               void *release_arg, tfd_status *st) {
   tfd_gpu_ctx *c = tfd_bfc_allocator_context(a);
@@ -272,7 +287,11 @@ static tfd_code gpu_from_host(tfd_allocator *a, void *dst, const void *src, size
     release(release_arg);
     return cuda_failed(c, &s, "copying host to device", bytes, st);
   }
-  /* src stays the device's until the host-to-device stream has passed the copy. */
+  if (staged_on_return(src)) {
+    release(release_arg);
+    return TFD_OK;
+  }
+  /* Pinned src stays the device's until the host-to-device stream has passed the copy. */
   if (tfd_event_mgr_then_execute(c->events, h2d, release, release_arg, NULL) == TFD_OK) return TFD_OK;
   /* The event manager could not take the callback (no event to be had): wait for the copy here
    * instead, slower but never wrong. */

@@ -1,4 +1,4 @@
-/* A null CUDA runtime: a libcudart.so.13 with the 39 functions that libtfdev_cuda.so and
+/* A null CUDA runtime: a libcudart.so.13 with the 40 functions that libtfdev_cuda.so and
  * tfdev_gpu_bench import (symbol version libcudart.so.13: null_cudart.map). It reports one GPU,
  * keeps "device" memory in host memory, copies with memcpy, and runs no kernel: a launch returns at
  * once, so a kernel's output holds whatever the memory held. Found before the real one
@@ -12,9 +12,11 @@
  * cuBLAS and cuDNN do not load against it (symbols they need are missing): products and
  * convolutions fail with their libraries unavailable. Never installed.
  *
- * Thread-safe: the only state is atomic counters and the launch configuration, which nvcc's stubs
- * push and pop on one thread, kept per thread as in the real runtime. */
+ * Thread-safe: the state is atomic counters, the launch configuration, which nvcc's stubs push and
+ * pop on one thread, kept per thread as in the real runtime, and the list of live allocations that
+ * cudaPointerGetAttributes answers from, under its mutex. */
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,17 +33,18 @@ static _Thread_local struct {
   size_t shared;
   void *stream;
 } pushed;
-static atomic_ullong launches, graph_launches, captures, mallocs;
+static atomic_ullong launches, graph_launches, captures, mallocs, event_records;
 static atomic_ullong device_bytes; /* cudaMalloc'd and not freed: the GPU's memory in use */
 
 /* How many of `what` this process made so far: "launches" (kernels), "graph_launches", "captures"
- * (cudaStreamBeginCapture) or "mallocs" (cudaMalloc); 0 for another name. Reached through
- * dlsym, as a test that links no CUDA finds it. */
+ * (cudaStreamBeginCapture), "mallocs" (cudaMalloc) or "event_records" (cudaEventRecord); 0 for
+ * another name. Reached through dlsym, as a test that links no CUDA finds it. */
 unsigned long long tfd_null_cudart_count(const char *what) {
   if (!strcmp(what, "launches")) return atomic_load(&launches);
   if (!strcmp(what, "graph_launches")) return atomic_load(&graph_launches);
   if (!strcmp(what, "captures")) return atomic_load(&captures);
   if (!strcmp(what, "mallocs")) return atomic_load(&mallocs);
+  if (!strcmp(what, "event_records")) return atomic_load(&event_records);
   return 0;
 }
 
@@ -129,6 +132,62 @@ static cudaError_t unmap(void *p) {
   munmap(m, *(size_t *)m);
   return cudaSuccess;
 }
+/* The live cudaMalloc and cudaHostAlloc allocations, for cudaPointerGetAttributes: any other
+ * address is pageable host memory, as malloc's is to the real runtime. */
+typedef struct allocation {
+  char *base;
+  size_t bytes;
+  enum cudaMemoryType type;
+  struct allocation *next;
+} allocation;
+static pthread_mutex_t allocations_mu = PTHREAD_MUTEX_INITIALIZER;
+static allocation *allocations;
+
+static cudaError_t map_as(void **p, size_t bytes, enum cudaMemoryType type) {
+  allocation *a = malloc(sizeof *a);
+  if (!a) return last_error = cudaErrorMemoryAllocation;
+  cudaError_t e = map(p, bytes);
+  if (e != cudaSuccess) {
+    free(a);
+    return e;
+  }
+  *a = (allocation){*p, bytes, type, NULL};
+  pthread_mutex_lock(&allocations_mu);
+  a->next = allocations;
+  allocations = a;
+  pthread_mutex_unlock(&allocations_mu);
+  return cudaSuccess;
+}
+static cudaError_t unmap_as(void *p) {
+  pthread_mutex_lock(&allocations_mu);
+  for (allocation **at = &allocations; p && *at; at = &(*at)->next) {
+    if ((*at)->base == p) {
+      allocation *gone = *at;
+      *at = gone->next;
+      free(gone);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&allocations_mu);
+  return unmap(p);
+}
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr) {
+  memset(attr, 0, sizeof *attr);
+  attr->type = cudaMemoryTypeUnregistered;
+  const char *c = ptr;
+  pthread_mutex_lock(&allocations_mu);
+  for (allocation *a = allocations; a; a = a->next) {
+    if (c >= a->base && c < a->base + a->bytes) {
+      attr->type = a->type;
+      if (a->type == cudaMemoryTypeDevice) attr->devicePointer = (void *)ptr;
+      else attr->hostPointer = (void *)ptr, attr->devicePointer = (void *)ptr;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&allocations_mu);
+  return cudaSuccess;
+}
+
 /* Device memory is bounded as on a GPU: cudaMalloc past NULL_GPU_BYTES in use fails. */
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   atomic_fetch_add(&mallocs, 1);
@@ -136,19 +195,19 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     atomic_fetch_sub(&device_bytes, bytes);
     return last_error = cudaErrorMemoryAllocation;
   }
-  cudaError_t e = map(p, bytes);
+  cudaError_t e = map_as(p, bytes, cudaMemoryTypeDevice);
   if (e != cudaSuccess) atomic_fetch_sub(&device_bytes, bytes);
   return e;
 }
 cudaError_t cudaFree(void *p) {
   if (p) atomic_fetch_sub(&device_bytes, *(size_t *)((char *)p - HEADER) - HEADER);
-  return unmap(p);
+  return unmap_as(p);
 }
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags) {
   (void)flags;
-  return map(p, bytes);
+  return map_as(p, bytes, cudaMemoryTypeHost);
 }
-cudaError_t cudaFreeHost(void *p) { return unmap(p); }
+cudaError_t cudaFreeHost(void *p) { return unmap_as(p); }
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) {
   (void)k;
   if (n) memmove(dst, src, n);
@@ -195,6 +254,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   (void)e, (void)s;
+  atomic_fetch_add_explicit(&event_records, 1, memory_order_relaxed);
   return cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t e) {

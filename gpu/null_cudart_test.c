@@ -126,6 +126,40 @@ static void test_round_trip(void) {
   gpu_case_end(&t);
 }
 
+/* A copy to the GPU from pageable memory (a fed tensor's, malloc'd) lets its source go when
+ * cudaMemcpyAsync returns, which has staged it by then; a copy from pinned memory (a CPU node's
+ * output: with a GPU present the CPU device's memory is pinned) is read later by the copy engine,
+ * so the source is released by the event manager once the stream has passed it, one event more. */
+static void test_copy_sources_released(void) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "fed_to_gpu", "Identity", "x", NULL, "/device:GPU:0");
+  tg_node(g, "on_cpu", "Square", "x", NULL, "/device:CPU:0");
+  tg_node(g, "computed_to_gpu", "Identity", "on_cpu", NULL, "/device:GPU:0");
+  gpu_case t = gpu_case_new(g, false);
+  tfd_status *st = t.st;
+  tfd_session *s = t.s;
+  CHECK_STATUS(st, TFD_OK, "");
+  unsigned long long records[2] = {0, 0};
+  const char *fetches[2] = {"fed_to_gpu", "computed_to_gpu"};
+  for (int f = 0; s && f < 2; f++) {
+    run_steps(s, 2, (float[]){1}, 1, fetches[f], st); /* warm */
+    unsigned long long before = tfd_null_cudart_count("event_records");
+    for (int i = 0; i < 10; i++) {
+      float v[] = {(float)i, -2};
+      tfd_tensor *out = step(s, v, 2, fetches[f], st);
+      const float *p = out ? tfd_tensor_const_data(out) : NULL;
+      CHECK(p && p[0] == (f ? (float)(i * i) : (float)i) && p[1] == (f ? 4 : -2));
+      tfd_tensor_unref(out);
+    }
+    records[f] = tfd_null_cudart_count("event_records") - before;
+  }
+  CHECK_STATUS(st, TFD_OK, "");
+  CHECK(records[0] > 0);
+  CHECK_INT((int64_t)(records[1] - records[0]), 10); /* one per step: the pinned source's callback */
+  gpu_case_end(&t);
+}
+
 #ifdef TFDEV_CUDA_KERNELS
 #define CHAIN 50
 
@@ -635,6 +669,7 @@ static void test_threads_at_once(void) {
 static const tfd_test tests[] = {
     {"backend on the null runtime", test_backend_on_null_runtime},
     {"round trip CPU -> GPU -> CPU", test_round_trip},
+    {"copies to the GPU release pageable sources at once", test_copy_sources_released},
 #ifdef TFDEV_CUDA_KERNELS
     {"one launch per node", test_launches_per_node},
     {"step graphs replayed", test_step_graph_replay},
