@@ -12,10 +12,12 @@ typedef struct ltensor {
 } ltensor;
 
 /* Lua's collector sees a tensor handle as a few bytes, not the buffer it holds: a loop that drops
- * large results would keep them all until a collection happens to come, and every new output
- * would be fresh memory (page faults on each run). So a large tensor handed to Lua pays for its
- * buffer in collector work, as if Lua had allocated it (LUA_GCSTEP takes kilobytes). */
-#define GC_ACCOUNTED_BYTES ((size_t)64 << 10)
+ * its results would keep them all until a collection happens to come, and every new output would
+ * be fresh memory (page faults on each run). So a tensor of a page or more handed to Lua pays for
+ * its buffer in collector work, as if Lua had allocated it (LUA_GCSTEP takes kilobytes, and only
+ * adds debt until a step is due). The bound was 64 KiB: a frame loop fetching blazeface's 56 KiB
+ * output then kept about 14 MiB of dropped outputs alive and faulted in 11 pages a step. */
+#define GC_ACCOUNTED_BYTES ((size_t)4 << 10)
 
 static void account(lua_State *L, const tfd_tensor *t) {
   size_t bytes = t ? tfd_tensor_byte_size(t) : 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/core/log.h"
+#include "runtime/device/device_internal.h"
 #include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
 
@@ -123,6 +124,37 @@ static void test_round_trip(void) {
     tfd_tensor_unref(sq);
     tfd_tensor_unref(back);
   }
+  gpu_case_end(&t);
+}
+
+/* A tensor fetched from the GPU is copied into the GPU's pinned host memory (no staging, blocks
+ * reused), and keeps that memory's allocator alive after its session is gone. */
+static void test_fetched_into_pinned_memory(void) {
+  gpu_case t = gpu_case_new(round_trip_graph(), false);
+  tfd_status *st = t.st;
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_device_mgr *m = t.s ? tfd_session_device_mgr(t.s) : NULL;
+  tfd_device *gpu = m && tfd_device_mgr_size(m) == 2 ? tfd_device_mgr_get(m, 1) : NULL;
+  tfd_allocator *pinned = gpu ? gpu->ops->get_allocator(gpu, (tfd_alloc_attrs){.on_host = true}) : NULL;
+  CHECK(pinned != NULL);
+  if (!pinned) {
+    gpu_case_end(&t);
+    return;
+  }
+  CHECK_STR(tfd_allocator_name(pinned), "gpu_host_0");
+  tfd_allocator_stats before, held;
+  tfd_allocator_get_stats(pinned, &before);
+  float v[256];
+  for (int i = 0; i < 256; i++) v[i] = (float)i;
+  tfd_tensor *out = step(t.s, v, 256, "on_gpu", st);
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_allocator_get_stats(pinned, &held);
+  CHECK(held.bytes_in_use >= before.bytes_in_use + (int64_t)sizeof v);
+  tfd_session_free(t.s);
+  t.s = NULL;
+  const float *p = out ? tfd_tensor_const_data(out) : NULL;
+  CHECK(p && p[0] == 0 && p[255] == 255);
+  tfd_tensor_unref(out);
   gpu_case_end(&t);
 }
 
@@ -670,6 +702,7 @@ static const tfd_test tests[] = {
     {"backend on the null runtime", test_backend_on_null_runtime},
     {"round trip CPU -> GPU -> CPU", test_round_trip},
     {"copies to the GPU release pageable sources at once", test_copy_sources_released},
+    {"fetched tensors land in pinned memory", test_fetched_into_pinned_memory},
 #ifdef TFDEV_CUDA_KERNELS
     {"one launch per node", test_launches_per_node},
     {"step graphs replayed", test_step_graph_replay},

@@ -507,6 +507,18 @@ describe("requests for more than a script should have", function()
     h.raises("INVALID_ARGUMENT", "host memory limit must be an integer >= 0", tfdev.host_memory_limit, -1)
   end)
 
+  it("tensors of a few KiB dropped in a loop are collected as it runs, not piled up", function()
+    collectgarbage()
+    local before = tfdev.host_allocator_stats().bytes_in_use
+    local peak = 0
+    for _ = 1, 4000 do -- 31 MiB in all: the collector is told of each 8 KiB buffer
+      local t = tfdev.tensor { dtype = "float32", shape = { 2048 } }
+      peak = math.max(peak, tfdev.host_allocator_stats().bytes_in_use - before)
+      assert.are.equal(2048, t:numel())
+    end
+    assert.is_true(peak < 4 * 2 ^ 20, string.format("%.1f MiB of dropped tensors were alive at once", peak / 2 ^ 20))
+  end)
+
   it("device counts and thread pools are bounded", function()
     h.raises("INVALID_ARGUMENT", "option device_count.CPU must be an integer in [0, 1024], got 1048576",
       tfdev.session, { device_count = { CPU = 1048576 } })

@@ -21,15 +21,19 @@ static void k_staged(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in[MAX_STAGED_INPUTS] = {0}, *out[TFD_MAX_OP_OUTPUTS] = {0};
   tfd_status tmp = TFD_STATUS_INIT;
   bool ok = true;
+  /* Inputs come to the device's host memory (a GPU's is pinned, as the memory TensorFlow receives a
+   * GPU's tensors in on the host is): copies into it need no staging, and its blocks are reused, where
+   * the system's would be faulted in afresh after glibc trims them. A fetched tensor stays in it. */
+  tfd_allocator *host = host_allocator(c->device);
   for (int i = 0; i < c->num_inputs && i < MAX_STAGED_INPUTS && ok; i++) {
-    in[i] = k->host_inputs & (1u << i) ? tfd_tensor_copy_to(c->inputs[i], NULL, &tmp) : tfd_tensor_ref(c->inputs[i]);
+    in[i] = k->host_inputs & (1u << i) ? tfd_tensor_copy_to(c->inputs[i], host, &tmp) : tfd_tensor_ref(c->inputs[i]);
     ok = in[i] != NULL;
   }
   if (ok) {
     tfd_kernel_ctx hc = *c;
     hc.inputs = in;
     hc.outputs = out;
-    hc.allocator = host_allocator(c->device);
+    hc.allocator = host;
     hc.owns_inputs = false;
     k->host_compute(k, &hc);
     for (int o = 0; o < c->num_outputs && tfd_status_code(c->status) == TFD_OK; o++) {
