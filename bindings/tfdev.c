@@ -533,7 +533,17 @@ static int pmain(lua_State *L) {
   return 0;
 }
 
+/* OpenBLAS's pthreads build starts its worker threads as it loads, and each spins on sched_yield
+ * for 2^28 cycles (70-130 ms here) before it sleeps. A script's first runs fell in that window and
+ * found a core taken: emotion's first run took 83-117 ms in 4 runs of 10, against 6-9 ms. This
+ * program owns its process, so it stops the workers before the script starts; OpenBLAS starts them
+ * again on its first threaded call, as it does in a forked child. Weak, so that a BLAS without
+ * the call (OpenBLAS's OpenMP build, another library) links as well. A host that embeds tfdev
+ * owns its OpenBLAS and chooses for itself (README: OPENBLAS_THREAD_TIMEOUT). */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
 int main(int argc, char **argv) {
+  if (blas_thread_shutdown_) blas_thread_shutdown_();
   if (argv[0] && argv[0][0]) progname = argv[0];
   lua_State *L = luaL_newstate();
   if (!L) {

@@ -42,6 +42,34 @@ describe("the tfdev executable", function()
     assert.are.equal("60\ntable\n", out)
   end)
 
+  it("starts scripts without OpenBLAS's workers spinning, and threaded products still use them", function()
+    -- OpenBLAS's workers spin for 70-130 ms after they start: the executable stops them first.
+    local script = tmpfile([[
+local function threads()
+  local f = assert(io.open("/proc/self/status"))
+  local n = f:read("a"):match("Threads:%s*(%d+)")
+  f:close()
+  return tonumber(n)
+end
+print("at start", threads())
+local tfdev = require "tfdev"
+local g = tfdev.graph()
+local a = g:placeholder("float32", { 256, 256 }, { name = "a" })
+g:op("MatMul", { a, a }, { name = "p" })
+local s <close> = tfdev.session { intra_op_threads = 2, inter_op_threads = 1 }
+s:create(g)
+local ones = tfdev.tensor { dtype = "float32", shape = { 256, 256 } }
+ones:fill(1)
+local p = s:run({ a = ones }, "p")
+print("product", p:totable()[256][256])
+]])
+    local out, code = run(exe .. " " .. script)
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("at start\t1\n", 1, true), out)
+    assert.truthy(out:find("product\t256.0\n", 1, true), out)
+    os.remove(script)
+  end)
+
   it("prints its version with -v and usage with --help", function()
     local out, code = run(exe .. " -v")
     assert.are.equal(0, code)
