@@ -43,15 +43,21 @@ describe("the tfdev executable", function()
   end)
 
   it("starts scripts without OpenBLAS's workers spinning, and threaded products still use them", function()
-    -- OpenBLAS's workers spin for 70-130 ms after they start: the executable stops them first.
+    -- OpenBLAS's workers spin for 70-130 ms after they start, unless the executable stops them: the
+    -- process's CPU time while the script sleeps 0.1 s would then grow by about 10 ticks.
     local script = tmpfile([[
-local function threads()
-  local f = assert(io.open("/proc/self/status"))
-  local n = f:read("a"):match("Threads:%s*(%d+)")
+local function cpu_ticks()
+  local f = assert(io.open("/proc/self/stat"))
+  local fields = {}
+  for w in f:read("a"):match("%) (.*)$"):gmatch("%S+") do fields[#fields + 1] = w end
   f:close()
-  return tonumber(n)
+  return tonumber(fields[12]) + tonumber(fields[13]) -- utime + stime, fields 14 and 15
 end
-print("at start", threads())
+local t0 = cpu_ticks()
+local sleeper = io.popen("sleep 0.1")
+sleeper:read("a")
+sleeper:close()
+print("ticks asleep", cpu_ticks() - t0)
 local tfdev = require "tfdev"
 local g = tfdev.graph()
 local a = g:placeholder("float32", { 256, 256 }, { name = "a" })
@@ -60,12 +66,13 @@ local s <close> = tfdev.session { intra_op_threads = 2, inter_op_threads = 1 }
 s:create(g)
 local ones = tfdev.tensor { dtype = "float32", shape = { 256, 256 } }
 ones:fill(1)
-local p = s:run({ a = ones }, "p")
-print("product", p:totable()[256][256])
+print("product", s:run({ a = ones }, "p"):totable()[256][256])
 ]])
-    local out, code = run(exe .. " " .. script)
+    local out, code = run("env -u OPENBLAS_NUM_THREADS -u OPENBLAS_THREAD_TIMEOUT " .. exe .. " " .. script)
     assert.are.equal(0, code, out)
-    assert.truthy(out:find("at start\t1\n", 1, true), out)
+    local ticks = tonumber(out:match("ticks asleep\t(%d+)"))
+    assert.truthy(ticks, out)
+    assert.is_true(ticks <= 3, out)
     assert.truthy(out:find("product\t256.0\n", 1, true), out)
     os.remove(script)
   end)
