@@ -1,7 +1,8 @@
 /* A null CUDA runtime: a libcudart.so.13 with the 40 functions that libtfdev_cuda.so and
  * tfdev_gpu_bench import (symbol version libcudart.so.13: null_cudart.map). It reports one GPU,
- * keeps "device" memory in host memory, copies with memcpy, and runs no kernel: a launch returns at
- * once, so a kernel's output holds whatever the memory held. Found before the real one
+ * keeps "device" memory in host memory, copies with memcpy (from pinned memory to the device only at
+ * the next call that synchronises, as a GPU's copy engine would), and runs no kernel: a launch returns
+ * at once, so a kernel's output holds whatever the memory held. Found before the real one
  * (LD_LIBRARY_PATH=build/null_cudart), it lets a machine without a GPU run the CUDA backend's host
  * side for real, for two uses:
  *   - null_cudart_test: the backend's host code (contexts, streams, events, the BFC allocator over
@@ -9,14 +10,15 @@
  *     with the calls it makes counted (tfd_null_cudart_count);
  *   - tfdev_gpu_bench under it: tfdev's own host cost per node and per step, with the CUDA driver's
  *     share taken out (README, "GPU benchmarks").
- * cuBLAS and cuDNN do not load against it (symbols they need are missing): products and
- * convolutions fail with their libraries unavailable. Never installed.
+ * The real cuBLAS and cuDNN do not load against it (symbols they need are missing); the null ones
+ * beside it (null_cublas.c, null_cudnn.c) do. Never installed.
  *
  * Thread-safe: the state is atomic counters, the launch configuration, which nvcc's stubs push and
- * pop on one thread, kept per thread as in the real runtime, and the list of live allocations that
- * cudaPointerGetAttributes answers from, under its mutex. */
+ * pop on one thread, kept per thread as in the real runtime, the list of live allocations that
+ * cudaPointerGetAttributes answers from, and the copies waiting, each list under its mutex. */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@ unsigned long long tfd_null_cudart_count(const char *what) {
 }
 
 static cudaError_t ok(void) { return cudaSuccess; }
+static void flush_copies(void); /* the copies from pinned memory still waiting (below) */
 
 /* ---- the registration calls nvcc's host stubs make ---- */
 void **__cudaRegisterFatBinary(void *fat) {
@@ -107,7 +110,10 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total) {
   *free_bytes = used < NULL_GPU_BYTES ? NULL_GPU_BYTES - used : 0;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize(void) { return ok(); }
+cudaError_t cudaDeviceSynchronize(void) {
+  flush_copies();
+  return cudaSuccess;
+}
 cudaError_t cudaGetLastError(void) {
   cudaError_t e = last_error;
   last_error = cudaSuccess;
@@ -171,21 +177,80 @@ static cudaError_t unmap_as(void *p) {
   pthread_mutex_unlock(&allocations_mu);
   return unmap(p);
 }
-cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr) {
-  memset(attr, 0, sizeof *attr);
-  attr->type = cudaMemoryTypeUnregistered;
-  const char *c = ptr;
+/* What p points into: device memory, pinned host memory, or (anything else) pageable memory. */
+static enum cudaMemoryType type_of(const void *p) {
+  enum cudaMemoryType type = cudaMemoryTypeUnregistered;
+  const char *c = p;
   pthread_mutex_lock(&allocations_mu);
   for (allocation *a = allocations; a; a = a->next) {
     if (c >= a->base && c < a->base + a->bytes) {
-      attr->type = a->type;
-      if (a->type == cudaMemoryTypeDevice) attr->devicePointer = (void *)ptr;
-      else attr->hostPointer = (void *)ptr, attr->devicePointer = (void *)ptr;
+      type = a->type;
       break;
     }
   }
   pthread_mutex_unlock(&allocations_mu);
+  return type;
+}
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr) {
+  memset(attr, 0, sizeof *attr);
+  attr->type = type_of(ptr);
+  if (attr->type != cudaMemoryTypeUnregistered) attr->devicePointer = (void *)ptr;
+  if (attr->type == cudaMemoryTypeHost) attr->hostPointer = (void *)ptr;
   return cudaSuccess;
+}
+
+/* Copies from pinned memory to the device wait, as a GPU's copy engine reads pinned memory after
+ * cudaMemcpyAsync has returned: they are done, in order, by the next call that waits for work or
+ * moves or frees other memory. So a caller that let a pinned source go before its copy was known to
+ * be done (an event passed) copies whatever the memory holds by then, here as on a GPU. Copies
+ * from pageable memory are done at once: CUDA stages them before it returns. */
+typedef struct pending_copy {
+  void *dst;
+  const void *src;
+  size_t n;
+  struct pending_copy *next;
+} pending_copy;
+static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
+static pending_copy *pending_head, **pending_tail = &pending_head;
+static atomic_int held; /* tfd_null_cudart_hold_copies: cudaEventQuery reports pending copies unfinished */
+
+/* While on, a copy from pinned memory stays undone and cudaEventQuery says "not ready" as long as one
+ * waits, as on a GPU still busy; calls that wait (synchronise, copy other memory) still do them. Off
+ * does the waiting copies. For tests of who keeps a pinned source alive until its copy is done. */
+void tfd_null_cudart_hold_copies(int on) {
+  atomic_store(&held, on);
+  if (!on) flush_copies();
+}
+static bool copies_pending(void) {
+  pthread_mutex_lock(&pending_mu);
+  bool any = pending_head != NULL;
+  pthread_mutex_unlock(&pending_mu);
+  return any;
+}
+
+static void flush_copies(void) {
+  pthread_mutex_lock(&pending_mu);
+  while (pending_head) {
+    pending_copy *c = pending_head;
+    pending_head = c->next;
+    memmove(c->dst, c->src, c->n);
+    free(c);
+  }
+  pending_tail = &pending_head;
+  pthread_mutex_unlock(&pending_mu);
+}
+
+static bool defer_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) {
+  if (k != cudaMemcpyHostToDevice && k != cudaMemcpyDefault) return false;
+  if (type_of(src) != cudaMemoryTypeHost || type_of(dst) != cudaMemoryTypeDevice) return false;
+  pending_copy *c = malloc(sizeof *c);
+  if (!c) return false; /* then at once */
+  *c = (pending_copy){dst, src, n, NULL};
+  pthread_mutex_lock(&pending_mu);
+  *pending_tail = c;
+  pending_tail = &c->next;
+  pthread_mutex_unlock(&pending_mu);
+  return true;
 }
 
 /* Device memory is bounded as on a GPU: cudaMalloc past NULL_GPU_BYTES in use fails. */
@@ -200,6 +265,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
   return e;
 }
 cudaError_t cudaFree(void *p) {
+  flush_copies();
   if (p) atomic_fetch_sub(&device_bytes, *(size_t *)((char *)p - HEADER) - HEADER);
   return unmap_as(p);
 }
@@ -207,17 +273,23 @@ cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags) {
   (void)flags;
   return map_as(p, bytes, cudaMemoryTypeHost);
 }
-cudaError_t cudaFreeHost(void *p) { return unmap_as(p); }
+cudaError_t cudaFreeHost(void *p) {
+  flush_copies();
+  return unmap_as(p);
+}
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) {
   (void)k;
+  flush_copies();
   if (n) memmove(dst, src, n);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) {
   (void)s;
+  if (n && defer_copy(dst, src, n, k)) return cudaSuccess;
   return cudaMemcpy(dst, src, n, k);
 }
 cudaError_t cudaMemset(void *p, int v, size_t n) {
+  flush_copies();
   if (n) memset(p, v, n);
   return cudaSuccess;
 }
@@ -238,6 +310,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   (void)s;
+  flush_copies();
   return cudaSuccess;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
@@ -259,10 +332,13 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 }
 cudaError_t cudaEventQuery(cudaEvent_t e) {
   (void)e;
+  if (atomic_load(&held) && copies_pending()) return cudaErrorNotReady;
+  flush_copies();
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   (void)e;
+  flush_copies();
   return cudaSuccess;
 }
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode m) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/core/log.h"
 #include "runtime/device/device_internal.h"
@@ -25,6 +26,7 @@
 /* gpu/null_cudart.c: this test links the null runtime, so the backend module's libcudart.so.13 is
  * the one already loaded. */
 unsigned long long tfd_null_cudart_count(const char *what);
+void tfd_null_cudart_hold_copies(int on);
 #ifdef TFDEV_CUDA_KERNELS
 /* gpu/null_cublas.c and gpu/null_cudnn.c, linked too, so the module's dlopen by soname finds them. */
 long long tfd_null_cublas_count(const char *what);
@@ -124,6 +126,50 @@ static void test_round_trip(void) {
     tfd_tensor_unref(sq);
     tfd_tensor_unref(back);
   }
+  gpu_case_end(&t);
+}
+
+/* A pinned source stays allocated until its copy is done: the null runtime holds copies from pinned
+ * memory undone (its events not ready) while the test looks at the CPU device's pinned allocator. */
+static void test_pinned_source_kept_until_copied(void) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "x", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "sq", "Square", "x", NULL, "/device:CPU:0");
+  tg_node(g, "on_gpu", "Identity", "sq", NULL, "/device:GPU:0");
+  gpu_case t = gpu_case_new(g, false);
+  tfd_status *st = t.st;
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_device_mgr *m = t.s ? tfd_session_device_mgr(t.s) : NULL;
+  tfd_allocator *pinned = m ? tfd_device_get_allocator(tfd_device_mgr_get(m, 0)) : NULL;
+  CHECK(pinned != NULL);
+  float v[256] = {0};
+  int64_t n = 256;
+  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, sizeof v, NULL);
+  const char *feed = "x", *target = "on_gpu";
+  for (int i = 0; pinned && i < 3; i++) /* warm: kernels made, blocks cached */
+    tfd_session_run(t.s, NULL, &feed, &x, 1, NULL, 0, &target, 1, NULL, NULL, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  tfd_allocator_stats before, held, after;
+  for (int w = 0; pinned && w < 2000; w++) { /* the warm steps' sources released */
+    tfd_allocator_get_stats(pinned, &before);
+    if (before.bytes_in_use == 0) break;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  tfd_null_cudart_hold_copies(1);
+  if (pinned) tfd_session_run(t.s, NULL, &feed, &x, 1, NULL, 0, &target, 1, NULL, NULL, st);
+  CHECK_STATUS(st, TFD_OK, "");
+  if (pinned) tfd_allocator_get_stats(pinned, &held);
+  tfd_null_cudart_hold_copies(0);
+  CHECK(pinned && held.bytes_in_use >= before.bytes_in_use + (int64_t)sizeof v); /* Square's output, kept */
+  for (int w = 0; pinned && w < 2000; w++) { /* the event manager lets it go once the copy is done */
+    tfd_allocator_get_stats(pinned, &after);
+    if (after.bytes_in_use == before.bytes_in_use) break;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  CHECK(pinned && after.bytes_in_use == before.bytes_in_use);
+  tfd_tensor_unref(x);
   gpu_case_end(&t);
 }
 
@@ -703,6 +749,7 @@ static const tfd_test tests[] = {
     {"round trip CPU -> GPU -> CPU", test_round_trip},
     {"copies to the GPU release pageable sources at once", test_copy_sources_released},
     {"fetched tensors land in pinned memory", test_fetched_into_pinned_memory},
+    {"a pinned source is kept until its copy is done", test_pinned_source_kept_until_copied},
 #ifdef TFDEV_CUDA_KERNELS
     {"one launch per node", test_launches_per_node},
     {"step graphs replayed", test_step_graph_replay},
