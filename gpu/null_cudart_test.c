@@ -641,14 +641,6 @@ static void test_region_parked_for_next_session(void) {
   tfd_status_free(st);
 }
 
-/* This thread's log lines, joined. */
-static char logged[2048];
-static void keep_line(void *ctx, tfd_log_level level, const char *message) {
-  (void)ctx, (void)level;
-  size_t n = strlen(logged);
-  snprintf(logged + n, sizeof logged - n, "%s\n", message);
-}
-
 /* Sessions alive at once on the GPU share its context and memory (one BFC allocator, the first
  * session's limit), as TensorFlow's sessions share its per-process GPU state: five default sessions
  * each run, where each used to reserve what was free when it started and the last ones got almost
@@ -677,13 +669,13 @@ static void test_sessions_share_gpu_memory(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "GPU", 1, NULL);
   tfd_session_options_set_gpu_allow_growth(o, true);
-  tfd_host_logger lg = {keep_line, TFD_LOG_WARNING, NULL};
-  logged[0] = 0;
+  tfd_test_lines logged = {""};
+  tfd_host_logger lg = {tfd_test_keep_line, TFD_LOG_WARNING, &logged};
   const tfd_host_logger *prev = tfd_log_use(&lg);
   tfd_session *grow = tfd_session_new(o, NULL, NULL, st);
   tfd_log_use(prev);
   CHECK_STATUS(st, TFD_OK, "");
-  CHECK_CONTAINS(logged, "allow_growth true not applied: another session holds this GPU's memory, shared");
+  CHECK_CONTAINS(logged.text, "allow_growth true not applied: another session holds this GPU's memory, shared");
   if (grow) tfd_session_free(grow);
   for (int i = 0; i < 5; i++)
     if (s[i]) tfd_session_free(s[i]);

@@ -147,14 +147,6 @@ static tfd_executor *executor(env *v, tfd_graph *g) {
   return e;
 }
 
-/* This thread's debug lines, joined (the step runs on the calling thread, so its lines land here). */
-static char logged[4096];
-static void keep_line(void *ctx, tfd_log_level level, const char *message) {
-  (void)ctx, (void)level;
-  size_t n = strlen(logged);
-  snprintf(logged + n, sizeof logged - n, "%s\n", message);
-}
-
 static void test_capture_then_replay(void) {
   env v;
   if (!env_open(&v)) return env_close(&v);
@@ -162,12 +154,13 @@ static void test_capture_then_replay(void) {
   if (!e) return env_close(&v);
   CHECK(step(e, 1, 3, true, v.st)); /* warms the kernels up, node by node */
   counts(e, 0, 0);
-  tfd_host_logger lg = {keep_line, TFD_LOG_DEBUG, NULL};
-  logged[0] = 0;
+  /* The step runs on the calling thread, so its debug lines land here. */
+  tfd_test_lines logged = {""};
+  tfd_host_logger lg = {tfd_test_keep_line, TFD_LOG_DEBUG, &logged};
   const tfd_host_logger *prev = tfd_log_use(&lg);
   CHECK(step(e, 2, 3, true, v.st)); /* recorded, then launched */
   tfd_log_use(prev);
-  CHECK_CONTAINS(logged, "step graph: recorded ");
+  CHECK_CONTAINS(logged.text, "step graph: recorded ");
   counts(e, 1, 0);
   for (int i = 3; i < 9; i++) CHECK(step(e, i, 3, true, v.st)); /* replayed, each with its own feed */
   counts(e, 1, 6);
@@ -229,13 +222,14 @@ static void test_uncapturable_runs_node_by_node(void) {
 static void test_stateful_partitions_never_replay(void) {
   env v;
   if (!env_open(&v)) return env_close(&v);
-  tfd_host_logger lg = {keep_line, TFD_LOG_DEBUG, NULL};
-  logged[0] = 0;
+  /* The executor is made on this thread, so its debug lines land here. */
+  tfd_test_lines logged = {""};
+  tfd_host_logger lg = {tfd_test_keep_line, TFD_LOG_DEBUG, &logged};
   const tfd_host_logger *prev = tfd_log_use(&lg);
   tfd_executor *e = executor(&v, partition(TFD_FLOAT32, false, true, false));
   tfd_log_use(prev);
-  CHECK_CONTAINS(logged, "no step graph for this partition: node ");
-  CHECK_CONTAINS(logged, "is stateful");
+  CHECK_CONTAINS(logged.text, "no step graph for this partition: node ");
+  CHECK_CONTAINS(logged.text, "is stateful");
   if (!e) return env_close(&v);
   for (int i = 1; i < 5; i++) CHECK(step(e, i, 2, false, v.st));
   counts(e, 0, 0);

@@ -83,6 +83,20 @@ static int tfd_test_failed_checks;
 
 #define TFD_TEST_MAIN(tests) TFD_TEST_RUN_ALL(tests, int main)
 
+/* Log lines kept for a test's checks: a tfd_host_logger with tfd_test_keep_line as its log and one
+ * of these as its ctx appends each line, newline-ended, as much as fits. Unlocked: for a logger that
+ * only the test's own thread uses (tfd_log_use). */
+typedef struct tfd_test_lines {
+  char text[4096];
+} tfd_test_lines;
+
+static inline void tfd_test_keep_line(void *ctx, tfd_log_level level, const char *message) {
+  (void)level;
+  tfd_test_lines *k = ctx;
+  size_t n = strlen(k->text);
+  snprintf(k->text + n, sizeof k->text - n, "%s\n", message);
+}
+
 /* TFDEV_TEST_ONLY=N runs only the Nth test (from 1): a GPU fault poisons the whole process, so the
  * GPU suite can run each test in a process of its own. */
 #define TFD_TEST_RUN_ALL(tests, signature)                                                \
