@@ -126,10 +126,13 @@ static void epilogue(const conv_job *j, int64_t r0, int64_t rows) {
 
 static void epilogue_range(int64_t b, int64_t e, void *arg) { epilogue(arg, b, e - b); }
 
-/* After oneDNN: the batch norm and Prelu it was not given (it applied the rest). */
+/* After oneDNN: the batch norm and Prelu it was not given. It applied the rest, the addend included,
+ * so the epilogue must not add the addend again when the output is not the addend's own buffer. */
 static void dnnl_epilogue(tfd_kernel_ctx *c, const conv_job *j, int64_t rows) {
   if (!j->bn && !j->p->prelu) return;
-  tfd_threadpool_parallel_for(c->intra_pool, rows, 2 * j->o, epilogue_range, (void *)j);
+  conv_job rest = *j;
+  rest.addend = NULL;
+  tfd_threadpool_parallel_for(c->intra_pool, rows, 2 * j->o, epilogue_range, &rest);
 }
 
 /* Output rows per block: the im2col buffer of a block stays near 1 MiB. */
