@@ -1,5 +1,6 @@
 /* Device factories, device lists, and the factory registry with TensorFlow's priority rules. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,16 +211,18 @@ void tfd_factory_registry_entry(const tfd_factory_registry *r, size_t i, const c
   if (factory) *factory = r->entries[i].factory;
 }
 
-/* The built-in registry, made once; optional backends (gpu/) add their factories here, and plug-ins
- * later (tfd_factory_registry_register_builtin), under default_mu, which copies of it take too. */
-static tfd_factory_registry *default_registry;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+/* The built-in registry, made on first use (again on the next use if memory ran out: a host that
+ * survives one failed allocation must not lose its CPU device for good); optional backends (gpu/)
+ * add their factories here, and plug-ins later (tfd_factory_registry_register_builtin), under
+ * default_mu, which copies of it take too. */
+static _Atomic(tfd_factory_registry *) default_registry;
+static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t default_mu = PTHREAD_MUTEX_INITIALIZER;
 
 tfd_factory_registry *tfd_factory_registry_copy(const tfd_factory_registry *src) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   if (!r) return NULL;
-  bool builtin = src == default_registry; /* a plug-in may be adding to it */
+  bool builtin = src == atomic_load(&default_registry); /* a plug-in may be adding to it */
   if (builtin) pthread_mutex_lock(&default_mu);
   bool ok = true;
   for (size_t i = 0; i < src->size && ok; i++) {
@@ -235,13 +238,13 @@ tfd_factory_registry *tfd_factory_registry_copy(const tfd_factory_registry *src)
   return r;
 }
 
-static void build_default_registry(void) {
+static tfd_factory_registry *build_default_registry(void) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   tfd_device_factory *cpu = tfd_threadpool_device_factory_new(NULL);
   if (!r || !cpu || tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_THREADPOOL_CPU, NULL) != TFD_OK) {
     tfd_device_factory_unref(cpu);
     tfd_factory_registry_free(r);
-    return; /* callers see NULL and report out of memory */
+    return NULL; /* callers see NULL and report out of memory */
   }
   tfd_device_factory_unref(cpu);
   /* Backend modules add theirs (CUDA: GPU at 210, the GPU-compatible CPU at 70); one that does not
@@ -251,20 +254,24 @@ static void build_default_registry(void) {
   char *save = NULL;
   for (char *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save))
     if (tfd_backend_load(name, NULL, NULL) == TFD_OK) tfd_backend_register_factories(name, r, NULL);
-  default_registry = r;
+  return r;
 }
 
 const tfd_factory_registry *tfd_factory_registry_default(void) {
-  pthread_once(&default_once, build_default_registry);
-  return default_registry;
+  tfd_factory_registry *r = atomic_load(&default_registry);
+  if (r) return r;
+  pthread_mutex_lock(&build_mu);
+  if (!(r = atomic_load(&default_registry)) && (r = build_default_registry())) atomic_store(&default_registry, r);
+  pthread_mutex_unlock(&build_mu);
+  return r;
 }
 
 tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_device_factory *f, int priority,
                                                tfd_status *status) {
-  pthread_once(&default_once, build_default_registry);
-  if (!default_registry) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory building the registry");
+  tfd_factory_registry *r = (tfd_factory_registry *)tfd_factory_registry_default();
+  if (!r) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory building the registry");
   pthread_mutex_lock(&default_mu);
-  tfd_code code = tfd_factory_registry_register(default_registry, device_type, f, priority, status);
+  tfd_code code = tfd_factory_registry_register(r, device_type, f, priority, status);
   pthread_mutex_unlock(&default_mu);
   return code;
 }
@@ -273,8 +280,7 @@ tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_devi
  * loaded tfdev/core.so closes, Lua unloads the module, and what it built
  * must go with it rather than be lost. */
 __attribute__((destructor)) static void free_default_registry(void) {
-  tfd_factory_registry_free(default_registry);
-  default_registry = NULL;
+  tfd_factory_registry_free(atomic_exchange(&default_registry, NULL));
 }
 
 /* Runs one factory into `out`, adding the type and factory name to errors. */

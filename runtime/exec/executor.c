@@ -709,11 +709,17 @@ void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, in
   tfd_step_graph_counts(e->step_graph, captured, replayed);
 }
 
+void tfd_executor_fail_start(const tfd_executor_args *args, const tfd_status *status, tfd_executor_done done, void *arg) {
+  if (args->rendezvous && status->code != TFD_OK)
+    tfd_rendezvous_abort(args->rendezvous, status->code, tfd_status_message(status));
+  done(arg, status);
+}
+
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg) {
   if (e->step_graph) {
     tfd_status st = TFD_STATUS_INIT;
     if (tfd_step_graph_run(e->step_graph, args, &st)) {
-      done(arg, &st);
+      tfd_executor_fail_start(args, &st, done, arg); /* OK: just done */
       tfd_status_clear(&st);
       return;
     }
@@ -726,7 +732,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   if (!s) {
     tfd_status st = TFD_STATUS_INIT;
     tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
-    done(arg, &st);
+    tfd_executor_fail_start(args, &st, done, arg);
     tfd_status_clear(&st);
     return;
   }

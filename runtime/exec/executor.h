@@ -150,6 +150,9 @@ bool tfd_executor_uses_rendezvous(const tfd_executor *e);
 
 /* Starts a step; done runs exactly once, on whichever thread finishes last. */
 void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_executor_done done, void *arg);
+/* Ends a step that could not start (status says why): aborts its rendezvous, as a failed kernel would,
+ * so the step's other partitions do not wait for this one's sends, then calls done. */
+void tfd_executor_fail_start(const tfd_executor_args *args, const tfd_status *status, tfd_executor_done done, void *arg);
 /* Runs a step and waits for it. With timeout_ms > 0 and a cancellation in
  * args, a step still running after timeout_ms is cancelled with
  * DEADLINE_EXCEEDED ("Timed out waiting for <what> (N ms)"), so blocked

@@ -848,7 +848,7 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
     if (s) frames_step_free(s);
     tfd_status st = TFD_STATUS_INIT;
     tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
-    done(arg, &st);
+    tfd_executor_fail_start(args, &st, done, arg);
     tfd_status_clear(&st);
     return;
   }
@@ -873,7 +873,7 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
     tfd_status st = TFD_STATUS_INIT;
     tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a step");
     frames_step_free(s);
-    done(arg, &st);
+    tfd_executor_fail_start(args, &st, done, arg);
     tfd_status_clear(&st);
     return;
   }

@@ -2260,6 +2260,15 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
   for (const tfd_attr_def *a = op->attrs; a->name; a++) {
     const tfd_attr_value *v = tfd_node_def_attr(node, a->name);
     if (v) {
+      bool list_want = a->type >= TFD_ATTR_LIST_INT, list_got = v->type >= TFD_ATTR_LIST_INT;
+      if (v->type != a->type && list_want && list_got && v->list_len == 0) {
+        /* An empty list is a value of every list type, as in TensorFlow (a binary GraphDef's empty
+         * AttrValue.list says no type, and the loaders store it as list(string)): retyped, so kernels
+         * read the list they expect. */
+        tfd_attr_value empty = {.type = a->type};
+        if (tfd_node_def_set_attr(node, a->name, &empty, st) != TFD_OK) return tfd_status_code(st);
+        continue;
+      }
       if (v->type != a->type)
         return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): attr '%s' must be a %s, got a %s", name,
                                op->name, a->name, attr_type_name(a->type), attr_type_name(v->type));

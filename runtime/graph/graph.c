@@ -27,7 +27,7 @@ int tfd_graph_find(const tfd_graph *g, const char *name) {
 
 void tfd_graph_free(tfd_graph *g) {
   if (!g) return;
-  for (int i = 0; i < g->n; i++) {
+  for (int i = 0; g->nodes && i < g->n; i++) { /* no nodes: their array could not be made */
     free(g->nodes[i].inputs);
     free(g->nodes[i].control);
     free(g->nodes[i].in_types);

@@ -21,6 +21,7 @@
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "graph_def_internal.h"
+#include "json_syntax.h"
 #include "../framework/op_registry.h"
 
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
@@ -99,10 +100,12 @@ static tfd_dtype dtype_of(const cJSON *v) {
   return 0;
 }
 
-/* Standard base64 (protobuf JSON writes bytes so); NULL for malformed text. Caller frees. */
-static unsigned char *base64_decode(const char *s, size_t *len) {
+/* Standard base64 (protobuf JSON writes bytes so); NULL for malformed text, or with *oom set when
+ * memory ran out. Caller frees. */
+static unsigned char *base64_decode(const char *s, size_t *len, bool *oom) {
   size_t n = strlen(s);
   unsigned char *out = malloc(n / 4 * 3 + 3);
+  *oom = !out;
   if (!out) return NULL;
   size_t o = 0;
   unsigned acc = 0;
@@ -216,10 +219,12 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   memset(data, 0, (size_t)bytes);
   if (content) {
     size_t len = 0;
-    unsigned char *raw = cJSON_IsString(content) ? base64_decode(content->valuestring, &len) : NULL;
+    bool oom = false;
+    unsigned char *raw = cJSON_IsString(content) ? base64_decode(content->valuestring, &len, &oom) : NULL;
     if (!raw || (int64_t)len != bytes) {
-      failf(c, TFD_INVALID_ARGUMENT, "%s: tensorContent %s", where,
-            raw ? "has the wrong size for the tensor's shape" : "is not base64");
+      if (oom) failf(c, TFD_RESOURCE_EXHAUSTED, "%s: out of memory decoding tensorContent", where);
+      else failf(c, TFD_INVALID_ARGUMENT, "%s: tensorContent %s", where,
+                 raw ? "has the wrong size for the tensor's shape" : "is not base64");
       free(raw);
       tfd_tensor_unref(out);
       return NULL;
@@ -261,9 +266,11 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
 
 static char *string_of(ctx *c, const cJSON *v, const char *where) {
   size_t len = 0;
-  unsigned char *raw = cJSON_IsString(v) ? base64_decode(v->valuestring, &len) : NULL;
+  bool oom = false;
+  unsigned char *raw = cJSON_IsString(v) ? base64_decode(v->valuestring, &len, &oom) : NULL;
   if (!raw) {
-    failf(c, TFD_INVALID_ARGUMENT, "%s: a bytes value must be base64 text", where);
+    if (oom) failf(c, TFD_RESOURCE_EXHAUSTED, "%s: out of memory decoding a string", where);
+    else failf(c, TFD_INVALID_ARGUMENT, "%s: a bytes value must be base64 text", where);
     return NULL;
   }
   if (memchr(raw, 0, len)) {
@@ -653,8 +660,10 @@ tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len,
   tfd_graph_def *g = NULL;
   tfd_strmap unfilled = TFD_STRMAP_INIT;
   if (!root) {
+    /* cJSON says NULL for both: well-formed text it could not parse means memory ran out. */
     const char *at = cJSON_GetErrorPtr();
-    failf(&c, TFD_INVALID_ARGUMENT, "not valid JSON (near byte %lld)", at && at >= text ? (long long)(at - text) : -1LL);
+    if (tfd_json_well_formed(text, len)) failf(&c, TFD_RESOURCE_EXHAUSTED, "out of memory parsing the JSON");
+    else failf(&c, TFD_INVALID_ARGUMENT, "not valid JSON (near byte %lld)", at && at >= text ? (long long)(at - text) : -1LL);
     return NULL;
   }
   const cJSON *format = field(root, "format", NULL), *topology = field(root, "modelTopology", "model_topology");

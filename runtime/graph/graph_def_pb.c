@@ -287,15 +287,49 @@ static tfd_code check_library(const Tensorflow__GraphDef *g, tfd_status *st) {
   return TFD_OK;
 }
 
+/* protobuf-c's allocator, counting what it could not get: an unpack that fails for want of memory
+ * is RESOURCE_EXHAUSTED, not a corrupted file. */
+typedef struct pb_memory {
+  ProtobufCAllocator a;
+  bool out_of_memory;
+} pb_memory;
+
+static void *pb_alloc(void *data, size_t size) {
+  void *p = malloc(size ? size : 1);
+  if (!p) ((pb_memory *)data)->out_of_memory = true;
+  return p;
+}
+
+static void pb_free(void *data, void *p) {
+  (void)data;
+  free(p);
+}
+
+static Tensorflow__GraphDef *unpack(const void *data, size_t size, bool *out_of_memory) {
+  pb_memory m = {{pb_alloc, pb_free, NULL}, false};
+  m.a.allocator_data = &m;
+  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(&m.a, size, data);
+  *out_of_memory = !g && m.out_of_memory;
+  return g;
+}
+
+/* protobuf-c frees through the allocator it is given; pb_free needs no data. */
+static void free_unpacked(Tensorflow__GraphDef *g) {
+  ProtobufCAllocator a = {pb_alloc, pb_free, NULL};
+  tensorflow__graph_def__free_unpacked(g, &a);
+}
+
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
   if (!data && size) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: no data");
     return NULL;
   }
-  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, size, data);
+  bool oom;
+  Tensorflow__GraphDef *g = unpack(data, size, &oom);
   if (!g) {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                    "GraphDef: %zu bytes are not a binary GraphDef (truncated or corrupted protobuf)", size);
+    if (oom) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "GraphDef: out of memory reading %zu bytes", size);
+    else tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                         "GraphDef: %zu bytes are not a binary GraphDef (truncated or corrupted protobuf)", size);
     return NULL;
   }
   tfd_graph_def *out = tfd_graph_def_new();
@@ -317,7 +351,7 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
       else code = attr_of(e->value, &w, n, st);
     }
   }
-  tensorflow__graph_def__free_unpacked(g, NULL);
+  free_unpacked(g);
   if (code != TFD_OK) {
     tfd_graph_def_free(out);
     return NULL;
@@ -417,14 +451,15 @@ static bool model_format(const void *data, size_t size, const tfd_graph_def_opti
  * even that cannot be read. */
 static tfd_graph_def *ops_only(const void *data, size_t size, bool json) {
   if (json) return tfd_graph_def_json_ops_only(data, size);
-  Tensorflow__GraphDef *p = tensorflow__graph_def__unpack(NULL, size, data);
+  bool oom;
+  Tensorflow__GraphDef *p = unpack(data, size, &oom);
   tfd_graph_def *g = p ? tfd_graph_def_new() : NULL;
   for (size_t i = 0; g && i < p->n_node; i++)
     if (!tfd_graph_def_add_node(g, p->node[i]->name, p->node[i]->op, NULL)) {
       tfd_graph_def_free(g);
       g = NULL;
     }
-  if (p) tensorflow__graph_def__free_unpacked(p, NULL);
+  if (p) free_unpacked(p);
   return g;
 }
 

@@ -578,6 +578,7 @@ static bool contains(const int *devs, int count, int d) {
 
 /* "Cannot assign a device for operation X: ..." with the node's tag, as Placer::Run reports. */
 static tfd_code cannot_assign(placer *p, int node, tfd_status *st) {
+  if (tfd_status_code(st) == TFD_RESOURCE_EXHAUSTED) return TFD_RESOURCE_EXHAUSTED; /* no fault of the node's */
   char *msg = tfd_format("Cannot assign a device for operation %s: %s", node_name(p, node), tfd_status_message(st));
   if (!msg) return oom(st);
   fail_attached(p, st, TFD_INVALID_ARGUMENT, node, msg);

@@ -254,18 +254,26 @@ tfd_graph_def *tfd_subgraph_for_run_connected(const tfd_graph *full, const char 
     }
     if (!keep[id - 1]) keep[stack[top++] = (int)id - 1] = true;
   }
-  while (top > 0) {
+  while (top > 0 && ok) {
     tfd_node_def *nd = def->nodes[stack[--top]];
     for (size_t k = 0; k < nd->ninputs; k++) {
       int index;
       char *src = tfd_input_node(nd->inputs[k], &index, NULL); /* valid: the graph was built from these */
-      intptr_t id = src ? (intptr_t)tfd_strmap_get(&by_name, src) : 0;
+      if (!src) { /* out of memory: a node left out would read as unknown to its consumer */
+        ok = false;
+        break;
+      }
+      intptr_t id = (intptr_t)tfd_strmap_get(&by_name, src);
       free(src);
       if (id && !keep[id - 1]) keep[stack[top++] = (int)id - 1] = true;
     }
   }
   free(stack);
   tfd_strmap_free(&by_name);
+  if (!ok) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    goto done;
+  }
   out = tfd_graph_def_new();
   for (int i = 0; out && i < m; i++) {
     if (keep[i] && tfd_graph_def_append_node(out, def->nodes[i], st) != TFD_OK) {

@@ -75,7 +75,7 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_status tmp = TFD_STATUS_INIT;
   c->outputs[0] = tfd_tensor_reshape(in, dims, nd, &tmp);
   if (!c->outputs[0]) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values: %s", (long long)n,
+    tfd_kernel_fail(c, k, tfd_status_code(&tmp), "Input to reshape is a tensor with %lld values: %s", (long long)n,
                     tfd_status_message(&tmp));
     tfd_status_clear(&tmp);
   }

@@ -166,7 +166,8 @@ void tfd_session_free(tfd_session *s) {
   tfd_strmap_free(&s->placements);
   tfd_graph_free(s->graph);
   tfd_graph_def_free(s->def);
-  for (int d = 0; d < s->num_devices; d++) tfd_op_segment_remove_hold(tfd_device_op_segment(s->devices[d]), s->handle);
+  for (int d = 0; s->devices && d < s->num_devices; d++) /* no devices: their array could not be made */
+    tfd_op_segment_remove_hold(tfd_device_op_segment(s->devices[d]), s->handle);
   release_pool(s);
   tfd_device_mgr_free(s->mgr);
   free(s->devices);

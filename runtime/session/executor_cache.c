@@ -16,14 +16,15 @@
 
 void tfd_ds_bundle_free(bundle *b) {
   if (!b) return;
+  /* A bundle whose build ran out of memory may lack any of its arrays. */
   for (int p = 0; p < b->num_parts; p++) {
-    tfd_executor_free(b->execs[p]);
-    tfd_graph_def_free(b->part_defs[p]);
+    if (b->execs) tfd_executor_free(b->execs[p]);
+    if (b->part_defs) tfd_graph_def_free(b->part_defs[p]);
   }
   free(b->execs);
   free(b->part_defs);
-  for (int k = 0; k < b->num_feeds; k++) free(b->feed_names[k]);
-  for (int k = 0; k < b->num_fetches; k++) free(b->fetch_names[k]);
+  for (int k = 0; b->feed_names && k < b->num_feeds; k++) free(b->feed_names[k]);
+  for (int k = 0; b->fetch_names && k < b->num_fetches; k++) free(b->fetch_names[k]);
   free(b->feed_names);
   free(b->fetch_names);
   free(b->feed_types);
@@ -164,11 +165,15 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
     tfd_log_use(outer);
   }
   if (code == TFD_OK) {
-    for (int i = 0; i < pg->n; i++) {
+    /* A stateful node's device must be remembered (its state lives there); the placements are
+     * what session:placement() reports. */
+    for (int i = 0; i < pg->n && code == TFD_OK; i++) {
       const tfd_gnode *n = &pg->nodes[i];
-      tfd_strmap_put(&s->placements, tfd_gnode_name(n), (void *)(intptr_t)(device_of[i] + 1));
-      if (n->op->stateful && !tfd_strmap_get(&s->stateful, tfd_gnode_name(n)))
-        tfd_strmap_put(&s->stateful, tfd_gnode_name(n), (void *)(intptr_t)(device_of[i] + 1));
+      void *dev = (void *)(intptr_t)(device_of[i] + 1);
+      if (!tfd_strmap_put(&s->placements, tfd_gnode_name(n), dev) ||
+          (n->op->stateful && !tfd_strmap_get(&s->stateful, tfd_gnode_name(n)) &&
+           !tfd_strmap_put(&s->stateful, tfd_gnode_name(n), dev)))
+        code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory recording placements");
     }
   }
   pthread_mutex_unlock(&s->graph_mu);
@@ -261,7 +266,7 @@ bundle *tfd_ds_get_bundle_connected(tfd_session *s, char **feeds, int nf, char *
   } else {
     s->bundles = grown;
     s->bundles[s->num_bundles++] = made;
-    tfd_strmap_put(&s->cache, sorted, made);
+    tfd_strmap_put(&s->cache, sorted, made); /* a key the cache cannot keep costs a rebuild, no more */
     b = made;
   }
   if (b) tfd_strmap_put(&s->cache, fast, b);
