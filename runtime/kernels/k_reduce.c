@@ -34,6 +34,7 @@ enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD };
     if (!acc || !seen) {                                                                        \
       free(acc);                                                                                \
       free(seen);                                                                               \
+      tfd_tensor_unref(out); /* not handed out yet: ours to drop */                             \
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");                           \
       return;                                                                                   \
     }                                                                                           \
