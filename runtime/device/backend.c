@@ -229,8 +229,9 @@ tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *
   return m->register_factories(reg, status);
 }
 
-void tfd_backend_register_kernels(const tfd_backend_kernel_api *api) {
-  if (!atomic_load(&kernels_pending)) return;
+tfd_code tfd_backend_register_kernels(const tfd_backend_kernel_api *api, tfd_status *status) {
+  if (!atomic_load(&kernels_pending)) return TFD_OK;
+  tfd_code code = TFD_OK;
   pthread_mutex_lock(&records_mu);
   atomic_store(&kernels_pending, false); /* under the lock: a module loading now sets it again after */
   for (size_t i = 0; i < num_records; i++) {
@@ -238,11 +239,20 @@ void tfd_backend_register_kernels(const tfd_backend_kernel_api *api) {
     if (!r->loaded || r->kernels_asked) continue;
     r->kernels_asked = true;
     tfd_status st = TFD_STATUS_INIT;
-    if (r->module->register_kernels && r->module->register_kernels(api, &st) != TFD_OK)
-      tfd_log(TFD_LOG_ERROR, "backend %s: its kernels did not register: %s", r->name, tfd_status_message(&st));
+    if (r->module->register_kernels && r->module->register_kernels(api, &st) != TFD_OK) {
+      if (tfd_status_code(&st) == TFD_RESOURCE_EXHAUSTED) { /* not the module's fault: ask again */
+        r->kernels_asked = false;
+        atomic_store(&kernels_pending, true);
+        code = tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "backend %s: registering its kernels: %s", r->name,
+                               tfd_status_message(&st));
+      } else {
+        tfd_log(TFD_LOG_ERROR, "backend %s: its kernels did not register: %s", r->name, tfd_status_message(&st));
+      }
+    }
     tfd_status_clear(&st);
   }
   pthread_mutex_unlock(&records_mu);
+  return code;
 }
 
 size_t tfd_backend_count(void) {

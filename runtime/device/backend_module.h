@@ -86,7 +86,8 @@ typedef struct tfd_backend_module {
   int (*init)(const tfd_backend_host *host, char *why, size_t why_cap);
   /* Registers the module's device factories into r (a registry of the host's). */
   tfd_code (*register_factories)(tfd_factory_registry *r, tfd_status *status);
-  /* Registers the module's kernels; called once, after init. May be NULL. */
+  /* Registers the module's kernels; called once, after init, and again after a call that ran out of
+   * memory (registering a kernel a second time with the same setup changes nothing). May be NULL. */
   tfd_code (*register_kernels)(const tfd_backend_kernel_api *api, tfd_status *status);
 } tfd_backend_module;
 
@@ -95,7 +96,9 @@ typedef const tfd_backend_module *(*tfd_backend_module_entry_fn)(void);
 /* The host table of this copy of the runtime (device/backend.c). */
 const tfd_backend_host *tfd_backend_host_table(void);
 /* Lets every loaded module that has not yet done so register its kernels through api (the kernel
- * registry calls this when a lookup misses). A module that fails is logged and not asked again. */
-void tfd_backend_register_kernels(const tfd_backend_kernel_api *api);
+ * registry calls this when a lookup misses, and before placement). A module that fails is logged and
+ * not asked again, except when it ran out of memory: it is asked again next time, and the call
+ * returns RESOURCE_EXHAUSTED. */
+tfd_code tfd_backend_register_kernels(const tfd_backend_kernel_api *api, tfd_status *status);
 
 #endif

@@ -758,6 +758,8 @@ static tfd_code place(placer *p, int *device_of, tfd_status *st) {
 
 tfd_code tfd_place(const tfd_graph *g, const tfd_placer_options *o, int *device_of, tfd_status *st) {
   if (o->num_devices <= 0) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "No devices are registered");
+  /* Kernels a backend has yet to register would read as missing (wrongly refusing its devices). */
+  if (tfd_kernel_registry_ready(st) != TFD_OK) return tfd_status_code(st);
   size_t n = g->n ? (size_t)g->n : 1, nd = (size_t)o->num_devices;
   placer p = {.g = g, .o = o};
   p.m = calloc(n, sizeof *p.m);

@@ -107,6 +107,10 @@ typedef tfd_code (*tfd_kernel_setup_fn)(tfd_kernel *k, const tfd_kernel_init *in
 
 /* Whether device_type has a kernel for op. */
 bool tfd_kernel_supported(const char *op, const char *device_type);
+/* Lets loaded backend modules register their kernels now, so that lookups after it see them: a
+ * caller that can report an error asks this first (RESOURCE_EXHAUSTED when memory ran out; the
+ * modules are asked again next time). */
+tfd_code tfd_kernel_registry_ready(tfd_status *status);
 /* Registers a kernel for (op, device_type) at priority 0 beside the built-in table, for the rest of
  * the process (a backend module's kernels). Registering the same setup again is a no-op; another
  * setup for a pair that has one is ALREADY_EXISTS naming the pair. Thread-safe. */

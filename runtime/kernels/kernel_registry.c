@@ -113,12 +113,16 @@ static const kernel_entry *find_registered(const char *op, const char *device_ty
   return NULL;
 }
 
-/* A miss first lets backend modules loaded since the last one register their kernels. */
+static const tfd_backend_kernel_api backend_api = {tfd_kernel_register_data_movement, tfd_kernel_register_device_kernels};
+
+tfd_code tfd_kernel_registry_ready(tfd_status *st) { return tfd_backend_register_kernels(&backend_api, st); }
+
+/* A miss first lets backend modules loaded since the last one register their kernels (a failure
+ * here reads as a miss: callers that can report it ask tfd_kernel_registry_ready first). */
 static const kernel_entry *find(const char *op, const char *device_type) {
-  static const tfd_backend_kernel_api api = {tfd_kernel_register_data_movement, tfd_kernel_register_device_kernels};
   const kernel_entry *e = find_registered(op, device_type);
   if (e || strcmp(device_type, "CPU") == 0) return e;
-  tfd_backend_register_kernels(&api);
+  tfd_backend_register_kernels(&backend_api, NULL);
   return find_registered(op, device_type);
 }
 

@@ -30,6 +30,7 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
   for (size_t k = 0; k < sizeof graph_only / sizeof graph_only[0]; k++)
     if (strcmp(op, graph_only[k]) == 0) /* frames and dead tensors are a graph's */
       return tfd_status_setf(st, TFD_UNIMPLEMENTED, "op %s is control flow: it runs only in a graph, not eagerly", op);
+  if (tfd_kernel_registry_ready(st) != TFD_OK) return tfd_status_code(st);
   if (!tfd_kernel_supported(op, tfd_device_type(d)))
     return tfd_status_setf(st, TFD_NOT_FOUND, "no %s kernel for op %s on %s", tfd_device_type(d), op, tfd_device_name(d));
   tfd_graph_def *g = tfd_graph_def_new();
