@@ -73,7 +73,10 @@ TFD_API tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i);
 TFD_API tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
 
 /* Appends a node; returns it (owned by the graph def). Names and ops are
- * checked when a graph is built, not here. NULL only when out of memory. */
+ * checked when a graph is built, not here. NULL when out of memory, or with
+ * INVALID_ARGUMENT for a NULL g, name or op. A NULL (or "") device in
+ * tfd_node_def_set_device requests none. The getters below take a non-NULL
+ * graph def or node def. */
 TFD_API tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
 TFD_API tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
 TFD_API tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);

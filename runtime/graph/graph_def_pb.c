@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "graph_def_internal.h"
@@ -291,7 +292,7 @@ static tfd_code check_library(const Tensorflow__GraphDef *g, tfd_status *st) {
 
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
   if (!data && size) {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: no data");
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse: data is NULL but size is %zu", size);
     return NULL;
   }
   Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, size, data);
@@ -755,7 +756,9 @@ static tfd_code attr_msg(arena *a, const tfd_node_def *n, size_t k, Tensorflow__
 }
 
 tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **out, size_t *size, tfd_status *st) {
-  if (!g || !out || !size) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_serialize: NULL argument");
+  if (tfd_arg_required(st, "tfd_graph_def_serialize", "g", g) || tfd_arg_required(st, "tfd_graph_def_serialize", "data", out) ||
+      tfd_arg_required(st, "tfd_graph_def_serialize", "size", size))
+    return TFD_INVALID_ARGUMENT;
   *out = NULL;
   *size = 0;
   arena a = {0};
