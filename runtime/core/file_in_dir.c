@@ -91,7 +91,8 @@ static bool opened_inside(int fd, const struct stat *opened, const char *real, c
   }
   char *again = realpath(real, NULL);
   struct stat sb;
-  bool ok = again && inside(again, root) && stat(again, &sb) == 0 && sb.st_dev == opened->st_dev && sb.st_ino == opened->st_ino;
+  bool ok =
+      again && inside(again, root) && stat(again, &sb) == 0 && sb.st_dev == opened->st_dev && sb.st_ino == opened->st_ino;
   free(again);
   return ok;
 }

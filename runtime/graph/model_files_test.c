@@ -36,7 +36,8 @@ static void write_model(const char *name) {
            "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
            "{\"name\": \"w\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\": \"DT_FLOAT\"}, \"value\": {\"tensor\":"
            " {\"dtype\": \"DT_FLOAT\", \"tensorShape\": {\"dim\": [{\"size\": \"2\"}]}}}}}]},"
-           " \"weightsManifest\": [{\"paths\": [\"%s\"], \"weights\": [{\"name\": \"w\", \"shape\": [2], \"dtype\": \"float32\"}]}]}",
+           " \"weightsManifest\": [{\"paths\": [\"%s\"], \"weights\": [{\"name\": \"w\", \"shape\": [2], \"dtype\": "
+           "\"float32\"}]}]}",
            name);
   write_file(at("m/model.json"), json, strlen(json));
 }

@@ -18,60 +18,60 @@
 static tfd_status *st;
 static int fork_mode;
 
-#define CASE(...)                                                                              \
-  do {                                                                                         \
-    if (!fork_mode) {                                                                          \
-      __VA_ARGS__;                                                                             \
-      break;                                                                                   \
-    }                                                                                          \
-    fflush(NULL);                                                                              \
-    int before_ = tfd_test_failed_checks;                                                      \
-    pid_t p_ = fork();                                                                         \
-    if (p_ == 0) {                                                                             \
-      alarm(10);                                                                               \
-      __VA_ARGS__;                                                                             \
-      fflush(NULL);                                                                            \
-      _exit(tfd_test_failed_checks != before_);                                                \
-    }                                                                                          \
-    int ws_ = 0;                                                                               \
-    waitpid(p_, &ws_, 0);                                                                      \
-    if (WIFSIGNALED(ws_)) {                                                                    \
-      fprintf(stderr, "%s:%d: crashed with signal %d\n", __FILE__, __LINE__, WTERMSIG(ws_));   \
-      tfd_test_failed_checks++;                                                                \
-    } else if (WEXITSTATUS(ws_)) {                                                             \
-      tfd_test_failed_checks++;                                                                \
-    }                                                                                          \
+#define CASE(...)                                                                            \
+  do {                                                                                       \
+    if (!fork_mode) {                                                                        \
+      __VA_ARGS__;                                                                           \
+      break;                                                                                 \
+    }                                                                                        \
+    fflush(NULL);                                                                            \
+    int before_ = tfd_test_failed_checks;                                                    \
+    pid_t p_ = fork();                                                                       \
+    if (p_ == 0) {                                                                           \
+      alarm(10);                                                                             \
+      __VA_ARGS__;                                                                           \
+      fflush(NULL);                                                                          \
+      _exit(tfd_test_failed_checks != before_);                                              \
+    }                                                                                        \
+    int ws_ = 0;                                                                             \
+    waitpid(p_, &ws_, 0);                                                                    \
+    if (WIFSIGNALED(ws_)) {                                                                  \
+      fprintf(stderr, "%s:%d: crashed with signal %d\n", __FILE__, __LINE__, WTERMSIG(ws_)); \
+      tfd_test_failed_checks++;                                                              \
+    } else if (WEXITSTATUS(ws_)) {                                                           \
+      tfd_test_failed_checks++;                                                              \
+    }                                                                                        \
   } while (0)
 
 /* The status says INVALID_ARGUMENT with `fragment` in its message. */
-#define SAYS(fragment)                                                                   \
-  do {                                                                                   \
-    CHECK_STR(tfd_code_name(tfd_status_code(st)), "INVALID_ARGUMENT");                   \
-    CHECK_CONTAINS(tfd_status_message(st), fragment);                                    \
-    tfd_status_reset(st);                                                                \
+#define SAYS(fragment)                                                 \
+  do {                                                                 \
+    CHECK_STR(tfd_code_name(tfd_status_code(st)), "INVALID_ARGUMENT"); \
+    CHECK_CONTAINS(tfd_status_message(st), fragment);                  \
+    tfd_status_reset(st);                                              \
   } while (0)
 
 /* A call returning a tfd_code. */
-#define BAD(fragment, ...)                                                               \
-  CASE({                                                                                 \
-    tfd_status_reset(st);                                                                \
-    tfd_code c_ = (__VA_ARGS__);                                                         \
-    CHECK_STR(tfd_code_name(c_), "INVALID_ARGUMENT");                                    \
-    SAYS(fragment);                                                                      \
+#define BAD(fragment, ...)                            \
+  CASE({                                              \
+    tfd_status_reset(st);                             \
+    tfd_code c_ = (__VA_ARGS__);                      \
+    CHECK_STR(tfd_code_name(c_), "INVALID_ARGUMENT"); \
+    SAYS(fragment);                                   \
   })
 /* A call returning a pointer, NULL on error. */
-#define BAD_NULL(fragment, ...)                                                          \
-  CASE({                                                                                 \
-    tfd_status_reset(st);                                                                \
-    CHECK((__VA_ARGS__) == NULL);                                                        \
-    SAYS(fragment);                                                                      \
+#define BAD_NULL(fragment, ...)   \
+  CASE({                          \
+    tfd_status_reset(st);         \
+    CHECK((__VA_ARGS__) == NULL); \
+    SAYS(fragment);               \
   })
 /* A call returning a handle, -1 on error. */
-#define BAD_NEG(fragment, ...)                                                           \
-  CASE({                                                                                 \
-    tfd_status_reset(st);                                                                \
-    CHECK((__VA_ARGS__) < 0);                                                            \
-    SAYS(fragment);                                                                      \
+#define BAD_NEG(fragment, ...) \
+  CASE({                       \
+    tfd_status_reset(st);      \
+    CHECK((__VA_ARGS__) < 0);  \
+    SAYS(fragment);            \
   })
 
 /* x: Placeholder float32, y = Identity(x), in a session. */
@@ -116,11 +116,14 @@ static void test_session_run(void) {
       tfd_session_run(s, NULL, feeds, &x, 1, fetches, 1, NULL, 1, out, NULL, st));
   BAD("tfd_session_run: outputs is NULL but num_fetches is 1",
       tfd_session_run(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, st));
-  BAD("tfd_session_run: fetch_names[0] is NULL", tfd_session_run(s, NULL, feeds, &x, 1, null_name, 1, NULL, 0, out, NULL, st));
-  BAD("tfd_session_run: feed_names[0] is NULL", tfd_session_run(s, NULL, null_name, &x, 1, fetches, 1, NULL, 0, out, NULL, st));
+  BAD("tfd_session_run: fetch_names[0] is NULL",
+      tfd_session_run(s, NULL, feeds, &x, 1, null_name, 1, NULL, 0, out, NULL, st));
+  BAD("tfd_session_run: feed_names[0] is NULL",
+      tfd_session_run(s, NULL, null_name, &x, 1, fetches, 1, NULL, 0, out, NULL, st));
   BAD("tfd_session_run: feed_values[0] is NULL",
       tfd_session_run(s, NULL, feeds, null_tensor, 1, fetches, 1, NULL, 0, out, NULL, st));
-  BAD("tfd_session_run: targets[0] is NULL", tfd_session_run(s, NULL, feeds, &x, 1, fetches, 1, null_name, 1, out, NULL, st));
+  BAD("tfd_session_run: targets[0] is NULL",
+      tfd_session_run(s, NULL, feeds, &x, 1, fetches, 1, null_name, 1, out, NULL, st));
   BAD("tfd_session_run: s is NULL", tfd_session_run(NULL, NULL, feeds, &x, 1, fetches, 1, NULL, 0, out, NULL, st));
   CHECK(out[0] == NULL);
   /* async: the same, NULL returned */
@@ -204,21 +207,25 @@ static void test_callables_and_partial_runs(void) {
   BAD_NEG("tfd_session_make_callable: num_feeds is -1", tfd_session_make_callable(s, feeds, -1, fetches, 1, NULL, 0, st));
   BAD_NEG("tfd_session_make_callable: fetch_names is NULL but num_fetches is 1",
           tfd_session_make_callable(s, feeds, 1, NULL, 1, NULL, 0, st));
-  BAD_NEG("tfd_session_make_callable: targets[0] is NULL", tfd_session_make_callable(s, feeds, 1, fetches, 1, null_name, 1, st));
+  BAD_NEG("tfd_session_make_callable: targets[0] is NULL",
+          tfd_session_make_callable(s, feeds, 1, fetches, 1, null_name, 1, st));
   BAD_NEG("tfd_session_make_callable: s is NULL", tfd_session_make_callable(NULL, feeds, 1, fetches, 1, NULL, 0, st));
   tfd_callable_options o = {.feeds = feeds, .num_feeds = 1, .fetches = fetches, .num_fetches = -1};
-  BAD_NEG("tfd_session_make_callable_with_options: options->num_fetches is -1", tfd_session_make_callable_with_options(s, &o, st));
+  BAD_NEG("tfd_session_make_callable_with_options: options->num_fetches is -1",
+          tfd_session_make_callable_with_options(s, &o, st));
   o.num_fetches = 1;
   o.num_tensor_connections = 1;
-  BAD_NEG("tfd_session_make_callable_with_options: options->tensor_connections is NULL but options->num_tensor_connections is 1",
-          tfd_session_make_callable_with_options(s, &o, st));
+  BAD_NEG(
+      "tfd_session_make_callable_with_options: options->tensor_connections is NULL but options->num_tensor_connections is 1",
+      tfd_session_make_callable_with_options(s, &o, st));
   tfd_tensor_connection conn = {"x:0", NULL};
   o.tensor_connections = &conn;
   BAD_NEG("tfd_session_make_callable_with_options: options->tensor_connections[0].to_tensor is NULL",
           tfd_session_make_callable_with_options(s, &o, st));
   o.num_tensor_connections = 0;
   o.feeds = null_name;
-  BAD_NEG("tfd_session_make_callable_with_options: options->feeds[0] is NULL", tfd_session_make_callable_with_options(s, &o, st));
+  BAD_NEG("tfd_session_make_callable_with_options: options->feeds[0] is NULL",
+          tfd_session_make_callable_with_options(s, &o, st));
   BAD_NEG("tfd_session_make_callable_with_options: options is NULL", tfd_session_make_callable_with_options(s, NULL, st));
   BAD_NEG("tfd_session_make_callable_with_options: s is NULL", tfd_session_make_callable_with_options(NULL, &o, st));
   int64_t h = tfd_session_make_callable(s, feeds, 1, fetches, 1, NULL, 0, st);
@@ -231,7 +238,8 @@ static void test_callables_and_partial_runs(void) {
   BAD("tfd_session_run_callable: s is NULL", tfd_session_run_callable(NULL, h, NULL, &x, out, NULL, st));
   BAD_NULL("tfd_session_run_callable_async: feed_values[0] is NULL",
            tfd_session_run_callable_async(s, h, NULL, null_tensor, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_callable_async: s is NULL", tfd_session_run_callable_async(NULL, h, NULL, &x, NULL, NULL, NULL, st));
+  BAD_NULL("tfd_session_run_callable_async: s is NULL",
+           tfd_session_run_callable_async(NULL, h, NULL, &x, NULL, NULL, NULL, st));
   BAD("tfd_session_release_callable: s is NULL", tfd_session_release_callable(NULL, h, st));
   CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, out, NULL, st), TFD_OK);
   tfd_tensor_unref(out[0]);
@@ -239,7 +247,8 @@ static void test_callables_and_partial_runs(void) {
   CHECK_INT(tfd_session_release_callable(s, h, st), TFD_OK);
   /* partial runs */
   BAD_NEG("tfd_session_prun_setup: num_inputs is -1", tfd_session_prun_setup(s, feeds, -1, fetches, 1, NULL, 0, st));
-  BAD_NEG("tfd_session_prun_setup: outputs is NULL but num_outputs is 2", tfd_session_prun_setup(s, feeds, 1, NULL, 2, NULL, 0, st));
+  BAD_NEG("tfd_session_prun_setup: outputs is NULL but num_outputs is 2",
+          tfd_session_prun_setup(s, feeds, 1, NULL, 2, NULL, 0, st));
   BAD_NEG("tfd_session_prun_setup: inputs[0] is NULL", tfd_session_prun_setup(s, null_name, 1, fetches, 1, NULL, 0, st));
   BAD_NEG("tfd_session_prun_setup: s is NULL", tfd_session_prun_setup(NULL, feeds, 1, fetches, 1, NULL, 0, st));
   int64_t p = tfd_session_prun_setup(s, feeds, 1, fetches, 1, NULL, 0, st);
@@ -284,8 +293,10 @@ static void test_tensors_and_allocators(void) {
   float v[2] = {1, 2};
   BAD_NULL("tfd_tensor_new: ndims is -1", tfd_tensor_new(NULL, TFD_FLOAT32, dims, -1, st));
   BAD_NULL("tfd_tensor_new: dims is NULL but ndims is 1", tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 1, st));
-  BAD_NULL("tfd_tensor_from_bytes: data is NULL but nbytes is 8", tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, NULL, 8, st));
-  BAD_NULL("tfd_tensor_from_bytes: dims is NULL but ndims is 1", tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 1, v, 8, st));
+  BAD_NULL("tfd_tensor_from_bytes: data is NULL but nbytes is 8",
+           tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, NULL, 8, st));
+  BAD_NULL("tfd_tensor_from_bytes: dims is NULL but ndims is 1",
+           tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 1, v, 8, st));
   BAD_NULL("tfd_tensor_slice: t is NULL", tfd_tensor_slice(NULL, 0, st));
   tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, st);
   CHECK(t != NULL);
@@ -302,7 +313,8 @@ static void test_tensors_and_allocators(void) {
   BAD("tfd_cpu_allocator_set_limit: a is NULL", tfd_cpu_allocator_set_limit(NULL, 0, st));
   BAD_NULL("tfd_allocator_allocate: a is NULL", tfd_allocator_allocate(NULL, 64, 8, st));
   tfd_allocator *a = tfd_cpu_allocator_new("args", 0);
-  BAD_NULL("allocator 'args': alignment 3 is not a power of two", tfd_allocator_allocate(a, 3, 8, st)); /* each allocator's own check */
+  BAD_NULL("allocator 'args': alignment 3 is not a power of two",
+           tfd_allocator_allocate(a, 3, 8, st)); /* each allocator's own check */
   tfd_allocator_unref(a);
   BAD_NULL("tfd_resource_new: type_name is NULL", tfd_resource_new(NULL, NULL, NULL, st));
   BAD_NULL("tfd_tensor_resource_new: t is NULL", tfd_tensor_resource_new(NULL, st));
@@ -341,8 +353,10 @@ static void test_graph_defs(void) {
   int nout = 0;
   BAD("tfd_ops_infer: node is NULL", tfd_ops_infer(NULL, 1, &in_t, &in_s, NULL, 2, &nout, out_t, out_s, st));
   BAD("tfd_ops_infer: num_inputs is -1", tfd_ops_infer(y, -1, &in_t, &in_s, NULL, 2, &nout, out_t, out_s, st));
-  BAD("tfd_ops_infer: in_types is NULL but num_inputs is 1", tfd_ops_infer(y, 1, NULL, &in_s, NULL, 2, &nout, out_t, out_s, st));
-  BAD("tfd_ops_infer: in_shapes is NULL but num_inputs is 1", tfd_ops_infer(y, 1, &in_t, NULL, NULL, 2, &nout, out_t, out_s, st));
+  BAD("tfd_ops_infer: in_types is NULL but num_inputs is 1",
+      tfd_ops_infer(y, 1, NULL, &in_s, NULL, 2, &nout, out_t, out_s, st));
+  BAD("tfd_ops_infer: in_shapes is NULL but num_inputs is 1",
+      tfd_ops_infer(y, 1, &in_t, NULL, NULL, 2, &nout, out_t, out_s, st));
   BAD("tfd_ops_infer: cap is -1", tfd_ops_infer(y, 1, &in_t, &in_s, NULL, -1, &nout, out_t, out_s, st));
   BAD("tfd_ops_infer: out_types is NULL but cap is 2", tfd_ops_infer(y, 1, &in_t, &in_s, NULL, 2, &nout, NULL, out_s, st));
   BAD("tfd_ops_infer: out_shapes is NULL but cap is 2", tfd_ops_infer(y, 1, &in_t, &in_s, NULL, 2, &nout, out_t, NULL, st));
@@ -368,18 +382,24 @@ static void test_devices(void) {
   tfd_device_factory_ops no_create = {.name = "none"};
   BAD_NULL("tfd_device_factory_new: ops->create_devices is NULL", tfd_device_factory_new(&no_create, NULL, st));
   tfd_device_factory *f = tfd_threadpool_device_factory_new(st);
-  BAD("tfd_device_factory_create_devices: f is NULL", tfd_device_factory_create_devices(NULL, NULL, NULL, "/job:a/replica:0/task:0", l, st));
-  BAD("tfd_device_factory_create_devices: out is NULL", tfd_device_factory_create_devices(f, NULL, NULL, "/job:a/replica:0/task:0", NULL, st));
+  BAD("tfd_device_factory_create_devices: f is NULL",
+      tfd_device_factory_create_devices(NULL, NULL, NULL, "/job:a/replica:0/task:0", l, st));
+  BAD("tfd_device_factory_create_devices: out is NULL",
+      tfd_device_factory_create_devices(f, NULL, NULL, "/job:a/replica:0/task:0", NULL, st));
   tfd_factory_registry *r = tfd_factory_registry_new();
   BAD("tfd_factory_registry_register: r is NULL", tfd_factory_registry_register(NULL, "CPU", f, 60, st));
   BAD("tfd_factory_registry_register: device_type is NULL", tfd_factory_registry_register(r, NULL, f, 60, st));
   BAD("tfd_factory_registry_register: f is NULL", tfd_factory_registry_register(r, "CPU", NULL, 60, st));
   BAD("tfd_factory_registry_register_builtin: f is NULL", tfd_factory_registry_register_builtin("ARGS_TEST", NULL, 60, st));
   BAD("tfd_factory_registry_register_builtin: device_type is NULL", tfd_factory_registry_register_builtin(NULL, f, 60, st));
-  BAD("tfd_factory_registry_add_devices: r is NULL", tfd_factory_registry_add_devices(NULL, NULL, "/job:a/replica:0/task:0", NULL, l, st));
-  BAD("tfd_factory_registry_add_devices: out is NULL", tfd_factory_registry_add_devices(r, NULL, "/job:a/replica:0/task:0", NULL, NULL, st));
-  BAD_NULL("tfd_factory_registry_new_device: r is NULL", tfd_factory_registry_new_device(NULL, "CPU", NULL, "/job:a/replica:0/task:0", NULL, st));
-  BAD_NULL("tfd_factory_registry_new_device: device_type is NULL", tfd_factory_registry_new_device(r, NULL, NULL, "/job:a/replica:0/task:0", NULL, st));
+  BAD("tfd_factory_registry_add_devices: r is NULL",
+      tfd_factory_registry_add_devices(NULL, NULL, "/job:a/replica:0/task:0", NULL, l, st));
+  BAD("tfd_factory_registry_add_devices: out is NULL",
+      tfd_factory_registry_add_devices(r, NULL, "/job:a/replica:0/task:0", NULL, NULL, st));
+  BAD_NULL("tfd_factory_registry_new_device: r is NULL",
+           tfd_factory_registry_new_device(NULL, "CPU", NULL, "/job:a/replica:0/task:0", NULL, st));
+  BAD_NULL("tfd_factory_registry_new_device: device_type is NULL",
+           tfd_factory_registry_new_device(r, NULL, NULL, "/job:a/replica:0/task:0", NULL, st));
   CHECK_INT((int)tfd_device_list_size(l), 0);
   tfd_factory_registry_free(r);
   tfd_device_factory_unref(f);
@@ -432,17 +452,24 @@ static void test_device_names(void) {
   BAD("tfd_device_name_local: out is NULL", tfd_device_name_local(&p, NULL, st));
   BAD("tfd_device_name_legacy_local: p is NULL", tfd_device_name_legacy_local(NULL, out, st));
   BAD("tfd_device_name_legacy_local: out is NULL", tfd_device_name_legacy_local(&p, NULL, st));
-  BAD("tfd_device_name_canonicalize: name is NULL", tfd_device_name_canonicalize(NULL, "/job:a/replica:0/task:0/device:CPU:0", out, st));
+  BAD("tfd_device_name_canonicalize: name is NULL",
+      tfd_device_name_canonicalize(NULL, "/job:a/replica:0/task:0/device:CPU:0", out, st));
   BAD("tfd_device_name_canonicalize: basename is NULL", tfd_device_name_canonicalize("/cpu:0", NULL, out, st));
-  BAD("tfd_device_name_canonicalize: out is NULL", tfd_device_name_canonicalize("/cpu:0", "/job:a/replica:0/task:0/device:CPU:0", NULL, st));
-  BAD("tfd_device_name_is_complete_specification: pattern is NULL", tfd_device_name_is_complete_specification(NULL, &p, &matches, st));
-  BAD("tfd_device_name_is_complete_specification: name is NULL", tfd_device_name_is_complete_specification(&p, NULL, &matches, st));
-  BAD("tfd_device_name_is_complete_specification: matches is NULL", tfd_device_name_is_complete_specification(&p, &p, NULL, st));
+  BAD("tfd_device_name_canonicalize: out is NULL",
+      tfd_device_name_canonicalize("/cpu:0", "/job:a/replica:0/task:0/device:CPU:0", NULL, st));
+  BAD("tfd_device_name_is_complete_specification: pattern is NULL",
+      tfd_device_name_is_complete_specification(NULL, &p, &matches, st));
+  BAD("tfd_device_name_is_complete_specification: name is NULL",
+      tfd_device_name_is_complete_specification(&p, NULL, &matches, st));
+  BAD("tfd_device_name_is_complete_specification: matches is NULL",
+      tfd_device_name_is_complete_specification(&p, &p, NULL, st));
   BAD("tfd_device_name_merge: target is NULL", tfd_device_name_merge(NULL, &p, false, st));
   BAD("tfd_device_name_merge: other is NULL", tfd_device_name_merge(&q, NULL, false, st));
   BAD("tfd_device_name_split: name is NULL", tfd_device_name_split(NULL, out, out2, st));
-  BAD("tfd_device_name_split: task_out is NULL", tfd_device_name_split("/job:a/replica:0/task:0/device:CPU:0", NULL, out2, st));
-  BAD("tfd_device_name_split: device_out is NULL", tfd_device_name_split("/job:a/replica:0/task:0/device:CPU:0", out, NULL, st));
+  BAD("tfd_device_name_split: task_out is NULL",
+      tfd_device_name_split("/job:a/replica:0/task:0/device:CPU:0", NULL, out2, st));
+  BAD("tfd_device_name_split: device_out is NULL",
+      tfd_device_name_split("/job:a/replica:0/task:0/device:CPU:0", out, NULL, st));
 }
 
 static void noop_compute(void *user, void *state, tfd_kernel_context *ctx) { (void)user, (void)state, (void)ctx; }
@@ -452,7 +479,8 @@ static void test_options_ops_and_the_rest(void) {
   tfd_session_options *o = tfd_session_options_new();
   BAD("tfd_session_options_set_device_count: o is NULL", tfd_session_options_set_device_count(NULL, "CPU", 1, st));
   BAD("tfd_session_options_set_device_count: type is NULL", tfd_session_options_set_device_count(o, NULL, 1, st));
-  BAD("tfd_session_options_set_build_cost_model_after: o is NULL", tfd_session_options_set_build_cost_model_after(NULL, 1, st));
+  BAD("tfd_session_options_set_build_cost_model_after: o is NULL",
+      tfd_session_options_set_build_cost_model_after(NULL, 1, st));
   BAD("tfd_session_options_set_visible_devices: o is NULL", tfd_session_options_set_visible_devices(NULL, "0", st));
   BAD("tfd_session_options_set_gpu_memory_fraction: o is NULL", tfd_session_options_set_gpu_memory_fraction(NULL, 0.5, st));
   BAD("tfd_session_options_set_gpu_max_streams: o is NULL", tfd_session_options_set_gpu_max_streams(NULL, 1, st));
