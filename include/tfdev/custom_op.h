@@ -115,7 +115,8 @@ TFD_API int tfd_kernel_context_num_outputs(const tfd_kernel_context *c);
 TFD_API tfd_tensor *tfd_kernel_context_allocate_output(tfd_kernel_context *c, int i, tfd_dtype dtype, const int64_t *dims,
                                                        int ndims);
 /* Output i is t (the context takes a reference). INVALID_ARGUMENT, and the context failed, for an
- * index out of range. */
+ * index out of range or a NULL t; INVALID_ARGUMENT alone for a NULL context. The other
+ * tfd_kernel_context_ and tfd_infer_ functions take the context the runtime passed (not NULL). */
 TFD_API tfd_code tfd_kernel_context_set_output(tfd_kernel_context *c, int i, tfd_tensor *t);
 /* Fails the step with code and the message, prefixed with the node and op. */
 TFD_API void tfd_kernel_context_fail(tfd_kernel_context *c, tfd_code code, const char *fmt, ...)

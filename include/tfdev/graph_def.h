@@ -73,7 +73,10 @@ TFD_API tfd_node_def *tfd_graph_def_node(const tfd_graph_def *g, size_t i);
 TFD_API tfd_node_def *tfd_graph_def_find(const tfd_graph_def *g, const char *name);
 
 /* Appends a node; returns it (owned by the graph def). Names and ops are
- * checked when a graph is built, not here. NULL only when out of memory. */
+ * checked when a graph is built, not here. NULL when out of memory, or with
+ * INVALID_ARGUMENT for a NULL g, name or op. A NULL (or "") device in
+ * tfd_node_def_set_device requests none. The getters below take a non-NULL
+ * graph def or node def. */
 TFD_API tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status);
 TFD_API tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status);
 TFD_API tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status);
@@ -110,7 +113,12 @@ TFD_API tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_st
  * GraphDef, or a TensorFlow.js graph model (model.json, with its weight
  * files beside it). NOT_FOUND for a missing file, and for a graph using ops
  * tfdev does not have (every such op named with the nodes that use it);
- * errors are prefixed with the path. Caller frees the result. */
+ * errors are prefixed with the path. A weight file's path (as the manifest
+ * writes it) must resolve, after symbolic links, to a regular file inside the
+ * model file's directory (the current one for a bare file name): an absolute
+ * path, one leading outside, a directory, FIFO, socket or device is
+ * INVALID_ARGUMENT naming it as written, and nothing is read past the bytes
+ * its group's weights take. Caller frees the result. */
 TFD_API tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
 /* Writes g as a binary GraphDef into a new buffer (*data, *size); the
  * caller frees *data with free(). Tensors are written as tensor_content.
@@ -140,14 +148,19 @@ TFD_API tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, con
 /* ---- Reading models with options ---- */
 /* The bytes of one TensorFlow.js weight file, by the name its manifest gives ("group1-shard1of2.bin"):
  * a malloc'd buffer the reader hands over (the loader frees it) with *len set, or NULL with the
- * status set (NOT_FOUND, naming the file, when there is no such file). */
+ * status set (NOT_FOUND, naming the file, when there is no such file). On entry *len holds the most
+ * bytes the manifest's weights can still take from this file: a reader need not read further, and
+ * the loader refuses a file longer than that (INVALID_ARGUMENT saying what the group's files hold).
+ * The name is the manifest's, unchecked: a reader that goes to a file system keeps it inside the
+ * model's directory itself. */
 typedef unsigned char *(*tfd_weight_reader)(void *arg, const char *name, size_t *len, tfd_status *status);
 
 typedef struct tfd_graph_def_options {
   /* NULL or "auto": told by the content (JSON opens with '{'); "graph_def" (binary) or "tfjs". */
   const char *format;
   /* Where a TensorFlow.js model's weight files come from: the reader (with its argument), else the
-   * directory weights_dir, else (tfd_graph_def_load) the model file's own directory. */
+   * directory weights_dir, else (tfd_graph_def_load) the model file's own directory. A directory
+   * confines the files the manifest names to it, as tfd_graph_def_load says. */
   tfd_weight_reader weights;
   void *weights_arg;
   const char *weights_dir;

@@ -10,7 +10,8 @@
  * must export Lua's symbols from its executable (-Wl,-E) for Lua C modules loaded at run time
  * (tfdev/core.so among them) to find them; see the README's "Embedding".
  *
- * Every function here must be called on the thread that is running L, like the Lua API itself.
+ * Every function here must be called on the thread that is running L, like the Lua API itself, and
+ * takes a valid (non-NULL) L.
  * The push, check and registry functions need tfdev opened in L (luaopen_tfdev, or require
  * "tfdev.core"); a push into a state without it raises a Lua error. */
 #ifndef TFDEV_LUA_H

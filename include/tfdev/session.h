@@ -66,7 +66,10 @@ TFD_API tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, 
 TFD_API tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *status);
 
 /* Run: feeds by name ("x" or "x:1"), fetches by name, target nodes by name.
- * outputs[i] receives a new reference for fetch i. meta may be NULL. */
+ * outputs[i] receives a new reference for fetch i. meta may be NULL; options
+ * may be NULL (the defaults). A negative count, a NULL array with a non-zero
+ * count or a NULL name or feed value is INVALID_ARGUMENT naming it, as every
+ * function here does (tfdev/status.h). */
 TFD_API tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
                                  tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names, int num_fetches,
                                  const char *const *targets, int num_targets, tfd_tensor **outputs, tfd_run_metadata *meta,
@@ -80,7 +83,8 @@ TFD_API tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *options,
 TFD_API int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int num_feeds,
                                           const char *const *fetch_names, int num_fetches, const char *const *targets,
                                           int num_targets, tfd_status *status);
-/* RunCallable: feed_values in the callable's feed order. */
+/* RunCallable: feed_values in the callable's feed order (as many as it has feeds; NULL when it has
+ * none), outputs with room for its fetches. */
 TFD_API tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *options,
                                           tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
                                           tfd_status *status);
@@ -134,17 +138,19 @@ TFD_API tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *op
 TFD_API tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *options,
                                                 tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
                                                 void *done_arg, tfd_status *status);
-/* Whether the run has ended (a poll: tfd_run_wait(run, 0, NULL)). */
+/* Whether the run has ended (a poll: tfd_run_wait(run, 0, NULL)); true for a NULL run. */
 TFD_API bool tfd_run_ready(tfd_run *run);
 /* Waits up to timeout_ms (< 0: until it ends; 0: not at all) for the run to
  * end. True once it has: status (may be NULL) then holds the run's result,
  * OK or the blocking run's error. False while it is still running; status
- * is left alone. */
+ * is left alone. A NULL run has nothing to wait for: true, with
+ * INVALID_ARGUMENT in status. */
 TFD_API bool tfd_run_wait(tfd_run *run, int64_t timeout_ms, tfd_status *status);
-/* The number of outputs the run makes (its fetches). */
+/* The number of outputs the run makes (its fetches). run must not be NULL. */
 TFD_API int tfd_run_num_outputs(const tfd_run *run);
 /* Hands the outputs of a run that ended well to the caller: outputs[i]
- * receives the reference for fetch i. The run's error if it failed;
+ * receives the reference for fetch i (outputs has room for
+ * tfd_run_num_outputs; it may be NULL when that is 0). The run's error if it failed;
  * FAILED_PRECONDITION while it is still running, or when the outputs were
  * already taken. */
 TFD_API tfd_code tfd_run_take_outputs(tfd_run *run, tfd_tensor **outputs, tfd_status *status);
@@ -179,7 +185,7 @@ TFD_API tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *co
 /* Cancels the run if it is still going and drops its state. */
 TFD_API tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *status);
 
-/* The session's devices (borrowed; valid while the session lives). */
+/* The session's devices (borrowed; valid while the session lives). s must not be NULL. */
 TFD_API tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
 /* The device each node of the last-built graph was placed on: fills
  * device name for `node` into out (TFD_DEVICE_NAME_MAX bytes); NOT_FOUND
@@ -187,7 +193,7 @@ TFD_API tfd_device_mgr *tfd_session_device_mgr(tfd_session *s);
 TFD_API tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *status);
 /* The dtype of a tensor of the session's graph ("x" or "x:1"). */
 TFD_API tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *status);
-/* Number of executor sets built so far (one per distinct run signature). */
+/* Number of executor sets built so far (one per distinct run signature). s must not be NULL. */
 TFD_API int tfd_session_num_executors_built(const tfd_session *s);
 /* Reset: clears the named resource containers on every device (each
  * device's default container when n is 0); the next run sees fresh state. */
@@ -249,10 +255,13 @@ typedef struct tfd_cost_entry {
   tfd_output_info outputs[TFD_COST_MAX_OUTPUTS];
 } tfd_cost_entry;
 
-/* Fills up to cap entries (sorted by device, then node); returns how many there are. */
+/* Fills up to cap entries (sorted by device, then node); returns how many there are. s must not be
+ * NULL; out has room for cap entries (NULL when cap is 0; a negative cap fills none). */
 TFD_API int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, int cap);
 
-/* ---- run metadata ---- */
+/* ---- run metadata ----
+ * The getters take a metadata made by tfd_run_metadata_new (not NULL), and indexes d and i within
+ * the counts it reports. */
 TFD_API tfd_run_metadata *tfd_run_metadata_new(void);
 TFD_API void tfd_run_metadata_free(tfd_run_metadata *m);
 /* The step id of the run (unique across all sessions of the process). */

@@ -2,7 +2,18 @@
  *
  * Every fallible tfdev call returns a tfd_code and, when given a non-NULL
  * tfd_status*, also stores the code and a message there. Passing NULL for the
- * status is always allowed; the code alone is then returned. */
+ * status is always allowed; the code alone is then returned.
+ *
+ * Arguments: a function that takes a tfd_status* refuses a caller's mistake
+ * in its arguments with INVALID_ARGUMENT, before it allocates or changes
+ * anything, and the message names the function and the argument
+ * ("tfd_session_run: num_fetches is -1", "tfd_session_extend: graph is NULL",
+ * "tfd_session_run: fetch_names[1] is NULL"): a NULL handle, name or
+ * out-parameter it needs, a negative count, a NULL array with a non-zero
+ * count, a NULL item of an array of names or tensors. Functions without a
+ * status (getters, queries, tfd_X_data) take valid, non-NULL handles unless
+ * their comment says otherwise; every tfd_X_free and tfd_X_unref accepts
+ * NULL and does nothing. */
 #ifndef TFDEV_STATUS_H
 #define TFDEV_STATUS_H
 
@@ -49,7 +60,8 @@ TFD_API const char *tfd_status_message(const tfd_status *s);
 TFD_API void tfd_status_reset(tfd_status *s);
 
 /* Sets code and printf-style message; returns code so callers can write
- * `return tfd_status_setf(st, TFD_NOT_FOUND, "...")`. s may be NULL. */
+ * `return tfd_status_setf(st, TFD_NOT_FOUND, "...")`. s may be NULL; a NULL
+ * fmt sets the code with an empty message. */
 TFD_API tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -57,7 +69,7 @@ TFD_API tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, 
     ;
 
 /* Prefixes the current message with context ("while adding devices: ...").
- * No effect on an OK or NULL status. Returns the status's code. */
+ * No effect on an OK or NULL status, or a NULL fmt. Returns the status's code. */
 TFD_API tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_args.h"
 #include "options_internal.h"
 #include "status_internal.h"
 #include "tfdev/options.h"
@@ -82,7 +83,10 @@ tfd_session_options *tfd_session_options_copy(const tfd_session_options *src) {
 }
 
 tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status) {
-  if (!type || !*type) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count: empty device type");
+  if (tfd_arg_required(status, "tfd_session_options_set_device_count", "o", o) ||
+      tfd_arg_required(status, "tfd_session_options_set_device_count", "type", type))
+    return TFD_INVALID_ARGUMENT;
+  if (!*type) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count: empty device type");
   if (n < 0)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device_count.%s must not be negative (got %d)", type, n);
   for (size_t i = 0; i < o->num_counts; i++) {
@@ -101,6 +105,7 @@ tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char
 }
 
 tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_session_options_set_visible_devices", "o", o)) return TFD_INVALID_ARGUMENT;
   char *copy = list && *list ? strdup(list) : NULL;
   if (list && *list && !copy) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory setting visible_devices");
   free(o->visible_devices);
@@ -113,6 +118,7 @@ const char *tfd_session_options_visible_devices(const tfd_session_options *o) {
 }
 
 tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_session_options_set_gpu_memory_fraction", "o", o)) return TFD_INVALID_ARGUMENT;
   if (!(fraction >= 0 && fraction <= 1))
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.memory_fraction must be in [0, 1] (0: the default), got %g",
                            fraction);
@@ -133,6 +139,7 @@ void tfd_session_options_set_gpu_graphs(tfd_session_options *o, bool on) { o->gp
 bool tfd_session_options_gpu_graphs(const tfd_session_options *o) { return !o || !o->gpu_graphs_off; }
 
 tfd_code tfd_session_options_set_gpu_max_streams(tfd_session_options *o, int n, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_session_options_set_gpu_max_streams", "o", o)) return TFD_INVALID_ARGUMENT;
   if (n < 1 || n > TFD_GPU_MAX_STREAMS)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.max_streams must be in [1, %d], got %d", TFD_GPU_MAX_STREAMS,
                            n);
@@ -184,6 +191,7 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
 tfd_code tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_options_set_build_cost_model_after", "o", o)) return TFD_INVALID_ARGUMENT;
   if (n < 0)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "build_cost_model_after must be >= 0, got %lld", (long long)n);
   o->build_cost_model_after = n;
@@ -197,6 +205,7 @@ bool tfd_session_options_optimize_graph(const tfd_session_options *o) { return !
 
 tfd_code tfd_session_options_add_inter_op_pool(tfd_session_options *o, int num_threads, const char *global_name,
                                                tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_session_options_add_inter_op_pool", "o", o)) return TFD_INVALID_ARGUMENT;
   if (o->num_pools >= TFD_MAX_INTER_OP_POOLS)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "session_inter_op_thread_pool: at most %d pools",
                            TFD_MAX_INTER_OP_POOLS);

@@ -70,6 +70,7 @@ char *tfd_format(const char *fmt, ...) {
 
 tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
   if (!s) return code;
+  if (!fmt) fmt = ""; /* a code without a message */
   va_list ap;
   va_start(ap, fmt);
   char *msg = tfd_vformat(fmt, ap);
@@ -81,7 +82,7 @@ tfd_code tfd_status_setf(tfd_status *s, tfd_code code, const char *fmt, ...) {
 }
 
 tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...) {
-  if (!s || s->code == TFD_OK) return tfd_status_code(s);
+  if (!s || s->code == TFD_OK || !fmt) return tfd_status_code(s);
   va_list ap;
   va_start(ap, fmt);
   char *prefix = tfd_vformat(fmt, ap);

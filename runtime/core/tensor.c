@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "allocator_internal.h"
+#include "api_args.h"
 #include "checked.h"
 #include "dtype_name.h"
 #include "refcount.h"
@@ -180,6 +181,7 @@ fail:
 
 tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                            tfd_status *status) {
+  if (tfd_arg_array(status, "tfd_tensor_new", "dims", dims, "ndims", ndims)) return NULL;
   int64_t numel;
   if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
   size_t size = (size_t)numel * tfd_dtype_size(dtype);
@@ -215,6 +217,12 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
 
 tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                   const void *data, size_t nbytes, tfd_status *status) {
+  static const char fn[] = "tfd_tensor_from_bytes";
+  if (tfd_arg_array(status, fn, "dims", dims, "ndims", ndims)) return NULL;
+  if (nbytes && !data) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s: data is NULL but nbytes is %zu", fn, nbytes);
+    return NULL;
+  }
   int64_t numel;
   if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
   size_t want = (size_t)numel * tfd_dtype_size(dtype);
@@ -275,6 +283,7 @@ static tfd_tensor *new_view(const tfd_tensor *t, tfd_status *status) {
 }
 
 tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_tensor_slice", "t", t)) return NULL;
   if (t->ndims == 0) {
     tfd_status_setf(status, TFD_OUT_OF_RANGE, "cannot index a scalar tensor");
     return NULL;
@@ -297,6 +306,9 @@ tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
 }
 
 tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_tensor_reshape", "t", t) ||
+      tfd_arg_array(status, "tfd_tensor_reshape", "dims", dims, "ndims", ndims))
+    return NULL;
   int64_t numel;
   if (check_shape(t->dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
   if (numel != t->numel) {
@@ -421,7 +433,8 @@ static tfd_code check_writable(tfd_tensor *t, const char *what, tfd_status *st) 
 }
 
 tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *st) {
-  if (!src) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "copy_from: no source tensor given");
+  if (tfd_arg_required(st, "tfd_tensor_copy_from", "t", t) || tfd_arg_required(st, "tfd_tensor_copy_from", "src", src))
+    return TFD_INVALID_ARGUMENT;
   if (src == t) return TFD_OK;
   if (t && (t->dtype != src->dtype || t->numel != src->numel)) {
     char a[160], b[160];
@@ -439,6 +452,9 @@ tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *
 }
 
 tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbytes, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_tensor_copy_from_bytes", "t", t)) return TFD_INVALID_ARGUMENT;
+  if (nbytes && !data)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_tensor_copy_from_bytes: data is NULL but nbytes is %zu", nbytes);
   if (t && nbytes != tfd_tensor_byte_size(t)) {
     char a[160];
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
@@ -456,6 +472,8 @@ tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbyt
 }
 
 tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_tensor_fill", "t", t) || tfd_arg_required(st, "tfd_tensor_fill", "element", element))
+    return TFD_INVALID_ARGUMENT;
   if (check_writable(t, "fill", st) != TFD_OK) return tfd_status_code(st);
   if (!element) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "fill: no value given");
   size_t size = tfd_dtype_size(t->dtype);

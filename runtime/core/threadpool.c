@@ -4,10 +4,12 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "api_args.h"
 #include "log.h"
 #include "status_internal.h"
 #include "threadpool_internal.h"
@@ -228,6 +230,9 @@ static tfd_code schedule_hosted(tfd_threadpool *pool, tfd_task_fn fn, void *arg,
 }
 
 tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_threadpool_schedule", "pool", pool) ||
+      tfd_arg_required(status, "tfd_threadpool_schedule", "fn", (const void *)(uintptr_t)fn))
+    return TFD_INVALID_ARGUMENT;
   if (pool->hosted) return schedule_hosted(pool, fn, arg, status);
   pthread_mutex_lock(&pool->mu);
   if (pool->stopping) {

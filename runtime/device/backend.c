@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/api_args.h"
 #include "../core/allocator_internal.h"
 #include "../core/status_internal.h"
 #include "backend_module.h"
@@ -193,6 +194,7 @@ static void fill_info(const backend_record *r, tfd_backend_info *info) {
 }
 
 tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_backend_load", "name", name)) return TFD_INVALID_ARGUMENT;
   if (!valid_name(name))
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
                            "backend names are short lower-case words (\"cuda\"), got '%s'", name ? name : "(null)");
@@ -216,6 +218,9 @@ tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *
 }
 
 tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *reg, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_backend_register_factories", "name", name) ||
+      tfd_arg_required(status, "tfd_backend_register_factories", "r", reg))
+    return TFD_INVALID_ARGUMENT;
   tfd_backend_info info = {0};
   tfd_code code = tfd_backend_load(name, &info, NULL);
   if (code == TFD_INVALID_ARGUMENT) return tfd_backend_load(name, NULL, status);

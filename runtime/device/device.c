@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "device_internal.h"
 
@@ -91,7 +92,10 @@ void tfd_device_get_attributes(const tfd_device *d, tfd_device_attributes *out) 
   out->physical_device_desc = d->physical_device_desc;
 }
 
-tfd_code tfd_device_sync(tfd_device *d, tfd_status *status) { return d->ops->sync(d, status); }
+tfd_code tfd_device_sync(tfd_device *d, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_sync", "d", d)) return TFD_INVALID_ARGUMENT;
+  return d->ops->sync(d, status);
+}
 
 tfd_allocator *tfd_device_get_allocator(tfd_device *d) {
   return d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = false});

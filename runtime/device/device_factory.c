@@ -2,9 +2,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/options_internal.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
@@ -31,6 +33,8 @@ size_t tfd_device_list_size(const tfd_device_list *l) { return l->size; }
 tfd_device *tfd_device_list_get(const tfd_device_list *l, size_t i) { return i < l->size ? l->items[i] : NULL; }
 
 tfd_code tfd_device_list_push(tfd_device_list *l, tfd_device *d, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_list_push", "l", l) || tfd_arg_required(status, "tfd_device_list_push", "d", d))
+    return TFD_INVALID_ARGUMENT;
   if (l->size == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 4;
     tfd_device **items = realloc(l->items, cap * sizeof *items);
@@ -57,10 +61,9 @@ struct tfd_device_factory {
 };
 
 tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
-  if (!ops || !ops->create_devices) {
-    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a device factory needs a create_devices function");
+  if (tfd_arg_required(status, "tfd_device_factory_new", "ops", ops) ||
+      tfd_arg_required(status, "tfd_device_factory_new", "ops->create_devices", (const void *)(uintptr_t)ops->create_devices))
     return NULL;
-  }
   tfd_device_factory *f = calloc(1, sizeof *f);
   if (!f) {
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating a device factory");
@@ -94,6 +97,10 @@ void *tfd_device_factory_self(const tfd_device_factory *f, const tfd_device_fact
 
 tfd_code tfd_device_factory_create_devices(tfd_device_factory *f, void *host_ctx, const tfd_session_options *options,
                                            const char *name_prefix, tfd_device_list *out, tfd_status *status) {
+  static const char fn[] = "tfd_device_factory_create_devices";
+  if (tfd_arg_required(status, fn, "f", f) || tfd_arg_required(status, fn, "name_prefix", name_prefix) ||
+      tfd_arg_required(status, fn, "out", out))
+    return TFD_INVALID_ARGUMENT;
   tfd_session_options *defaults = NULL;
   if (!options) options = defaults = tfd_session_options_new();
   tfd_code code = options ? f->ops->create_devices(f->self, host_ctx, options, name_prefix, out, status)
@@ -161,11 +168,15 @@ static bool valid_type_name(const char *t) {
 
 tfd_code tfd_factory_registry_register(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
                                        int priority, tfd_status *status) {
+  static const char fn[] = "tfd_factory_registry_register";
+  if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "device_type", device_type)) return TFD_INVALID_ARGUMENT;
+  if (!f)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s: f is NULL (no factory given for device type '%s')", fn,
+                           device_type);
   if (!valid_type_name(device_type))
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
                            "invalid device type '%s': it must start with a letter and hold only letters, digits and '_'",
                            device_type ? device_type : "(null)");
-  if (!f) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "no factory given for device type '%s'", device_type);
   entry *e = find_entry(r, device_type);
   if (e) {
     if (priority == e->priority)
@@ -268,6 +279,11 @@ const tfd_factory_registry *tfd_factory_registry_default(void) {
 
 tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_device_factory *f, int priority,
                                                tfd_status *status) {
+  static const char fn[] = "tfd_factory_registry_register_builtin";
+  if (tfd_arg_required(status, fn, "device_type", device_type)) return TFD_INVALID_ARGUMENT;
+  if (!f)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s: f is NULL (no factory given for device type '%s')", fn,
+                           device_type);
   tfd_factory_registry *r = (tfd_factory_registry *)tfd_factory_registry_default();
   if (!r) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory building the registry");
   pthread_mutex_lock(&default_mu);
@@ -298,6 +314,10 @@ static tfd_code run_factory(const char *type, tfd_device_factory *f, void *host_
 tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const tfd_session_options *options,
                                           const char *name_prefix, void *host_ctx, tfd_device_list *out,
                                           tfd_status *status) {
+  static const char fn[] = "tfd_factory_registry_add_devices";
+  if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "name_prefix", name_prefix) ||
+      tfd_arg_required(status, fn, "out", out))
+    return TFD_INVALID_ARGUMENT;
   tfd_device_factory *cpu = tfd_factory_registry_get(r, "CPU");
   if (!cpu)
     return tfd_status_setf(status, TFD_NOT_FOUND,
@@ -356,6 +376,10 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
 tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
                                             const tfd_session_options *options, const char *name_prefix,
                                             void *host_ctx, tfd_status *status) {
+  static const char fn[] = "tfd_factory_registry_new_device";
+  if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "device_type", device_type) ||
+      tfd_arg_required(status, fn, "name_prefix", name_prefix))
+    return NULL;
   tfd_device_factory *f = tfd_factory_registry_get(r, device_type);
   if (!f) {
     tfd_status_setf(status, TFD_NOT_FOUND, "no device factory registered for device type '%s'",

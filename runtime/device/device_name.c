@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "tfdev/device_name.h"
 
@@ -59,8 +60,9 @@ static const char *consume_index(const char **s, bool *has, int *val) {
 }
 
 tfd_code tfd_device_name_parse(const char *name, tfd_parsed_name *p, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_parse", "out", p)) return TFD_INVALID_ARGUMENT;
   memset(p, 0, sizeof *p);
-  if (!name) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "device name is NULL");
+  if (tfd_arg_required(status, "tfd_device_name_parse", "name", name)) return TFD_INVALID_ARGUMENT;
   const char *s = name;
   if (strcmp(s, "/") == 0) return TFD_OK;
   while (*s) {
@@ -144,6 +146,8 @@ static tfd_code need_type_id(const tfd_parsed_name *p, tfd_status *status) {
 }
 
 tfd_code tfd_device_name_full(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_full", "p", p) || tfd_arg_required(status, "tfd_device_name_full", "out", out))
+    return TFD_INVALID_ARGUMENT;
   if (need_complete(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   snprintf(out, TFD_DEVICE_NAME_MAX, "/job:%s/replica:%d/task:%d/device:%s:%d", p->job, p->replica, p->task, p->type,
            p->id);
@@ -156,6 +160,8 @@ static void lower(char *dst, const char *src) {
 }
 
 tfd_code tfd_device_name_legacy(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_legacy", "p", p) || tfd_arg_required(status, "tfd_device_name_legacy", "out", out))
+    return TFD_INVALID_ARGUMENT;
   if (need_complete(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   char type[TFD_NAME_PART_MAX];
   lower(type, p->type);
@@ -164,12 +170,16 @@ tfd_code tfd_device_name_legacy(const tfd_parsed_name *p, char *out, tfd_status 
 }
 
 tfd_code tfd_device_name_local(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_local", "p", p) || tfd_arg_required(status, "tfd_device_name_local", "out", out))
+    return TFD_INVALID_ARGUMENT;
   if (need_type_id(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   snprintf(out, TFD_DEVICE_NAME_MAX, "/device:%s:%d", p->type, p->id);
   return TFD_OK;
 }
 
 tfd_code tfd_device_name_legacy_local(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_legacy_local", "p", p) || tfd_arg_required(status, "tfd_device_name_legacy_local", "out", out))
+    return TFD_INVALID_ARGUMENT;
   if (need_type_id(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   snprintf(out, TFD_DEVICE_NAME_MAX, "%s:%d", p->type, p->id);
   return TFD_OK;
@@ -214,6 +224,10 @@ static void complete_name(const tfd_parsed_name *base, tfd_parsed_name *name) {
 }
 
 tfd_code tfd_device_name_canonicalize(const char *name, const char *basename, char *out, tfd_status *status) {
+  static const char fn[] = "tfd_device_name_canonicalize";
+  if (tfd_arg_required(status, fn, "name", name) || tfd_arg_required(status, fn, "basename", basename) ||
+      tfd_arg_required(status, fn, "out", out))
+    return TFD_INVALID_ARGUMENT;
   tfd_parsed_name base, p;
   out[0] = 0;
   tfd_status ignore = TFD_STATUS_INIT;
@@ -244,6 +258,10 @@ bool tfd_device_name_is_specification(const tfd_parsed_name *spec, const tfd_par
 
 tfd_code tfd_device_name_is_complete_specification(const tfd_parsed_name *pattern, const tfd_parsed_name *name,
                                                    bool *matches, tfd_status *status) {
+  static const char fn[] = "tfd_device_name_is_complete_specification";
+  if (tfd_arg_required(status, fn, "pattern", pattern) || tfd_arg_required(status, fn, "name", name) ||
+      tfd_arg_required(status, fn, "matches", matches))
+    return TFD_INVALID_ARGUMENT;
   if (need_complete(name, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   /* name has every part, so matching a complete name is IsSpecification. */
   *matches = tfd_device_name_is_specification(pattern, name);
@@ -266,6 +284,9 @@ static tfd_code merge_conflict(tfd_status *status, const char *what, const tfd_p
 
 tfd_code tfd_device_name_merge(tfd_parsed_name *target, const tfd_parsed_name *other, bool allow_soft_placement,
                                tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_name_merge", "target", target) ||
+      tfd_arg_required(status, "tfd_device_name_merge", "other", other))
+    return TFD_INVALID_ARGUMENT;
   tfd_parsed_name t = *target; /* work on a copy so target is untouched on error */
   if (other->has_job) {
     if (t.has_job && strcmp(t.job, other->job) != 0) return merge_conflict(status, "jobs", target, other);
@@ -308,6 +329,10 @@ tfd_code tfd_device_name_merge(tfd_parsed_name *target, const tfd_parsed_name *o
 }
 
 tfd_code tfd_device_name_split(const char *name, char *task_out, char *device_out, tfd_status *status) {
+  static const char fn[] = "tfd_device_name_split";
+  if (tfd_arg_required(status, fn, "name", name) || tfd_arg_required(status, fn, "task_out", task_out) ||
+      tfd_arg_required(status, fn, "device_out", device_out))
+    return TFD_INVALID_ARGUMENT;
   tfd_parsed_name p;
   if (tfd_device_name_parse(name, &p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   if (!p.has_type || !p.has_id)

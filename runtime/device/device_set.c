@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "tfdev/device_set.h"
@@ -24,6 +25,8 @@ void tfd_device_set_free(tfd_device_set *s) {
 }
 
 tfd_code tfd_device_set_add(tfd_device_set *s, tfd_device *d, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_set_add", "s", s) || tfd_arg_required(status, "tfd_device_set_add", "d", d))
+    return TFD_INVALID_ARGUMENT;
   char full[TFD_DEVICE_NAME_MAX], legacy[TFD_DEVICE_NAME_MAX];
   const tfd_parsed_name *p = tfd_device_parsed_name(d);
   tfd_device_name_full(p, full, NULL);
@@ -94,6 +97,9 @@ size_t tfd_device_set_prioritized_types(const tfd_device_set *s, const tfd_facto
 tfd_device *tfd_device_set_client_device(const tfd_device_set *s) { return s->client; }
 
 tfd_code tfd_device_set_set_client_device(tfd_device_set *s, tfd_device *d, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_device_set_set_client_device", "s", s) ||
+      tfd_arg_required(status, "tfd_device_set_set_client_device", "d", d))
+    return TFD_INVALID_ARGUMENT;
   for (size_t i = 0; i < s->size; i++) {
     if (s->devices[i] == d) {
       s->client = d;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "device_internal.h"
 
@@ -42,6 +43,9 @@ static const tfd_device_ops renamed_device_ops = {rn_compute,       rn_compute_a
                                                   rn_get_allocator, rn_fill_context_map, rn_destroy};
 
 tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_renamed_device_new", "underlying", underlying) ||
+      tfd_arg_required(status, "tfd_renamed_device_new", "new_base", new_base))
+    return NULL;
   tfd_parsed_name base;
   if (tfd_device_name_parse(new_base, &base, status) != TFD_OK) return NULL;
   if (!base.has_job || !base.has_replica || !base.has_task) {

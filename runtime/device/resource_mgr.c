@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
@@ -23,6 +24,7 @@ struct tfd_resource_mgr {
 };
 
 tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_resource_new", "type_name", type_name)) return NULL;
   tfd_resource *r = calloc(1, sizeof *r);
   if (r) r->type_name = strdup(type_name ? type_name : "");
   if (!r || !r->type_name) {
@@ -39,6 +41,7 @@ tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy
 static void tensor_unref_fn(void *t) { tfd_tensor_unref(t); }
 
 tfd_resource *tfd_tensor_resource_new(tfd_tensor *t, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_tensor_resource_new", "t", t)) return NULL;
   tfd_resource *r = tfd_resource_new("Tensor", t, tensor_unref_fn, status);
   if (r) tfd_tensor_ref(t);
   return r;
@@ -108,7 +111,11 @@ static void make_key(char *buf, size_t cap, const char *type, const char *name) 
 
 tfd_code tfd_resource_mgr_create(tfd_resource_mgr *rm, const char *container, const char *name, tfd_resource *r,
                                  tfd_status *status) {
-  if (!name || !*name) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "resource name must not be empty");
+  static const char fn[] = "tfd_resource_mgr_create";
+  if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "name", name) ||
+      tfd_arg_required(status, fn, "r", r))
+    return TFD_INVALID_ARGUMENT;
+  if (!*name) return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "resource name must not be empty");
   container = container_name(rm, container);
   size_t cap = strlen(r->type_name) + strlen(name) + 2;
   char *key = malloc(cap);
@@ -163,11 +170,19 @@ static tfd_resource *find(tfd_resource_mgr *rm, const char *container, const cha
 
 tfd_resource *tfd_resource_mgr_lookup(tfd_resource_mgr *rm, const char *container, const char *type_name,
                                       const char *name, tfd_status *status) {
+  static const char fn[] = "tfd_resource_mgr_lookup";
+  if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "type_name", type_name) ||
+      tfd_arg_required(status, fn, "name", name))
+    return NULL;
   return find(rm, container, type_name, name, false, status);
 }
 
 tfd_code tfd_resource_mgr_delete(tfd_resource_mgr *rm, const char *container, const char *type_name,
                                  const char *name, tfd_status *status) {
+  static const char fn[] = "tfd_resource_mgr_delete";
+  if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "type_name", type_name) ||
+      tfd_arg_required(status, fn, "name", name))
+    return TFD_INVALID_ARGUMENT;
   tfd_resource *r = find(rm, container, type_name, name, true, status);
   if (!r) return tfd_status_code(status) != TFD_OK ? tfd_status_code(status) : TFD_NOT_FOUND;
   tfd_resource_unref(r);
@@ -175,7 +190,7 @@ tfd_code tfd_resource_mgr_delete(tfd_resource_mgr *rm, const char *container, co
 }
 
 tfd_code tfd_resource_mgr_cleanup(tfd_resource_mgr *rm, const char *container, tfd_status *status) {
-  (void)status;
+  if (tfd_arg_required(status, "tfd_resource_mgr_cleanup", "rm", rm)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&rm->mu);
   tfd_strmap *c = tfd_strmap_remove(&rm->containers, container_name(rm, container));
   pthread_mutex_unlock(&rm->mu);

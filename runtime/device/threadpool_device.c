@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/allocator_internal.h"
 #include "../core/options_internal.h"
 #include "../core/status_internal.h"
@@ -57,6 +58,7 @@ static void cpu_model(char *out, size_t cap) {
 }
 
 tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_cpu_device_new", "config", cfg)) return NULL;
   threadpool_device *t = calloc(1, sizeof *t);
   if (!t) {
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating a CPU device");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "op_registry.h"
@@ -2078,7 +2079,14 @@ static bool valid_op_name(const char *n) {
 }
 
 tfd_code tfd_custom_op_register(const tfd_custom_op *op, tfd_status *st) {
-  if (!op || !valid_op_name(op->name))
+  static const char fn[] = "tfd_custom_op_register";
+  if (tfd_arg_required(st, fn, "op", op) || tfd_arg_required(st, fn, "op->name", op->name) ||
+      tfd_arg_count(st, fn, "op->num_inputs", op->num_inputs) || tfd_arg_count(st, fn, "op->num_outputs", op->num_outputs) ||
+      tfd_arg_array(st, fn, "op->attrs", op->attrs, "op->num_attrs", op->num_attrs))
+    return TFD_INVALID_ARGUMENT;
+  for (int i = 0; i < op->num_attrs; i++)
+    if (!op->attrs[i].name) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: op->attrs[%d].name is NULL", fn, i);
+  if (!valid_op_name(op->name))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                            "a custom op needs a name of letters, digits and '_' starting with a letter, got '%s'",
                            op && op->name ? op->name : "(null)");
@@ -2388,7 +2396,13 @@ tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int 
 tfd_code tfd_ops_infer(tfd_node_def *node, int num_inputs, const tfd_dtype *in_types, const tfd_shape *in_shapes,
                        const tfd_tensor *const *in_values, int cap, int *num_outputs, tfd_dtype *out_types,
                        tfd_shape *out_shapes, tfd_status *st) {
+  static const char fn[] = "tfd_ops_infer";
+  if (tfd_arg_required(st, fn, "num_outputs", num_outputs)) return TFD_INVALID_ARGUMENT;
   *num_outputs = 0;
+  if (tfd_arg_required(st, fn, "node", node) || tfd_arg_array(st, fn, "in_types", in_types, "num_inputs", num_inputs) ||
+      tfd_arg_array(st, fn, "in_shapes", in_shapes, "num_inputs", num_inputs) ||
+      tfd_arg_array(st, fn, "out_types", out_types, "cap", cap) || tfd_arg_array(st, fn, "out_shapes", out_shapes, "cap", cap))
+    return TFD_INVALID_ARGUMENT;
   const char *name = tfd_node_def_name(node);
   const tfd_op_def *op = tfd_op_lookup(tfd_node_def_op(node));
   if (!op) return tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': op type not registered '%s'", name, tfd_node_def_op(node));

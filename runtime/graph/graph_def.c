@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "graph_def_internal.h"
 
@@ -96,6 +97,7 @@ const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g,
 
 tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
                                      const tfd_shape *shape, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_graph_def_add_signature", "g", g)) return TFD_INVALID_ARGUMENT;
   if (!key || !*key || !tensor || !*tensor)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a signature %s needs a key and a tensor name",
                            outputs ? "output" : "input");
@@ -134,6 +136,10 @@ static bool reserve_node(tfd_graph_def *g) {
 }
 
 tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status) {
+  static const char fn[] = "tfd_graph_def_add_node";
+  if (tfd_arg_required(status, fn, "g", g) || tfd_arg_required(status, fn, "name", name) ||
+      tfd_arg_required(status, fn, "op", op))
+    return NULL;
   if (!reserve_node(g)) goto oom;
   tfd_node_def *n = calloc(1, sizeof *n);
   if (!n) goto oom;
@@ -152,6 +158,8 @@ oom:
 }
 
 tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_node_def_add_input", "n", n) || tfd_arg_required(status, "tfd_node_def_add_input", "input", input))
+    return TFD_INVALID_ARGUMENT;
   if (n->ninputs == n->cap_inputs) {
     size_t cap = n->cap_inputs ? n->cap_inputs * 2 : 4;
     char **in = realloc(n->inputs, cap * sizeof *in);
@@ -166,6 +174,7 @@ tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *
 }
 
 tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_node_def_set_device", "n", n)) return TFD_INVALID_ARGUMENT;
   char *d = strdup(device ? device : "");
   if (!d) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
   free(n->device);
@@ -228,6 +237,7 @@ static tfd_code check_attr(const tfd_node_def *n, const char *name, const tfd_at
 }
 
 tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status) {
+  if (tfd_arg_required(status, "tfd_node_def_set_attr", "n", n)) return TFD_INVALID_ARGUMENT;
   tfd_code code = check_attr(n, name, v, status);
   if (code != TFD_OK) return code;
   tfd_attr_value copy;
@@ -356,6 +366,10 @@ char *tfd_input_node(const char *input, int *index, tfd_status *status) {
 }
 
 tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status) {
+  static const char fn[] = "tfd_parse_input";
+  if (tfd_arg_required(status, fn, "input", input) || tfd_arg_required(status, fn, "index", index)) return TFD_INVALID_ARGUMENT;
+  if (node_cap > 0 && !node)
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s: node is NULL but node_cap is %zu", fn, node_cap);
   tfd_status tmp = TFD_STATUS_INIT;
   char *name = tfd_input_node(input, index, &tmp);
   if (!name) {

@@ -38,9 +38,16 @@ char *tfd_input_node(const char *input, int *index, tfd_status *status);
 char *tfd_read_file(const char *path, size_t *size, tfd_status *status);
 
 /* Reads a TensorFlow.js graph model (model.json's text; its weight files are
- * found relative to `path`). Caller frees the result; NULL with the status
- * set, prefixed with the path, on error. */
+ * found in the directory of `path`, the current one for a bare file name).
+ * Caller frees the result; NULL with the status set, prefixed with the path,
+ * on error. */
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *status);
+/* The same with the weight files in directory `dir` (NULL or "": the current
+ * one). Either way a manifest's path must resolve, after symbolic links, to a
+ * regular file inside that directory (runtime/core/file_in_dir.h), and no file
+ * is read past the bytes its group's weights take. */
+tfd_graph_def *tfd_graph_def_parse_json_model_in_dir(const char *text, size_t len, const char *path, const char *dir,
+                                                     tfd_status *status);
 /* The same with the weight files read by `read` (see tfd_weight_reader): the
  * fuzzer and hosts serve them from memory. */
 tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
@@ -50,9 +57,6 @@ tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len,
  * model whose attrs tfdev cannot read can still be told which of its ops tfdev lacks. NULL when even
  * that cannot be read. */
 tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len);
-
-/* A weight reader for the files of directory `arg` (a string). */
-unsigned char *tfd_read_weight_in_dir(void *arg, const char *name, size_t *len, tfd_status *status);
 
 /* Appends a deep copy of src. */
 tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "../core/checked.h"
+#include "../core/file_in_dir.h"
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
@@ -31,8 +33,9 @@
 typedef struct ctx {
   const char *path; /* model.json, for messages */
   tfd_status *st;
-  tfd_weight_reader read; /* the bytes of one weight file */
+  tfd_weight_reader read; /* the bytes of one weight file, from a host; NULL: */
   void *read_arg;
+  const char *dir; /* the weight files are in this directory (NULL or "": the current one), confined to it */
 } ctx;
 
 static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...)
@@ -404,31 +407,138 @@ static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_st
 }
 
 /* ---- weights ---- */
-/* Reads a weight file relative to the model's directory (the default reader). */
-/* The file `name` in directory `dir` ("" or NULL: the current one). */
-static unsigned char *read_in(const char *dir, int dir_len, const char *name, size_t *len, tfd_status *st) {
-  char *full = dir_len > 0 ? tfd_format("%.*s/%s", dir_len, dir, name) : tfd_format("%s", name);
-  if (!full) {
-    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", name);
+/* A weight of the manifest: what it holds and how many bytes of its group's stream it takes. */
+typedef struct weight_spec {
+  const char *name;
+  tfd_dtype dt;
+  tfd_shape s;
+  const cJSON *q;
+  const char *qtype; /* NULL when not quantized */
+  size_t stored;     /* bytes per stored element */
+  int64_t numel, bytes;
+  char where[512];
+} weight_spec;
+
+static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
+  const cJSON *name = field(w, "name", NULL), *dtype = field(w, "dtype", NULL), *q = field(w, "quantization", NULL);
+  if (!cJSON_IsString(name) || !cJSON_IsString(dtype))
+    return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: a weight needs a name and a dtype");
+  ws->name = name->valuestring;
+  ws->q = q;
+  snprintf(ws->where, sizeof ws->where, "weight '%s'", name->valuestring);
+  const char *where = ws->where;
+  tfd_dtype dt = strcmp(dtype->valuestring, "float32") == 0 ? TFD_FLOAT32
+                 : strcmp(dtype->valuestring, "int32") == 0 ? TFD_INT32
+                 : strcmp(dtype->valuestring, "bool") == 0 ? TFD_BOOL
+                                                           : 0;
+  if (!dt) return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, dtype->valuestring);
+  ws->dt = dt;
+  /* Its shape, as a TensorShapeProto-like list of sizes. */
+  const cJSON *shape = field(w, "shape", NULL), *d;
+  tfd_shape *s = &ws->s;
+  *s = (tfd_shape){0};
+  if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TFD_MAX_DIMS)
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: shape must be a list of at most %d sizes", where, TFD_MAX_DIMS);
+  cJSON_ArrayForEach(d, shape) {
+    if (!int64_of(d, &s->dims[s->ndims]) || s->dims[s->ndims] < 0)
+      return failf(c, TFD_INVALID_ARGUMENT, "%s: dimension %d is not a size", where, s->ndims);
+    s->ndims++;
+  }
+  ws->qtype = q ? (cJSON_IsString(field(q, "dtype", NULL)) ? field(q, "dtype", NULL)->valuestring : "") : NULL;
+  const char *qtype = ws->qtype;
+  ws->stored = !qtype ? tfd_dtype_size(dt) : strcmp(qtype, "float16") == 0 || strcmp(qtype, "uint16") == 0 ? 2
+                                            : strcmp(qtype, "uint8") == 0                                   ? 1
+                                                                                                            : 0;
+  if (!ws->stored) return failf(c, TFD_UNIMPLEMENTED, "%s: quantization dtype '%s' is not supported", where, qtype);
+  if (sizes(c, s, ws->stored, where, &ws->numel, &ws->bytes) != TFD_OK) return tfd_status_code(c->st);
+  if (ws->bytes > MAX_WEIGHT_BYTES)
+    return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes, over tfdev's limit of %lld for one weight", where,
+                 (long long)ws->bytes, (long long)MAX_WEIGHT_BYTES);
+  return TFD_OK;
+}
+
+/* The bytes a group's weights take: known before any of its files is read, so none is read past
+ * what the manifest declares. */
+static tfd_code group_bytes(ctx *c, const cJSON *weights, size_t *need) {
+  int64_t total = 0;
+  const cJSON *w;
+  weight_spec ws;
+  cJSON_ArrayForEach(w, weights) {
+    if (weight_spec_of(c, w, &ws) != TFD_OK) return tfd_status_code(c->st);
+    if (!tfd_checked_add(total, ws.bytes, &total) || (uint64_t)total > SIZE_MAX)
+      return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: the weights of a group overflow the address space");
+  }
+  *need = (size_t)total;
+  return TFD_OK;
+}
+
+/* The concatenation of group gi's files, of which its weights take `need` bytes. A file that would
+ * take the stream past that is not read (a host's reader is told the room left in *len), but the
+ * rest are still sized, so the error says what the files hold. */
+static unsigned char *read_group(ctx *c, int gi, const cJSON *paths, size_t need, size_t *len) {
+  unsigned char *buf = NULL;
+  size_t held = 0;
+  bool too_long = false;
+  *len = 0;
+  const cJSON *p;
+  cJSON_ArrayForEach(p, paths) {
+    if (!cJSON_IsString(p)) {
+      failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: paths must be strings");
+      free(buf);
+      return NULL;
+    }
+    size_t room = need - *len, n = 0;
+    unsigned char *part = NULL;
+    if (c->read) {
+      n = room;
+      part = c->read(c->read_arg, p->valuestring, &n, c->st);
+      if (!part) {
+        tfd_status_prefixf(c->st, "%s: ", c->path);
+        free(buf);
+        return NULL;
+      }
+      if (n > room) too_long = true;
+    } else {
+      size_t size = 0;
+      int fd = tfd_open_in_dir(c->dir, "weight file", p->valuestring, &size, c->st);
+      if (fd >= 0 && !too_long && size <= room) {
+        part = tfd_read_fd(fd, size, &n, "weight file", p->valuestring, c->st);
+      } else if (fd >= 0) {
+        too_long = true;
+        n = size;
+      }
+      if (fd >= 0) close(fd);
+      if (fd < 0 || (!too_long && !part)) {
+        tfd_status_prefixf(c->st, "%s: ", c->path);
+        free(buf);
+        return NULL;
+      }
+    }
+    held = held + n < held ? SIZE_MAX : held + n;
+    if (too_long) {
+      free(part);
+      continue;
+    }
+    unsigned char *grown = n ? realloc(buf, *len + n) : buf ? buf : malloc(1);
+    if (!grown) {
+      free(part);
+      free(buf);
+      failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory reading weights");
+      return NULL;
+    }
+    buf = grown;
+    if (n) memcpy(buf + *len, part, n);
+    *len += n;
+    free(part);
+  }
+  if (too_long) {
+    free(buf);
+    failf(c, TFD_INVALID_ARGUMENT, "weightsManifest[%d]: the weights take %zu bytes but the files hold %zu", gi, need, held);
     return NULL;
   }
-  unsigned char *buf = (unsigned char *)tfd_read_file(full, len, st);
-  if (!buf) tfd_status_prefixf(st, "weight file ");
-  free(full);
-  return buf;
+  return buf ? buf : malloc(1);
 }
 
-/* The weight files beside the model file `arg`. */
-static unsigned char *read_weight_file(void *arg, const char *name, size_t *len, tfd_status *st) {
-  const char *model = arg;
-  const char *slash = model ? strrchr(model, '/') : NULL;
-  return read_in(model, slash ? (int)(slash - model) : 0, name, len, st);
-}
-
-unsigned char *tfd_read_weight_in_dir(void *arg, const char *name, size_t *len, tfd_status *st) {
-  const char *dir = arg;
-  return read_in(dir, dir ? (int)strlen(dir) : 0, name, len, st);
-}
 
 /* model.json's "signature" (or userDefinedMetadata's): {"inputs": {key: TensorInfo}, "outputs": ...}
  * where a TensorInfo has the tensor's name, dtype and tensorShape. Unknown dtypes are kept as 0. */
@@ -459,76 +569,21 @@ static tfd_code signature_of(ctx *c, const cJSON *root, tfd_graph_def *g) {
   return TFD_OK;
 }
 
-/* The concatenation of a group's files. */
-static unsigned char *read_group(ctx *c, const cJSON *paths, size_t *len) {
-  unsigned char *buf = NULL;
-  *len = 0;
-  const cJSON *p;
-  cJSON_ArrayForEach(p, paths) {
-    if (!cJSON_IsString(p)) {
-      failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: paths must be strings");
-      free(buf);
-      return NULL;
-    }
-    size_t n = 0;
-    unsigned char *part = c->read(c->read_arg, p->valuestring, &n, c->st);
-    if (!part) {
-      tfd_status_prefixf(c->st, "%s: ", c->path);
-      free(buf);
-      return NULL;
-    }
-    unsigned char *grown = n ? realloc(buf, *len + n) : buf ? buf : malloc(1);
-    if (!grown) {
-      free(part);
-      free(buf);
-      failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory reading weights");
-      return NULL;
-    }
-    buf = grown;
-    if (n) memcpy(buf + *len, part, n);
-    *len += n;
-    free(part);
-  }
-  return buf ? buf : malloc(1);
-}
-
 static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, size_t len, size_t *offset,
                             tfd_strmap *unfilled) {
-  const cJSON *name = field(w, "name", NULL), *dtype = field(w, "dtype", NULL), *q = field(w, "quantization", NULL);
-  if (!cJSON_IsString(name) || !cJSON_IsString(dtype))
-    return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: a weight needs a name and a dtype");
-  char where[512];
-  snprintf(where, sizeof where, "weight '%s'", name->valuestring);
-  tfd_dtype dt = strcmp(dtype->valuestring, "float32") == 0 ? TFD_FLOAT32
-                 : strcmp(dtype->valuestring, "int32") == 0 ? TFD_INT32
-                 : strcmp(dtype->valuestring, "bool") == 0 ? TFD_BOOL
-                                                           : 0;
-  if (!dt) return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, dtype->valuestring);
-  /* Its shape, as a TensorShapeProto-like list of sizes. */
-  const cJSON *shape = field(w, "shape", NULL), *d;
-  tfd_shape s = {0};
-  if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TFD_MAX_DIMS)
-    return failf(c, TFD_INVALID_ARGUMENT, "%s: shape must be a list of at most %d sizes", where, TFD_MAX_DIMS);
-  cJSON_ArrayForEach(d, shape) {
-    if (!int64_of(d, &s.dims[s.ndims]) || s.dims[s.ndims] < 0)
-      return failf(c, TFD_INVALID_ARGUMENT, "%s: dimension %d is not a size", where, s.ndims);
-    s.ndims++;
-  }
-  const char *qtype = q ? (cJSON_IsString(field(q, "dtype", NULL)) ? field(q, "dtype", NULL)->valuestring : "") : NULL;
-  size_t stored = !qtype ? tfd_dtype_size(dt) : strcmp(qtype, "float16") == 0 || strcmp(qtype, "uint16") == 0 ? 2
-                                               : strcmp(qtype, "uint8") == 0                                   ? 1
-                                                                                                               : 0;
-  if (!stored) return failf(c, TFD_UNIMPLEMENTED, "%s: quantization dtype '%s' is not supported", where, qtype);
-  int64_t numel = 0, bytes = 0;
-  if (sizes(c, &s, stored, where, &numel, &bytes) != TFD_OK) return tfd_status_code(c->st);
-  if (bytes > MAX_WEIGHT_BYTES || (uint64_t)bytes > len - *offset)
+  weight_spec ws;
+  if (weight_spec_of(c, w, &ws) != TFD_OK) return tfd_status_code(c->st);
+  const char *where = ws.where, *qtype = ws.qtype;
+  tfd_dtype dt = ws.dt;
+  int64_t numel = ws.numel, bytes = ws.bytes;
+  if ((uint64_t)bytes > len - *offset)
     return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes at offset %zu, but the group's files hold %zu", where,
                  (long long)bytes, *offset, len);
   const unsigned char *src = data + *offset;
   *offset += (size_t)bytes;
-  tfd_node_def *n = tfd_strmap_get(unfilled, name->valuestring);
+  tfd_node_def *n = tfd_strmap_get(unfilled, ws.name);
   if (!n) return TFD_OK; /* TensorFlow.js also skips weights no node asks for */
-  tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+  tfd_tensor *t = tfd_tensor_new(NULL, dt, ws.s.dims, ws.s.ndims, c->st);
   if (!t) return tfd_status_code(c->st);
   if (!qtype) {
     memcpy(tfd_tensor_data(t), src, (size_t)bytes);
@@ -541,12 +596,12 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
     for (int64_t i = 0; i < numel; i++) o[i] = tfd_half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
   } else {
     double scale = 1, min = 0;
-    if (!double_of(field(q, "scale", NULL), &scale) || !double_of(field(q, "min", NULL), &min)) {
+    if (!double_of(field(ws.q, "scale", NULL), &scale) || !double_of(field(ws.q, "min", NULL), &min)) {
       tfd_tensor_unref(t);
       return failf(c, TFD_INVALID_ARGUMENT, "%s: %s quantization needs scale and min", where, qtype);
     }
     for (int64_t i = 0; i < numel; i++) {
-      double u = stored == 1 ? src[i] : (double)(src[2 * i] | src[2 * i + 1] << 8);
+      double u = ws.stored == 1 ? src[i] : (double)(src[2 * i] | src[2 * i + 1] << 8);
       double x = u * scale + min;
       if (dt == TFD_FLOAT32) ((float *)tfd_tensor_data(t))[i] = (float)x;
       else if (dt == TFD_INT32) ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)lrint(x);
@@ -557,7 +612,7 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
   tfd_code code = tfd_node_def_set_attr(n, "value", &value, c->st);
   if (code == TFD_OK) code = tfd_node_def_set_attr(n, "dtype", &type, c->st);
   tfd_tensor_unref(t);
-  if (code == TFD_OK) tfd_strmap_remove(unfilled, name->valuestring);
+  if (code == TFD_OK) tfd_strmap_remove(unfilled, ws.name);
   return code;
 }
 
@@ -568,8 +623,9 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, tfd_strmap *unfilled) 
     const cJSON *paths = field(group, "paths", NULL), *weights = field(group, "weights", NULL), *w;
     if (!cJSON_IsArray(paths) || !cJSON_IsArray(weights))
       return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest[%d] needs lists 'paths' and 'weights'", gi);
-    size_t len = 0, offset = 0;
-    unsigned char *data = read_group(c, paths, &len);
+    size_t need = 0, len = 0, offset = 0;
+    if (group_bytes(c, weights, &need) != TFD_OK) return tfd_status_code(c->st);
+    unsigned char *data = read_group(c, gi, paths, need, &len);
     if (!data) return tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
     tfd_code code = TFD_OK;
     cJSON_ArrayForEach(w, weights) {
@@ -584,6 +640,7 @@ static tfd_code weights_of(ctx *c, const cJSON *manifest, tfd_strmap *unfilled) 
   }
   return TFD_OK;
 }
+
 
 /* TensorFlow.js has no uint8: it reads a DT_UINT8 Placeholder as int32 and its callers feed int32
  * (tfjs-converter's parseDtypeParam). tfdev takes the same feed: such a Placeholder becomes int32 and
@@ -649,13 +706,33 @@ tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len) {
   return g;
 }
 
+static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len);
+
 tfd_graph_def *tfd_graph_def_parse_json_model(const char *text, size_t len, const char *path, tfd_status *st) {
-  return tfd_graph_def_parse_json_model_with(text, len, path, read_weight_file, (void *)path, st);
+  /* The model file's own directory: "a/model.json" -> "a", "/model.json" -> "/", "model.json" -> "". */
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  char *dir = slash ? tfd_format("%.*s", slash == path ? 1 : (int)(slash - path), path) : NULL;
+  if (slash && !dir) {
+    tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory", path);
+    return NULL;
+  }
+  tfd_graph_def *g = tfd_graph_def_parse_json_model_in_dir(text, len, path, dir, st);
+  free(dir);
+  return g;
+}
+
+tfd_graph_def *tfd_graph_def_parse_json_model_in_dir(const char *text, size_t len, const char *path, const char *dir,
+                                                     tfd_status *st) {
+  return parse_json_model((ctx){path ? path : "model.json", st, NULL, NULL, dir}, text, len);
 }
 
 tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len, const char *path,
                                                    tfd_weight_reader read, void *read_arg, tfd_status *st) {
-  ctx c = {path ? path : "model.json", st, read, read_arg};
+  return parse_json_model((ctx){path ? path : "model.json", st, read, read_arg, NULL}, text, len);
+}
+
+static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
+  tfd_status *st = c.st;
   cJSON *root = cJSON_ParseWithLength(text, len);
   tfd_graph_def *g = NULL;
   tfd_strmap unfilled = TFD_STRMAP_INIT;

@@ -11,12 +11,15 @@
  * value fills the tensor), none give zeros. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
 #include "graph_def_internal.h"
@@ -321,7 +324,7 @@ static void free_unpacked(Tensorflow__GraphDef *g) {
 
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
   if (!data && size) {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: no data");
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse: data is NULL but size is %zu", size);
     return NULL;
   }
   bool oom;
@@ -487,7 +490,7 @@ static tfd_graph_def *parse_model(const void *data, size_t size, const char *pat
     if (o && o->weights)
       g = tfd_graph_def_parse_json_model_with(data, size, path, o->weights, o->weights_arg, st);
     else if (o && o->weights_dir)
-      g = tfd_graph_def_parse_json_model_with(data, size, path, tfd_read_weight_in_dir, (void *)o->weights_dir, st);
+      g = tfd_graph_def_parse_json_model_in_dir(data, size, path, o->weights_dir, st);
     else if (path)
       g = tfd_graph_def_parse_json_model(data, size, path, st);
     else
@@ -524,8 +527,15 @@ static bool has_suffix(const char *s, const char *suffix) {
 /* Whether a .json file is a TensorFlow.js model (its text has "modelTopology" near the start), not
  * something kept beside one (reference outputs, a weights manifest of its own). */
 static bool json_is_model(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
+  /* Non-blocking, and regular files only: a FIFO named x.json must not hang the listing. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  struct stat info;
+  if (fd < 0) return false;
+  FILE *f = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) ? fdopen(fd, "rb") : NULL;
+  if (!f) {
+    close(fd);
+    return false;
+  }
   static const size_t cap = 1 << 20; /* the key comes before the topology's bulk */
   char *buf = malloc(cap + 1);
   size_t n = buf ? fread(buf, 1, cap, f) : 0;
@@ -570,8 +580,9 @@ static char *model_in_directory(const char *dir, tfd_status *st) {
       oom = true;
       break;
     }
-    if (json && !json_is_model(file)) {
-      free(file);
+    struct stat info;
+    if (stat(file, &info) != 0 || !S_ISREG(info.st_mode) || (json && !json_is_model(file))) {
+      free(file); /* a directory, FIFO or device named x.pb is no model file */
       continue;
     }
     if (strcmp(e->d_name, "model.json") == 0) model_json = true;
@@ -780,7 +791,9 @@ static tfd_code attr_msg(arena *a, const tfd_node_def *n, size_t k, Tensorflow__
 }
 
 tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **out, size_t *size, tfd_status *st) {
-  if (!g || !out || !size) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_serialize: NULL argument");
+  if (tfd_arg_required(st, "tfd_graph_def_serialize", "g", g) || tfd_arg_required(st, "tfd_graph_def_serialize", "data", out) ||
+      tfd_arg_required(st, "tfd_graph_def_serialize", "size", size))
+    return TFD_INVALID_ARGUMENT;
   *out = NULL;
   *size = 0;
   arena a = {0};

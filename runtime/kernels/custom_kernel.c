@@ -8,10 +8,12 @@
  * ops), else hands itself to the step's caller queue (runtime/framework/caller_queue.h), which that
  * thread drains while it waits for or polls the step. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "../framework/caller_queue.h"
 #include "kernel.h"
@@ -103,7 +105,12 @@ static void free_reg(void *p) {
 }
 
 tfd_code tfd_custom_kernel_register(const tfd_custom_kernel *kernel, tfd_status *st) {
-  if (!kernel || !kernel->compute || !kernel->op || !kernel->device_type || !*kernel->device_type)
+  static const char fn[] = "tfd_custom_kernel_register";
+  if (tfd_arg_required(st, fn, "kernel", kernel) || tfd_arg_required(st, fn, "kernel->op", kernel->op) ||
+      tfd_arg_required(st, fn, "kernel->device_type", kernel->device_type) ||
+      tfd_arg_required(st, fn, "kernel->compute", (const void *)(uintptr_t)kernel->compute))
+    return TFD_INVALID_ARGUMENT;
+  if (!*kernel->device_type)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a custom kernel needs an op, a device type and a compute function");
   if (!tfd_op_lookup(kernel->op))
     return tfd_status_setf(st, TFD_NOT_FOUND, "kernel for unknown op '%s' (%s)", kernel->op, kernel->device_type);
@@ -149,9 +156,13 @@ void tfd_kernel_context_fail(tfd_kernel_context *c, tfd_code code, const char *f
 }
 
 tfd_code tfd_kernel_context_set_output(tfd_kernel_context *c, int i, tfd_tensor *t) {
-  if (i < 0 || i >= c->num_outputs || !t) {
-    tfd_kernel_context_fail(c, TFD_INVALID_ARGUMENT, "output %d is not one of its %d outputs (or no tensor was given)", i,
-                            c->num_outputs);
+  if (!c) return TFD_INVALID_ARGUMENT; /* no context to fail */
+  if (i < 0 || i >= c->num_outputs) {
+    tfd_kernel_context_fail(c, TFD_INVALID_ARGUMENT, "output %d is not one of its %d outputs", i, c->num_outputs);
+    return TFD_INVALID_ARGUMENT;
+  }
+  if (!t) {
+    tfd_kernel_context_fail(c, TFD_INVALID_ARGUMENT, "tfd_kernel_context_set_output: t is NULL (output %d)", i);
     return TFD_INVALID_ARGUMENT;
   }
   tfd_tensor_unref(c->outputs[i]);

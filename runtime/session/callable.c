@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_args.h"
 #include "session_internal.h"
 
 void tfd_ds_callable_unref(callable *c) {
@@ -100,6 +101,20 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
                                   async_req *async, tfd_status *st) {
   callable *c = find_callable(s, handle, st);
   if (!c) return TFD_INVALID_ARGUMENT;
+  const char *fn = async ? "tfd_session_run_callable_async" : "tfd_session_run_callable";
+  tfd_code bad = c->num_feeds > 0 && !feed_values
+                     ? tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: feed_values is NULL but the callable has %d feed%s", fn,
+                                       c->num_feeds, c->num_feeds == 1 ? "" : "s")
+                     : TFD_OK;
+  for (int i = 0; bad == TFD_OK && i < c->num_feeds; i++)
+    if (!feed_values[i]) bad = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: feed_values[%d] is NULL", fn, i);
+  if (bad == TFD_OK && !async && c->num_fetches > 0 && !outputs)
+    bad = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: outputs is NULL but the callable has %d fetch%s", fn, c->num_fetches,
+                          c->num_fetches == 1 ? "" : "es");
+  if (bad != TFD_OK) {
+    tfd_ds_callable_unref(c);
+    return bad;
+  }
   if (!ro && c->has_run_options) ro = &c->run_options;
   enum { SMALL = 16 };
   tfd_tensor *small_in[SMALL], *small_out[SMALL];
@@ -126,6 +141,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
 }
 
 tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_release_callable", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->exec_mu);
   callable *c = tfd_ds_handle_remove(&s->callables, handle);
   pthread_mutex_unlock(&s->exec_mu);
@@ -137,6 +153,10 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
 int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
                                   const char *const *fetch_names, int nfe, const char *const *targets, int nt,
                                   tfd_status *st) {
+  static const char fn[] = "tfd_session_make_callable";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, NULL, 0, fetch_names, nfe, targets, nt, st) ||
+      tfd_arg_items(st, fn, "feed_names", TFD_ARG_ITEMS(feed_names), "num_feeds", nf))
+    return -1;
   if (tfd_ds_enter(s, st) != TFD_OK) return -1;
   int64_t h = tfd_ds_check_graph_created(s, "MakeCallable()", st) == TFD_OK
                   ? make_callable_impl(s, feed_names, nf, fetch_names, nfe, targets, nt, NULL, 0, NULL, st)
@@ -148,6 +168,7 @@ int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names,
 tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                   tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
                                   tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_run_callable", "s", s)) return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, NULL, st);
   tfd_ds_leave(s);
@@ -157,6 +178,7 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
 tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                         tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
                                         void *done_arg, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_run_callable_async", "s", s)) return NULL;
   if (tfd_ds_enter(s, st) != TFD_OK) return NULL;
   async_req a = {done, done_arg, NULL};
   run_callable_impl(s, handle, ro, feed_values, NULL, meta, &a, st);
@@ -165,10 +187,20 @@ tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tf
 }
 
 int64_t tfd_session_make_callable_with_options(tfd_session *s, const tfd_callable_options *o, tfd_status *st) {
-  if (!o) {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "callable options are NULL");
+  static const char fn[] = "tfd_session_make_callable_with_options";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "options", o) ||
+      tfd_arg_items(st, fn, "options->feeds", TFD_ARG_ITEMS(o->feeds), "options->num_feeds", o->num_feeds) ||
+      tfd_arg_items(st, fn, "options->fetches", TFD_ARG_ITEMS(o->fetches), "options->num_fetches", o->num_fetches) ||
+      tfd_arg_items(st, fn, "options->targets", TFD_ARG_ITEMS(o->targets), "options->num_targets", o->num_targets) ||
+      tfd_arg_array(st, fn, "options->tensor_connections", o->tensor_connections, "options->num_tensor_connections",
+                    o->num_tensor_connections))
     return -1;
-  }
+  for (int i = 0; i < o->num_tensor_connections; i++)
+    if (!o->tensor_connections[i].from_tensor || !o->tensor_connections[i].to_tensor) {
+      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: options->tensor_connections[%d].%s is NULL", fn, i,
+                      o->tensor_connections[i].from_tensor ? "to_tensor" : "from_tensor");
+      return -1;
+    }
   if (tfd_ds_enter(s, st) != TFD_OK) return -1;
   int64_t h = tfd_ds_check_graph_created(s, "MakeCallable()", st) == TFD_OK
                   ? make_callable_impl(s, o->feeds, o->num_feeds, o->fetches, o->num_fetches, o->targets, o->num_targets,

@@ -222,7 +222,7 @@ static void test_callable_run_options(void) {
   tfd_tensor_unref(out);
   CHECK_INT(tfd_run_metadata_num_devices(m), 2);
   CHECK_INT(tfd_session_make_callable_with_options(s, NULL, st), -1);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "callable options are NULL");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_session_make_callable_with_options: options is NULL");
   tfd_run_metadata_free(m);
   tfd_session_free(s);
   tfd_status_free(st);
@@ -319,7 +319,7 @@ static void test_tensor_connection(void) {
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "is NULL");
   co = (tfd_callable_options){.fetches = &z, .num_fetches = 1, .tensor_connections = NULL, .num_tensor_connections = 3};
   CHECK_INT(tfd_session_make_callable_with_options(s, &co, st), -1);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "connections missing");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "options->tensor_connections is NULL but options->num_tensor_connections is 3");
   tfd_session_free(s);
   tfd_status_free(st);
 }

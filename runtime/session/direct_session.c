@@ -18,6 +18,7 @@
 #include "../graph/graph_def_internal.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
+#include "session_args.h"
 #include "session_internal.h"
 
 /* The process-wide counters DESIGN.md allows: step ids and session handles. */
@@ -325,7 +326,7 @@ void tfd_ds_remove_active(tfd_session *s, tfd_cancellation *c) {
 }
 
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
-  (void)st;
+  if (tfd_arg_required(st, "tfd_session_close", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->life_mu);
   bool first = !atomic_exchange(&s->closed, true);
   int n = s->num_active;
@@ -346,6 +347,9 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
 }
 
 tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_reset", "s", s) ||
+      tfd_arg_items(st, "tfd_session_reset", "containers", TFD_ARG_ITEMS(containers), "n", n))
+    return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   tfd_code code = tfd_device_mgr_clear_containers(s->mgr, containers, (size_t)n, st);
   tfd_ds_leave(s);
@@ -424,6 +428,8 @@ static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st
 }
 
 tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_create", "s", s) || tfd_arg_required(st, "tfd_session_create", "graph", graph))
+    return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
   tfd_code code;
@@ -439,6 +445,8 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 }
 
 tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_extend", "s", s) || tfd_arg_required(st, "tfd_session_extend", "graph", graph))
+    return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
   if (s->finalized) { /* DirectSession::ExtendLocked */
@@ -460,6 +468,7 @@ tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 /* DirectSession::Finalize: what is built keeps running; nothing new is built. TensorFlow frees its
  * execution state here; tfdev keeps the graph, which only queries (node_device, tensor_dtype) read. */
 tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_session_finalize", "s", s)) return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
   tfd_code code = TFD_OK;
@@ -472,6 +481,9 @@ tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
 }
 
 tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *st) {
+  static const char fn[] = "tfd_session_node_device";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "node", node) || tfd_arg_required(st, fn, "out", out))
+    return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->graph_mu);
   intptr_t d = (intptr_t)tfd_strmap_get(&s->placements, node);
   pthread_mutex_unlock(&s->graph_mu);
@@ -481,6 +493,9 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 }
 
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
+  static const char fn[] = "tfd_session_tensor_dtype";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "tensor", tensor) || tfd_arg_required(st, fn, "out", out))
+    return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED; /* a closed session says so first */
   int index;
   char *node = tfd_parse_tensor_name(tensor, &index, st);

@@ -7,6 +7,7 @@
 #include "../exec/executor.h"
 #include "../kernels/kernel.h"
 #include "../graph/graph_def_internal.h"
+#include "session_args.h"
 #include "tfdev/session.h"
 
 static tfd_code set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *st) {
@@ -15,13 +16,13 @@ static tfd_code set_attr(tfd_node_def *n, const char *name, const tfd_attr_value
 
 tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *const *inputs, int num_inputs,
                            const tfd_run_options *options, tfd_tensor **outputs, int *num_outputs, tfd_status *st) {
+  static const char fn[] = "tfd_device_run_op";
+  if (tfd_arg_required(st, fn, "num_outputs", num_outputs)) return TFD_INVALID_ARGUMENT;
   *num_outputs = 0;
-  if (!d || !spec) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_device_run_op needs a device and a node");
-  if (num_inputs < 0 || (num_inputs > 0 && !inputs))
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "op %s: %d inputs announced but none given", tfd_node_def_op(spec),
-                           num_inputs);
-  for (int i = 0; i < num_inputs; i++)
-    if (!inputs[i]) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "op %s: input %d is NULL", tfd_node_def_op(spec), i);
+  if (tfd_arg_required(st, fn, "d", d) || tfd_arg_required(st, fn, "node", spec) ||
+      tfd_arg_items(st, fn, "inputs", TFD_ARG_ITEMS(inputs), "num_inputs", num_inputs) ||
+      tfd_arg_required(st, fn, "outputs", outputs))
+    return TFD_INVALID_ARGUMENT;
   const char *op = tfd_node_def_op(spec);
   const tfd_op_def *def = tfd_op_lookup(op);
   if (!def || def->runtime_only)

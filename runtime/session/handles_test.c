@@ -249,7 +249,7 @@ static void test_sizes_that_overflow(void) {
   CHECK(tfd_tensor_new(NULL, (tfd_dtype)0, NULL, 0, st) == NULL);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "invalid dtype 0");
   CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 2, st) == NULL);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "rank 2 given without dimensions");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_tensor_new: dims is NULL but ndims is 2");
   tfd_status_free(st);
 }
 
@@ -295,7 +295,7 @@ static void test_eager_timeout(void) {
   CHECK_INT(n, 0);
   tfd_tensor *bad[1] = {NULL};
   CHECK_INT(tfd_device_run_op(d, take, bad, 1, &ro, out, &n, st), TFD_INVALID_ARGUMENT);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "input 0 is NULL");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_device_run_op: inputs[0] is NULL");
   tfd_tensor_unref(handle[0]);
   tfd_graph_def_free(g);
   tfd_device_unref(d);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_args.h"
 #include "session_internal.h"
 
 /*
@@ -117,6 +118,7 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
 }
 
 bool tfd_run_wait(tfd_run *r, int64_t timeout_ms, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_run_wait", "run", r)) return true; /* nothing to wait for */
   struct timespec until = timeout_ms > 0 ? tfd_deadline_after_ms(timeout_ms) : (struct timespec){0, 0};
   pthread_mutex_lock(&r->mu);
   for (;;) {
@@ -164,6 +166,10 @@ bool tfd_run_ready(tfd_run *r) { return tfd_run_wait(r, 0, NULL); }
 int tfd_run_num_outputs(const tfd_run *r) { return r->num_outputs; }
 
 tfd_code tfd_run_take_outputs(tfd_run *r, tfd_tensor **outputs, tfd_status *st) {
+  if (tfd_arg_required(st, "tfd_run_take_outputs", "run", r)) return TFD_INVALID_ARGUMENT;
+  if (r->num_outputs > 0 && !outputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_run_take_outputs: outputs is NULL but the run has %d output%s",
+                           r->num_outputs, r->num_outputs == 1 ? "" : "s");
   if (!tfd_run_wait(r, 0, NULL))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "the run has not ended yet: wait for it first");
   if (r->status.code != TFD_OK) return tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status));

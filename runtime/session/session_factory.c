@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../device/runtime_internal.h"
+#include "session_args.h"
 #include "session_internal.h"
 
 struct session_factory {
@@ -131,6 +132,8 @@ static bool is_direct_session(const tfd_session_options *options, tfd_status *st
 
 tfd_code tfd_session_factory_reset(const tfd_session_options *options, const tfd_factory_registry *registry,
                                    const char *const *containers, int n, tfd_status *st) {
+  if (tfd_arg_items(st, "tfd_session_factory_reset", "containers", TFD_ARG_ITEMS(containers), "n", n))
+    return TFD_INVALID_ARGUMENT;
   if (!is_direct_session(options, st)) return tfd_status_code(st);
   if (!registry) registry = tfd_factory_registry_default();
   session_factory *f = factory_of(registry ? tfd_factory_registry_runtime(registry) : NULL);
@@ -139,7 +142,9 @@ tfd_code tfd_session_factory_reset(const tfd_session_options *options, const tfd
 
 tfd_code tfd_runtime_session_factory_reset(tfd_runtime *rt, const tfd_session_options *options,
                                            const char *const *containers, int n, tfd_status *st) {
-  if (!rt) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_factory_reset needs a runtime");
+  static const char fn[] = "tfd_runtime_session_factory_reset";
+  if (tfd_arg_required(st, fn, "rt", rt) || tfd_arg_items(st, fn, "containers", TFD_ARG_ITEMS(containers), "n", n))
+    return TFD_INVALID_ARGUMENT;
   if (!is_direct_session(options, st)) return tfd_status_code(st);
   session_factory *f = factory_of(rt);
   return f ? factory_reset(f, containers, n, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");

@@ -91,7 +91,7 @@ static void test_reset(void) {
   CHECK_INT(run(c, "z", st), TFD_CANCELLED);
   CHECK_INT(tfd_runtime_session_factory_reset(NULL, NULL, NULL, 0, st), TFD_INVALID_ARGUMENT);
   CHECK_INT(tfd_runtime_session_factory_reset(rt, NULL, NULL, 2, st), TFD_INVALID_ARGUMENT);
-  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "2 containers given without a list");
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_factory_reset: containers is NULL but n is 2");
   tfd_session_free(a);
   tfd_session_free(b);
   tfd_session_free(c);

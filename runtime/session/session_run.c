@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_args.h"
 #include "session_internal.h"
 
 static void part_done(void *arg, const tfd_status *st) {
@@ -316,6 +317,10 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *
                          tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                          const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
                          tfd_status *st) {
+  static const char fn[] = "tfd_session_run";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, st) ||
+      tfd_arg_array(st, fn, "outputs", outputs, "num_fetches", nfe))
+    return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   tfd_code code = tfd_ds_check_graph_created(s, "Run()", st);
   if (code == TFD_OK)
@@ -328,6 +333,9 @@ tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const 
                                tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                                const char *const *targets, int nt, tfd_run_metadata *meta, tfd_run_done_fn done,
                                void *done_arg, tfd_status *st) {
+  static const char fn[] = "tfd_session_run_async";
+  if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, st))
+    return NULL;
   if (tfd_ds_enter(s, st) != TFD_OK) return NULL;
   async_req a = {done, done_arg, NULL};
   if (tfd_ds_check_graph_created(s, "Run()", st) == TFD_OK)
