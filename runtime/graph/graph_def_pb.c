@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,42 +364,51 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
 }
 
 /* ---- reading files ---- */
+/* A model file, named by the caller: a regular file only (a FIFO would block, a device such as
+ * /dev/zero never end, a directory is no model), read whole. */
 char *tfd_read_file(const char *path, size_t *size, tfd_status *st) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     tfd_status_setf(st, errno == ENOENT ? TFD_NOT_FOUND : TFD_PERMISSION_DENIED, "%s: %s", path, strerror(errno));
     return NULL;
   }
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t grown = cap ? cap * 2 : 1 << 16;
-      char *b = grown > cap ? realloc(buf, grown) : NULL;
-      if (!b) {
-        free(buf);
-        fclose(f);
-        tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory reading the file", path);
-        return NULL;
-      }
-      buf = b;
-      cap = grown;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool bad = ferror(f);
-  int why = errno;
-  fclose(f);
-  if (bad) {
-    free(buf);
-    if (why == EISDIR)
-      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: is a directory, not a file", path);
-    else
-      tfd_status_setf(st, TFD_DATA_LOSS, "%s: read error: %s", path, strerror(why));
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    bool dir = S_ISDIR(sb.st_mode);
+    close(fd);
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: %s", path,
+                    dir ? "is a directory, not a file" : "is not a regular file (a device, FIFO or socket)");
     return NULL;
   }
+  /* The size told is where reading starts; a file that grows meanwhile is read to its end. */
+  size_t cap = (size_t)sb.st_size + 1, len = 0;
+  char *buf = (uint64_t)sb.st_size < SIZE_MAX / 2 ? malloc(cap) : NULL;
+  for (;;) {
+    if (buf && len == cap) {
+      char *b = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!b) free(buf);
+      buf = b;
+      cap *= 2;
+    }
+    if (!buf) {
+      close(fd);
+      tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory reading the file (%lld bytes)", path,
+                      (long long)sb.st_size);
+      return NULL;
+    }
+    ssize_t got = read(fd, buf + len, cap - len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      int why = errno;
+      free(buf);
+      close(fd);
+      tfd_status_setf(st, TFD_DATA_LOSS, "%s: read error: %s", path, strerror(why));
+      return NULL;
+    }
+    if (got == 0) break;
+    len += (size_t)got;
+  }
+  close(fd);
   *size = len;
   return buf;
 }
