@@ -117,8 +117,8 @@ static bool list_remove(waiter **head, waiter *w) {
 
 /* Completes a waiter taken off the queue's lists (outside q->mu). */
 static void finish(waiter *w, tfd_code code, const char *msg) {
-  if (w->cancel && w->token >= 0 && tfd_cancellation_deregister(w->cancel, w->token))
-    waiter_unref(w); /* the callback will never run: drop its reference */
+  /* Removed before it ran: the registration's release drops its reference; else the callback's does. */
+  if (w->cancel && w->token >= 0) tfd_cancellation_deregister(w->cancel, w->token);
   if (code != TFD_OK) {
     tfd_kernel_fail(w->c, w->k, code, "%s", msg);
   } else if (!w->is_enqueue) {
@@ -191,8 +191,9 @@ static void on_cancel(void *arg, tfd_code code, const char *message) {
     w->token = -1; /* we are the callback: nothing to deregister */
     finish(w, code, message);
   }
-  waiter_unref(w); /* the registration's reference */
 }
+
+static void release_waiter(void *arg) { waiter_unref(arg); } /* the registration's reference */
 
 /* ---- kernels ---- */
 static queue *lookup_queue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res) {
@@ -274,11 +275,11 @@ static void wait_on(queue *q, tfd_resource *r, tfd_kernel *k, tfd_kernel_ctx *c,
   if (c->cancellation) {
     w->cancel = tfd_cancellation_ref(c->cancellation);
     atomic_fetch_add(&w->refs, 1); /* the registration's */
-    w->token = tfd_cancellation_register(w->cancel, on_cancel, w);
+    w->token = tfd_cancellation_register(w->cancel, on_cancel, release_waiter, w);
     if (w->token < 0) {
       pthread_mutex_unlock(&q->mu);
-      const char *msg = NULL;
-      tfd_code why = tfd_cancellation_reason(w->cancel, &msg);
+      const char *msg = "out of memory waiting on the queue";
+      tfd_code why = w->token == TFD_CANCEL_NO_MEMORY ? TFD_RESOURCE_EXHAUSTED : tfd_cancellation_reason(w->cancel, &msg);
       atomic_fetch_sub(&w->refs, 1); /* nothing registered */
       finish(w, why, msg);
       return;

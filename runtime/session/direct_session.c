@@ -181,7 +181,6 @@ void tfd_session_free(tfd_session *s) {
   tfd_session_state_free(s->state);
   tfd_ds_costs_free(s);
   pthread_mutex_destroy(&s->cost_mu);
-  free(s->active);
   pthread_mutex_destroy(&s->graph_mu);
   pthread_mutex_destroy(&s->exec_mu);
   pthread_mutex_destroy(&s->life_mu);
@@ -200,6 +199,7 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   pthread_mutex_init(&s->exec_mu, NULL);
   pthread_mutex_init(&s->life_mu, NULL);
   pthread_cond_init(&s->life_cv, NULL);
+  s->active.prev = s->active.next = &s->active;
   atomic_init(&s->inflight, 1); /* the open session's own count, which close() drops */
   pthread_mutex_init(&s->cost_mu, NULL);
   /* Handles keep the id in their high 32 bits: wrap well before 2^31 sessions. */
@@ -296,49 +296,49 @@ tfd_code tfd_ds_check_graph_created(tfd_session *s, const char *method, tfd_stat
 }
 
 /* Steps register their cancellation while they run. */
-bool tfd_ds_add_active(tfd_session *s, tfd_cancellation *c) {
+void tfd_ds_add_active(tfd_session *s, active_step *a, tfd_cancellation *c) {
+  a->cancel = c;
   pthread_mutex_lock(&s->life_mu);
-  if (s->num_active == s->cap_active) {
-    int cap = s->cap_active ? s->cap_active * 2 : 8;
-    tfd_cancellation **a = realloc(s->active, (size_t)cap * sizeof *a);
-    if (!a) {
-      pthread_mutex_unlock(&s->life_mu);
-      return false;
-    }
-    s->active = a;
-    s->cap_active = cap;
-  }
-  s->active[s->num_active++] = c;
+  a->prev = &s->active;
+  a->next = s->active.next;
+  s->active.next->prev = a;
+  s->active.next = a;
   bool closed = atomic_load(&s->closed);
   pthread_mutex_unlock(&s->life_mu);
   if (closed) tfd_cancellation_cancel(c, TFD_CANCELLED, "Session has been closed.");
-  return true;
 }
 
-void tfd_ds_remove_active(tfd_session *s, tfd_cancellation *c) {
+void tfd_ds_remove_active(tfd_session *s, active_step *a) {
   pthread_mutex_lock(&s->life_mu);
-  for (int i = 0; i < s->num_active; i++)
-    if (s->active[i] == c) {
-      s->active[i] = s->active[--s->num_active];
-      break;
-    }
+  a->prev->next = a->next;
+  a->next->prev = a->prev;
+  a->prev = a->next = a;
   pthread_mutex_unlock(&s->life_mu);
+}
+
+/* A step in the active list not cancelled yet, with a reference the caller drops; NULL when none is
+ * left. Cancelling happens outside life_mu (the callbacks may end the step, which takes it), one step
+ * at a time, so close() needs no memory however many steps run. */
+static tfd_cancellation *next_to_cancel(tfd_session *s) {
+  tfd_cancellation *c = NULL;
+  pthread_mutex_lock(&s->life_mu);
+  for (active_step *a = s->active.next; a != &s->active && !c; a = a->next)
+    if (!tfd_cancellation_is_cancelled(a->cancel)) c = tfd_cancellation_ref(a->cancel);
+  pthread_mutex_unlock(&s->life_mu);
+  return c;
 }
 
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   if (tfd_arg_required(st, "tfd_session_close", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->life_mu);
   bool first = !atomic_exchange(&s->closed, true);
-  int n = s->num_active;
-  tfd_cancellation **running = n ? malloc((size_t)n * sizeof *running) : NULL;
-  for (int i = 0; running && i < n; i++) running[i] = tfd_cancellation_ref(s->active[i]);
   pthread_mutex_unlock(&s->life_mu);
-  /* Cancel in-flight steps (blocked kernels wake with CANCELLED), then wait for every call to leave. */
-  for (int i = 0; running && i < n; i++) {
-    tfd_cancellation_cancel(running[i], TFD_CANCELLED, "Session has been closed.");
-    tfd_cancellation_unref(running[i]);
+  /* Cancel in-flight steps (blocked kernels wake with CANCELLED), then wait for every call to leave.
+   * A step that starts from now on cancels itself as it joins the list (tfd_ds_add_active). */
+  for (tfd_cancellation *c; (c = next_to_cancel(s));) {
+    tfd_cancellation_cancel(c, TFD_CANCELLED, "Session has been closed.");
+    tfd_cancellation_unref(c);
   }
-  free(running);
   pthread_mutex_lock(&s->life_mu);
   if (first) atomic_fetch_sub(&s->inflight, 1); /* the open session's own count */
   while (atomic_load(&s->inflight) > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);

@@ -30,7 +30,8 @@ struct partial_run {
   atomic_int state;   /* PRUN_OPEN, then PRUN_FINISHED or PRUN_CLOSED (out of the table) */
   tfd_rendezvous *rendezvous;
   tfd_cancellation *cancel;
-  int64_t abort_token;
+  int64_t abort_token; /* the rendezvous' abort, holding its own reference to it (cancellation.h) */
+  active_step link;    /* in the session's active list while the executors run */
   pthread_mutex_t bar_mu;
   pthread_cond_t bar_cv;
   int remaining; /* partitions still running */
@@ -64,11 +65,9 @@ static void partial_part_done(void *arg, const tfd_status *st) {
   bool last = --r->remaining == 0;
   if (last) pthread_cond_broadcast(&r->bar_cv);
   tfd_session *s = r->s;
-  tfd_cancellation *cancel = last ? tfd_cancellation_ref(r->cancel) : NULL;
   pthread_mutex_unlock(&r->bar_mu);
   if (last) {
-    tfd_ds_remove_active(s, cancel);
-    tfd_cancellation_unref(cancel);
+    tfd_ds_remove_active(s, &r->link);
     tfd_ds_prun_unref(r); /* the executors' reference */
     tfd_ds_leave(s);      /* the run's own hold on the session */
   }
@@ -130,12 +129,15 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
   } else if (b) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
+  if (r && tfd_ds_register_abort(r->cancel, r->rendezvous, &r->abort_token, st) != TFD_OK) {
+    tfd_ds_prun_unref(r);
+    r = NULL;
+  }
   if (r) {
     /* Everything is running before the handle is published: another thread that finds (or guesses) it can
      * close the run at once. */
     tfd_refcount_inc(&r->refs); /* the executors', dropped by the last of them */
-    r->abort_token = tfd_cancellation_register(r->cancel, tfd_ds_abort_rendezvous, r->rendezvous);
-    tfd_ds_add_active(s, r->cancel);
+    tfd_ds_add_active(s, &r->link, r->cancel);
     tfd_ds_hold(s); /* held until the executors finish */
     r->remaining = b->num_parts;
     int64_t step_id = tfd_ds_next_step_id();

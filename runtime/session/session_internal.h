@@ -60,6 +60,13 @@ typedef struct handle_table {
 
 typedef struct session_factory session_factory;
 
+/* A running step's (or partial run's) place in its session's list of what close() must cancel:
+ * linked in place, so that making a step cancellable never needs memory. */
+typedef struct active_step {
+  tfd_cancellation *cancel;
+  struct active_step *prev, *next;
+} active_step;
+
 /* One of a session's inter-op pools, and who frees it. */
 typedef enum { POOL_OWNED, POOL_BORROWED, POOL_SHARED_DEFAULT } pool_owner;
 typedef struct session_pool {
@@ -103,8 +110,7 @@ struct tfd_session {
   pthread_cond_t life_cv;
   atomic_bool closed;
   atomic_int inflight;
-  tfd_cancellation **active;
-  int num_active, cap_active;
+  active_step active; /* the list's head: cancellations of running steps and partial runs */
   tfd_session_state *state; /* tensors kept by handle between runs */
   pthread_mutex_t cost_mu;
   tfd_strmap costs; /* "device\x1fnode" -> cost_item* */
@@ -170,8 +176,8 @@ struct step {
   tfd_status status;
   tfd_rendezvous *rendezvous;
   tfd_cancellation *cancel; /* NULL for a blocking step that cannot wait */
-  int64_t abort_token;
-  bool tracked;     /* cancel is in the session's active list */
+  int64_t abort_token; /* the rendezvous' abort, which holds a reference to it (cancellation.h) */
+  active_step link;    /* in the session's active list while cancel is set */
   pthread_t caller; /* blocking: runs partition 0, then waits */
   bool solo;        /* blocking with one partition */
   bool done_inline; /* it ended on the caller's thread before the wait: no wait, no lock */
@@ -243,9 +249,10 @@ void tfd_ds_leave(tfd_session *s);
 void tfd_ds_hold(tfd_session *s);
 /* DirectSession::CheckGraphCreated: method ("Run()", "PRunSetup()", "MakeCallable()") needs a graph. */
 tfd_code tfd_ds_check_graph_created(tfd_session *s, const char *method, tfd_status *st);
-/* Steps register their cancellation while they run, so close() can cancel them. */
-bool tfd_ds_add_active(tfd_session *s, tfd_cancellation *c);
-void tfd_ds_remove_active(tfd_session *s, tfd_cancellation *c);
+/* Steps register their cancellation while they run (a, owned by the step, is linked in), so close()
+ * can cancel them; a step added after close() is cancelled at once. */
+void tfd_ds_add_active(tfd_session *s, active_step *a, tfd_cancellation *c);
+void tfd_ds_remove_active(tfd_session *s, active_step *a);
 /* Handle tables (callers hold exec_mu). */
 int tfd_ds_handle_find(const handle_table *t, int64_t h);
 int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj);
@@ -281,8 +288,10 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
 int64_t tfd_ds_run_timeout(const tfd_session *s, const tfd_run_options *ro);
 tfd_code tfd_ds_run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            tfd_tensor **outputs, tfd_run_metadata *meta, tfd_status *st);
-/* A cancellation callback aborting the rendezvous given as arg. */
-void tfd_ds_abort_rendezvous(void *arg, tfd_code code, const char *message);
+/* Registers the abort of rendezvous r with cancellation c, holding a reference to r until the
+ * callback has run or been deregistered. Returns the token; when c was cancelled already, r is
+ * aborted at once (and -1 returned); RESOURCE_EXHAUSTED (status set) when c could not take it. */
+tfd_code tfd_ds_register_abort(tfd_cancellation *c, tfd_rendezvous *r, int64_t *token, tfd_status *st);
 tfd_code tfd_ds_map_names(const tfd_strmap *index, char **names, int n, int *map, const char *what, tfd_status *st);
 
 /* ---- run_async.c ---- */

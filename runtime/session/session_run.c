@@ -38,8 +38,19 @@ void tfd_ds_start_part(void *part) {
   tfd_executor_run_async(p->e, &p->args, p->done, p->arg);
 }
 
-void tfd_ds_abort_rendezvous(void *arg, tfd_code code, const char *message) {
-  tfd_rendezvous_abort(arg, code, message);
+static void abort_rendezvous(void *arg, tfd_code code, const char *message) { tfd_rendezvous_abort(arg, code, message); }
+static void release_rendezvous(void *arg) { tfd_rendezvous_unref(arg); }
+
+tfd_code tfd_ds_register_abort(tfd_cancellation *c, tfd_rendezvous *r, int64_t *token, tfd_status *st) {
+  *token = tfd_cancellation_register(c, abort_rendezvous, release_rendezvous, tfd_rendezvous_ref(r));
+  if (*token >= 0) return TFD_OK;
+  tfd_rendezvous_unref(r); /* the registration kept nothing */
+  if (*token == TFD_CANCEL_NO_MEMORY)
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory making the step cancellable");
+  const char *why = NULL; /* cancelled already: the step starts aborted */
+  tfd_code code = tfd_cancellation_reason(c, &why);
+  tfd_rendezvous_abort(r, code, why);
+  return TFD_OK;
 }
 
 /* A step that waits on nothing ends by itself: its timeout has nothing to stop. */
@@ -136,11 +147,18 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
     for (int p = 0; p < b->num_parts; p++)
       x->stats[p] = calloc((size_t)tfd_executor_graph(b->execs[p])->n + 1, sizeof **x->stats);
   x->cancel = cancel ? cancel : may_wait ? tfd_cancellation_new() : NULL;
-  if (!x->fetches || (need_rendezvous && !x->rendezvous) || (collect && !x->stats) || (async && !x->cancel) ||
-      (async && !x->starts)) {
+  x->abort_token = -1;
+  tfd_code made = !x->fetches || (need_rendezvous && !x->rendezvous) || (collect && !x->stats) ||
+                          (async && !x->cancel) || (async && !x->starts)
+                      ? tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run")
+                      : TFD_OK;
+  /* Cancelling the step (timeout, close, tfd_run_cancel) aborts its rendezvous and wakes blocked kernels. */
+  if (made == TFD_OK && x->cancel && x->rendezvous)
+    made = tfd_ds_register_abort(x->cancel, x->rendezvous, &x->abort_token, st);
+  if (made != TFD_OK) {
     step_free_parts(x);
     tfd_cancellation_unref(x->cancel);
-    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+    return made;
   }
   pthread_mutex_init(&x->mu, NULL);
   pthread_cond_init(&x->cv, NULL);
@@ -148,9 +166,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   for (int p = 0; p < b->num_parts; p++) x->has_queue |= tfd_executor_needs_caller(b->execs[p]);
   if (x->has_queue)
     tfd_caller_queue_init(&x->queue, x->queue_mu ? x->queue_mu : &x->mu, x->queue_cv ? x->queue_cv : &x->cv);
-  /* Cancelling the step (timeout, close, tfd_run_cancel) aborts its rendezvous and wakes blocked kernels. */
-  x->abort_token = x->cancel && x->rendezvous ? tfd_cancellation_register(x->cancel, tfd_ds_abort_rendezvous, x->rendezvous) : -1;
-  x->tracked = x->cancel && tfd_ds_add_active(s, x->cancel);
+  if (x->cancel) tfd_ds_add_active(s, &x->link, x->cancel);
   x->step_id = tfd_ds_next_step_id();
   if (b->num_parts == 0) {
     if (on_done) on_done(x);
@@ -187,7 +203,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
 tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *meta, int64_t timeout, tfd_status *st) {
   tfd_session *s = x->s;
   bundle *b = x->b;
-  if (x->tracked) tfd_ds_remove_active(s, x->cancel);
+  if (x->cancel) tfd_ds_remove_active(s, &x->link);
   tfd_code code;
   const char *why = NULL;
   if (x->cancel && tfd_cancellation_reason(x->cancel, &why) != TFD_OK) {
@@ -205,6 +221,8 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
   } else {
     code = tfd_status_move(st, &x->status);
   }
+  /* Whether it ran or not, the abort holds its own reference to the rendezvous: freeing ours below
+   * cannot pull it from under a cancel that is aborting it right now, on this thread or another. */
   if (x->cancel && x->abort_token >= 0) tfd_cancellation_deregister(x->cancel, x->abort_token);
   tfd_cancellation_unref(x->cancel);
   x->cancel = NULL;
@@ -255,7 +273,7 @@ tfd_code tfd_ds_run_bundle(tfd_session *s, bundle *b, const tfd_run_options *ro,
      * Kernels that must run here arrive through the queue, run between the waits. */
     x.timed_out = tfd_wait_or_time_out_draining(&x.mu, &x.cv, &x.remaining, timeout, "the step",
                                                 x.cancel ? tfd_cancel_on_timeout
-                                                : x.rendezvous ? tfd_ds_abort_rendezvous
+                                                : x.rendezvous ? abort_rendezvous
                                                                : nothing_to_stop,
                                                 x.cancel ? (void *)x.cancel : x.rendezvous, x.has_queue ? &x.queue : NULL);
     pthread_mutex_unlock(&x.mu);
