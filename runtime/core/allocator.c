@@ -402,7 +402,7 @@ static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, s
   if (!p && (a->host.allocate || posix_memalign(&p, alignment > CACHE_ALIGNMENT ? alignment : CACHE_ALIGNMENT, bsize) != 0)) {
     p = NULL;
     /* Undone; when that leaves no live block, their reference goes (the caller holds one of its own). */
-    if ((atomic_fetch_sub_explicit(&a->usage, delta, memory_order_relaxed) >> USAGE_BITS) == 1 && block)
+    if ((atomic_fetch_sub_explicit(&a->usage, delta, memory_order_acq_rel) >> USAGE_BITS) == 1 && block)
       tfd_allocator_unref(&a->base);
     tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "allocator '%s': the system refused %" PRId64 " bytes",
                     a->base.name, want);
@@ -416,8 +416,6 @@ static void *cpu_alloc_block(cpu_allocator *a, size_t alignment, size_t total, s
 }
 
 static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t counted, bool block) {
-  int64_t old = atomic_fetch_sub_explicit(&a->usage, (int64_t)counted + (block ? USAGE_BLOCK : 0),
-                                          memory_order_relaxed);
   size_t bsize = block_size(total);
   if (a->host.allocate) {
     a->host.deallocate(a->host.ctx, p, bsize);
@@ -425,7 +423,12 @@ static void cpu_free_block(cpu_allocator *a, void *p, size_t total, size_t count
     tc_slot *s = bsize <= SMALL_MAX ? my_slot(a, true) : NULL;
     if (!(s && slot_put(a, s, p, bsize, counted)) && !shared_put(a, p, bsize, counted)) free(p);
   }
-  /* The last live block gives back their reference; a may be gone after this. */
+  /* Counted out only once the block is put away, and with release: whoever frees the last live
+   * block, and with it the allocator, empties every thread's slot (cpu_destroy), and must see what
+   * this thread put in its own. The last live block gives back their reference; a may be gone after
+   * this. */
+  int64_t old = atomic_fetch_sub_explicit(&a->usage, (int64_t)counted + (block ? USAGE_BLOCK : 0),
+                                          memory_order_acq_rel);
   if (block && (old >> USAGE_BITS) == 1) tfd_allocator_unref(&a->base);
 }
 
