@@ -83,6 +83,39 @@ describe("cancelling runs as they end", function()
     assert.are.equal(12, s:run({ x = tfdev.tensor(3, "float32") }, "d"):totable())
   end)
 
+  it("session:close() returns while a Lua kernel of a pending run waits for its caller", function()
+    -- The starting code waited in close() for ever: run in a child under a time limit.
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local tfdev = require "tfdev"
+tfdev.op.register { name = "LuaTwiceOnClose", inputs = 1, outputs = 1,
+  kernel = function(x) return tfdev.tensor({ x:totable()[1] * 2 }, "float32") end }
+local g = tfdev.graph()
+g:op("LuaTwiceOnClose", { g:placeholder("float32", { 1 }, { name = "x" }) }, { name = "y" })
+local s = tfdev.session()
+s:create(g:graph_def())
+assert(s:run({ x = { 3 } }, "y"):totable()[1] == 6)
+for _ = 1, 20 do
+  local fut = s:run_async({ x = { 4 } }, "y")
+  s:close()
+  local ok, err = pcall(fut.result, fut)
+  io.write(ok and "value " or ("error " .. err.code .. " " .. err.message), "\n")
+  s = tfdev.session()
+  s:create(g:graph_def())
+end
+io.write("done\n")
+]])
+    f:close()
+    local p = io.popen("timeout 30 " .. os.getenv("TFDEV_EXE") .. " " .. script .. " 2>&1; echo \"exit=$?\"")
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    assert.truthy(out:find("done\nexit=0", 1, true), out)
+    local _, cancelled = out:gsub("error CANCELLED Session has been closed%.", "")
+    assert.are.equal(20, cancelled, out)
+  end)
+
   it("the session factory's reset racing pending runs", function()
     local tally = { ok = 0, cancelled = 0, bad = 0 }
     for _ = 1, rounds // 10 do

@@ -5,25 +5,30 @@
 
 struct caller_item {
   void (*fn)(void *);
+  void (*cancel)(void *);
   void *arg;
   caller_item *next;
 };
 
 void tfd_caller_queue_init(tfd_caller_queue *q, pthread_mutex_t *mu, pthread_cond_t *cv) {
-  *q = (tfd_caller_queue){mu, cv, NULL, NULL};
+  *q = (tfd_caller_queue){mu, cv, NULL, NULL, false};
 }
 
-bool tfd_caller_queue_post(tfd_caller_queue *q, void (*fn)(void *), void *arg) {
+tfd_code tfd_caller_queue_post(tfd_caller_queue *q, void (*fn)(void *), void (*cancel)(void *), void *arg) {
   caller_item *it = malloc(sizeof *it);
-  if (!it) return false;
-  *it = (caller_item){fn, arg, NULL};
+  if (!it) return TFD_RESOURCE_EXHAUSTED;
+  *it = (caller_item){fn, cancel, arg, NULL};
   pthread_mutex_lock(q->mu);
-  if (q->tail) q->tail->next = it;
-  else q->head = it;
-  q->tail = it;
-  pthread_cond_broadcast(q->cv);
+  bool closed = q->closed;
+  if (!closed) {
+    if (q->tail) q->tail->next = it;
+    else q->head = it;
+    q->tail = it;
+    pthread_cond_broadcast(q->cv);
+  }
   pthread_mutex_unlock(q->mu);
-  return true;
+  if (closed) free(it);
+  return closed ? TFD_CANCELLED : TFD_OK;
 }
 
 bool tfd_caller_queue_pending_locked(const tfd_caller_queue *q) { return q->head != NULL; }
@@ -37,5 +42,21 @@ void tfd_caller_queue_drain_locked(tfd_caller_queue *q) {
     it->fn(it->arg);
     free(it);
     pthread_mutex_lock(q->mu);
+  }
+}
+
+caller_item *tfd_caller_queue_close_locked(tfd_caller_queue *q) {
+  caller_item *items = q->head;
+  q->closed = true;
+  q->head = q->tail = NULL;
+  return items;
+}
+
+void tfd_caller_queue_cancel_items(caller_item *items) {
+  while (items) {
+    caller_item *next = items->next;
+    items->cancel(items->arg);
+    free(items);
+    items = next;
   }
 }

@@ -50,6 +50,16 @@ static void run_on_caller(void *p) {
   call.done(call.arg);
 }
 
+static const char not_run[] = "the session was closed before its kernel could run on the thread that started the step";
+
+/* The queue was closed with the call waiting in it (a closing session): the node fails, unrun. */
+static void cancel_on_caller(void *p) {
+  caller_call call = *(caller_call *)p;
+  free(p);
+  tfd_kernel_fail(call.c, call.k, TFD_CANCELLED, "%s", not_run);
+  call.done(call.arg);
+}
+
 static void custom_compute_async(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
   if (c->has_caller_thread && pthread_equal(pthread_self(), c->caller_thread)) {
     run_compute(k, c);
@@ -57,14 +67,17 @@ static void custom_compute_async(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn d
     return;
   }
   caller_call *call = c->caller_queue ? malloc(sizeof *call) : NULL;
+  tfd_code posted = TFD_RESOURCE_EXHAUSTED;
   if (call) {
     *call = (caller_call){k, c, done, arg};
-    if (tfd_caller_queue_post(c->caller_queue, run_on_caller, call)) return;
+    if ((posted = tfd_caller_queue_post(c->caller_queue, run_on_caller, cancel_on_caller, call)) == TFD_OK) return;
     free(call);
   }
-  tfd_kernel_fail(c, k, c->caller_queue ? TFD_RESOURCE_EXHAUSTED : TFD_FAILED_PRECONDITION, "%s",
-                  c->caller_queue ? "out of memory" : "its kernel runs on the thread that starts the step, and this step "
-                                                      "(a partial run) has none to run it");
+  if (!c->caller_queue)
+    tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION, "%s",
+                    "its kernel runs on the thread that starts the step, and this step (a partial run) has none to run it");
+  else if (posted == TFD_CANCELLED) tfd_kernel_fail(c, k, TFD_CANCELLED, "%s", not_run);
+  else tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
   done(arg);
 }
 

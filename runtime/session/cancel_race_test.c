@@ -3,12 +3,13 @@
  * runs pending, and the session factory's reset racing runs. The steps cross two devices, so each
  * has a rendezvous for the cancellation to abort while the step may be freeing it. Every run that
  * ends must end with its value or CANCELLED and the message its path gives, nothing else.
- * Iterations: 20,000 for the one-thread case (TFDEV_STRESS_ITERS x 20; CI's valgrind run uses
+ * A kernel that runs on the caller's thread pending when its session closes fails unrun. Iterations: 20,000 for the one-thread case (TFDEV_STRESS_ITERS x 20; CI's valgrind run uses
  * fewer), the others in proportion. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime/testing/graph_builder.h"
 #include "runtime/testing/harness.h"
@@ -230,7 +231,56 @@ static void test_factory_reset_races_runs(void) {
   tfd_status_free(st);
 }
 
+/* A kernel that runs on the caller's thread (as Lua kernels do): an asynchronous step with it pending
+ * in the caller queue, which only the thread waiting on the run drains. close() must not wait for a
+ * wait that never comes: the kernel fails unrun and the run ends CANCELLED. */
+static void copy_input(void *user, void *state, tfd_kernel_context *c) {
+  (void)user, (void)state;
+  tfd_kernel_context_set_output(c, 0, tfd_kernel_context_input(c, 0));
+}
+
+static void test_close_with_a_caller_thread_kernel_pending(void) {
+  static bool registered;
+  tfd_status *st = tfd_status_new();
+  if (!registered) {
+    tfd_custom_op op = {.name = "CallerCopy", .num_inputs = 1, .num_outputs = 1};
+    tfd_custom_kernel k = {.op = "CallerCopy", .device_type = "CPU", .compute = copy_input, .on_caller_thread = true};
+    CHECK_INT(tfd_custom_op_register(&op, st), TFD_OK);
+    CHECK_INT(tfd_custom_kernel_register(&k, st), TFD_OK);
+    registered = true;
+  }
+  alarm(60); /* the starting code waited in close() for ever */
+  int rounds = iterations() / 100;
+  outcome o = {0};
+  for (int i = 0; i < rounds; i++) {
+    tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+    tfd_graph_def *g = tfd_graph_def_new();
+    tg_set_type(tg_node(g, "a", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+    tg_node(g, "c", "CallerCopy", "a", NULL, NULL);
+    CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+    tfd_tensor *a = tg_scalar(5);
+    const char *feed = "a", *fetch = "c";
+    tfd_run *r = tfd_session_run_async(s, NULL, &feed, &a, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, st);
+    CHECK(r != NULL);
+    CHECK_INT(tfd_session_close(s, st), TFD_OK);
+    if (r && tfd_run_wait(r, -1, st) && tfd_status_code(st) == TFD_CANCELLED &&
+        strcmp(tfd_status_message(st), "Session has been closed.") == 0)
+      o.cancelled++;
+    else
+      o.bad++, snprintf(o.last_bad, sizeof o.last_bad, "%s: %s", tfd_code_name(tfd_status_code(st)), tfd_status_message(st));
+    tfd_status_reset(st);
+    tfd_run_free(r);
+    tfd_tensor_unref(a);
+    tfd_graph_def_free(g);
+    tfd_session_free(s);
+  }
+  alarm(0);
+  report("close with a caller-thread kernel pending", rounds, &o);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"close with a caller-thread kernel pending", test_close_with_a_caller_thread_kernel_pending},
     {"cancel and free as the step ends", test_cancel_and_free_as_the_step_ends},
     {"cancel from another thread", test_cancel_from_another_thread},
     {"close with runs pending", test_close_with_runs_pending},

@@ -328,6 +328,22 @@ static tfd_cancellation *next_to_cancel(tfd_session *s) {
   return c;
 }
 
+/* The waiting items of a step's caller queue not closed yet, the queue closed (under life_mu, so the
+ * step is still there; the items keep it from ending until their cancels run); NULL when every
+ * queue is closed or empty. */
+static caller_item *next_queue_to_close(tfd_session *s) {
+  caller_item *items = NULL;
+  pthread_mutex_lock(&s->life_mu);
+  for (active_step *a = s->active.next; a != &s->active && !items; a = a->next) {
+    if (!a->queue) continue;
+    pthread_mutex_lock(a->queue->mu);
+    if (!a->queue->closed) items = tfd_caller_queue_close_locked(a->queue);
+    pthread_mutex_unlock(a->queue->mu);
+  }
+  pthread_mutex_unlock(&s->life_mu);
+  return items;
+}
+
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
   if (tfd_arg_required(st, "tfd_session_close", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->life_mu);
@@ -339,6 +355,9 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
     tfd_cancellation_cancel(c, TFD_CANCELLED, "Session has been closed.");
     tfd_cancellation_unref(c);
   }
+  /* Kernels waiting for their step's caller thread (Lua kernels) may wait for a thread that waits for
+   * this close(): they fail unrun, and their queues refuse what comes after. */
+  for (caller_item *items; (items = next_queue_to_close(s));) tfd_caller_queue_cancel_items(items);
   pthread_mutex_lock(&s->life_mu);
   if (first) atomic_fetch_sub(&s->inflight, 1); /* the open session's own count */
   while (atomic_load(&s->inflight) > 0) pthread_cond_wait(&s->life_cv, &s->life_mu);

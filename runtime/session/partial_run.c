@@ -137,6 +137,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     /* Everything is running before the handle is published: another thread that finds (or guesses) it can
      * close the run at once. */
     tfd_refcount_inc(&r->refs); /* the executors', dropped by the last of them */
+    r->link.queue = NULL; /* a partial run has no caller thread to run kernels on */
     tfd_ds_add_active(s, &r->link, r->cancel);
     tfd_ds_hold(s); /* held until the executors finish */
     r->remaining = b->num_parts;

@@ -64,6 +64,7 @@ typedef struct session_factory session_factory;
  * linked in place, so that making a step cancellable never needs memory. */
 typedef struct active_step {
   tfd_cancellation *cancel;
+  tfd_caller_queue *queue; /* the step's, when kernels run on its caller's thread: close() empties it */
   struct active_step *prev, *next;
 } active_step;
 

@@ -166,6 +166,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
   for (int p = 0; p < b->num_parts; p++) x->has_queue |= tfd_executor_needs_caller(b->execs[p]);
   if (x->has_queue)
     tfd_caller_queue_init(&x->queue, x->queue_mu ? x->queue_mu : &x->mu, x->queue_cv ? x->queue_cv : &x->cv);
+  x->link.queue = x->has_queue ? &x->queue : NULL;
   if (x->cancel) tfd_ds_add_active(s, &x->link, x->cancel);
   x->step_id = tfd_ds_next_step_id();
   if (b->num_parts == 0) {
