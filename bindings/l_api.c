@@ -46,6 +46,7 @@ tfd_factory_registry *tfdev_lua_registry(lua_State *L) {
 /* Raises before anything is taken when tfdev is not open in L: without its metatables a pushed
  * handle would be a bare userdata that nothing could use or free. */
 static void require_open(lua_State *L) {
+  tfdev_check_alive(L); /* a finalizer run by lua_close after tfdev's state: said as such */
   if (!tfdev_state_opt(L)) luaL_error(L, "tfdev: not opened in this lua_State (call luaopen_tfdev first)");
 }
 
@@ -100,7 +101,7 @@ static int push_session_protected(lua_State *L) {
 void tfdev_lua_push_session(lua_State *L, tfd_session *s) {
   if (!tfdev_state_opt(L)) {
     tfd_session_free(s); /* ownership was handed over: honour it before raising */
-    luaL_error(L, "tfdev: not opened in this lua_State (call luaopen_tfdev first)");
+    require_open(L);
   }
   lua_pushcfunction(L, push_session_protected);
   lua_pushlightuserdata(L, s);

@@ -9,6 +9,12 @@
 #define STATE_KEY "tfdev.state"
 #define RUNTIME_KEY "tfdev.runtime" /* a runtime given before the module opened (tfdev_use_runtime) */
 
+/* The registry's key of the error raised when even making an out-of-memory error fails. */
+static const char oom_error_key = 0;
+/* The registry's key of the userdata made inside finalizers (a table with weak keys: userdata -> the
+ * order it was made in; "n" -> how many were): see tfdev_made. */
+static const char made_in_gc_key = 0;
+
 tfdev_lstate *tfdev_state_opt(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   tfdev_lstate *s = lua_touserdata(L, -1);
@@ -16,10 +22,101 @@ tfdev_lstate *tfdev_state_opt(lua_State *L) {
   return s && s->registry ? s : NULL;
 }
 
+static int raise_closed(lua_State *L) {
+  return tfdev_raise(L, TFD_FAILED_PRECONDITION,
+                     "tfdev is closed in this Lua state: lua_close collected its state, and a finalizer run after "
+                     "that cannot make or use tfdev objects (nothing would ever free them)");
+}
+
 tfdev_lstate *tfdev_state(lua_State *L) {
-  tfdev_lstate *s = tfdev_state_opt(L);
-  if (!s) luaL_error(L, "tfdev: module state is missing (was tfdev.core opened?)");
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  tfdev_lstate *s = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (s && s->closed) raise_closed(L);
+  if (!s || !s->registry)
+    tfdev_raise(L, TFD_FAILED_PRECONDITION, "tfdev: module state is missing (was tfdev.core opened?)");
   return s;
+}
+
+bool tfdev_closed(lua_State *L) {
+#if LUA_VERSION_RELEASE_NUM >= 50404
+  /* The state is collected only by lua_close, whose finalizers run with the collector stopped (lua_gc
+   * answers -1 there from 5.4.4 on): anywhere else this costs one call, not a registry lookup. */
+  if (lua_gc(L, LUA_GCISRUNNING) >= 0) return false;
+#endif
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  tfdev_lstate *s = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return s && s->closed;
+}
+
+void tfdev_check_alive(lua_State *L) {
+  if (tfdev_closed(L)) raise_closed(L);
+}
+
+void tfdev_made(lua_State *L) {
+#if LUA_VERSION_RELEASE_NUM >= 50404
+  if (lua_gc(L, LUA_GCISRUNNING) >= 0) return; /* not inside a finalizer */
+  /* lua_close calls no finalizer of an object made while it runs finalizers, and tfdev cannot tell
+   * those from a collection's: it lists what any finalizer makes, and the state's own finalizer
+   * (which lua_close runs after those of everything made since the module opened) closes what is
+   * left. A collection's objects are finalized as usual and drop out of the weak list. */
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &made_in_gc_key) == LUA_TTABLE) {
+    lua_pushliteral(L, "n");
+    lua_rawget(L, -2);
+    lua_Integer n = lua_tointeger(L, -1) + 1;
+    lua_pop(L, 1);
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, "n");
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, n);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+#else
+  (void)L; /* before 5.4.4 a finalizer cannot be told from other code: nothing is listed */
+#endif
+}
+
+/* Runs the finalizer of every userdata a finalizer made that is still listed, newest first as Lua
+ * would (a future before the session it runs in); their finalizers are idempotent, so one that Lua ran
+ * already does nothing. */
+static int close_made_in_gc_body(lua_State *L) {
+  int list = 1;
+  lua_pushliteral(L, "n");
+  lua_rawget(L, list);
+  lua_Integer n = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_createtable(L, (int)(n > 0 && n < INT_MAX ? n : 0), 0); /* order -> userdata */
+  int by_order = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, list)) {
+    if (lua_type(L, -2) == LUA_TUSERDATA) {
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, by_order, lua_tointeger(L, -2));
+    }
+    lua_pop(L, 1);
+  }
+  for (lua_Integer i = n; i >= 1; i--) {
+    if (lua_rawgeti(L, by_order, i) == LUA_TUSERDATA && luaL_getmetafield(L, -1, "__gc") != LUA_TNIL) {
+      lua_insert(L, -2);
+      if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1); /* one that fails leaves the others to close */
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  return 0;
+}
+
+static void close_made_in_gc(lua_State *L) {
+  if (!lua_checkstack(L, 4)) return;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &made_in_gc_key) == LUA_TTABLE) {
+    lua_pushcfunction(L, close_made_in_gc_body);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1); /* out of memory: what they hold stays */
+  } else {
+    lua_pop(L, 1);
+  }
 }
 
 void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods) {
@@ -73,6 +170,82 @@ int tfdev_raise(lua_State *L, tfd_code code, const char *fmt, ...) {
   va_end(ap);
   tfdev_push_error(L, code, msg);
   return lua_error(L);
+}
+
+static int push_oom_error(lua_State *L) {
+  const char *what = lua_touserdata(L, 1);
+  tfdev_push_error(L, TFD_RESOURCE_EXHAUSTED, lua_pushfstring(L, "out of memory %s", what));
+  return 1;
+}
+
+int tfdev_raise_oom(lua_State *L, const char *what) {
+  /* Making the error allocates too: made under pcall, so that when memory is that short the error made
+   * at open is raised instead of Lua's plain "not enough memory". */
+  if (lua_checkstack(L, 3)) {
+    lua_pushcfunction(L, push_oom_error);
+    lua_pushlightuserdata(L, (void *)what);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) return lua_error(L);
+    lua_pop(L, 1); /* the memory error */
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &oom_error_key);
+  return lua_error(L);
+}
+
+/* Protected part of tfdev_error_text: (value, out as light userdata) -> describes value into out. */
+typedef struct error_text {
+  tfd_code code;
+  char *buf;
+  size_t size;
+} error_text;
+
+static int tolstring_body(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+static int error_text_body(lua_State *L) {
+  error_text *e = lua_touserdata(L, 2);
+  if (tfdev_is_error(L, 1)) { /* raw reads: the value's own fields, no metamethods */
+    lua_pushliteral(L, "code");
+    lua_rawget(L, 1);
+    int code = lua_type(L, -1) == LUA_TSTRING ? tfd_code_from_name(lua_tostring(L, -1)) : -1;
+    if (code > 0) e->code = (tfd_code)code;
+    lua_pushliteral(L, "message");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      snprintf(e->buf, e->size, "%s", lua_tostring(L, -1));
+      return 0;
+    }
+    snprintf(e->buf, e->size, "a tfdev.error whose message is a %s", luaL_typename(L, -1));
+    return 0;
+  }
+  lua_pushcfunction(L, tolstring_body);
+  lua_pushvalue(L, 1);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+    snprintf(e->buf, e->size, "%s", lua_tostring(L, -1));
+  } else {
+    /* Its __tostring raised, or gave no string: say what the value is, and what converting it raised. */
+    snprintf(e->buf, e->size, "a %s error value whose __tostring raised: %s", luaL_typename(L, 1),
+             lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  }
+  return 0;
+}
+
+tfd_code tfdev_error_text(lua_State *L, int idx, tfd_code dflt, char *buf, size_t size) {
+  error_text e = {dflt, buf, size};
+  if (size) buf[0] = 0;
+  idx = lua_absindex(L, idx);
+  int top = lua_gettop(L);
+  if (!lua_checkstack(L, 4)) {
+    snprintf(buf, size, "(the error could not be read: the Lua stack is full)");
+    return dflt;
+  }
+  lua_pushcfunction(L, error_text_body);
+  lua_pushvalue(L, idx);
+  lua_pushlightuserdata(L, &e);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) snprintf(buf, size, "(the error could not be read: out of memory)");
+  lua_settop(L, top);
+  return e.code;
 }
 
 int tfdev_raise_status(lua_State *L, tfd_status *st) {
@@ -131,11 +304,13 @@ static int status_box_gc(lua_State *L) {
 }
 
 tfd_status *tfdev_new_status(lua_State *L) {
+  tfdev_check_alive(L);
   status_box *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->st = NULL;
   luaL_setmetatable(L, "tfdev.status");
+  tfdev_made(L);
   b->st = tfd_status_new();
-  if (!b->st) luaL_error(L, "tfdev: out of memory");
+  if (!b->st) tfdev_raise_oom(L, "making a status");
   return b->st;
 }
 
@@ -170,10 +345,12 @@ static int box_gc(lua_State *L) {
 }
 
 void **tfdev_new_box(lua_State *L, void (*free_fn)(void *)) {
+  tfdev_check_alive(L);
   box *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->obj = NULL;
   b->free_fn = free_fn;
   luaL_setmetatable(L, "tfdev.box");
+  tfdev_made(L);
   return &b->obj;
 }
 
@@ -223,11 +400,13 @@ static int check_int_field(lua_State *L, int idx, const char *prefix, const char
 tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   bool absent = lua_isnoneornil(L, idx); /* before pushing: idx may be past the top */
+  tfdev_check_alive(L);
   options_box *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->o = NULL;
   luaL_setmetatable(L, "tfdev.options");
+  tfdev_made(L);
   b->o = tfd_session_options_new();
-  if (!b->o) luaL_error(L, "tfdev: out of memory");
+  if (!b->o) tfdev_raise_oom(L, "making session options");
   if (absent) return b->o;
   if (!lua_istable(L, idx)) tfdev_raise(L, TFD_INVALID_ARGUMENT, "options must be a table, got %s", luaL_typename(L, idx));
   tfd_status *st = tfdev_new_status(L);
@@ -434,6 +613,7 @@ void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p) {
 /* ---- the per-state userdata and generic metatables ---- */
 static int lstate_gc(lua_State *L) {
   tfdev_lstate *s = lua_touserdata(L, 1);
+  close_made_in_gc(L);
   tfd_factory_registry_free(s->registry);
   s->registry = NULL;
   tfd_runtime_free(s->runtime);
@@ -442,6 +622,7 @@ static int lstate_gc(lua_State *L) {
   s->lua_ops = NULL;
   tfd_allocator_unref(s->host); /* tensors still alive keep it until they go */
   s->host = NULL;
+  s->closed = true; /* finalizers still to run at lua_close are refused from here on (tfdev_check_alive) */
   return 0;
 }
 
@@ -478,6 +659,7 @@ void tfdev_common_open(lua_State *L) {
     s->registry = NULL;
     s->host = NULL;
     s->lua_ops = NULL;
+    s->closed = false;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lstate_gc);
     lua_setfield(L, -2, "__gc");
@@ -492,7 +674,15 @@ void tfdev_common_open(lua_State *L) {
     s->host = s->runtime ? tfd_runtime_cpu_allocator_new(s->runtime, "lua_host", TFDEV_HOST_MEMORY_LIMIT,
                                                          TFDEV_HOST_CACHE_BYTES)
                          : NULL;
-    if (!s->registry || !s->host) luaL_error(L, "tfdev: out of memory creating the module's state");
+    tfdev_push_error(L, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &oom_error_key);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &made_in_gc_key);
+    if (!s->registry || !s->host) tfdev_raise_oom(L, "creating the module's state"); /* s's __gc frees what was made */
     lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   }
 }

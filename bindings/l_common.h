@@ -30,6 +30,7 @@ typedef struct tfdev_lstate {
   tfd_factory_registry *registry;
   tfd_allocator *host;
   tfdev_lua_op *lua_ops; /* the ops this state registered (tfdev.op.register), marked dead when it closes */
+  bool closed; /* collected by lua_close: later finalizers may make no tfdev object (tfdev_check_alive) */
 } tfdev_lstate;
 
 /* The Lua state calling into tfdev on this thread, for Lua ops' kernels and shape functions
@@ -39,6 +40,14 @@ lua_State *tfdev_calling_push(lua_State *L);
 void tfdev_calling_pop(lua_State *prev);
 /* Marks a closing state's Lua ops dead. */
 void tfdev_lua_ops_closed(tfdev_lua_op *list);
+/* Whether this thread is inside a binding call that may run Lua kernels or shape functions (between
+ * tfdev_calling_push and pop): Lua code running now runs inside such a call, usually as a Lua op's kernel
+ * or shape function, and must not close what that call is using. */
+bool tfdev_in_calling(void);
+/* Writes what runs on this thread for such a call, for messages of the calls refused there: "the Lua
+ * kernel of node 'k' (op MyOp)", "the shape function of node 'k' (op MyOp)", or "Lua code run by a tfdev
+ * call" when no Lua op's function is running. */
+void tfdev_calling_name(char *buf, size_t size);
 
 /* tfdev_use_runtime (l_common.c) is declared in tfdev/lua.h: hosts call it through libtfdev_lua. */
 
@@ -53,9 +62,21 @@ typedef struct tfdev_call_ctx {
   int options_index; /* stack index of the caller's options table, 0 if none */
 } tfdev_call_ctx;
 
+/* The state of tfdev in L; raises FAILED_PRECONDITION when tfdev was never opened in L, or when lua_close
+ * has collected it (a finalizer that runs later). */
 tfdev_lstate *tfdev_state(lua_State *L);
-/* The same, but NULL (raising nothing) when tfdev has not been opened in L. */
+/* The same, but NULL (raising nothing) when tfdev has not been opened in L or is closed. */
 tfdev_lstate *tfdev_state_opt(lua_State *L);
+/* Raises FAILED_PRECONDITION once lua_close has collected tfdev's state in L: a finalizer run after that
+ * may make nothing with a finalizer of its own (Lua calls no finalizer of an object made while it closes,
+ * so what it held would never be freed). Every function that makes a tfdev userdata calls it first. */
+void tfdev_check_alive(lua_State *L);
+/* Whether it would raise. */
+bool tfdev_closed(lua_State *L);
+/* After giving the new userdata on top of the stack its metatable with __gc: inside a finalizer, lists
+ * it, so that if lua_close runs that finalizer (Lua then finalizes nothing it makes) the state's own
+ * finalizer closes it. Costs one call elsewhere. */
+void tfdev_made(lua_State *L);
 
 /* Pushes a tfdev.error value {code=, message=}. */
 void tfdev_push_error(lua_State *L, tfd_code code, const char *message);
@@ -63,6 +84,15 @@ void tfdev_push_error(lua_State *L, tfd_code code, const char *message);
 bool tfdev_is_error(lua_State *L, int idx);
 /* Raises a tfdev.error. */
 int tfdev_raise(lua_State *L, tfd_code code, const char *fmt, ...);
+/* Raises RESOURCE_EXHAUSTED "out of memory <what>" as a tfdev.error; when memory is too short even for
+ * that, the tfdev.error "out of memory" made when the module opened. */
+int tfdev_raise_oom(lua_State *L, const char *what);
+/* What the Lua error value at idx says, into buf (size bytes, cut short if longer): a tfdev.error's
+ * message, returning its code; any other value (a string, nil, a table, userdata) as tostring() shows
+ * it, returning dflt. Never raises and runs no code of the value's but its __tostring, under pcall: a
+ * __tostring that raises or gives no string is described by the value's type and what it raised. For C
+ * callers of Lua (kernels, shape functions, readers) that must turn any error into a status. */
+tfd_code tfdev_error_text(lua_State *L, int idx, tfd_code dflt, char *buf, size_t size);
 /* Raises the error held by st (which is reset). */
 int tfdev_raise_status(lua_State *L, tfd_status *st);
 /* Returns nil, err with the error held by st (which is reset): 2 results. */

@@ -19,9 +19,11 @@ void tfdev_push_device(lua_State *L, tfd_device *d) {
     return;
   }
   lua_pop(L, 1);
+  tfdev_check_alive(L);
   ldevice *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->d = tfd_device_ref(d);
   luaL_setmetatable(L, TFDEV_DEVICE_MT);
+  tfdev_made(L);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, -3, d);
   lua_remove(L, -2);
@@ -149,7 +151,7 @@ static int device_sync(lua_State *L) {
 
 static int device_debug_string(lua_State *L) {
   char *s = tfd_device_debug_string(tfdev_check_device(L, 1));
-  if (!s) return luaL_error(L, "tfdev: out of memory");
+  if (!s) return tfdev_raise_oom(L, "writing the device's debug string");
   lua_pushstring(L, s);
   free(s);
   return 1;
@@ -272,9 +274,11 @@ typedef struct lrm {
 
 static int device_resource_manager(lua_State *L) {
   tfd_device *d = tfdev_check_device(L, 1);
+  tfdev_check_alive(L);
   lrm *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->d = tfd_device_ref(d);
   luaL_setmetatable(L, TFDEV_RESOURCE_MGR_MT);
+  tfdev_made(L);
   return 1;
 }
 
@@ -355,14 +359,16 @@ static int rm_containers(lua_State *L) {
   tfd_resource_mgr *rm = check_rm(L);
   /* The array is owned by a box on the stack, so a memory error while
    * building the table cannot leak it. */
+  tfdev_check_alive(L);
   char ***box = lua_newuserdatauv(L, sizeof *box, 0);
   *box = NULL;
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, names_box_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
+  tfdev_made(L);
   char **names = *box = tfd_resource_mgr_container_names(rm);
-  if (!names) return luaL_error(L, "tfdev: out of memory");
+  if (!names) return tfdev_raise_oom(L, "listing the resource manager's containers");
   lua_newtable(L);
   for (size_t i = 0; names[i]; i++) {
     lua_pushstring(L, names[i]);

@@ -18,9 +18,11 @@ static void list_box_free(void *l) { tfd_device_list_free(l); }
 /* tfdev.device_mgr(devices) */
 static int mgr_new(lua_State *L) {
   lua_settop(L, 1);
+  tfdev_check_alive(L);
   lmgr *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->m = NULL;
   luaL_setmetatable(L, TFDEV_DEVICE_MGR_MT);
+  tfdev_made(L);
   tfd_status *st = tfdev_new_status(L);
   void **slot = tfdev_new_box(L, list_box_free); /* owns the list if anything below raises */
   tfd_device_list *l = *slot = tfdev_check_device_array(L, 1, "tfdev.device_mgr");
@@ -61,7 +63,7 @@ static int mgr_num_device_type(lua_State *L) {
 
 static int mgr_mapping_string(lua_State *L) {
   char *s = tfd_device_mgr_mapping_string(check_mgr(L));
-  if (!s) return luaL_error(L, "tfdev: out of memory");
+  if (!s) return tfdev_raise_oom(L, "writing the device mapping string");
   lua_pushstring(L, s);
   free(s);
   return 1;

@@ -24,10 +24,12 @@ static void list_box_free(void *l) { tfd_device_list_free(l); }
 /* tfdev.device_set(devices) */
 static int set_new(lua_State *L) {
   lua_settop(L, 1);
+  tfdev_check_alive(L);
   lset *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->s = tfd_device_set_new();
   luaL_setmetatable(L, TFDEV_DEVICE_SET_MT);
-  if (!u->s) return luaL_error(L, "tfdev: out of memory");
+  tfdev_made(L);
+  if (!u->s) return tfdev_raise_oom(L, "making a device set");
   if (!lua_isnoneornil(L, 1)) {
     tfd_status *st = tfdev_new_status(L);
     void **slot = tfdev_new_box(L, list_box_free); /* owns the list if anything below raises */

@@ -132,9 +132,11 @@ static void push_factory(lua_State *L, tfd_device_factory *f) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, lf->ref); /* the very table that was registered */
     return;
   }
+  tfdev_check_alive(L);
   lfactory *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->f = tfd_device_factory_ref(f);
   luaL_setmetatable(L, TFDEV_FACTORY_MT);
+  tfdev_made(L);
 }
 
 static void factory_box_free(void *f) { tfd_device_factory_unref(f); }
@@ -272,7 +274,7 @@ static int factory_new_device(lua_State *L) {
 static int factory_reset(lua_State *L) {
   tfdev_lstate *s = tfdev_state(L);
   tfd_factory_registry *fresh = tfd_factory_registry_copy(tfd_runtime_registry(s->runtime));
-  if (!fresh) return luaL_error(L, "tfdev: out of memory");
+  if (!fresh) return tfdev_raise_oom(L, "copying the runtime's factory registry");
   tfd_factory_registry_free(s->registry);
   s->registry = fresh;
   return 0;

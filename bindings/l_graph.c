@@ -165,14 +165,16 @@ tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx) {
   if (!lua_istable(L, idx))
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "a graph must be a GraphDef table {node = {...}} or a tfdev.graph(), got %s",
                 luaL_typename(L, idx));
+  tfdev_check_alive(L);
   gd_box *box = lua_newuserdatauv(L, sizeof *box, 0);
   box->g = NULL;
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, gd_box_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
+  tfdev_made(L);
   box->g = tfd_graph_def_new();
-  if (!box->g) luaL_error(L, "tfdev: out of memory");
+  if (!box->g) tfdev_raise_oom(L, "making a GraphDef");
   tfd_status *st = tfdev_new_status(L);
   if (lua_getfield(L, idx, "node") == LUA_TNIL) {
     lua_pop(L, 1);
@@ -332,7 +334,7 @@ int tfdev_op_infer(lua_State *L) {
   int n = lua_istable(L, 3) ? (int)lua_rawlen(L, 3) : 0;
   tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
   tfd_status *st = tfdev_new_status(L);
-  if (!(*slot = tfd_graph_def_new())) luaL_error(L, "tfdev: out of memory");
+  if (!(*slot = tfd_graph_def_new())) tfdev_raise_oom(L, "making a GraphDef");
   tfd_node_def *def = tfd_graph_def_add_node(*slot, name, op, st);
   if (!def) return tfdev_raise_status(L, st);
   if (lua_istable(L, 2)) {
@@ -419,6 +421,45 @@ typedef struct lua_weights {
   int idx;
 } lua_weights;
 
+/* One weight file read through options.weights, under lua_pcall: the loader that asks holds a
+ * half-built model in C memory, so nothing may raise past the reader (a memory error, the callback's
+ * error, its error's __tostring). */
+typedef struct weight_read {
+  const char *name;
+  size_t *len;
+  tfd_status *st;
+  unsigned char *buf; /* the bytes, malloc'ed: the last thing made, so nothing raises after it */
+} weight_read;
+
+#define WEIGHTS_ERROR_MAX 2048
+
+/* (weight_read, options.weights) */
+static int weight_read_body(lua_State *L) {
+  weight_read *r = lua_touserdata(L, 1);
+  lua_pushstring(L, r->name);
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_rawget(L, 2);
+  } else {
+    lua_pushvalue(L, 2);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      char msg[WEIGHTS_ERROR_MAX];
+      tfd_code code = tfdev_error_text(L, -1, TFD_INVALID_ARGUMENT, msg, sizeof msg);
+      tfd_status_setf(r->st, code, "weight file %s: options.weights raised: %s", r->name, msg);
+      return 0;
+    }
+  }
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    tfd_status_setf(r->st, TFD_NOT_FOUND, "weight file %s: options.weights gave %s, not its bytes", r->name,
+                    luaL_typename(L, -1));
+    return 0;
+  }
+  const char *bytes = lua_tolstring(L, -1, r->len);
+  if ((r->buf = malloc(*r->len + 1))) memcpy(r->buf, bytes, *r->len);
+  else tfd_status_setf(r->st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", r->name);
+  return 0;
+}
+
 /* Reads one weight file through options.weights. Never raises: the loader owns C memory. */
 static unsigned char *lua_weight_reader(void *arg, const char *name, size_t *len, tfd_status *st) {
   lua_weights *w = arg;
@@ -427,29 +468,20 @@ static unsigned char *lua_weight_reader(void *arg, const char *name, size_t *len
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: Lua stack overflow", name);
     return NULL;
   }
-  lua_pushstring(L, name);
-  if (lua_type(L, w->idx) == LUA_TTABLE) {
-    lua_rawget(L, w->idx);
-  } else {
-    lua_pushvalue(L, w->idx);
-    lua_insert(L, -2);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-      tfd_status_setf(st, TFD_INVALID_ARGUMENT, "weight file %s: options.weights raised: %s", name,
-                      luaL_tolstring(L, -1, NULL));
-      lua_pop(L, 2);
-      return NULL;
-    }
+  int top = lua_gettop(L);
+  weight_read r = {name, len, st, NULL};
+  lua_pushcfunction(L, weight_read_body);
+  lua_pushlightuserdata(L, &r);
+  lua_pushvalue(L, w->idx);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) { /* the callback's errors are caught inside: memory ran out */
+    char msg[WEIGHTS_ERROR_MAX];
+    tfd_code code = tfdev_error_text(L, -1, TFD_RESOURCE_EXHAUSTED, msg, sizeof msg);
+    tfd_status_setf(st, code, "weight file %s: reading it through options.weights failed: %s", name, msg);
+    free(r.buf);
+    r.buf = NULL;
   }
-  unsigned char *buf = NULL;
-  if (lua_type(L, -1) != LUA_TSTRING) {
-    tfd_status_setf(st, TFD_NOT_FOUND, "weight file %s: options.weights gave %s, not its bytes", name, luaL_typename(L, -1));
-  } else {
-    const char *bytes = lua_tolstring(L, -1, len);
-    if ((buf = malloc(*len + 1))) memcpy(buf, bytes, *len);
-    else tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "weight file %s: out of memory", name);
-  }
-  lua_pop(L, 1);
-  return buf;
+  lua_settop(L, top);
+  return r.buf;
 }
 
 /* The options table at idx (or nil) into o; w holds what a Lua weights reader needs. */

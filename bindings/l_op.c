@@ -10,6 +10,8 @@
  * state (the registries keep pointing at them), are marked dead when the state closes, and are freed
  * with the library. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +27,9 @@ struct tfdev_lua_op {
   int num_outputs;
   int num_attrs;
   char attr_names[LUA_OP_MAX_ATTRS][64];
-  bool dead; /* its state closed */
+  /* Its state closed: written by the closing thread, read by threads running steps of other states
+   * (whose usable_state then refuses), so atomic. */
+  atomic_bool dead;
   struct tfdev_lua_op *next; /* the state's list (tfdev_lstate.lua_ops) */
   struct tfdev_lua_op *all_next; /* every record, freed when the library goes */
 };
@@ -45,6 +49,14 @@ __attribute__((destructor)) static void free_lua_ops(void) {
 
 static _Thread_local lua_State *calling;
 
+/* The Lua op function running on this thread, innermost first, for messages of calls it may not make. */
+typedef struct running_fn {
+  const char *what; /* "Lua kernel", "shape function" */
+  const char *node, *op;
+  struct running_fn *outer;
+} running_fn;
+static _Thread_local running_fn *running;
+
 lua_State *tfdev_calling_push(lua_State *L) {
   lua_State *prev = calling;
   calling = L;
@@ -52,6 +64,15 @@ lua_State *tfdev_calling_push(lua_State *L) {
 }
 
 void tfdev_calling_pop(lua_State *prev) { calling = prev; }
+
+bool tfdev_in_calling(void) { return calling != NULL; }
+
+void tfdev_calling_name(char *buf, size_t size) {
+  if (running)
+    snprintf(buf, size, "the %s of node '%s' (op %s)", running->what, running->node, running->op);
+  else
+    snprintf(buf, size, "Lua code run by a tfdev call");
+}
 
 static lua_State *main_thread(lua_State *L) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
@@ -63,7 +84,7 @@ static lua_State *main_thread(lua_State *L) {
 /* The Lua state to call op's functions in: the caller's, when it is op's own and alive. */
 static lua_State *usable_state(const tfdev_lua_op *op, const char **why) {
   lua_State *L = calling;
-  if (op->dead) *why = "the Lua state that registered it is closed";
+  if (atomic_load_explicit(&op->dead, memory_order_acquire)) *why = "the Lua state that registered it is closed";
   else if (!L) *why = "its Lua kernel runs only in steps started from Lua, and this one was started from C";
   else if (main_thread(L) != op->owner) *why = "its Lua kernel belongs to another Lua state than the one running this step";
   else return L;
@@ -71,7 +92,7 @@ static lua_State *usable_state(const tfdev_lua_op *op, const char **why) {
 }
 
 void tfdev_lua_ops_closed(tfdev_lua_op *list) {
-  for (tfdev_lua_op *op = list; op; op = op->next) op->dead = true;
+  for (tfdev_lua_op *op = list; op; op = op->next) atomic_store_explicit(&op->dead, true, memory_order_release);
 }
 
 /* ---- shape functions ---- */
@@ -157,25 +178,30 @@ static int call_shape_fn(lua_State *L) {
   return 0;
 }
 
+/* Any error of a Lua op's function: nothing may raise past here into the runtime that called it (its
+ * frames hold locks and the step's state), so the error value, whatever it is, becomes text here. */
+#define LUA_OP_ERROR_MAX 2048
+
 static tfd_code lua_op_infer(void *user, tfd_infer_context *c, tfd_status *st) {
   tfdev_lua_op *op = user;
   const char *why = NULL;
   lua_State *L = op->shape_ref != LUA_NOREF ? usable_state(op, &why) : NULL;
   if (!L) return TFD_OK; /* no shape function, or none callable here: the defaults (unknown shapes) */
+  if (!lua_checkstack(L, 4))
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "shape function: the Lua stack is full");
+  int top = lua_gettop(L);
+  running_fn fn = {"shape function", tfd_node_def_name(tfd_infer_node(c)), op->name, running};
+  running = &fn;
   lua_pushcfunction(L, call_shape_fn);
   lua_pushlightuserdata(L, op);
   lua_pushlightuserdata(L, c);
-  if (lua_pcall(L, 2, 0, 0) == LUA_OK) return TFD_OK;
-  tfd_code code = TFD_INVALID_ARGUMENT;
-  if (tfdev_is_error(L, -1)) {
-    lua_getfield(L, -1, "message");
-    tfd_status_setf(st, code, "shape function: %s", lua_tostring(L, -1));
-    lua_pop(L, 2);
-  } else {
-    tfd_status_setf(st, code, "shape function: %s", luaL_tolstring(L, -1, NULL));
-    lua_pop(L, 2);
-  }
-  return code;
+  int ran = lua_pcall(L, 2, 0, 0);
+  running = fn.outer;
+  if (ran == LUA_OK) return TFD_OK;
+  char msg[LUA_OP_ERROR_MAX];
+  tfd_code code = tfdev_error_text(L, -1, TFD_INVALID_ARGUMENT, msg, sizeof msg);
+  lua_settop(L, top);
+  return tfd_status_setf(st, code, "shape function: %s", msg);
 }
 
 /* ---- kernels ---- */
@@ -252,22 +278,22 @@ static void lua_op_compute(void *user, void *state, tfd_kernel_context *c) {
     tfd_kernel_context_fail(c, TFD_FAILED_PRECONDITION, "%s", why);
     return;
   }
+  if (!lua_checkstack(L, 4)) {
+    tfd_kernel_context_fail(c, TFD_RESOURCE_EXHAUSTED, "Lua kernel failed: the Lua stack is full");
+    return;
+  }
   kernel_call k = {op, state, c};
   int top = lua_gettop(L);
+  running_fn fn = {"Lua kernel", tfd_kernel_context_node_name(c), op->name, running};
+  running = &fn;
   lua_pushcfunction(L, call_kernel);
   lua_pushlightuserdata(L, &k);
-  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-    if (tfdev_is_error(L, -1)) {
-      lua_getfield(L, -1, "code");
-      const char *name = lua_tostring(L, -1);
-      tfd_code code = TFD_UNKNOWN;
-      for (int i = 0; name && i < TFD_CODE_COUNT; i++)
-        if (strcmp(tfd_code_name((tfd_code)i), name) == 0) code = (tfd_code)i;
-      lua_getfield(L, -2, "message");
-      tfd_kernel_context_fail(c, code, "Lua kernel failed: %s", lua_tostring(L, -1));
-    } else {
-      tfd_kernel_context_fail(c, TFD_UNKNOWN, "Lua kernel failed: %s", luaL_tolstring(L, -1, NULL));
-    }
+  int ran = lua_pcall(L, 1, 0, 0);
+  running = fn.outer;
+  if (ran != LUA_OK) {
+    char msg[LUA_OP_ERROR_MAX];
+    tfd_code code = tfdev_error_text(L, -1, TFD_UNKNOWN, msg, sizeof msg);
+    tfd_kernel_context_fail(c, code, "Lua kernel failed: %s", msg);
   }
   lua_settop(L, top);
 }
@@ -358,7 +384,7 @@ static int op_register(lua_State *L) {
   void **box = tfdev_new_box(L, free);
   int box_idx = lua_gettop(L);
   *box = op;
-  if (!op) return tfdev_raise(L, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (!op) return tfdev_raise_oom(L, "registering a Lua op");
   snprintf(op->name, sizeof op->name, "%s", name);
   op->owner = main_thread(L);
   op->kernel_ref = op->shape_ref = LUA_NOREF;

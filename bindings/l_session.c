@@ -1,6 +1,8 @@
 /* tfdev.session: DirectSession as Lua userdata, with callables, partial runs, asynchronous runs (tfdev.future)
  * and run metadata as tables. */
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,10 @@
 
 typedef struct lsession {
   tfd_session *s;
+  /* Binding calls in C on this session that may run Lua kernels or shape functions (run, create, a
+   * future's wait...). Lua code that runs meanwhile runs inside one of them, on this state's thread:
+   * closing the session then would wait for a step that waits for that very code. */
+  int busy;
 } lsession;
 
 typedef struct lcallable {
@@ -28,13 +34,42 @@ static tfd_session *check_session(lua_State *L, int idx) {
   return u->s;
 }
 
+/* Around a C call on u that may run Lua kernels or shape functions (in this state, on this thread):
+ * enter before it, leave (with what enter returned) after it, before raising anything. */
+static lua_State *enter_session(lua_State *L, lsession *u) {
+  if (u) u->busy++;
+  return tfdev_calling_push(L);
+}
+
+static void leave_session(lsession *u, lua_State *prev) {
+  tfdev_calling_pop(prev);
+  if (u) u->busy--;
+}
+
+/* FAILED_PRECONDITION for `call` (a close, a wait) made from Lua code that runs inside what the call
+ * would wait for (`inside`), which cannot end until that code returns. TensorFlow has no text for this
+ * (its kernels cannot call back into their session); this one names the code and the call. */
+static int raise_reentrant(lua_State *L, const char *call, const char *inside, const char *instead) {
+  char who[256];
+  tfdev_calling_name(who, sizeof who);
+  return tfdev_raise(L, TFD_FAILED_PRECONDITION,
+                     "%s called from %s, which runs inside %s: the call would wait for that to end, and it waits for "
+                     "this code; %s",
+                     call, who, inside, instead);
+}
+
+#define SESSION_CALL "this session's own call (a run, a graph's creation, a future's wait)"
+
 /* tfdev.session(options) */
 static int session_new(lua_State *L) {
   lua_settop(L, 1);
   tfd_session_options *o = tfdev_check_options(L, 1);
+  tfdev_check_alive(L);
   lsession *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->s = NULL;
+  u->busy = 0;
   luaL_setmetatable(L, TFDEV_SESSION_MT);
+  tfdev_made(L);
   tfd_status *st = tfdev_new_status(L);
   tfdev_call_ctx ctx = {L, lua_istable(L, 1) ? 1 : 0};
   u->s = tfd_session_new(o, tfdev_state(L)->registry, &ctx, st);
@@ -50,9 +85,10 @@ static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_gr
   tfd_graph_def *g = tfdev_check_graph_def(L, 2); /* may run Lua code: a builder, metamethods */
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
-  lua_State *prev = tfdev_calling_push(L); /* Lua ops' shape functions run here */
+  lsession *u = lua_touserdata(L, 1);
+  lua_State *prev = enter_session(L, u); /* Lua ops' shape functions run here */
   tfd_code code = load(s, g, st);
-  tfdev_calling_pop(prev);
+  leave_session(u, prev);
   if (code != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;
@@ -278,13 +314,15 @@ static int meta_box_gc(lua_State *L) {
 }
 
 static tfd_run_metadata *new_meta(lua_State *L) {
+  tfdev_check_alive(L);
   meta_box *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->m = NULL;
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, meta_box_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  if (!(b->m = tfd_run_metadata_new())) luaL_error(L, "tfdev: out of memory");
+  tfdev_made(L);
+  if (!(b->m = tfd_run_metadata_new())) tfdev_raise_oom(L, "making run metadata");
   return b->m;
 }
 
@@ -344,10 +382,11 @@ static int session_run(lua_State *L) {
   tfd_tensor **outs = lua_newuserdatauv(L, (size_t)(a.nfe ? a.nfe : 1) * sizeof *outs, 0);
   tfd_run_metadata *meta = wants_meta(&a.ro) ? new_meta(L) : NULL;
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
-  lua_State *prev = tfdev_calling_push(L); /* Lua ops' kernels run here */
+  lsession *u = lua_touserdata(L, 1);
+  lua_State *prev = enter_session(L, u); /* Lua ops' kernels run here */
   tfd_code ran = tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs,
                                  meta, a.st);
-  tfdev_calling_pop(prev);
+  leave_session(u, prev);
   if (ran != TFD_OK)
     return tfdev_raise_status(L, a.st);
   if (a.nfe == 0) {
@@ -425,7 +464,8 @@ static int session_make_callable(lua_State *L) {
     if (tfd_session_tensor_dtype(s, feeds[i], &types[i], st) != TFD_OK) types[i] = 0;
   tfd_status_reset(st);
   luaL_setmetatable(L, CALLABLE_MT); /* from here __gc releases the handle */
-  if (!(c->st = tfd_status_new())) return luaL_error(L, "tfdev: out of memory");
+  tfdev_made(L);
+  if (!(c->st = tfd_status_new())) return tfdev_raise_oom(L, "making a callable");
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the callable keeps its session alive */
   lua_createtable(L, nf, 0);   /* feed names, for errors about a feed's value */
@@ -481,9 +521,9 @@ static int callable_invoke(lua_State *L, lcallable *c, int nargs, int tensor_mt,
   tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
-  lua_State *prev = tfdev_calling_push(L);
+  lua_State *prev = enter_session(L, c->owner);
   tfd_code code = tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
-  tfdev_calling_pop(prev);
+  leave_session(c->owner, prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
     tfd_status_reset(st);
@@ -581,6 +621,7 @@ static int session_prun_setup(lua_State *L) {
   lprun *p = lua_newuserdatauv(L, sizeof *p, 1);
   *p = (lprun){h, true};
   luaL_setmetatable(L, PRUN_MT);
+  tfdev_made(L);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the handle keeps its session alive */
   return 1;
@@ -729,6 +770,9 @@ static int factory_reset(lua_State *L) {
   int n;
   const char **names = string_list(L, 2, &n, "containers");
   tfd_status *st = tfdev_new_status(L);
+  /* It closes every session of the runtime, the one whose step runs this code included. */
+  if (tfdev_in_calling()) return raise_reentrant(L, "session_factory.reset()", "a call of a session it would close",
+                                               "reset after that call returns");
   if (tfd_session_factory_reset(o, tfdev_state(L)->registry, names, n, st) != TFD_OK) return tfdev_raise_status(L, st);
   return 0;
 }
@@ -758,9 +802,12 @@ static int session_executor_count(lua_State *L) {
 /* For tfdev/lua.h (l_api.c): a session made in C, owned by the userdata from here on. Only
  * lua_newuserdatauv can raise (out of memory); l_api.c calls this protected and frees s then. */
 void tfdev_push_session(lua_State *L, tfd_session *s) {
+  tfdev_check_alive(L);
   lsession *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->s = s;
+  u->busy = 0;
   luaL_setmetatable(L, TFDEV_SESSION_MT);
+  tfdev_made(L);
 }
 
 tfd_session *tfdev_test_session(lua_State *L, int idx) {
@@ -768,9 +815,12 @@ tfd_session *tfdev_test_session(lua_State *L, int idx) {
   return u ? u->s : NULL;
 }
 
-/* close(), __close and __gc: closing twice is harmless. */
+/* close(), __close and __gc: closing twice is harmless. Refused (FAILED_PRECONDITION) from Lua code
+ * run inside one of the session's own steps. */
 static int session_close(lua_State *L) {
   lsession *u = luaL_checkudata(L, 1, TFDEV_SESSION_MT);
+  if (u->busy && u->s)
+    return raise_reentrant(L, "session:close()", SESSION_CALL, "close the session after that call returns");
   tfd_session_free(u->s);
   u->s = NULL;
   return 0;
@@ -784,30 +834,63 @@ static int session_tostring(lua_State *L) {
 }
 
 /* ---- asynchronous runs: tfdev.future ----
- * A future owns its tfd_run and the metadata the run fills. Nothing here
- * is called from the run's thread: the runs are started with no done
- * callback, and Lua learns of the end by polling (ready) or waiting. */
+ * A future owns its tfd_run and the metadata the run fills. Lua learns of
+ * the end by polling (ready) or waiting, which also run the step's Lua
+ * kernels; the run's done callback only marks the run ended, so that
+ * tostring() can say so without touching the run. */
 #define FUTURE_MT "tfdev.future"
+
+/* Shared by a future and its run's done callback (one reference each): a future that is never
+ * collected (made by a finalizer while the state closes) leaves the callback nothing freed to write. */
+typedef struct run_watch {
+  atomic_int refs;
+  atomic_bool ended;
+} run_watch;
+
+static void watch_unref(run_watch *w) {
+  if (w && atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1) free(w);
+}
+
+/* The run's done callback: on whichever thread ended the step. */
+static void watch_done(void *arg, const tfd_status *status) {
+  (void)status;
+  run_watch *w = arg;
+  atomic_store_explicit(&w->ended, true, memory_order_release);
+  watch_unref(w);
+}
 
 typedef struct lfuture {
   tfd_run *run;           /* NULL once closed */
   tfd_run_metadata *meta; /* owned; filled by the run when it ends */
+  run_watch *watch;       /* one reference, taken by the run once it started */
   int num_fetches;
   bool single;    /* fetches given as one name: result() is the tensor */
   bool want_meta; /* run options asked for metadata: result() returns it second */
   bool resolved;  /* the result is kept in user value 2 */
+  int busy;       /* calls in C that run the step's Lua kernels (ready, wait, result): see lsession.busy */
 } lfuture;
 
-/* Pushes a future whose run the caller then starts into ->run; it keeps the session (at sess_idx) alive. */
+/* Pushes a future whose run the caller then starts into ->run (with watch_done and f->watch, after
+ * taking a reference for it); it keeps the session (at sess_idx) alive. */
 static lfuture *new_future(lua_State *L, int sess_idx, int num_fetches, bool single, bool want_meta) {
   sess_idx = lua_absindex(L, sess_idx);
+  tfdev_check_alive(L);
   lfuture *f = lua_newuserdatauv(L, sizeof *f, 2);
-  *f = (lfuture){NULL, NULL, num_fetches, single, want_meta, false};
+  *f = (lfuture){NULL, NULL, NULL, num_fetches, single, want_meta, false, 0};
   luaL_setmetatable(L, FUTURE_MT); /* from here __gc frees what it holds */
+  tfdev_made(L);
   lua_pushvalue(L, sess_idx);
   lua_setiuservalue(L, -2, 1);
-  if (want_meta && !(f->meta = tfd_run_metadata_new())) luaL_error(L, "tfdev: out of memory");
+  if (want_meta && !(f->meta = tfd_run_metadata_new())) tfdev_raise_oom(L, "making run metadata");
+  if (!(f->watch = malloc(sizeof *f->watch))) tfdev_raise_oom(L, "starting an asynchronous run");
+  atomic_init(&f->watch->refs, 2); /* the future's, and the run's: dropped below if it does not start */
+  atomic_init(&f->watch->ended, false);
   return f;
+}
+
+/* After starting f's run: a run that did not start never calls watch_done. */
+static void started(lfuture *f) {
+  if (!f->run) watch_unref(f->watch);
 }
 
 static lfuture *check_future(lua_State *L, int idx) { return luaL_checkudata(L, idx, FUTURE_MT); }
@@ -818,10 +901,12 @@ static int session_run_async(lua_State *L) {
   check_run_args(L, &a);
   lfuture *f = new_future(L, 1, a.nfe, a.single, wants_meta(&a.ro));
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
-  lua_State *prev = tfdev_calling_push(L); /* a synchronous session runs the step here */
+  lsession *u = lua_touserdata(L, 1);
+  lua_State *prev = enter_session(L, u); /* a synchronous session runs the step here */
   f->run = tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt,
-                                 f->meta, NULL, NULL, a.st);
-  tfdev_calling_pop(prev);
+                                 f->meta, watch_done, f->watch, a.st);
+  leave_session(u, prev);
+  started(f);
   if (!f->run) return tfdev_raise_status(L, a.st);
   return 1;
 }
@@ -837,9 +922,11 @@ static int callable_run_async(lua_State *L) {
   lua_getiuservalue(L, 1, 1); /* the session */
   lfuture *f = new_future(L, -1, c->num_fetches, c->single_fetch, false);
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
-  lua_State *prev = tfdev_calling_push(L);
-  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, NULL, NULL, st); /* the callable's options */
-  tfdev_calling_pop(prev);
+  lua_State *prev = enter_session(L, c->owner);
+  /* NULL options: the callable's own */
+  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, watch_done, f->watch, st);
+  leave_session(c->owner, prev);
+  started(f);
   if (!f->run) return tfdev_raise_status(L, st);
   return 1;
 }
@@ -849,13 +936,33 @@ static tfd_run *open_run(lua_State *L, lfuture *f) {
   return f->run;
 }
 
+/* The session of the future at idx 1 (its user value 1; NULL when it is not one). */
+static lsession *future_session(lua_State *L) {
+  lua_getiuservalue(L, 1, 1);
+  lsession *u = luaL_testudata(L, -1, TFDEV_SESSION_MT);
+  lua_pop(L, 1);
+  return u;
+}
+
+/* Around a call that runs the future's step on this thread: it and its session are in use. */
+static lua_State *enter_future(lua_State *L, lfuture *f, lsession *u) {
+  f->busy++;
+  return enter_session(L, u);
+}
+
+static void leave_future(lfuture *f, lsession *u, lua_State *prev) {
+  leave_session(u, prev);
+  f->busy--;
+}
+
 /* future:ready() -> whether the run has ended (a run past its timeout_ms is cancelled here). */
 static int future_ready(lua_State *L) {
   lfuture *f = check_future(L, 1);
   tfd_run *run = f->resolved ? NULL : open_run(L, f);
-  lua_State *prev = tfdev_calling_push(L); /* polling runs the step's Lua kernels */
+  lsession *u = future_session(L);
+  lua_State *prev = enter_future(L, f, u); /* polling runs the step's Lua kernels */
   bool ready = f->resolved || tfd_run_ready(run);
-  tfdev_calling_pop(prev);
+  leave_future(f, u, prev);
   lua_pushboolean(L, ready);
   return 1;
 }
@@ -871,9 +978,13 @@ static int future_wait(lua_State *L) {
     if (!ok) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "wait: timeout_ms must be an integer, got %s", luaL_typename(L, 2));
   }
   tfd_run *run = f->resolved ? NULL : open_run(L, f);
-  lua_State *prev = tfdev_calling_push(L); /* waiting runs the step's Lua kernels */
+  /* A wait with a timeout ends; one without, from inside the step, would not. */
+  if (run && f->busy && ms < 0)
+    return raise_reentrant(L, "future:wait()", "this future's own step", "give it a timeout");
+  lsession *u = future_session(L);
+  lua_State *prev = enter_future(L, f, u); /* waiting runs the step's Lua kernels */
   bool ended = f->resolved || tfd_run_wait(run, ms, NULL);
-  tfdev_calling_pop(prev);
+  leave_future(f, u, prev);
   lua_pushboolean(L, ended);
   return 1;
 }
@@ -925,9 +1036,12 @@ static int future_result(lua_State *L) {
     lua_getiuservalue(L, 1, 2);
   } else {
     tfd_run *run = open_run(L, f);
-    lua_State *prev = tfdev_calling_push(L);
+    if (f->busy)
+      return raise_reentrant(L, "future:result()", "this future's own step", "take the result after the step ends");
+    lsession *u = future_session(L);
+    lua_State *prev = enter_future(L, f, u);
     tfd_run_wait(run, -1, NULL);
-    tfdev_calling_pop(prev);
+    leave_future(f, u, prev);
     resolve(L, f);
   }
   int kept = lua_gettop(L);
@@ -946,19 +1060,28 @@ static int future_result(lua_State *L) {
 }
 
 /* close(), __close and __gc: a run still going is cancelled and waited for; the handle goes. A result
- * already taken stays available. Twice is harmless. */
+ * already taken stays available. Twice is harmless. Refused (FAILED_PRECONDITION) from Lua code run
+ * inside the future's own step, which the close would wait for. */
 static int future_close(lua_State *L) {
   lfuture *f = check_future(L, 1);
+  if (f->busy && f->run) return raise_reentrant(L, "future:close()", "this future's own step", "cancel it instead");
   tfd_run_free(f->run);
   f->run = NULL;
   tfd_run_metadata_free(f->meta);
   f->meta = NULL;
+  watch_unref(f->watch);
+  f->watch = NULL;
   return 0;
 }
 
+/* Only looks: polling the run would run its Lua kernels here (outside any call that may) and could
+ * cancel it at its deadline. */
 static int future_tostring(lua_State *L) {
   lfuture *f = check_future(L, 1);
-  const char *state = f->resolved ? "done" : !f->run ? "closed" : tfd_run_ready(f->run) ? "done" : "pending";
+  const char *state = f->resolved ? "done"
+                      : !f->run   ? "closed"
+                      : f->watch && atomic_load_explicit(&f->watch->ended, memory_order_acquire) ? "done"
+                                                                                                  : "pending";
   lua_pushfstring(L, "tfdev.future(%s)", state);
   return 1;
 }

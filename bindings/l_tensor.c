@@ -24,19 +24,32 @@ static void account(lua_State *L, const tfd_tensor *t) {
   if (bytes >= GC_ACCOUNTED_BYTES) lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 < INT32_MAX ? bytes >> 10 : INT32_MAX));
 }
 
+/* The reference a push takes is dropped when tfdev is closed in L (a finalizer run by lua_close after
+ * tfdev's state): no handle that nothing would ever free is made. */
+static void check_alive_taking(lua_State *L, tfd_tensor *t) {
+  if (tfdev_closed(L)) {
+    tfd_tensor_unref(t);
+    tfdev_check_alive(L);
+  }
+}
+
 void tfdev_push_tensor(lua_State *L, tfd_tensor *t) {
+  check_alive_taking(L, t);
   ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->t = t;
   luaL_setmetatable(L, TFDEV_TENSOR_MT);
+  tfdev_made(L);
   account(L, t);
 }
 
 void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt) {
   mt = lua_absindex(L, mt);
+  check_alive_taking(L, t);
   ltensor *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->t = t;
   lua_pushvalue(L, mt);
   lua_setmetatable(L, -2);
+  tfdev_made(L);
   account(L, t);
 }
 

@@ -1,8 +1,12 @@
 /* Lua states in one process: each gets its own factory registry (registrations never cross), and a
- * host can give a state its own runtime. */
+ * host can give a state its own runtime; a state closing while another runs its Lua op; the bindings'
+ * out-of-memory errors (C allocations made to fail through the linker's --wrap). */
 #include <lauxlib.h>
 #include <lualib.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "bindings/l_common.h"
@@ -109,9 +113,177 @@ static void test_host_runtime(void) {
   tfd_status_free(st);
 }
 
+/* A Lua op's record outlives the state that registered it and is marked dead when that state closes,
+ * on the closing thread, while threads running other states' steps read the mark: a state closing as
+ * another state's thread runs its op makes that read race the write unless the mark is atomic (the
+ * TSan build fails here otherwise). The runs are refused either way, first as another state's op, then
+ * as a closed state's. */
+typedef struct foreign_runs {
+  lua_State *L;
+  atomic_int runs;
+  atomic_bool stop;
+  int other, closed, unexpected;
+  char last[256];
+} foreign_runs;
+
+static void *run_foreign_op(void *arg) {
+  foreign_runs *r = arg;
+  while (!atomic_load(&r->stop)) {
+    lua_getglobal(r->L, "try_run");
+    lua_call(r->L, 0, 1);
+    const char *msg = lua_tostring(r->L, -1);
+    if (msg && strstr(msg, "belongs to another Lua state")) r->other++;
+    else if (msg && strstr(msg, "the Lua state that registered it is closed")) r->closed++;
+    else r->unexpected++, snprintf(r->last, sizeof r->last, "%s", msg ? msg : "(not a string)");
+    lua_pop(r->L, 1);
+    atomic_fetch_add(&r->runs, 1);
+  }
+  return NULL;
+}
+
+static lua_State *open_state_with(tfd_runtime *rt) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  CHECK_INT(tfdev_use_runtime(L, rt, NULL), TFD_OK);
+  luaL_requiref(L, "tfdev.core", luaopen_tfdev_core, 0);
+  lua_setglobal(L, "core");
+  return L;
+}
+
+static void wait_for_runs(foreign_runs *r, int n) {
+  while (atomic_load(&r->runs) < n) sched_yield();
+}
+
+static void test_state_closes_while_another_runs_its_op(void) {
+  tfd_runtime *rt = tfd_runtime_new(NULL, NULL);
+  lua_State *owner = open_state_with(rt), *other = open_state_with(rt);
+  tfd_runtime_free(rt); /* the states hold it */
+  CHECK(run(owner, "core.op.register { name = 'DeadFlagRace', inputs = 1, outputs = 1,"
+                   " kernel = function(x) return x end }"));
+  CHECK(run(other, "S = core.session()\n"
+                   "S:create { node = { { name = 'x', op = 'Placeholder', attr = { dtype = 'float32' } },"
+                   " { name = 'k', op = 'DeadFlagRace', input = { 'x' } } } }\n"
+                   "X = core.tensor.new({ 1 }, 'float32')\n"
+                   "function try_run()\n"
+                   "  local ok, e = pcall(S.run, S, { x = X }, 'k')\n"
+                   "  return ok and 'ran' or (core.error.is(e) and e.message or tostring(e))\n"
+                   "end"));
+  foreign_runs r = {.L = other};
+  pthread_t t;
+  CHECK_INT(pthread_create(&t, NULL, run_foreign_op, &r), 0);
+  wait_for_runs(&r, 3);
+  lua_close(owner); /* marks the op dead while the other thread runs it */
+  int after = atomic_load(&r.runs);
+  wait_for_runs(&r, after + 3);
+  atomic_store(&r.stop, true);
+  pthread_join(t, NULL);
+  CHECK(r.other > 0);
+  CHECK(r.closed > 0);
+  CHECK_INT(r.unexpected, 0);
+  if (r.unexpected) fprintf(stderr, "last unexpected result: %s\n", r.last);
+  lua_close(other);
+}
+
+/* ---- out of memory ----
+ * The linker's --wrap sends the bindings' calls of these makers here (CMakeLists.txt): each fails the
+ * call `fail_at` of the function named `failing` (counting from 1), and with `lua_too` also the Lua
+ * allocations after it until lua_ok() (a global of the state) is called. */
+tfd_status *__real_tfd_status_new(void);
+tfd_status *__wrap_tfd_status_new(void);
+tfd_session_options *__real_tfd_session_options_new(void);
+tfd_session_options *__wrap_tfd_session_options_new(void);
+tfd_graph_def *__real_tfd_graph_def_new(void);
+tfd_graph_def *__wrap_tfd_graph_def_new(void);
+tfd_run_metadata *__real_tfd_run_metadata_new(void);
+tfd_run_metadata *__wrap_tfd_run_metadata_new(void);
+
+static const char *failing;
+static int fail_at, calls;
+static bool lua_too, lua_failing;
+
+static bool fail_now(const char *fn) {
+  if (!failing || strcmp(fn, failing) != 0 || ++calls != fail_at) return false;
+  failing = NULL;
+  lua_failing = lua_too;
+  return true;
+}
+
+tfd_status *__wrap_tfd_status_new(void) { return fail_now("tfd_status_new") ? NULL : __real_tfd_status_new(); }
+tfd_session_options *__wrap_tfd_session_options_new(void) {
+  return fail_now("tfd_session_options_new") ? NULL : __real_tfd_session_options_new();
+}
+tfd_graph_def *__wrap_tfd_graph_def_new(void) { return fail_now("tfd_graph_def_new") ? NULL : __real_tfd_graph_def_new(); }
+tfd_run_metadata *__wrap_tfd_run_metadata_new(void) {
+  return fail_now("tfd_run_metadata_new") ? NULL : __real_tfd_run_metadata_new();
+}
+
+/* Lua's allocator, failing what grows while lua_failing. */
+static void *test_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (lua_failing && (!ptr || nsize > osize)) return NULL;
+  return realloc(ptr, nsize);
+}
+
+static int lua_ok(lua_State *L) {
+  (void)L;
+  lua_failing = false;
+  return 0;
+}
+
+static void test_out_of_memory_is_resource_exhausted(void) {
+  static const struct {
+    const char *fn;
+    int at;
+    bool lua_too;
+    const char *code; /* sets `ok, e` to the call's pcall */
+    const char *message;
+  } cases[] = {
+      {"tfd_status_new", 1, false, "ok, e = pcall(core.device_name.parse, '/job:a')", "out of memory making a status"},
+      {"tfd_session_options_new", 1, false, "ok, e = pcall(core.session, {})", "out of memory making session options"},
+      {"tfd_graph_def_new", 1, false, "ok, e = pcall(S.create, S, G)", "out of memory making a GraphDef"},
+      {"tfd_run_metadata_new", 1, false, "ok, e = pcall(S.run, S, {}, 'c', nil, { trace = true })",
+       "out of memory making run metadata"},
+      {"tfd_run_metadata_new", 1, false, "ok, e = pcall(S.run_async, S, {}, 'c', nil, { trace = true })",
+       "out of memory making run metadata"},
+      /* Lua's memory short too: the error made when the module opened. */
+      {"tfd_status_new", 1, true, "ok, e = pcall(core.device_name.parse, '/job:a'); lua_ok()", "out of memory"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lua_State *L = lua_newstate(test_lua_alloc, NULL);
+    luaL_openlibs(L);
+    luaL_requiref(L, "tfdev.core", luaopen_tfdev_core, 0);
+    lua_setglobal(L, "core");
+    lua_register(L, "lua_ok", lua_ok);
+    CHECK(run(L, "ok, e, msg = 0, 0, 0 -- made now: assigning them later allocates nothing\n"
+                 "S = core.session()\n"
+                 "G = { node = { { name = 'c', op = 'Const', attr = { value = core.tensor.new(1, 'float32') } } } }\n"
+                 "S:create(G)"));
+    failing = cases[i].fn, fail_at = cases[i].at, calls = 0, lua_too = cases[i].lua_too;
+    CHECK(run(L, cases[i].code));
+    lua_failing = false;
+    CHECK(failing == NULL); /* the call was made, and failed */
+    failing = NULL;
+    CHECK(run(L, "assert(not ok, 'the call succeeded')\n"
+                 "assert(core.error.is(e), 'not a tfdev.error: ' .. tostring(e))\n"
+                 "assert(e.code == 'RESOURCE_EXHAUSTED', tostring(e))\n"
+                 "msg = e.message"));
+    lua_getglobal(L, "msg");
+    CHECK_STR(lua_tostring(L, -1), cases[i].message);
+    lua_pop(L, 1);
+    CHECK(run(L, "assert(S:run({}, 'c'):item() == 1)")); /* the state goes on */
+    lua_close(L);
+  }
+}
+
 static const tfd_test tests[] = {
     {"a host's runtime serves the state", test_host_runtime},
     {"registries are per Lua state", test_registries_are_per_state},
     {"a Lua factory needs its own state", test_lua_factory_needs_its_state},
+    {"a state closes while another runs its Lua op", test_state_closes_while_another_runs_its_op},
+    {"out of memory is RESOURCE_EXHAUSTED", test_out_of_memory_is_resource_exhausted},
 };
 TFD_TEST_MAIN(tests)
