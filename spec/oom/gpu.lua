@@ -12,7 +12,8 @@ local function node(name, op, input, attr, device)
 end
 local G = "/device:GPU:0"
 
-local gd = { node = {
+local gd
+step("graph", function() gd = { node = {
   node("x", "Placeholder", nil, { dtype = "float32", shape = { 2, 2 } }),
   node("w", "Const", nil, { value = tfdev.tensor({ { 1, 2 }, { 3, 4 } }, "float32") }),
   node("y", "MatMul", { "x", "w" }, nil, G),
@@ -22,7 +23,7 @@ local gd = { node = {
   node("s", "Sum", { "r", "axis" }, nil, G),
   node("t", "Transpose", { "r", "perm" }, nil, G),
   node("perm", "Const", nil, { value = tfdev.tensor({ 1, 0 }, "int32") }),
-} }
+} } end)
 
 -- x = [[1, -1], [0, 2]]: y = [[-2, -2], [6, 8]], z = [[-1, -3], [6, 10]], r = [[0, 0], [6, 10]]
 local s
