@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/api_args.h"
+#include "../core/log.h"
 #include "../core/options_internal.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
@@ -263,8 +264,20 @@ static tfd_factory_registry *build_default_registry(void) {
   char list[256];
   snprintf(list, sizeof list, "%s", tfd_backend_default_list());
   char *save = NULL;
-  for (char *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save))
-    if (tfd_backend_load(name, NULL, NULL) == TFD_OK) tfd_backend_register_factories(name, r, NULL);
+  for (char *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
+    tfd_status st = TFD_STATUS_INIT;
+    if (tfd_backend_load(name, NULL, NULL) == TFD_OK && tfd_backend_register_factories(name, r, &st) != TFD_OK) {
+      tfd_code code = tfd_status_code(&st);
+      if (code != TFD_RESOURCE_EXHAUSTED)
+        tfd_log(TFD_LOG_ERROR, "backend %s: its device factories did not register: %s", name, tfd_status_message(&st));
+      tfd_status_clear(&st);
+      if (code == TFD_RESOURCE_EXHAUSTED) { /* built again next time, rather than without the backend's devices */
+        tfd_factory_registry_free(r);
+        return NULL;
+      }
+    }
+    tfd_status_clear(&st);
+  }
   return r;
 }
 

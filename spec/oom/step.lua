@@ -4,6 +4,7 @@
 -- check(), whose failures are reported as wrong values, not as errors. done() prints the result
 -- line and exits: 0 clean, 3 bad.
 local M = {}
+io.stdout:setvbuf("line") -- a run killed for hanging still shows its last step
 
 local WRONG = {}
 
