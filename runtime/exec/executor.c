@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,13 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
   if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
 }
 
+/* The deadline timeout_ms from now on the kernels' clock; 0 for none (and for one too far to count). */
+static int64_t deadline_after(int64_t timeout_ms) {
+  if (timeout_ms <= 0) return 0;
+  int64_t now = tfd_kernel_clock_micros();
+  return timeout_ms < (INT64_MAX - now) / 1000 ? now + timeout_ms * 1000 : 0;
+}
+
 tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
   return (tfd_kernel_ctx){
       .device = d,
@@ -193,6 +201,9 @@ tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *arg
       .caller_queue = args->caller_queue,
       .caller_thread = args->caller_thread,
       .has_caller_thread = args->has_caller_thread,
+      .deadline = args->live_deadline ? atomic_load(args->live_deadline) : deadline_after(args->timeout_ms),
+      .timeout_ms = args->timeout_ms,
+      .timeout_what = args->timeout_what,
   };
 }
 
@@ -430,6 +441,7 @@ struct step {
   atomic_int outstanding;
   atomic_bool shared; /* another thread may run nodes of this step */
   atomic_bool failed;
+  bool watch; /* a deadline (tfd_executor_deadline) or a cancellation to look at between nodes */
   pthread_mutex_t mu;
   tfd_status status; /* the first error */
 };
@@ -460,7 +472,8 @@ static void step_free(step *s) {
   free(s);
 }
 
-static void fail(step *s, tfd_status *st) {
+/* Records the step's first error (later ones are dropped) and stops it; true for the first. */
+static bool fail(step *s, tfd_status *st) {
   pthread_mutex_lock(&s->mu);
   bool first = s->status.code == TFD_OK;
   if (first) tfd_status_move(&s->status, st);
@@ -470,10 +483,43 @@ static void fail(step *s, tfd_status *st) {
     if (s->args.rendezvous) tfd_rendezvous_abort(s->args.rendezvous, s->status.code, tfd_status_message(&s->status));
   }
   tfd_status_clear(st);
+  return first;
+}
+
+/* The deadline has passed: the step fails with its timeout, and its cancellation (when it has one)
+ * is cancelled with it, which wakes this step's blocked kernels and is what a waiter reports. */
+static void time_out(step *s) {
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_kernel_timeout_status(&s->ctx, &st);
+  char msg[200];
+  snprintf(msg, sizeof msg, "%s", tfd_status_message(&st));
+  if (fail(s, &st) && s->args.cancellation) tfd_cancellation_cancel(s->args.cancellation, TFD_DEADLINE_EXCEEDED, msg);
+}
+
+/* Between nodes of a watched step: a passed deadline or a cancellation stops it. A step of cheap
+ * nodes never waits for anything a caller's timeout could wake, and an expensive node may run for
+ * long: this is what ends such a step near its deadline. */
+static void check_stop(step *s) {
+  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
+  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx);
+  if (deadline && tfd_kernel_clock_micros() >= deadline) {
+    time_out(s);
+    return;
+  }
+  const char *why = NULL;
+  tfd_code code = s->args.cancellation ? tfd_cancellation_reason(s->args.cancellation, &why) : TFD_OK;
+  if (code != TFD_OK) {
+    tfd_status st = TFD_STATUS_INIT;
+    tfd_status_setf(&st, code, "%s", why);
+    fail(s, &st);
+  }
 }
 
 static void finish_step(step *s) {
   tfd_executor *e = s->e;
+  /* A step not done by its deadline has timed out, however near it came: as a waiter would say. */
+  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx);
+  if (deadline && !atomic_load(&s->failed) && tfd_kernel_clock_micros() >= deadline) time_out(s);
   /* After an error, consumers that never ran still hold their inputs; else every slot was used and cleared. */
   if (atomic_load(&s->failed))
     for (int i = 0; i < e->total_inputs; i++) {
@@ -614,14 +660,20 @@ static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs,
   c->outputs = outputs;
   c->num_outputs = it->num_outputs;
   c->status = st;
+  if (s->args.live_deadline) c->deadline = atomic_load_explicit(s->args.live_deadline, memory_order_relaxed);
 }
 
 /* Runs nodes from the stack until it is empty. Each node on it is counted
  * in outstanding, so the step lives while the stack holds one. */
 static void run_inline(step *s, ready_stack *rs) {
+  /* A watched step looks at its deadline and cancellation before each expensive node and every 16th
+   * cheap one (a clock read costs about what a cheap node does); an unwatched one never. */
+  bool watch = s->watch;
+  unsigned polls = 0;
   while (rs->top > 0) {
     int node = rs->nodes[--rs->top];
     item *it = &s->e->items[node];
+    if (watch && (!it->cheap || (++polls & 15) == 0)) check_stop(s);
     if (!it->cheap) rs->has_expensive = false;
     int64_t start = s->args.stats ? tfd_now_micros() : 0;
     if (it->is_async && !atomic_load(&s->failed)) {
@@ -736,6 +788,7 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
   atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
   s->ctx = tfd_executor_step_ctx(e->device, args);
+  s->watch = s->ctx.deadline || args->cancellation || args->live_deadline;
   if (args->stats) record_seeded(s);
   int num_roots = e->num_roots;
   if (num_roots == 0) {

@@ -17,6 +17,7 @@
 #define TFDEV_RUNTIME_EXECUTOR_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../core/status_internal.h"
 #include "../graph/graph.h"
@@ -103,12 +104,25 @@ typedef struct tfd_executor_args {
   pthread_t caller_thread;
   bool has_caller_thread;
   bool allocation_records; /* with stats: each node's tracking allocator keeps allocation records */
-  /* A step that has run this long is cancelled with DEADLINE_EXCEEDED "Timed out waiting for
-   * <timeout_what> (N ms)" (0: never). The frame-aware path checks it between nodes, since a loop that
-   * never ends never waits for anything a caller's timeout could wake. */
+  /* A step that has run this long fails with DEADLINE_EXCEEDED "Timed out waiting for <timeout_what>
+   * (N ms)" (0: never), its cancellation cancelled with that reason. Both paths look at the deadline
+   * between nodes (before each expensive node and every 16th cheap one; a cancellation likewise),
+   * since a step that only computes never waits for anything a caller's timeout could wake, and long
+   * kernels look at it between parts of their work (tfd_kernel_should_stop); a step that ends after
+   * its deadline fails too, as a waiter would have said. */
   int64_t timeout_ms;
   const char *timeout_what; /* NULL: "the step" */
+  /* A deadline its owner moves while the step runs, on the kernels' clock (tfd_kernel_clock_micros;
+   * 0: none for now), looked at instead of one timeout_ms from the start: a partial run, whose
+   * executors outlive its calls, sets each fetching call's for the call's length. NULL: none. */
+  _Atomic int64_t *live_deadline;
 } tfd_executor_args;
+
+/* The step's deadline now (0: none): args' live one when it has one, else the fixed one of the
+ * step's kernel context (tfd_executor_step_ctx). */
+static inline int64_t tfd_executor_deadline(const tfd_executor_args *a, const tfd_kernel_ctx *c) {
+  return a->live_deadline ? atomic_load_explicit(a->live_deadline, memory_order_relaxed) : c->deadline;
+}
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
 

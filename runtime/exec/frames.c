@@ -133,7 +133,6 @@ typedef struct fstep {
   frame_inst *frames; /* every live frame instance, under mu */
   atomic_bool failed;
   atomic_uint polls;
-  int64_t deadline; /* microseconds; 0: none */
   tfd_status status;
 } fstep;
 
@@ -623,7 +622,8 @@ static void fail(fstep *s, tfd_status *st) {
 static void poll_stop(fstep *s) {
   if ((atomic_fetch_add_explicit(&s->polls, 1, memory_order_relaxed) & 15) != 0 || atomic_load(&s->failed)) return;
   tfd_cancellation *c = s->args.cancellation;
-  if (s->deadline && tfd_now_micros() > s->deadline) {
+  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx); /* the kernels' clock */
+  if (deadline && tfd_kernel_clock_micros() >= deadline) {
     char msg[200];
     snprintf(msg, sizeof msg, "Timed out waiting for %s (%lld ms)",
              s->args.timeout_what ? s->args.timeout_what : "the step", (long long)s->args.timeout_ms);
@@ -747,6 +747,7 @@ static void fill_ctx(fstep *s, const tagged *t, tfd_kernel_ctx *c, tfd_tensor **
   c->outputs = outputs;
   c->num_outputs = n->num_outputs;
   c->status = st;
+  if (s->args.live_deadline) c->deadline = atomic_load_explicit(s->args.live_deadline, memory_order_relaxed);
 }
 
 /* The stats entry for one run of a node: the node's own for its first run, a new one chained to it
@@ -858,7 +859,6 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
   s->status = (tfd_status)TFD_STATUS_INIT;
   atomic_init(&s->failed, false);
   atomic_init(&s->polls, 0);
-  if (args->timeout_ms > 0) s->deadline = tfd_now_micros() + args->timeout_ms * 1000;
   s->ctx = tfd_executor_step_ctx(f->device, args);
   if (f->num_roots == 0) {
     finish_step(s);
