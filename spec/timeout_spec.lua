@@ -33,6 +33,17 @@ local function input(size)
   return tfdev.tensor { dtype = "float32", shape = { size, size }, data = v }
 end
 
+-- A float32 tensor of `shape` holding small values in a pattern that repeats every 97 elements.
+local function pattern(shape, seed)
+  local n = 1
+  for _, d in ipairs(shape) do n = n * d end
+  local vals = {}
+  for i = 1, 97 do vals[i] = ((i * 37 + seed) % 97 - 48) / 32 end
+  local period = string.pack("<" .. string.rep("f", 97), table.unpack(vals))
+  local bytes = string.rep(period, n // 97 + 1):sub(1, 4 * n)
+  return tfdev.from_bytes("float32", shape, bytes)
+end
+
 local graph, x = chain_graph(CHAIN, N), input(N)
 
 -- Seconds fn(...) took, and that it raised DEADLINE_EXCEEDED with `message`.
@@ -140,6 +151,37 @@ describe("a step that only computes", function()
   end)
 end)
 
+describe("a step with a loop (the frame-aware executor)", function()
+  it("ends DEADLINE_EXCEEDED near its deadline while a large product in the loop's body runs", function()
+    local P = valgrind and 300 or 1600 -- 8 Gflop an iteration: 0.1-0.5 s here in one call
+    local function node(name, op, input, attr) return { name = name, op = op, input = input, attr = attr or {} } end
+    local loop = { frame_name = "l", parallel_iterations = 1 }
+    local fixed = { frame_name = "l", parallel_iterations = 1, is_constant = true }
+    local g = { node = {
+      node("x", "Placeholder", nil, { dtype = "float32", shape = { P, P } }),
+      node("w", "Const", nil, { value = pattern({ P, P }, 3) }),
+      node("zero", "Const", nil, { value = tfdev.tensor(0, "int32") }),
+      node("three", "Const", nil, { value = tfdev.tensor(3, "int32") }),
+      node("one", "Const", nil, { value = tfdev.tensor(1, "int32") }),
+      node("enter_i", "Enter", { "zero" }, loop), node("enter_m", "Enter", { "x" }, loop),
+      node("enter_w", "Enter", { "w" }, fixed), node("limit", "Enter", { "three" }, fixed),
+      node("step", "Enter", { "one" }, fixed),
+      node("merge_i", "Merge", { "enter_i", "next_i" }), node("merge_m", "Merge", { "enter_m", "next_m" }),
+      node("less", "Less", { "merge_i", "limit" }), node("cond", "LoopCond", { "less" }),
+      node("sw_i", "Switch", { "merge_i", "cond" }), node("sw_m", "Switch", { "merge_m", "cond" }),
+      node("add_i", "AddV2", { "sw_i:1", "step" }), node("product", "MatMul", { "sw_m:1", "enter_w" }),
+      node("next_i", "NextIteration", { "add_i" }), node("next_m", "NextIteration", { "product" }),
+      node("y", "Exit", { "sw_m" }),
+    } }
+    local s <close> = tfdev.session { operation_timeout_ms = TIMEOUT }
+    s:create(g)
+    for _ = 1, 2 do
+      local took = timed_out(step_text, s.run, s, { x = pattern({ P, P }, 1) }, "y")
+      assert.is_true(took < BOUND, string.format("took %.1f ms", took * 1000))
+    end
+  end)
+end)
+
 describe("a step of many cheap nodes", function()
   it("ends DEADLINE_EXCEEDED near its deadline: a loop-free chain of AddV2", function()
     local n = valgrind and 20000 or 100000
@@ -163,17 +205,6 @@ describe("a step of many cheap nodes", function()
 end)
 
 -- ---- long kernels: split into parts under a deadline, the same values as in one call ----
-
--- A float32 tensor of `shape` holding small values in a pattern that repeats every 97 elements.
-local function pattern(shape, seed)
-  local n = 1
-  for _, d in ipairs(shape) do n = n * d end
-  local vals = {}
-  for i = 1, 97 do vals[i] = ((i * 37 + seed) % 97 - 48) / 32 end
-  local period = string.pack("<" .. string.rep("f", 97), table.unpack(vals))
-  local bytes = string.rep(period, n // 97 + 1):sub(1, 4 * n)
-  return tfdev.from_bytes("float32", shape, bytes)
-end
 
 -- Asserts two float32 tensors of one shape hold the same values within tol, naming the first that differs.
 local function assert_same_values(want, got, tol)
