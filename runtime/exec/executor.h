@@ -106,10 +106,10 @@ typedef struct tfd_executor_args {
   bool allocation_records; /* with stats: each node's tracking allocator keeps allocation records */
   /* A step that has run this long fails with DEADLINE_EXCEEDED "Timed out waiting for <timeout_what>
    * (N ms)" (0: never), its cancellation cancelled with that reason. Both paths look at the deadline
-   * between nodes (before each expensive node and every 16th cheap one; a cancellation likewise),
-   * since a step that only computes never waits for anything a caller's timeout could wake, and long
-   * kernels look at it between parts of their work (tfd_kernel_should_stop); a step that ends after
-   * its deadline fails too, as a waiter would have said. */
+   * and the cancellation between nodes (the fast path before each expensive node and every 16th cheap
+   * one, the frame-aware path every 16th node), since a step that only computes never waits for
+   * anything a caller's timeout could wake, and long kernels look between parts of their work
+   * (tfd_kernel_should_stop); a step that ends after its deadline fails too, as a waiter would say. */
   int64_t timeout_ms;
   const char *timeout_what; /* NULL: "the step" */
   /* A deadline its owner moves while the step runs, on the kernels' clock (tfd_kernel_clock_micros;

@@ -596,6 +596,13 @@ static void frames_step_free(fstep *s) {
 }
 
 static void finish_step(fstep *s) {
+  /* Not done by its deadline: timed out however near it came, as the fast path and a waiter say. */
+  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx);
+  if (s->status.code == TFD_OK && deadline && tfd_kernel_clock_micros() >= deadline) {
+    tfd_kernel_timeout_status(&s->ctx, &s->status);
+    if (s->args.cancellation)
+      tfd_cancellation_cancel(s->args.cancellation, TFD_DEADLINE_EXCEEDED, tfd_status_message(&s->status));
+  }
   tfd_executor_done done = s->done;
   void *arg = s->done_arg;
   tfd_status st = TFD_STATUS_INIT;
