@@ -176,14 +176,20 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
   if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
 }
 
-/* The deadline timeout_ms from now on the kernels' clock; 0 for none (and for one too far to count). */
-static int64_t deadline_after(int64_t timeout_ms) {
-  if (timeout_ms <= 0) return 0;
-  int64_t now = tfd_kernel_clock_micros();
-  return timeout_ms < (INT64_MAX - now) / 1000 ? now + timeout_ms * 1000 : 0;
+tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
+  return tfd_executor_step_ctx_timed(d, args, NULL);
 }
 
-tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
+tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own) {
+  const tfd_deadline *deadline = args->deadline;
+  if (!deadline && own && args->timeout_ms > 0) {
+    int64_t now = tfd_kernel_clock_micros(); /* a timeout too far to count is none */
+    atomic_store_explicit(&own->at, args->timeout_ms < (INT64_MAX - now) / 1000 ? now + args->timeout_ms * 1000 : 0,
+                          memory_order_relaxed);
+    own->timeout_ms = args->timeout_ms;
+    own->what = args->timeout_what;
+    deadline = own;
+  }
   return (tfd_kernel_ctx){
       .device = d,
       .allocator = tfd_device_get_allocator(d),
@@ -201,9 +207,7 @@ tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *arg
       .caller_queue = args->caller_queue,
       .caller_thread = args->caller_thread,
       .has_caller_thread = args->has_caller_thread,
-      .deadline = args->live_deadline ? atomic_load(args->live_deadline) : deadline_after(args->timeout_ms),
-      .timeout_ms = args->timeout_ms,
-      .timeout_what = args->timeout_what,
+      .deadline = deadline,
   };
 }
 
@@ -441,7 +445,8 @@ struct step {
   atomic_int outstanding;
   atomic_bool shared; /* another thread may run nodes of this step */
   atomic_bool failed;
-  bool watch; /* a deadline (tfd_executor_deadline) or a cancellation to look at between nodes */
+  bool watch; /* a deadline (ctx.deadline) or a cancellation to look at between nodes */
+  tfd_deadline deadline; /* the step's own, from args.timeout_ms */
   pthread_mutex_t mu;
   tfd_status status; /* the first error */
 };
@@ -501,7 +506,7 @@ static void time_out(step *s) {
  * long: this is what ends such a step near its deadline. */
 static void check_stop(step *s) {
   if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
-  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx);
+  int64_t deadline = tfd_kernel_deadline(&s->ctx);
   if (deadline && tfd_kernel_clock_micros() >= deadline) {
     time_out(s);
     return;
@@ -518,7 +523,7 @@ static void check_stop(step *s) {
 static void finish_step(step *s) {
   tfd_executor *e = s->e;
   /* A step not done by its deadline has timed out, however near it came: as a waiter would say. */
-  int64_t deadline = tfd_executor_deadline(&s->args, &s->ctx);
+  int64_t deadline = tfd_kernel_deadline(&s->ctx);
   if (deadline && !atomic_load(&s->failed) && tfd_kernel_clock_micros() >= deadline) time_out(s);
   /* After an error, consumers that never ran still hold their inputs; else every slot was used and cleared. */
   if (atomic_load(&s->failed))
@@ -660,7 +665,6 @@ static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs,
   c->outputs = outputs;
   c->num_outputs = it->num_outputs;
   c->status = st;
-  if (s->args.live_deadline) c->deadline = atomic_load_explicit(s->args.live_deadline, memory_order_relaxed);
 }
 
 /* Runs nodes from the stack until it is empty. Each node on it is counted
@@ -787,8 +791,8 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->done_arg = arg;
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
   atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
-  s->ctx = tfd_executor_step_ctx(e->device, args);
-  s->watch = s->ctx.deadline || args->cancellation || args->live_deadline;
+  s->ctx = tfd_executor_step_ctx_timed(e->device, args, &s->deadline);
+  s->watch = s->ctx.deadline || args->cancellation;
   if (args->stats) record_seeded(s);
   int num_roots = e->num_roots;
   if (num_roots == 0) {

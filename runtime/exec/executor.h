@@ -17,7 +17,6 @@
 #define TFDEV_RUNTIME_EXECUTOR_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 
 #include "../core/status_internal.h"
 #include "../graph/graph.h"
@@ -112,17 +111,11 @@ typedef struct tfd_executor_args {
    * (tfd_kernel_should_stop); a step that ends after its deadline fails too, as a waiter would say. */
   int64_t timeout_ms;
   const char *timeout_what; /* NULL: "the step" */
-  /* A deadline its owner moves while the step runs, on the kernels' clock (tfd_kernel_clock_micros;
-   * 0: none for now), looked at instead of one timeout_ms from the start: a partial run, whose
-   * executors outlive its calls, sets each fetching call's for the call's length. NULL: none. */
-  _Atomic int64_t *live_deadline;
+  /* Instead of timeout_ms from the start (which is then not looked at), a deadline its owner keeps
+   * and moves while the step runs: a partial run, whose executors outlive its calls, sets each
+   * fetching call's for the call's length. NULL: none. */
+  tfd_deadline *deadline;
 } tfd_executor_args;
-
-/* The step's deadline now (0: none): args' live one when it has one, else the fixed one of the
- * step's kernel context (tfd_executor_step_ctx). */
-static inline int64_t tfd_executor_deadline(const tfd_executor_args *a, const tfd_kernel_ctx *c) {
-  return a->live_deadline ? atomic_load_explicit(a->live_deadline, memory_order_relaxed) : c->deadline;
-}
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
 
@@ -150,6 +143,9 @@ void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, in
  * graphs): d's allocator, pools and resource manager, args' ids, rendezvous, feeds, fetches and
  * caller queue, and each input slot holding its own reference (owns_inputs). Borrows all of them. */
 tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args);
+/* The same, with the step's deadline: args' own one, else `own` (the step's memory, which must
+ * outlive it) set timeout_ms from now when args has one (NULL own: no deadline then). */
+tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv), or

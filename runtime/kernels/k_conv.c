@@ -65,7 +65,7 @@ typedef struct conv_job {
 
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
 
-/* Under a step's deadline (c->deadline), a convolution's parts ask between them whether to stop,
+/* Under a step's deadline (tfd_kernel_deadline), a convolution's parts ask between them whether to stop,
  * each part about this many flops (2-4 ms on one core; on one thread a 3x3 64 -> 64 convolution of
  * 128x128 took the same time in such parts as in one call), so that the step ends near its deadline
  * rather than a whole layer after it; the first part to see the deadline (or a cancellation) stops
@@ -78,7 +78,7 @@ typedef struct stop_watch {
 } stop_watch;
 
 static void watch_init(stop_watch *w, tfd_kernel_ctx *c) {
-  w->c = c->deadline ? c : NULL;
+  w->c = tfd_kernel_deadline(c) ? c : NULL;
   atomic_init(&w->stopped, false);
 }
 
@@ -290,7 +290,8 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j,
   if (flops < ((int64_t)1 << 20) && j->kh * j->kw * in_per_out * j->o * (int64_t)sizeof(float) < ((int64_t)256 << 10))
     threads = 1;
   int64_t band = j->oh;
-  if (c->deadline && flops > 2 * PART_FLOPS) {
+  bool deadline = tfd_kernel_deadline(c) != 0;
+  if (deadline && flops > 2 * PART_FLOPS) {
     int64_t row_flops = flops / (j->n * j->oh);
     band = row_flops > 0 && PART_FLOPS / row_flops < j->oh ? PART_FLOPS / row_flops : j->oh;
     if (band < 1) band = 1;
@@ -299,7 +300,7 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j,
     for (int64_t oy = 0; oy < j->oh && band < j->oh; oy += band)
       if (!band_shape(&s, oy, oy + band < j->oh ? oy + band : j->oh, &b, &in0)) band = j->oh;
   }
-  if (band == j->oh && (!c->deadline || j->n == 1 || flops <= 2 * PART_FLOPS)) {
+  if (band == j->oh && (!deadline || j->n == 1 || flops <= 2 * PART_FLOPS)) {
     tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->addend, j->y, threads, &st);
     tfd_status_clear(&st);
     return code == TFD_OK;

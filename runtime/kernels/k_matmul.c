@@ -245,7 +245,7 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
                   tfd_tensor_const_data(a), tfd_tensor_const_data(b), bias ? tfd_tensor_const_data(bias) : NULL,
                   tfd_tensor_data(out), c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1};
   int64_t per = m;
-  if (c->deadline) {
+  if (tfd_kernel_deadline(c)) {
     bool packed = r.f32 && ((attrs->dnnl && !k->ta) || use_own_gemm(attrs, k->ta, m, n, s.k, r.threads));
     per = panel_rows(m, n, s.k, packed ? PANEL_FLOPS_PACKED : PANEL_FLOPS_BLAS);
   }

@@ -23,6 +23,15 @@ typedef struct tfd_caller_queue tfd_caller_queue;
 typedef struct tfd_cancellation tfd_cancellation;
 typedef struct tfd_session_state tfd_session_state;
 
+/* A step's deadline as its kernels see it: when it falls, on tfd_kernel_clock_micros's clock (0:
+ * none for now; its owner may move it while the step runs, as a partial run does for each call that
+ * fetches), and what its timeout reports: "Timed out waiting for <what> (<timeout_ms> ms)". */
+typedef struct tfd_deadline {
+  _Atomic int64_t at;
+  int64_t timeout_ms;
+  const char *what; /* NULL: "the step" */
+} tfd_deadline;
+
 struct tfd_op_kernel_context {
   tfd_device *device;
   tfd_allocator *allocator;
@@ -50,13 +59,10 @@ struct tfd_op_kernel_context {
   pthread_t caller_thread;
   bool has_caller_thread;
   const struct tfd_kernel *kernel; /* the kernel computing (set for custom kernels) */
-  /* The step's deadline on tfd_kernel_clock_micros's clock (0: none), and what its timeout reports:
-   * "Timed out waiting for <timeout_what> (<timeout_ms> ms)". A kernel whose work can take
+  /* The step's deadline (NULL: none; see tfd_kernel_deadline). A kernel whose work can take
    * milliseconds splits it when there is a deadline and asks tfd_kernel_should_stop between the
    * parts, so that a step ends near its deadline rather than a whole product later. */
-  int64_t deadline;
-  int64_t timeout_ms;
-  const char *timeout_what; /* NULL: "the step" */
+  const tfd_deadline *deadline;
 };
 typedef struct tfd_op_kernel_context tfd_kernel_ctx;
 
@@ -141,11 +147,15 @@ tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt);
 tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *status);
 
 /* ---- helpers for kernel implementations ---- */
-/* Microseconds on a clock that only goes forward (CLOCK_MONOTONIC): the clock of ctx.deadline. */
+/* Microseconds on a clock that only goes forward (CLOCK_MONOTONIC): the clock of deadlines. */
 static inline int64_t tfd_kernel_clock_micros(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+/* When the step's deadline falls (tfd_kernel_clock_micros), 0 when it has none now. */
+static inline int64_t tfd_kernel_deadline(const tfd_kernel_ctx *c) {
+  return c->deadline ? atomic_load_explicit(&c->deadline->at, memory_order_relaxed) : 0;
 }
 /* Whether the step's deadline has passed or the step was cancelled: a long kernel asks between the
  * parts of its work (it reads the clock and takes the cancellation's lock, so ask every millisecond

@@ -249,13 +249,15 @@ void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, cons
 }
 
 bool tfd_kernel_should_stop(const tfd_kernel_ctx *c) {
-  if (c->deadline > 0 && tfd_kernel_clock_micros() >= c->deadline) return true;
+  int64_t deadline = tfd_kernel_deadline(c);
+  if (deadline > 0 && tfd_kernel_clock_micros() >= deadline) return true;
   return c->cancellation && tfd_cancellation_is_cancelled(c->cancellation);
 }
 
 void tfd_kernel_timeout_status(const tfd_kernel_ctx *c, tfd_status *st) {
-  tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for %s (%lld ms)",
-                  c->timeout_what ? c->timeout_what : "the step", (long long)c->timeout_ms);
+  const tfd_deadline *d = c->deadline;
+  tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for %s (%lld ms)", d && d->what ? d->what : "the step",
+                  d ? (long long)d->timeout_ms : 0LL);
 }
 
 void tfd_kernel_fail_stopped(tfd_kernel_ctx *c) {
