@@ -671,8 +671,9 @@ static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs,
  * in outstanding, so the step lives while the stack holds one. */
 static void run_inline(step *s, ready_stack *rs) {
   /* A watched step looks at its deadline and cancellation before each expensive node and every 16th
-   * cheap one (a clock read costs about what a cheap node does); an unwatched one never. */
-  bool watch = s->watch;
+   * cheap one (a clock read costs about what a cheap node does); an unwatched one never. With an
+   * empty stack the step may be over (async_done after its last node): s is not read then. */
+  bool watch = rs->top > 0 && s->watch;
   unsigned polls = 0;
   while (rs->top > 0) {
     int node = rs->nodes[--rs->top];
