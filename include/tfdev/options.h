@@ -54,7 +54,9 @@ TFD_API void tfd_session_options_set_allow_soft_placement(tfd_session_options *o
 TFD_API bool tfd_session_options_allow_soft_placement(const tfd_session_options *o);
 TFD_API void tfd_session_options_set_log_device_placement(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_log_device_placement(const tfd_session_options *o);
-/* Deadline for every run in milliseconds; 0: none. */
+/* Deadline for every run in milliseconds (a run's own timeout_ms overrides it); 0: none. A step
+ * not done this long after it starts ends DEADLINE_EXCEEDED, computing or waiting; a partial run's
+ * calls that fetch each get this long. */
 TFD_API void tfd_session_options_set_operation_timeout_ms(tfd_session_options *o, int64_t ms);
 TFD_API int64_t tfd_session_options_operation_timeout_ms(const tfd_session_options *o);
 /* Collect per-node timings on every run into the session's cost model

@@ -31,7 +31,9 @@ typedef struct tfd_session tfd_session;
 typedef struct tfd_run_metadata tfd_run_metadata;
 
 typedef struct tfd_run_options {
-  int64_t timeout_ms;           /* 0: the session's operation_timeout_ms; < 0: none */
+  int64_t timeout_ms;           /* 0: the session's operation_timeout_ms; < 0: none. A step not done this
+                                 * long after it starts ends DEADLINE_EXCEEDED, computing or waiting:
+                                 * the README's "What a timeout bounds" */
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
   bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */
@@ -120,11 +122,11 @@ TFD_API tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tf
  *   which waits for done). tfd_run_wait returns true only after done has
  *   returned.
  * - The run's timeout (options->timeout_ms, else the session's
- *   operation_timeout_ms) is enforced by tfd_run_wait and tfd_run_ready: a
- *   step still running past its deadline is cancelled with
- *   DEADLINE_EXCEEDED ("Timed out waiting for the step (N ms)") when either
- *   is called. tfdev starts no thread to watch deadlines, so a run nobody
- *   waits for or polls is not timed out.
+ *   operation_timeout_ms) ends it DEADLINE_EXCEEDED ("Timed out waiting for
+ *   the step (N ms)") as it ends a blocking run: a step that computes stops
+ *   itself near its deadline, waited for or not; one blocked in a kernel
+ *   that waits (a dequeue) is cancelled when tfd_run_wait or tfd_run_ready
+ *   is called after the deadline (tfdev starts no thread to watch deadlines).
  * - Closing or freeing the session cancels the runs in flight (they end
  *   CANCELLED, "Session has been closed.") and waits for them, done
  *   included; their run handles stay valid until tfd_run_free. */
@@ -155,9 +157,11 @@ TFD_API int tfd_run_num_outputs(const tfd_run *run);
  * already taken. */
 TFD_API tfd_code tfd_run_take_outputs(tfd_run *run, tfd_tensor **outputs, tfd_status *status);
 /* Cancels the step if it is still running: blocked kernels wake and the run
- * ends CANCELLED ("Run was cancelled."), as a timeout ends it. A step whose
- * kernels cannot wait runs to its end but still reports CANCELLED. After the
- * run has ended it changes nothing. */
+ * ends CANCELLED ("Run was cancelled."), as a timeout ends it. A step that
+ * only computes stops before its next node (a kernel already running
+ * finishes, unless the run has a timeout, under which long products and
+ * convolutions stop between parts). After the run has ended it changes
+ * nothing. */
 TFD_API void tfd_run_cancel(tfd_run *run);
 /* Frees the handle: a run still going is cancelled and waited for (done
  * included), except when called from the run's own done callback. Outputs
@@ -172,7 +176,11 @@ TFD_API void tfd_run_free(tfd_run *run);
  * every input has been fed and every output fetched: that call waits for the
  * targets (up to the session's operation_timeout_ms, then DEADLINE_EXCEEDED)
  * and the handle goes. Otherwise the state stays until prun_close (or the
- * session closes). A call on a run that an earlier call's error aborted
+ * session closes). A call that fetches gets the session's
+ * operation_timeout_ms from its start: the executors stop there, even when
+ * the work its feeds set going runs on the calling thread, and the call ends
+ * DEADLINE_EXCEEDED ("Timed out waiting for a partial run fetch (N ms)"),
+ * which aborts the run. A call on a run that an earlier call's error aborted
  * fails with that error. A call that fails hands out no outputs (all NULL).
  * Returns a handle >= 0 (-1 on error); handles are unique across sessions.
  * Closing a handle while another thread is inside prun with it wakes that

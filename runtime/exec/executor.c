@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,19 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
 }
 
 tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
+  return tfd_executor_step_ctx_timed(d, args, NULL);
+}
+
+tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own) {
+  const tfd_deadline *deadline = args->deadline;
+  if (!deadline && own && args->timeout_ms > 0) {
+    int64_t now = tfd_kernel_clock_micros(); /* a timeout too far to count is none */
+    atomic_store_explicit(&own->at, args->timeout_ms < (INT64_MAX - now) / 1000 ? now + args->timeout_ms * 1000 : 0,
+                          memory_order_relaxed);
+    own->timeout_ms = args->timeout_ms;
+    own->what = args->timeout_what;
+    deadline = own;
+  }
   return (tfd_kernel_ctx){
       .device = d,
       .allocator = tfd_device_get_allocator(d),
@@ -193,6 +207,7 @@ tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *arg
       .caller_queue = args->caller_queue,
       .caller_thread = args->caller_thread,
       .has_caller_thread = args->has_caller_thread,
+      .deadline = deadline,
   };
 }
 
@@ -430,6 +445,8 @@ struct step {
   atomic_int outstanding;
   atomic_bool shared; /* another thread may run nodes of this step */
   atomic_bool failed;
+  bool watch; /* a deadline (ctx.deadline) or a cancellation to look at between nodes */
+  tfd_deadline deadline; /* the step's own, from args.timeout_ms */
   pthread_mutex_t mu;
   tfd_status status; /* the first error */
 };
@@ -460,7 +477,8 @@ static void step_free(step *s) {
   free(s);
 }
 
-static void fail(step *s, tfd_status *st) {
+/* Records the step's first error (later ones are dropped) and stops it; true for the first. */
+static bool fail(step *s, tfd_status *st) {
   pthread_mutex_lock(&s->mu);
   bool first = s->status.code == TFD_OK;
   if (first) tfd_status_move(&s->status, st);
@@ -470,10 +488,43 @@ static void fail(step *s, tfd_status *st) {
     if (s->args.rendezvous) tfd_rendezvous_abort(s->args.rendezvous, s->status.code, tfd_status_message(&s->status));
   }
   tfd_status_clear(st);
+  return first;
+}
+
+/* The deadline has passed: the step fails with its timeout, and its cancellation (when it has one)
+ * is cancelled with it, which wakes this step's blocked kernels and is what a waiter reports. */
+static void time_out(step *s) {
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_kernel_timeout_status(&s->ctx, &st);
+  char msg[200];
+  snprintf(msg, sizeof msg, "%s", tfd_status_message(&st));
+  if (fail(s, &st) && s->args.cancellation) tfd_cancellation_cancel(s->args.cancellation, TFD_DEADLINE_EXCEEDED, msg);
+}
+
+/* Between nodes of a watched step: a passed deadline or a cancellation stops it. A step of cheap
+ * nodes never waits for anything a caller's timeout could wake, and an expensive node may run for
+ * long: this is what ends such a step near its deadline. */
+static void check_stop(step *s) {
+  if (atomic_load_explicit(&s->failed, memory_order_relaxed)) return;
+  int64_t deadline = tfd_kernel_deadline(&s->ctx);
+  if (deadline && tfd_kernel_clock_micros() >= deadline) {
+    time_out(s);
+    return;
+  }
+  const char *why = NULL;
+  tfd_code code = s->args.cancellation ? tfd_cancellation_reason(s->args.cancellation, &why) : TFD_OK;
+  if (code != TFD_OK) {
+    tfd_status st = TFD_STATUS_INIT;
+    tfd_status_setf(&st, code, "%s", why);
+    fail(s, &st);
+  }
 }
 
 static void finish_step(step *s) {
   tfd_executor *e = s->e;
+  /* A step not done by its deadline has timed out, however near it came: as a waiter would say. */
+  int64_t deadline = tfd_kernel_deadline(&s->ctx);
+  if (deadline && !atomic_load(&s->failed) && tfd_kernel_clock_micros() >= deadline) time_out(s);
   /* After an error, consumers that never ran still hold their inputs; else every slot was used and cleared. */
   if (atomic_load(&s->failed))
     for (int i = 0; i < e->total_inputs; i++) {
@@ -619,9 +670,15 @@ static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs,
 /* Runs nodes from the stack until it is empty. Each node on it is counted
  * in outstanding, so the step lives while the stack holds one. */
 static void run_inline(step *s, ready_stack *rs) {
+  /* A watched step looks at its deadline and cancellation before each expensive node and every 16th
+   * cheap one (a clock read costs about what a cheap node does); an unwatched one never. With an
+   * empty stack the step may be over (async_done after its last node): s is not read then. */
+  bool watch = rs->top > 0 && s->watch;
+  unsigned polls = 0;
   while (rs->top > 0) {
     int node = rs->nodes[--rs->top];
     item *it = &s->e->items[node];
+    if (watch && (!it->cheap || (++polls & 15) == 0)) check_stop(s);
     if (!it->cheap) rs->has_expensive = false;
     int64_t start = s->args.stats ? tfd_now_micros() : 0;
     if (it->is_async && !atomic_load(&s->failed)) {
@@ -741,7 +798,8 @@ void tfd_executor_run_async(tfd_executor *e, const tfd_executor_args *args, tfd_
   s->done_arg = arg;
   atomic_store_explicit(&s->failed, false, memory_order_relaxed);
   atomic_store_explicit(&s->shared, e->has_async, memory_order_relaxed);
-  s->ctx = tfd_executor_step_ctx(e->device, args);
+  s->ctx = tfd_executor_step_ctx_timed(e->device, args, &s->deadline);
+  s->watch = s->ctx.deadline || args->cancellation;
   if (args->stats) record_seeded(s);
   int num_roots = e->num_roots;
   if (num_roots == 0) {

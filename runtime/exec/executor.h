@@ -103,11 +103,18 @@ typedef struct tfd_executor_args {
   pthread_t caller_thread;
   bool has_caller_thread;
   bool allocation_records; /* with stats: each node's tracking allocator keeps allocation records */
-  /* A step that has run this long is cancelled with DEADLINE_EXCEEDED "Timed out waiting for
-   * <timeout_what> (N ms)" (0: never). The frame-aware path checks it between nodes, since a loop that
-   * never ends never waits for anything a caller's timeout could wake. */
+  /* A step that has run this long fails with DEADLINE_EXCEEDED "Timed out waiting for <timeout_what>
+   * (N ms)" (0: never), its cancellation cancelled with that reason. Both paths look at the deadline
+   * and the cancellation between nodes (the fast path before each expensive node and every 16th cheap
+   * one, the frame-aware path every 16th node), since a step that only computes never waits for
+   * anything a caller's timeout could wake, and long kernels look between parts of their work
+   * (tfd_kernel_should_stop); a step that ends after its deadline fails too, as a waiter would say. */
   int64_t timeout_ms;
   const char *timeout_what; /* NULL: "the step" */
+  /* Instead of timeout_ms from the start (which is then not looked at), a deadline its owner keeps
+   * and moves while the step runs: a partial run, whose executors outlive its calls, sets each
+   * fetching call's for the call's length. NULL: none. */
+  tfd_deadline *deadline;
 } tfd_executor_args;
 
 typedef void (*tfd_executor_done)(void *arg, const tfd_status *status);
@@ -136,6 +143,9 @@ void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, in
  * graphs): d's allocator, pools and resource manager, args' ids, rendezvous, feeds, fetches and
  * caller queue, and each input slot holding its own reference (owns_inputs). Borrows all of them. */
 tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args);
+/* The same, with the step's deadline: args' own one, else `own` (the step's memory, which must
+ * outlive it) set timeout_ms from now when args has one (NULL own: no deadline then). */
+tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv), or

@@ -133,7 +133,7 @@ typedef struct fstep {
   frame_inst *frames; /* every live frame instance, under mu */
   atomic_bool failed;
   atomic_uint polls;
-  int64_t deadline; /* microseconds; 0: none */
+  tfd_deadline deadline; /* the step's own, from args.timeout_ms */
   tfd_status status;
 } fstep;
 
@@ -597,6 +597,13 @@ static void frames_step_free(fstep *s) {
 }
 
 static void finish_step(fstep *s) {
+  /* Not done by its deadline: timed out however near it came, as the fast path and a waiter say. */
+  int64_t deadline = tfd_kernel_deadline(&s->ctx);
+  if (s->status.code == TFD_OK && deadline && tfd_kernel_clock_micros() >= deadline) {
+    tfd_kernel_timeout_status(&s->ctx, &s->status);
+    if (s->args.cancellation)
+      tfd_cancellation_cancel(s->args.cancellation, TFD_DEADLINE_EXCEEDED, tfd_status_message(&s->status));
+  }
   tfd_executor_done done = s->done;
   void *arg = s->done_arg;
   tfd_status st = TFD_STATUS_INIT;
@@ -623,13 +630,11 @@ static void fail(fstep *s, tfd_status *st) {
 static void poll_stop(fstep *s) {
   if ((atomic_fetch_add_explicit(&s->polls, 1, memory_order_relaxed) & 15) != 0 || atomic_load(&s->failed)) return;
   tfd_cancellation *c = s->args.cancellation;
-  if (s->deadline && tfd_now_micros() > s->deadline) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "Timed out waiting for %s (%lld ms)",
-             s->args.timeout_what ? s->args.timeout_what : "the step", (long long)s->args.timeout_ms);
-    if (c) tfd_cancellation_cancel(c, TFD_DEADLINE_EXCEEDED, msg);
+  int64_t deadline = tfd_kernel_deadline(&s->ctx); /* the kernels' clock */
+  if (deadline && tfd_kernel_clock_micros() >= deadline) {
     tfd_status st = TFD_STATUS_INIT;
-    tfd_status_setf(&st, TFD_DEADLINE_EXCEEDED, "%s", msg);
+    tfd_kernel_timeout_status(&s->ctx, &st);
+    if (c) tfd_cancellation_cancel(c, TFD_DEADLINE_EXCEEDED, tfd_status_message(&st));
     fail(s, &st);
     return;
   }
@@ -858,8 +863,7 @@ void tfd_frames_run_async(tfd_frames *f, const tfd_executor_args *args, tfd_exec
   s->status = (tfd_status)TFD_STATUS_INIT;
   atomic_init(&s->failed, false);
   atomic_init(&s->polls, 0);
-  if (args->timeout_ms > 0) s->deadline = tfd_now_micros() + args->timeout_ms * 1000;
-  s->ctx = tfd_executor_step_ctx(f->device, args);
+  s->ctx = tfd_executor_step_ctx_timed(f->device, args, &s->deadline);
   if (f->num_roots == 0) {
     finish_step(s);
     return;

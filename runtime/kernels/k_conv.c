@@ -12,6 +12,7 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,31 @@ typedef struct conv_job {
 } conv_job;
 
 static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
+
+/* Under a step's deadline (tfd_kernel_deadline), a convolution's parts ask between them whether to stop,
+ * each part about this many flops (2-4 ms on one core; on one thread a 3x3 64 -> 64 convolution of
+ * 128x128 took the same time in such parts as in one call), so that the step ends near its deadline
+ * rather than a whole layer after it; the first part to see the deadline (or a cancellation) stops
+ * the others. Without a deadline nothing is asked and the work is split as it always was. */
+#define PART_FLOPS ((int64_t)1 << 27)
+
+typedef struct stop_watch {
+  tfd_kernel_ctx *c; /* NULL: not watched */
+  atomic_bool stopped;
+} stop_watch;
+
+static void watch_init(stop_watch *w, tfd_kernel_ctx *c) {
+  w->c = tfd_kernel_deadline(c) ? c : NULL;
+  atomic_init(&w->stopped, false);
+}
+
+static bool watch_stop(stop_watch *w) {
+  if (!w->c) return false;
+  if (atomic_load_explicit(&w->stopped, memory_order_relaxed)) return true;
+  if (!tfd_kernel_should_stop(w->c)) return false;
+  atomic_store_explicit(&w->stopped, true, memory_order_relaxed);
+  return true;
+}
 
 /* Rows [r0, r1) of the output (each row is one output pixel of one image). */
 static void conv_rows(const conv_job *j, int64_t r0, int64_t r1, float *cols) {
@@ -145,6 +171,7 @@ typedef struct conv_shared {
   const conv_job *j;
   int64_t rows, per;
   bool failed;
+  stop_watch *watch;
 } conv_shared;
 
 static void conv_range(int64_t b, int64_t e, void *arg) {
@@ -155,7 +182,7 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
     s->failed = true;
     return;
   }
-  for (int64_t blk = b; blk < e; blk++) {
+  for (int64_t blk = b; blk < e && !watch_stop(s->watch); blk++) { /* a block: about 1 MiB of patches */
     int64_t r0 = blk * s->per, r1 = r0 + s->per < s->rows ? r0 + s->per : s->rows;
     conv_rows(s->j, r0, r1, cols);
   }
@@ -172,12 +199,18 @@ typedef struct pointwise_job {
   const tfd_pointwise *pw;
   const conv_job *j;
   tfd_pointwise_epilogue e;
+  stop_watch *watch;
+  int64_t part_blocks; /* blocks between two looks at the deadline, when watched */
 } pointwise_job;
 
 static void pointwise_range(int64_t b, int64_t e, void *arg) {
-  const pointwise_job *q = arg;
-  int64_t rows = q->j->n * q->j->oh * q->j->ow, r1 = e * TFD_POINTWISE_BLOCK_ROWS;
-  tfd_pointwise_run(q->pw, q->j->x, b * TFD_POINTWISE_BLOCK_ROWS, r1 < rows ? r1 : rows, &q->e, q->j->y);
+  pointwise_job *q = arg;
+  int64_t rows = q->j->n * q->j->oh * q->j->ow;
+  int64_t step = q->watch->c ? q->part_blocks : e - b;
+  for (int64_t b0 = b; b0 < e && !watch_stop(q->watch); b0 += step) {
+    int64_t e0 = e - b0 < step ? e : b0 + step, r1 = e0 * TFD_POINTWISE_BLOCK_ROWS;
+    tfd_pointwise_run(q->pw, q->j->x, b0 * TFD_POINTWISE_BLOCK_ROWS, r1 < rows ? r1 : rows, &q->e, q->j->y);
+  }
 }
 
 /* Runs a pointwise layer on pointwise_conv.c's kernel, its whole epilogue included; false (nothing
@@ -196,7 +229,7 @@ static void pointwise_range(int64_t b, int64_t e, void *arg) {
  * What oneDNN 2.6 fuses (bias, a sum, Relu) it runs 2-5% faster; Prelu and the batch norm it cannot
  * fuse, and its second pass over the output costs more than this kernel loses. With 24 channels a
  * third of this kernel's lanes would be masked off. */
-static bool try_pointwise(tfd_kernel_ctx *c, conv_params *cache, const conv_job *j) {
+static bool try_pointwise(tfd_kernel_ctx *c, conv_params *cache, const conv_job *j, stop_watch *watch) {
   const conv_params *p = j->p; /* the fusion being run (conv_add_broadcast runs a reduced one) */
   if (!pointwise_shape(j) || !(p->prelu || j->bn) || j->o % 16 != 0 || !tfd_pointwise_available()) return false;
   if (p->prelu && j->alpha_n != 1 && j->alpha_n != j->o) return false;
@@ -209,19 +242,40 @@ static bool try_pointwise(tfd_kernel_ctx *c, conv_params *cache, const conv_job 
   }
   if (!pw) pw = own = tfd_pointwise_pack(j->f, j->c, j->o);
   if (!pw) return false;
-  pointwise_job q = {pw, j, {j->bias, NULL, NULL, j->addend, NULL, p->act, (float)p->alpha}};
+  int64_t block_flops = 2 * TFD_POINTWISE_BLOCK_ROWS * j->c * j->o;
+  pointwise_job q = {pw, j, {j->bias, NULL, NULL, j->addend, NULL, p->act, (float)p->alpha}, watch,
+                     PART_FLOPS / block_flops > 1 ? PART_FLOPS / block_flops : 1};
   if (j->bn) q.e.scale = j->bn, q.e.shift = j->bn + j->o, q.e.bias = NULL;
   if (p->prelu && j->alpha_n == 1) q.e.act = TFD_ACT_LEAKY_RELU, q.e.alpha = j->alpha[0];
   else if (p->prelu) q.e.prelu = j->alpha;
   int64_t rows = j->n * j->oh * j->ow, blocks = (rows + TFD_POINTWISE_BLOCK_ROWS - 1) / TFD_POINTWISE_BLOCK_ROWS;
-  tfd_threadpool_parallel_for(c->intra_pool, blocks, 2 * TFD_POINTWISE_BLOCK_ROWS * j->c * j->o, pointwise_range, &q);
+  tfd_threadpool_parallel_for(c->intra_pool, blocks, block_flops, pointwise_range, &q);
   tfd_pointwise_free(own);
   return true;
 }
 
+/* The output rows [oy0, oy1) of one image as a convolution of their own: the input rows they read,
+ * and the padding above and below what the image has. False when the band reads no input row (all
+ * padding), which oneDNN cannot describe. */
+static bool band_shape(const tfd_dnnl_conv_shape *s, int64_t oy0, int64_t oy1, tfd_dnnl_conv_shape *band, int64_t *in0) {
+  int64_t lo = oy0 * s->stride[0] - s->pad_before[0];
+  int64_t hi = (oy1 - 1) * s->stride[0] + (s->kh - 1) * s->dilation[0] - s->pad_before[0] + 1; /* past the last */
+  *band = *s;
+  band->n = 1;
+  band->oh = oy1 - oy0;
+  band->pad_before[0] = lo < 0 ? -lo : 0;
+  band->pad_after[0] = hi > s->h ? hi - s->h : 0;
+  *in0 = lo < 0 ? 0 : lo;
+  band->h = (hi < s->h ? hi : s->h) - *in0;
+  return band->h >= 1;
+}
+
 /* Runs the convolution on oneDNN; false (nothing reported) when it cannot, so the caller's own
- * path runs instead. */
-static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j) {
+ * path runs instead. Under a deadline a large one runs image by image, in bands of output rows of
+ * about PART_FLOPS (at most three shapes of band an image: oneDNN's cache of a node holds four),
+ * and stops between them when the watch says so (*stopped; the caller reports it). A band that fails
+ * after others have written the output fails the kernel: the output may hold a residual add already. */
+static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j, tfd_kernel *k, bool *stopped) {
   tfd_dnnl_conv_shape s = {j->n, j->h, j->w, j->c, j->kh, j->kw, j->o, j->oh, j->ow,
                            {p->win.stride[0], p->win.stride[1]}, {p->win.dilation[0], p->win.dilation[1]}, {j->pad_t, j->pad_l},
                            {tfd_window_pad_after(&p->win, 0, j->h, j->kh, j->oh, j->pad_t),
@@ -232,12 +286,44 @@ static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j)
    * a megaflop whose filter is small (3x3x128 -> 128 1x1: 2.3 us on one thread, 4.1 on two), while
    * a large filter streams faster on two even when the flops are few (3x3x32 -> 1404: 50 against 21). */
   int64_t in_per_out = p->op == OP_DEPTHWISE ? 1 : j->c;
-  if (2 * j->n * j->oh * j->ow * j->o * j->kh * j->kw * in_per_out < ((int64_t)1 << 20) &&
-      j->kh * j->kw * in_per_out * j->o * (int64_t)sizeof(float) < ((int64_t)256 << 10))
+  int64_t flops = 2 * j->n * j->oh * j->ow * j->o * j->kh * j->kw * in_per_out;
+  if (flops < ((int64_t)1 << 20) && j->kh * j->kw * in_per_out * j->o * (int64_t)sizeof(float) < ((int64_t)256 << 10))
     threads = 1;
-  tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->addend, j->y, threads, &st);
-  tfd_status_clear(&st);
-  return code == TFD_OK;
+  int64_t band = j->oh;
+  bool deadline = tfd_kernel_deadline(c) != 0;
+  if (deadline && flops > 2 * PART_FLOPS) {
+    int64_t row_flops = flops / (j->n * j->oh);
+    band = row_flops > 0 && PART_FLOPS / row_flops < j->oh ? PART_FLOPS / row_flops : j->oh;
+    if (band < 1) band = 1;
+    tfd_dnnl_conv_shape b;
+    int64_t in0;
+    for (int64_t oy = 0; oy < j->oh && band < j->oh; oy += band)
+      if (!band_shape(&s, oy, oy + band < j->oh ? oy + band : j->oh, &b, &in0)) band = j->oh;
+  }
+  if (band == j->oh && (!deadline || j->n == 1 || flops <= 2 * PART_FLOPS)) {
+    tfd_code code = tfd_dnnl_conv_run(p->dnnl, &s, j->x, j->f, j->bias, j->addend, j->y, threads, &st);
+    tfd_status_clear(&st);
+    return code == TFD_OK;
+  }
+  bool first = true;
+  for (int64_t i = 0; i < j->n; i++)
+    for (int64_t oy = 0; oy < j->oh; oy += band) {
+      if (tfd_kernel_should_stop(c)) {
+        *stopped = true;
+        return true;
+      }
+      tfd_dnnl_conv_shape b;
+      int64_t in0;
+      band_shape(&s, oy, oy + band < j->oh ? oy + band : j->oh, &b, &in0);
+      size_t out_at = (size_t)((i * j->oh + oy) * j->ow * j->o);
+      tfd_code code = tfd_dnnl_conv_run(p->dnnl, &b, j->x + (i * j->h + in0) * j->w * j->c, j->f, j->bias,
+                                        j->addend ? j->addend + out_at : NULL, j->y + out_at, threads, &st);
+      if (code != TFD_OK && !first) tfd_kernel_fail(c, k, code, "oneDNN convolution: %s", tfd_status_message(&st));
+      tfd_status_clear(&st);
+      if (code != TFD_OK) return !first;
+      first = false;
+    }
+  return true;
 }
 
 /* Whether the plain (unfused) op's input or filter is not float32: k_conv_generic.c then runs it,
@@ -345,12 +431,19 @@ static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *
 static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
   int64_t rows = j->n * j->oh * j->ow;
   if (rows == 0 || j->o == 0) return;
-  if (j->c > 0 && try_pointwise(c, (conv_params *)k->state, j)) return;
+  stop_watch watch;
+  watch_init(&watch, c);
+  bool stopped = false;
+  if (j->c > 0 && try_pointwise(c, (conv_params *)k->state, j, &watch)) {
+    if (atomic_load(&watch.stopped)) tfd_kernel_fail_stopped(c);
+    return;
+  }
   /* oneDNN pads output channels to a block of 16: with fewer than 8 (a detection head's 2 or 6
    * scores) OpenBLAS on the patches was faster in every layer measured (16x16x96 -> 2: 4.1 against
    * 7.0 us with bias and Relu; 8x8x96 -> 6: 2.3 against 2.6; 3x3x32 -> 1: 0.9 against 1.4). */
-  if (p->dnnl && j->o >= 8 && rows > 1 && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j)) {
-    dnnl_epilogue(c, j, rows);
+  if (p->dnnl && j->o >= 8 && rows > 1 && j->kh * j->kw * j->c > 0 && try_dnnl(c, p, j, k, &stopped)) {
+    if (stopped) tfd_kernel_fail_stopped(c);
+    else if (tfd_status_code(c->status) == TFD_OK) dnnl_epilogue(c, j, rows);
     return;
   }
   if (j->kh * j->kw * j->c == 0) {
@@ -361,7 +454,7 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
     return;
   }
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
-  conv_shared s = {j, rows, block_rows(j->kh * j->kw * j->c), false};
+  conv_shared s = {j, rows, block_rows(j->kh * j->kw * j->c), false, &watch};
   /* Room for the rows there are: a small layer's 1 MiB of patches would be a fresh mmap every run. */
   if (s.per > rows) s.per = rows;
   int64_t blocks = (rows + s.per - 1) / s.per;
@@ -372,6 +465,7 @@ static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, con
   }
   tfd_threadpool_parallel_for(c->intra_pool, blocks, INT64_MAX / (blocks + 1), conv_range, &s);
   if (s.failed) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the convolution's patches");
+  else if (atomic_load(&watch.stopped)) tfd_kernel_fail_stopped(c);
 }
 
 /* A job over x (and filter f, unless pooling) with g's geometry; its fused operands still unset. */
@@ -398,10 +492,18 @@ static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- DepthwiseConv2dNative ---- */
+typedef struct depthwise_job {
+  const conv_job *j;
+  stop_watch *watch;
+  int64_t part_rows; /* rows between two looks at the deadline, when watched */
+} depthwise_job;
+
 static void depthwise_range(int64_t b, int64_t e, void *arg) {
-  const conv_job *j = arg;
+  depthwise_job *dj = arg;
+  const conv_job *j = dj->j;
   int64_t m = j->o / j->c; /* channel multiplier */
   for (int64_t r = b; r < e; r++) {
+    if (dj->watch->c && (r - b) % dj->part_rows == 0 && watch_stop(dj->watch)) return;
     int64_t n = r / j->oh, oy = r % j->oh;
     for (int64_t ox = 0; ox < j->ow; ox++) {
       float *out = j->y + ((n * j->oh + oy) * j->ow + ox) * j->o;
@@ -447,11 +549,18 @@ static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
   j.y = tfd_tensor_data(y);
   int64_t rows = j.n * j.oh;
   if (rows == 0 || j.ow == 0 || j.o == 0) return;
-  if (p->dnnl && j.kh * j.kw > 0 && try_dnnl(c, p, &j)) {
-    dnnl_epilogue(c, &j, j.n * j.oh * j.ow);
+  bool stopped = false;
+  if (p->dnnl && j.kh * j.kw > 0 && try_dnnl(c, p, &j, k, &stopped)) {
+    if (stopped) tfd_kernel_fail_stopped(c);
+    else if (tfd_status_code(c->status) == TFD_OK) dnnl_epilogue(c, &j, j.n * j.oh * j.ow);
     return;
   }
-  tfd_threadpool_parallel_for(c->intra_pool, rows, j.ow * j.o * j.kh * j.kw * 2, depthwise_range, &j);
+  stop_watch watch;
+  watch_init(&watch, c);
+  int64_t row_flops = j.ow * j.o * j.kh * j.kw * 2;
+  depthwise_job dj = {&j, &watch, row_flops > 0 && PART_FLOPS / row_flops > 1 ? PART_FLOPS / row_flops : 1};
+  tfd_threadpool_parallel_for(c->intra_pool, rows, row_flops, depthwise_range, &dj);
+  if (atomic_load(&watch.stopped)) tfd_kernel_fail_stopped(c);
 }
 
 /* ---- MaxPool, AvgPool ---- */

@@ -172,39 +172,94 @@ static void blas_matmul(const gemm_job *j, int threads) {
   else tfd_activation_f64(j->attrs->act, j->C, j->C, j->m * j->n, j->attrs->alpha);
 }
 
+/* One product's operands, for rows [r0, r0 + rows) of its output. */
+typedef struct matmul_run {
+  matmul_attrs *attrs;
+  const tfd_kernel *k;
+  bool f32;
+  int64_t m, n, ka, ac, bc;
+  const void *A, *B, *bias;
+  void *C;
+  int threads;
+} matmul_run;
+
+static void matmul_rows(const matmul_run *r, int64_t r0, int64_t rows) {
+  matmul_attrs *attrs = r->attrs;
+  size_t es = r->f32 ? sizeof(float) : sizeof(double);
+  /* Row r0 of op(A): row r0 of A, or column r0 of A stored transposed. */
+  const char *A = (const char *)r->A + (size_t)(r->k->ta ? r0 : r0 * r->ac) * es;
+  char *C = (char *)r->C + (size_t)(r0 * r->n) * es;
+  if (r->f32 && use_own_gemm(attrs, r->k->ta, rows, r->n, r->ka, r->threads)) {
+    packed_weights *pw = packed_acquire(attrs, r->B, r->ka, r->n, r->k->tb);
+    if (pw) {
+      tfd_gemm_run(pw->gemm, (const float *)A, r->ka, rows, r->bias, attrs->act, (float)attrs->alpha, (float *)C, r->n);
+      packed_release(pw);
+      return;
+    }
+  }
+  /* oneDNN's matrices are dense: a panel of a transposed A (its columns) is not one. */
+  if (attrs->dnnl && r->f32 && r->ka > 0 && rows >= TFD_DNNL_MIN_ROWS && (!r->k->ta || rows == r->m)) {
+    /* A oneDNN failure (a shape its build cannot do, memory) leaves the product to OpenBLAS. */
+    tfd_status st = TFD_STATUS_INIT;
+    tfd_code code = tfd_dnnl_matmul_run(attrs->dnnl, (const float *)A, r->B, r->bias, (float *)C, rows, r->n, r->ka,
+                                        r->threads, &st);
+    tfd_status_clear(&st);
+    if (code == TFD_OK) return;
+  }
+  gemm_job j = {attrs, r->f32, r->k->ta, r->k->tb, rows, r->n, r->ka, r->ac, r->bc, A, r->B, r->bias, C};
+  blas_matmul(&j, r->threads > 0 ? r->threads : 1);
+}
+
+/* Under a deadline a large product runs in panels of output rows, and the step's deadline and
+ * cancellation are looked at between panels: one 1000x1000x1000 product (2 Gflop, 10-60 ms on one
+ * core) then overruns its deadline by a panel, not by itself. Panels are equal but the last, so
+ * oneDNN makes at most two more primitives for a node. A panel is about this many flops (2-4 ms on
+ * one core of this machine, an AMD EPYC with AVX2) where the weights are packed once (oneDNN, the
+ * AVX-512 GEMM): measured on one thread, [1000,1000]x[1000,1000] took the same time in panels of
+ * 2^26 flops as in one call. OpenBLAS packs B again in every call, so its panels are four times
+ * larger: 2^26 cost 35% more, 2^27 30%, 2^28 10% (22 ms in one call). Without a deadline a product
+ * is one call, as it always was. */
+#define PANEL_FLOPS_PACKED ((int64_t)1 << 27)
+#define PANEL_FLOPS_BLAS ((int64_t)1 << 28)
+
+static int64_t panel_rows(int64_t m, int64_t n, int64_t k, int64_t budget) {
+  int64_t per_row = 2 * n * (k > 0 ? k : 1), whole = per_row * m;
+  if (per_row <= 0 || whole / m != per_row || whole <= 2 * budget) return m; /* small (or overflowing): one */
+  int64_t panels = (whole + budget - 1) / budget;
+  return (m + panels - 1) / panels;
+}
+
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   matmul_attrs *attrs = k->state;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   tfd_matmul_shape s;
   if (!tfd_matmul_check(c, k, attrs->fused, &s)) return;
-  int64_t m = s.m, n = s.n, ka = s.k, ac = s.a_cols, bc = s.b_cols;
+  int64_t m = s.m, n = s.n;
   tfd_tensor *bias = attrs->fused ? c->inputs[2] : NULL;
   int64_t dims[2] = {m, n};
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(a), dims, 2);
   if (!out) return;
   c->outputs[0] = out;
   if (m == 0 || n == 0) return;
-  bool f32 = tfd_tensor_dtype(a) == TFD_FLOAT32;
-  const void *A = tfd_tensor_const_data(a), *B = tfd_tensor_const_data(b);
-  const void *bias_data = bias ? tfd_tensor_const_data(bias) : NULL;
-  int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
-  if (f32 && use_own_gemm(attrs, k->ta, m, n, ka, threads)) {
-    packed_weights *pw = packed_acquire(attrs, B, ka, n, k->tb);
-    if (pw) {
-      tfd_gemm_run(pw->gemm, A, ka, m, bias_data, attrs->act, (float)attrs->alpha, tfd_tensor_data(out), n);
-      packed_release(pw);
+  matmul_run r = {attrs, k, tfd_tensor_dtype(a) == TFD_FLOAT32, m, n, s.k, s.a_cols, s.b_cols,
+                  tfd_tensor_const_data(a), tfd_tensor_const_data(b), bias ? tfd_tensor_const_data(bias) : NULL,
+                  tfd_tensor_data(out), c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1};
+  int64_t per = m;
+  if (tfd_kernel_deadline(c)) {
+    bool packed = r.f32 && ((attrs->dnnl && !k->ta) || use_own_gemm(attrs, k->ta, m, n, s.k, r.threads));
+    per = panel_rows(m, n, s.k, packed ? PANEL_FLOPS_PACKED : PANEL_FLOPS_BLAS);
+  }
+  if (per >= m) {
+    matmul_rows(&r, 0, m);
+    return;
+  }
+  for (int64_t r0 = 0; r0 < m; r0 += per) {
+    if (tfd_kernel_should_stop(c)) {
+      tfd_kernel_fail_stopped(c);
       return;
     }
+    matmul_rows(&r, r0, m - r0 < per ? m - r0 : per);
   }
-  if (attrs->dnnl && f32 && ka > 0 && m >= TFD_DNNL_MIN_ROWS) {
-    /* A oneDNN failure (a shape its build cannot do, memory) leaves the product to OpenBLAS. */
-    tfd_status st = TFD_STATUS_INIT;
-    tfd_code code = tfd_dnnl_matmul_run(attrs->dnnl, A, B, bias_data, tfd_tensor_data(out), m, n, ka, threads, &st);
-    tfd_status_clear(&st);
-    if (code == TFD_OK) return;
-  }
-  gemm_job j = {attrs, f32, k->ta, k->tb, m, n, ka, ac, bc, A, B, bias_data, tfd_tensor_data(out)};
-  blas_matmul(&j, threads > 0 ? threads : 1);
 }
 
 static void matmul_cleanup(tfd_kernel *k) {

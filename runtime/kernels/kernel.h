@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "../device/device_internal.h"
 #include "../framework/op_registry.h"
@@ -21,6 +22,15 @@ typedef struct tfd_rendezvous tfd_rendezvous;
 typedef struct tfd_caller_queue tfd_caller_queue;
 typedef struct tfd_cancellation tfd_cancellation;
 typedef struct tfd_session_state tfd_session_state;
+
+/* A step's deadline as its kernels see it: when it falls, on tfd_kernel_clock_micros's clock (0:
+ * none for now; its owner may move it while the step runs, as a partial run does for each call that
+ * fetches), and what its timeout reports: "Timed out waiting for <what> (<timeout_ms> ms)". */
+typedef struct tfd_deadline {
+  _Atomic int64_t at;
+  int64_t timeout_ms;
+  const char *what; /* NULL: "the step" */
+} tfd_deadline;
 
 struct tfd_op_kernel_context {
   tfd_device *device;
@@ -49,6 +59,10 @@ struct tfd_op_kernel_context {
   pthread_t caller_thread;
   bool has_caller_thread;
   const struct tfd_kernel *kernel; /* the kernel computing (set for custom kernels) */
+  /* The step's deadline (NULL: none; see tfd_kernel_deadline). A kernel whose work can take
+   * milliseconds splits it when there is a deadline and asks tfd_kernel_should_stop between the
+   * parts, so that a step ends near its deadline rather than a whole product later. */
+  const tfd_deadline *deadline;
 };
 typedef struct tfd_op_kernel_context tfd_kernel_ctx;
 
@@ -137,6 +151,26 @@ tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt);
 tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *status);
 
 /* ---- helpers for kernel implementations ---- */
+/* Microseconds on a clock that only goes forward (CLOCK_MONOTONIC): the clock of deadlines. */
+static inline int64_t tfd_kernel_clock_micros(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+/* When the step's deadline falls (tfd_kernel_clock_micros), 0 when it has none now. */
+static inline int64_t tfd_kernel_deadline(const tfd_kernel_ctx *c) {
+  return c->deadline ? atomic_load_explicit(&c->deadline->at, memory_order_relaxed) : 0;
+}
+/* Whether the step's deadline has passed or the step was cancelled: a long kernel asks between the
+ * parts of its work (it reads the clock and takes the cancellation's lock, so ask every millisecond
+ * or so, not per element) and, when told to stop, returns through tfd_kernel_fail_stopped. */
+bool tfd_kernel_should_stop(const tfd_kernel_ctx *c);
+/* Fails the kernel for stopping early: DEADLINE_EXCEEDED with the step's timeout text (see
+ * tfd_kernel_timeout_status) once the deadline has passed, else the cancellation's code and reason. */
+void tfd_kernel_fail_stopped(tfd_kernel_ctx *c);
+/* Sets st to DEADLINE_EXCEEDED "Timed out waiting for <what> (N ms)", c's timeout: the text every
+ * timeout of a step reports, whether a waiter, the executor or a kernel saw it first. */
+void tfd_kernel_timeout_status(const tfd_kernel_ctx *c, tfd_status *st);
 /* Sets c->status to code with "node 'name' (Op): " and the message. */
 void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -9,6 +9,7 @@
 #include "../core/status_internal.h"
 #include "../core/tensor_internal.h"
 #include "../device/backend_module.h"
+#include "../framework/cancellation.h"
 #include "kernel.h"
 
 typedef struct kernel_entry {
@@ -249,6 +250,27 @@ void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, cons
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   tfd_status_setf(c->status, code, "node '%s' (%s): %s", k->name, k->op->name, msg);
+}
+
+bool tfd_kernel_should_stop(const tfd_kernel_ctx *c) {
+  int64_t deadline = tfd_kernel_deadline(c);
+  if (deadline > 0 && tfd_kernel_clock_micros() >= deadline) return true;
+  return c->cancellation && tfd_cancellation_is_cancelled(c->cancellation);
+}
+
+void tfd_kernel_timeout_status(const tfd_kernel_ctx *c, tfd_status *st) {
+  const tfd_deadline *d = c->deadline;
+  tfd_status_setf(st, TFD_DEADLINE_EXCEEDED, "Timed out waiting for %s (%lld ms)", d && d->what ? d->what : "the step",
+                  d ? (long long)d->timeout_ms : 0LL);
+}
+
+void tfd_kernel_fail_stopped(tfd_kernel_ctx *c) {
+  const char *why = NULL;
+  tfd_code code = c->cancellation ? tfd_cancellation_reason(c->cancellation, &why) : TFD_OK;
+  /* Cancelled: the reason the step reports anyway. Else the deadline passed (the only other reason
+   * to stop), and the step's own timeout text says so, as a waiter would have. */
+  if (code != TFD_OK) tfd_status_setf(c->status, code, "%s", why);
+  else tfd_kernel_timeout_status(c, c->status);
 }
 
 tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims) {

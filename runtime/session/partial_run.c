@@ -39,6 +39,9 @@ struct partial_run {
   bool *fed, *fetched;
   part_start *starts; /* by partition: how each starts on the inter-op pool */
   int inputs_left, outputs_left;
+  /* While a call that fetches runs, its deadline (0 between calls): the executors stop there, even
+   * when the work the call's feeds set going runs inside the call (no inter-op pool). */
+  tfd_deadline deadline;
 };
 
 void tfd_ds_prun_unref(partial_run *r) {
@@ -116,6 +119,9 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     r->outputs_left = no;
     r->rendezvous = tfd_rendezvous_new();
     r->cancel = tfd_cancellation_new();
+    atomic_init(&r->deadline.at, 0); /* a fetching call's deadline, set by the call */
+    r->deadline.timeout_ms = tfd_session_options_operation_timeout_ms(s->options);
+    r->deadline.what = "a partial run fetch";
     r->abort_token = -1;
     r->status = (tfd_status)TFD_STATUS_INIT;
     pthread_mutex_init(&r->mu, NULL);
@@ -144,7 +150,8 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     int64_t step_id = tfd_ds_next_step_id();
     for (int p = 0; p < b->num_parts; p++) {
       tfd_executor_args args = {step_id, r->rendezvous, NULL, 0, NULL, 0, s->inter_pool, NULL, r->cancel, s->state,
-                                NULL, pthread_self(), false, false, 0, NULL}; /* partial runs have no caller to run kernels on */
+                                NULL, pthread_self(), false, false, /* partial runs have no caller to run kernels on */
+                                0, NULL, &r->deadline};
       /* As TensorFlow's RunAsync, the step starts on the inter-op pool, not on this thread: a loop in
        * it that never ends (or runs long) must not keep prun_setup from returning. Without a pool
        * (inter_op_threads = -1) it runs here, as every step of such a session does. */
@@ -319,6 +326,9 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
       if (code == TFD_OK) code = check_fetch(r, fetch_idx[i], fed_now, st);
     }
   }
+  int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
+  if (code == TFD_OK && nfe > 0 && timeout > 0 && timeout < INT64_MAX / 2000)
+    atomic_store(&r->deadline.at, tfd_kernel_clock_micros() + timeout * 1000); /* before the feeds start work */
   for (int i = 0; code == TFD_OK && i < nf; i++) {
     int k = (int)(intptr_t)tfd_strmap_get(&b->feed_index, feeds[i]) - 1;
     char *key = tfd_rendezvous_key(TFD_CLIENT_DEVICE, 0, TFD_CLIENT_DEVICE, feeds[i]);
@@ -330,7 +340,6 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
       r->inputs_left--;
     }
   }
-  int64_t timeout = tfd_session_options_operation_timeout_ms(s->options);
   for (int i = 0; code == TFD_OK && i < nfe; i++) {
     recv_wait w = {.pending = 1, .status = TFD_STATUS_INIT};
     pthread_mutex_init(&w.mu, NULL);
@@ -370,6 +379,7 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
     pthread_cond_destroy(&w.cv);
   }
   /* Done, as TensorFlow's PendingDone: every input fed and every output fetched. */
+  atomic_store(&r->deadline.at, 0); /* between calls the executors run on with nobody waiting */
   bool finished = code == TFD_OK && r->outputs_left == 0 && r->inputs_left == 0;
   if (finished) atomic_store(&r->state, PRUN_FINISHED);
   tfd_ds_free_names(feeds, nf);

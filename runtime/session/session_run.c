@@ -184,7 +184,7 @@ tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_opt
     tfd_executor_args args = {x->step_id, x->rendezvous, feeds, b->num_feeds, x->fetches, b->num_fetches,
                               runner, x->stats ? x->stats[p] : NULL, x->cancel, s->state,
                               x->has_queue ? &x->queue : NULL, x->caller, !async, x->allocation_records,
-                              tfd_ds_run_timeout(s, ro), NULL};
+                              tfd_ds_run_timeout(s, ro), NULL, NULL};
     /* A partition on a device with device math (a GPU) mostly queues work on its streams and waits on
      * _Recv without holding a thread: a blocking run starts it here too, sparing the step a pool
      * thread's wakeup (several microseconds) on its critical path. */
