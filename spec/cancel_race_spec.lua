@@ -116,6 +116,45 @@ io.write("done\n")
     assert.are.equal(20, cancelled, out)
   end)
 
+  it("future:cancel() and collection fail a pending run's Lua kernel unrun", function()
+    -- Run in a child under a time limit: a kernel left in a queue nobody drains would hang its step.
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local tfdev = require "tfdev"
+local calls = 0
+tfdev.op.register { name = "LuaTwiceOnCancel", inputs = 1, outputs = 1,
+  kernel = function(x) calls = calls + 1; return tfdev.tensor({ x:totable()[1] * 2 }, "float32") end }
+local g = tfdev.graph()
+g:op("LuaTwiceOnCancel", { g:placeholder("float32", { 1 }, { name = "x" }) }, { name = "y" })
+local s = tfdev.session()
+s:create(g:graph_def())
+for i = 1, 20 do
+  local fut = s:run_async({ x = { 4 } }, "y")
+  -- most rounds give the step time to queue its kernel for this thread first
+  local t = os.clock() + (i % 4 == 0 and 0 or 0.002)
+  while os.clock() < t do end
+  fut:cancel()
+  local ok, err = pcall(fut.result, fut)
+  io.write(ok and "value " or ("error " .. err.code .. " " .. err.message), "\n")
+end
+for _ = 1, 20 do s:run_async({ x = { 4 } }, "y") end -- dropped pending: cancelled by collection
+collectgarbage(); collectgarbage()
+io.write("calls ", calls, "\n")
+assert(s:run({ x = { 3 } }, "y"):totable()[1] == 6)
+s:close()
+io.write("done\n")
+]])
+    f:close()
+    local p = io.popen("timeout 30 " .. os.getenv("TFDEV_EXE") .. " " .. script .. " 2>&1; echo \"exit=$?\"")
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    assert.truthy(out:find("calls 0\ndone\nexit=0", 1, true), out)
+    local _, cancelled = out:gsub("error CANCELLED Run was cancelled%.", "")
+    assert.are.equal(20, cancelled, out)
+  end)
+
   it("the session factory's reset racing pending runs", function()
     local tally = { ok = 0, cancelled = 0, bad = 0 }
     for _ = 1, rounds // 10 do

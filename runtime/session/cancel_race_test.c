@@ -234,14 +234,16 @@ static void test_factory_reset_races_runs(void) {
 /* A kernel that runs on the caller's thread (as Lua kernels do): an asynchronous step with it pending
  * in the caller queue, which only the thread waiting on the run drains. close() must not wait for a
  * wait that never comes: the kernel fails unrun and the run ends CANCELLED. */
+static atomic_int caller_copies; /* how many times the caller-thread kernel ran */
+
 static void copy_input(void *user, void *state, tfd_kernel_context *c) {
   (void)user, (void)state;
+  atomic_fetch_add(&caller_copies, 1);
   tfd_kernel_context_set_output(c, 0, tfd_kernel_context_input(c, 0));
 }
 
-static void test_close_with_a_caller_thread_kernel_pending(void) {
+static void register_caller_copy(tfd_status *st) {
   static bool registered;
-  tfd_status *st = tfd_status_new();
   if (!registered) {
     tfd_custom_op op = {.name = "CallerCopy", .num_inputs = 1, .num_outputs = 1};
     tfd_custom_kernel k = {.op = "CallerCopy", .device_type = "CPU", .compute = copy_input, .on_caller_thread = true};
@@ -249,6 +251,11 @@ static void test_close_with_a_caller_thread_kernel_pending(void) {
     CHECK_INT(tfd_custom_kernel_register(&k, st), TFD_OK);
     registered = true;
   }
+}
+
+static void test_close_with_a_caller_thread_kernel_pending(void) {
+  tfd_status *st = tfd_status_new();
+  register_caller_copy(st);
   alarm(60); /* the starting code waited in close() for ever */
   int rounds = iterations() / 100;
   outcome o = {0};
@@ -279,8 +286,53 @@ static void test_close_with_a_caller_thread_kernel_pending(void) {
   tfd_status_free(st);
 }
 
+/* Cancelling an asynchronous run fails its caller-thread kernels unrun, whether they wait in its
+ * queue or come later: whoever would run them may never wait (a Lua future collected), and a later
+ * wait must not run work of a cancelled step. */
+static void test_cancel_with_a_caller_thread_kernel_pending(void) {
+  tfd_status *st = tfd_status_new();
+  register_caller_copy(st);
+  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_graph_def *g = tfd_graph_def_new();
+  tg_set_type(tg_node(g, "a", "Placeholder", NULL, NULL, NULL), "dtype", TFD_FLOAT32);
+  tg_node(g, "c", "CallerCopy", "a", NULL, NULL);
+  CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
+  tfd_tensor *a = tg_scalar(5);
+  const char *feed = "a", *fetch = "c";
+  int rounds = iterations() / 100;
+  outcome o = {0};
+  atomic_store(&caller_copies, 0);
+  for (int i = 0; i < rounds; i++) {
+    tfd_run *r = tfd_session_run_async(s, NULL, &feed, &a, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, st);
+    CHECK(r != NULL);
+    if (!r) break;
+    if (i % 2) usleep((useconds_t)(i % 7) * 10); /* sometimes after the kernel is queued */
+    tfd_run_cancel(r);
+    if (tfd_run_wait(r, -1, st) && tfd_status_code(st) == TFD_CANCELLED &&
+        strcmp(tfd_status_message(st), "Run was cancelled.") == 0)
+      o.cancelled++;
+    else
+      o.bad++, snprintf(o.last_bad, sizeof o.last_bad, "%s: %s", tfd_code_name(tfd_status_code(st)), tfd_status_message(st));
+    tfd_status_reset(st);
+    tfd_run_free(r);
+  }
+  CHECK_INT(atomic_load(&caller_copies), 0);
+  /* The session still runs the kernel for a run nobody cancels. */
+  tfd_tensor *out = NULL;
+  CHECK_INT(tfd_session_run(s, NULL, &feed, &a, 1, &fetch, 1, NULL, 0, &out, NULL, st), TFD_OK);
+  CHECK(out && *(const float *)tfd_tensor_data(out) == 5.0f);
+  CHECK_INT(atomic_load(&caller_copies), 1);
+  tfd_tensor_unref(out);
+  tfd_tensor_unref(a);
+  tfd_graph_def_free(g);
+  tfd_session_free(s);
+  report("cancel with a caller-thread kernel pending", rounds, &o);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
     {"close with a caller-thread kernel pending", test_close_with_a_caller_thread_kernel_pending},
+    {"cancel with a caller-thread kernel pending", test_cancel_with_a_caller_thread_kernel_pending},
     {"cancel and free as the step ends", test_cancel_and_free_as_the_step_ends},
     {"cancel from another thread", test_cancel_from_another_thread},
     {"close with runs pending", test_close_with_runs_pending},

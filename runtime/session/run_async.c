@@ -12,8 +12,9 @@
 #include "session_internal.h"
 
 /*
- * A tfd_run is shared by the caller's handle and its step while the step
- * runs (two references). The step holds the session as a call in flight
+ * A tfd_run is shared by the caller's handle, its step while the step runs,
+ * and the registration of fail_queued_kernels on its cancellation until that
+ * registration ends (three references). The step holds the session as a call in flight
  * (inflight) until it has ended and done has returned, so close() cancels
  * it through the active list and waits for it; after that the run touches
  * the session no more, and its handle outlives the session safely. */
@@ -38,10 +39,31 @@ static void run_unref(tfd_run *r) {
   free(r);
 }
 
+/* Cancelling the run closes its caller queue: the kernels waiting there, and any posted later, fail
+ * unrun, since whoever would run them (a waiter on the run) may never come (a run cancelled and freed,
+ * a Lua future collected) and the step could not end. The registration holds a reference to the run
+ * (release_run): the callback may run after the step has ended. */
+static void fail_queued_kernels(void *arg, tfd_code code, const char *message) {
+  (void)code;
+  (void)message;
+  tfd_run *r = arg;
+  /* Set by step_start before anyone could cancel: the caller has no handle until it returns, and
+   * close() finds the step only once it is in the active list. */
+  if (!r->x.has_queue) return;
+  pthread_mutex_lock(&r->mu);
+  caller_item *items = tfd_caller_queue_close_locked(&r->x.queue);
+  pthread_mutex_unlock(&r->mu);
+  tfd_caller_queue_cancel_items(items);
+}
+
+static void release_run(void *arg) { run_unref(arg); }
+
 /* on_done of an asynchronous step: the last partition has ended (or none ran). */
 static void run_step_done(step *x) {
   tfd_run *r = (tfd_run *)((char *)x - offsetof(tfd_run, x));
   tfd_session *s = r->s;
+  /* Its release drops the registration's reference now, or once the callback, if running, returns. */
+  tfd_cancellation_deregister(r->cancel, r->queue_token);
   tfd_code code = tfd_ds_step_finish(x, r->outs, r->meta, r->timeout_ms, &r->status);
   if (code == TFD_OK) {
     for (int i = 0; i < r->num_outputs; i++) r->outputs[i] = tfd_tensor_ref(r->outs[r->fetch_map[i]]);
@@ -104,11 +126,18 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
   tfd_refcount_inc(&r->refs);
   tfd_ds_hold(s);
   r->cancel = tfd_cancellation_new();
+  r->queue_token = TFD_CANCEL_NO_MEMORY;
+  if (r->cancel) {
+    tfd_refcount_inc(&r->refs); /* the registration's, dropped by its release */
+    r->queue_token = tfd_cancellation_register(r->cancel, fail_queued_kernels, release_run, r);
+    if (r->queue_token < 0) tfd_refcount_dec(&r->refs); /* refused: no release will run (never the last) */
+  }
   r->x.queue_mu = &r->mu; /* caller-thread kernels are run by whoever waits on or polls the run */
   r->x.queue_cv = &r->cv;
-  tfd_code started = r->cancel ? tfd_ds_step_start(&r->x, s, b, ro, r->feeds, run_step_done, tfd_cancellation_ref(r->cancel), st)
+  tfd_code started = r->queue_token >= 0 ? tfd_ds_step_start(&r->x, s, b, ro, r->feeds, run_step_done, tfd_cancellation_ref(r->cancel), st)
                                : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
   if (started != TFD_OK) {
+    if (r->queue_token >= 0) tfd_cancellation_deregister(r->cancel, r->queue_token); /* nobody has cancelled it */
     tfd_ds_leave(s);
     tfd_refcount_dec(&r->refs); /* the step's: it never started */
     run_unref(r);

@@ -218,6 +218,7 @@ struct tfd_run {
   tfd_run_done_fn done;
   void *done_arg;
   tfd_cancellation *cancel; /* our own reference: cancelling after the step is harmless */
+  int64_t queue_token;      /* fail_queued_kernels' registration on cancel */
   int64_t timeout_ms;       /* > 0: the step's deadline, checked by wait and ready */
   struct timespec deadline;
   pthread_mutex_t mu;
