@@ -4,6 +4,7 @@
 -- must end with its value or CANCELLED with the message of its path. runtime/session/
 -- cancel_race_test.c does the same from C, with more rounds.
 local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
 
 local rounds = tonumber(os.getenv("TFDEV_STRESS_ITERS") or "") or 1000
 rounds = rounds * 3 -- 3,000 by default; CI's valgrind run sets fewer
@@ -85,9 +86,7 @@ describe("cancelling runs as they end", function()
 
   it("session:close() returns while a Lua kernel of a pending run waits for its caller", function()
     -- The starting code waited in close() for ever: run in a child under a time limit.
-    local script = os.tmpname()
-    local f = assert(io.open(script, "w"))
-    f:write([[
+    local out, code = h.run_child([[
 local tfdev = require "tfdev"
 tfdev.op.register { name = "LuaTwiceOnClose", inputs = 1, outputs = 1,
   kernel = function(x) return tfdev.tensor({ x:totable()[1] * 2 }, "float32") end }
@@ -105,22 +104,16 @@ for _ = 1, 20 do
   s:create(g:graph_def())
 end
 io.write("done\n")
-]])
-    f:close()
-    local p = io.popen("timeout 30 " .. os.getenv("TFDEV_EXE") .. " " .. script .. " 2>&1; echo \"exit=$?\"")
-    local out = p:read("a")
-    p:close()
-    os.remove(script)
-    assert.truthy(out:find("done\nexit=0", 1, true), out)
+]], 30)
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("done\n", 1, true), out)
     local _, cancelled = out:gsub("error CANCELLED Session has been closed%.", "")
     assert.are.equal(20, cancelled, out)
   end)
 
   it("future:cancel() and collection fail a pending run's Lua kernel unrun", function()
     -- Run in a child under a time limit: a kernel left in a queue nobody drains would hang its step.
-    local script = os.tmpname()
-    local f = assert(io.open(script, "w"))
-    f:write([[
+    local out, code = h.run_child([[
 local tfdev = require "tfdev"
 local calls = 0
 tfdev.op.register { name = "LuaTwiceOnCancel", inputs = 1, outputs = 1,
@@ -144,13 +137,9 @@ io.write("calls ", calls, "\n")
 assert(s:run({ x = { 3 } }, "y"):totable()[1] == 6)
 s:close()
 io.write("done\n")
-]])
-    f:close()
-    local p = io.popen("timeout 30 " .. os.getenv("TFDEV_EXE") .. " " .. script .. " 2>&1; echo \"exit=$?\"")
-    local out = p:read("a")
-    p:close()
-    os.remove(script)
-    assert.truthy(out:find("calls 0\ndone\nexit=0", 1, true), out)
+]], 30)
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("calls 0\ndone\n", 1, true), out)
     local _, cancelled = out:gsub("error CANCELLED Run was cancelled%.", "")
     assert.are.equal(20, cancelled, out)
   end)

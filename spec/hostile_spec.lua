@@ -3,22 +3,7 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local exe = os.getenv("TFDEV_EXE")
-
--- Runs a Lua chunk in a fresh tfdev process (so finalizers at state close run, and a crash is a failure,
--- not the end of the spec run); returns its output and exit status.
-local function run_script(src)
-  local name = os.tmpname()
-  local f = assert(io.open(name, "w"))
-  f:write(src)
-  f:close()
-  local p = io.popen(exe .. " " .. name .. " 2>&1; echo \"exit=$?\"")
-  local out = p:read("a")
-  p:close()
-  os.remove(name)
-  local body, code = out:match("^(.-)exit=(%d+)%s*$")
-  return body, tonumber(code)
-end
+local run_script = h.run_child
 
 local function session_with(graph, options)
   local s = tfdev.session(options)

@@ -6,8 +6,6 @@
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
 
-local exe = os.getenv("TFDEV_EXE")
-
 -- What every child script starts with: show(label, pcall(...)) prints the label and "ok" with the
 -- results, or the tfdev.error as "CODE: message" (anything else is said to be no tfdev.error).
 local prelude = [[
@@ -35,17 +33,7 @@ end
 -- Runs prelude .. src in a fresh tfdev process, killed after 60 s (a hang is exit status 124);
 -- returns its output and exit status. `before` runs before the prelude, so before tfdev opens.
 local function run_child(src, before)
-  assert(exe, "TFDEV_EXE must name the tfdev executable (ctest sets it)")
-  local name = os.tmpname()
-  local f = assert(io.open(name, "w"))
-  f:write(before or "", "\n", prelude, src)
-  f:close()
-  local p = io.popen("timeout -k 5 60 " .. exe .. " " .. name .. " 2>&1; echo \"exit=$?\"")
-  local out = p:read("a")
-  p:close()
-  os.remove(name)
-  local body, code = out:match("^(.-)exit=(%d+)%s*$")
-  return body, tonumber(code)
+  return h.run_child((before or "") .. "\n" .. prelude .. src)
 end
 
 local function has(out, line)

@@ -45,6 +45,24 @@ function helpers.reference_feeds(ref, prefix)
   return feeds, fetches
 end
 
+--- Runs the Lua source `src` in a fresh tfdev process (TFDEV_EXE, set by ctest), so that a crash or
+--- a hang fails the spec rather than ending the run, and finalizers at state close run. A run past
+--- `timeout_s` seconds (default 60) is killed: exit status 124. Returns its output (stdout and
+--- stderr) and its exit status.
+function helpers.run_child(src, timeout_s)
+  local exe = assert(os.getenv("TFDEV_EXE"), "TFDEV_EXE must name the tfdev executable (ctest sets it)")
+  local name = os.tmpname()
+  local f = assert(io.open(name, "w"))
+  f:write(src)
+  f:close()
+  local p = io.popen(string.format("timeout -k 5 %d %s %s 2>&1; echo \"exit=$?\"", timeout_s or 60, exe, name))
+  local out = p:read("a")
+  p:close()
+  os.remove(name)
+  local body, code = out:match("^(.-)exit=(%d+)%s*$")
+  return body, tonumber(code)
+end
+
 --- The GraphDef table of y = -(x * x), x a float32 Placeholder (nodes "x", "sq", "y").
 function helpers.neg_square_graph()
   return { node = {
