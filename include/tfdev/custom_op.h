@@ -89,7 +89,9 @@ typedef struct tfd_custom_kernel {
   void (*compute)(void *user, void *state, tfd_kernel_context *ctx);
   /* Run compute on the thread that started the step (the one in tfd_session_run, or the one
    * waiting on or polling an async run), never on a pool thread: for kernels that call into a
-   * single-threaded world (a Lua state). Other kernels keep running on the pools meanwhile. */
+   * single-threaded world (a Lua state). Other kernels keep running on the pools meanwhile. When
+   * the run is cancelled (tfd_run_cancel, a timeout) or its session closed before compute could
+   * run there, it never runs: the node fails CANCELLED. */
   bool on_caller_thread;
   void *user;
 } tfd_custom_kernel;

@@ -160,7 +160,8 @@ TFD_API tfd_code tfd_run_take_outputs(tfd_run *run, tfd_tensor **outputs, tfd_st
  * ends CANCELLED ("Run was cancelled."), as a timeout ends it. A step that
  * only computes stops before its next node (a kernel already running
  * finishes, unless the run has a timeout, under which long products and
- * convolutions stop between parts). After the run has ended it changes
+ * convolutions stop between parts). Kernels waiting to run on the caller's
+ * thread (on_caller_thread) fail unrun. After the run has ended it changes
  * nothing. */
 TFD_API void tfd_run_cancel(tfd_run *run);
 /* Frees the handle: a run still going is cancelled and waited for (done
