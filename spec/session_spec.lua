@@ -344,3 +344,49 @@ describe("tfdev.session", function()
     assert.are.equal(2, s:devices()[1].num_threads)
   end)
 end)
+
+-- TensorFlow's feed rewriting (subgraph::FeedInputs): a fed tensor is replaced by its feed, and a node
+-- whose every output is fed (a Placeholder) hands its control out-edges to the feed, so a fed
+-- Placeholder that other nodes depend on by control (TF Hub graphs' "^input" on Consts) is not run.
+describe("feeds of nodes with control out-edges", function()
+  local function split_graph()
+    return { node = {
+      { name = "p", op = "Placeholder", attr = { dtype = "float32" } },
+      { name = "axis", op = "Const", attr = { value = tfdev.tensor(0, "int32") } },
+      { name = "sp", op = "Split", input = { "axis", "p" }, attr = { num_split = 2, T = "float32" } },
+      { name = "c", op = "Const", input = { "^sp" }, attr = { value = tfdev.tensor(7, "float32") } },
+    } }
+  end
+
+  it("a fed Placeholder's control dependents wait on the feed, not on the Placeholder", function()
+    local s <close> = tfdev.session()
+    s:create { node = {
+      { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+      { name = "c", op = "Const", input = { "^x" }, attr = { value = tfdev.tensor(2, "float32") } },
+      { name = "y", op = "Mul", input = { "x", "c" } },
+    } }
+    assert.are.equal(6, s:run({ x = tfdev.tensor(3, "float32") }, "y"):item())
+    assert.are.equal(2, s:run({ x = tfdev.tensor(3, "float32") }, "c"):item())
+    -- not fed: the Placeholder still runs for its dependents, and says so
+    h.raises("INVALID_ARGUMENT", "You must feed a value for placeholder tensor 'x'", s.run, s, {}, "c")
+  end)
+
+  it("a node with only some outputs fed still runs for its control dependents", function()
+    local s <close> = tfdev.session()
+    s:create(split_graph())
+    local half = tfdev.tensor({ 1 }, "float32")
+    h.raises("INVALID_ARGUMENT", "You must feed a value for placeholder tensor 'p'", s.run, s, { ["sp:0"] = half }, "c")
+    -- every output fed: nothing of it runs, so p need not be fed
+    assert.are.equal(7, s:run({ ["sp:0"] = half, ["sp:1"] = half }, "c"):item())
+  end)
+
+  it("through a callable and a partial run too", function()
+    local s <close> = tfdev.session()
+    s:create(split_graph())
+    local half = tfdev.tensor({ 1 }, "float32")
+    local f <close> = s:make_callable { feeds = { "sp:0", "sp:1" }, fetches = "c" }
+    assert.are.equal(7, f(half, half):item())
+    local pr <close> = s:prun_setup({ "sp:0", "sp:1" }, { "c" })
+    assert.are.equal(7, s:prun(pr, { ["sp:0"] = half, ["sp:1"] = half }, "c"):item())
+  end)
+end)

@@ -58,6 +58,20 @@ static int fed(const int *feed_node, const int *feed_index, int num_feeds, int n
   return -1;
 }
 
+/* The feed that stands for node as the source of control edges, or -1: a node whose every output is
+ * fed (a Placeholder, say) does no work in the step, so its control out-edges move onto its first
+ * feed, as TensorFlow's subgraph::FeedInputs moves a fed Placeholder's. Otherwise the node still runs
+ * and its control edges stay. */
+static int replaced_by_feed(const tfd_graph *g, const int *feed_node, const int *feed_index, int num_feeds, int node) {
+  int outputs = g->nodes[node].num_outputs, first = -1;
+  for (int i = 0; i < outputs; i++) {
+    int f = fed(feed_node, feed_index, num_feeds, node, i);
+    if (f < 0) return -1;
+    if (first < 0 || f < first) first = f;
+  }
+  return first;
+}
+
 /* Tensor connections (CallableOptions.tensor_connection), resolved: to (node, index) reads from
  * (node, index) instead. */
 typedef struct connection {
@@ -198,8 +212,12 @@ tfd_graph_def *tfd_subgraph_for_run_connected(const tfd_graph *full, const char 
                                            gn->inputs[k].index);
       if (code != TFD_OK) goto done;
     }
-    for (int k = 0; k < gn->num_control; k++)
-      if (add_input_f(copy, st, "^%s", tfd_gnode_name(&full->nodes[gn->control[k]])) != TFD_OK) goto done;
+    for (int k = 0; k < gn->num_control; k++) {
+      int f = replaced_by_feed(full, feed_node, feed_index, num_feeds, gn->control[k]);
+      tfd_code code = f >= 0 ? add_input_f(copy, st, "^_feed_%d", f)
+                             : add_input_f(copy, st, "^%s", tfd_gnode_name(&full->nodes[gn->control[k]]));
+      if (code != TFD_OK) goto done;
+    }
   }
   for (int k = 0; k < num_feeds; k++) {
     char name[32];
