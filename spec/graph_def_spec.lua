@@ -622,3 +622,54 @@ describe("TensorFlow.js attr lists with a bad item", function()
     os.remove(path)
   end)
 end)
+
+-- TensorFlow.js's converter writes int64 weights as int32 and float64 as float32 in the manifest while
+-- the node still declares the wide type: the loader widens them to what the graph declares.
+describe("TensorFlow.js weights stored narrower than declared", function()
+  local function model(dir, tf_type, js_type, fmt, values)
+    local f = assert(io.open(dir .. "/w.bin", "wb"))
+    f:write(string.pack("<" .. string.rep(fmt, #values), table.unpack(values)))
+    f:close()
+    f = assert(io.open(dir .. "/model.json", "w"))
+    f:write(string.format([[{"format": "graph-model", "modelTopology": {"node": [
+      {"name": "w", "op": "Const", "attr": {"dtype": {"type": "%s"},
+        "value": {"tensor": {"dtype": "%s", "tensorShape": {"dim": [{"size": "%d"}]}}}}},
+      {"name": "y", "op": "Identity", "input": ["w"], "attr": {"T": {"type": "%s"}}}]},
+      "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "w", "shape": [%d], "dtype": "%s"}]}]}]],
+      tf_type, tf_type, #values, tf_type, #values, js_type))
+    f:close()
+    return dir .. "/model.json"
+  end
+
+  local dir
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p '" .. dir .. "'"))
+  end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  it("int32 in the manifest, int64 in the graph: int64 values", function()
+    local s <close> = tfdev.session()
+    s:create(tfdev.graph_def.load(model(dir, "DT_INT64", "int32", "i4", { 7, -2147483648, 2147483647 })))
+    local y = s:run({}, "y")
+    assert.are.equal("int64", y.dtype)
+    assert.are.same({ 7, -2147483648, 2147483647 }, y:totable())
+  end)
+
+  it("float32 in the manifest, float64 in the graph: float64 values", function()
+    local s <close> = tfdev.session()
+    s:create(tfdev.graph_def.load(model(dir, "DT_DOUBLE", "float32", "f", { 0.5, -3.25 })))
+    local y = s:run({}, "y")
+    assert.are.equal("float64", y.dtype)
+    assert.are.same({ 0.5, -3.25 }, y:totable())
+  end)
+
+  it("the same dtype on both sides is kept", function()
+    local s <close> = tfdev.session()
+    s:create(tfdev.graph_def.load(model(dir, "DT_INT32", "int32", "i4", { 1, 2 })))
+    local y = s:run({}, "y")
+    assert.are.equal("int32", y.dtype)
+    assert.are.same({ 1, 2 }, y:totable())
+  end)
+end)

@@ -608,6 +608,25 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
       else ((bool *)tfd_tensor_data(t))[i] = x != 0;
     }
   }
+  /* TensorFlow.js's converter stores int64 weights as int32 and float64 as float32 while the node
+   * still declares the wide type: widen to what the graph declares (TensorFlow.js computes in the
+   * narrow type, tfdev in the declared one, as TensorFlow would). */
+  const tfd_attr_value *declared = tfd_node_def_attr(n, "dtype");
+  if (declared && declared->type == TFD_ATTR_TYPE &&
+      ((dt == TFD_INT32 && declared->dtype == TFD_INT64) || (dt == TFD_FLOAT32 && declared->dtype == TFD_FLOAT64))) {
+    tfd_tensor *wide = tfd_tensor_new(NULL, declared->dtype, ws.s.dims, ws.s.ndims, c->st);
+    if (!wide) {
+      tfd_tensor_unref(t);
+      return tfd_status_code(c->st);
+    }
+    for (int64_t i = 0; i < numel; i++) {
+      if (dt == TFD_INT32) ((int64_t *)tfd_tensor_data(wide))[i] = ((const int32_t *)tfd_tensor_data(t))[i];
+      else ((double *)tfd_tensor_data(wide))[i] = ((const float *)tfd_tensor_data(t))[i];
+    }
+    tfd_tensor_unref(t);
+    t = wide;
+    dt = declared->dtype;
+  }
   tfd_attr_value value = {.type = TFD_ATTR_TENSOR, .tensor = t}, type = {.type = TFD_ATTR_TYPE, .dtype = dt};
   tfd_code code = tfd_node_def_set_attr(n, "value", &value, c->st);
   if (code == TFD_OK) code = tfd_node_def_set_attr(n, "dtype", &type, c->st);
