@@ -1,6 +1,6 @@
 -- Elementwise math, comparisons and logic against values worked out here (by hand or by a small Lua
 -- reference that uses Lua's own floor division and modulo, IEEE comparisons and wrapping integers):
--- Selu, Softplus, Rsqrt, Reciprocal, Pow, SquaredDifference, FloorDiv, FloorMod, Equal, NotEqual, Less,
+-- Selu, Softplus, Rsqrt, Reciprocal, Floor, Ceil, Sin, Cos, Pow, SquaredDifference, FloorDiv, FloorMod, Equal, NotEqual, Less,
 -- LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalNot, Select, SelectV2, AddN.
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
@@ -113,6 +113,22 @@ describe("elementwise math ops", function()
     close({ 0.5, -0.25, 2, inf, -inf, 1 / 3 }, value("Reciprocal", { T({ 2, -4, 0.5, 0, -0.0, 3 }, "float64") }), 1e-15)
     close({ 0.5, -0.25, 1 / 3 }, value("Reciprocal", { T({ 2, -4, 3 }, "float32") }), 1e-7)
     h.raises("INVALID_ARGUMENT", "T=int64 is not allowed", value, "Reciprocal", { T({ 2 }, "int64") })
+  end)
+
+  it("Floor, Ceil, Sin and Cos, negatives, halves, infinities and NaN included", function()
+    local x = { -2.5, -0.5, 0, 0.5, 1.5, 3, inf, -inf, nan }
+    for _, dt in ipairs { "float32", "float64" } do
+      close({ -3, -1, 0, 0, 1, 3, inf, -inf, nan }, value("Floor", { T(x, dt) }))
+      close({ -2, -0.0, 0, 1, 2, 3, inf, -inf, nan }, value("Ceil", { T(x, dt) }))
+    end
+    local angles = { 0, 0.5, -1, math.pi, 100 }
+    local sin, cos = {}, {}
+    for i, a in ipairs(angles) do sin[i], cos[i] = math.sin(a), math.cos(a) end
+    close(sin, value("Sin", { T(angles, "float64") }), 1e-15, 1e-15)
+    close(cos, value("Cos", { T(angles, "float64") }), 1e-15, 1e-15)
+    close(sin, value("Sin", { T(angles, "float32") }), 1e-6, 1e-6)
+    close({ nan, nan }, value("Cos", { T({ inf, nan }, "float32") }))
+    h.raises("INVALID_ARGUMENT", "T=int32 is not allowed", value, "Floor", { T({ 2 }, "int32") })
   end)
 
   local function ipow(x, y, wrap)

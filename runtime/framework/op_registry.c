@@ -1904,6 +1904,7 @@ static const tfd_op_def ops[] = {
     UNARY("Relu6", NUM), UNARY("Elu", FLT),
     /* elementwise math, comparisons, logic */
     UNARY("Selu", FLT), UNARY("Softplus", FLT), UNARY("Rsqrt", FLT), UNARY("Reciprocal", FLT),
+    UNARY("Floor", FLT), UNARY("Ceil", FLT), UNARY("Sin", FLT), UNARY("Cos", FLT),
     BINARY("Pow"), BINARY("SquaredDifference"), BINARY("FloorDiv"), BINARY("FloorMod"),
     {"Equal", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},
     {"NotEqual", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},

@@ -1,6 +1,7 @@
 /* Elementwise math, comparisons and logic with TensorFlow's semantics.
  *
- * Unary: Selu, Softplus, Rsqrt, Reciprocal (float), LogicalNot (bool).
+ * Unary: Selu, Softplus, Rsqrt, Reciprocal, Floor, Ceil, Sin, Cos (float),
+ * LogicalNot (bool).
  * Binary with numpy broadcasting: Pow, SquaredDifference, FloorDiv, FloorMod
  * (numbers); Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual (bool
  * out); LogicalAnd, LogicalOr (bool). Select (TF1: condition scalar, same
@@ -27,7 +28,11 @@ enum {
   L_SOFTPLUS,
   L_RSQRT,
   L_RECIPROCAL,
-  L_LOGICAL_NOT,
+  L_FLOOR,
+  L_CEIL,
+  L_SIN,
+  L_COS,
+  L_LOGICAL_NOT, /* the last unary op */
   L_POW,
   L_SQUARED_DIFFERENCE,
   L_FLOOR_DIV,
@@ -49,6 +54,8 @@ enum {
 static const char *const op_names[L_COUNT] = {
     [L_SELU] = "Selu",           [L_SOFTPLUS] = "Softplus",
     [L_RSQRT] = "Rsqrt",         [L_RECIPROCAL] = "Reciprocal",
+    [L_FLOOR] = "Floor",         [L_CEIL] = "Ceil",
+    [L_SIN] = "Sin",             [L_COS] = "Cos",
     [L_LOGICAL_NOT] = "LogicalNot", [L_POW] = "Pow",
     [L_SQUARED_DIFFERENCE] = "SquaredDifference", [L_FLOOR_DIV] = "FloorDiv",
     [L_FLOOR_MOD] = "FloorMod",  [L_EQUAL] = "Equal",
@@ -92,6 +99,14 @@ UNARY_ROW(rsqrt_f32, float, float, 1.0f / sqrtf(x))
 UNARY_ROW(rsqrt_f64, double, double, 1.0 / sqrt(x))
 UNARY_ROW(reciprocal_f32, float, float, 1.0f / x)
 UNARY_ROW(reciprocal_f64, double, double, 1.0 / x)
+UNARY_ROW(floor_f32, float, float, floorf(x))
+UNARY_ROW(floor_f64, double, double, floor(x))
+UNARY_ROW(ceil_f32, float, float, ceilf(x))
+UNARY_ROW(ceil_f64, double, double, ceil(x))
+UNARY_ROW(sin_f32, float, float, sinf(x))
+UNARY_ROW(sin_f64, double, double, sin(x))
+UNARY_ROW(cos_f32, float, float, cosf(x))
+UNARY_ROW(cos_f64, double, double, cos(x))
 UNARY_ROW(logical_not, unsigned char, unsigned char, (unsigned char)(x == 0))
 
 /* ---- binary rows ---- */
@@ -242,6 +257,10 @@ static row_fn row_for(int op, tfd_dtype dt) {
       [L_SOFTPLUS] = {softplus_f32, softplus_f64},
       [L_RSQRT] = {rsqrt_f32, rsqrt_f64},
       [L_RECIPROCAL] = {reciprocal_f32, reciprocal_f64},
+      [L_FLOOR] = {floor_f32, floor_f64},
+      [L_CEIL] = {ceil_f32, ceil_f64},
+      [L_SIN] = {sin_f32, sin_f64},
+      [L_COS] = {cos_f32, cos_f64},
       [L_LOGICAL_NOT] = {NULL, NULL, NULL, NULL, logical_not},
       [L_POW] = {pow_row_f32, pow_row_f64, pow_row_i32, pow_row_i64},
       [L_SQUARED_DIFFERENCE] = {sqdiff_row_f32, sqdiff_row_f64, sqdiff_row_i32, sqdiff_row_i64},
@@ -400,7 +419,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!fn) return;
   tfd_shape s;
   tfd_shape_of_tensor(in, &s);
-  run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL ? 2 : 20);
+  run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
 }
 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
