@@ -1,6 +1,6 @@
 -- Elementwise math, comparisons and logic against values worked out here (by hand or by a small Lua
 -- reference that uses Lua's own floor division and modulo, IEEE comparisons and wrapping integers):
--- Selu, Softplus, Rsqrt, Reciprocal, Floor, Ceil, Sin, Cos, Pow, SquaredDifference, FloorDiv, FloorMod, Equal, NotEqual, Less,
+-- Selu, Softplus, Rsqrt, Reciprocal, Floor, Ceil, Sin, Cos, Atan2, Pow, SquaredDifference, FloorDiv, FloorMod, Equal, NotEqual, Less,
 -- LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalNot, Select, SelectV2, AddN.
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
@@ -129,6 +129,17 @@ describe("elementwise math ops", function()
     close(sin, value("Sin", { T(angles, "float32") }), 1e-6, 1e-6)
     close({ nan, nan }, value("Cos", { T({ inf, nan }, "float32") }))
     h.raises("INVALID_ARGUMENT", "T=int32 is not allowed", value, "Floor", { T({ 2 }, "int32") })
+  end)
+
+  it("Atan2 over the four quadrants, zeros and infinities, with broadcasting", function()
+    local y = { 1, 1, -1, -1, 0, -0.0, 0, inf, 1 }
+    local x = { 1, -1, 1, -1, 1, 1, -1, inf, 0 }
+    local want = {}
+    for i = 1, #y do want[i] = math.atan(y[i], x[i]) end
+    close(want, value("Atan2", { T(y, "float64"), T(x, "float64") }), 1e-15, 1e-15)
+    close(want, value("Atan2", { T(y, "float32"), T(x, "float32") }), 1e-6, 1e-6)
+    close({ { math.atan(1, 2), math.atan(-3, 2) } }, value("Atan2", { T({ { 1, -3 } }, "float64"), T(2, "float64") }), 1e-15)
+    h.raises("INVALID_ARGUMENT", "T=int32 is not allowed", value, "Atan2", { T({ 1 }, "int32"), T({ 1 }, "int32") })
   end)
 
   local function ipow(x, y, wrap)

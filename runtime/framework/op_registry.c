@@ -1906,6 +1906,7 @@ static const tfd_op_def ops[] = {
     UNARY("Selu", FLT), UNARY("Softplus", FLT), UNARY("Rsqrt", FLT), UNARY("Reciprocal", FLT),
     UNARY("Floor", FLT), UNARY("Ceil", FLT), UNARY("Sin", FLT), UNARY("Cos", FLT),
     BINARY("Pow"), BINARY("SquaredDifference"), BINARY("FloorDiv"), BINARY("FloorMod"),
+    {"Atan2", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary, false},
     {"Equal", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},
     {"NotEqual", 2, 2, 1, false, false, "T", 0, ALL, attrs_equal, infer_compare, false},
     {"Less", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_compare, false},

@@ -3,7 +3,7 @@
  * Unary: Selu, Softplus, Rsqrt, Reciprocal, Floor, Ceil, Sin, Cos (float),
  * LogicalNot (bool).
  * Binary with numpy broadcasting: Pow, SquaredDifference, FloorDiv, FloorMod
- * (numbers); Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual (bool
+ * (numbers), Atan2 (float); Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual (bool
  * out); LogicalAnd, LogicalOr (bool). Select (TF1: condition scalar, same
  * shape, or a vector along the first dimension) and SelectV2 (3-way
  * broadcasting). AddN (N inputs of one shape).
@@ -37,6 +37,7 @@ enum {
   L_SQUARED_DIFFERENCE,
   L_FLOOR_DIV,
   L_FLOOR_MOD,
+  L_ATAN2,
   L_EQUAL,
   L_NOT_EQUAL,
   L_LESS,
@@ -58,7 +59,7 @@ static const char *const op_names[L_COUNT] = {
     [L_SIN] = "Sin",             [L_COS] = "Cos",
     [L_LOGICAL_NOT] = "LogicalNot", [L_POW] = "Pow",
     [L_SQUARED_DIFFERENCE] = "SquaredDifference", [L_FLOOR_DIV] = "FloorDiv",
-    [L_FLOOR_MOD] = "FloorMod",  [L_EQUAL] = "Equal",
+    [L_FLOOR_MOD] = "FloorMod",  [L_ATAN2] = "Atan2",       [L_EQUAL] = "Equal",
     [L_NOT_EQUAL] = "NotEqual",  [L_LESS] = "Less",
     [L_LESS_EQUAL] = "LessEqual", [L_GREATER] = "Greater",
     [L_GREATER_EQUAL] = "GreaterEqual", [L_LOGICAL_AND] = "LogicalAnd",
@@ -212,6 +213,8 @@ static inline double floormod_f64(double x, double y) {
 
 MATH_ROWS(float, f32)
 MATH_ROWS(double, f64)
+BINARY_ROW(atan2_row_f32, float, float, atan2f)
+BINARY_ROW(atan2_row_f64, double, double, atan2)
 MATH_ROWS(int32_t, i32)
 MATH_ROWS(int64_t, i64)
 BINARY_ROW(eq_b, unsigned char, unsigned char, EQ)
@@ -266,6 +269,7 @@ static row_fn row_for(int op, tfd_dtype dt) {
       [L_SQUARED_DIFFERENCE] = {sqdiff_row_f32, sqdiff_row_f64, sqdiff_row_i32, sqdiff_row_i64},
       [L_FLOOR_DIV] = {floordiv_row_f32, floordiv_row_f64, floordiv_row_i32, floordiv_row_i64},
       [L_FLOOR_MOD] = {floormod_row_f32, floormod_row_f64, floormod_row_i32, floormod_row_i64},
+      [L_ATAN2] = {atan2_row_f32, atan2_row_f64},
       [L_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b},
       [L_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b},
       [L_LESS] = {lt_f32, lt_f64, lt_i32, lt_i64},
@@ -452,7 +456,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
     return;
   }
-  int64_t cost = k->code == L_POW ? 20 : k->code == L_FLOOR_DIV || k->code == L_FLOOR_MOD ? 8 : 1;
+  int64_t cost = k->code == L_POW || k->code == L_ATAN2 ? 20 : k->code == L_FLOOR_DIV || k->code == L_FLOOR_MOD ? 8 : 1;
   run_rows(k, c, fn, 2, c->inputs, s, out_dt, &out, cost);
 }
 

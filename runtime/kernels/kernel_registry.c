@@ -44,7 +44,7 @@ static const kernel_entry kernels[] = {
     /* elementwise math, comparisons, logic */
     CPU("Selu", tfd_setup_logic), CPU("Softplus", tfd_setup_logic), CPU("Rsqrt", tfd_setup_logic),
     CPU("Reciprocal", tfd_setup_logic), CPU("Floor", tfd_setup_logic), CPU("Ceil", tfd_setup_logic),
-    CPU("Sin", tfd_setup_logic), CPU("Cos", tfd_setup_logic), CPU("Pow", tfd_setup_logic), CPU("SquaredDifference", tfd_setup_logic),
+    CPU("Sin", tfd_setup_logic), CPU("Cos", tfd_setup_logic), CPU("Atan2", tfd_setup_logic), CPU("Pow", tfd_setup_logic), CPU("SquaredDifference", tfd_setup_logic),
     CPU("FloorDiv", tfd_setup_logic), CPU("FloorMod", tfd_setup_logic), CPU("Equal", tfd_setup_logic),
     CPU("NotEqual", tfd_setup_logic), CPU("Less", tfd_setup_logic), CPU("LessEqual", tfd_setup_logic),
     CPU("Greater", tfd_setup_logic), CPU("GreaterEqual", tfd_setup_logic), CPU("LogicalAnd", tfd_setup_logic),
