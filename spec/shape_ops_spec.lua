@@ -535,3 +535,22 @@ describe("Min and Prod over non-adjacent axes", function()
     end
   end)
 end)
+
+describe("Size", function()
+  it("counts elements as a scalar of out_type (int32 by default), empty tensors and scalars included", function()
+    local y = run("Size", { tfdev.tensor({ { 1, 2, 3 }, { 4, 5, 6 } }, "float32") })
+    assert.are.equal("int32", y.dtype)
+    assert.are.same({}, y.shape)
+    assert.are.equal(6, y:item())
+    local z = run("Size", { tfdev.from_bytes("float32", { 4, 0, 3 }, "") }, { out_type = "int64" })
+    assert.are.equal("int64", z.dtype)
+    assert.are.equal(0, z:item())
+    assert.are.equal(1, run("Size", { T(5) }):item())
+    assert.are.equal(1, run("Size", { T(5) }, nil, 1, true):item()) -- folded to a constant too
+  end)
+
+  it("refuses an out_type that is not an integer index type", function()
+    h.raises("INVALID_ARGUMENT", "out_type must be int32 or int64, got float32", run, "Size", { T({ 1 }) },
+      { out_type = "float32" })
+  end)
+end)

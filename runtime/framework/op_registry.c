@@ -1191,6 +1191,16 @@ static tfd_code infer_shape(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+static tfd_code infer_size(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype out = attr(c, "out_type")->dtype;
+  if (!(TFD_TYPES_INDEX & (1u << out)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Size): out_type must be int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(out));
+  c->out_types[0] = out;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
 static bool axis_is_empty(const tfd_tensor *t) { return t && tfd_tensor_numel(t) != 1; }
 
 static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
@@ -1953,6 +1963,7 @@ static const tfd_op_def ops[] = {
     {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
+    {"Size", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_size, false},
     {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat, false},
     /* shapes, slicing, gathering */
     {"ExpandDims", 2, 2, 1, false, true, "T", 0, 0, attrs_expand_dims, infer_expand_dims, false},

@@ -1,5 +1,5 @@
 /* Kernels that move, shape or make tensors: Const, Placeholder(WithDefault), Identity, NoOp, feeds and
- * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, ConcatV2. */
+ * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, Size, ConcatV2. */
 #include <string.h>
 
 #include "../core/checked.h"
@@ -173,6 +173,20 @@ static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
+/* Size: the number of elements, as a scalar of out_type; int32 refuses what it cannot hold, as
+ * TensorFlow's SizeOp does. */
+static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
+  int64_t n = tfd_tensor_numel(c->inputs[0]);
+  if (k->dst == TFD_INT32 && n > INT32_MAX) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Number of elements was larger than representable by 32-bit output type");
+    return;
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, NULL, 0);
+  if (!out) return;
+  tfd_dm_put(tfd_tensor_data(out), k->dst, 0, &n, TFD_INT64, 0);
+  c->outputs[0] = out;
+}
+
 static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   int n = c->num_inputs - 1;
   tfd_tensor *first = c->inputs[0];
@@ -236,6 +250,9 @@ tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   } else if (strcmp(op, "Shape") == 0) {
     k->dst = tfd_attr_dtype(n, "out_type", TFD_INT32);
     k->compute = k_shape;
+  } else if (strcmp(op, "Size") == 0) {
+    k->dst = tfd_attr_dtype(n, "out_type", TFD_INT32);
+    k->compute = k_size;
   } else if (strcmp(op, "ConcatV2") == 0) {
     k->compute = k_concat;
   } else {
