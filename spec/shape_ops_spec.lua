@@ -554,3 +554,26 @@ describe("Size", function()
       { out_type = "float32" })
   end)
 end)
+
+describe("BroadcastTo", function()
+  it("repeats along size-1 and missing leading dimensions, any dtype", function()
+    assert.are.same({ { 1, 2, 3 }, { 1, 2, 3 } }, vals("BroadcastTo", { T({ 1, 2, 3 }), T({ 2, 3 }) }))
+    assert.are.same({ { 1, 1 }, { 2, 2 } }, vals("BroadcastTo", { T({ { 1 }, { 2 } }), T({ 2, 2 }) }))
+    assert.are.same({ { { 5, 5 } } }, vals("BroadcastTo", { T(5), T({ 1, 1, 2 }) }))
+    assert.are.same({ { true, false }, { true, false } },
+      vals("BroadcastTo", { tfdev.tensor({ true, false }, "bool"), T({ 2, 2 }) }))
+    local f = vals("BroadcastTo", { tfdev.tensor({ { 0.5 }, { -1 } }, "float64"), tfdev.tensor({ 3, 2, 2 }, "int64") })
+    assert.are.same({ { { 0.5, 0.5 }, { -1, -1 } }, { { 0.5, 0.5 }, { -1, -1 } }, { { 0.5, 0.5 }, { -1, -1 } } }, f)
+    assert.are.same({ 0, 3 }, run("BroadcastTo", { T({ 1, 2, 3 }), T({ 0, 3 }) }).shape)
+    assert.are.same({ { 7, 8 }, { 7, 8 } }, vals("BroadcastTo", { T({ 7, 8 }), T({ 2, 2 }) }, nil)) -- same again
+    assert.are.same({ { 9, 9 } }, run("BroadcastTo", { T({ 9 }), T({ 1, 2 }) }, nil, nil, true):totable()) -- folded
+  end)
+
+  it("refuses shapes it cannot broadcast to, with TensorFlow's texts", function()
+    h.raises("INVALID_ARGUMENT", "Unable to broadcast tensor of shape [2,3] to tensor of shape [3,3]", run,
+      "BroadcastTo", { T({ { 1, 2, 3 }, { 4, 5, 6 } }), T({ 3, 3 }) })
+    h.raises("INVALID_ARGUMENT", "Rank of input (2) must be no greater than rank of output shape (1).", run,
+      "BroadcastTo", { T({ { 1, 2 } }), T({ 2 }) })
+    h.raises("INVALID_ARGUMENT", "is negative", run, "BroadcastTo", { T({ 1 }), T({ -2 }) })
+  end)
+end)

@@ -538,6 +538,7 @@ static const tfd_attr_def attrs_gather[] = {{"Tparams", TFD_ATTR_TYPE, false, 0,
 static const tfd_attr_def attrs_gather_nd[] = {{"Tparams", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                                {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL}, SH_END};
 static const tfd_attr_def attrs_tile[] = {SH_T, {"Tmultiples", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
+static const tfd_attr_def attrs_broadcast_to[] = {SH_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, SH_END};
 static const tfd_attr_def attrs_range[] = {{"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL}, SH_END};
 static const tfd_attr_def attrs_split[] = {SH_T, {"num_split", TFD_ATTR_INT, true, 0, 0, NULL}, SH_END};
 static const tfd_attr_def attrs_split_v[] = {SH_T, {"num_split", TFD_ATTR_INT, true, 0, 0, NULL},
@@ -904,6 +905,15 @@ static tfd_code infer_gather(tfd_infer_ctx *c, tfd_status *st) {
   for (int d = (int)b; d < ix->ndims; d++) o->dims[o->ndims++] = ix->dims[d];
   for (int d = (int)axis + 1; d < p->ndims; d++) o->dims[o->ndims++] = p->dims[d];
   return TFD_OK;
+}
+
+static tfd_code shape_from_sizes(tfd_infer_ctx *c, int input, tfd_shape *out, tfd_status *st);
+
+/* BroadcastTo: the shape input's value, when known; the kernel checks the input broadcasts to it. */
+static tfd_code infer_broadcast_to(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "shape", st) != TFD_OK || need_rank(c, 1, 1, "shape", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  return shape_from_sizes(c, 1, &c->out_shapes[0], st);
 }
 
 static tfd_code infer_tile(tfd_infer_ctx *c, tfd_status *st) {
@@ -1975,6 +1985,7 @@ static const tfd_op_def ops[] = {
     {"GatherV2", 3, 3, 1, false, false, "Tparams", 0, 0, attrs_gather, infer_gather, false},
     {"GatherNd", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_nd, infer_gather, false},
     {"Tile", 2, 2, 1, false, false, "T", 0, 0, attrs_tile, infer_tile, false},
+    {"BroadcastTo", 2, 2, 1, false, false, "T", 0, 0, attrs_broadcast_to, infer_broadcast_to, false},
     {"Range", 3, 3, 1, false, false, "Tidx", 0, NUM, attrs_range, infer_range, false},
     {"Split", 2, 2, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 1, 0, attrs_split, infer_split, false},
     {"SplitV", 3, 3, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 0, 0, attrs_split_v, infer_split, false},

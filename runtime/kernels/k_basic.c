@@ -1,5 +1,7 @@
 /* Kernels that move, shape or make tensors: Const, Placeholder(WithDefault), Identity, NoOp, feeds and
- * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, Size, ConcatV2. */
+ * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, Size, ConcatV2,
+ * BroadcastTo. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/checked.h"
@@ -7,6 +9,7 @@
 #include "../core/half.h"
 #include "device_math_elem.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 #include "shape_logic.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
@@ -187,6 +190,83 @@ static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
+/* "[2,3]": a shape as TensorFlow's TensorShape::DebugString writes it. */
+static void shape_text(char *buf, size_t size, const int64_t *dims, int nd) {
+  size_t used = (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < nd && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)dims[i]);
+  if (used < size) snprintf(buf + used, size - used, "]");
+}
+
+/* BroadcastTo: the input repeated along the dimensions where it has size 1 (or none, aligned from the
+ * right) to the shape asked for. The last dimension is copied as a run when the input has it in
+ * full, else one element repeated. */
+static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in = c->inputs[0], *shape = c->inputs[1];
+  if (!tfd_kernel_check_index(c, k, shape, "shape")) return;
+  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
+    return;
+  }
+  tfd_tensor *sh = tfd_kernel_host_input(c, k, 1);
+  if (!sh) return;
+  int nd = (int)tfd_tensor_numel(sh), nin = tfd_tensor_ndims(in);
+  int64_t dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
+  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(sh, i);
+  tfd_tensor_unref(sh);
+  for (int i = 0; i < nin; i++) in_dims[i] = tfd_tensor_dim(in, i);
+  for (int i = 0; i < nd; i++)
+    if (dims[i] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape: size %lld is negative", (long long)dims[i]);
+      return;
+    }
+  if (nin > nd) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%d).",
+                    nin, nd);
+    return;
+  }
+  /* strides[i]: the input's element stride along output dimension i, 0 where it repeats. */
+  int64_t strides[TFD_MAX_DIMS], stride = 1;
+  for (int i = nd - 1; i >= 0; i--) {
+    int j = i - (nd - nin);
+    int64_t d = j >= 0 ? in_dims[j] : 1;
+    if (d != dims[i] && d != 1) {
+      char a[TFD_MAX_DIMS * 21 + 3], b[TFD_MAX_DIMS * 21 + 3];
+      shape_text(a, sizeof a, in_dims, nin);
+      shape_text(b, sizeof b, dims, nd);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Unable to broadcast tensor of shape %s to tensor of shape %s", a, b);
+      return;
+    }
+    strides[i] = d == 1 ? 0 : stride;
+    stride *= d;
+  }
+  tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  c->outputs[0] = out;
+  int64_t total = tfd_tensor_numel(out);
+  if (total == 0) return;
+  size_t esz = tfd_dtype_size(tfd_tensor_dtype(in));
+  const char *src = tfd_tensor_const_data(in);
+  char *dst = tfd_tensor_data(out);
+  if (nd == 0) {
+    memcpy(dst, src, esz);
+    return;
+  }
+  int64_t last = dims[nd - 1], rows = total / last, idx[TFD_MAX_DIMS] = {0};
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t off = 0;
+    for (int i = 0; i < nd - 1; i++) off += idx[i] * strides[i];
+    const char *from = src + (size_t)off * esz;
+    if (strides[nd - 1]) {
+      memcpy(dst, from, (size_t)last * esz);
+    } else {
+      for (int64_t e = 0; e < last; e++) memcpy(dst + (size_t)e * esz, from, esz);
+    }
+    dst += (size_t)last * esz;
+    for (int i = nd - 2; i >= 0 && ++idx[i] == dims[i]; i--) idx[i] = 0;
+  }
+}
+
 static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   int n = c->num_inputs - 1;
   tfd_tensor *first = c->inputs[0];
@@ -250,6 +330,8 @@ tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   } else if (strcmp(op, "Shape") == 0) {
     k->dst = tfd_attr_dtype(n, "out_type", TFD_INT32);
     k->compute = k_shape;
+  } else if (strcmp(op, "BroadcastTo") == 0) {
+    k->compute = k_broadcast_to;
   } else if (strcmp(op, "Size") == 0) {
     k->dst = tfd_attr_dtype(n, "out_type", TFD_INT32);
     k->compute = k_size;
