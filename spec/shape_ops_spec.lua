@@ -577,3 +577,57 @@ describe("BroadcastTo", function()
     h.raises("INVALID_ARGUMENT", "is negative", run, "BroadcastTo", { T({ 1 }), T({ -2 }) })
   end)
 end)
+
+-- TensorFlow's definition, element by element: out[n][h*b+i][w*b+j][c] = in[n][h][w][(i*b+j)*C'+c].
+describe("DepthToSpace and SpaceToDepth", function()
+  local function iota(dims, dt)
+    local n = 1
+    for _, d in ipairs(dims) do n = n * d end
+    local v = {}
+    for i = 1, n do v[i] = i end
+    return tfdev.tensor { dtype = dt or "float32", shape = dims, data = v }
+  end
+  local function d2s_ref(x, b)
+    local N, H, W, C = #x, #x[1], #x[1][1], #x[1][1][1]
+    local Co, out = C // (b * b), {}
+    for n = 1, N do
+      out[n] = {}
+      for h = 0, H * b - 1 do
+        out[n][h + 1] = {}
+        for w = 0, W * b - 1 do
+          local px = {}
+          local block = (h % b) * b + (w % b)
+          for c = 1, Co do px[c] = x[n][h // b + 1][w // b + 1][block * Co + c] end
+          out[n][h + 1][w + 1] = px
+        end
+      end
+    end
+    return out
+  end
+
+  it("DepthToSpace matches TensorFlow's definition; SpaceToDepth undoes it", function()
+    for _, case in ipairs { { { 1, 2, 2, 8 }, 2 }, { { 2, 1, 3, 9 }, 3 }, { { 1, 2, 1, 12 }, 2 } } do
+      local x = iota(case[1])
+      local y = run("DepthToSpace", { x }, { block_size = case[2] })
+      assert.are.same(d2s_ref(x:totable(), case[2]), y:totable())
+      assert.are.same(x:totable(), run("SpaceToDepth", { y }, { block_size = case[2] }):totable())
+    end
+    local i = iota({ 1, 1, 1, 4 }, "int32")
+    assert.are.same({ { { { 1 }, { 2 } }, { { 3 }, { 4 } } } }, run("DepthToSpace", { i }, { block_size = 2 }):totable())
+    assert.are.same({ 0, 4, 6, 1 }, run("DepthToSpace", { tfdev.from_bytes("float32", { 0, 2, 3, 4 }, "") },
+      { block_size = 2 }).shape)
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "Input depth dimension 6 should be divisible by: 4", run, "DepthToSpace",
+      { iota({ 1, 1, 1, 6 }) }, { block_size = 2 })
+    h.raises("INVALID_ARGUMENT", "Image width 3 and height 2 should be divisible by block_size: 2", run, "SpaceToDepth",
+      { iota({ 1, 2, 3, 1 }) }, { block_size = 2 })
+    h.raises("INVALID_ARGUMENT", "input rank should be: 4 instead of: 3", run, "SpaceToDepth",
+      { iota({ 2, 2, 1 }) }, { block_size = 2 })
+    h.raises("INVALID_ARGUMENT", "must be at least minimum 2", run, "DepthToSpace", { iota({ 1, 1, 1, 4 }) },
+      { block_size = 1 })
+    h.raises("INVALID_ARGUMENT", "Only NHWC data_format supported on CPU. Got NCHW", run, "DepthToSpace",
+      { iota({ 1, 4, 1, 1 }) }, { block_size = 2, data_format = "NCHW" })
+  end)
+end)

@@ -1211,6 +1211,30 @@ static tfd_code infer_size(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* DepthToSpace / SpaceToDepth (NHWC): the kernel checks divisibility; here only what is known. */
+static tfd_code infer_depth_space(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *in = &c->in_shapes[0];
+  int64_t b = attr(c, "block_size")->i;
+  bool to_space = strcmp(tfd_node_def_op(c->node), "DepthToSpace") == 0;
+  c->out_types[0] = c->in_types[0];
+  if (in->ndims < 0 || b < 2) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  if (in->ndims != 4)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s': input rank should be: 4 instead of: %d", node_name(c),
+                           in->ndims);
+  tfd_shape *o = &c->out_shapes[0];
+  *o = *in;
+  for (int i = 1; i < 4; i++) {
+    int64_t d = in->dims[i];
+    if (d < 0) continue;
+    if (i < 3) o->dims[i] = to_space ? d * b : (d % b ? -1 : d / b);
+    else o->dims[i] = to_space ? (d % (b * b) ? -1 : d / (b * b)) : d * b * b;
+  }
+  return TFD_OK;
+}
+
 static bool axis_is_empty(const tfd_tensor *t) { return t && tfd_tensor_numel(t) != 1; }
 
 static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
@@ -1837,6 +1861,8 @@ static const tfd_attr_def attrs_bias[] = {A_T, {"data_format", TFD_ATTR_STRING, 
 static const tfd_attr_def attrs_reduce[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
                                             {"keep_dims", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_reshape[] = {A_T, {"Tshape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_depth_space[] = {A_T, {"block_size", TFD_ATTR_INT, true, 0, 0, NULL},
+                                                 {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}, END};
 static const tfd_attr_def attrs_transpose[] = {A_T, {"Tperm", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_cast[] = {{"SrcT", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                           {"DstT", TFD_ATTR_TYPE, true, 0, 0, NULL},
@@ -1986,6 +2012,8 @@ static const tfd_op_def ops[] = {
     {"GatherNd", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_nd, infer_gather, false},
     {"Tile", 2, 2, 1, false, false, "T", 0, 0, attrs_tile, infer_tile, false},
     {"BroadcastTo", 2, 2, 1, false, false, "T", 0, 0, attrs_broadcast_to, infer_broadcast_to, false},
+    {"DepthToSpace", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
+    {"SpaceToDepth", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
     {"Range", 3, 3, 1, false, false, "Tidx", 0, NUM, attrs_range, infer_range, false},
     {"Split", 2, 2, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 1, 0, attrs_split, infer_split, false},
     {"SplitV", 3, 3, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 0, 0, attrs_split_v, infer_split, false},

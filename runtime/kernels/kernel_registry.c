@@ -27,6 +27,7 @@ static const kernel_entry kernels[] = {
     CPU("Identity", tfd_setup_basic), CPU("NoOp", tfd_setup_basic), CPU("Reshape", tfd_setup_basic),
     CPU("Transpose", tfd_setup_basic), CPU("Cast", tfd_setup_basic), CPU("Fill", tfd_setup_basic),
     CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic), CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
+    CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),
