@@ -1190,24 +1190,16 @@ static tfd_code infer_random(tfd_infer_ctx *c, tfd_status *st) {
   return shape_from_sizes(c, 0, &c->out_shapes[0], st);
 }
 
+/* Shape and Size: an index out_type; Shape's output is a vector of the input's rank, Size's a scalar. */
 static tfd_code infer_shape(tfd_infer_ctx *c, tfd_status *st) {
   tfd_dtype out = attr(c, "out_type")->dtype;
   if (!(TFD_TYPES_INDEX & (1u << out)))
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Shape): out_type must be int32 or int64, got %s",
-                           node_name(c), tfd_dtype_name(out));
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): out_type must be int32 or int64, got %s",
+                           node_name(c), tfd_node_def_op(c->node), tfd_dtype_name(out));
   c->out_types[0] = out;
-  c->out_shapes[0].ndims = 1;
-  c->out_shapes[0].dims[0] = c->in_shapes[0].ndims;
-  return TFD_OK;
-}
-
-static tfd_code infer_size(tfd_infer_ctx *c, tfd_status *st) {
-  tfd_dtype out = attr(c, "out_type")->dtype;
-  if (!(TFD_TYPES_INDEX & (1u << out)))
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Size): out_type must be int32 or int64, got %s",
-                           node_name(c), tfd_dtype_name(out));
-  c->out_types[0] = out;
-  c->out_shapes[0].ndims = 0;
+  bool size = strcmp(tfd_node_def_op(c->node), "Size") == 0;
+  c->out_shapes[0].ndims = size ? 0 : 1;
+  if (!size) c->out_shapes[0].dims[0] = c->in_shapes[0].ndims;
   return TFD_OK;
 }
 
@@ -1999,7 +1991,7 @@ static const tfd_op_def ops[] = {
     {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
-    {"Size", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_size, false},
+    {"Size", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
     {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat, false},
     /* shapes, slicing, gathering */
     {"ExpandDims", 2, 2, 1, false, true, "T", 0, 0, attrs_expand_dims, infer_expand_dims, false},
