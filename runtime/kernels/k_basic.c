@@ -9,7 +9,6 @@
 #include "../core/half.h"
 #include "device_math_elem.h"
 #include "kernel.h"
-#include "kernel_shared.h"
 #include "shape_logic.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
@@ -202,24 +201,11 @@ static void shape_text(char *buf, size_t size, const int64_t *dims, int nd) {
  * right) to the shape asked for. The last dimension is copied as a run when the input has it in
  * full, else one element repeated. */
 static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *in = c->inputs[0], *shape = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, shape, "shape")) return;
-  if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
-    return;
-  }
-  tfd_tensor *sh = tfd_kernel_host_input(c, k, 1);
-  if (!sh) return;
-  int nd = (int)tfd_tensor_numel(sh), nin = tfd_tensor_ndims(in);
+  tfd_tensor *in = c->inputs[0];
+  int nd, nin = tfd_tensor_ndims(in);
   int64_t dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
-  for (int i = 0; i < nd; i++) dims[i] = tfd_tensor_get_index(sh, i);
-  tfd_tensor_unref(sh);
+  if (!tfd_kernel_check_index(c, k, c->inputs[1], "shape") || !tfd_shape_input(c, k, 1, dims, &nd)) return;
   for (int i = 0; i < nin; i++) in_dims[i] = tfd_tensor_dim(in, i);
-  for (int i = 0; i < nd; i++)
-    if (dims[i] < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape: size %lld is negative", (long long)dims[i]);
-      return;
-    }
   if (nin > nd) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%d).",
                     nin, nd);

@@ -26,7 +26,8 @@ static const kernel_entry kernels[] = {
     CPU("Const", tfd_setup_basic), CPU("Placeholder", tfd_setup_basic), CPU("PlaceholderWithDefault", tfd_setup_basic),
     CPU("Identity", tfd_setup_basic), CPU("NoOp", tfd_setup_basic), CPU("Reshape", tfd_setup_basic),
     CPU("Transpose", tfd_setup_basic), CPU("Cast", tfd_setup_basic), CPU("Fill", tfd_setup_basic),
-    CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic), CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
+    CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic),
+    CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
@@ -45,7 +46,8 @@ static const kernel_entry kernels[] = {
     /* elementwise math, comparisons, logic */
     CPU("Selu", tfd_setup_logic), CPU("Softplus", tfd_setup_logic), CPU("Rsqrt", tfd_setup_logic),
     CPU("Reciprocal", tfd_setup_logic), CPU("Floor", tfd_setup_logic), CPU("Ceil", tfd_setup_logic),
-    CPU("Sin", tfd_setup_logic), CPU("Cos", tfd_setup_logic), CPU("Atan2", tfd_setup_logic), CPU("Pow", tfd_setup_logic), CPU("SquaredDifference", tfd_setup_logic),
+    CPU("Sin", tfd_setup_logic), CPU("Cos", tfd_setup_logic), CPU("Atan2", tfd_setup_logic), CPU("Pow", tfd_setup_logic),
+    CPU("SquaredDifference", tfd_setup_logic),
     CPU("FloorDiv", tfd_setup_logic), CPU("FloorMod", tfd_setup_logic), CPU("Equal", tfd_setup_logic),
     CPU("NotEqual", tfd_setup_logic), CPU("Less", tfd_setup_logic), CPU("LessEqual", tfd_setup_logic),
     CPU("Greater", tfd_setup_logic), CPU("GreaterEqual", tfd_setup_logic), CPU("LogicalAnd", tfd_setup_logic),

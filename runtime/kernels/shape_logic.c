@@ -401,19 +401,23 @@ bool tfd_fill_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *
 }
 
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd) {
-  tfd_tensor *shape = c->inputs[0];
+  return tfd_shape_input(c, k, 0, dims, nd);
+}
+
+bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dims, int *nd) {
+  tfd_tensor *shape = c->inputs[i];
   if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
     return false;
   }
-  tfd_tensor *sh = tfd_kernel_host_input(c, k, 0);
+  tfd_tensor *sh = tfd_kernel_host_input(c, k, i);
   if (!sh) return false;
   bool ok = true;
   *nd = (int)tfd_tensor_numel(sh);
-  for (int i = 0; i < *nd && ok; i++) {
-    dims[i] = tfd_tensor_get_index(sh, i);
-    if (dims[i] < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld is negative", (long long)dims[i]);
+  for (int d = 0; d < *nd && ok; d++) {
+    dims[d] = tfd_tensor_get_index(sh, d);
+    if (dims[d] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %lld is negative", (long long)dims[d]);
       ok = false;
     }
   }

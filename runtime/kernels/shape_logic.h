@@ -60,6 +60,9 @@ bool tfd_range_size(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_range *r);
 /* Fill (dims, value): the output's dims, *nd of them. */
 bool tfd_fill_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
 
+/* A shape given as input i (a vector of at most TFD_MAX_DIMS sizes, none negative): its *nd sizes. */
+bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dims, int *nd);
+
 /* RandomUniform and RandomStandardNormal (shape): the output's dims, *nd of them. */
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
 

@@ -134,8 +134,10 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
   }
   r->x.queue_mu = &r->mu; /* caller-thread kernels are run by whoever waits on or polls the run */
   r->x.queue_cv = &r->cv;
-  tfd_code started = r->queue_token >= 0 ? tfd_ds_step_start(&r->x, s, b, ro, r->feeds, run_step_done, tfd_cancellation_ref(r->cancel), st)
-                               : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
+  tfd_code started =
+      r->queue_token >= 0
+          ? tfd_ds_step_start(&r->x, s, b, ro, r->feeds, run_step_done, tfd_cancellation_ref(r->cancel), st)
+          : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
   if (started != TFD_OK) {
     if (r->queue_token >= 0) tfd_cancellation_deregister(r->cancel, r->queue_token); /* nobody has cancelled it */
     tfd_ds_leave(s);
