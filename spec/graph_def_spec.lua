@@ -539,6 +539,9 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"i": {"i": "1.5"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'c', attr 'value': tensorContent has the wrong size",
         '{"modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "2"}]}, "tensorContent": "AAAA"}}}}]}}' },
+      -- 4 GB declared, 8 bytes given: refused before anything is allocated for the shape (fuzz regression)
+      { "INVALID_ARGUMENT", "node 'c', attr 'value': tensorContent has the wrong size",
+        '{"modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value": {"tensor": {"dtype": "DT_INT64", "tensorShape": {"dim": [{"size": "500000000"}]}, "tensorContent": "AQAAAAAAAAA="}}}}]}}' },
       { "UNIMPLEMENTED", "node 'n', attr 'f': function and placeholder attrs are not supported",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"f": {"func": {"name": "g"}}}}]}}' },
     }

@@ -216,11 +216,9 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
           content ? "" : " expanded from a few values");
     return NULL;
   }
-  tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
-  if (!out) return NULL;
-  char *data = tfd_tensor_data(out);
-  memset(data, 0, (size_t)bytes);
   if (content) {
+    /* Decoded before anything is allocated for the shape: the content's own length bounds what a file can make
+     * tfdev allocate, not a shape it declares. */
     size_t len = 0;
     bool oom = false;
     unsigned char *raw = cJSON_IsString(content) ? base64_decode(content->valuestring, &len, &oom) : NULL;
@@ -229,13 +227,17 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
       else failf(c, TFD_INVALID_ARGUMENT, "%s: tensorContent %s", where,
                  raw ? "has the wrong size for the tensor's shape" : "is not base64");
       free(raw);
-      tfd_tensor_unref(out);
       return NULL;
     }
-    memcpy(data, raw, len);
+    tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+    if (out && len) memcpy(tfd_tensor_data(out), raw, len);
     free(raw);
     return out;
   }
+  tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+  if (!out) return NULL;
+  char *data = tfd_tensor_data(out);
+  memset(data, 0, (size_t)bytes);
   /* Typed values; fewer than the elements repeat the last, as TensorFlow does. */
   int64_t i = 0;
   const cJSON *v = NULL;
