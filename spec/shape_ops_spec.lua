@@ -631,3 +631,81 @@ describe("DepthToSpace and SpaceToDepth", function()
       { iota({ 1, 4, 1, 1 }) }, { block_size = 2, data_format = "NCHW" })
   end)
 end)
+
+-- TensorFlow's documented examples (array_ops.cc), then round trips and edge shapes.
+describe("SpaceToBatchND and BatchToSpaceND", function()
+  local function i32(v) return tfdev.tensor(v, "int32") end
+  local function s2b(x, block, pads) return run("SpaceToBatchND", { x, i32(block), i32(pads) }) end
+  local function b2s(x, block, crops) return run("BatchToSpaceND", { x, i32(block), i32(crops) }) end
+  local function iota(dims)
+    local n = 1
+    for _, d in ipairs(dims) do n = n * d end
+    local v = {}
+    for i = 1, n do v[i] = i end
+    return tfdev.tensor { dtype = "float32", shape = dims, data = v }
+  end
+
+  it("moves blocks into the batch as TensorFlow's examples show, and back", function()
+    local cases = {
+      { { { { { 1 }, { 2 } }, { { 3 }, { 4 } } } }, { 0, 0, 0, 0 },
+        { { { { 1 } } }, { { { 2 } } }, { { { 3 } } }, { { { 4 } } } } },
+      { { { { { 1, 2, 3 }, { 4, 5, 6 } }, { { 7, 8, 9 }, { 10, 11, 12 } } } }, { 0, 0, 0, 0 },
+        { { { { 1, 2, 3 } } }, { { { 4, 5, 6 } } }, { { { 7, 8, 9 } } }, { { { 10, 11, 12 } } } } },
+      { iota({ 1, 4, 4, 1 }):totable(), { 0, 0, 0, 0 },
+        { { { { 1 }, { 3 } }, { { 9 }, { 11 } } }, { { { 2 }, { 4 } }, { { 10 }, { 12 } } },
+          { { { 5 }, { 7 } }, { { 13 }, { 15 } } }, { { { 6 }, { 8 } }, { { 14 }, { 16 } } } } },
+      { iota({ 2, 2, 4, 1 }):totable(), { 0, 0, 2, 0 },
+        { { { { 0 }, { 1 }, { 3 } } }, { { { 0 }, { 9 }, { 11 } } }, { { { 0 }, { 2 }, { 4 } } },
+          { { { 0 }, { 10 }, { 12 } } }, { { { 0 }, { 5 }, { 7 } } }, { { { 0 }, { 13 }, { 15 } } },
+          { { { 0 }, { 6 }, { 8 } } }, { { { 0 }, { 14 }, { 16 } } } } },
+    }
+    for _, case in ipairs(cases) do
+      local x = tfdev.tensor(case[1], "float32")
+      local pads = { { case[2][1], case[2][2] }, { case[2][3], case[2][4] } }
+      local y = s2b(x, { 2, 2 }, pads)
+      assert.are.same(case[3], y:totable())
+      assert.are.same(case[1], b2s(y, { 2, 2 }, pads):totable())
+    end
+  end)
+
+  it("handles one block dimension, trailing dimensions, integers, 1-blocks and empty inputs", function()
+    local x = tfdev.tensor({ { { 1, 2 }, { 3, 4 }, { 5, 6 } } }, "int32") -- [1, 3, 2]
+    local y = s2b(x, { 2 }, { { 1, 0 } })                                  -- padded to 4 along dim 1
+    assert.are.same({ { { 0, 0 }, { 3, 4 } }, { { 1, 2 }, { 5, 6 } } }, y:totable())
+    assert.are.same(x:totable(), b2s(y, { 2 }, { { 1, 0 } }):totable())
+    local z = iota({ 2, 3, 4, 5 })
+    assert.are.same(z:totable(), s2b(z, { 1, 1 }, { { 0, 0 }, { 0, 0 } }):totable())
+    assert.are.same(z:totable(), run("SpaceToBatchND", { z, i32({}), tfdev.tensor { dtype = "int32", shape = { 0, 2 } } })
+      :totable())
+    local w = s2b(z, { 3, 2 }, { { 0, 0 }, { 1, 1 } })
+    assert.are.same({ 12, 1, 3, 5 }, w.shape)
+    assert.are.same(z:totable(), b2s(w, { 3, 2 }, { { 0, 0 }, { 1, 1 } }):totable())
+    local i64 = run("SpaceToBatchND", { z, tfdev.tensor({ 3, 2 }, "int64"), tfdev.tensor({ { 0, 0 }, { 1, 1 } }, "int64") })
+    assert.are.same(w:totable(), i64:totable())
+    assert.are.same({ 0, 1, 2, 1 }, s2b(tfdev.from_bytes("float32", { 0, 2, 4, 1 }, ""), { 2, 2 }, { { 0, 0 }, { 0, 0 } })
+      .shape)
+    assert.are.same({ 0, 4, 2, 1 }, b2s(tfdev.from_bytes("float32", { 0, 2, 1, 1 }, ""), { 2, 2 }, { { 0, 0 }, { 0, 0 } })
+      .shape)
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    local x = iota({ 1, 2, 2, 1 })
+    h.raises("INVALID_ARGUMENT", "block_shape rank should be 1 instead of 2", s2b, x, { { 2, 2 } }, { { 0, 0 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "input rank should be >= 5 instead of 4", s2b, x, { 1, 1, 1, 1 }, { { 0, 0 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "paddings should have shape [2, 2] instead of [1,2]", s2b, x, { 2, 2 }, { { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "crops should have shape [2, 2] instead of [2]", b2s, x, { 2, 2 }, { 0, 0 })
+    h.raises("INVALID_ARGUMENT", "All values in block_shape must be positive, got value, 0 at index 1.", s2b, x, { 2, 0 },
+      { { 0, 0 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "Product of block sizes must be positive, got -4", b2s, x, { 2, -2 }, { { 0, 0 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "Paddings must be non-negative", s2b, x, { 2, 2 }, { { 0, 0 }, { -2, 0 } })
+    h.raises("INVALID_ARGUMENT", "padded_shape[1]=3 is not divisible by block_shape[1]=2", s2b, x, { 2, 2 },
+      { { 0, 0 }, { 1, 0 } })
+    h.raises("INVALID_ARGUMENT", "Input batch dimension (1) is not divisible by product of block sizes (4)", b2s, x,
+      { 2, 2 }, { { 0, 0 }, { 0, 0 } })
+    local y = iota({ 4, 1, 1, 1 })
+    h.raises("INVALID_ARGUMENT", "Crops must be non-negative", b2s, y, { 2, 2 }, { { 0, -1 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "cropped_shape[0]=-1 must be non-negative", b2s, y, { 2, 2 }, { { 2, 1 }, { 0, 0 } })
+    h.raises("INVALID_ARGUMENT", "block_shape (input 1) must be int32 or int64, got float32", run, "SpaceToBatchND",
+      { x, tfdev.tensor({ 2, 2 }, "float32"), i32({ { 0, 0 }, { 0, 0 } }) })
+  end)
+end)

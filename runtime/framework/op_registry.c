@@ -1227,6 +1227,37 @@ static tfd_code infer_depth_space(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* SpaceToBatchND / BatchToSpaceND: the input's rank; the batch and spatial sizes where block_shape and
+ * the paddings (crops) are constants and valid, else unknown (the kernel says what is wrong). */
+static tfd_code infer_space_batch(tfd_infer_ctx *c, tfd_status *st) {
+  bool to_batch = strcmp(tfd_node_def_op(c->node), "SpaceToBatchND") == 0;
+  if (need_index(c, 1, "block_shape", st) != TFD_OK || need_index(c, 2, to_batch ? "paddings" : "crops", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  const tfd_shape *in = &c->in_shapes[0];
+  tfd_shape *o = &c->out_shapes[0];
+  *o = *in;
+  if (in->ndims < 0) return TFD_OK;
+  const tfd_tensor *bs = c->in_values ? c->in_values[1] : NULL, *pads = c->in_values ? c->in_values[2] : NULL;
+  int64_t m = bs && tfd_tensor_ndims(bs) == 1 ? tfd_tensor_numel(bs) : -1, blocks = 1;
+  bool known = m >= 0 && m < in->ndims && pads && tfd_tensor_numel(pads) == 2 * m;
+  for (int i = 0; known && i < m; i++) {
+    int64_t b = tfd_tensor_get_index(bs, i), d = in->dims[i + 1];
+    int64_t lo = tfd_tensor_get_index(pads, 2 * i), hi = tfd_tensor_get_index(pads, 2 * i + 1);
+    known = b >= 1 && lo >= 0 && hi >= 0 && lo < INT64_MAX / 4 && hi < INT64_MAX / 4 && tfd_checked_mul(blocks, b, &blocks);
+    if (!known || d < 0) o->dims[i + 1] = -1;
+    else if (to_batch) o->dims[i + 1] = (d + lo + hi) % b ? -1 : (d + lo + hi) / b;
+    else o->dims[i + 1] = d > INT64_MAX / b || d * b - lo - hi < 0 ? -1 : d * b - lo - hi;
+  }
+  if (!known) {
+    for (int i = 0; i < (m >= 0 && m < in->ndims ? m + 1 : in->ndims); i++) o->dims[i] = -1;
+  } else if (in->dims[0] >= 0) {
+    if (to_batch) o->dims[0] = tfd_checked_mul(in->dims[0], blocks, &o->dims[0]) ? o->dims[0] : -1;
+    else o->dims[0] = in->dims[0] % blocks ? -1 : in->dims[0] / blocks;
+  }
+  return TFD_OK;
+}
+
 static bool axis_is_empty(const tfd_tensor *t) { return t && tfd_tensor_numel(t) != 1; }
 
 static tfd_code infer_concat(tfd_infer_ctx *c, tfd_status *st) {
@@ -1855,6 +1886,10 @@ static const tfd_attr_def attrs_reduce[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 
 static const tfd_attr_def attrs_reshape[] = {A_T, {"Tshape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_depth_space[] = {A_T, {"block_size", TFD_ATTR_INT, true, 0, 0, NULL},
                                                  {"data_format", TFD_ATTR_STRING, false, 0, 0, "NHWC"}, END};
+static const tfd_attr_def attrs_space_to_batch[] = {A_T, {"Tblock_shape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                                    {"Tpaddings", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_batch_to_space[] = {A_T, {"Tblock_shape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                                    {"Tcrops", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_transpose[] = {A_T, {"Tperm", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_cast[] = {{"SrcT", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                           {"DstT", TFD_ATTR_TYPE, true, 0, 0, NULL},
@@ -2006,6 +2041,8 @@ static const tfd_op_def ops[] = {
     {"BroadcastTo", 2, 2, 1, false, false, "T", 0, 0, attrs_broadcast_to, infer_broadcast_to, false},
     {"DepthToSpace", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
     {"SpaceToDepth", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
+    {"SpaceToBatchND", 3, 3, 1, false, false, "T", 0, ALL, attrs_space_to_batch, infer_space_batch, false},
+    {"BatchToSpaceND", 3, 3, 1, false, false, "T", 0, ALL, attrs_batch_to_space, infer_space_batch, false},
     {"Range", 3, 3, 1, false, false, "Tidx", 0, NUM, attrs_range, infer_range, false},
     {"Split", 2, 2, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 1, 0, attrs_split, infer_split, false},
     {"SplitV", 3, 3, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 0, 0, attrs_split_v, infer_split, false},

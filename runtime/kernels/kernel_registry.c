@@ -29,6 +29,7 @@ static const kernel_entry kernels[] = {
     CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic),
     CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
+    CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),
