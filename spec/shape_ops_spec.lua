@@ -709,3 +709,48 @@ describe("SpaceToBatchND and BatchToSpaceND", function()
       { x, tfdev.tensor({ 2, 2 }, "float32"), i32({ { 0, 0 }, { 0, 0 } }) })
   end)
 end)
+
+describe("SparseToDense", function()
+  local function s2d(ix, shape, vals, default, attrs, dt)
+    dt = dt or "float32"
+    return run("SparseToDense", { T(ix), T(shape), tfdev.tensor(vals, dt), tfdev.tensor(default, dt) }, attrs)
+  end
+
+  it("scatters values over the default, from matrix, vector and scalar indices", function()
+    assert.are.same({ { 0, 5, 0 }, { 0, 0, 6 } }, s2d({ { 0, 1 }, { 1, 2 } }, { 2, 3 }, { 5, 6 }, 0):totable())
+    assert.are.same({ 7, -1, -1, 7, -1 }, s2d({ 0, 3 }, { 5 }, 7, -1):totable())
+    assert.are.same({ 0, 0, 9, 0 }, s2d(2, { 4 }, 9, 0, nil, "int32"):totable())
+    assert.are.same({ false, true, false }, s2d({ 1 }, { 3 }, { true }, false, nil, "bool"):totable())
+    local i64 = run("SparseToDense", { tfdev.tensor({ { 0, 1 } }, "int64"), tfdev.tensor({ 1, 2 }, "int64"),
+      tfdev.tensor({ 3 }, "float64"), tfdev.tensor(1.5, "float64") })
+    assert.are.same({ { 1.5, 3 } }, i64:totable())
+    local empty = run("SparseToDense", { tfdev.tensor { dtype = "int32", shape = { 0, 2 } }, T({ 2, 2 }),
+      tfdev.tensor { dtype = "float32", shape = { 0 } }, tfdev.tensor(4, "float32") })
+    assert.are.same({ { 4, 4 }, { 4, 4 } }, empty:totable())
+    assert.are.same({ 0, 3 }, run("SparseToDense", { tfdev.tensor { dtype = "int32", shape = { 0, 2 } }, T({ 0, 3 }),
+      tfdev.tensor(1, "float32"), tfdev.tensor(0, "float32") }).shape)
+    -- without validation a later repeat wins, in any order
+    assert.are.same({ 2, 0, 1 }, s2d({ 2, 0, 0 }, { 3 }, { 1, 3, 2 }, 0, { validate_indices = false }):totable())
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "indices[1] = [1,3] is out of bounds: need 0 <= index < [2,3]", s2d,
+      { { 0, 1 }, { 1, 3 } }, { 2, 3 }, { 5, 6 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices[1] = [0,0] is out of order. Many sparse ops require sorted indices.", s2d,
+      { { 0, 1 }, { 0, 0 } }, { 2, 3 }, { 5, 6 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices[1] = [0,1] is repeated", s2d, { { 0, 1 }, { 0, 1 } }, { 2, 3 }, { 5, 6 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices[0] = [-1] is out of bounds: need 0 <= index < [3]", s2d, { -1 }, { 3 }, 1, 0)
+    h.raises("INVALID_ARGUMENT", "Indices are not valid (out of bounds).  Shape: [2,3]", s2d, { { 0, 1 }, { 2, 0 } },
+      { 2, 3 }, { 5, 6 }, 0, { validate_indices = false })
+    h.raises("INVALID_ARGUMENT", "sparse_values has incorrect shape [3], should be [] or [2]", s2d,
+      { { 0, 1 }, { 1, 2 } }, { 2, 3 }, { 5, 6, 7 }, 0)
+    h.raises("INVALID_ARGUMENT", "output_shape has incorrect number of elements: 3 should be: 2", s2d,
+      { { 0, 1 }, { 1, 2 } }, { 2, 3, 4 }, { 5, 6 }, 0)
+    h.raises("INVALID_ARGUMENT", "default_value should be a scalar.", s2d, { 0 }, { 2 }, 1, { 0 })
+    h.raises("INVALID_ARGUMENT", "sparse_indices should be a scalar, vector, or matrix, got shape [1,1,1]", s2d,
+      { { { 0 } } }, { 2 }, 1, 0)
+    h.raises("INVALID_ARGUMENT", "size -2 is negative", s2d, { 0 }, { -2 }, 1, 0)
+    h.raises("INVALID_ARGUMENT", "input 2 is float32 but input 3 is int32", run, "SparseToDense",
+      { T({ 0 }), T({ 2 }), tfdev.tensor({ 1 }, "float32"), T(0) })
+  end)
+end)

@@ -916,6 +916,15 @@ static tfd_code infer_broadcast_to(tfd_infer_ctx *c, tfd_status *st) {
   return shape_from_sizes(c, 1, &c->out_shapes[0], st);
 }
 
+/* SparseToDense: output_shape's value when known, of sparse_values' dtype; the kernel checks the indices. */
+static tfd_code infer_sparse_to_dense(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "sparse_indices", st) != TFD_OK || need_index(c, 1, "output_shape", st) != TFD_OK ||
+      same_types(c, 0, 1, st) != TFD_OK || same_types(c, 2, 3, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[2];
+  return shape_from_sizes(c, 1, &c->out_shapes[0], st);
+}
+
 static tfd_code infer_tile(tfd_infer_ctx *c, tfd_status *st) {
   if (need_index(c, 1, "multiples", st) != TFD_OK || need_rank(c, 1, 1, "multiples", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
@@ -1890,6 +1899,8 @@ static const tfd_attr_def attrs_space_to_batch[] = {A_T, {"Tblock_shape", TFD_AT
                                                     {"Tpaddings", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_batch_to_space[] = {A_T, {"Tblock_shape", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
                                                     {"Tcrops", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_sparse_to_dense[] = {A_T, {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                     {"validate_indices", TFD_ATTR_BOOL, false, 1, 0, NULL}, END};
 static const tfd_attr_def attrs_transpose[] = {A_T, {"Tperm", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_cast[] = {{"SrcT", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                           {"DstT", TFD_ATTR_TYPE, true, 0, 0, NULL},
@@ -2042,6 +2053,7 @@ static const tfd_op_def ops[] = {
     {"DepthToSpace", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
     {"SpaceToDepth", 1, 1, 1, false, false, "T", 0, ALL, attrs_depth_space, infer_depth_space, false},
     {"SpaceToBatchND", 3, 3, 1, false, false, "T", 0, ALL, attrs_space_to_batch, infer_space_batch, false},
+    {"SparseToDense", 4, 4, 1, false, false, "T", 2, ALL, attrs_sparse_to_dense, infer_sparse_to_dense, false},
     {"BatchToSpaceND", 3, 3, 1, false, false, "T", 0, ALL, attrs_batch_to_space, infer_space_batch, false},
     {"Range", 3, 3, 1, false, false, "Tidx", 0, NUM, attrs_range, infer_range, false},
     {"Split", 2, 2, TFD_OUTPUTS_FROM_ATTR, false, false, "T", 1, 0, attrs_split, infer_split, false},

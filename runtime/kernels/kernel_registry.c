@@ -30,6 +30,7 @@ static const kernel_entry kernels[] = {
     CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
+    CPU("SparseToDense", tfd_setup_sparse_to_dense),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),
