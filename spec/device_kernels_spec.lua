@@ -806,6 +806,35 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("places an integer MatMul on the CPU (the device kernel computes floats) and a float one on the GPU", function()
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        { name = "a", op = "Placeholder", attr = { dtype = "int32" } },
+        { name = "b", op = "Placeholder", attr = { dtype = "int32" } },
+        { name = "mm", op = "MatMul", input = { "a", "b" } },
+        { name = "f", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "fm", op = "MatMul", input = { "f", "f" } },
+      } }
+      local out = s:run({ a = T({ { 1, 2 } }), b = T({ { 3 }, { 4 } }), f = tfdev.tensor({ { 2 } }, "float32") },
+        { "mm", "fm" })
+      assert.are.same({ { 11 } }, out[1]:totable())
+      assert.are.same({ { 4 } }, out[2]:totable())
+      assert.are.equal(CPU0, s:placement("mm"))
+      assert.are.equal(GPU0, s:placement("fm"))
+      local pinned <close> = tfdev.session { optimize_graph = false }
+      h.raises("INVALID_ARGUMENT", "no supported kernel for GPU devices is available.\nColocation Debug Info:\n" ..
+        "Colocation group had the following types and supported devices: \nRoot Member(", pinned.create, pinned,
+        { node = { { name = "a", op = "Placeholder", attr = { dtype = "int32" } },
+          { name = "mm", op = "MatMul", input = { "a", "a" }, device = "/device:GPU:0" } } })
+      h.raises("INVALID_ARGUMENT", "\nMatMul: CPU \n", pinned.create, pinned,
+        { node = { { name = "a", op = "Placeholder", attr = { dtype = "int32" } },
+          { name = "mm", op = "MatMul", input = { "a", "a" }, device = "/device:GPU:0" } } })
+      local gpu
+      for _, d in ipairs(s:devices()) do if d.device_type == "GPU" then gpu = d end end
+      h.raises("NOT_FOUND", "no GPU kernel for op MatMul with T=int32", gpu.compute, gpu, "MatMul", { T({ { 1 } }), T({ { 1 } }) })
+      cases = cases + 1
+    end)
+
     it("runs ops eagerly on the GPU and returns host tensors", function()
       local s <close> = tfdev.session()
       local gpu = s:device_mgr():lookup(GPU0)

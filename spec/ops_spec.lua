@@ -279,6 +279,28 @@ describe("device:compute (eager)", function()
     assert.are.same({ 6, 6, 6 }, d:compute("Fill", { { 3 }, 6 }):totable())
   end)
 
+  it("multiplies int32 and int64 matrices, transposed or not, wrapping on overflow as TensorFlow does", function()
+    local a, b = { { 1, -2, 3 }, { 4, 5, -6 } }, { { 7, 8 }, { 9, -10 }, { 11, 12 } }
+    local want = { { 22, 64 }, { 7, -90 } }
+    for _, dt in ipairs { "int32", "int64" } do
+      local A, B = tfdev.tensor(a, dt), tfdev.tensor(b, dt)
+      local y = d:compute("MatMul", { A, B })
+      assert.are.equal(dt, y.dtype)
+      assert.are.same(want, y:totable())
+      local At = d:compute("Transpose", { A, { 1, 0 } })
+      local Bt = d:compute("Transpose", { B, { 1, 0 } })
+      assert.are.same(want, d:compute("MatMul", { At, Bt }, { transpose_a = true, transpose_b = true }):totable())
+      assert.are.same({ 0, 2 }, d:compute("MatMul", { tfdev.tensor { dtype = dt, shape = { 0, 3 } }, B }).shape)
+    end
+    local big = tfdev.tensor({ { 2147483647 } }, "int32")
+    assert.are.same({ { 1 } }, d:compute("MatMul", { big, big }):totable()) -- (2^31-1)^2 mod 2^32
+    assert.are.same({ { 0, 0 }, { 0, 0 } },
+      d:compute("MatMul", { tfdev.tensor { dtype = "int32", shape = { 2, 0 } }, tfdev.tensor { dtype = "int32", shape = { 0, 2 } } })
+        :totable())
+    h.raises("INVALID_ARGUMENT", "T=uint8 is not allowed", d.compute, d, "MatMul",
+      { tfdev.tensor({ { 1 } }, "uint8"), tfdev.tensor({ { 1 } }, "uint8") })
+  end)
+
   it("allocates outputs from the device's allocator", function()
     local small = tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:CPU:5", memory_limit = 64 }
     h.raises("RESOURCE_EXHAUSTED", "node 'Fill' (Fill): OOM when allocating 400 bytes", small.compute, small, "Fill",

@@ -2005,7 +2005,7 @@ static const tfd_op_def ops[] = {
     {"AddN", 1, -1, 1, false, false, "T", 0, NUM, attrs_t, infer_add_n, false},
     {"LeakyRelu", 1, 1, 1, false, false, "T", 0, FLT, attrs_leaky_relu, infer_same, false},
     {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax, false},
-    {"MatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_matmul, infer_matmul, false},
+    {"MatMul", 2, 2, 1, false, false, "T", 0, NUM, attrs_matmul, infer_matmul, false},
     {"BiasAdd", 2, 2, 1, false, false, "T", 0, NUM, attrs_bias, infer_bias_add, false},
     {"_FusedMatMul", 2, -1, 1, false, false, "T", 0, FLT, attrs_fused_matmul, infer_fused_matmul, false},
     {"Conv2D", 2, 2, 1, false, false, "T", 0, CONV_T, attrs_conv, infer_window, false},

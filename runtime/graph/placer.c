@@ -118,6 +118,15 @@ static int find_root(placer *p, int i) {
 
 static const char *node_name(const placer *p, int i) { return tfd_gnode_name(&p->g->nodes[i]); }
 static const char *node_op(const placer *p, int i) { return p->g->nodes[i].op->name; }
+
+/* Whether device_type has a kernel for node n's op that computes its dtype (a kernel may be
+ * registered for some dtypes of the op's type attr only, as TensorFlow's TypeConstraint). */
+static bool node_supported(const tfd_gnode *n, const char *device_type) {
+  const tfd_op_def *op = n->op;
+  tfd_dtype dt = op->type_attr ? tfd_attr_dtype(n->def, op->type_attr, 0) : 0;
+  if (!dt && op->type_attr && op->type_input >= 0 && op->type_input < n->num_inputs) dt = n->in_types[op->type_input];
+  return tfd_kernel_supported_for(op->name, device_type, dt);
+}
 static const char *node_device(const placer *p, int i) { return tfd_node_def_device(p->g->nodes[i].def); }
 
 /* AttachDef: TensorFlow appends the node's tag, or just its name when the message already has one. */
@@ -163,7 +172,7 @@ static void debug_info(const placer *p, int root, sbuf *b) {
     if (!tfd_strmap_put(&seen, node_op(p, i), (void *)1)) b->oom = true;
     sb_printf(b, "\n%s: ", node_op(p, i));
     for (int t = 0; t < p->ntypes; t++) /* the op's own kernels: a root's row holds its group's intersection */
-      if (tfd_kernel_supported(node_op(p, i), p->types[t])) sb_printf(b, "%s ", p->types[t]);
+      if (node_supported(&g->nodes[i], p->types[t])) sb_printf(b, "%s ", p->types[t]);
   }
   tfd_strmap_free(&seen);
   sb_printf(b, "\n\nColocation members, user-requested devices, and framework assigned devices, if any:");
@@ -373,7 +382,7 @@ static tfd_code init_member(placer *p, int i, tfd_status *st) {
   m->assigned_index = -1;
   m->supported = p->supported_store + (size_t)i * (size_t)p->ntypes;
   bool any = false;
-  for (int t = 0; t < p->ntypes; t++) any |= m->supported[t] = tfd_kernel_supported(n->op->name, p->types[t]);
+  for (int t = 0; t < p->ntypes; t++) any |= m->supported[t] = node_supported(n, p->types[t]);
   intptr_t f = p->o->fixed ? (intptr_t)tfd_strmap_get(p->o->fixed, tfd_gnode_name(n)) : 0;
   if (f > 0 && f <= p->o->num_devices) {
     /* Placed by an earlier run: kept, after checking it still makes sense (INTERNAL, as the

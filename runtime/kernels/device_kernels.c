@@ -57,6 +57,15 @@ static const device_kernel device_kernels[] = {
     {"AssignVariableOp", tfd_dk_setup_state}, {"AssignAddVariableOp", tfd_dk_setup_state},
     {NULL, NULL}};
 
+/* Kernels that compute fewer dtypes than their op allows (TensorFlow's TypeConstraint): the placer
+ * puts the others on the CPU. The products are written for floating point (device_math.h's matmul). */
+static uint32_t types_of(const char *op) {
+  static const char *const float_only[] = {"MatMul", "_FusedMatMul", "BatchMatMulV2"};
+  for (size_t i = 0; i < sizeof float_only / sizeof *float_only; i++)
+    if (strcmp(op, float_only[i]) == 0) return (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64);
+  return 0;
+}
+
 /* Fill, ZerosLike and OnesLike have data-movement kernels too (they stage through the host): the
  * device kernels are registered above them, whichever comes first. */
 static int priority_of(const char *op) {
@@ -65,8 +74,8 @@ static int priority_of(const char *op) {
 
 tfd_code tfd_kernel_register_device_kernels(const char *device_type, tfd_status *st) {
   for (size_t i = 0; device_kernels[i].op; i++)
-    if (tfd_kernel_register_entry(device_kernels[i].op, device_type, device_kernels[i].setup,
-                                  priority_of(device_kernels[i].op), NULL, NULL, NULL, st) != TFD_OK)
+    if (tfd_kernel_register_typed(device_kernels[i].op, device_type, device_kernels[i].setup,
+                                  priority_of(device_kernels[i].op), types_of(device_kernels[i].op), st) != TFD_OK)
       return tfd_status_code(st);
   return tfd_kernel_register_data_movement(device_type, st);
 }

@@ -119,8 +119,10 @@ typedef struct tfd_kernel_init {
 
 typedef tfd_code (*tfd_kernel_setup_fn)(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
-/* Whether device_type has a kernel for op. */
+/* Whether device_type has a kernel for op; _for: one that computes dtype t for the op's type attr
+ * (TensorFlow's TypeConstraint; t 0: any). */
 bool tfd_kernel_supported(const char *op, const char *device_type);
+bool tfd_kernel_supported_for(const char *op, const char *device_type, tfd_dtype t);
 /* Lets loaded backend modules register their kernels now, so that lookups after it see them: a
  * caller that can report an error asks this first (RESOURCE_EXHAUSTED when memory ran out; the
  * modules are asked again next time). */
@@ -135,6 +137,10 @@ tfd_code tfd_kernel_register(const char *op, const char *device_type, tfd_kernel
  * registry owns it and frees it with release (may be NULL) when the library is unloaded. */
 tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
                                    void *custom, void (*release)(void *), bool *kept, tfd_status *status);
+/* The same for a kernel that computes only some dtypes of the op's type attr (bit per tfd_dtype): the
+ * placer puts a node of another dtype elsewhere, and creating one is NOT_FOUND. */
+tfd_code tfd_kernel_register_typed(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                                   uint32_t types, tfd_status *status);
 /* Registers, for a device type whose memory the host cannot touch, the kernels of the ops that only
  * move data: Const, Identity, NoOp, Placeholder, PlaceholderWithDefault, Reshape, Fill, ZerosLike,
  * OnesLike and the runtime's _Feed, _Fetch, _Send and _Recv (k_data_movement.c). */

@@ -18,9 +18,10 @@ typedef struct kernel_entry {
   tfd_kernel_setup_fn setup;
   int priority;        /* built-in: 0 */
   const void *custom;  /* a custom kernel's registration (custom_kernel.c), handed to its setup */
+  uint32_t types;      /* the dtypes of the op's type attr this kernel computes (bit per tfd_dtype); 0: all */
 } kernel_entry;
 
-#define CPU(op, fn) {op, "CPU", fn, 0, NULL}
+#define CPU(op, fn) {op, "CPU", fn, 0, NULL, 0}
 
 static const kernel_entry kernels[] = {
     CPU("Const", tfd_setup_basic), CPU("Placeholder", tfd_setup_basic), CPU("PlaceholderWithDefault", tfd_setup_basic),
@@ -136,8 +137,8 @@ static const kernel_entry *find(const char *op, const char *device_type) {
 /* Adds (op, device_type) -> setup at priority: above every entry of the pair when priority beats
  * them all; equal priority is ALREADY_EXISTS (unless it is the very same setup, which changes
  * nothing), lower is ignored. */
-tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
-                                   void *custom, void (*release)(void *), bool *kept, tfd_status *st) {
+static tfd_code add_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                          uint32_t types, void *custom, void (*release)(void *), bool *kept, tfd_status *st) {
   if (kept) *kept = false;
   if (!op || !*op || !device_type || !*device_type || !setup)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a kernel registration needs an op, a device type and a setup");
@@ -148,7 +149,7 @@ tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_
     free(a), free(o), free(d);
     return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory registering a kernel");
   }
-  a->e = (kernel_entry){o, d, setup, priority, custom};
+  a->e = (kernel_entry){o, d, setup, priority, custom, types};
   a->release = release;
   pthread_mutex_lock(&added_mu); /* found and added under one lock: racing registrations of a pair agree */
   const kernel_entry *top = find_locked(op, device_type);
@@ -167,8 +168,18 @@ tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_
   return code;
 }
 
+tfd_code tfd_kernel_register_entry(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                                   void *custom, void (*release)(void *), bool *kept, tfd_status *st) {
+  return add_entry(op, device_type, setup, priority, 0, custom, release, kept, st);
+}
+
+tfd_code tfd_kernel_register_typed(const char *op, const char *device_type, tfd_kernel_setup_fn setup, int priority,
+                                   uint32_t types, tfd_status *st) {
+  return add_entry(op, device_type, setup, priority, types, NULL, NULL, NULL, st);
+}
+
 tfd_code tfd_kernel_register(const char *op, const char *device_type, tfd_kernel_setup_fn setup, tfd_status *st) {
-  return tfd_kernel_register_entry(op, device_type, setup, 0, NULL, NULL, NULL, st);
+  return add_entry(op, device_type, setup, 0, 0, NULL, NULL, NULL, st);
 }
 
 /* Registrations are permanent while the library is loaded; when a Lua state that loaded core.so
@@ -192,6 +203,11 @@ tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt) {
 }
 
 bool tfd_kernel_supported(const char *op, const char *device_type) { return find(op, device_type) != NULL; }
+static bool computes(const kernel_entry *e, tfd_dtype t) { return !e->types || !t || (t < 32 && (e->types & (1u << t))); }
+bool tfd_kernel_supported_for(const char *op, const char *device_type, tfd_dtype t) {
+  const kernel_entry *e = find(op, device_type);
+  return e && computes(e, t);
+}
 bool tfd_kernel_exists(const char *op, const char *device_type) {
   return op && device_type && tfd_kernel_supported(op, device_type);
 }
@@ -228,6 +244,12 @@ tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *st) {
   const kernel_entry *e = find(op, type);
   if (!e) {
     tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': no %s kernel for op %s", tfd_node_def_name(init->node), type, op);
+    return NULL;
+  }
+  tfd_dtype t = init->op->type_attr ? tfd_attr_dtype(init->node, init->op->type_attr, 0) : 0;
+  if (!computes(e, t)) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': no %s kernel for op %s with %s=%s", tfd_node_def_name(init->node), type,
+                    op, init->op->type_attr, tfd_dtype_name(t));
     return NULL;
   }
   tfd_kernel *k = calloc(1, sizeof *k);
