@@ -676,3 +676,65 @@ describe("TensorFlow.js weights stored narrower than declared", function()
     assert.are.same({ 1, 2 }, y:totable())
   end)
 end)
+
+-- Issue 26, item 6: what tfdev cannot load yet is named, and a model file with no nodes is an error.
+describe("files that are not graph models say what they are", function()
+  local dir
+  local function write(name, bytes)
+    local f = assert(io.open(dir .. "/" .. name, "wb"))
+    f:write(bytes)
+    f:close()
+    return dir .. "/" .. name
+  end
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p '" .. dir .. "/00000123/variables'"))
+  end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  -- saved_model_schema_version = 1, one (empty) MetaGraphDef: the start of every saved_model.pb
+  local SAVED_MODEL = "\8\1\18\0"
+
+  it("a SavedModel, by its bytes, its folder or its version folder, is UNIMPLEMENTED with what to do", function()
+    local pb = write("00000123/saved_model.pb", SAVED_MODEL)
+    h.raises("UNIMPLEMENTED", pb .. ": a TensorFlow SavedModel (saved_model.pb), not a GraphDef; tfdev cannot load " ..
+      "SavedModels yet: freeze the signature", tfdev.graph_def.load, pb)
+    h.raises("UNIMPLEMENTED", "a TensorFlow SavedModel (saved_model.pb)", tfdev.graph_def.parse, SAVED_MODEL .. "\18\0")
+    h.raises("UNIMPLEMENTED", dir .. "/00000123 is a TensorFlow SavedModel directory (saved_model.pb); tfdev cannot",
+      tfdev.graph_def.load, dir .. "/00000123")
+    h.raises("UNIMPLEMENTED", dir .. "/00000123 is a TensorFlow SavedModel directory", tfdev.graph_def.load, dir)
+    h.raises("UNIMPLEMENTED", "tensorflowjs_converter --input_format=tf_saved_model", tfdev.model, dir)
+    -- other bytes starting 0x08 are still just not a GraphDef
+    h.raises("INVALID_ARGUMENT", "are not a binary GraphDef", tfdev.graph_def.parse, "\8\1\8\1")
+  end)
+
+  it("the SavedModels of ../shared/savedmodels, where this checkout has them", function()
+    local shared = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".") .. "/../shared/savedmodels"
+    local f = io.open(shared .. "/saved_model_half_plus_two_cpu/00000123/saved_model.pb", "rb")
+    if not f then return pending("../shared/savedmodels is not in this checkout") end
+    f:close()
+    for _, name in ipairs { "saved_model_half_plus_two_cpu", "saved_model_half_plus_two_tf2_cpu" } do
+      h.raises("UNIMPLEMENTED", "is a TensorFlow SavedModel directory", tfdev.graph_def.load, shared .. "/" .. name)
+      h.raises("UNIMPLEMENTED", "a TensorFlow SavedModel (saved_model.pb), not a GraphDef", tfdev.graph_def.load,
+        shared .. "/" .. name .. "/00000123/saved_model.pb")
+    end
+  end)
+
+  it("a model file with no nodes is INVALID_ARGUMENT; an empty graph in memory is still one", function()
+    local empty = write("empty.pb", "")
+    h.raises("INVALID_ARGUMENT", empty .. ": the model has no nodes", tfdev.graph_def.load, empty)
+    local json = write("model.json", '{"format": "graph-model", "modelTopology": {"node": []}}')
+    h.raises("INVALID_ARGUMENT", json .. ": the model has no nodes", tfdev.graph_def.load, json)
+    assert.are.same({}, tfdev.graph_def.parse("").node)
+  end)
+
+  it("a TensorFlow.js layers model without a format key is named, not loaded as an empty graph", function()
+    local json = write("model.json", '{"modelTopology": {"keras_version": "2.2.4", "backend": "tensorflow", ' ..
+      '"model_config": {"class_name": "Sequential", "config": {"layers": []}}}, "weightsManifest": []}')
+    h.raises("UNIMPLEMENTED", "a TensorFlow.js layers model (a Keras topology, written without a \"format\" key)",
+      tfdev.graph_def.load, json)
+    local layers = write("layers.json", '{"format": "layers-model", "modelTopology": {"class_name": "Sequential"}}')
+    h.raises("UNIMPLEMENTED", "a TensorFlow.js 'layers-model'; tfdev loads graph models", tfdev.graph_def.load, layers)
+  end)
+end)

@@ -773,6 +773,12 @@ static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
     failf(&c, TFD_INVALID_ARGUMENT, "no modelTopology: not a TensorFlow.js graph model");
     goto done;
   }
+  if (!field(topology, "node", NULL) &&
+      (field(topology, "model_config", NULL) || field(topology, "keras_version", NULL) || field(topology, "class_name", NULL))) {
+    failf(&c, TFD_UNIMPLEMENTED, "a TensorFlow.js layers model (a Keras topology, written without a \"format\" key); "
+          "tfdev loads graph models ('graph-model')");
+    goto done;
+  }
   if (!(g = tfd_graph_def_new())) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     goto done;

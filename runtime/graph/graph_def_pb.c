@@ -323,6 +323,20 @@ static void free_unpacked(Tensorflow__GraphDef *g) {
   tensorflow__graph_def__free_unpacked(g, &a);
 }
 
+/* A SavedModel proto (saved_model.pb) starts with saved_model_schema_version (field 1, a varint: 0x08)
+ * and a MetaGraphDef (field 2, length-delimited: 0x12); a GraphDef's field 1 is a node (0x0a), so the
+ * first byte tells them apart. */
+static bool is_saved_model(const unsigned char *data, size_t size) {
+  if (size < 3 || data[0] != 0x08) return false;
+  size_t i = 1;
+  while (i < size && i < 11 && (data[i] & 0x80)) i++; /* the version's varint */
+  return i + 1 < size && data[i + 1] == 0x12;
+}
+
+#define SAVED_MODEL_ADVICE                                                                                      \
+  "tfdev cannot load SavedModels yet: freeze the signature into a GraphDef (TensorFlow's "                      \
+  "convert_variables_to_constants_v2) or convert it with tensorflowjs_converter --input_format=tf_saved_model"
+
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
   if (!data && size) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse: data is NULL but size is %zu", size);
@@ -332,6 +346,8 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
   Tensorflow__GraphDef *g = unpack(data, size, &oom);
   if (!g) {
     if (oom) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "GraphDef: out of memory reading %zu bytes", size);
+    else if (is_saved_model(data, size))
+      tfd_status_setf(st, TFD_UNIMPLEMENTED, "a TensorFlow SavedModel (saved_model.pb), not a GraphDef; " SAVED_MODEL_ADVICE);
     else tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                          "GraphDef: %zu bytes are not a binary GraphDef (truncated or corrupted protobuf)", size);
     return NULL;
@@ -571,7 +587,40 @@ static char *base_name(const char *dir) {
  * a TensorFlow.js model: reference outputs and other JSON beside it do not count); else, of several,
  * the one named after the directory (facemesh/facemesh.json). A new string (caller frees), or NULL
  * with INVALID_ARGUMENT listing what the directory holds. */
+/* Whether dir holds a SavedModel: saved_model.pb (or .pbtxt) in it, or in a version folder under it
+ * (TensorFlow Serving's layout, dir/00000123/saved_model.pb); *folder: that folder (caller frees). */
+static bool saved_model_in(const char *dir, char **folder) {
+  static const char *const files[] = {"saved_model.pb", "saved_model.pbtxt"};
+  struct stat info;
+  for (size_t i = 0; i < 2; i++) {
+    char *f = tfd_format("%s/%s", dir, files[i]);
+    bool found = f && stat(f, &info) == 0 && S_ISREG(info.st_mode);
+    free(f);
+    if (found) return (*folder = tfd_format("%s", dir)) != NULL;
+  }
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  bool found = false;
+  for (struct dirent *e; !found && (e = readdir(d));) {
+    if (!*e->d_name || strspn(e->d_name, "0123456789") != strlen(e->d_name)) continue;
+    char *sub = tfd_format("%s/%s", dir, e->d_name), *f = sub ? tfd_format("%s/saved_model.pb", sub) : NULL;
+    found = f && stat(f, &info) == 0 && S_ISREG(info.st_mode);
+    free(f);
+    if (found) *folder = sub;
+    else free(sub);
+  }
+  closedir(d);
+  return found && *folder;
+}
+
 static char *model_in_directory(const char *dir, tfd_status *st) {
+  char *saved = NULL;
+  if (saved_model_in(dir, &saved)) {
+    tfd_status_setf(st, TFD_UNIMPLEMENTED, "%s is a TensorFlow SavedModel directory (saved_model.pb); " SAVED_MODEL_ADVICE,
+                    saved);
+    free(saved);
+    return NULL;
+  }
   DIR *d = opendir(dir);
   if (!d) {
     tfd_status_setf(st, TFD_PERMISSION_DENIED, "%s: %s", dir, strerror(errno));
@@ -667,6 +716,11 @@ tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph
   free(data);
   if (g && check_ops(g, st) != TFD_OK) {
     tfd_status_prefixf(st, "%s: ", path);
+    tfd_graph_def_free(g);
+    g = NULL;
+  }
+  if (g && tfd_graph_def_num_nodes(g) == 0) { /* an empty graph in memory is fine; a model file of none is a mistake */
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: the model has no nodes", path);
     tfd_graph_def_free(g);
     g = NULL;
   }
