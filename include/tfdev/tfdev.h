@@ -22,6 +22,7 @@
 #include "tfdev/device_set.h"
 #include "tfdev/gpu.h"
 #include "tfdev/graph_def.h"
+#include "tfdev/model.h"
 #include "tfdev/session.h"
 #include "tfdev/custom_op.h"
 #include "tfdev/ops.h"
