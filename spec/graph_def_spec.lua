@@ -471,7 +471,8 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
     assert.are.same({ { key = "scores", name = "out:0", dtype = "float32" },
       { key = "logits", name = "y:0", dtype = "float32", shape = { -1, 2 } } }, gd.signature.outputs)
     local m <close> = tfdev.model(path, { intra_op_threads = 1 })
-    assert.are.same({ { name = "features", tensor = "x:0", dtype = "float32", shape = { -1, 3 } } }, m.inputs)
+    assert.are.same({ { name = "features", key = "features", tensor = "x:0", dtype = "float32", shape = { -1, 3 } } },
+      m.inputs)
     assert.are.equal("scores", m.outputs[1].name)
     assert.are.equal("logits", m.outputs[2].name)
     local r = m:run { features = { { 1, 0, 1 } } } -- by key
@@ -483,6 +484,45 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
     assert.is_nil(back.signature)
     h.raises("INVALID_ARGUMENT", "signature.outputs['bad'] needs the name of a tensor", tfdev.graph_def.parse,
       '{"modelTopology": {"node": []}, "signature": {"outputs": {"bad": {"dtype": "DT_FLOAT"}}}}')
+    cleanup(dir)
+  end)
+
+  it("models: one input spelling, run_async, callable, a one-line tostring, and no close by the collector", function()
+    -- keyed "x:0" as some converters write it: the input is "x", as the same graph saved as .pb names it
+    local json = string.format([[{"format": "graph-model", %s,
+      "signature": {"inputs": {"x:0": {"name": "x:0", "dtype": "DT_FLOAT",
+          "tensorShape": {"dim": [{"size": "-1"}, {"size": "3"}]}}},
+        "outputs": {"logits": {"name": "y:0", "dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "-1"}, {"size": "2"}]}}}},
+      "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "w", "shape": [3, 2], "dtype": "float32"},
+        {"name": "b", "shape": [2], "dtype": "float32"}, {"name": "k", "shape": [2], "dtype": "int32"}]}]}]],
+      TOPOLOGY:format(base64(string.pack("<ff", 7, -8))))
+    local path, dir = write_model(json, { ["w.bin"] = string.pack("<ffffffff", 1, 2, 3, 4, 5, 6, 0, 0) .. string.pack("<i4i4", 0, 0) })
+    local m = tfdev.model(path, { intra_op_threads = 1 })
+    assert.are.equal("x", m.inputs[1].name)
+    assert.are.equal("x:0", m.inputs[1].key)
+    local x = { { 1, 0, 1 } }
+    for _, spelling in ipairs { "x", "x:0" } do
+      assert.are.same({ { 6, 8 } }, m:run { [spelling] = x }[1]:totable())
+    end
+    assert.are.equal("tfdev.model (x float32[-1,3]) -> (logits float32[-1,2])", tostring(m))
+    local f = m:run_async { x = x }
+    assert.are.same({ { 6, 8 } }, f:result()[1]:totable())
+    local call = m:callable()
+    assert.are.same({ { 6, 8 } }, call(tfdev.tensor(x, "float32"))[1]:totable())
+    local pending = m:run_async { x = x }
+    local session = m.session
+    m = nil
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({ { 6, 8 } }, pending:result()[1]:totable()) -- still runs: the model's collection closed nothing
+    assert.are.same({ { 6, 8 } }, call(tfdev.tensor(x, "float32"))[1]:totable())
+    assert.are.same({ { 6, 8 } }, session:run({ x = x }, "y"):totable())
+    session:close()
+    h.raises("CANCELLED", "Session has been closed.", call, tfdev.tensor(x, "float32"))
+    -- the same graph without a signature: the Placeholder's name, the same spelling
+    local bare <close> = tfdev.model(tfdev.graph_def.parse(tfdev.graph_def.serialize(tfdev.graph_def.load(path))))
+    assert.are.equal("x", bare.inputs[1].name)
+    assert.matches("^tfdev%.model %(x float32%[%-1,3%]%) %-> %(", tostring(bare))
     cleanup(dir)
   end)
 
