@@ -1,12 +1,15 @@
 -- Loads a TensorFlow model (a binary GraphDef .pb, or a TensorFlow.js graph model.json), runs it
 -- once on an input, and prints what it found: the inputs and outputs, the ops it uses, the
--- outputs' values in brief, the slowest nodes of a traced run, and a Chrome/Perfetto timeline.
+-- outputs' values in brief, whether they match the reference beside the model, the slowest nodes
+-- of a traced run, and a Chrome/Perfetto timeline.
 --
 --   tfdev scripts/model.lua [MODEL] [INPUT.bin]
 --
 -- MODEL defaults to ../shared/models/blazeface/blazeface.json. INPUT.bin is raw little-endian
 -- float32 in the first input's shape; without it the input_0.bin beside the model is used, or a
--- fixed pattern in [0, 1).
+-- fixed pattern in [0, 1). Where reference.json and output_K.bin sit beside the model (as
+-- ../shared/models has them, made by TensorFlow.js), each output is compared with its reference:
+-- max |ours - reference| <= 1e-3 x max(1, max |reference|), and the script exits 1 when one differs.
 local tfdev = require "tfdev"
 
 local here = (arg and arg[0] or ""):match("^(.*)/scripts/[^/]*$") or "."
@@ -48,13 +51,50 @@ local x = tfdev.from_bytes(input.dtype or "float32", shape, bytes)
 print(string.format("input %s: %s %s", input.name, x.dtype, table.concat(shape, "x")))
 
 local outs, meta = m:run({ [input.name] = x }, { trace = true })
+local dir = path:match("^(.*)/[^/]*%.[%w]+$") or path
+local ref_text = read(dir .. "/reference.json")
+local ref = ref_text and tfdev.json.decode(ref_text)
+local verdicts = {}
+if ref then
+  for k, r in ipairs(ref.outputs or {}) do
+    local want = read(string.format("%s/output_%d.bin", dir, k - 1))
+    for i, o in ipairs(m.outputs) do
+      if want and ((o.tensor or o.name) == r.name .. ":0" or o.name == r.name) then
+        local got = outs[i]:bytes()
+        local fmt = outs[i].dtype == "float32" and "<f" or outs[i].dtype == "int32" and "<i4" or nil
+        if not fmt or #got ~= #want then
+          verdicts[i] = string.format("reference %s: %d bytes against %d", r.name, #want, #got)
+        else
+          local worst, scale = 0, 1
+          for at = 1, #want, 4 do
+            local a, b = string.unpack(fmt, got, at), string.unpack(fmt, want, at)
+            worst, scale = math.max(worst, math.abs(a - b)), math.max(scale, math.abs(b))
+          end
+          verdicts[i] = string.format("%s reference (max diff %.3g, bound %.3g)",
+            worst <= 1e-3 * scale and "matches" or "DIFFERS from", worst, 1e-3 * scale)
+          verdicts[i .. "ok"] = worst <= 1e-3 * scale
+        end
+      end
+    end
+  end
+end
 for i, o in ipairs(m.outputs) do
   local t = outs[i]
   local lo, hi, flat = math.huge, -math.huge, {}
   local function walk(v) if type(v) == "table" then for _, e in ipairs(v) do walk(e) end else flat[#flat + 1] = v end end
   walk(t:totable())
   for _, v in ipairs(flat) do lo, hi = math.min(lo, v), math.max(hi, v) end
-  print(string.format("output %-12s %s %-12s min %.4g max %.4g", o.name, t.dtype, table.concat(t.shape, "x"), lo, hi))
+  print(string.format("output %-12s %s %-12s min %.4g max %.4g%s", o.name, t.dtype, table.concat(t.shape, "x"), lo, hi,
+    verdicts[i] and "  " .. verdicts[i] or ""))
+end
+local differs = 0
+if ref then
+  local matched = 0
+  for i in ipairs(m.outputs) do
+    if verdicts[i .. "ok"] then matched = matched + 1 elseif verdicts[i] then differs = differs + 1 end
+  end
+  print(string.format("reference: %d of %d outputs match (%s)", matched, #(ref.outputs or {}), dir .. "/reference.json"))
+  if matched < #(ref.outputs or {}) then differs = math.max(differs, 1) end
 end
 
 -- A second, warm run for the timings.
@@ -74,3 +114,4 @@ local out = io.open("tfdev-model-timeline.json", "w")
 out:write(tfdev.timeline(meta))
 out:close()
 print("timeline: tfdev-model-timeline.json (open it in https://ui.perfetto.dev)")
+if differs > 0 then os.exit(1) end
