@@ -1794,6 +1794,64 @@ static tfd_code infer_list_element_shape(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- TensorArray V3 (TensorFlow 1's data_flow_ops.cc; k_tensor_array.c) ----
+ * A handle is a resource scalar; the float "flow" scalars only order the ops on one array. */
+static tfd_code need_ta_inputs(tfd_infer_ctx *c, int flow, tfd_status *st) {
+  if (c->in_types[0] != TFD_RESOURCE)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input 0 must be a TensorArray handle (resource), got %s",
+                           node_name(c), op_name(c), tfd_dtype_name(c->in_types[0]));
+  if (flow >= 0 && c->in_types[flow] != TFD_FLOAT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): flow_in (input %d) must be float32, got %s",
+                           node_name(c), op_name(c), flow, tfd_dtype_name(c->in_types[flow]));
+  return need_rank(c, 0, 0, "the TensorArray handle", st);
+}
+
+static void scalar_out(tfd_infer_ctx *c, int i, tfd_dtype dt) {
+  c->out_types[i] = dt;
+  c->out_shapes[i].ndims = 0;
+}
+
+static tfd_code infer_tensor_array(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = op_name(c) + strlen("TensorArray");
+  const tfd_attr_value *dt = attr(c, "dtype");
+  if (strcmp(op, "V3") == 0) {
+    if (need_int32(c, 0, "size", st) != TFD_OK || need_rank(c, 0, 0, "size", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    scalar_out(c, 0, TFD_RESOURCE);
+    scalar_out(c, 1, TFD_FLOAT32);
+    return TFD_OK;
+  }
+  bool write = strcmp(op, "WriteV3") == 0, read = strcmp(op, "ReadV3") == 0, gather = strcmp(op, "GatherV3") == 0;
+  bool scatter = strcmp(op, "ScatterV3") == 0, split = strcmp(op, "SplitV3") == 0, concat = strcmp(op, "ConcatV3") == 0;
+  int flow = write || scatter || split ? 3 : read || gather ? 2 : strcmp(op, "CloseV3") == 0 ? -1 : 1;
+  if (need_ta_inputs(c, flow, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if ((write || read || gather || scatter) && need_int32(c, 1, write || read ? "index" : "indices", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (split && c->in_types[2] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): lengths (input 2) must be int64, got %s", node_name(c),
+                           op_name(c), tfd_dtype_name(c->in_types[2]));
+  if (write || scatter || split) {
+    scalar_out(c, 0, TFD_FLOAT32);
+  } else if (read || gather || concat) {
+    c->out_types[0] = dt ? dt->dtype : 0;
+    unknown(&c->out_shapes[0]);
+    const tfd_attr_value *es = attr(c, "element_shape");
+    if (gather && es && es->type == TFD_ATTR_SHAPE && es->shape.ndims >= 0 && es->shape.ndims < TFD_MAX_DIMS) {
+      tfd_shape *o = &c->out_shapes[0];
+      o->ndims = es->shape.ndims + 1;
+      o->dims[0] = c->in_shapes[1].ndims == 1 ? c->in_shapes[1].dims[0] : -1;
+      for (int d = 0; d < es->shape.ndims; d++) o->dims[d + 1] = es->shape.dims[d];
+    }
+    if (concat) {
+      c->out_types[1] = TFD_INT64;
+      c->out_shapes[1].ndims = 1;
+      c->out_shapes[1].dims[0] = -1;
+    }
+  } else if (strcmp(op, "SizeV3") == 0) {
+    scalar_out(c, 0, TFD_INT32);
+  }
+  return TFD_OK;
+}
+
 /* ---- NonMaxSuppression V2..V5 (TensorFlow's image_ops.cc) ---- */
 static tfd_code infer_nms(tfd_infer_ctx *c, tfd_status *st) {
   const char *op = op_name(c);
@@ -1856,6 +1914,18 @@ static tfd_code infer_where(tfd_infer_ctx *c, tfd_status *st) {
 
 static const tfd_attr_def attrs_t[] = {A_T, END};
 static const tfd_attr_def attrs_none[] = {END};
+static const tfd_attr_def attrs_ta_v3[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                           {"element_shape", TFD_ATTR_SHAPE, false, 0, 0, NULL},
+                                           {"dynamic_size", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                           {"clear_after_read", TFD_ATTR_BOOL, false, 1, 0, NULL},
+                                           {"identical_element_shapes", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                           {"tensor_array_name", TFD_ATTR_STRING, false, 0, 0, ""},
+                                           END};
+static const tfd_attr_def attrs_ta_read[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_ta_gather[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                               {"element_shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_ta_concat[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                               {"element_shape_except0", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_const[] = {{"value", TFD_ATTR_TENSOR, true, 0, 0, NULL},
                                            {"dtype", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_placeholder[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
@@ -2085,6 +2155,16 @@ static const tfd_op_def ops[] = {
     {"Switch", 2, 2, 2, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_t, infer_switch, false},
     {"Merge", 1, -1, 2, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_merge, infer_merge, false},
     {"ControlTrigger", 0, 0, 0, false, true, NULL, 0, 0, attrs_none, infer_none, false},
+    /* TensorFlow 1's TensorArrays, per step (k_tensor_array.c) */
+    {"TensorArrayV3", 1, 1, 2, true, false, NULL, 0, 0, attrs_ta_v3, infer_tensor_array, false},
+    {"TensorArrayWriteV3", 4, 4, 1, true, false, "T", 2, ALL, attrs_t, infer_tensor_array, false},
+    {"TensorArrayReadV3", 3, 3, 1, true, false, NULL, 0, 0, attrs_ta_read, infer_tensor_array, false},
+    {"TensorArrayGatherV3", 3, 3, 1, true, false, NULL, 0, 0, attrs_ta_gather, infer_tensor_array, false},
+    {"TensorArrayScatterV3", 4, 4, 1, true, false, "T", 2, ALL, attrs_t, infer_tensor_array, false},
+    {"TensorArraySizeV3", 2, 2, 1, true, false, NULL, 0, 0, attrs_none, infer_tensor_array, false},
+    {"TensorArrayCloseV3", 1, 1, 0, true, false, NULL, 0, 0, attrs_none, infer_tensor_array, false},
+    {"TensorArrayConcatV3", 2, 2, 2, true, false, NULL, 0, 0, attrs_ta_concat, infer_tensor_array, false},
+    {"TensorArraySplitV3", 4, 4, 1, true, false, "T", 1, ALL, attrs_t, infer_tensor_array, false},
     /* TensorList: lists of tensors in scalar variants (k_tensor_list.c) */
     {"TensorListReserve", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_reserve, infer_list_reserve, false},
     {"EmptyTensorList", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_reserve, infer_list_reserve, false},

@@ -201,6 +201,9 @@ tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dt
  * `what`) when t is not int32/int64, or not a one-element scalar. */
 bool tfd_kernel_check_index(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
 bool tfd_kernel_check_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
+/* The resource container of step step_id's own resources (TensorArrays), "__per_step_<id>" as
+ * TensorFlow's ScopedStepContainer names it; the session removes it when the step ends. */
+void tfd_step_container(int64_t step_id, char *buf, size_t cap);
 /* Attribute readers with defaults. */
 bool tfd_attr_bool(const tfd_node_def *n, const char *name, bool dflt);
 int64_t tfd_attr_int(const tfd_node_def *n, const char *name, int64_t dflt);
@@ -221,6 +224,7 @@ tfd_code tfd_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
 tfd_code tfd_setup_depth_space(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_space_batch(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sparse_to_dense(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_tensor_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_batch_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);

@@ -32,6 +32,12 @@ static const kernel_entry kernels[] = {
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
     CPU("SparseToDense", tfd_setup_sparse_to_dense),
+    /* TensorFlow 1's TensorArrays (k_tensor_array.c) */
+    CPU("TensorArrayV3", tfd_setup_tensor_array), CPU("TensorArrayWriteV3", tfd_setup_tensor_array),
+    CPU("TensorArrayReadV3", tfd_setup_tensor_array), CPU("TensorArrayGatherV3", tfd_setup_tensor_array),
+    CPU("TensorArrayScatterV3", tfd_setup_tensor_array), CPU("TensorArraySizeV3", tfd_setup_tensor_array),
+    CPU("TensorArrayCloseV3", tfd_setup_tensor_array), CPU("TensorArrayConcatV3", tfd_setup_tensor_array),
+    CPU("TensorArraySplitV3", tfd_setup_tensor_array),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),

@@ -48,3 +48,5 @@ const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf
   for (int d = 0; d < upto && n < cap; d++) n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "", (long long)c[d]);
   return buf;
 }
+
+void tfd_step_container(int64_t step_id, char *buf, size_t cap) { snprintf(buf, cap, "__per_step_%lld", (long long)step_id); }

@@ -182,6 +182,8 @@ static bundle *build_bundle(tfd_session *s, char **feeds, int nf, char **fetches
   if (tfd_partition(pg, device_of, s->devices, s->num_devices, parts, st) != TFD_OK) goto fail;
   /* With control flow anywhere, every partition runs frame-aware: a _Recv may bring a dead tensor. */
   b->control_flow = tfd_graph_has_control_flow(pg);
+  for (int i = 0; i < pg->n && !b->step_resources; i++)
+    b->step_resources = strcmp(pg->nodes[i].op->name, "TensorArrayV3") == 0;
   /* Compact the non-empty partitions to the front, one executor each. */
   for (int d = 0; d < s->num_devices; d++) {
     if (!parts[d]) continue;

@@ -33,6 +33,7 @@ typedef struct bundle {
   tfd_graph *client;      /* partial runs: the placed run graph, for CheckFetch */
   atomic_llong runs;      /* steps started, for build_cost_model_after (TensorFlow's step_count) */
   bool control_flow;      /* the run's graph has control flow: a fetch may be dead */
+  bool step_resources;    /* it makes per-step resources (TensorArrays): removed when each step ends */
 } bundle;
 
 /* A callable is shared by the session's table and each call running it, so

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/kernel.h"
 #include "session_args.h"
 #include "session_internal.h"
 
@@ -249,6 +250,12 @@ tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *met
     tfd_ds_fill_metadata(meta, b, x->trace ? x->stats : NULL, x->partition_graphs);
     if (x->want_costs) tfd_ds_fill_cost_graph(s, meta, b);
     meta->step_id = x->step_id;
+  }
+  if (b->step_resources) { /* TensorFlow's ScopedStepContainer: the step's TensorArrays go with it */
+    char container[64];
+    tfd_step_container(x->step_id, container, sizeof container);
+    for (int p = 0; p < b->num_parts; p++)
+      tfd_resource_mgr_cleanup(tfd_device_resource_manager(tfd_executor_device(b->execs[p])), container, NULL);
   }
   step_free_parts(x);
   pthread_mutex_destroy(&x->mu);
