@@ -142,26 +142,36 @@ static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c) {
   char *space = to_batch ? (char *)src : dst, *grid = to_batch ? dst : (char *)src;
   int64_t grid_cells = 1; /* spatial positions per grid batch entry */
   for (int i = 0; i < p.m; i++) grid_cells *= p.grid[i];
+  /* Rows along the last block dimension: the outer block dimensions are resolved once per row, and
+   * along the row space positions step by the block, one run of depth each. */
+  int last = p.m - 1;
+  int64_t inner = p.m ? p.grid[last] : 1, rows = grid_cells / (inner ? inner : 1);
   for (int64_t g = 0; g < p.batch * p.blocks; g++) {
     int64_t offset = g / p.batch, b = g % p.batch, off[TFD_MAX_DIMS];
     for (int i = p.m - 1; i >= 0; i--) off[i] = offset % p.block[i], offset /= p.block[i];
     int64_t x[TFD_MAX_DIMS] = {0};
     char *cell = grid + (size_t)(g * grid_cells) * run;
-    for (int64_t n = 0; n < grid_cells; n++, cell += run) {
-      int64_t at = b, inside = 1;
-      for (int i = 0; i < p.m; i++) {
-        int64_t s = x[i] * p.block[i] + off[i] - p.before[i];
-        inside &= s >= 0 && s < p.space[i];
-        at = at * p.space[i] + s;
+    for (int64_t r = 0; r < rows; r++) {
+      int64_t at = b;
+      bool inside = true;
+      for (int i = 0; i < last; i++) {
+        int64_t sp = x[i] * p.block[i] + off[i] - p.before[i];
+        inside &= sp >= 0 && sp < p.space[i];
+        at = at * p.space[i] + sp;
       }
-      if (!inside) {
-        if (to_batch) memset(cell, 0, run);
-      } else if (to_batch) {
-        memcpy(cell, space + (size_t)at * run, run);
-      } else {
-        memcpy(space + (size_t)at * run, cell, run);
+      int64_t step = p.m ? p.block[last] : 0, first = p.m ? off[last] - p.before[last] : 0, size = p.m ? p.space[last] : 1;
+      char *line = inside ? space + (size_t)(at * size) * run : NULL;
+      for (int64_t xl = 0; xl < inner; xl++, cell += run) {
+        int64_t sp = xl * step + first;
+        if (!inside || sp < 0 || sp >= size) {
+          if (to_batch) memset(cell, 0, run);
+        } else if (to_batch) {
+          memcpy(cell, line + (size_t)sp * run, run);
+        } else {
+          memcpy(line + (size_t)sp * run, cell, run);
+        }
       }
-      for (int i = p.m - 1; i >= 0 && ++x[i] == p.grid[i]; i--) x[i] = 0;
+      for (int i = last - 1; i >= 0 && ++x[i] == p.grid[i]; i--) x[i] = 0;
     }
   }
 }

@@ -1022,6 +1022,96 @@ static void bench_add(void) {
   tfd_tensor_unref(b);
 }
 
+/* ---- data movement ----
+ * The rearranging kernels beside memcpy of the same output bytes, the machine's copy bandwidth on one
+ * thread (the floor no kernel that must read and write every byte can beat). Inputs and outputs of
+ * 16 MiB, far past the caches. */
+typedef struct copy_job {
+  void *dst;
+  const void *src;
+  size_t bytes;
+} copy_job;
+
+static void copy_floor(void *p) {
+  copy_job *j = p;
+  memcpy(j->dst, j->src, j->bytes);
+}
+
+static tfd_tensor *int32_tensor(const int32_t *v, const int64_t *dims, int nd) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  return tfd_tensor_from_bytes(NULL, TFD_INT32, dims, nd, v, (size_t)n * 4, NULL);
+}
+
+static void bench_one_move(const char *name, tfd_graph_def *g, tfd_tensor *x, int reps) {
+  tfd_session *s = session(1, 1, g);
+  const char *feeds[] = {"x"};
+  tfd_tensor *in[1] = {x}, *out = NULL;
+  tfd_status *st = tfd_status_new();
+  run_ctx rc = {s, callable(s, feeds, 1, "y"), in, st};
+  if (tfd_session_run_callable(s, rc.handle, NULL, in, &out, NULL, st) != TFD_OK) die(st, name);
+  size_t bytes = tfd_tensor_byte_size(out);
+  tfd_tensor_unref(out);
+  void *dst = malloc(bytes), *src = malloc(bytes); /* the floor's own buffers: x may be smaller (BroadcastTo) */
+  if (!dst || !src) die(st, "out of memory");
+  memset(dst, 1, bytes);
+  memset(src, 2, bytes);
+  copy_job floor_job = {dst, src, bytes};
+  double ours, base;
+  compare(run_once, &rc, copy_floor, &floor_job, 3, reps, &ours, &base);
+  double moved = 2.0 * (double)bytes / 1e9; /* read and write each byte once */
+  row(name, moved / ours, moved / base, RATIO_AT_LEAST, 0.5);
+  free(dst);
+  free(src);
+  tfd_status_free(st);
+  tfd_session_free(s);
+  tfd_graph_def_free(g);
+}
+
+/* y = op(x, consts...), x fed. */
+static tfd_graph_def *move_graph(const char *op, tfd_tensor *c1, tfd_tensor *c2, const char *int_attr, int64_t value) {
+  tfd_graph_def *g = tfd_graph_def_new();
+  placeholder(g, "x");
+  if (c1) constant(g, "c1", c1);
+  if (c2) constant(g, "c2", c2);
+  tfd_node_def *n = add(g, "y", op, "x", c1 ? "c1" : NULL);
+  if (c2) tfd_node_def_add_input(n, "c2", NULL);
+  if (int_attr) {
+    tfd_attr_value v = {.type = TFD_ATTR_INT, .i = value};
+    tfd_node_def_set_attr(n, int_attr, &v, NULL);
+  }
+  tfd_tensor_unref(c1);
+  tfd_tensor_unref(c2);
+  return g;
+}
+
+static void bench_data_movement(void) {
+  table_title("Data movement: rearranging kernels vs memcpy of the same bytes (16 MiB float32 outputs)",
+              "1: tfdev intra_op_threads=1 inter_op_threads=1; memcpy on the calling thread");
+  header("GB/s moved: each output byte read once and written once", "memcpy");
+  int reps = quick ? 11 : 31;
+  int64_t img[4] = {1, 256, 256, 64}, wide[4] = {1, 512, 512, 16};
+  int64_t small[4] = {4, 256, 256, 16}, two[1] = {2}, pads[2] = {2, 2}, row_dims[2] = {1, 4096};
+  int32_t block[2] = {2, 2}, zeros[4] = {0, 0, 0, 0}, target[2] = {1024, 4096};
+  tfd_tensor *x = random_tensor(img, 4, 50);
+  bench_one_move("DepthToSpace [1,256,256,64] block 2", move_graph("DepthToSpace", NULL, NULL, "block_size", 2), x, reps);
+  bench_one_move("SpaceToDepth [1,256,256,64] block 2", move_graph("SpaceToDepth", NULL, NULL, "block_size", 2), x, reps);
+  tfd_tensor_unref(x);
+  x = random_tensor(wide, 4, 52);
+  bench_one_move("SpaceToBatchND [1,512,512,16] block [2,2]",
+                 move_graph("SpaceToBatchND", int32_tensor(block, two, 1), int32_tensor(zeros, pads, 2), NULL, 0), x, reps);
+  tfd_tensor_unref(x);
+  x = random_tensor(small, 4, 53);
+  bench_one_move("BatchToSpaceND [4,256,256,16] block [2,2]",
+                 move_graph("BatchToSpaceND", int32_tensor(block, two, 1), int32_tensor(zeros, pads, 2), NULL, 0), x, reps);
+  tfd_tensor_unref(x);
+  x = random_tensor(row_dims, 2, 54);
+  bench_one_move("BroadcastTo [1,4096] -> [1024,4096]",
+                 move_graph("BroadcastTo", int32_tensor(target, two, 1), NULL, NULL, 0), x, reps);
+  tfd_tensor_unref(x);
+  printf("  (BroadcastTo's floor copies 16 MiB though the op reads only 16 KiB: the write is what both must do)\n");
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: tfdev_bench [--quick] [--mlp-configs \"BATCH:THREADS:WARM:REPS ...\"] [--peers DIR]\n");
   exit(2);
@@ -1050,6 +1140,7 @@ int main(int argc, char **argv) {
   if (tfd_env_num_cores() > 1) bench_matmul(tfd_env_num_cores());
   bench_cores();
   bench_add();
+  bench_data_movement();
   if (checks_failed) {
     printf("\nFAILED: an MLP output differs from tfdev's by more than 1e-4, or a peer wrote none (table above)\n");
     return 1;
