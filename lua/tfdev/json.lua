@@ -2,6 +2,9 @@
 -- decoder for the files models come with (reference.json): objects and arrays become tables, null nil.
 local json = {}
 
+--- A value that encodes as null where Lua cannot hold nil (inside arrays).
+json.null = setmetatable({}, { __name = "tfdev.json.null", __tostring = function() return "null" end })
+
 local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r",
   ["\t"] = "\\t" }
 
@@ -19,7 +22,7 @@ end
 
 local function encode(v, out)
   local t = type(v)
-  if t == "nil" then out[#out + 1] = "null"
+  if t == "nil" or v == json.null then out[#out + 1] = "null"
   elseif t == "boolean" then out[#out + 1] = tostring(v)
   elseif t == "number" then
     if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"

@@ -24,6 +24,7 @@
 #include "../core/strmap.h"
 #include "graph_def_internal.h"
 #include "json_syntax.h"
+#include "layers_model.h"
 #include "../framework/op_registry.h"
 
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
@@ -765,26 +766,23 @@ static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
     return NULL;
   }
   const cJSON *format = field(root, "format", NULL), *topology = field(root, "modelTopology", "model_topology");
-  if (cJSON_IsString(format) && strcmp(format->valuestring, "graph-model") != 0) {
-    failf(&c, TFD_UNIMPLEMENTED, "a TensorFlow.js '%s'; tfdev loads graph models ('graph-model')", format->valuestring);
+  bool layers = tfd_layers_model_is(root, topology);
+  if (!layers && cJSON_IsString(format) && strcmp(format->valuestring, "graph-model") != 0) {
+    failf(&c, TFD_UNIMPLEMENTED, "a TensorFlow.js '%s'; tfdev loads graph models ('graph-model') and layers models ('layers-model')",
+          format->valuestring);
     goto done;
   }
   if (!cJSON_IsObject(topology)) {
-    failf(&c, TFD_INVALID_ARGUMENT, "no modelTopology: not a TensorFlow.js graph model");
-    goto done;
-  }
-  if (!field(topology, "node", NULL) &&
-      (field(topology, "model_config", NULL) || field(topology, "keras_version", NULL) || field(topology, "class_name", NULL))) {
-    failf(&c, TFD_UNIMPLEMENTED, "a TensorFlow.js layers model (a Keras topology, written without a \"format\" key); "
-          "tfdev loads graph models ('graph-model')");
+    failf(&c, TFD_INVALID_ARGUMENT, "no modelTopology: not a TensorFlow.js model");
     goto done;
   }
   if (!(g = tfd_graph_def_new())) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     goto done;
   }
-  if (nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK ||
-      uint8_inputs_as_tfjs(&c, g) != TFD_OK)
+  if (layers ? tfd_layers_model_to_graph(topology, g, &unfilled, c.path, st) != TFD_OK
+             : nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK ||
+                   uint8_inputs_as_tfjs(&c, g) != TFD_OK)
     goto fail;
   const cJSON *manifest = field(root, "weightsManifest", "weights_manifest");
   if (manifest) {

@@ -156,7 +156,39 @@ static void test_load_errors(void) {
   tfd_status_free(st);
 }
 
+/* A TensorFlow.js layers model (spec/layers/functional, made by tfjs-layers): two inputs by layer
+ * name, two outputs, through the C API alone. */
+static void test_layers_model(void) {
+  tfd_status *st = tfd_status_new();
+  tfd_model *m = tfd_model_load(TFDEV_SOURCE_DIR "/spec/layers/functional", NULL, st);
+  CHECK_INT(tfd_status_code(st), TFD_OK);
+  if (!m) return;
+  CHECK_INT(tfd_model_num_inputs(m), 2);
+  CHECK_STR(tfd_model_input_name(m, 0), "a");
+  CHECK_STR(tfd_model_input_name(m, 1), "b");
+  int64_t dims[4];
+  CHECK_INT(tfd_model_input_shape(m, 0, dims, 4), 2);
+  CHECK(dims[0] == -1 && dims[1] == 6);
+  CHECK_INT(tfd_model_num_outputs(m), 2);
+  CHECK_STR(tfd_model_output_name(m, 0), "scores");
+  CHECK_STR(tfd_model_output_name(m, 1), "flags");
+  float x[12] = {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f, 0.7f, 0.8f, -0.9f, 1.0f, 0.0f, 0.2f};
+  int64_t in_dims[2] = {2, 6};
+  tfd_tensor *in[2] = {tg_f32(x, in_dims, 2), tg_f32(x, in_dims, 2)}, *out[2] = {NULL, NULL};
+  CHECK_INT(tfd_model_run(m, in, 2, out, 2, st), TFD_OK);
+  CHECK(out[0] && tfd_tensor_ndims(out[0]) == 2 && tfd_tensor_dim(out[0], 0) == 2 && tfd_tensor_dim(out[0], 1) == 3);
+  CHECK(out[1] && tfd_tensor_dim(out[1], 1) == 2);
+  for (int i = 0; out[1] && i < 4; i++) { /* sigmoid outputs */
+    float f = ((const float *)tfd_tensor_const_data(out[1]))[i];
+    CHECK(f > 0 && f < 1);
+  }
+  for (int i = 0; i < 2; i++) tfd_tensor_unref(in[i]), tfd_tensor_unref(out[i]);
+  tfd_model_free(m);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"layers_model", test_layers_model},
     {"signature_and_bare_graph_agree", test_signature_and_bare_graph_agree},
     {"orders_and_spellings", test_orders_and_spellings},
     {"load_errors", test_load_errors},

@@ -1,0 +1,906 @@
+/* TensorFlow.js layers models (a Keras topology: model.to_json() in modelTopology) turned into a
+ * GraphDef at load, so that a layers model runs as the graph TensorFlow.js would build from it.
+ *
+ * Each layer call becomes a few nodes named under the layer ("dense/MatMul", "dense/BiasAdd") and an
+ * Identity named after the layer (a second call of a shared layer: "<layer>_<k>"), which later layers
+ * read and the signature names. A weight becomes a Const named as the weights manifest names it
+ * ("<layer>/<weight>", e.g. "dense/kernel") with no value yet: the manifest's reader fills it, as it
+ * fills a graph model's. Inference semantics are Keras's: dropout and noise layers pass their input
+ * through, batch normalisation uses the moving statistics. What is not here (recurrent layers,
+ * nested models, channels_first, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status_internal.h"
+#include "layers_model.h"
+
+typedef struct lctx {
+  const char *path;
+  tfd_status *st;
+  tfd_graph_def *g;
+  tfd_strmap *unfilled; /* weight Consts still without values, by name */
+  tfd_strmap tensors;   /* "layer\x1fnode\x1ftensor" -> the output node's name (malloc'd) */
+  tfd_strmap ranks;     /* output node name -> rank + 1 (0: unknown) */
+  int serial;           /* for helper nodes' names */
+} lctx;
+
+static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = tfd_vformat(fmt, ap);
+  va_end(ap);
+  tfd_status_setf(c->st, code, "%s: %s", c->path, msg ? msg : "out of memory");
+  free(msg);
+  return code;
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static const cJSON *get2(const cJSON *o, const char *a, const char *b) { return get(o, a) ? get(o, a) : get(o, b); }
+
+static double num(const cJSON *o, const char *k, double dflt) {
+  const cJSON *v = get(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+static bool flag(const cJSON *o, const char *k, bool dflt) {
+  const cJSON *v = get(o, k);
+  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+static const char *str(const cJSON *o, const char *k, const char *dflt) {
+  const cJSON *v = get(o, k);
+  return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+/* An int or a list of n ints (Keras's kernel_size = 3 or [3, 3]); false when neither. */
+static bool ints(const cJSON *v, int n, int64_t *out) {
+  if (cJSON_IsNumber(v)) {
+    for (int i = 0; i < n; i++) out[i] = (int64_t)v->valuedouble;
+    return true;
+  }
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return false;
+  for (int i = 0; i < n; i++) {
+    const cJSON *e = cJSON_GetArrayItem(v, i);
+    if (!cJSON_IsNumber(e)) return false;
+    out[i] = (int64_t)e->valuedouble;
+  }
+  return true;
+}
+
+/* ---- making nodes ---- */
+static tfd_node_def *node(lctx *c, const char *name, const char *op, const char *in0, const char *in1) {
+  tfd_node_def *n = tfd_graph_def_add_node(c->g, name, op, c->st);
+  if (n && in0 && tfd_node_def_add_input(n, in0, c->st) != TFD_OK) n = NULL;
+  if (n && in1 && tfd_node_def_add_input(n, in1, c->st) != TFD_OK) n = NULL;
+  return n;
+}
+
+static bool set(lctx *c, tfd_node_def *n, const char *name, tfd_attr_value v) {
+  return n && tfd_node_def_set_attr(n, name, &v, c->st) == TFD_OK;
+}
+static bool set_ints(lctx *c, tfd_node_def *n, const char *name, const int64_t *v, int len) {
+  return set(c, n, name, (tfd_attr_value){.type = TFD_ATTR_LIST_INT, .list_len = (size_t)len, .list_i = (int64_t *)v});
+}
+
+/* A fresh helper node name under prefix: "<prefix>/<what>_<serial>". The caller frees it. */
+static char *fresh(lctx *c, const char *prefix, const char *what) { return tfd_format("%s/%s_%d", prefix, what, c->serial++); }
+
+/* A Const of int32 values (shapes, axes, paddings); returns its name (caller frees) or NULL. */
+static char *int_const(lctx *c, const char *prefix, const int64_t *v, int n, const int64_t *dims, int nd) {
+  char *name = fresh(c, prefix, "const");
+  int32_t buf[64];
+  for (int i = 0; i < n && i < 64; i++) buf[i] = (int32_t)v[i];
+  tfd_tensor *t = name && n <= 64 ? tfd_tensor_from_bytes(NULL, TFD_INT32, dims, nd, buf, (size_t)n * 4, c->st) : NULL;
+  tfd_node_def *k = t ? node(c, name, "Const", NULL, NULL) : NULL;
+  bool ok = k && set(c, k, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t}) &&
+            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32});
+  tfd_tensor_unref(t);
+  if (!ok) free(name), name = NULL;
+  return name;
+}
+
+static char *float_const(lctx *c, const char *prefix, float v) {
+  char *name = fresh(c, prefix, "const");
+  tfd_tensor *t = name ? tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, c->st) : NULL;
+  tfd_node_def *k = t ? node(c, name, "Const", NULL, NULL) : NULL;
+  bool ok = k && set(c, k, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t}) &&
+            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32});
+  tfd_tensor_unref(t);
+  if (!ok) free(name), name = NULL;
+  return name;
+}
+
+/* The weight Const "<layer>/<weight>" (made once; the manifest gives its value); its name or NULL. */
+static char *weight(lctx *c, const char *layer, const char *w) {
+  char *name = tfd_format("%s/%s", layer, w);
+  if (!name || tfd_graph_def_find(c->g, name)) return name;
+  tfd_node_def *k = node(c, name, "Const", NULL, NULL);
+  if (!k || !set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}) ||
+      !tfd_strmap_put(c->unfilled, name, k)) {
+    free(name);
+    return NULL;
+  }
+  return name;
+}
+
+/* One op node "<prefix>/<op>_<k>" over up to two inputs; its name (caller frees) or NULL. */
+static char *op2(lctx *c, const char *prefix, const char *op, const char *a, const char *b) {
+  char *name = fresh(c, prefix, op);
+  if (name && !node(c, name, op, a, b)) free(name), name = NULL;
+  return name;
+}
+
+/* x replaced by op(x, y) (y may be NULL): frees the old name; NULL on failure (x freed too). */
+static char *then(lctx *c, const char *prefix, const char *op, char *x, const char *y) {
+  char *out = x ? op2(c, prefix, op, x, y) : NULL;
+  free(x);
+  return out;
+}
+
+/* Keras activations over x (consumed); the activation's name from its config, or "linear". */
+static char *activation(lctx *c, const char *prefix, char *x, const char *act) {
+  if (!x || !act || strcmp(act, "linear") == 0 || !*act) return x;
+  static const char *const direct[][2] = {{"relu", "Relu"},       {"relu6", "Relu6"},     {"elu", "Elu"},
+                                          {"selu", "Selu"},       {"sigmoid", "Sigmoid"}, {"tanh", "Tanh"},
+                                          {"softmax", "Softmax"}, {"softplus", "Softplus"}, {"exponential", "Exp"}};
+  for (size_t i = 0; i < sizeof direct / sizeof *direct; i++)
+    if (strcmp(act, direct[i][0]) == 0) return then(c, prefix, direct[i][1], x, NULL);
+  if (strcmp(act, "swish") == 0 || strcmp(act, "silu") == 0) {
+    char *s = op2(c, prefix, "Sigmoid", x, NULL), *out = s ? op2(c, prefix, "Mul", x, s) : NULL;
+    free(s), free(x);
+    return out;
+  }
+  if (strcmp(act, "softsign") == 0) { /* x / (1 + |x|) */
+    char *one = float_const(c, prefix, 1), *den = then(c, prefix, "AddV2", op2(c, prefix, "Abs", x, NULL), one);
+    char *out = den ? op2(c, prefix, "RealDiv", x, den) : NULL;
+    free(one), free(den), free(x);
+    return out;
+  }
+  if (strcmp(act, "hard_sigmoid") == 0) { /* Keras: clip(0.2 x + 0.5, 0, 1) */
+    char *k = float_const(c, prefix, 0.2f), *h = float_const(c, prefix, 0.5f), *zero = float_const(c, prefix, 0),
+         *one = float_const(c, prefix, 1);
+    char *y = then(c, prefix, "Minimum", then(c, prefix, "Maximum", then(c, prefix, "AddV2", then(c, prefix, "Mul", x, k), h), zero), one);
+    free(k), free(h), free(zero), free(one);
+    return y;
+  }
+  free(x);
+  failf(c, TFD_UNIMPLEMENTED, "layer '%s': activation '%s' is not supported", prefix, act);
+  return NULL;
+}
+
+static void note_rank(lctx *c, const char *tensor, int rank) {
+  if (tensor) tfd_strmap_put(&c->ranks, tensor, (void *)(intptr_t)(rank + 1));
+}
+static int rank_of(lctx *c, const char *tensor) { return (int)(intptr_t)tfd_strmap_get(&c->ranks, tensor) - 1; }
+
+/* ---- layers ---- */
+typedef struct call {
+  const char *cls, *layer; /* class_name, layer name (its weights' prefix) */
+  const char *prefix;      /* names of this call's nodes */
+  const cJSON *cfg;
+  char **in;               /* input tensors */
+  int n_in;
+} call;
+
+static char *unsupported(lctx *c, const call *l, const char *what) {
+  failf(c, TFD_UNIMPLEMENTED, "layer '%s' (%s): %s is not supported", l->layer, l->cls, what);
+  return NULL;
+}
+
+/* Conv2D / DepthwiseConv2D / SeparableConv2D / Conv1D and the pools: strides, padding, dilations. */
+typedef struct window {
+  int64_t k[2], s[2], d[2];
+  const char *padding;
+} window;
+
+static bool window_of(lctx *c, const call *l, int n, bool pool, window *w) {
+  const cJSON *cfg = l->cfg;
+  const char *fmt = str(cfg, "data_format", "channels_last");
+  if (strcmp(fmt, "channels_last") != 0) return unsupported(c, l, "data_format channels_first") != NULL;
+  w->k[1] = w->s[1] = w->d[1] = 1;
+  if (!ints(get2(cfg, pool ? "pool_size" : "kernel_size", "poolSize"), n, w->k)) w->k[0] = w->k[1] = pool ? 2 : 1;
+  if (!ints(get(cfg, "strides"), n, w->s)) memcpy(w->s, pool ? w->k : (int64_t[2]){1, 1}, sizeof w->s);
+  if (!ints(get(cfg, "dilation_rate"), n, w->d)) w->d[0] = w->d[1] = 1;
+  const char *pad = str(cfg, "padding", "valid");
+  if (strcmp(pad, "valid") != 0 && strcmp(pad, "same") != 0) return unsupported(c, l, "padding other than valid and same") != NULL;
+  w->padding = strcmp(pad, "same") == 0 ? "SAME" : "VALID";
+  return true;
+}
+
+static bool conv_attrs(lctx *c, tfd_node_def *n, const window *w, bool pool) {
+  int64_t strides[4] = {1, w->s[0], w->s[1], 1}, dil[4] = {1, w->d[0], w->d[1], 1}, ksize[4] = {1, w->k[0], w->k[1], 1};
+  return set_ints(c, n, "strides", strides, 4) &&
+         set(c, n, "padding", (tfd_attr_value){.type = TFD_ATTR_STRING, .s = (char *)w->padding}) &&
+         (pool ? set_ints(c, n, "ksize", ksize, 4) : set_ints(c, n, "dilations", dil, 4));
+}
+
+/* x -> op(x, filter) with the window's attrs; x consumed. */
+static char *conv_node(lctx *c, const call *l, const char *op, char *x, const char *filter, const window *w) {
+  char *out = x ? fresh(c, l->prefix, op) : NULL;
+  tfd_node_def *n = out ? node(c, out, op, x, filter) : NULL;
+  if (!n || !conv_attrs(c, n, w, filter == NULL)) free(out), out = NULL;
+  free(x);
+  return out;
+}
+
+static char *bias_act(lctx *c, const call *l, char *y) {
+  if (y && flag(l->cfg, "use_bias", true)) {
+    char *b = weight(c, l->layer, "bias");
+    y = b ? then(c, l->prefix, "BiasAdd", y, b) : (free(y), NULL);
+    free(b);
+  }
+  return activation(c, l->prefix, y, str(l->cfg, "activation", "linear"));
+}
+
+/* Conv1D and the 1D pools run as their 2D forms on [N, 1, W, C]. */
+static char *expand(lctx *c, const call *l, const char *x, int axis) {
+  char *a = int_const(c, l->prefix, (int64_t[]){axis}, 1, NULL, 0);
+  char *y = a ? op2(c, l->prefix, "ExpandDims", x, a) : NULL;
+  free(a);
+  return y;
+}
+static char *squeeze(lctx *c, const call *l, char *x, int axis) {
+  char *y = x ? fresh(c, l->prefix, "Squeeze") : NULL;
+  tfd_node_def *n = y ? node(c, y, "Squeeze", x, NULL) : NULL;
+  if (!n || !set_ints(c, n, "squeeze_dims", (int64_t[]){axis}, 1)) free(y), y = NULL;
+  free(x);
+  return y;
+}
+
+static char *conv_layer(lctx *c, const call *l) {
+  bool one_d = strstr(l->cls, "1D") != NULL, depthwise = strcmp(l->cls, "DepthwiseConv2D") == 0;
+  bool separable = strncmp(l->cls, "SeparableConv", 13) == 0;
+  window w;
+  if (!window_of(c, l, one_d ? 1 : 2, false, &w)) return NULL;
+  if (num(l->cfg, "groups", 1) != 1) return unsupported(c, l, "groups other than 1");
+  if (one_d) { /* [k] -> [1, k] windows on [N, 1, W, C] */
+    w.k[1] = w.k[0], w.s[1] = w.s[0], w.d[1] = w.d[0];
+    w.k[0] = w.s[0] = w.d[0] = 1;
+  }
+  char *x = one_d ? expand(c, l, l->in[0], 1) : tfd_format("%s", l->in[0]);
+  char *k = weight(c, l->layer, depthwise || separable ? "depthwise_kernel" : "kernel");
+  if (one_d && k) {
+    char *k2 = expand(c, l, k, 0);
+    free(k), k = k2;
+  }
+  char *y = k ? conv_node(c, l, depthwise || separable ? "DepthwiseConv2dNative" : "Conv2D", x, k, &w) : (free(x), NULL);
+  free(k);
+  if (y && separable) {
+    char *p = weight(c, l->layer, "pointwise_kernel");
+    window one = {{1, 1}, {1, 1}, {1, 1}, "VALID"};
+    y = p ? conv_node(c, l, "Conv2D", y, p, &one) : (free(y), NULL);
+    free(p);
+  }
+  if (one_d) y = squeeze(c, l, y, 1);
+  return bias_act(c, l, y);
+}
+
+static char *pool_layer(lctx *c, const call *l) {
+  bool one_d = strstr(l->cls, "1D") != NULL, max = strncmp(l->cls, "Max", 3) == 0;
+  window w;
+  if (!window_of(c, l, one_d ? 1 : 2, true, &w)) return NULL;
+  if (one_d) w.k[1] = w.k[0], w.s[1] = w.s[0], w.k[0] = w.s[0] = 1;
+  char *x = one_d ? expand(c, l, l->in[0], 1) : tfd_format("%s", l->in[0]);
+  char *y = conv_node(c, l, max ? "MaxPool" : "AvgPool", x, NULL, &w);
+  return one_d ? squeeze(c, l, y, 1) : y;
+}
+
+static char *global_pool(lctx *c, const call *l) {
+  int64_t axes[2] = {1, 2};
+  int n = strstr(l->cls, "1D") ? 1 : 2;
+  if (strcmp(str(l->cfg, "data_format", "channels_last"), "channels_last") != 0)
+    return unsupported(c, l, "data_format channels_first");
+  char *a = int_const(c, l->prefix, axes, n, (int64_t[]){n}, 1);
+  char *y = a ? op2(c, l->prefix, strstr(l->cls, "Max") ? "Max" : "Mean", l->in[0], a) : NULL;
+  free(a);
+  tfd_node_def *nd = y ? tfd_graph_def_find(c->g, y) : NULL;
+  if (y && !set(c, nd, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = flag(l->cfg, "keepdims", false)}))
+    free(y), y = NULL;
+  return y;
+}
+
+static char *dense_layer(lctx *c, const call *l) {
+  char *k = weight(c, l->layer, "kernel");
+  int rank = rank_of(c, l->in[0]);
+  char *y = k ? op2(c, l->prefix, rank > 2 ? "BatchMatMulV2" : "MatMul", l->in[0], k) : NULL;
+  free(k);
+  return bias_act(c, l, y);
+}
+
+/* Keras's inference formula, (x - mean) * gamma / sqrt(var + eps) + beta, written so that the graph
+ * optimiser folds everything but one Mul and one AddV2 into constants. */
+static char *batch_norm(lctx *c, const call *l) {
+  const cJSON *axis = get(l->cfg, "axis");
+  int rank = rank_of(c, l->in[0]);
+  int64_t ax = -1;
+  if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
+  if (cJSON_IsNumber(axis)) ax = (int64_t)axis->valuedouble;
+  if (ax != -1 && !(rank > 0 && ax == rank - 1)) return unsupported(c, l, "a normalised axis other than the last");
+  char *mean = weight(c, l->layer, "moving_mean"), *var = weight(c, l->layer, "moving_variance");
+  char *eps = float_const(c, l->prefix, (float)num(l->cfg, "epsilon", 1e-3));
+  char *inv = mean && var && eps ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL) : NULL;
+  if (inv && flag(l->cfg, "scale", true)) {
+    char *gamma = weight(c, l->layer, "gamma");
+    inv = gamma ? then(c, l->prefix, "Mul", inv, gamma) : (free(inv), NULL);
+    free(gamma);
+  }
+  char *shift = inv ? then(c, l->prefix, "Neg", op2(c, l->prefix, "Mul", mean, inv), NULL) : NULL;
+  if (shift && flag(l->cfg, "center", true)) {
+    char *beta = weight(c, l->layer, "beta");
+    shift = beta ? then(c, l->prefix, "AddV2", shift, beta) : (free(shift), NULL);
+    free(beta);
+  }
+  char *y = shift ? then(c, l->prefix, "AddV2", op2(c, l->prefix, "Mul", l->in[0], inv), shift) : NULL;
+  free(mean), free(var), free(eps), free(inv), free(shift);
+  return y;
+}
+
+static char *layer_norm(lctx *c, const call *l) {
+  const cJSON *axis = get(l->cfg, "axis");
+  if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
+  int rank = rank_of(c, l->in[0]);
+  if (cJSON_IsNumber(axis) && axis->valuedouble != -1 && !(rank > 0 && axis->valuedouble == rank - 1))
+    return unsupported(c, l, "a normalised axis other than the last");
+  char *ax = int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1);
+  char *eps = float_const(c, l->prefix, (float)num(l->cfg, "epsilon", 1e-3));
+  char *mean = ax ? op2(c, l->prefix, "Mean", l->in[0], ax) : NULL;
+  tfd_node_def *mn = mean ? tfd_graph_def_find(c->g, mean) : NULL;
+  char *centered = mn && set(c, mn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
+                       ? op2(c, l->prefix, "Sub", l->in[0], mean) : NULL;
+  char *var = centered ? op2(c, l->prefix, "Mul", centered, centered) : NULL;
+  var = var ? then(c, l->prefix, "Mean", var, ax) : NULL;
+  tfd_node_def *vn = var ? tfd_graph_def_find(c->g, var) : NULL;
+  char *y = vn && set(c, vn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
+                ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL) : NULL;
+  y = y ? then(c, l->prefix, "Mul", y, centered) : NULL;
+  if (y && flag(l->cfg, "scale", true)) {
+    char *g = weight(c, l->layer, "gamma");
+    y = g ? then(c, l->prefix, "Mul", y, g) : (free(y), NULL);
+    free(g);
+  }
+  if (y && flag(l->cfg, "center", true)) {
+    char *b = weight(c, l->layer, "beta");
+    y = b ? then(c, l->prefix, "AddV2", y, b) : (free(y), NULL);
+    free(b);
+  }
+  free(ax), free(eps), free(mean), free(centered), free(var);
+  return y;
+}
+
+static char *merge_layer(lctx *c, const call *l) {
+  const char *cls = l->cls;
+  if (l->n_in < 1) return unsupported(c, l, "a merge of no inputs");
+  if (strcmp(cls, "Concatenate") == 0) {
+    char *axis = int_const(c, l->prefix, (int64_t[]){(int64_t)num(l->cfg, "axis", -1)}, 1, NULL, 0);
+    char *y = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
+    tfd_node_def *n = y ? node(c, y, "ConcatV2", NULL, NULL) : NULL;
+    bool ok = n != NULL;
+    for (int i = 0; ok && i < l->n_in; i++) ok = tfd_node_def_add_input(n, l->in[i], c->st) == TFD_OK;
+    ok = ok && tfd_node_def_add_input(n, axis, c->st) == TFD_OK &&
+         set(c, n, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = l->n_in});
+    free(axis);
+    if (!ok) free(y), y = NULL;
+    return y;
+  }
+  const char *op = strcmp(cls, "Subtract") == 0   ? "Sub"
+                   : strcmp(cls, "Multiply") == 0 ? "Mul"
+                   : strcmp(cls, "Maximum") == 0  ? "Maximum"
+                   : strcmp(cls, "Minimum") == 0  ? "Minimum"
+                                                  : "AddV2"; /* Add, Average */
+  if (strcmp(cls, "Subtract") == 0 && l->n_in != 2) return unsupported(c, l, "Subtract of other than two inputs");
+  char *y = tfd_format("%s", l->in[0]);
+  for (int i = 1; y && i < l->n_in; i++) y = then(c, l->prefix, op, y, l->in[i]);
+  if (y && strcmp(cls, "Average") == 0) {
+    char *k = float_const(c, l->prefix, 1.0f / (float)l->n_in);
+    y = k ? then(c, l->prefix, "Mul", y, k) : (free(y), NULL);
+    free(k);
+  }
+  return y;
+}
+
+/* Reshape to [-1] + target (Keras's target_shape leaves out the batch). */
+static char *reshape_to(lctx *c, const call *l, const char *x, const int64_t *target, int n) {
+  int64_t shape[TFD_MAX_DIMS + 1] = {-1};
+  if (n > TFD_MAX_DIMS - 1) return unsupported(c, l, "a target shape of that rank");
+  for (int i = 0; i < n; i++) shape[i + 1] = target[i];
+  char *s = int_const(c, l->prefix, shape, n + 1, (int64_t[]){n + 1}, 1);
+  char *y = s ? op2(c, l->prefix, "Reshape", x, s) : NULL;
+  free(s);
+  return y;
+}
+
+/* Flatten: [N, ...] -> [N, -1], the batch read from the input's shape at run time. */
+static char *flatten(lctx *c, const call *l) {
+  char *shape = op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *b0 = int_const(c, l->prefix, (int64_t[]){0}, 1, (int64_t[]){1}, 1);
+  char *b1 = int_const(c, l->prefix, (int64_t[]){1}, 1, (int64_t[]){1}, 1);
+  char *batch = shape && b0 && b1 ? fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *n = batch ? node(c, batch, "StridedSlice", shape, b0) : NULL;
+  bool ok = n && tfd_node_def_add_input(n, b1, c->st) == TFD_OK && tfd_node_def_add_input(n, b1, c->st) == TFD_OK;
+  char *rest = ok ? int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1) : NULL;
+  char *axis = rest ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
+  char *target = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
+  tfd_node_def *t = target ? node(c, target, "ConcatV2", batch, rest) : NULL;
+  ok = t && tfd_node_def_add_input(t, axis, c->st) == TFD_OK && set(c, t, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
+  char *y = ok ? op2(c, l->prefix, "Reshape", l->in[0], target) : NULL;
+  free(shape), free(b0), free(b1), free(batch), free(rest), free(axis), free(target);
+  return y;
+}
+
+static char *pad_layer(lctx *c, const call *l, bool crop) {
+  int n = strstr(l->cls, "1D") ? 1 : 2;
+  int64_t p[4] = {0, 0, 0, 0};
+  const cJSON *v = get(l->cfg, crop ? "cropping" : "padding");
+  bool ok = false;
+  if (cJSON_IsNumber(v)) {
+    for (int i = 0; i < 2 * n; i++) p[i] = (int64_t)v->valuedouble;
+    ok = true;
+  } else if (n == 2 && cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2) { /* [[t, b], [l, r]] or [h, w] */
+    ok = true;
+    for (int i = 0; ok && i < n; i++) {
+      const cJSON *e = cJSON_GetArrayItem(v, i);
+      int64_t two[2];
+      ok = ints(e, 2, two);
+      p[2 * i] = two[0], p[2 * i + 1] = two[1];
+    }
+  } else if (n == 1 && ints(v, 2, p)) { /* 1D: [left, right] */
+    ok = true;
+  }
+  if (!ok) return unsupported(c, l, crop ? "this cropping" : "this padding");
+  if (!crop) {
+    int64_t pads[8] = {0}, dims[2] = {n + 2, 2};
+    for (int i = 0; i < 2 * n; i++) pads[2 + i] = p[i];
+    char *k = int_const(c, l->prefix, pads, 2 * (n + 2), dims, 2);
+    char *y = k ? op2(c, l->prefix, "Pad", l->in[0], k) : NULL;
+    free(k);
+    return y;
+  }
+  /* StridedSlice from the crop's start to its end (counted from the end: masked when 0). */
+  int64_t begin[4] = {0}, end[4] = {0}, stride[4] = {1, 1, 1, 1}, end_mask = 1 | (1 << (n + 1)), dims = n + 2;
+  for (int i = 0; i < n; i++) {
+    begin[i + 1] = p[2 * i], end[i + 1] = -p[2 * i + 1];
+    if (p[2 * i + 1] == 0) end_mask |= 1 << (i + 1);
+  }
+  char *b = int_const(c, l->prefix, begin, n + 2, &dims, 1), *e = int_const(c, l->prefix, end, n + 2, &dims, 1);
+  char *s = int_const(c, l->prefix, stride, n + 2, &dims, 1);
+  char *y = b && e && s ? fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *nd = y ? node(c, y, "StridedSlice", l->in[0], b) : NULL;
+  if (!nd || tfd_node_def_add_input(nd, e, c->st) != TFD_OK || tfd_node_def_add_input(nd, s, c->st) != TFD_OK ||
+      !set(c, nd, "begin_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 1 | (1 << (n + 1))}) ||
+      !set(c, nd, "end_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = end_mask}))
+    free(y), y = NULL;
+  free(b), free(e), free(s);
+  return y;
+}
+
+/* UpSampling2D: ResizeNearestNeighbor (Keras's repeat) or ResizeBilinear (half-pixel centres, as
+ * tf.image.resize) to the input's size times the factors, read from its shape at run time. */
+static char *upsample(lctx *c, const call *l) {
+  int64_t f[2], one = 1, two = 2;
+  if (!ints(get(l->cfg, "size"), 2, f)) f[0] = f[1] = 2;
+  bool bilinear = strcmp(str(l->cfg, "interpolation", "nearest"), "bilinear") == 0;
+  if (!bilinear && strcmp(str(l->cfg, "interpolation", "nearest"), "nearest") != 0)
+    return unsupported(c, l, "this interpolation");
+  char *shape = op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *b = int_const(c, l->prefix, &one, 1, &one, 1), *e = int_const(c, l->prefix, (int64_t[]){3}, 1, &one, 1);
+  char *s = int_const(c, l->prefix, &one, 1, &one, 1), *k = int_const(c, l->prefix, f, 2, &two, 1);
+  char *hw = shape && b && e && s && k ? fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *n = hw ? node(c, hw, "StridedSlice", shape, b) : NULL;
+  bool ok = n && tfd_node_def_add_input(n, e, c->st) == TFD_OK && tfd_node_def_add_input(n, s, c->st) == TFD_OK;
+  char *size = ok ? op2(c, l->prefix, "Mul", hw, k) : NULL;
+  char *y = size ? op2(c, l->prefix, bilinear ? "ResizeBilinear" : "ResizeNearestNeighbor", l->in[0], size) : NULL;
+  tfd_node_def *r = y ? tfd_graph_def_find(c->g, y) : NULL;
+  if (y && bilinear && !set(c, r, "half_pixel_centers", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})) free(y), y = NULL;
+  free(shape), free(b), free(e), free(s), free(k), free(hw), free(size);
+  return y;
+}
+
+static char *relu_family(lctx *c, const call *l) {
+  const char *cls = l->cls;
+  char *x = tfd_format("%s", l->in[0]);
+  if (strcmp(cls, "LeakyReLU") == 0) {
+    double alpha = num(l->cfg, "alpha", num(l->cfg, "negative_slope", 0.3));
+    char *y = then(c, l->prefix, "LeakyRelu", x, NULL);
+    if (y && !set(c, tfd_graph_def_find(c->g, y), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)alpha}))
+      free(y), y = NULL;
+    return y;
+  }
+  if (strcmp(cls, "ELU") == 0) { /* relu(x) + alpha * min(elu(x), 0) */
+    double alpha = num(l->cfg, "alpha", 1);
+    if (alpha == 1) return then(c, l->prefix, "Elu", x, NULL);
+    char *zero = float_const(c, l->prefix, 0), *a = float_const(c, l->prefix, (float)alpha);
+    char *neg = then(c, l->prefix, "Mul", then(c, l->prefix, "Minimum", op2(c, l->prefix, "Elu", x, NULL), zero), a);
+    char *y = neg ? then(c, l->prefix, "AddV2", op2(c, l->prefix, "Relu", x, NULL), neg) : NULL;
+    free(zero), free(a), free(neg), free(x);
+    return y;
+  }
+  if (strcmp(cls, "ThresholdedReLU") == 0) { /* x where x > theta, else 0 */
+    char *theta = float_const(c, l->prefix, (float)num(l->cfg, "theta", 1));
+    char *mask = theta ? op2(c, l->prefix, "Greater", x, theta) : NULL;
+    char *m = mask ? fresh(c, l->prefix, "Cast") : NULL;
+    tfd_node_def *n = m ? node(c, m, "Cast", mask, NULL) : NULL;
+    char *y = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}) ? op2(c, l->prefix, "Mul", x, m)
+                                                                                                   : NULL;
+    free(theta), free(mask), free(m), free(x);
+    return y;
+  }
+  if (strcmp(cls, "PReLU") == 0) {
+    char *alpha = weight(c, l->layer, "alpha");
+    char *y = alpha ? op2(c, l->prefix, "Prelu", x, alpha) : NULL;
+    free(alpha), free(x);
+    return y;
+  }
+  if (strcmp(cls, "Softmax") == 0) {
+    const cJSON *axis = get(l->cfg, "axis");
+    if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
+    if (cJSON_IsNumber(axis) && axis->valuedouble != -1 && axis->valuedouble != rank_of(c, l->in[0]) - 1) {
+      free(x);
+      return unsupported(c, l, "softmax over an axis other than the last");
+    }
+    return then(c, l->prefix, "Softmax", x, NULL);
+  }
+  /* ReLU: max_value, negative_slope, threshold */
+  double max = num(l->cfg, "max_value", -1), slope = num(l->cfg, "negative_slope", 0), threshold = num(l->cfg, "threshold", 0);
+  if (threshold != 0) {
+    free(x);
+    return unsupported(c, l, "a threshold other than 0");
+  }
+  if (slope != 0) {
+    x = then(c, l->prefix, "LeakyRelu", x, NULL);
+    if (x && !set(c, tfd_graph_def_find(c->g, x), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)slope}))
+      free(x), x = NULL;
+  } else {
+    x = then(c, l->prefix, max == 6 ? "Relu6" : "Relu", x, NULL);
+  }
+  if (x && max >= 0 && !(max == 6 && slope == 0)) {
+    char *m = float_const(c, l->prefix, (float)max);
+    x = m ? then(c, l->prefix, "Minimum", x, m) : (free(x), NULL);
+    free(m);
+  }
+  return x;
+}
+
+static char *reshape_family(lctx *c, const call *l, int *rank) {
+  const char *cls = l->cls;
+  if (strcmp(cls, "Flatten") == 0) {
+    *rank = 2;
+    return flatten(c, l);
+  }
+  if (strcmp(cls, "Reshape") == 0) {
+    const cJSON *t = get2(l->cfg, "target_shape", "targetShape");
+    int64_t target[TFD_MAX_DIMS];
+    int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : -1;
+    if (n < 0 || n >= TFD_MAX_DIMS || !ints(t, n, target)) return unsupported(c, l, "a target_shape that is not a list of sizes");
+    *rank = n + 1;
+    return reshape_to(c, l, l->in[0], target, n);
+  }
+  if (strcmp(cls, "Permute") == 0) {
+    const cJSON *d = get(l->cfg, "dims");
+    int n = cJSON_IsArray(d) ? cJSON_GetArraySize(d) : -1;
+    int64_t perm[TFD_MAX_DIMS] = {0};
+    if (n < 1 || n >= TFD_MAX_DIMS || !ints(d, n, perm + 1)) return unsupported(c, l, "dims that are not a list of axes");
+    char *p = int_const(c, l->prefix, perm, n + 1, (int64_t[]){n + 1}, 1);
+    char *y = p ? op2(c, l->prefix, "Transpose", l->in[0], p) : NULL;
+    free(p);
+    *rank = n + 1;
+    return y;
+  }
+  /* RepeatVector: [N, F] -> [N, n, F] */
+  char *e = expand(c, l, l->in[0], 1);
+  char *m = int_const(c, l->prefix, (int64_t[]){1, (int64_t)num(l->cfg, "n", 1), 1}, 3, (int64_t[]){3}, 1);
+  char *y = e && m ? op2(c, l->prefix, "Tile", e, m) : NULL;
+  free(e), free(m);
+  *rank = 3;
+  return y;
+}
+
+static char *embedding(lctx *c, const call *l) {
+  char *table = weight(c, l->layer, "embeddings");
+  char *ids = fresh(c, l->prefix, "Cast");
+  tfd_node_def *n = table && ids ? node(c, ids, "Cast", l->in[0], NULL) : NULL;
+  char *axis = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32})
+                   ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
+  char *y = axis ? fresh(c, l->prefix, "GatherV2") : NULL;
+  tfd_node_def *gn = y ? node(c, y, "GatherV2", table, ids) : NULL;
+  if (!gn || tfd_node_def_add_input(gn, axis, c->st) != TFD_OK) free(y), y = NULL;
+  free(table), free(ids), free(axis);
+  return y;
+}
+
+/* Layers that pass their input through at inference. */
+static bool is_identity(const char *cls) {
+  static const char *const names[] = {"Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
+                                      "GaussianNoise", "GaussianDropout", "AlphaDropout", "ActivityRegularization"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(cls, names[i]) == 0) return true;
+  return false;
+}
+
+/* The nodes of one layer call; its output (the last op's name, caller frees) and the output's rank. */
+static char *call_layer(lctx *c, const call *l, int *rank) {
+  const char *cls = l->cls;
+  *rank = l->n_in ? rank_of(c, l->in[0]) : -1;
+  if (is_identity(cls)) return tfd_format("%s", l->in[0]);
+  if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
+  if (strcmp(cls, "Activation") == 0) return activation(c, l->prefix, tfd_format("%s", l->in[0]), str(l->cfg, "activation", "linear"));
+  if (!strcmp(cls, "Conv2D") || !strcmp(cls, "Conv1D") || !strcmp(cls, "DepthwiseConv2D") || !strcmp(cls, "SeparableConv2D") ||
+      !strcmp(cls, "SeparableConv1D"))
+    return conv_layer(c, l);
+  if (!strcmp(cls, "MaxPooling2D") || !strcmp(cls, "AveragePooling2D") || !strcmp(cls, "MaxPooling1D") ||
+      !strcmp(cls, "AveragePooling1D") || !strcmp(cls, "MaxPool2D") || !strcmp(cls, "AvgPool2D"))
+    return pool_layer(c, l);
+  if (!strncmp(cls, "GlobalAveragePooling", 20) || !strncmp(cls, "GlobalMaxPooling", 16) || !strncmp(cls, "GlobalMaxPool", 13) ||
+      !strncmp(cls, "GlobalAvgPool", 13)) {
+    *rank = flag(l->cfg, "keepdims", false) ? *rank : 2;
+    return global_pool(c, l);
+  }
+  if (strcmp(cls, "BatchNormalization") == 0) return batch_norm(c, l);
+  if (strcmp(cls, "LayerNormalization") == 0) return layer_norm(c, l);
+  if (!strcmp(cls, "Add") || !strcmp(cls, "Subtract") || !strcmp(cls, "Multiply") || !strcmp(cls, "Average") ||
+      !strcmp(cls, "Maximum") || !strcmp(cls, "Minimum") || !strcmp(cls, "Concatenate"))
+    return merge_layer(c, l);
+  if (!strcmp(cls, "Flatten") || !strcmp(cls, "Reshape") || !strcmp(cls, "Permute") || !strcmp(cls, "RepeatVector"))
+    return reshape_family(c, l, rank);
+  if (!strcmp(cls, "ZeroPadding2D") || !strcmp(cls, "ZeroPadding1D")) return pad_layer(c, l, false);
+  if (!strcmp(cls, "Cropping2D") || !strcmp(cls, "Cropping1D")) return pad_layer(c, l, true);
+  if (strcmp(cls, "UpSampling2D") == 0) return upsample(c, l);
+  if (!strcmp(cls, "ReLU") || !strcmp(cls, "LeakyReLU") || !strcmp(cls, "ELU") || !strcmp(cls, "ThresholdedReLU") ||
+      !strcmp(cls, "PReLU") || !strcmp(cls, "Softmax"))
+    return relu_family(c, l);
+  if (strcmp(cls, "Embedding") == 0) {
+    *rank = *rank >= 0 ? *rank + 1 : -1;
+    return embedding(c, l);
+  }
+  failf(c, TFD_UNIMPLEMENTED, "layer '%s': layer class '%s' is not supported", l->layer, cls);
+  return NULL;
+}
+
+/* ---- the model ---- */
+static char *tensor_key(const char *layer, int64_t node_index, int64_t tensor_index) {
+  return tfd_format("%s\x1f%lld\x1f%lld", layer, (long long)node_index, (long long)tensor_index);
+}
+
+static tfd_code record(lctx *c, const char *layer, int64_t node_index, const char *tensor, int rank) {
+  char *key = tensor_key(layer, node_index, 0), *val = key ? tfd_format("%s", tensor) : NULL;
+  if (key && tfd_strmap_get(&c->tensors, key)) {
+    free(key), free(val);
+    return failf(c, TFD_INVALID_ARGUMENT, "two layers are named '%s'", layer);
+  }
+  bool ok = key && val && tfd_strmap_put(&c->tensors, key, val);
+  free(key);
+  if (!ok) {
+    free(val);
+    return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  note_rank(c, tensor, rank);
+  return TFD_OK;
+}
+
+static const char *lookup(lctx *c, const char *layer, int64_t node_index, int64_t tensor_index) {
+  char *key = tensor_key(layer, node_index, tensor_index);
+  const char *v = key ? tfd_strmap_get(&c->tensors, key) : NULL;
+  free(key);
+  return v;
+}
+
+static tfd_dtype layer_dtype(const cJSON *cfg) {
+  const char *d = str(cfg, "dtype", "float32");
+  tfd_dtype dt = tfd_dtype_from_name(d);
+  return dt ? dt : TFD_FLOAT32;
+}
+
+/* A Placeholder `name` for an input of cfg's batch_input_shape and dtype; in the signature as key. */
+static tfd_code placeholder(lctx *c, const char *name, const cJSON *cfg) {
+  const cJSON *s = get2(cfg, "batch_input_shape", "batchInputShape");
+  if (!s) s = get(cfg, "batch_shape");
+  tfd_shape shape = {.ndims = -1};
+  if (cJSON_IsArray(s) && cJSON_GetArraySize(s) <= TFD_MAX_DIMS) {
+    shape.ndims = cJSON_GetArraySize(s);
+    for (int i = 0; i < shape.ndims; i++) {
+      const cJSON *d = cJSON_GetArrayItem(s, i);
+      shape.dims[i] = cJSON_IsNumber(d) ? (int64_t)d->valuedouble : -1;
+    }
+  }
+  tfd_dtype dt = layer_dtype(cfg);
+  tfd_node_def *n = node(c, name, "Placeholder", NULL, NULL);
+  if (!n || !set(c, n, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dt}) ||
+      !set(c, n, "shape", (tfd_attr_value){.type = TFD_ATTR_SHAPE, .shape = shape}))
+    return tfd_status_code(c->st);
+  char *tensor = tfd_format("%s:0", name);
+  tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, false, name, tensor, dt, &shape, c->st)
+                         : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  free(tensor);
+  return code == TFD_OK ? record(c, name, 0, name, shape.ndims) : code;
+}
+
+/* Runs one call of a layer over inputs; records its output as (layer, node_index). */
+static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t node_index, char **in, int n_in) {
+  const cJSON *cfg = get(layer, "config");
+  const char *cls = str(layer, "class_name", "");
+  if (!strcmp(cls, "Sequential") || !strcmp(cls, "Model") || !strcmp(cls, "Functional"))
+    return failf(c, TFD_UNIMPLEMENTED, "layer '%s': a nested model (%s) is not supported", name, cls);
+  char *prefix = node_index == 0 ? tfd_format("%s", name) : tfd_format("%s/call_%lld", name, (long long)node_index);
+  if (!prefix) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  call l = {cls, name, prefix, cfg, in, n_in};
+  int rank = -1;
+  char *y = n_in < 1 ? (failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name), NULL) : call_layer(c, &l, &rank);
+  tfd_code code = y ? TFD_OK : tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (y && !node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
+  if (code == TFD_OK) code = record(c, name, node_index, prefix, rank);
+  free(y);
+  free(prefix);
+  return code;
+}
+
+/* Keras 3 writes an inbound node as {"args": [...], "kwargs": {...}} with keras tensors whose
+ * config.keras_history is [layer, node_index, tensor_index]; Keras 2 and TensorFlow.js as a list of
+ * [layer, node_index, tensor_index, kwargs]. Collects the inputs of one inbound node; false (with
+ * *ready false) when one is not made yet. */
+static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *ready) {
+  if (cJSON_IsObject(inbound)) {
+    const cJSON *hist = get(get(inbound, "config"), "keras_history");
+    if (cJSON_IsArray(hist)) {
+      if (*n >= 64) return false;
+      const cJSON *name = cJSON_GetArrayItem(hist, 0);
+      if (!cJSON_IsString(name) || cJSON_GetArraySize(hist) < 3) return false;
+      const char *t = lookup(c, name->valuestring, (int64_t)cJSON_GetArrayItem(hist, 1)->valuedouble,
+                             (int64_t)cJSON_GetArrayItem(hist, 2)->valuedouble);
+      if (!t) *ready = false;
+      else in[(*n)++] = (char *)t;
+      return true;
+    }
+    const cJSON *args = get(inbound, "args");
+    return args ? inputs_of(c, args, in, n, ready) : true;
+  }
+  if (!cJSON_IsArray(inbound)) return true; /* kwargs' plain values */
+  const cJSON *first = cJSON_GetArrayItem(inbound, 0);
+  if (cJSON_IsString(first)) { /* [layer, node_index, tensor_index, kwargs] */
+    if (*n >= 64 || cJSON_GetArraySize(inbound) < 3) return false;
+    const char *t = lookup(c, first->valuestring, (int64_t)cJSON_GetArrayItem(inbound, 1)->valuedouble,
+                           (int64_t)cJSON_GetArrayItem(inbound, 2)->valuedouble);
+    if (!t) *ready = false;
+    else in[(*n)++] = (char *)t;
+    return true;
+  }
+  const cJSON *e;
+  cJSON_ArrayForEach(e, inbound) if (!inputs_of(c, e, in, n, ready)) return false;
+  return true;
+}
+
+static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
+  if (!cJSON_IsArray(outs)) { /* Sequential: the last layer */
+    char *tensor = tfd_format("%s:0", last);
+    tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, last, tensor, TFD_FLOAT32, NULL, c->st)
+                           : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    free(tensor);
+    return code;
+  }
+  bool single = cJSON_IsString(cJSON_GetArrayItem(outs, 0)); /* Keras 3: one [layer, node, tensor] unwrapped */
+  for (const cJSON *o = single ? outs : outs->child; o; o = single ? NULL : o->next) {
+    const cJSON *name = cJSON_GetArrayItem(o, 0);
+    const char *t = cJSON_IsString(name) && cJSON_GetArraySize(o) >= 3
+                        ? lookup(c, name->valuestring, (int64_t)cJSON_GetArrayItem(o, 1)->valuedouble,
+                                 (int64_t)cJSON_GetArrayItem(o, 2)->valuedouble)
+                        : NULL;
+    if (!t) return failf(c, TFD_INVALID_ARGUMENT, "output_layers names a layer output the model does not make");
+    char *tensor = tfd_format("%s:0", t);
+    tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, name->valuestring, tensor, TFD_FLOAT32, NULL, c->st)
+                           : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    free(tensor);
+    if (code != TFD_OK) return code;
+  }
+  return TFD_OK;
+}
+
+static tfd_code functional(lctx *c, const cJSON *cfg) {
+  const cJSON *layers = get(cfg, "layers"), *layer;
+  if (!cJSON_IsArray(layers)) return failf(c, TFD_INVALID_ARGUMENT, "a functional model's config needs a list of layers");
+  int total = cJSON_GetArraySize(layers), done = 0, *calls_done = calloc((size_t)total + 1, sizeof *calls_done);
+  if (!calls_done) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_code code = TFD_OK;
+  /* Passes over the list until nothing more can run: layers are usually in order, but need not be. */
+  for (bool progress = true; progress && code == TFD_OK;) {
+    progress = false;
+    int i = 0;
+    cJSON_ArrayForEach(layer, layers) {
+      const char *name = str(layer, "name", str(get(layer, "config"), "name", NULL));
+      const cJSON *inbound = get(layer, "inbound_nodes");
+      int ncalls = cJSON_IsArray(inbound) ? cJSON_GetArraySize(inbound) : 0;
+      if (!name) {
+        code = failf(c, TFD_INVALID_ARGUMENT, "layer %d has no name", i);
+        break;
+      }
+      if (strcmp(str(layer, "class_name", ""), "InputLayer") == 0) {
+        if (calls_done[i] == 0) {
+          code = placeholder(c, name, get(layer, "config"));
+          calls_done[i] = 1, done++, progress = true;
+        }
+      } else if (ncalls == 0) {
+        if (calls_done[i] == 0) calls_done[i] = 1, done++; /* never called: not in the graph */
+      } else {
+        for (int k = calls_done[i]; k < ncalls && code == TFD_OK; k = calls_done[i]) {
+          char *in[64];
+          int n = 0;
+          bool ready = true;
+          if (!inputs_of(c, cJSON_GetArrayItem(inbound, k), in, &n, &ready)) {
+            code = failf(c, TFD_INVALID_ARGUMENT, "layer '%s': inbound node %d is malformed", name, k);
+          } else if (!ready) {
+            break;
+          } else {
+            code = run_call(c, layer, name, k, in, n);
+            calls_done[i]++, progress = true;
+            if (calls_done[i] == ncalls) done++;
+          }
+        }
+      }
+      if (code != TFD_OK) break;
+      i++;
+    }
+  }
+  free(calls_done);
+  if (code == TFD_OK && done < total)
+    code = failf(c, TFD_INVALID_ARGUMENT, "%d layers never get their inputs (a cycle, or an input no layer makes)", total - done);
+  return code == TFD_OK ? add_outputs(c, get(cfg, "output_layers"), NULL) : code;
+}
+
+static tfd_code sequential(lctx *c, const cJSON *cfg) {
+  const cJSON *layers = cJSON_IsArray(cfg) ? cfg : get(cfg, "layers"), *layer;
+  if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) == 0)
+    return failf(c, TFD_INVALID_ARGUMENT, "a Sequential model needs a list of layers");
+  char *x = NULL, *last = NULL;
+  tfd_code code = TFD_OK;
+  cJSON_ArrayForEach(layer, layers) {
+    const cJSON *lc = get(layer, "config");
+    const char *name = str(lc, "name", NULL);
+    if (!name) {
+      code = failf(c, TFD_INVALID_ARGUMENT, "a Sequential layer has no name");
+      break;
+    }
+    if (!x) { /* the input: an InputLayer, or the first layer's batch_input_shape ("<layer>_input" as Keras names it) */
+      bool input_layer = strcmp(str(layer, "class_name", ""), "InputLayer") == 0;
+      x = input_layer ? tfd_format("%s", name) : tfd_format("%s_input", name);
+      if (!x || (code = placeholder(c, x, lc)) != TFD_OK) break;
+      if (input_layer) continue;
+    }
+    char *in[1] = {x};
+    if ((code = run_call(c, layer, name, 0, in, 1)) != TFD_OK) break;
+    free(x);
+    x = tfd_format("%s", name);
+    last = x;
+  }
+  if (code == TFD_OK && !last) code = failf(c, TFD_INVALID_ARGUMENT, "a Sequential model of no layers but its input");
+  if (code == TFD_OK) code = add_outputs(c, NULL, last);
+  free(x);
+  return code;
+}
+
+bool tfd_layers_model_is(const cJSON *root, const cJSON *topology) {
+  const cJSON *format = get(root, "format");
+  if (cJSON_IsString(format)) return strcmp(format->valuestring, "layers-model") == 0;
+  return cJSON_IsObject(topology) && !get(topology, "node") &&
+         (get(topology, "model_config") || get(topology, "keras_version") || get(topology, "class_name"));
+}
+
+tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled, const char *path,
+                                   tfd_status *st) {
+  lctx c = {path, st, g, unfilled, TFD_STRMAP_INIT, TFD_STRMAP_INIT, 0};
+  const cJSON *model = get(topology, "model_config") ? get(topology, "model_config") : topology;
+  const char *cls = str(model, "class_name", "");
+  const cJSON *cfg = get(model, "config");
+  tfd_code code;
+  if (strcmp(cls, "Sequential") == 0) code = sequential(&c, cfg);
+  else if (strcmp(cls, "Model") == 0 || strcmp(cls, "Functional") == 0) code = functional(&c, cfg);
+  else code = failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
+  const char *key;
+  void *value;
+  for (size_t it = 0; tfd_strmap_next(&c.tensors, &it, &key, &value);) free(value);
+  tfd_strmap_free(&c.tensors);
+  tfd_strmap_free(&c.ranks);
+  return code;
+}

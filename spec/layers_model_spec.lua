@@ -1,0 +1,131 @@
+-- TensorFlow.js layers models (Keras topologies), loaded as graphs: the models of spec/layers/ (made by
+-- spec/layers/gen.js with tfjs-layers 4.22: every layer family tfdev converts, uint8 and float16
+-- weights, shards named without ".bin", a file without a format key, a functional model with two
+-- inputs, a shared layer and two outputs) against tfjs-layers' outputs; Keras formulas TensorFlow.js
+-- lacks (ELU's alpha); and what tfdev refuses, naming the layer.
+local tfdev = require "tfdev"
+local h = require "spec.support.helpers"
+
+local root = (os.getenv("TFDEV_SOURCE_DIR") or ".") .. "/spec/layers"
+
+local function flat(t)
+  local out = {}
+  local function walk(v)
+    if type(v) == "table" then for _, e in ipairs(v) do walk(e) end else out[#out + 1] = v end
+  end
+  walk(t)
+  return out
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+describe("layers models against tfjs-layers", function()
+  for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
+    "activations", "functional" } do
+    it(name, function()
+      local dir = root .. "/" .. name
+      local ref = tfdev.json.decode(read(dir .. "/reference.json"))
+      local m <close> = tfdev.model(dir, { intra_op_threads = 1 })
+      assert.are.equal(#ref.inputs, #m.inputs)
+      assert.are.equal(#ref.outputs, #m.outputs)
+      local feeds = {}
+      for i, input in ipairs(ref.inputs) do
+        assert.are.equal(input.name, m.inputs[i].name)
+        feeds[input.name] = tfdev.tensor { dtype = input.dtype, shape = input.shape, data = input.values }
+      end
+      local outs = m:run(feeds)
+      for k, want in ipairs(ref.outputs) do
+        assert.are.equal(want.name, m.outputs[k].name)
+        assert.are.same(want.shape, outs[k].shape)
+        local got, worst, scale = flat(outs[k]:totable()), 0, 1
+        for i, v in ipairs(want.values) do
+          worst, scale = math.max(worst, math.abs(v - got[i])), math.max(scale, math.abs(v))
+        end
+        assert(worst <= 1e-5 * scale, string.format("%s output %s: max diff %g", name, want.name, worst))
+      end
+    end)
+  end
+end)
+
+describe("layers models by hand", function()
+  local dir
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p '" .. dir .. "'"))
+  end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  -- A Sequential model of the given layers after an input of shape {nil, n}, weights float32 from a table.
+  local function model(layers, n, weights)
+    local specs, bytes = {}, {}
+    for _, w in ipairs(weights or {}) do
+      specs[#specs + 1] = { name = w[1], shape = w[2], dtype = "float32" }
+      bytes[#bytes + 1] = string.pack("<" .. string.rep("f", #w[3]), table.unpack(w[3]))
+    end
+    layers[1].config.batch_input_shape = { tfdev.json.null, n }
+    local json = tfdev.json.encode { format = "layers-model",
+      modelTopology = { class_name = "Sequential", config = { name = "s", layers = layers } },
+      weightsManifest = { { paths = { "w.bin" }, weights = specs } } }
+    local f = assert(io.open(dir .. "/w.bin", "wb"))
+    f:write(table.concat(bytes))
+    f:close()
+    f = assert(io.open(dir .. "/model.json", "w"))
+    f:write(json)
+    f:close()
+    return dir .. "/model.json"
+  end
+
+  it("computes Keras's formulas where TensorFlow.js has none: ELU's alpha, ReLU's slope and cap", function()
+    local path = model({
+      { class_name = "ELU", config = { name = "elu", alpha = 0.5 } },
+      { class_name = "ReLU", config = { name = "relu", negative_slope = 0.1, max_value = 1.5 } },
+    }, 4)
+    local m <close> = tfdev.model(path)
+    local y = m:run { elu_input = { { -2, -0.5, 0.5, 3 } } }[1]:totable()[1]
+    local function elu(x) return x > 0 and x or 0.5 * (math.exp(x) - 1) end
+    local function relu(x) return x >= 0 and math.min(x, 1.5) or 0.1 * x end
+    for i, x in ipairs { -2, -0.5, 0.5, 3 } do assert.near(relu(elu(x)), y[i], 1e-6) end
+  end)
+
+  it("names the layer and what tfdev lacks", function()
+    local cases = {
+      { "UNIMPLEMENTED", "layer 'lstm': layer class 'LSTM' is not supported",
+        { { class_name = "LSTM", config = { name = "lstm", units = 2 } } } },
+      { "UNIMPLEMENTED", "layer 'c' (Conv2D): data_format channels_first is not supported",
+        { { class_name = "Conv2D", config = { name = "c", filters = 1, kernel_size = 1, data_format = "channels_first" } } } },
+      { "UNIMPLEMENTED", "layer 'd': activation 'gelu' is not supported",
+        { { class_name = "Dense", config = { name = "d", units = 1, activation = "gelu" } } } },
+      { "UNIMPLEMENTED", "layer 'inner': a nested model (Sequential) is not supported",
+        { { class_name = "Sequential", config = { name = "inner", layers = {} } } } },
+      { "INVALID_ARGUMENT", "two layers are named 'd'",
+        { { class_name = "Activation", config = { name = "d", activation = "relu" } },
+          { class_name = "Activation", config = { name = "d", activation = "relu" } } } },
+      { "INVALID_ARGUMENT", "Const 'd/bias' has no value: neither the JSON nor the weights give it (2 such nodes)",
+        { { class_name = "Dense", config = { name = "d", units = 1 } } } },
+    }
+    for _, case in ipairs(cases) do h.raises(case[1], case[2], tfdev.graph_def.load, model(case[3], 2)) end
+  end)
+
+  it("a functional model whose layers never get their inputs is refused", function()
+    local f = assert(io.open(dir .. "/model.json", "w"))
+    f:write(tfdev.json.encode { format = "layers-model", modelTopology = { class_name = "Model", config = {
+      name = "m", input_layers = { { "x", 0, 0 } }, output_layers = { { "a", 0, 0 } },
+      layers = {
+        { class_name = "InputLayer", name = "x", config = { name = "x", batch_input_shape = { tfdev.json.null, 2 } },
+          inbound_nodes = {} },
+        { class_name = "Activation", name = "a", config = { name = "a", activation = "relu" },
+          inbound_nodes = { { { "b", 0, 0, {} } } } },
+        { class_name = "Activation", name = "b", config = { name = "b", activation = "relu" },
+          inbound_nodes = { { { "a", 0, 0, {} } } } },
+      } } } })
+    f:close()
+    h.raises("INVALID_ARGUMENT", "2 layers never get their inputs (a cycle, or an input no layer makes)",
+      tfdev.graph_def.load, dir .. "/model.json")
+  end)
+end)
