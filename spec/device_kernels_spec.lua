@@ -365,6 +365,25 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       end
     end)
 
+    it("BroadcastTo, DepthToSpace and SpaceToDepth over every dtype, and their refusals", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 3, 1, 4 }, 0, 9)
+        check("BroadcastTo " .. dt, "BroadcastTo", { x, T({ 2, 3, 5, 4 }) })
+        check("BroadcastTo int64 shape " .. dt, "BroadcastTo", { rand(dt, { 1 }, 0, 9), T({ 3, 2 }, "int64") })
+        check("BroadcastTo empty " .. dt, "BroadcastTo", { x, T({ 3, 0, 4 }) })
+        local img = rand(dt, { 2, 3, 2, 8 }, 0, 9)
+        check("DepthToSpace " .. dt, "DepthToSpace", { img }, { block_size = 2 })
+        check("SpaceToDepth " .. dt, "SpaceToDepth", { rand(dt, { 2, 6, 4, 3 }, 0, 9) }, { block_size = 2 })
+        check("SpaceToDepth block 3 " .. dt, "SpaceToDepth", { rand(dt, { 1, 3, 6, 2 }, 0, 9) }, { block_size = 3 })
+      end
+      check_error("BroadcastTo to a smaller shape", "BroadcastTo", { rand("float32", { 3, 4 }), T({ 2, 4 }) },
+        "Unable to broadcast tensor of shape [3,4] to tensor of shape [2,4]")
+      check_error("DepthToSpace of a bad depth", "DepthToSpace", { rand("float32", { 1, 2, 2, 6 }) }, { block_size = 2 },
+        "Input depth dimension 6 should be divisible by: 4")
+      check_error("SpaceToDepth of rank 3", "SpaceToDepth", { rand("float32", { 2, 2, 2 }) }, { block_size = 2 },
+        "input rank should be: 4 instead of: 3")
+    end)
+
     it("Slice and StridedSlice with every mask, negative strides and new axes", function()
       local x = rand("float32", { 4, 5, 6 })
       check("Slice", "Slice", { x, T({ 1, 0, 2 }), T({ 2, -1, 3 }) })

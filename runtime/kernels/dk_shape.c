@@ -1,6 +1,7 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
- * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, with the checks
+ * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
+ * DepthToSpace, SpaceToDepth (k_depth_space.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
  * ones are there already, int64 ones are copied out. Elements move by size, so every dtype but
@@ -41,6 +42,9 @@ enum {
   S_EXPAND_DIMS,
   S_SQUEEZE,
   S_SHAPE,
+  S_BROADCAST_TO,
+  S_DEPTH_TO_SPACE,
+  S_SPACE_TO_DEPTH,
 };
 
 static const struct {
@@ -58,7 +62,8 @@ static const struct {
     {"Range", S_RANGE, tfd_setup_shape},           {"Fill", S_FILL, tfd_setup_basic},
     {"ZerosLike", S_ZEROS_LIKE, tfd_setup_basic},  {"OnesLike", S_ONES_LIKE, tfd_setup_basic},
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
-    {"Shape", S_SHAPE, tfd_setup_basic},
+    {"Shape", S_SHAPE, tfd_setup_basic},           {"BroadcastTo", S_BROADCAST_TO, tfd_setup_basic},
+    {"DepthToSpace", S_DEPTH_TO_SPACE, tfd_setup_depth_space}, {"SpaceToDepth", S_SPACE_TO_DEPTH, tfd_setup_depth_space},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -108,6 +113,39 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
   for (int i = 0; i < nd; i++) xs[i] = in_strides[p[i]];
   finish(c, out, copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in), tfd_tensor_data(out), nd,
                       dims, xs, 0, ys, 0));
+}
+
+/* ---- BroadcastTo: a walk reading the input with stride 0 where it repeats ---- */
+static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  int nd;
+  int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS];
+  if (!tfd_broadcast_to_shape(c, k, dims, &nd, xs)) return;
+  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  tfd_dk_strides(nd, dims, ys);
+  finish(c, out, tfd_tensor_numel(out) == 0 || copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in),
+                                                    tfd_tensor_data(out), nd, dims, xs, 0, ys, 0));
+}
+
+/* ---- DepthToSpace, SpaceToDepth: one transposing walk over [N, H, b, W, b, C'] (space side) ---- */
+static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  int64_t d[4], o[4], b = k->code;
+  bool to_space = k->dk_op == S_DEPTH_TO_SPACE;
+  if (!tfd_depth_space_shape(c, k, to_space, b, d, o)) return;
+  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), o, 4);
+  if (!out) return;
+  /* The space side as [N, H', b, W', b, C'] (H' = small height, C' = small depth), row-major; the depth
+   * side holds the same elements at ((n H' + h) W' + w) C + (i b + j) C' + c. */
+  const int64_t *space = to_space ? o : d, *depth = to_space ? d : o;
+  int64_t hs = depth[1], ws = depth[2], cs = space[3], C = depth[3];
+  int64_t dims[6] = {d[0], hs, b, ws, b, cs};
+  int64_t space_strides[6] = {hs * b * ws * b * cs, b * ws * b * cs, ws * b * cs, b * cs, cs, 1};
+  int64_t depth_strides[6] = {hs * ws * C, ws * C, b * cs, C, cs, 1};
+  finish(c, out, tfd_tensor_numel(out) == 0 ||
+                     copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in), tfd_tensor_data(out), 6,
+                          dims, to_space ? depth_strides : space_strides, 0, to_space ? space_strides : depth_strides, 0));
 }
 
 /* ---- ConcatV2, Pack ---- */
@@ -449,6 +487,9 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_GATHER_ND: k_gather_nd(k, c, m); break;
     case S_RANGE: k_range(k, c, m); break;
     case S_FILL: k_fill(k, c, m); break;
+    case S_BROADCAST_TO: k_broadcast_to(k, c, m); break;
+    case S_DEPTH_TO_SPACE:
+    case S_SPACE_TO_DEPTH: k_depth_space(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }

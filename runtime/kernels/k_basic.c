@@ -190,42 +190,14 @@ static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* "[2,3]": a shape as TensorFlow's TensorShape::DebugString writes it. */
-static void shape_text(char *buf, size_t size, const int64_t *dims, int nd) {
-  size_t used = (size_t)snprintf(buf, size, "[");
-  for (int i = 0; i < nd && used < size; i++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)dims[i]);
-  if (used < size) snprintf(buf + used, size - used, "]");
-}
-
 /* BroadcastTo: the input repeated along the dimensions where it has size 1 (or none, aligned from the
  * right) to the shape asked for. The last dimension is copied as a run when the input has it in
  * full, else one element repeated. */
 static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *in = c->inputs[0];
-  int nd, nin = tfd_tensor_ndims(in);
-  int64_t dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
-  if (!tfd_kernel_check_index(c, k, c->inputs[1], "shape") || !tfd_shape_input(c, k, 1, dims, &nd)) return;
-  for (int i = 0; i < nin; i++) in_dims[i] = tfd_tensor_dim(in, i);
-  if (nin > nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%d).",
-                    nin, nd);
-    return;
-  }
-  /* strides[i]: the input's element stride along output dimension i, 0 where it repeats. */
-  int64_t strides[TFD_MAX_DIMS], stride = 1;
-  for (int i = nd - 1; i >= 0; i--) {
-    int j = i - (nd - nin);
-    int64_t d = j >= 0 ? in_dims[j] : 1;
-    if (d != dims[i] && d != 1) {
-      char a[TFD_MAX_DIMS * 21 + 3], b[TFD_MAX_DIMS * 21 + 3];
-      shape_text(a, sizeof a, in_dims, nin);
-      shape_text(b, sizeof b, dims, nd);
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Unable to broadcast tensor of shape %s to tensor of shape %s", a, b);
-      return;
-    }
-    strides[i] = d == 1 ? 0 : stride;
-    stride *= d;
-  }
+  int nd;
+  int64_t dims[TFD_MAX_DIMS], strides[TFD_MAX_DIMS];
+  if (!tfd_broadcast_to_shape(c, k, dims, &nd, strides)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
   if (!out) return;
   c->outputs[0] = out;

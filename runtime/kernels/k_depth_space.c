@@ -6,35 +6,12 @@
 #include <string.h>
 
 #include "kernel.h"
-
-static bool check(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *d) {
-  tfd_tensor *in = c->inputs[0];
-  if (tfd_tensor_ndims(in) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input rank should be: 4 instead of: %d", tfd_tensor_ndims(in));
-    return false;
-  }
-  for (int i = 0; i < 4; i++) d[i] = tfd_tensor_dim(in, i);
-  int64_t b = k->code;
-  if (k->keep_dims) { /* DepthToSpace */
-    if (d[3] % (b * b) != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input depth dimension %lld should be divisible by: %lld",
-                      (long long)d[3], (long long)(b * b));
-      return false;
-    }
-  } else if (d[1] % b != 0 || d[2] % b != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Image width %lld and height %lld should be divisible by block_size: %lld",
-                    (long long)d[2], (long long)d[1], (long long)b);
-    return false;
-  }
-  return true;
-}
+#include "shape_logic.h"
 
 static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c) {
-  int64_t d[4], b = k->code;
-  if (!check(k, c, d)) return;
+  int64_t d[4], out[4], b = k->code;
   bool to_space = k->keep_dims;
-  int64_t out[4] = {d[0], to_space ? d[1] * b : d[1] / b, to_space ? d[2] * b : d[2] / b,
-                    to_space ? d[3] / (b * b) : d[3] * b * b};
+  if (!tfd_depth_space_shape(c, k, to_space, b, d, out)) return;
   tfd_tensor *in = c->inputs[0], *o = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), out, 4);
   if (!o) return;
   c->outputs[0] = o;

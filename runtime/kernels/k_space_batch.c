@@ -23,13 +23,6 @@ typedef struct plan {
   int64_t space[TFD_MAX_DIMS], grid[TFD_MAX_DIMS]; /* spatial sizes of each side (space: unpadded / cropped) */
 } plan;
 
-static void shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < tfd_tensor_ndims(t) && n < cap; i++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)tfd_tensor_dim(t, i));
-  if (n < cap) snprintf(buf + n, cap - n, "]");
-}
-
 /* Reads block_shape and paddings/crops (inputs 1, 2) into p, with TensorFlow's checks and texts; the
  * output's dims in out. */
 static bool make_plan(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, int64_t *out) {
@@ -47,8 +40,8 @@ static bool make_plan(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, 
     return false;
   }
   if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != m || tfd_tensor_dim(pads, 1) != 2) {
-    char text[TFD_MAX_DIMS * 21 + 3];
-    shape_text(text, sizeof text, pads);
+    char text[TFD_SHAPE_TEXT_CAP];
+    tfd_tensor_shape_text(text, sizeof text, pads, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s should have shape [%lld, 2] instead of %s", pads_name, (long long)m,
                     text);
     return false;

@@ -11,37 +11,21 @@
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
-#define TEXT_CAP (TFD_MAX_DIMS * 21 + 3)
-
-static void dims_text(char *buf, size_t cap, const int64_t *v, int n) {
-  size_t at = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < n && at < cap; i++) at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? "," : "", (long long)v[i]);
-}
-
-static void shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  int64_t d[TFD_MAX_DIMS];
-  for (int i = 0; i < tfd_tensor_ndims(t); i++) d[i] = tfd_tensor_dim(t, i);
-  buf[0] = '[';
-  dims_text(buf + 1, cap - 2, d, tfd_tensor_ndims(t));
-  strcat(buf, "]");
-}
-
 /* The checks TensorFlow makes before it allocates; *n and *r: the number of indices and their rank. */
 static bool check_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *n, int64_t *r) {
   tfd_tensor *ix = c->inputs[0], *shape = c->inputs[1], *vals = c->inputs[2], *def = c->inputs[3];
-  char text[TEXT_CAP];
+  char text[TFD_SHAPE_TEXT_CAP];
   if (!tfd_kernel_check_index(c, k, ix, "sparse_indices") || !tfd_kernel_check_index(c, k, shape, "output_shape"))
     return false;
   if (tfd_tensor_ndims(ix) > 2) {
-    shape_text(text, sizeof text, ix);
+    tfd_tensor_shape_text(text, sizeof text, ix, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "sparse_indices should be a scalar, vector, or matrix, got shape %s", text);
     return false;
   }
   *n = tfd_tensor_ndims(ix) > 0 ? tfd_tensor_dim(ix, 0) : 1;
   *r = tfd_tensor_ndims(ix) > 1 ? tfd_tensor_dim(ix, 1) : 1;
   if (tfd_tensor_ndims(shape) != 1) {
-    shape_text(text, sizeof text, shape);
+    tfd_tensor_shape_text(text, sizeof text, shape, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "output_shape should be a vector, got shape %s", text);
     return false;
   }
@@ -51,7 +35,7 @@ static bool check_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *n, int64_t *
     return false;
   }
   if (!(tfd_tensor_ndims(vals) == 0 || (tfd_tensor_ndims(vals) == 1 && tfd_tensor_numel(vals) == *n))) {
-    shape_text(text, sizeof text, vals);
+    tfd_tensor_shape_text(text, sizeof text, vals, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "sparse_values has incorrect shape %s, should be [] or [%lld]", text,
                     (long long)*n);
     return false;
@@ -72,7 +56,7 @@ static bool check_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *n, int64_t *
  * SparseTensor::IndicesValid texts), else an error was reported. Returns its row-major offset. */
 static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, int64_t i, int r, const int64_t *dims,
                       bool validate, int64_t *prev, int64_t *at) {
-  char a[TEXT_CAP], b[TEXT_CAP];
+  char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
   int64_t offset = 0;
   bool out = false;
   for (int d = 0; d < r; d++) {
@@ -81,27 +65,27 @@ static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, in
     offset = offset * dims[d] + at[d];
   }
   if (out) {
-    dims_text(a, sizeof a, at, r);
-    dims_text(b, sizeof b, dims, r);
+    tfd_shape_text(a, sizeof a, at, r);
+    tfd_shape_text(b, sizeof b, dims, r);
     if (validate)
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = [%s] is out of bounds: need 0 <= index < [%s]",
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = %s is out of bounds: need 0 <= index < %s",
                       (long long)i, a, b);
     else
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices are not valid (out of bounds).  Shape: [%s]", b);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices are not valid (out of bounds).  Shape: %s", b);
     return -1;
   }
   if (validate && i > 0) {
     int order = 0;
     for (int d = 0; d < r && order == 0; d++) order = at[d] < prev[d] ? -1 : at[d] > prev[d];
     if (order <= 0) {
-      dims_text(a, sizeof a, at, r);
+      tfd_shape_text(a, sizeof a, at, r);
       if (order < 0)
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                        "indices[%lld] = [%s] is out of order. Many sparse ops require sorted indices.\n"
+                        "indices[%lld] = %s is out of order. Many sparse ops require sorted indices.\n"
                         "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n",
                         (long long)i, a);
       else
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = [%s] is repeated", (long long)i, a);
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = %s is repeated", (long long)i, a);
       return -1;
     }
   }

@@ -39,24 +39,6 @@ static void ta_destroy(void *p) {
   free(a);
 }
 
-static void shape_text(char *buf, size_t cap, const int64_t *dims, int nd) {
-  if (nd < 0) {
-    snprintf(buf, cap, "<unknown>");
-    return;
-  }
-  size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < nd && at < cap; i++)
-    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? "," : "", (long long)dims[i]);
-  if (at < cap) snprintf(buf + at, cap - at, "]");
-}
-
-static void tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, int from) {
-  int64_t d[TFD_MAX_DIMS];
-  int nd = tfd_tensor_ndims(t);
-  for (int i = from; i < nd; i++) d[i - from] = tfd_tensor_dim(t, i);
-  shape_text(buf, cap, d, nd - from);
-}
-
 /* Grows the array to n entries (new ones unwritten). */
 static bool resize(tensor_array *a, int64_t n) {
   if (n <= a->size) return true;
@@ -159,7 +141,7 @@ static bool flow_out(tfd_kernel *k, tfd_kernel_ctx *c, int i) {
 
 /* Writes value at index (locked): TensorFlow's checks of index, dtype, shape and a second write. */
 static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t index, tfd_tensor *value) {
-  char s1[TFD_MAX_DIMS * 21 + 16], s2[TFD_MAX_DIMS * 21 + 16];
+  char s1[TFD_SHAPE_TEXT_CAP], s2[TFD_SHAPE_TEXT_CAP];
   if (tfd_tensor_dtype(value) != a->dtype) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorArray dtype is %s but Op is trying to write dtype %s ",
                     tfd_dtype_name(a->dtype), tfd_dtype_name(tfd_tensor_dtype(value)));
@@ -175,8 +157,8 @@ static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t 
   for (int d = 0; fits && d < a->element_shape.ndims; d++)
     fits = a->element_shape.dims[d] < 0 || a->element_shape.dims[d] == tfd_tensor_dim(value, d);
   if (!fits) {
-    tensor_shape_text(s1, sizeof s1, value, 0);
-    shape_text(s2, sizeof s2, a->element_shape.dims, a->element_shape.ndims);
+    tfd_tensor_shape_text(s1, sizeof s1, value, 0);
+    tfd_shape_text(s2, sizeof s2, a->element_shape.dims, a->element_shape.ndims);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "Could not write to TensorArray index %lld because the value shape is %s which is incompatible with "
                     "the TensorArray's inferred element shape: %s (consider setting infer_shape=False).",
@@ -227,8 +209,8 @@ static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, in
   bool known = a->element_shape.ndims >= 0;
   for (int d = 0; known && d < a->element_shape.ndims; d++) known = a->element_shape.dims[d] >= 0;
   if (!known) {
-    char s[TFD_MAX_DIMS * 21 + 16];
-    shape_text(s, sizeof s, a->element_shape.dims, a->element_shape.ndims);
+    char s[TFD_SHAPE_TEXT_CAP];
+    tfd_shape_text(s, sizeof s, a->element_shape.dims, a->element_shape.ndims);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "Could not read from TensorArray index %lld.  Furthermore, the element shape is not fully defined: "
                     "%s.  It is possible you are working with a resizeable TensorArray and stop_gradients is not "
@@ -252,14 +234,14 @@ static bool check_dtype(tfd_kernel *k, tfd_kernel_ctx *c, const tensor_array *a)
 /* Stacks parts (n tensors, the same shape: TensorFlow's text when not) along a new axis 0, or, for
  * concat, joins them along axis 0; NULL with the error reported. */
 static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_tensor **parts, int64_t n, bool concat) {
-  char s1[TFD_MAX_DIMS * 21 + 16], s2[TFD_MAX_DIMS * 21 + 16];
+  char s1[TFD_SHAPE_TEXT_CAP], s2[TFD_SHAPE_TEXT_CAP];
   int64_t dims[TFD_MAX_DIMS];
   int nd;
   if (n == 0) {
     bool known = a->element_shape.ndims >= 0;
     for (int d = 0; known && d < a->element_shape.ndims; d++) known = a->element_shape.dims[d] >= 0;
     if (!known || (concat && a->element_shape.ndims < 1)) {
-      shape_text(s1, sizeof s1, a->element_shape.dims, a->element_shape.ndims);
+      tfd_shape_text(s1, sizeof s1, a->element_shape.dims, a->element_shape.ndims);
       tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED,
                       "TensorArray has size zero, but element shape %s is not fully defined. Currently only static "
                       "shapes are supported when packing zero-size TensorArrays.",
@@ -284,8 +266,8 @@ static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_t
     bool same = tfd_tensor_ndims(parts[i]) == rank;
     for (int d = from; same && d < rank; d++) same = tfd_tensor_dim(parts[i], d) == tfd_tensor_dim(parts[0], d);
     if (!same) {
-      tensor_shape_text(s1, sizeof s1, parts[0], from);
-      tensor_shape_text(s2, sizeof s2, parts[i], from);
+      tfd_tensor_shape_text(s1, sizeof s1, parts[0], from);
+      tfd_tensor_shape_text(s2, sizeof s2, parts[i], from);
       const char *except = concat ? "(excepting dimension 0) " : "";
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "TensorArray has inconsistent shapes.  Index 0 has %sshape: %s but index %lld has %sshape: %s", except,
@@ -312,8 +294,8 @@ static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_t
 static tfd_tensor *vector_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
   tfd_tensor *t = c->inputs[i];
   if (tfd_tensor_ndims(t) != 1) {
-    char s[TFD_MAX_DIMS * 21 + 16];
-    tensor_shape_text(s, sizeof s, t, 0);
+    char s[TFD_SHAPE_TEXT_CAP];
+    tfd_tensor_shape_text(s, sizeof s, t, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected %s to be a vector, received shape: %s", what, s);
     return NULL;
   }
@@ -380,8 +362,8 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
     case TA_SPLIT: {
       tfd_tensor *value = c->inputs[k->code == TA_SCATTER ? 2 : 1];
       int64_t n = tfd_tensor_numel(idx), rows = tfd_tensor_ndims(value) > 0 ? tfd_tensor_dim(value, 0) : -1, sum = 0;
-      char s[TFD_MAX_DIMS * 21 + 16];
-      tensor_shape_text(s, sizeof s, value, 0);
+      char s[TFD_SHAPE_TEXT_CAP];
+      tfd_tensor_shape_text(s, sizeof s, value, 0);
       for (int64_t i = 0; k->code == TA_SPLIT && i < n; i++) sum += tfd_tensor_get_index(idx, i);
       if (rows < 0) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected value to be at least a vector, but received shape: %s", s);

@@ -424,3 +424,55 @@ bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dim
   tfd_tensor_unref(sh);
   return ok;
 }
+
+bool tfd_broadcast_to_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *strides) {
+  tfd_tensor *in = c->inputs[0];
+  int nin = tfd_tensor_ndims(in);
+  int64_t in_dims[TFD_MAX_DIMS];
+  if (!tfd_kernel_check_index(c, k, c->inputs[1], "shape") || !tfd_shape_input(c, k, 1, dims, nd)) return false;
+  for (int i = 0; i < nin; i++) in_dims[i] = tfd_tensor_dim(in, i);
+  if (nin > *nd) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%d).",
+                    nin, *nd);
+    return false;
+  }
+  int64_t stride = 1;
+  for (int i = *nd - 1; i >= 0; i--) {
+    int j = i - (*nd - nin);
+    int64_t d = j >= 0 ? in_dims[j] : 1;
+    if (d != dims[i] && d != 1) {
+      char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
+      tfd_shape_text(a, sizeof a, in_dims, nin);
+      tfd_shape_text(b, sizeof b, dims, *nd);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Unable to broadcast tensor of shape %s to tensor of shape %s", a, b);
+      return false;
+    }
+    strides[i] = d == 1 ? 0 : stride;
+    stride *= d;
+  }
+  return true;
+}
+
+bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space, int64_t b, int64_t *d, int64_t *out) {
+  tfd_tensor *in = c->inputs[0];
+  if (tfd_tensor_ndims(in) != 4) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input rank should be: 4 instead of: %d", tfd_tensor_ndims(in));
+    return false;
+  }
+  for (int i = 0; i < 4; i++) d[i] = tfd_tensor_dim(in, i);
+  if (to_space && d[3] % (b * b) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input depth dimension %lld should be divisible by: %lld",
+                    (long long)d[3], (long long)(b * b));
+    return false;
+  }
+  if (!to_space && (d[1] % b != 0 || d[2] % b != 0)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Image width %lld and height %lld should be divisible by block_size: %lld",
+                    (long long)d[2], (long long)d[1], (long long)b);
+    return false;
+  }
+  out[0] = d[0];
+  out[1] = to_space ? d[1] * b : d[1] / b;
+  out[2] = to_space ? d[2] * b : d[2] / b;
+  out[3] = to_space ? d[3] / (b * b) : d[3] * b * b;
+  return true;
+}

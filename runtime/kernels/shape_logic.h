@@ -63,6 +63,13 @@ bool tfd_fill_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *
 /* A shape given as input i (a vector of at most TFD_MAX_DIMS sizes, none negative): its *nd sizes. */
 bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dims, int *nd);
 
+/* BroadcastTo (x, shape): the output's dims (*nd of them) and, per output dimension, x's element
+ * stride (0 where x repeats), with TensorFlow's texts. */
+bool tfd_broadcast_to_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *strides);
+/* DepthToSpace (to_space) and SpaceToDepth of x [N, H, W, C] by block b: x's dims and the output's,
+ * with TensorFlow's checks and texts. */
+bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space, int64_t b, int64_t *in, int64_t *out);
+
 /* RandomUniform and RandomStandardNormal (shape): the output's dims, *nd of them. */
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
 
