@@ -113,3 +113,9 @@ tfd_code tfd_status_move(tfd_status *dst, tfd_status *src) {
   src->code = TFD_OK;
   return code;
 }
+
+void tfd_status_vsetf_in(tfd_status *st, tfd_code code, const char *file, const char *fmt, va_list ap) {
+  char *msg = tfd_vformat(fmt, ap);
+  tfd_status_setf(st, code, "%s: %s", file, msg ? msg : "out of memory");
+  free(msg);
+}

@@ -30,4 +30,15 @@ char *tfd_format(const char *fmt, ...)
 /* tfd_format with a va_list, which it uses up as vsnprintf does. */
 char *tfd_vformat(const char *fmt, va_list ap);
 
+/* printf-style checking for the runtime's own formatting functions. */
+#if defined(__GNUC__)
+#define TFD_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TFD_PRINTF(fmt, args)
+#endif
+
+/* Sets st to code and "<file>: <message>" (the readers' errors, which name the file they read);
+ * "out of memory" stands in for a message that cannot be made. Uses up ap. */
+void tfd_status_vsetf_in(tfd_status *st, tfd_code code, const char *file, const char *fmt, va_list ap);
+
 #endif

@@ -39,19 +39,12 @@ typedef struct ctx {
   const char *dir; /* the weight files are in this directory (NULL or "": the current one), confined to it */
 } ctx;
 
-static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
+static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...) TFD_PRINTF(3, 4);
 static tfd_code failf(ctx *c, tfd_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = tfd_vformat(fmt, ap);
+  tfd_status_vsetf_in(c->st, code, c->path, fmt, ap);
   va_end(ap);
-  tfd_status_setf(c->st, code, "%s: %s", c->path, msg ? msg : "out of memory");
-  free(msg);
   return code;
 }
 

@@ -26,19 +26,12 @@ typedef struct lctx {
   int serial;           /* for helper nodes' names */
 } lctx;
 
-static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
+static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...) TFD_PRINTF(3, 4);
 static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = tfd_vformat(fmt, ap);
+  tfd_status_vsetf_in(c->st, code, c->path, fmt, ap);
   va_end(ap);
-  tfd_status_setf(c->st, code, "%s: %s", c->path, msg ? msg : "out of memory");
-  free(msg);
   return code;
 }
 
@@ -89,32 +82,31 @@ static bool set_ints(lctx *c, tfd_node_def *n, const char *name, const int64_t *
 }
 
 /* A fresh helper node name under prefix: "<prefix>/<what>_<serial>". The caller frees it. */
-static char *fresh(lctx *c, const char *prefix, const char *what) { return tfd_format("%s/%s_%d", prefix, what, c->serial++); }
+static char *fresh(lctx *c, const char *prefix, const char *what) {
+  return tfd_format("%s/%s_%d", prefix, what, c->serial++);
+}
 
 /* A Const of int32 values (shapes, axes, paddings); returns its name (caller frees) or NULL. */
-static char *int_const(lctx *c, const char *prefix, const int64_t *v, int n, const int64_t *dims, int nd) {
+/* A Const of dtype dt holding bytes (n elements of dims); its name (caller frees) or NULL. */
+static char *const_node(lctx *c, const char *prefix, tfd_dtype dt, const void *bytes, size_t n, const int64_t *dims,
+                        int nd) {
   char *name = fresh(c, prefix, "const");
-  int32_t buf[64];
-  for (int i = 0; i < n && i < 64; i++) buf[i] = (int32_t)v[i];
-  tfd_tensor *t = name && n <= 64 ? tfd_tensor_from_bytes(NULL, TFD_INT32, dims, nd, buf, (size_t)n * 4, c->st) : NULL;
+  tfd_tensor *t = name ? tfd_tensor_from_bytes(NULL, dt, dims, nd, bytes, n * tfd_dtype_size(dt), c->st) : NULL;
   tfd_node_def *k = t ? node(c, name, "Const", NULL, NULL) : NULL;
   bool ok = k && set(c, k, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t}) &&
-            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32});
+            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dt});
   tfd_tensor_unref(t);
   if (!ok) free(name), name = NULL;
   return name;
 }
 
-static char *float_const(lctx *c, const char *prefix, float v) {
-  char *name = fresh(c, prefix, "const");
-  tfd_tensor *t = name ? tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, c->st) : NULL;
-  tfd_node_def *k = t ? node(c, name, "Const", NULL, NULL) : NULL;
-  bool ok = k && set(c, k, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t}) &&
-            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32});
-  tfd_tensor_unref(t);
-  if (!ok) free(name), name = NULL;
-  return name;
+/* int32 values (shapes, axes, paddings; at most 64) and float scalars as Consts. */
+static char *int_const(lctx *c, const char *prefix, const int64_t *v, int n, const int64_t *dims, int nd) {
+  int32_t buf[64];
+  for (int i = 0; i < n && i < 64; i++) buf[i] = (int32_t)v[i];
+  return n <= 64 ? const_node(c, prefix, TFD_INT32, buf, (size_t)n, dims, nd) : NULL;
 }
+static char *float_const(lctx *c, const char *prefix, float v) { return const_node(c, prefix, TFD_FLOAT32, &v, 1, NULL, 0); }
 
 /* The weight Const "<layer>/<weight>" (made once; the manifest gives its value); its name or NULL. */
 static char *weight(lctx *c, const char *layer, const char *w) {
@@ -146,8 +138,8 @@ static char *then(lctx *c, const char *prefix, const char *op, char *x, const ch
 /* Keras activations over x (consumed); the activation's name from its config, or "linear". */
 static char *activation(lctx *c, const char *prefix, char *x, const char *act) {
   if (!x || !act || strcmp(act, "linear") == 0 || !*act) return x;
-  static const char *const direct[][2] = {{"relu", "Relu"},       {"relu6", "Relu6"},     {"elu", "Elu"},
-                                          {"selu", "Selu"},       {"sigmoid", "Sigmoid"}, {"tanh", "Tanh"},
+  static const char *const direct[][2] = {{"relu", "Relu"},       {"relu6", "Relu6"},       {"elu", "Elu"},
+                                          {"selu", "Selu"},       {"sigmoid", "Sigmoid"},   {"tanh", "Tanh"},
                                           {"softmax", "Softmax"}, {"softplus", "Softplus"}, {"exponential", "Exp"}};
   for (size_t i = 0; i < sizeof direct / sizeof *direct; i++)
     if (strcmp(act, direct[i][0]) == 0) return then(c, prefix, direct[i][1], x, NULL);
@@ -165,7 +157,8 @@ static char *activation(lctx *c, const char *prefix, char *x, const char *act) {
   if (strcmp(act, "hard_sigmoid") == 0) { /* Keras: clip(0.2 x + 0.5, 0, 1) */
     char *k = float_const(c, prefix, 0.2f), *h = float_const(c, prefix, 0.5f), *zero = float_const(c, prefix, 0),
          *one = float_const(c, prefix, 1);
-    char *y = then(c, prefix, "Minimum", then(c, prefix, "Maximum", then(c, prefix, "AddV2", then(c, prefix, "Mul", x, k), h), zero), one);
+    char *y = then(c, prefix, "Minimum",
+                   then(c, prefix, "Maximum", then(c, prefix, "AddV2", then(c, prefix, "Mul", x, k), h), zero), one);
     free(k), free(h), free(zero), free(one);
     return y;
   }
@@ -184,7 +177,7 @@ typedef struct call {
   const char *cls, *layer; /* class_name, layer name (its weights' prefix) */
   const char *prefix;      /* names of this call's nodes */
   const cJSON *cfg;
-  char **in;               /* input tensors */
+  char **in; /* input tensors */
   int n_in;
 } call;
 
@@ -208,7 +201,8 @@ static bool window_of(lctx *c, const call *l, int n, bool pool, window *w) {
   if (!ints(get(cfg, "strides"), n, w->s)) memcpy(w->s, pool ? w->k : (int64_t[2]){1, 1}, sizeof w->s);
   if (!ints(get(cfg, "dilation_rate"), n, w->d)) w->d[0] = w->d[1] = 1;
   const char *pad = str(cfg, "padding", "valid");
-  if (strcmp(pad, "valid") != 0 && strcmp(pad, "same") != 0) return unsupported(c, l, "padding other than valid and same") != NULL;
+  if (strcmp(pad, "valid") != 0 && strcmp(pad, "same") != 0)
+    return unsupported(c, l, "padding other than valid and same") != NULL;
   w->padding = strcmp(pad, "same") == 0 ? "SAME" : "VALID";
   return true;
 }
@@ -352,12 +346,14 @@ static char *layer_norm(lctx *c, const call *l) {
   char *mean = ax ? op2(c, l->prefix, "Mean", l->in[0], ax) : NULL;
   tfd_node_def *mn = mean ? tfd_graph_def_find(c->g, mean) : NULL;
   char *centered = mn && set(c, mn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
-                       ? op2(c, l->prefix, "Sub", l->in[0], mean) : NULL;
+                       ? op2(c, l->prefix, "Sub", l->in[0], mean)
+                       : NULL;
   char *var = centered ? op2(c, l->prefix, "Mul", centered, centered) : NULL;
   var = var ? then(c, l->prefix, "Mean", var, ax) : NULL;
   tfd_node_def *vn = var ? tfd_graph_def_find(c->g, var) : NULL;
   char *y = vn && set(c, vn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
-                ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL) : NULL;
+                ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL)
+                : NULL;
   y = y ? then(c, l->prefix, "Mul", y, centered) : NULL;
   if (y && flag(l->cfg, "scale", true)) {
     char *g = weight(c, l->layer, "gamma");
@@ -427,7 +423,8 @@ static char *flatten(lctx *c, const call *l) {
   char *axis = rest ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
   char *target = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
   tfd_node_def *t = target ? node(c, target, "ConcatV2", batch, rest) : NULL;
-  ok = t && tfd_node_def_add_input(t, axis, c->st) == TFD_OK && set(c, t, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
+  ok = t && tfd_node_def_add_input(t, axis, c->st) == TFD_OK &&
+       set(c, t, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
   char *y = ok ? op2(c, l->prefix, "Reshape", l->in[0], target) : NULL;
   free(shape), free(b0), free(b1), free(batch), free(rest), free(axis), free(target);
   return y;
@@ -496,7 +493,8 @@ static char *upsample(lctx *c, const call *l) {
   char *size = ok ? op2(c, l->prefix, "Mul", hw, k) : NULL;
   char *y = size ? op2(c, l->prefix, bilinear ? "ResizeBilinear" : "ResizeNearestNeighbor", l->in[0], size) : NULL;
   tfd_node_def *r = y ? tfd_graph_def_find(c->g, y) : NULL;
-  if (y && bilinear && !set(c, r, "half_pixel_centers", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})) free(y), y = NULL;
+  if (y && bilinear && !set(c, r, "half_pixel_centers", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true}))
+    free(y), y = NULL;
   free(shape), free(b), free(e), free(s), free(k), free(hw), free(size);
   return y;
 }
@@ -525,8 +523,9 @@ static char *relu_family(lctx *c, const call *l) {
     char *mask = theta ? op2(c, l->prefix, "Greater", x, theta) : NULL;
     char *m = mask ? fresh(c, l->prefix, "Cast") : NULL;
     tfd_node_def *n = m ? node(c, m, "Cast", mask, NULL) : NULL;
-    char *y = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}) ? op2(c, l->prefix, "Mul", x, m)
-                                                                                                   : NULL;
+    char *y = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32})
+                  ? op2(c, l->prefix, "Mul", x, m)
+                  : NULL;
     free(theta), free(mask), free(m), free(x);
     return y;
   }
@@ -546,7 +545,8 @@ static char *relu_family(lctx *c, const call *l) {
     return then(c, l->prefix, "Softmax", x, NULL);
   }
   /* ReLU: max_value, negative_slope, threshold */
-  double max = num(l->cfg, "max_value", -1), slope = num(l->cfg, "negative_slope", 0), threshold = num(l->cfg, "threshold", 0);
+  double max = num(l->cfg, "max_value", -1), slope = num(l->cfg, "negative_slope", 0),
+         threshold = num(l->cfg, "threshold", 0);
   if (threshold != 0) {
     free(x);
     return unsupported(c, l, "a threshold other than 0");
@@ -576,7 +576,8 @@ static char *reshape_family(lctx *c, const call *l, int *rank) {
     const cJSON *t = get2(l->cfg, "target_shape", "targetShape");
     int64_t target[TFD_MAX_DIMS];
     int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : -1;
-    if (n < 0 || n >= TFD_MAX_DIMS || !ints(t, n, target)) return unsupported(c, l, "a target_shape that is not a list of sizes");
+    if (n < 0 || n >= TFD_MAX_DIMS || !ints(t, n, target))
+      return unsupported(c, l, "a target_shape that is not a list of sizes");
     *rank = n + 1;
     return reshape_to(c, l, l->in[0], target, n);
   }
@@ -605,7 +606,8 @@ static char *embedding(lctx *c, const call *l) {
   char *ids = fresh(c, l->prefix, "Cast");
   tfd_node_def *n = table && ids ? node(c, ids, "Cast", l->in[0], NULL) : NULL;
   char *axis = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32})
-                   ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
+                   ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0)
+                   : NULL;
   char *y = axis ? fresh(c, l->prefix, "GatherV2") : NULL;
   tfd_node_def *gn = y ? node(c, y, "GatherV2", table, ids) : NULL;
   if (!gn || tfd_node_def_add_input(gn, axis, c->st) != TFD_OK) free(y), y = NULL;
@@ -615,8 +617,8 @@ static char *embedding(lctx *c, const call *l) {
 
 /* Layers that pass their input through at inference. */
 static bool is_identity(const char *cls) {
-  static const char *const names[] = {"Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
-                                      "GaussianNoise", "GaussianDropout", "AlphaDropout", "ActivityRegularization"};
+  static const char *const names[] = {"Dropout",       "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
+                                      "GaussianNoise", "GaussianDropout",  "AlphaDropout",     "ActivityRegularization"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(cls, names[i]) == 0) return true;
   return false;
@@ -628,15 +630,16 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
   *rank = l->n_in ? rank_of(c, l->in[0]) : -1;
   if (is_identity(cls)) return tfd_format("%s", l->in[0]);
   if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
-  if (strcmp(cls, "Activation") == 0) return activation(c, l->prefix, tfd_format("%s", l->in[0]), str(l->cfg, "activation", "linear"));
-  if (!strcmp(cls, "Conv2D") || !strcmp(cls, "Conv1D") || !strcmp(cls, "DepthwiseConv2D") || !strcmp(cls, "SeparableConv2D") ||
-      !strcmp(cls, "SeparableConv1D"))
+  if (strcmp(cls, "Activation") == 0)
+    return activation(c, l->prefix, tfd_format("%s", l->in[0]), str(l->cfg, "activation", "linear"));
+  if (!strcmp(cls, "Conv2D") || !strcmp(cls, "Conv1D") || !strcmp(cls, "DepthwiseConv2D") ||
+      !strcmp(cls, "SeparableConv2D") || !strcmp(cls, "SeparableConv1D"))
     return conv_layer(c, l);
   if (!strcmp(cls, "MaxPooling2D") || !strcmp(cls, "AveragePooling2D") || !strcmp(cls, "MaxPooling1D") ||
       !strcmp(cls, "AveragePooling1D") || !strcmp(cls, "MaxPool2D") || !strcmp(cls, "AvgPool2D"))
     return pool_layer(c, l);
-  if (!strncmp(cls, "GlobalAveragePooling", 20) || !strncmp(cls, "GlobalMaxPooling", 16) || !strncmp(cls, "GlobalMaxPool", 13) ||
-      !strncmp(cls, "GlobalAvgPool", 13)) {
+  if (!strncmp(cls, "GlobalAveragePooling", 20) || !strncmp(cls, "GlobalMaxPooling", 16) ||
+      !strncmp(cls, "GlobalMaxPool", 13) || !strncmp(cls, "GlobalAvgPool", 13)) {
     *rank = flag(l->cfg, "keepdims", false) ? *rank : 2;
     return global_pool(c, l);
   }
@@ -730,7 +733,9 @@ static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t 
   call l = {cls, name, prefix, cfg, in, n_in};
   int rank = -1;
   char *y = n_in < 1 ? (failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name), NULL) : call_layer(c, &l, &rank);
-  tfd_code code = y ? TFD_OK : tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  tfd_code code = y                                  ? TFD_OK
+                  : tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st)
+                                                     : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   if (y && !node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
   if (code == TFD_OK) code = record(c, name, node_index, prefix, rank);
   free(y);
@@ -751,8 +756,10 @@ static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *re
       if (!cJSON_IsString(name) || cJSON_GetArraySize(hist) < 3) return false;
       const char *t = lookup(c, name->valuestring, (int64_t)cJSON_GetArrayItem(hist, 1)->valuedouble,
                              (int64_t)cJSON_GetArrayItem(hist, 2)->valuedouble);
-      if (!t) *ready = false;
-      else in[(*n)++] = (char *)t;
+      if (!t)
+        *ready = false;
+      else
+        in[(*n)++] = (char *)t;
       return true;
     }
     const cJSON *args = get(inbound, "args");
@@ -764,8 +771,10 @@ static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *re
     if (*n >= 64 || cJSON_GetArraySize(inbound) < 3) return false;
     const char *t = lookup(c, first->valuestring, (int64_t)cJSON_GetArrayItem(inbound, 1)->valuedouble,
                            (int64_t)cJSON_GetArrayItem(inbound, 2)->valuedouble);
-    if (!t) *ready = false;
-    else in[(*n)++] = (char *)t;
+    if (!t)
+      *ready = false;
+    else
+      in[(*n)++] = (char *)t;
     return true;
   }
   const cJSON *e;
@@ -845,7 +854,8 @@ static tfd_code functional(lctx *c, const cJSON *cfg) {
   }
   free(calls_done);
   if (code == TFD_OK && done < total)
-    code = failf(c, TFD_INVALID_ARGUMENT, "%d layers never get their inputs (a cycle, or an input no layer makes)", total - done);
+    code = failf(c, TFD_INVALID_ARGUMENT, "%d layers never get their inputs (a cycle, or an input no layer makes)",
+                 total - done);
   return code == TFD_OK ? add_outputs(c, get(cfg, "output_layers"), NULL) : code;
 }
 
@@ -894,9 +904,12 @@ tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_
   const char *cls = str(model, "class_name", "");
   const cJSON *cfg = get(model, "config");
   tfd_code code;
-  if (strcmp(cls, "Sequential") == 0) code = sequential(&c, cfg);
-  else if (strcmp(cls, "Model") == 0 || strcmp(cls, "Functional") == 0) code = functional(&c, cfg);
-  else code = failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
+  if (strcmp(cls, "Sequential") == 0)
+    code = sequential(&c, cfg);
+  else if (strcmp(cls, "Model") == 0 || strcmp(cls, "Functional") == 0)
+    code = functional(&c, cfg);
+  else
+    code = failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
   const char *key;
   void *value;
   for (size_t it = 0; tfd_strmap_next(&c.tensors, &it, &key, &value);) free(value);

@@ -17,8 +17,8 @@
 #include "kernel_shared.h"
 
 typedef struct plan {
-  int m;                                  /* block dimensions */
-  int64_t batch, depth, blocks;           /* space-side batch, run length, prod(block) */
+  int m;                        /* block dimensions */
+  int64_t batch, depth, blocks; /* space-side batch, run length, prod(block) */
   int64_t block[TFD_MAX_DIMS], before[TFD_MAX_DIMS];
   int64_t space[TFD_MAX_DIMS], grid[TFD_MAX_DIMS]; /* spatial sizes of each side (space: unpadded / cropped) */
 } plan;
@@ -53,8 +53,8 @@ static bool make_plan(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, 
   for (int i = 0; ok && i < p->m; i++) {
     p->block[i] = tfd_tensor_get_index(bh, i);
     if (to_batch && p->block[i] < 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "All values in block_shape must be positive, got value, %lld at index %d.", (long long)p->block[i], i);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "All values in block_shape must be positive, got value, %lld at index %d.",
+                      (long long)p->block[i], i);
       ok = false;
     } else if (!tfd_checked_mul(p->blocks, p->block[i], &p->blocks)) {
       p->blocks = -1; /* TensorFlow's MultiplyWithoutOverflow */
@@ -75,8 +75,8 @@ static bool make_plan(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, 
     p->batch = in_batch;
     if (!tfd_checked_mul(in_batch, p->blocks, &out[0])) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "Negative output dimension size caused by overflow when multiplying %lld and %lld", (long long)in_batch,
-                      (long long)p->blocks);
+                      "Negative output dimension size caused by overflow when multiplying %lld and %lld",
+                      (long long)in_batch, (long long)p->blocks);
       return false;
     }
   } else {

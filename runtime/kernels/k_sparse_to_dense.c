@@ -68,8 +68,8 @@ static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, in
     tfd_shape_text(a, sizeof a, at, r);
     tfd_shape_text(b, sizeof b, dims, r);
     if (validate)
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = %s is out of bounds: need 0 <= index < %s",
-                      (long long)i, a, b);
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices[%lld] = %s is out of bounds: need 0 <= index < %s", (long long)i,
+                      a, b);
     else
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices are not valid (out of bounds).  Shape: %s", b);
     return -1;

@@ -23,8 +23,8 @@ typedef struct tensor_array {
   tfd_shape element_shape; /* ndims -1: unknown; a size -1: unknown */
   bool dynamic_size, clear_after_read, closed;
   int64_t size;
-  tfd_tensor **elems;      /* size entries; NULL: not written (or cleared) */
-  bool *cleared;           /* read once and dropped (clear_after_read) */
+  tfd_tensor **elems; /* size entries; NULL: not written (or cleared) */
+  bool *cleared;      /* read once and dropped (clear_after_read) */
   char name[sizeof(((tfd_resource_handle *)0)->name)];
 } tensor_array;
 
@@ -148,9 +148,8 @@ static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t 
     return false;
   }
   if (index < 0 || (index >= a->size && !a->dynamic_size)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "Tried to write to index %lld but array is not resizeable and size is: %lld", (long long)index,
-                    (long long)a->size);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tried to write to index %lld but array is not resizeable and size is: %lld",
+                    (long long)index, (long long)a->size);
     return false;
   }
   bool fits = a->element_shape.ndims < 0 || a->element_shape.ndims == tfd_tensor_ndims(value);
@@ -170,9 +169,8 @@ static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t 
     return false;
   }
   if (a->elems[index] || a->cleared[index]) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "Could not write to TensorArray index %lld because it has already been %s.", (long long)index,
-                    a->elems[index] ? "written to" : "read");
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Could not write to TensorArray index %lld because it has already been %s.",
+                    (long long)index, a->elems[index] ? "written to" : "read");
     return false;
   }
   /* The first write fixes the shape of every later one (TensorFlow's identical element shapes when
@@ -202,8 +200,10 @@ static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, in
   }
   tfd_tensor *t = a->elems[index];
   if (t) {
-    if (a->clear_after_read) a->elems[index] = NULL, a->cleared[index] = true;
-    else tfd_tensor_ref(t);
+    if (a->clear_after_read)
+      a->elems[index] = NULL, a->cleared[index] = true;
+    else
+      tfd_tensor_ref(t);
     return t;
   }
   bool known = a->element_shape.ndims >= 0;
@@ -226,8 +226,8 @@ static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, in
 
 static bool check_dtype(tfd_kernel *k, tfd_kernel_ctx *c, const tensor_array *a) {
   if (a->dtype == k->dst) return true;
-  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorArray dtype is %s but Op requested dtype %s.",
-                  tfd_dtype_name(a->dtype), tfd_dtype_name(k->dst));
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorArray dtype is %s but Op requested dtype %s.", tfd_dtype_name(a->dtype),
+                  tfd_dtype_name(k->dst));
   return false;
 }
 
@@ -348,10 +348,11 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
       tfd_tensor *out = ok ? join(k, c, a, parts, n, k->code == TA_CONCAT) : NULL;
       if (out && k->code == TA_CONCAT) {
         tfd_tensor *lengths = tfd_kernel_alloc(c, k, TFD_INT64, &n, 1);
-        for (int64_t i = 0; lengths && i < n; i++)
-          ((int64_t *)tfd_tensor_data(lengths))[i] = tfd_tensor_dim(parts[i], 0);
-        if (lengths) c->outputs[1] = lengths;
-        else tfd_tensor_unref(out), out = NULL;
+        for (int64_t i = 0; lengths && i < n; i++) ((int64_t *)tfd_tensor_data(lengths))[i] = tfd_tensor_dim(parts[i], 0);
+        if (lengths)
+          c->outputs[1] = lengths;
+        else
+          tfd_tensor_unref(out), out = NULL;
       }
       c->outputs[0] = out;
       for (int64_t i = 0; parts && i < n; i++) tfd_tensor_unref(parts[i]);
@@ -403,7 +404,8 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   unlock_array(a, r);
   tfd_tensor_unref(idx);
@@ -415,9 +417,9 @@ static void ta_cleanup(tfd_kernel *k) {
 }
 
 tfd_code tfd_setup_tensor_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  static const char *const ops[] = {"TensorArrayV3",        "TensorArrayWriteV3", "TensorArrayReadV3",
-                                    "TensorArrayGatherV3",  "TensorArrayScatterV3", "TensorArraySizeV3",
-                                    "TensorArrayCloseV3",   "TensorArrayConcatV3",  "TensorArraySplitV3"};
+  static const char *const ops[] = {"TensorArrayV3",       "TensorArrayWriteV3",   "TensorArrayReadV3",
+                                    "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArraySizeV3",
+                                    "TensorArrayCloseV3",  "TensorArrayConcatV3",  "TensorArraySplitV3"};
   k->code = -1;
   for (int i = 0; i < (int)(sizeof ops / sizeof *ops); i++)
     if (strcmp(init->op->name, ops[i]) == 0) k->code = i;
