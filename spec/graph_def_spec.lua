@@ -689,13 +689,9 @@ describe("TensorFlow.js weights stored narrower than declared", function()
     return dir .. "/model.json"
   end
 
+  local tmp = h.temp_dirs()
   local dir
-  before_each(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p '" .. dir .. "'"))
-  end)
-  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+  before_each(function() dir = tmp() end)
 
   it("int32 in the manifest, int64 in the graph: int64 values", function()
     local s <close> = tfdev.session()
@@ -731,12 +727,11 @@ describe("files that are not graph models say what they are", function()
     f:close()
     return dir .. "/" .. name
   end
+  local tmp = h.temp_dirs()
   before_each(function()
-    dir = os.tmpname()
-    os.remove(dir)
+    dir = tmp()
     assert(os.execute("mkdir -p '" .. dir .. "/00000123/variables'"))
   end)
-  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
 
   -- saved_model_schema_version = 1, one (empty) MetaGraphDef: the start of every saved_model.pb
   local SAVED_MODEL = "\8\1\18\0"

@@ -53,13 +53,9 @@ describe("layers models against tfjs-layers", function()
 end)
 
 describe("layers models by hand", function()
+  local tmp = h.temp_dirs()
   local dir
-  before_each(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p '" .. dir .. "'"))
-  end)
-  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+  before_each(function() dir = tmp() end)
 
   -- A Sequential model of the given layers after an input of shape {nil, n}, weights float32 from a table.
   local function model(layers, n, weights)

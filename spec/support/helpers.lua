@@ -26,6 +26,19 @@ end
 
 --- The bytes of the file at `path`, or nil when it cannot be opened (a model or reference that is
 --- not in this checkout: the specs that read them are pending then).
+--- A fresh empty directory for a test, removed by the busted hooks: call in a describe block;
+--- returns a function giving the current test's directory.
+function helpers.temp_dirs()
+  local dir
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p '" .. dir .. "'"))
+  end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+  return function() return dir end
+end
+
 function helpers.read_file(path)
   local f = io.open(path, "rb")
   if not f then return nil end
