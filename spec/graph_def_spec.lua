@@ -689,7 +689,7 @@ describe("TensorFlow.js weights stored narrower than declared", function()
     return dir .. "/model.json"
   end
 
-  local tmp = h.temp_dirs()
+  local tmp = h.temp_dirs(before_each, after_each)
   local dir
   before_each(function() dir = tmp() end)
 
@@ -727,7 +727,7 @@ describe("files that are not graph models say what they are", function()
     f:close()
     return dir .. "/" .. name
   end
-  local tmp = h.temp_dirs()
+  local tmp = h.temp_dirs(before_each, after_each)
   before_each(function()
     dir = tmp()
     assert(os.execute("mkdir -p '" .. dir .. "/00000123/variables'"))

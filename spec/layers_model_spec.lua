@@ -53,7 +53,7 @@ describe("layers models against tfjs-layers", function()
 end)
 
 describe("layers models by hand", function()
-  local tmp = h.temp_dirs()
+  local tmp = h.temp_dirs(before_each, after_each)
   local dir
   before_each(function() dir = tmp() end)
 

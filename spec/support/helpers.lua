@@ -26,9 +26,9 @@ end
 
 --- The bytes of the file at `path`, or nil when it cannot be opened (a model or reference that is
 --- not in this checkout: the specs that read them are pending then).
---- A fresh empty directory for a test, removed by the busted hooks: call in a describe block;
---- returns a function giving the current test's directory.
-function helpers.temp_dirs()
+--- A fresh empty directory for each test, removed after it: call in a describe block with busted's
+--- hooks (helpers cannot see the spec's environment); returns a function giving the test's directory.
+function helpers.temp_dirs(before_each, after_each)
   local dir
   before_each(function()
     dir = os.tmpname()
