@@ -376,11 +376,12 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Switch', 'float32 pred true, output 1', [F([3]), V('bool', [], [true])], {}, { outs: [1] });
   C('Switch', 'int32 pred false, output 0', [I([2]), V('bool', [], [false])], {}, { outs: [0] });
   C('Merge', 'one live input', [F([3])], { N: 1 }, { outs: [0] });
-  // A while loop in TensorFlow's v1 form: i = x; while i < 10: i = i * 2 (Enter, Merge, LoopCond, Switch, NextIteration, Exit).
+  // A while loop in TensorFlow's v1 form: i = x; while i < 10: i = i + i (Enter, Merge, LoopCond, Switch, NextIteration,
+  // Exit); the bound is a Const in the frame through a control edge from the Merge, as tf.while_loop makes them.
   const loop = (name, x) => C('Enter', name, [x], { frame_name: 'loop', is_constant: false, parallel_iterations: 10 }, {
     fetch: ['exit:0'], extra: [
       { name: 'merge', op: 'Merge', input: ['op', 'next'], attr: { T: dt(x.dtype), N: { i: '2' } } },
-      { name: 'ten', op: 'Const', input: ['^op'], attr: { dtype: dt(x.dtype), value: { tensor: { dtype: x.dtype === 'int32' ? 'DT_INT32' : 'DT_FLOAT', tensorShape: { dim: [] }, ...(x.dtype === 'int32' ? { intVal: [10] } : { floatVal: [10] }) } } } },
+      { name: 'ten', op: 'Const', input: ['^merge'], attr: { dtype: dt(x.dtype), value: { tensor: { dtype: x.dtype === 'int32' ? 'DT_INT32' : 'DT_FLOAT', tensorShape: { dim: [] }, ...(x.dtype === 'int32' ? { intVal: [10] } : { floatVal: [10] }) } } } },
       { name: 'less', op: 'Less', input: ['merge', 'ten'], attr: { T: dt(x.dtype) } },
       { name: 'cond', op: 'LoopCond', input: ['less'] },
       { name: 'switch', op: 'Switch', input: ['merge', 'cond'], attr: { T: dt(x.dtype) } },
