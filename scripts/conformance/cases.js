@@ -271,7 +271,6 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   conv('float32 SAME stride 2', F([1, 5, 5, 1]), F([3, 3, 1, 2]), [1, 2, 2, 1], 'SAME', [1, 1, 1, 1]);
   conv('float32 dilation 2', F([1, 5, 5, 1]), F([2, 2, 1, 1]), [1, 1, 1, 1], 'VALID', [1, 2, 2, 1]);
   conv('float32 EXPLICIT padding', F([1, 3, 3, 1]), F([2, 2, 1, 1]), [1, 1, 1, 1], 'EXPLICIT', [1, 1, 1, 1], { explicit_paddings: ints([0, 0, 1, 0, 0, 1, 0, 0]) });
-  C('Conv1D', 'float32 (not a TensorFlow op)', [F([1, 4, 1]), F([2, 1, 1])], { stride: 1, padding: 'VALID', data_format: 'NWC', dilation: 1 });
   C('_FusedConv2D', 'BiasAdd Relu', [F([1, 3, 3, 2]), F([2, 2, 2, 2]), F([2])], { num_args: 1, strides: ints([1, 1, 1, 1]), padding: 'VALID',
     data_format: 'NHWC', dilations: ints([1, 1, 1, 1]), explicit_paddings: ints([]), use_cudnn_on_gpu: true, fused_ops: strs(['BiasAdd', 'Relu']), epsilon: fl(0.0001), leakyrelu_alpha: fl(0.2) });
   C('_FusedConv2D', 'BiasAdd LeakyRelu SAME', [F([1, 3, 3, 1]), F([3, 3, 1, 2]), F([2])], { num_args: 1, strides: ints([1, 1, 1, 1]), padding: 'SAME',
@@ -280,7 +279,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     data_format: 'NHWC', dilations: ints([1, 1, 1, 1]), explicit_paddings: ints([]), use_cudnn_on_gpu: true }, { T: 'float32' });
   C('Conv2DBackpropInput', 'float32 SAME stride 1', [Ki([1, 3, 3, 1]), F([2, 2, 1, 1]), F([1, 3, 3, 1])], { strides: ints([1, 1, 1, 1]), padding: 'SAME',
     data_format: 'NHWC', dilations: ints([1, 1, 1, 1]), explicit_paddings: ints([]), use_cudnn_on_gpu: true }, { T: 'float32' });
-  for (const op of ['DepthwiseConv2d', 'DepthwiseConv2dNative']) {
+  // The converter also maps Conv1D and DepthwiseConv2d, which are not TensorFlow ops (see README.md).
+  for (const op of ['DepthwiseConv2dNative']) {
     C(op, 'float32 VALID multiplier 2', [F([1, 3, 3, 2]), F([2, 2, 2, 2])], { strides: ints([1, 1, 1, 1]), padding: 'VALID', data_format: 'NHWC', dilations: ints([1, 1, 1, 1]), explicit_paddings: ints([]) });
     C(op, 'float32 SAME stride 2', [F([1, 4, 4, 1]), F([3, 3, 1, 1])], { strides: ints([1, 2, 2, 1]), padding: 'SAME', data_format: 'NHWC', dilations: ints([1, 1, 1, 1]), explicit_paddings: ints([]) });
   }
@@ -368,7 +368,6 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Shape', 'float32', [F([2, 3, 1])], { out_type: dt('int32') });
   C('Shape', 'int32 scalar', [I([])], { out_type: dt('int32') });
   C('ShapeN', 'two', [F([2]), I([1, 3])], { out_type: dt('int32'), N: 2 }, { outs: [0, 1] });
-  C('FakeQuantWithMinMaxVars', 'float32 8 bits', [F([6], -2, 2), Ks(-1, 'float32'), Ks(1, 'float32')], { num_bits: 8, narrow_range: false, min: fl(-1), max: fl(1) }, { T: false });
   C('Print', 'identity of x', [F([3]), F([3])], { T: 'float32', U: dts(['float32']), message: 'x', first_n: -1, summarize: 3 }, { T: false });
 
   // ---- control ----
@@ -438,6 +437,27 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       { name: 'gidx', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }] }, intVal: [0, 2] } } } },
       { name: 'gather', op: 'TensorArrayGatherV3', input: ['op', 'gidx', 'sc'], attr: { dtype: dt('float32'), element_shape: shp([2]) } }] });
 
+  const kc = (name, dtype, dims, vals) => ({ name, op: 'Const', attr: { dtype: dt(dtype), value: { tensor: { dtype: dtype === 'int32' ? 'DT_INT32' : 'DT_FLOAT', tensorShape: { dim: dims.map((d) => ({ size: String(d) })) }, ...(dtype === 'int32' ? { intVal: vals } : { floatVal: vals }) } } } });
+  tl('TensorArrayV3', 'Split then Concat, Size, Close', [Ks(2)], { dtype: dt('float32'), element_shape: shp([-1, 2]), dynamic_size: false, clear_after_read: true, identical_element_shapes: false, tensor_array_name: '' }, 'cat:0',
+    { fetch: ['cat:0', 'size:0'], extra: [
+      kc('v', 'float32', [5, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), kc('lens', 'int32', [2], [3, 2]),
+      { name: 'split', op: 'TensorArraySplitV3', input: ['op', 'v', 'lens', 'op:1'], attr: { T: dt('float32') } },
+      { name: 'cat', op: 'TensorArrayConcatV3', input: ['op', 'split'], attr: { dtype: dt('float32'), element_shape_except0: shp([2]) } },
+      { name: 'size', op: 'TensorArraySizeV3', input: ['op', 'split'] },
+      { name: 'close', op: 'TensorArrayCloseV3', input: ['op', '^cat', '^size'] }] });
+  tl('TensorListReserve', 'Resize then Length', [Ki([2]), Ks(3)], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'len:0',
+    { extra: [kc('n', 'int32', [], [5]), { name: 'rs', op: 'TensorListResize', input: ['op', 'n'] },
+      { name: 'len', op: 'TensorListLength', input: ['rs'] }] });
+  tl('TensorListScatter', 'then Stack', [F([3, 2]), Ki([2, 0, 1]), Ki([2])], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'stack:0',
+    { extra: [eshape([2]), stack('op', 'float32')] });
+  tl('TensorListFromTensor', 'then Concat', [F([3, 2]), Ki([2])], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'cat:0',
+    { extra: [{ name: 'cat', op: 'TensorListConcat', input: ['op'], attr: { element_dtype: dt('float32'), element_shape: shp([2]) } }] });
+  tl('TensorListSplit', 'then Stack', [F([4]), Ki([2]), K('int64', [2], [2, 2])], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'stack:0',
+    { extra: [eshape([2]), stack('op', 'float32')] });
+  tl('TensorListFromTensor', 'then PopBack', [I([3, 2]), Ki([2])], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'pop:1',
+    { extra: [eshape([2]), { name: 'pop', op: 'TensorListPopBack', input: ['op', 'eshape'], attr: { element_dtype: dt('int32') } }] });
+  C('Identity', 'after a NoOp', [F([2])], {}, { inputNames: ['in0', '^noop'], extra: [{ name: 'noop', op: 'NoOp' }] });
+
   // ---- hash_table ----
   fam('hash_table');
   C('HashTableV2', 'int32 keys: import, find, size', [], { key_dtype: dt('int32'), value_dtype: dt('float32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
@@ -449,6 +469,15 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       { name: 'dflt', op: 'Const', attr: { dtype: dt('float32'), value: { tensor: { dtype: 'DT_FLOAT', tensorShape: { dim: [] }, floatVal: [-1] } } } },
       { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^imp'], attr: { Tin: dt('int32'), Tout: dt('float32') } },
       { name: 'size', op: 'LookupTableSizeV2', input: ['op', '^imp'] }] });
+
+  C('HashTableV2', 'int32 keys: InitializeTableV2, find', [], { key_dtype: dt('int32'), value_dtype: dt('int32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      { name: 'keys', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }] }, intVal: [3, -4] } } } },
+      { name: 'vals', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }] }, intVal: [30, 40] } } } },
+      { name: 'init', op: 'InitializeTableV2', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('int32') } },
+      { name: 'q', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }, { size: '2' }] }, intVal: [-4, 3, 0, 3] } } } },
+      { name: 'dflt', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [] }, intVal: [0] } } } },
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('int32') } }] });
 
   // ---- sparse ----
   fam('sparse');

@@ -103,6 +103,7 @@ function tensorJSON(t) {
   if (t.dtype === 'float32') tensor.floatVal = t.values;
   else if (t.dtype === 'int32') tensor.intVal = t.values;
   else if (t.dtype === 'bool') tensor.boolVal = t.values;
+  else if (t.dtype === 'int64') tensor.int64Val = t.values.map(String); // TensorFlow.js holds these as int32
   else throw new Error('const dtype ' + t.dtype);
   return tensor;
 }
@@ -201,11 +202,13 @@ async function main() {
   await tf.ready();
   fs.mkdirSync(OUT, { recursive: true });
   const summary = [];
+  const recorded = [];
   for (const famName of Object.keys(CASES).sort()) {
     const out = [];
     for (const c of CASES[famName]) {
       try {
         out.push(await runCase(c));
+        recorded.push(out[out.length - 1]);
       } catch (e) {
         skipped.push(`${famName}: ${c.op} ${c.name}: ${String(e.message).split('\n')[0].slice(0, 160)}`);
       }
@@ -218,7 +221,7 @@ async function main() {
   }
   for (const s of skipped) console.error('skipped (TensorFlow.js rejects it): ' + s);
   for (const s of summary) console.error(s);
-  const covered = new Set(Object.values(CASES).flat().map((c) => c.op));
+  const covered = new Set(recorded.flatMap((c) => c.graph.map((n) => n.op)));
   const missing = Object.entries(FAMILY_OPS).map(([f, ops]) => [f, ops.filter((o) => !covered.has(o))]).filter(([, o]) => o.length);
   for (const [f, ops] of missing) console.error(`no cases: ${f}: ${ops.join(' ')}`);
 }
