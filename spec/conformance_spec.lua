@@ -168,6 +168,8 @@ local EXCEPTIONS = {
   -- -inf for Max, +inf for Min (Eigen MaxReducer/MinReducer, reduction_ops_max.cc).
   ["Max/float32 empty reduced"] = function(ref) return fill(ref, "-Infinity") end,
   ["Min/float32 empty reduced"] = function(ref) return fill(ref, "Infinity") end,
+  ["Max/float32 empty all axes"] = function(ref) return fill(ref, "-Infinity") end,
+  ["Min/float32 empty all axes"] = function(ref) return fill(ref, "Infinity") end,
   -- TensorFlow registers no CPU kernel for int32 RealDiv (cwise_op_div.cc: float types; int32 division is Div or
   -- TruncateDiv) nor for int32 Reciprocal (cwise_op_reciprocal.cc: float and complex types only).
   ["RealDiv/int32 signs"] = { refuses = "TensorFlow has no int32 RealDiv kernel on the CPU" },
@@ -196,6 +198,12 @@ local KNOWN_FAILURES = {
   -- TensorFlow reduces an empty axis to the reducer's identity (-inf / +inf), it does not fail.
   ["Max/float32 empty reduced"] = "INVALID_ARGUMENT 'Max of an empty set of elements'; TensorFlow gives -inf",
   ["Min/float32 empty reduced"] = "INVALID_ARGUMENT 'Min of an empty set of elements'; TensorFlow gives +inf",
+  ["Max/float32 empty all axes"] = "INVALID_ARGUMENT 'Max of an empty set of elements'; TensorFlow gives -inf",
+  ["Min/float32 empty all axes"] = "INVALID_ARGUMENT 'Min of an empty set of elements'; TensorFlow gives +inf",
+  -- TensorFlow's Maximum and Minimum propagate NaN from either side (cwise_ops.h: scalar_max_op / scalar_min_op
+  -- with Eigen::PropagateNaN); tfdev drops a NaN first operand.
+  ["Maximum/float32 NaN either side"] = "Maximum(NaN, 1) is 1, TensorFlow gives NaN",
+  ["Minimum/float32 NaN either side"] = "Minimum(NaN, 1) is 1, TensorFlow gives NaN",
 }
 
 local function listdir(path)

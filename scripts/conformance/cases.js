@@ -33,6 +33,10 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('BiasAdd', 'float32 [2,3]+[3]', [F([2, 3]), F([3])]);
   C('BiasAdd', 'float32 NHWC [1,2,2,3]', [F([1, 2, 2, 3]), F([3])], { data_format: 'NHWC' });
   C('BiasAdd', 'int32 [2,2]', [I([2, 2]), I([2])]);
+  for (const op of ['Maximum', 'Minimum'])
+    C(op, 'float32 NaN either side', [V('float32', [4], ['NaN', 1, 'NaN', -1]), V('float32', [4], [1, 'NaN', 'NaN', 'Infinity'])]);
+  C('Pow', 'float32 negative bases', [V('float32', [4], [-2, -2, -0.5, 0]), V('float32', [4], [3, 0.5, -2, 0])]);
+  C('Pow', 'float32 overflow', [V('float32', [2], [10, -10]), V('float32', [2], [40, 39])]);
 
   // ---- basic_math ----
   fam('basic_math');
@@ -93,6 +97,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     C(op, 'int32 axis 0', [I([3, 2]), Ki([0])], { keep_dims: false });
     C(op, 'float32 empty reduced', [F([0, 3]), Ki([0])], { keep_dims: false });
     C(op, 'float32 empty kept', [F([2, 0]), Ki([0])], { keep_dims: true });
+    C(op, 'float32 empty all axes', [F([0, 3]), Ki([0, -1])], { keep_dims: false });
   }
   for (const op of ['All', 'Any']) {
     C(op, 'bool axis 1', [B([3, 4]), Ki([1])], { keep_dims: false });
@@ -130,6 +135,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('GatherV2', 'int32 axis 1 scalar index', [I([2, 3]), V('int32', [], [2]), Ks(1)], { batch_dims: 0 });
   C('GatherV2', 'float32 batch_dims 1', [F([2, 3]), V('int32', [2, 2], [0, 2, 1, 1]), Ks(1)], { batch_dims: 1 });
   C('GatherV2', 'bool empty indices', [B([3]), V('int32', [0], []), Ks(0)], { batch_dims: 0 });
+  C('GatherV2', 'float32 batch_dims -1', [F([2, 3]), V('int32', [2, 2], [0, 2, 1, 1]), Ks(1)], { batch_dims: -1 });
   C('Gather', 'float32', [F([3, 2]), V('int32', [2], [2, 0])], { validate_indices: true }, { T: false });
   C('Reverse', 'float32 dims [true,false]', [F([2, 3]), K('bool', [2], [true, false])]);
   C('ReverseV2', 'float32 axis [1]', [F([2, 3]), Ki([1])]);
@@ -147,6 +153,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   ss('float32 new axis', F([3]), [0, 0], [1, 2], [1, 1], { new_axis_mask: 1 });
   ss('float32 ellipsis', F([2, 3, 4]), [0, 1], [1, 3], [1, 1], { ellipsis_mask: 1 });
   ss('float32 empty', F([4]), [3], [1], [1], {});
+  ss('int32 shrink negative index', I([3, 4]), [-1, 1], [0, 3], [1, 1], { shrink_axis_mask: 1 });
+  ss('float32 negative stride with end mask', F([2, 5]), [0, -2], [2, 0], [1, -1], { end_mask: 2 });
   C('Pack', 'float32 axis 0', [F([2]), F([2]), F([2])], { N: 3, axis: 0 });
   C('Pack', 'int32 axis -1', [I([2, 2]), I([2, 2])], { N: 2, axis: -1 });
   C('Pack', 'float32 scalars', [F([]), F([])], { N: 2, axis: 0 });
@@ -156,6 +164,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Tile', 'float32 [2,3] x [2,1]', [F([2, 3]), Ki([2, 1])]);
   C('Tile', 'int32 x [3]', [I([2]), Ki([3])]);
   C('Tile', 'bool x [0,2]', [B([1, 2]), Ki([0, 2])]);
+  C('Tile', 'float32 scalar x []', [F([]), K('int32', [0], [])]);
   C('Split', 'float32 axis 1 in 3', [Ks(1), F([2, 6])], { num_split: 3 }, { outs: [0, 1, 2], T: 'float32' });
   C('Split', 'int32 axis -1 in 2', [Ks(-1), I([2, 4])], { num_split: 2 }, { outs: [0, 1], T: 'int32' });
   C('SplitV', 'float32 sizes [1,-1]', [F([2, 5]), Ki([1, -1]), Ks(1)], { num_split: 2, Tlen: dt('int32') }, { outs: [0, 1] });
@@ -253,6 +262,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     C(op, 'float32 [4]', [F([4], -10, 10)]);
     C(op, 'float32 [2,2,3]', [F([2, 2, 3])]);
     C(op, 'float32 large', [V('float32', [3], [1000, 1001, 999])]);
+    C(op, 'float32 empty', [F([0, 3])]);
+    C(op, 'float32 infinity', [V('float32', [3], ['-Infinity', 0, 1])]);
   }
 
   // ---- convolution ----
@@ -261,6 +272,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     C(op, 'float32 VALID 2x2 s2', [F([1, 4, 4, 1])], { ksize: ints([1, 2, 2, 1]), strides: ints([1, 2, 2, 1]), padding: 'VALID', data_format: 'NHWC' });
     C(op, 'float32 SAME 3x3 s1', [F([1, 3, 3, 2])], { ksize: ints([1, 3, 3, 1]), strides: ints([1, 1, 1, 1]), padding: 'SAME', data_format: 'NHWC' });
     C(op, 'float32 SAME 2x2 s2 odd', [F([2, 3, 5, 1])], { ksize: ints([1, 2, 2, 1]), strides: ints([1, 2, 2, 1]), padding: 'SAME', data_format: 'NHWC' });
+    C(op, 'float32 VALID 3x1 s(1,2) empty batch', [F([0, 3, 3, 1])], { ksize: ints([1, 3, 1, 1]), strides: ints([1, 1, 2, 1]), padding: 'VALID', data_format: 'NHWC' });
   }
   C('MaxPoolWithArgmax', 'float32 VALID', [F([1, 4, 4, 1])], { ksize: ints([1, 2, 2, 1]), strides: ints([1, 2, 2, 1]), padding: 'VALID', include_batch_in_index: false, Targmax: dt('int64') }, { outs: [0, 1] });
   for (const op of ['AvgPool3D', 'MaxPool3D'])
@@ -321,6 +333,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Range', 'int32 0..10 by 3', [Ks(0), Ks(10), Ks(3)], { Tidx: dt('int32') });
   C('Range', 'float32 negative step', [Ks(2, 'float32'), Ks(-1, 'float32'), Ks(-0.5, 'float32')], { Tidx: dt('float32') });
   C('Range', 'int32 empty', [Ks(3), Ks(3), Ks(1)], { Tidx: dt('int32') });
+  C('Range', 'int32 negative step', [Ks(5), Ks(-4), Ks(-3)], { Tidx: dt('int32') });
+  C('Range', 'float32 fractional', [Ks(0, 'float32'), Ks(1, 'float32'), Ks(0.3, 'float32')], { Tidx: dt('float32') });
 
   // ---- dynamic ----
   fam('dynamic');
@@ -335,6 +349,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Where', 'bool 2-D', [B([2, 3])], {}, { T: 'bool' });
   C('Where', 'bool 1-D none', [V('bool', [3], [false, false, false])], {}, { T: 'bool' });
   C('Where', 'float32', [V('float32', [4], [0, 1.5, 0, -2])], {}, { T: 'float32' });
+  C('Where', 'int32 3-D', [V('int32', [2, 1, 2], [0, 3, -1, 0])], {}, { T: 'int32' });
   C('ListDiff', 'int32', [V('int32', [6], [1, 2, 3, 4, 3, 5]), V('int32', [2], [3, 1])], { out_idx: dt('int32') }, { outs: [0, 1] });
   C('ListDiff', 'float32', [V('float32', [4], [0.5, 1, 2, 1]), V('float32', [1], [1])], { out_idx: dt('int32') }, { outs: [0, 1] });
 
@@ -347,6 +362,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('TopKV2', 'float32 k 2', [F([2, 4]), Ks(2)], { sorted: true }, { outs: [0, 1] });
   C('TopKV2', 'int32 ties k 3', [V('int32', [5], [3, 1, 3, 2, 3]), Ks(3)], { sorted: true }, { outs: [0, 1] });
   C('TopKV2', 'float32 k 0', [F([3]), Ks(0)], { sorted: true }, { outs: [0, 1] });
+  // (no NaN: TensorFlow's order for it is whatever its sort leaves)
+  C('TopKV2', 'float32 infinities', [V('float32', [5], [1, '-Infinity', 'Infinity', 0, 2]), Ks(3)], { sorted: true }, { outs: [0, 1] });
   C('Unique', 'int32', [V('int32', [7], [4, 1, 4, 2, 1, 1, 7])], { out_idx: dt('int32') }, { outs: [0, 1] });
   C('Unique', 'float32', [V('float32', [4], [0.5, -1, 0.5, 2])], { out_idx: dt('int32') }, { outs: [0, 1] });
   C('Unique', 'bool empty', [V('bool', [0], [])], { out_idx: dt('int32') }, { outs: [0, 1] });
