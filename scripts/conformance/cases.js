@@ -454,10 +454,10 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       { name: 'gidx', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }] }, intVal: [0, 2] } } } },
       { name: 'gather', op: 'TensorArrayGatherV3', input: ['op', 'gidx', 'sc'], attr: { dtype: dt('float32'), element_shape: shp([2]) } }] });
 
-  const kc = (name, dtype, dims, vals) => ({ name, op: 'Const', attr: { dtype: dt(dtype), value: { tensor: { dtype: dtype === 'int32' ? 'DT_INT32' : 'DT_FLOAT', tensorShape: { dim: dims.map((d) => ({ size: String(d) })) }, ...(dtype === 'int32' ? { intVal: vals } : { floatVal: vals }) } } } });
+  const kc = (name, dtype, dims, vals) => ({ name, op: 'Const', attr: { dtype: dt(dtype), value: { tensor: { dtype: { int32: 'DT_INT32', int64: 'DT_INT64' }[dtype] || 'DT_FLOAT', tensorShape: { dim: dims.map((d) => ({ size: String(d) })) }, ...(dtype === 'int32' ? { intVal: vals } : dtype === 'int64' ? { int64Val: vals.map(String) } : { floatVal: vals }) } } } });
   tl('TensorArrayV3', 'Split then Concat, Size, Close', [Ks(2)], { dtype: dt('float32'), element_shape: shp([-1, 2]), dynamic_size: false, clear_after_read: true, identical_element_shapes: false, tensor_array_name: '' }, 'cat:0',
     { fetch: ['cat:0', 'size:0'], extra: [
-      kc('v', 'float32', [5, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), kc('lens', 'int32', [2], [3, 2]),
+      kc('v', 'float32', [5, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), kc('lens', 'int64', [2], [3, 2]),
       { name: 'split', op: 'TensorArraySplitV3', input: ['op', 'v', 'lens', 'op:1'], attr: { T: dt('float32') } },
       { name: 'cat', op: 'TensorArrayConcatV3', input: ['op', 'split'], attr: { dtype: dt('float32'), element_shape_except0: shp([2]) } },
       { name: 'size', op: 'TensorArraySizeV3', input: ['op', 'split'] },
