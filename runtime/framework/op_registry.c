@@ -1954,6 +1954,74 @@ static tfd_code infer_list_diff(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* Bincount (arr, size, weights): [size] of weights' dtype. DenseBincount: [size] for a vector input,
+ * [rows, size] for a matrix. */
+static tfd_code infer_bincount(tfd_infer_ctx *c, tfd_status *st) {
+  bool dense = strcmp(op_name(c), "DenseBincount") == 0;
+  if (need_index(c, 0, dense ? "input" : "arr", st) != TFD_OK || need_index(c, 1, "size", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[1].ndims > 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be rank 0 but is rank %d", node_name(c),
+                           op_name(c), c->in_shapes[1].ndims);
+  if (dense && c->in_shapes[0].ndims > 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (DenseBincount): Shape must be at most rank 2 but is rank %d",
+                           node_name(c), c->in_shapes[0].ndims);
+  c->out_types[0] = c->in_types[2];
+  const tfd_tensor *size = c->in_values ? c->in_values[1] : NULL;
+  int64_t n = size && tfd_tensor_numel(size) == 1 ? tfd_tensor_get_index(size, 0) : -1;
+  if (size && n < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size (%lld) must be non-negative", node_name(c),
+                           op_name(c), (long long)n);
+  tfd_shape *o = &c->out_shapes[0];
+  if (dense && c->in_shapes[0].ndims < 0) {
+    unknown(o);
+    return TFD_OK;
+  }
+  o->ndims = 0;
+  if (dense && c->in_shapes[0].ndims == 2) o->dims[o->ndims++] = c->in_shapes[0].dims[0];
+  o->dims[o->ndims++] = n;
+  return TFD_OK;
+}
+
+/* RandomUniformInt (shape, minval, maxval): Tout, shaped by shape's value. */
+static tfd_code infer_random_int(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "shape", st) != TFD_OK || need_rank(c, 0, 1, "shape", st) != TFD_OK ||
+      index_attr(c, "Tout", &c->out_types[0], st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  for (int i = 1; i < 3; i++) {
+    if (c->in_types[i] != c->out_types[0])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RandomUniformInt): %s is %s but Tout is %s", node_name(c),
+                             i == 1 ? "minval" : "maxval", tfd_dtype_name(c->in_types[i]), tfd_dtype_name(c->out_types[0]));
+    if (c->in_shapes[i].ndims > 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RandomUniformInt): %s must be 0-D, got rank %d",
+                             node_name(c), i == 1 ? "minval" : "maxval", c->in_shapes[i].ndims);
+  }
+  return shape_from_sizes(c, 0, &c->out_shapes[0], st);
+}
+
+/* Multinomial (logits [B, C], num_samples): [B, num_samples] of output_dtype. */
+static tfd_code infer_multinomial(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_rank(c, 0, 2, "logits", st) != TFD_OK || need_rank(c, 1, 0, "num_samples", st) != TFD_OK ||
+      index_attr(c, "output_dtype", &c->out_types[0], st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Multinomial): num_samples must be int32, got %s",
+                           node_name(c), tfd_dtype_name(c->in_types[1]));
+  const tfd_tensor *ns = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 2;
+  o->dims[0] = c->in_shapes[0].ndims == 2 ? c->in_shapes[0].dims[0] : -1;
+  o->dims[1] = ns && tfd_tensor_numel(ns) == 1 ? tfd_tensor_get_index(ns, 0) : -1;
+  if (o->dims[1] < -1) o->dims[1] = -1; /* the kernel names a negative count */
+  return TFD_OK;
+}
+
+/* LRN: 4-D input, output like it. */
+static tfd_code infer_lrn(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_rank(c, 0, 4, "input", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  return infer_same(c, st);
+}
+
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
 #define END {NULL, 0, false, 0, 0, NULL}
@@ -2072,6 +2140,16 @@ static const tfd_attr_def attrs_search_sorted[] = {A_T, {"out_type", TFD_ATTR_TY
 static const tfd_attr_def attrs_unique[] = {A_T, {"out_idx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_unique_v2[] = {A_T, {"Taxis", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL},
                                                {"out_idx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+
+static const tfd_attr_def attrs_dense_bincount[] = {{"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, A_T,
+                                                    {"binary_output", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_random_int[] = {{"seed", TFD_ATTR_INT, false, 0, 0, NULL}, {"seed2", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                {"Tout", TFD_ATTR_TYPE, true, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_multinomial[] = {{"seed", TFD_ATTR_INT, false, 0, 0, NULL}, {"seed2", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                 A_T, {"output_dtype", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, END};
+static const tfd_attr_def attrs_lrn[] = {A_T, {"depth_radius", TFD_ATTR_INT, false, 5, 0, NULL},
+                                         {"bias", TFD_ATTR_FLOAT, false, 0, 1.0, NULL}, {"alpha", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                         {"beta", TFD_ATTR_FLOAT, false, 0, 0.5, NULL}, END};
 
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
@@ -2226,6 +2304,14 @@ static const tfd_op_def ops[] = {
     {"UniqueV2", 2, 2, 2, false, false, "T", 0, ALL, attrs_unique_v2, infer_unique, false},
     {"ListDiff", 2, 2, 2, false, false, "T", 0, ALL, attrs_unique, infer_list_diff, false},
     {"FusedBatchNormV2", 5, 5, 5, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
+    /* counts, randoms, normalisation (k_count_norm.c, k_random_ext.c) */
+    {"Bincount", 3, 3, 1, false, false, "T", 2, NUM, attrs_t, infer_bincount, false},
+    {"DenseBincount", 3, 3, 1, false, false, "T", 2, NUM, attrs_dense_bincount, infer_bincount, false},
+    {"TruncatedNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
+    {"RandomUniformInt", 3, 3, 1, true, false, NULL, 0, 0, attrs_random_int, infer_random_int, false},
+    {"Multinomial", 2, 2, 1, true, false, "T", 0, NUM, attrs_multinomial, infer_multinomial, false},
+    {"LRN", 1, 1, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_lrn, infer_lrn, false},
+    {"EuclideanNorm", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},
