@@ -44,6 +44,8 @@ describe("count and normalisation ops", function()
       h.raises("INVALID_ARGUMENT", "If weights are passed, they must have the same shape ([1]) as arr ([2])", run,
         "Bincount", { T({ 1, 2 }), T(3), T({ 1 }, "float32") })
       h.raises("INVALID_ARGUMENT", "Shape must be rank 0 but is rank 1", run, "Bincount", { T({ 1 }), T({ 3 }), empty({ 0 }) })
+      h.raises("INVALID_ARGUMENT", "arr and size must be int32, got int64 and int32", run, "Bincount",
+        { T({ 1 }, "int64"), T(3), empty({ 0 }) })
     end)
 
     it("DenseBincount counts per row of a matrix, int32 and int64 inputs, binary_output", function()
@@ -62,6 +64,8 @@ describe("count and normalisation ops", function()
       h.raises("INVALID_ARGUMENT", "Input arr must be non-negative!", run, "DenseBincount",
         { T({ { 0, -2 } }), T(4), empty({ 0 }) })
       h.raises("INVALID_ARGUMENT", "size (-3) must be non-negative", run, "DenseBincount", { T({ 0 }), T(-3), empty({ 0 }) })
+      h.raises("INVALID_ARGUMENT", "input 0 is int64 but input 1 is int32", run, "DenseBincount",
+        { T({ 0 }, "int64"), T(3), empty({ 0 }) })
     end)
   end)
 

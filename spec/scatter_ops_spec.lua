@@ -15,6 +15,20 @@ end
 
 local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end
 
+-- Runs op on inputs fed to Placeholders of unknown shape, so that the kernel, not shape inference, sees them.
+local function run_fed(op, inputs, attrs)
+  local g, names, feeds = { node = {} }, {}, {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    feeds[names[i]] = t
+    g.node[i] = { name = names[i], op = "Placeholder", attr = { dtype = t.dtype } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
+  local s <close> = tfdev.session { optimize_graph = false }
+  s:create(g)
+  return s:run(feeds, { "y" })[1]
+end
+
 local function empty(shape, dt) return tfdev.tensor { shape = shape, dtype = dt or "float32" } end
 
 -- A reproducible sequence for the references (no math.random: its seed is process-wide).
@@ -104,6 +118,14 @@ describe("scatter ops", function()
         run, "ScatterNd", { T({ { 0 }, { 1 } }), empty({ 2, 2, 1 }), T({ 4, 2 }) })
       h.raises("INVALID_ARGUMENT", "Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:]", run,
         "ScatterNd", { T({ 1, 2 }), empty({ 2 }), T({ 3, 3, 2 }) })
+      h.raises("INVALID_ARGUMENT", "shape is too large", run,
+        "ScatterNd", { T({ { 0 } }, "int64"), T({ 1 }, "float32"), T({ 2 ^ 40, 2 ^ 40 }, "int64") })
+      h.raises("INVALID_ARGUMENT", "Dimension -1 must be >= 0", run_fed, "ScatterNd",
+        { T({ { 0 } }), T({ 1 }, "float32"), T({ 2, -1 }) })
+      h.raises("INVALID_ARGUMENT", "shape [1099511627776,1099511627776] has more elements than int64 can count", run_fed,
+        "ScatterNd", { T({ { 0 } }, "int64"), T({ 1 }, "float32"), T({ 2 ^ 40, 2 ^ 40 }, "int64") })
+      h.raises("INVALID_ARGUMENT", "Shape must be a vector", run_fed, "ScatterNd", { T({ { 1 } }), T({ 5 }, "float32"), T(4) })
+      assert.are.same({ 0, 5, 0, 0 }, run_fed("ScatterNd", { T({ { 1 } }), T({ 5 }, "float32"), T({ 4 }) }):totable())
       h.raises("INVALID_ARGUMENT", "indices (input 0) must be int32 or int64", run, "ScatterNd",
         { T({ { 0 } }, "float32"), T({ 1 }, "float32"), T({ 4 }) })
     end)
@@ -271,6 +293,21 @@ describe("scatter ops", function()
       y, idx = run("UniqueV2", { T({ 3, 1, 3 }, "float64"), empty({ 0 }, "int64") }, nil, 2)
       assert.are.same({ 3, 1 }, y:totable())
       assert.are.same({ 0, 1, 0 }, idx:totable())
+      -- rank 3 along the middle axis: a slice is every element with that index, equal only if all are
+      local x3 = { { { 1, 2 }, { 3, 4 }, { 1, 2 } }, { { 5, 6 }, { 7, 8 }, { 5, 6 } } }
+      y, idx = run("UniqueV2", { T(x3, "float32"), T({ 1 }, "int64") }, { out_idx = "int64" }, 2)
+      assert.are.same({ { { 1, 2 }, { 3, 4 } }, { { 5, 6 }, { 7, 8 } } }, y:totable())
+      assert.are.same({ 0, 1, 0 }, idx:totable())
+      x3[2][3][2] = 0
+      y, idx = run("UniqueV2", { T(x3, "uint8"), T({ 1 }) }, nil, 2)
+      assert.are.same(x3, y:totable())
+      assert.are.same({ 0, 1, 2 }, idx:totable())
+      y, idx = run("UniqueV2", { T(x3), T({ 2 }) }, nil, 2)
+      assert.are.same({ 2, 3, 2 }, y.shape)
+      assert.are.same({ 0, 1 }, idx:totable())
+      y, idx = run("UniqueV2", { empty({ 3, 0 }), T({ 0 }) }, nil, 2)
+      assert.are.same({ 1, 0 }, y.shape)
+      assert.are.same({ 0, 0, 0 }, idx:totable())
       h.raises("INVALID_ARGUMENT", "axis has to be between [0, 2)", run, "UniqueV2", { x, T({ 2 }) }, nil, 2)
       h.raises("INVALID_ARGUMENT", "axis does not support input tensors larger than 1 elements", run, "UniqueV2",
         { x, T({ 0, 1 }) }, nil, 2)

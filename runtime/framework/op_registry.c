@@ -1966,6 +1966,10 @@ static tfd_code infer_bincount(tfd_infer_ctx *c, tfd_status *st) {
   if (dense && c->in_shapes[0].ndims > 2)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (DenseBincount): Shape must be at most rank 2 but is rank %d",
                            node_name(c), c->in_shapes[0].ndims);
+  if (!dense && (c->in_types[0] != TFD_INT32 || c->in_types[1] != TFD_INT32))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Bincount): arr and size must be int32, got %s and %s",
+                           node_name(c), tfd_dtype_name(c->in_types[0]), tfd_dtype_name(c->in_types[1]));
+  if (dense && same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[2];
   const tfd_tensor *size = c->in_values ? c->in_values[1] : NULL;
   int64_t n = size && tfd_tensor_numel(size) == 1 ? tfd_tensor_get_index(size, 0) : -1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/checked.h"
 #include "../core/half.h"
 #include "kernel.h"
 #include "kernel_shared.h"
@@ -73,7 +74,11 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
     return false;
   }
   int64_t out_n = 1;
-  for (int d = 0; d < nd; d++) out_n *= dims[d];
+  for (int d = 0; d < nd; d++)
+    if (!tfd_checked_mul(out_n, dims[d], &out_n)) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape %s has more elements than int64 can count", dims_text(a, sizeof a, dims, nd));
+      return false;
+    }
   int64_t ni = tfd_tensor_numel(ix), nu = tfd_tensor_numel(upd);
   if (!((ni == 0 && nu == 0) || (out_n != 0 && ni != 0 && nu != 0))) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices and updates specified for empty output shape");
@@ -480,9 +485,10 @@ static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   tfd_dtype dt = tfd_tensor_dtype(x);
   size_t es = tfd_dtype_size(dt);
-  int64_t outer = tfd_dims_product(x, 0, (int)axis), len = tfd_tensor_dim(x, (int)axis),
-          inner = tfd_dims_product(x, (int)axis + 1, nd);
-  if (tfd_tensor_numel(x) == 0) outer = inner = 0;
+  /* An empty input's slices are all empty, and all equal. */
+  bool none = tfd_tensor_numel(x) == 0;
+  int64_t len = tfd_tensor_dim(x, (int)axis), outer = none ? 0 : tfd_dims_product(x, 0, (int)axis),
+          inner = none ? 0 : tfd_dims_product(x, (int)axis + 1, nd);
   int64_t width = outer * inner; /* the elements of one slice along the axis */
   if (k->dst == TFD_INT32 && len > INT_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "unique does not support input tensors larger than 2^31 - 1 elements");
