@@ -854,6 +854,31 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("places the scatter, search, unique, count and sampling ops on the CPU beside a GPU (they have no device kernel)", function()
+      local s <close> = tfdev.session { optimize_graph = false }
+      local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
+      s:create { node = {
+        ph("ix", "int32"), ph("u", "float32"), ph("shape", "int32"), ph("sorted", "float32"), ph("x", "float32"),
+        { name = "sc", op = "ScatterNd", input = { "ix", "u", "shape" } },
+        { name = "lb", op = "LowerBound", input = { "sorted", "x" } },
+        { name = "un", op = "Unique", input = { "u" } },
+        { name = "bc", op = "Bincount", input = { "shape", "n", "u0" } },
+        { name = "n", op = "Const", attr = { value = T(3) } },
+        { name = "u0", op = "Const", attr = { value = tfdev.tensor { shape = { 0 }, dtype = "float32" } } },
+        { name = "tn", op = "TruncatedNormal", input = { "shape" }, attr = { dtype = "float32", seed = 1 } },
+      } }
+      local out = s:run({ ix = T({ { 1 }, { 0 } }), u = tfdev.tensor({ 5, 5 }, "float32"), shape = T({ 2 }),
+        sorted = tfdev.tensor({ { 1, 3 } }, "float32"), x = tfdev.tensor({ { 2, 4 } }, "float32") },
+        { "sc", "lb", "un", "bc", "tn" })
+      assert.are.same({ 5, 5 }, out[1]:totable())
+      assert.are.same({ { 1, 2 } }, out[2]:totable())
+      assert.are.same({ 5 }, out[3]:totable())
+      assert.are.same({ 0, 0, 1 }, out[4]:totable())
+      assert.are.same({ 2 }, out[5].shape)
+      for _, name in ipairs { "sc", "lb", "un", "bc", "tn" } do assert.are.equal(CPU0, s:placement(name), name) end
+      cases = cases + 1
+    end)
+
     it("runs ops eagerly on the GPU and returns host tensors", function()
       local s <close> = tfdev.session()
       local gpu = s:device_mgr():lookup(GPU0)

@@ -375,8 +375,8 @@ static tfd_code infer_batch_matmul(tfd_infer_ctx *c, tfd_status *st) {
   for (int i = 0; i < 2; i++)
     if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims < 2) {
       char s[96];
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): input %d must have rank >= 2, got shape %s",
-                             node_name(c), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d must have rank >= 2, got shape %s",
+                             node_name(c), tfd_node_def_op(c->node), i, tfd_shape_string(&c->in_shapes[i], s, sizeof s));
     }
   if (a->ndims < 0 || b->ndims < 0) {
     unknown(&c->out_shapes[0]);
@@ -386,18 +386,18 @@ static tfd_code infer_batch_matmul(tfd_infer_ctx *c, tfd_status *st) {
   int64_t ka = a->dims[a->ndims - (adj_x ? 2 : 1)], kb = b->dims[b->ndims - (adj_y ? 1 : 2)];
   if (ka >= 0 && kb >= 0 && ka != kb) {
     char sa[96], sb[96];
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                           node_name(c), tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                           node_name(c), tfd_node_def_op(c->node), tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
   }
   tfd_shape ba = *a, bb = *b;
   ba.ndims -= 2;
   bb.ndims -= 2;
   tfd_shape *o = &c->out_shapes[0];
   if (tfd_broadcast_shapes(&ba, &bb, o, st) != TFD_OK)
-    return tfd_status_prefixf(st, "node '%s' (BatchMatMulV2): batch dimensions do not broadcast: ", node_name(c));
+    return tfd_status_prefixf(st, "node '%s' (%s): batch dimensions do not broadcast: ", node_name(c), tfd_node_def_op(c->node));
   if (o->ndims + 2 > TFD_MAX_DIMS)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMulV2): the output has more than %d dimensions",
-                           node_name(c), TFD_MAX_DIMS);
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): the output has more than %d dimensions",
+                           node_name(c), tfd_node_def_op(c->node), TFD_MAX_DIMS);
   o->dims[o->ndims++] = a->dims[a->ndims - (adj_x ? 1 : 2)];
   o->dims[o->ndims++] = b->dims[b->ndims - (adj_y ? 2 : 1)];
   return TFD_OK;
@@ -1908,6 +1908,182 @@ static tfd_code infer_where(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- scatters, searches, uniques (issue 26's scatter family; kernels in k_scatter.c) ---- */
+/* ScatterNd (indices, updates, shape): shape's value when known, of updates' dtype. */
+static tfd_code infer_scatter_nd(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "indices", st) != TFD_OK || need_index(c, 2, "shape", st) != TFD_OK ||
+      same_types(c, 0, 2, st) != TFD_OK || need_rank(c, 2, 1, "shape", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  return shape_from_sizes(c, 2, &c->out_shapes[0], st);
+}
+
+/* TensorScatterUpdate (tensor, indices, updates): tensor's shape and dtype. */
+static tfd_code infer_tensor_scatter(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "indices", st) != TFD_OK || same_types(c, 0, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = c->in_shapes[0];
+  return TFD_OK;
+}
+
+/* BatchMatMul (the legacy op): BatchMatMulV2's shapes without broadcasting: both inputs have the
+ * same rank and the same batch dimensions. */
+static tfd_code infer_batch_matmul_v1(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_shape *a = &c->in_shapes[0], *b = &c->in_shapes[1];
+  char sa[96], sb[96];
+  if (a->ndims >= 0 && b->ndims >= 0) {
+    if (a->ndims != b->ndims)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (BatchMatMul): In[0] and In[1] has different ndims: %s vs. %s",
+                             node_name(c), tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+    for (int d = 0; d < a->ndims - 2; d++)
+      if (a->dims[d] >= 0 && b->dims[d] >= 0 && a->dims[d] != b->dims[d])
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (BatchMatMul): In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s",
+                               node_name(c), d, d, tfd_shape_string(a, sa, sizeof sa), tfd_shape_string(b, sb, sizeof sb));
+  }
+  return infer_batch_matmul(c, st);
+}
+
+/* An index dtype attr (out_type, out_idx) of the node: int32 or int64. */
+static tfd_code index_attr(tfd_infer_ctx *c, const char *name, tfd_dtype *out, tfd_status *st) {
+  *out = attr(c, name)->dtype;
+  if (TFD_TYPES_INDEX & (1u << *out)) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s must be int32 or int64, got %s", node_name(c),
+                         op_name(c), name, tfd_dtype_name(*out));
+}
+
+/* LowerBound, UpperBound (sorted_inputs [B, N], values [B, M]): out_type, values' shape. */
+static tfd_code infer_search_sorted(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK || index_attr(c, "out_type", &c->out_types[0], st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  for (int i = 0; i < 2; i++)
+    if (c->in_shapes[i].ndims >= 0 && c->in_shapes[i].ndims < 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be at least rank 1 but is rank 0",
+                             node_name(c), op_name(c));
+  c->out_shapes[0] = c->in_shapes[1];
+  return TFD_OK;
+}
+
+/* Unique (x [N]): y [?] of x's dtype, idx [N] of out_idx. UniqueV2 (x, axis): y like x with an
+ * unknown size along the axis, idx [?]. */
+static tfd_code infer_unique(tfd_infer_ctx *c, tfd_status *st) {
+  bool v2 = strcmp(op_name(c), "UniqueV2") == 0;
+  if (index_attr(c, "out_idx", &c->out_types[1], st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  const tfd_shape *x = &c->in_shapes[0];
+  tfd_shape *y = &c->out_shapes[0], *idx = &c->out_shapes[1];
+  idx->ndims = 1;
+  idx->dims[0] = -1;
+  if (!v2) {
+    if (need_rank(c, 0, 1, "x", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    y->ndims = 1;
+    y->dims[0] = -1;
+    idx->dims[0] = x->ndims == 1 ? x->dims[0] : -1;
+    return TFD_OK;
+  }
+  if (need_index(c, 1, "axis", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  *y = *x;
+  const tfd_tensor *axis = c->in_values ? c->in_values[1] : NULL;
+  if (x->ndims < 0) return TFD_OK;
+  if (!axis || tfd_tensor_numel(axis) > 1) {
+    for (int d = 0; d < y->ndims; d++) y->dims[d] = -1;
+    return TFD_OK;
+  }
+  int64_t a = tfd_tensor_numel(axis) == 0 ? 0 : tfd_tensor_get_index(axis, 0);
+  if (a < 0) a += x->ndims;
+  if (a < 0 || a >= x->ndims)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (UniqueV2): axis has to be between [0, %d)", node_name(c),
+                           x->ndims);
+  y->dims[a] = -1;
+  idx->dims[0] = x->dims[a];
+  return TFD_OK;
+}
+
+/* ListDiff (x [N], y [M]): out [?] of x's dtype, idx [?] of out_idx. */
+static tfd_code infer_list_diff(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK || index_attr(c, "out_idx", &c->out_types[1], st) != TFD_OK ||
+      need_rank(c, 0, 1, "x", st) != TFD_OK || need_rank(c, 1, 1, "y", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  for (int o = 0; o < 2; o++) {
+    c->out_shapes[o].ndims = 1;
+    c->out_shapes[o].dims[0] = -1;
+  }
+  return TFD_OK;
+}
+
+/* Bincount (arr, size, weights): [size] of weights' dtype. DenseBincount: [size] for a vector input,
+ * [rows, size] for a matrix. */
+static tfd_code infer_bincount(tfd_infer_ctx *c, tfd_status *st) {
+  bool dense = strcmp(op_name(c), "DenseBincount") == 0;
+  if (need_index(c, 0, dense ? "input" : "arr", st) != TFD_OK || need_index(c, 1, "size", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[1].ndims > 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be rank 0 but is rank %d", node_name(c),
+                           op_name(c), c->in_shapes[1].ndims);
+  if (dense && c->in_shapes[0].ndims > 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (DenseBincount): Shape must be at most rank 2 but is rank %d",
+                           node_name(c), c->in_shapes[0].ndims);
+  if (!dense && (c->in_types[0] != TFD_INT32 || c->in_types[1] != TFD_INT32))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Bincount): arr and size must be int32, got %s and %s",
+                           node_name(c), tfd_dtype_name(c->in_types[0]), tfd_dtype_name(c->in_types[1]));
+  if (dense && same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[2];
+  const tfd_tensor *size = c->in_values ? c->in_values[1] : NULL;
+  int64_t n = size && tfd_tensor_numel(size) == 1 ? tfd_tensor_get_index(size, 0) : -1;
+  if (size && n < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): size (%lld) must be non-negative", node_name(c),
+                           op_name(c), (long long)n);
+  tfd_shape *o = &c->out_shapes[0];
+  if (dense && c->in_shapes[0].ndims < 0) {
+    unknown(o);
+    return TFD_OK;
+  }
+  o->ndims = 0;
+  if (dense && c->in_shapes[0].ndims == 2) o->dims[o->ndims++] = c->in_shapes[0].dims[0];
+  o->dims[o->ndims++] = n;
+  return TFD_OK;
+}
+
+/* RandomUniformInt (shape, minval, maxval): Tout, shaped by shape's value. */
+static tfd_code infer_random_int(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "shape", st) != TFD_OK || need_rank(c, 0, 1, "shape", st) != TFD_OK ||
+      index_attr(c, "Tout", &c->out_types[0], st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  for (int i = 1; i < 3; i++) {
+    if (c->in_types[i] != c->out_types[0])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RandomUniformInt): %s is %s but Tout is %s", node_name(c),
+                             i == 1 ? "minval" : "maxval", tfd_dtype_name(c->in_types[i]), tfd_dtype_name(c->out_types[0]));
+    if (c->in_shapes[i].ndims > 0)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RandomUniformInt): %s must be 0-D, got rank %d",
+                             node_name(c), i == 1 ? "minval" : "maxval", c->in_shapes[i].ndims);
+  }
+  return shape_from_sizes(c, 0, &c->out_shapes[0], st);
+}
+
+/* Multinomial (logits [B, C], num_samples): [B, num_samples] of output_dtype. */
+static tfd_code infer_multinomial(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_rank(c, 0, 2, "logits", st) != TFD_OK || need_rank(c, 1, 0, "num_samples", st) != TFD_OK ||
+      index_attr(c, "output_dtype", &c->out_types[0], st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Multinomial): num_samples must be int32, got %s",
+                           node_name(c), tfd_dtype_name(c->in_types[1]));
+  const tfd_tensor *ns = c->in_values ? c->in_values[1] : NULL;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 2;
+  o->dims[0] = c->in_shapes[0].ndims == 2 ? c->in_shapes[0].dims[0] : -1;
+  o->dims[1] = ns && tfd_tensor_numel(ns) == 1 ? tfd_tensor_get_index(ns, 0) : -1;
+  if (o->dims[1] < -1) o->dims[1] = -1; /* the kernel names a negative count */
+  return TFD_OK;
+}
+
+/* LRN: 4-D input, output like it. */
+static tfd_code infer_lrn(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_rank(c, 0, 4, "input", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  return infer_same(c, st);
+}
+
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
 #define END {NULL, 0, false, 0, 0, NULL}
@@ -2031,6 +2207,23 @@ static const tfd_attr_def attrs_nms_v3[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, 
 static const tfd_attr_def attrs_nms_v4[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
                                             {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_nms_v5[] = {A_T, {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+
+/* scatters, searches, uniques */
+static const tfd_attr_def attrs_scatter_nd[] = {A_T, {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_search_sorted[] = {A_T, {"out_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_unique[] = {A_T, {"out_idx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_unique_v2[] = {A_T, {"Taxis", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL},
+                                               {"out_idx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+
+static const tfd_attr_def attrs_dense_bincount[] = {{"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, A_T,
+                                                    {"binary_output", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_random_int[] = {{"seed", TFD_ATTR_INT, false, 0, 0, NULL}, {"seed2", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                {"Tout", TFD_ATTR_TYPE, true, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_multinomial[] = {{"seed", TFD_ATTR_INT, false, 0, 0, NULL}, {"seed2", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                 A_T, {"output_dtype", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, END};
+static const tfd_attr_def attrs_lrn[] = {A_T, {"depth_radius", TFD_ATTR_INT, false, 5, 0, NULL},
+                                         {"bias", TFD_ATTR_FLOAT, false, 0, 1.0, NULL}, {"alpha", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
+                                         {"beta", TFD_ATTR_FLOAT, false, 0, 0.5, NULL}, END};
 
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
@@ -2185,6 +2378,24 @@ static const tfd_op_def ops[] = {
     {"NonMaxSuppressionV4", 5, 5, 2, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v4, infer_nms, false},
     {"NonMaxSuppressionV5", 6, 6, 3, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v5, infer_nms, false},
     {"Where", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_where, false},
+    /* scatters, searches, uniques (k_scatter.c) */
+    {"ScatterNd", 3, 3, 1, false, false, "T", 1, REAL, attrs_scatter_nd, infer_scatter_nd, false},
+    {"TensorScatterUpdate", 3, 3, 1, false, false, "T", 0, ALL, attrs_scatter_nd, infer_tensor_scatter, false},
+    {"BatchMatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul_v1, false},
+    {"LowerBound", 2, 2, 1, false, false, "T", 0, REAL, attrs_search_sorted, infer_search_sorted, false},
+    {"UpperBound", 2, 2, 1, false, false, "T", 0, REAL, attrs_search_sorted, infer_search_sorted, false},
+    {"Unique", 1, 1, 2, false, false, "T", 0, ALL, attrs_unique, infer_unique, false},
+    {"UniqueV2", 2, 2, 2, false, false, "T", 0, ALL, attrs_unique_v2, infer_unique, false},
+    {"ListDiff", 2, 2, 2, false, false, "T", 0, ALL, attrs_unique, infer_list_diff, false},
+    {"FusedBatchNormV2", 5, 5, 5, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
+    /* counts, randoms, normalisation (k_count_norm.c, k_random_ext.c) */
+    {"Bincount", 3, 3, 1, false, false, "T", 2, NUM, attrs_t, infer_bincount, false},
+    {"DenseBincount", 3, 3, 1, false, false, "T", 2, NUM, attrs_dense_bincount, infer_bincount, false},
+    {"TruncatedNormal", 1, 1, 1, true, false, NULL, 0, 0, attrs_random, infer_random, false},
+    {"RandomUniformInt", 3, 3, 1, true, false, NULL, 0, 0, attrs_random_int, infer_random_int, false},
+    {"Multinomial", 2, 2, 1, true, false, "T", 0, NUM, attrs_multinomial, infer_multinomial, false},
+    {"LRN", 1, 1, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_lrn, infer_lrn, false},
+    {"EuclideanNorm", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},

@@ -12,7 +12,7 @@
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 
-static void k_batch_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
+void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   bool adj_x = k->ta, adj_y = k->tb;
@@ -56,6 +56,6 @@ tfd_code tfd_setup_batch_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_
   (void)st;
   k->ta = tfd_attr_bool(init->node, "adj_x", false);
   k->tb = tfd_attr_bool(init->node, "adj_y", false);
-  k->compute = k_batch_matmul;
+  k->compute = tfd_batch_matmul_compute;
   return TFD_OK;
 }

@@ -237,6 +237,14 @@ tfd_code tfd_setup_control_flow(tfd_kernel *k, const tfd_kernel_init *init, tfd_
 tfd_code tfd_setup_tensor_list(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_nms(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* Scatters, searches, uniques (k_scatter.c); BatchMatMulV2's compute (k_batch.c), which the legacy
+ * BatchMatMul runs once its inputs pass the legacy op's checks. */
+tfd_code tfd_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
+/* Bincount, DenseBincount, LRN, EuclideanNorm (k_count_norm.c); TruncatedNormal, RandomUniformInt,
+ * Multinomial (k_random_ext.c). */
+tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768

@@ -92,6 +92,15 @@ static const kernel_entry kernels[] = {
     CPU("TensorListElementShape", tfd_setup_tensor_list), CPU("NonMaxSuppressionV2", tfd_setup_nms),
     CPU("NonMaxSuppressionV3", tfd_setup_nms), CPU("NonMaxSuppressionV4", tfd_setup_nms),
     CPU("NonMaxSuppressionV5", tfd_setup_nms), CPU("Where", tfd_setup_where),
+    /* scatters, searches, uniques (k_scatter.c); FusedBatchNormV2 is FusedBatchNorm's kernel */
+    CPU("ScatterNd", tfd_setup_scatter), CPU("TensorScatterUpdate", tfd_setup_scatter),
+    CPU("BatchMatMul", tfd_setup_scatter), CPU("LowerBound", tfd_setup_scatter), CPU("UpperBound", tfd_setup_scatter),
+    CPU("Unique", tfd_setup_scatter), CPU("UniqueV2", tfd_setup_scatter), CPU("ListDiff", tfd_setup_scatter),
+    CPU("FusedBatchNormV2", tfd_setup_image),
+    /* counts, randoms, normalisation (k_count_norm.c, k_random_ext.c) */
+    CPU("Bincount", tfd_setup_count_norm), CPU("DenseBincount", tfd_setup_count_norm), CPU("LRN", tfd_setup_count_norm),
+    CPU("EuclideanNorm", tfd_setup_count_norm), CPU("TruncatedNormal", tfd_setup_random_ext),
+    CPU("RandomUniformInt", tfd_setup_random_ext), CPU("Multinomial", tfd_setup_random_ext),
 };
 
 /* Kernels registered at run time (backend modules', custom ones), searched before the built-in
