@@ -127,6 +127,13 @@ local function tf_mod(ref, _, c)
 end
 
 local EXCEPTIONS = {
+  -- TensorFlow's DenseBincount with binary_output writes 1 where a bin is hit (bincount_op.cc: BincountFunctor's
+  -- binary_output branch); TensorFlow.js's converter drops the attr and counts.
+  ["DenseBincount/binary_output"] = function(ref)
+    local vals = {}
+    for i, v in ipairs(ref.values) do vals[i] = v > 0 and 1 or 0 end
+    return with(ref, { values = vals })
+  end,
   ["Mod/float32 [2,3] op [2,3]"] = tf_mod,
   ["Mod/float32 broadcast [2,3] op [3]"] = tf_mod,
   ["Mod/float32 broadcast [2,1] op [1,3]"] = tf_mod,
