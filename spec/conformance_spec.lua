@@ -126,6 +126,13 @@ local function tf_mod(ref, _, c)
   return with(ref, { shape = shape, values = vals })
 end
 
+-- An empty reduction's reference: TensorFlow's identity where TensorFlow.js wrote NaN.
+local function empty_reduce(ref, identity)
+  local vals = {}
+  for i, v in ipairs(ref.values) do vals[i] = (v ~= v or v == "NaN") and identity or v end
+  return with(ref, { values = vals })
+end
+
 local EXCEPTIONS = {
   -- TensorFlow's DenseBincount with binary_output writes 1 where a bin is hit (bincount_op.cc: BincountFunctor's
   -- binary_output branch); TensorFlow.js's converter drops the attr and counts.
@@ -173,10 +180,10 @@ local EXCEPTIONS = {
   end,
   -- TensorFlow.js gives NaN for max/min over an empty axis; TensorFlow's reducers start from their identity:
   -- -inf for Max, +inf for Min (Eigen MaxReducer/MinReducer, reduction_ops_max.cc).
-  ["Max/float32 empty reduced"] = function(ref) return fill(ref, "-Infinity") end,
-  ["Min/float32 empty reduced"] = function(ref) return fill(ref, "Infinity") end,
-  ["Max/float32 empty all axes"] = function(ref) return fill(ref, "-Infinity") end,
-  ["Min/float32 empty all axes"] = function(ref) return fill(ref, "Infinity") end,
+  ["Max/float32 empty reduced"] = function(ref) return empty_reduce(ref, -math.huge) end,
+  ["Max/float32 empty all axes"] = function(ref) return empty_reduce(ref, -math.huge) end,
+  ["Min/float32 empty reduced"] = function(ref) return empty_reduce(ref, math.huge) end,
+  ["Min/float32 empty all axes"] = function(ref) return empty_reduce(ref, math.huge) end,
   -- TensorFlow registers no CPU kernel for int32 RealDiv (cwise_op_div.cc: float types; int32 division is Div or
   -- TruncateDiv) nor for int32 Reciprocal (cwise_op_reciprocal.cc: float and complex types only).
   ["RealDiv/int32 signs"] = { refuses = "TensorFlow has no int32 RealDiv kernel on the CPU" },
@@ -197,20 +204,8 @@ local EXCEPTIONS = {
 -- Listed so the suite passes meanwhile; each still runs, and a listed case that starts passing fails the spec
 -- (so that it leaves this table).
 local KNOWN_FAILURES = {
-  -- TensorFlow's Relu is features.cwiseMax(0) (relu_op_functor.h), which keeps NaN; Relu6 likewise. tfdev gives 0.
-  ["Relu/float32 special values"] = "Relu(NaN) is 0, TensorFlow gives NaN",
-  ["Relu6/float32 special values"] = "Relu6(NaN) is 0, TensorFlow gives NaN",
   -- TensorFlow registers BatchMatMulV2 for int32 on the CPU (batch_matmul_op_real.cc, TF_CALL_int32).
   ["BatchMatMulV2/int32"] = "T=int32 refused",
-  -- TensorFlow reduces an empty axis to the reducer's identity (-inf / +inf), it does not fail.
-  ["Max/float32 empty reduced"] = "INVALID_ARGUMENT 'Max of an empty set of elements'; TensorFlow gives -inf",
-  ["Min/float32 empty reduced"] = "INVALID_ARGUMENT 'Min of an empty set of elements'; TensorFlow gives +inf",
-  ["Max/float32 empty all axes"] = "INVALID_ARGUMENT 'Max of an empty set of elements'; TensorFlow gives -inf",
-  ["Min/float32 empty all axes"] = "INVALID_ARGUMENT 'Min of an empty set of elements'; TensorFlow gives +inf",
-  -- TensorFlow's Maximum and Minimum propagate NaN from either side (cwise_ops.h: scalar_max_op / scalar_min_op
-  -- with Eigen::PropagateNaN); tfdev drops a NaN first operand.
-  ["Maximum/float32 NaN either side"] = "Maximum(NaN, 1) is 1, TensorFlow gives NaN",
-  ["Minimum/float32 NaN either side"] = "Minimum(NaN, 1) is 1, TensorFlow gives NaN",
 }
 
 local function listdir(path)

@@ -317,7 +317,11 @@ describe("shape ops", function()
     assert.are.same({ 0.5, -1 }, vals("Min", { f, T(1) }))
     local empty = tfdev.tensor { shape = { 2, 0 }, dtype = "float32" }
     assert.are.same({ 1, 1 }, vals("Prod", { empty, T(1) }))
-    h.raises("INVALID_ARGUMENT", "Min of an empty set of elements", run, "Min", { empty, T(1) })
+    -- Max and Min of nothing are the reducers' identities, as in TensorFlow (Eigen's MaxReducer/MinReducer)
+    assert.are.same({ math.huge, math.huge }, vals("Min", { empty, T(1) }))
+    assert.are.same({ -math.huge, -math.huge }, vals("Max", { empty, T(1) }))
+    assert.are.same({ -2147483648, -2147483648 }, vals("Max", { tfdev.tensor { shape = { 2, 0 }, dtype = "int32" }, T(1) }))
+    assert.are.same({ 0 }, run("Max", { empty, T(0) }).shape)
     -- a long row: the sharded paths
     local n, v, lo, prod = 100003, {}, math.huge, 1
     for i = 1, n do

@@ -1,8 +1,9 @@
 /* Activation rows for float32 and float64 (see activation.h).
  *
  * Relu is max(x, 0) and Relu6 min(max(x, 0), 6), written as selects the
- * compiler turns into maxps/minps; a NaN input gives 0 (Relu) as
- * TensorFlow's CPU kernels do. LeakyRelu and Prelu are x > 0 ? x : alpha * x
+ * compiler turns into maxps/minps with the input as the right operand, so a
+ * NaN input stays NaN, as TensorFlow's propagate it (relu_op_functor.h:
+ * cwiseMax<Eigen::PropagateNaN>). LeakyRelu and Prelu are x > 0 ? x : alpha * x
  * and Elu select(x < 0, expm1(x), x), TensorFlow's definitions. */
 #include "activation.h"
 #include "vector_clones.h"
@@ -37,7 +38,7 @@ tfd_activation tfd_activation_of_op(const char *op) {
     }                                                                                    \
   }
 
-#define RELU(T, v) ((v) > (T)0 ? (v) : (T)0)
+#define RELU(T, v) ((v) < (T)0 ? (T)0 : (v))
 /* x > 0 ? x : a * x as two selects against 0 and an unconditional multiply-add: a select with a
  * multiply in one arm is not if-converted (the multiply might trap), so it would not vectorise.
  * Only the sign of a zero differs (+0 for -0). */
@@ -45,7 +46,7 @@ tfd_activation tfd_activation_of_op(const char *op) {
 
 #define ACTIVATIONS(T, S, EXP, EXPM1, TANH)                                              \
   ROWS(relu_##S, T, RELU(T, v))                                                          \
-  ROWS(relu6_##S, T, RELU(T, v) < (T)6 ? RELU(T, v) : (T)6)                              \
+  ROWS(relu6_##S, T, RELU(T, v) > (T)6 ? (T)6 : RELU(T, v))                              \
   ROWS(leaky_##S, T, PRELU(T, v, alpha))                                           \
   ROWS(elu_##S, T, v < (T)0 ? EXPM1(v) : v)                                              \
   ROWS(tanh_##S, T, TANH(v))                                                             \

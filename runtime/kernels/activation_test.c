@@ -62,7 +62,9 @@ static void test_prelu_and_leaky(void) {
   tfd_activation_f32(TFD_ACT_LEAKY_RELU, o, v, 3, 0.5f);
   CHECK(isnan(o[0]) && o[1] == -1.0f && o[2] == 3.0f);
   tfd_activation_f32(TFD_ACT_RELU, o, v, 3, 0);
-  CHECK(o[0] == 0 && o[1] == 0 && o[2] == 3.0f); /* TensorFlow's CPU Relu: NaN gives 0 */
+  CHECK(isnan(o[0]) && o[1] == 0 && o[2] == 3.0f); /* TensorFlow's Relu keeps NaN (cwiseMax<PropagateNaN>) */
+  tfd_activation_f32(TFD_ACT_RELU6, o, v, 3, 0);
+  CHECK(isnan(o[0]) && o[1] == 0 && o[2] == 3.0f);
 }
 
 static const tfd_test tests[] = {

@@ -58,8 +58,8 @@ static inline TFD_HD int64_t tfd_dm_walk_count(const tfd_dm_walk *w) {
       case TFD_DM_SQRT: return sqrt##S(x);                                                      \
       case TFD_DM_RSQRT: return (T)1 / sqrt##S(x);                                              \
       case TFD_DM_RECIPROCAL: return (T)1 / x;                                                  \
-      case TFD_DM_RELU: return x > 0 ? x : (T)0;                                                \
-      case TFD_DM_RELU6: return x > 0 ? (x < 6 ? x : (T)6) : (T)0;                              \
+      case TFD_DM_RELU: return x < 0 ? (T)0 : x;                                                \
+      case TFD_DM_RELU6: return x < 0 ? (T)0 : (x > 6 ? (T)6 : x);                              \
       case TFD_DM_ELU: return x < 0 ? expm1##S(x) : x;                                          \
       case TFD_DM_SELU: return x < 0 ? (T)TFD_DM_SELU_SCALE_ALPHA * expm1##S(x) : (T)TFD_DM_SELU_SCALE * x; \
       case TFD_DM_SOFTPLUS: return x > -(TH) ? x : (x < (TH) ? exp##S(x) : log1p##S(exp##S(x))); \
@@ -118,7 +118,7 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
 }
 
 /* ---- binary ---- */
-/* Floats. MAXIMUM and MINIMUM pick as the CPU's x > y ? x : y does (NaN in x gives y). */
+/* Floats. MAXIMUM and MINIMUM give a NaN on either side, as TensorFlow's do (Eigen::PropagateNaN). */
 #define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW)                    \
   static inline TFD_HD T NAME(int op, T a, T b) {                         \
     switch (op) {                                                         \
@@ -126,8 +126,8 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
       case TFD_DM_SUB: return a - b;                                      \
       case TFD_DM_MUL: return a * b;                                      \
       case TFD_DM_DIV: return a / b;                                      \
-      case TFD_DM_MAXIMUM: return a > b ? a : b;                          \
-      case TFD_DM_MINIMUM: return a < b ? a : b;                          \
+      case TFD_DM_MAXIMUM: return a > b || a != a ? a : b;                \
+      case TFD_DM_MINIMUM: return a < b || a != a ? a : b;                \
       case TFD_DM_POW: return POW(a, b);                                  \
       case TFD_DM_SQUARED_DIFFERENCE: return (a - b) * (a - b);           \
       case TFD_DM_FLOOR_DIV: return FLOOR(a / b);                         \

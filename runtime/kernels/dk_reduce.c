@@ -54,7 +54,7 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   int nd = tfd_tensor_ndims(in), op = ops[k->dk_op].dm, ond;
   bool reduce[TFD_MAX_DIMS];
   int64_t odims[TFD_MAX_DIMS], count;
-  if (!tfd_reduce_shape(c, k, op == TFD_DM_MAX || op == TFD_DM_MIN, reduce, odims, &ond, &count)) return;
+  if (!tfd_reduce_shape(c, k, false, reduce, odims, &ond, &count)) return;
   tfd_dtype dt = tfd_tensor_dtype(in);
   if (!tfd_dk_arith_dtype(dt)) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
@@ -64,6 +64,15 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) {
     c->outputs[0] = out;
+    return;
+  }
+  unsigned char identity[16];
+  if (count == 0 && (op == TFD_DM_MAX || op == TFD_DM_MIN) && tfd_reduce_identity(dt, op == TFD_DM_MAX, identity)) {
+    tfd_status st = TFD_STATUS_INIT; /* Max/Min of nothing: the identity everywhere */
+    if (tfd_dk_ok(k, c, m->fill(c->device, tfd_dtype_size(dt), identity, tfd_tensor_data(out), tfd_tensor_numel(out), &st), &st))
+      c->outputs[0] = out;
+    else
+      tfd_tensor_unref(out);
     return;
   }
   /* The input's dimensions, size-1 ones dropped (they change nothing), neighbours of the same kind

@@ -168,10 +168,10 @@ enum { BIAS = 1, ACCUMULATE = 2, RELU = 4, RELU6 = 8 };
 #define OP_BIAS(r, v, acc, m) "vmovaps %%zmm" B_REG_##v ", %%zmm" #acc "\n"
 #define OP_ZERO(r, v, acc, m) "vpxord %%zmm" #acc ", %%zmm" #acc ", %%zmm" #acc "\n"
 #define OP_ADD_C(r, v, acc, m) "vaddps (" #v "*64)(%[cp]), %%zmm" #acc ", %%zmm" #acc m "\n" T_NEXT_ROW(v)
-/* max(x, 0) with 0 as the second source: vmaxps returns the second source when either is NaN, so
- * NaN gives 0, as activation.c's Relu does. */
-#define OP_RELU(r, v, acc, m) "vmaxps %%zmm27, %%zmm" #acc ", %%zmm" #acc "\n"
-#define OP_MIN6(r, v, acc, m) "vminps %%zmm28, %%zmm" #acc ", %%zmm" #acc "\n"
+/* max(0, x) and min(6, x) with x as the second source: vmaxps/vminps return the second source when
+ * either is NaN, so NaN stays NaN, as activation.c's Relu and TensorFlow's keep it. */
+#define OP_RELU(r, v, acc, m) "vmaxps %%zmm" #acc ", %%zmm27, %%zmm" #acc "\n"
+#define OP_MIN6(r, v, acc, m) "vminps %%zmm" #acc ", %%zmm28, %%zmm" #acc "\n"
 #define OP_STORE(r, v, acc, m) "vmovups %%zmm" #acc ", (" #v "*64)(%[cp])" m "\n" T_NEXT_ROW(v)
 
 /* tile_<nv>_<mr>: C[0..mr)[0..16*nv) (the last vector under `mask`) over kc steps of packed A (ap)

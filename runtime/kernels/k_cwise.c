@@ -26,6 +26,10 @@ typedef void (*unary_row)(void *o, const void *a, int64_t n);
 #define DIV(x, y) ((x) / (y))
 #define MAX(x, y) ((x) > (y) ? (x) : (y))
 #define MIN(x, y) ((x) < (y) ? (x) : (y))
+/* Floats: a NaN on either side is the result, as TensorFlow's Maximum and Minimum give it
+ * (scalar_max_op<T, T, Eigen::PropagateNaN>); a NaN on the right falls through the compare. */
+#define FMAX(x, y) ((x) > (y) || (x) != (x) ? (x) : (y))
+#define FMIN(x, y) ((x) < (y) || (x) != (x) ? (x) : (y))
 
 /* The contiguous case gets its own loop so the compiler vectorises it. */
 #define BINARY_ROW(NAME, T, F)                                                                         \
@@ -45,8 +49,8 @@ typedef void (*unary_row)(void *o, const void *a, int64_t n);
   BINARY_ROW(add_##S, T, ADD)            \
   BINARY_ROW(sub_##S, T, SUB)            \
   BINARY_ROW(mul_##S, T, MUL)            \
-  BINARY_ROW(max_##S, T, MAX)            \
-  BINARY_ROW(min_##S, T, MIN)
+  BINARY_ROW(max_##S, T, FMAX)           \
+  BINARY_ROW(min_##S, T, FMIN)
 
 /* Integer arithmetic wraps modulo 2^n, as TensorFlow's does on every
  * platform; done in unsigned so that overflow is defined in C. */
@@ -89,8 +93,17 @@ STREAM_ROW(add_stream, _mm_add_ps, ADD)
 STREAM_ROW(sub_stream, _mm_sub_ps, SUB)
 STREAM_ROW(mul_stream, _mm_mul_ps, MUL)
 STREAM_ROW(div_stream, _mm_div_ps, DIV)
-STREAM_ROW(max_stream, _mm_max_ps, MAX)
-STREAM_ROW(min_stream, _mm_min_ps, MIN)
+/* maxps/minps give the right operand when either is NaN: a NaN on the left is put back. */
+static inline __m128 max_nan_ps(__m128 a, __m128 b) {
+  __m128 nan = _mm_cmpunord_ps(a, a);
+  return _mm_or_ps(_mm_and_ps(nan, a), _mm_andnot_ps(nan, _mm_max_ps(a, b)));
+}
+static inline __m128 min_nan_ps(__m128 a, __m128 b) {
+  __m128 nan = _mm_cmpunord_ps(a, a);
+  return _mm_or_ps(_mm_and_ps(nan, a), _mm_andnot_ps(nan, _mm_min_ps(a, b)));
+}
+STREAM_ROW(max_stream, max_nan_ps, FMAX)
+STREAM_ROW(min_stream, min_nan_ps, FMIN)
 typedef void (*stream_row)(float *, const float *, const float *, int64_t);
 static const stream_row stream_fns[B_COUNT] = {add_stream, sub_stream, mul_stream, div_stream, max_stream, min_stream};
 #endif
@@ -114,8 +127,8 @@ INPLACE_ROW(add_inplace, ADD)
 INPLACE_ROW(sub_inplace, SUB)
 INPLACE_ROW(mul_inplace, MUL)
 INPLACE_ROW(div_inplace, DIV)
-INPLACE_ROW(max_inplace, MAX)
-INPLACE_ROW(min_inplace, MIN)
+INPLACE_ROW(max_inplace, FMAX)
+INPLACE_ROW(min_inplace, FMIN)
 typedef void (*inplace_row)(float *, const float *, int64_t, bool, int64_t);
 static const inplace_row inplace_fns[B_COUNT] = {add_inplace, sub_inplace, mul_inplace,
                                                  div_inplace, max_inplace, min_inplace};

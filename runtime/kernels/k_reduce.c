@@ -182,10 +182,19 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
   int nd = tfd_tensor_ndims(in), ond;
   bool reduce[TFD_MAX_DIMS];
   int64_t odims[TFD_MAX_DIMS], count;
-  if (!tfd_reduce_shape(c, k, k->code == R_MAX || k->code == R_MIN, reduce, odims, &ond, &count)) return;
+  if (!tfd_reduce_shape(c, k, false, reduce, odims, &ond, &count)) return;
   tfd_tensor *out = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), odims, ond);
   if (!out) return;
   if (tfd_tensor_numel(out) == 0) { /* nothing to compute; sizes around a 0 may be huge */
+    c->outputs[0] = out;
+    return;
+  }
+  unsigned char identity[16];
+  if (count == 0 && (k->code == R_MAX || k->code == R_MIN) &&
+      tfd_reduce_identity(tfd_tensor_dtype(in), k->code == R_MAX, identity)) { /* Max/Min of nothing */
+    size_t es = tfd_dtype_size(tfd_tensor_dtype(in));
+    char *y = tfd_tensor_data(out);
+    for (int64_t i = 0; i < tfd_tensor_numel(out); i++) memcpy(y + (size_t)i * es, identity, es);
     c->outputs[0] = out;
     return;
   }

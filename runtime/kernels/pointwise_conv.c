@@ -143,9 +143,9 @@ static INLINE AVX512 void tile(const float *x, int64_t c, int64_t r, int64_t las
       if (prelu) { /* x < 0 ? a * x : x, two operations: NaN compares false and stays NaN */
         t = _mm512_mask_mul_ps(t, _mm512_cmp_ps_mask(t, zero, _CMP_LT_OQ), t, slope[v]);
       } else if (e.act == TFD_ACT_RELU) {
-        t = _mm512_max_ps(t, zero);
+        t = _mm512_max_ps(zero, t); /* NaN stays NaN: maxps gives the right operand */
       } else if (e.act == TFD_ACT_RELU6) {
-        t = _mm512_min_ps(_mm512_max_ps(t, zero), six);
+        t = _mm512_min_ps(six, _mm512_max_ps(zero, t));
       }
       if (full || r + i <= last) _mm512_mask_storeu_ps(y + yo[i] + 16 * v, mask[v], t);
     }

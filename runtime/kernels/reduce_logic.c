@@ -1,4 +1,7 @@
 /* reduce_logic.h: the reductions' checks and output shapes, for their CPU and device kernels. */
+#include <math.h>
+#include <stdint.h>
+
 #include "../core/checked.h"
 #include "kernel_shared.h"
 #include "reduce_logic.h"
@@ -115,4 +118,14 @@ bool tfd_top_k_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *kk_out, in
   dims[nd - 1] = kk;
   *kk_out = kk;
   return true;
+}
+
+bool tfd_reduce_identity(tfd_dtype dt, bool max, void *value) {
+  switch (dt) {
+    case TFD_FLOAT32: *(float *)value = max ? -INFINITY : INFINITY; return true;
+    case TFD_FLOAT64: *(double *)value = max ? -INFINITY : INFINITY; return true;
+    case TFD_INT32: *(int32_t *)value = max ? INT32_MIN : INT32_MAX; return true;
+    case TFD_INT64: *(int64_t *)value = max ? INT64_MIN : INT64_MAX; return true;
+    default: return false;
+  }
 }

@@ -10,7 +10,8 @@
 /* Sum, Mean, Max, Min, Prod (input, reduction_indices; k->keep_dims): which of the input's
  * dimensions are reduced, the output's dims (*ond of them), and *count, the elements each output
  * element reduces (0 when a reduced dimension is; INT64_MAX past int64, which only an empty output
- * allows). `needs_elements` (Max, Min) refuses an empty reduction, naming the op. */
+ * allows). `needs_elements` refuses an empty reduction, naming the op (no reduction needs it since
+ * Max and Min give their identity, as TensorFlow does). */
 bool tfd_reduce_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool needs_elements, bool *reduce, int64_t *odims, int *ond,
                       int64_t *count);
 
@@ -23,5 +24,9 @@ bool tfd_arg_check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t axis);
 
 /* TopKV2 (input, k; index_type in k->dst): k, and the outputs' dims (the input's, the last k). */
 bool tfd_top_k_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *kk, int64_t *dims);
+
+/* The value Max (max) or Min of no elements is, as Eigen's reducers start from it: -inf / +inf for
+ * floats, the lowest / highest integer; written into value (16 bytes); false for another dtype. */
+bool tfd_reduce_identity(tfd_dtype dt, bool max, void *value);
 
 #endif
