@@ -204,8 +204,6 @@ local EXCEPTIONS = {
 -- Listed so the suite passes meanwhile; each still runs, and a listed case that starts passing fails the spec
 -- (so that it leaves this table).
 local KNOWN_FAILURES = {
-  -- TensorFlow registers BatchMatMulV2 for int32 on the CPU (batch_matmul_op_real.cc, TF_CALL_int32).
-  ["BatchMatMulV2/int32"] = "T=int32 refused",
 }
 
 local function listdir(path)

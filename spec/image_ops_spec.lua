@@ -415,8 +415,15 @@ describe("BatchMatMulV2", function()
     h.raises("INVALID_ARGUMENT", "input 0 must have rank >= 2", run_op, "BatchMatMulV2", { f32 { 1, 2 }, b }, {})
     h.raises("INVALID_ARGUMENT", "input 0 is float32 but input 1 is float64", run_op, "BatchMatMulV2",
       { a, tfdev.tensor(rand_tensor({ 3, 2 }, 4), "float64") }, {})
-    h.raises("INVALID_ARGUMENT", "T=int32 is not allowed", run_op, "BatchMatMulV2",
-      { tfdev.tensor({ { 1 } }, "int32"), tfdev.tensor({ { 1 } }, "int32") }, {})
+    h.raises("INVALID_ARGUMENT", "T=uint8 is not allowed", run_op, "BatchMatMulV2",
+      { tfdev.tensor({ { 1 } }, "uint8"), tfdev.tensor({ { 1 } }, "uint8") }, {})
+    -- integers multiply as TensorFlow's CPU kernel does (int32 and int64 registered), wrapping
+    for _, dt in ipairs { "int32", "int64" } do
+      local y = run_tensors("BatchMatMulV2", { tfdev.tensor({ { { 1, 2 } }, { { 3, 4 } } }, dt),
+        tfdev.tensor({ { 5 }, { 6 } }, dt) }, { adj_x = false })[1]
+      assert.are.equal(dt, y.dtype)
+      assert.are.same({ { { 17 } }, { { 39 } } }, y:totable())
+    end
   end)
 end)
 

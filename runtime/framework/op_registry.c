@@ -2284,7 +2284,7 @@ static const tfd_op_def ops[] = {
     {"FusedBatchNormV3", 5, 5, 6, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_batch_norm, infer_fused_batch_norm, false},
     {"ResizeBilinear", 2, 2, 1, false, false, "T", 0, REAL, attrs_resize, infer_resize, false},
     {"ResizeNearestNeighbor", 2, 2, 1, false, false, "T", 0, REAL, attrs_resize, infer_resize, false},
-    {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul, false},
+    {"BatchMatMulV2", 2, 2, 1, false, false, "T", 0, NUM, attrs_batch_matmul, infer_batch_matmul, false},
     {"Conv2DBackpropInput", 3, 3, 1, false, false, "T", 1, 1u << TFD_FLOAT32, attrs_conv_backprop, infer_conv_backprop_input, false},
     {"MirrorPad", 2, 2, 1, false, false, "T", 0, 0, attrs_mirror_pad, infer_mirror_pad, false},
     {"_FusedDepthwiseConv2dNative", 2, -1, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_fused_conv, infer_window, false},
@@ -2381,7 +2381,7 @@ static const tfd_op_def ops[] = {
     /* scatters, searches, uniques (k_scatter.c) */
     {"ScatterNd", 3, 3, 1, false, false, "T", 1, REAL, attrs_scatter_nd, infer_scatter_nd, false},
     {"TensorScatterUpdate", 3, 3, 1, false, false, "T", 0, ALL, attrs_scatter_nd, infer_tensor_scatter, false},
-    {"BatchMatMul", 2, 2, 1, false, false, "T", 0, FLT, attrs_batch_matmul, infer_batch_matmul_v1, false},
+    {"BatchMatMul", 2, 2, 1, false, false, "T", 0, NUM, attrs_batch_matmul, infer_batch_matmul_v1, false},
     {"LowerBound", 2, 2, 1, false, false, "T", 0, REAL, attrs_search_sorted, infer_search_sorted, false},
     {"UpperBound", 2, 2, 1, false, false, "T", 0, REAL, attrs_search_sorted, infer_search_sorted, false},
     {"Unique", 1, 1, 2, false, false, "T", 0, ALL, attrs_unique, infer_unique, false},

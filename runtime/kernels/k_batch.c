@@ -1,4 +1,4 @@
-/* BatchMatMulV2, float32 and float64: x [..., M, K] times y [..., K, N] (adj_x and adj_y take
+/* BatchMatMulV2, float32 and float64 (int32 and int64 by tfd_int_matmul): x [..., M, K] times y [..., K, N] (adj_x and adj_y take
  * the other two dimensions transposed), batch dimensions broadcast numpy-style; one
  * cblas_sgemm/cblas_dgemm per output matrix. */
 #include <cblas.h>
@@ -43,7 +43,10 @@ void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t i = 0; i < batches; i++) {
     int64_t offx, offy;
     tfd_batch_matmul_offsets(&s, i, &offx, &offy);
-    if (dt == TFD_FLOAT32)
+    if (dt == TFD_INT32 || dt == TFD_INT64)
+      tfd_int_matmul(dt, a + offx * (int64_t)es, lda, adj_x, b + offy * (int64_t)es, ldb, adj_y, o + i * mat_o * (int64_t)es, M, N,
+                     K);
+    else if (dt == TFD_FLOAT32)
       cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, (const float *)a + offx, lda, (const float *)b + offy, ldb, 0.0f,
                   (float *)o + i * mat_o, N);
     else

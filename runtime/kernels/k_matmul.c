@@ -229,26 +229,6 @@ static int64_t panel_rows(int64_t m, int64_t n, int64_t k, int64_t budget) {
   return (m + panels - 1) / panels;
 }
 
-/* int32 and int64 products (MatMul only), as TensorFlow's Eigen kernel computes them: a plain loop
- * over k in the middle, wrapping on overflow (unsigned arithmetic, so no undefined behaviour). Integer
- * products in models are small (shape and index arithmetic), so no library is asked. */
-#define INT_MATMUL(T, U)                                                      \
-  static void int_matmul_##T(const matmul_run *r) {                         \
-    const T *A = r->A, *B = r->B;                                           \
-    bool ta = r->k->ta, tb = r->k->tb;                                      \
-    for (int64_t i = 0; i < r->m; i++) {                                    \
-      U *row = (U *)((T *)r->C + i * r->n);                                 \
-      for (int64_t j = 0; j < r->n; j++) row[j] = 0;                        \
-      for (int64_t p = 0; p < r->ka; p++) {                                 \
-        U a = (U)(ta ? A[p * r->ac + i] : A[i * r->ac + p]);                \
-        for (int64_t j = 0; j < r->n; j++)                                  \
-          row[j] += a * (U)(tb ? B[j * r->bc + p] : B[p * r->bc + j]);      \
-      }                                                                     \
-    }                                                                       \
-  }
-INT_MATMUL(int32_t, uint32_t)
-INT_MATMUL(int64_t, uint64_t)
-
 static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   matmul_attrs *attrs = k->state;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
@@ -265,8 +245,7 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
                   tfd_tensor_const_data(a), tfd_tensor_const_data(b), bias ? tfd_tensor_const_data(bias) : NULL,
                   tfd_tensor_data(out), c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1};
   if (tfd_tensor_dtype(a) == TFD_INT32 || tfd_tensor_dtype(a) == TFD_INT64) {
-    if (tfd_tensor_dtype(a) == TFD_INT32) int_matmul_int32_t(&r);
-    else int_matmul_int64_t(&r);
+    tfd_int_matmul(tfd_tensor_dtype(a), r.A, r.ac, k->ta, r.B, r.bc, k->tb, r.C, m, n, s.k);
     return;
   }
   int64_t per = m;

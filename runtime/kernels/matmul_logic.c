@@ -67,9 +67,10 @@ bool tfd_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool fused, tfd_ma
 bool tfd_batch_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_batch_matmul_shape *s) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
-  if (dt != tfd_tensor_dtype(y) || (dt != TFD_FLOAT32 && dt != TFD_FLOAT64)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x and y must both be float32 or both float64, got %s and %s",
-                    tfd_dtype_name(dt), tfd_dtype_name(tfd_tensor_dtype(y)));
+  if (dt != tfd_tensor_dtype(y) || !(TFD_TYPES_NUMBER & (1u << dt))) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "x and y must have one dtype of float32, float64, int32 or int64, got %s and %s", tfd_dtype_name(dt),
+                    tfd_dtype_name(tfd_tensor_dtype(y)));
     return false;
   }
   int rx = tfd_tensor_ndims(x), ry = tfd_tensor_ndims(y);
@@ -115,4 +116,26 @@ bool tfd_batch_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_batch_ma
   s->dims[nb + 1] = n;
   s->nb = nb, s->m = m, s->n = n, s->k = kx;
   return true;
+}
+
+/* Unsigned arithmetic: overflow wraps, defined in C. */
+#define INT_MATMUL(T, U)                                                                                 \
+  static void int_matmul_##T(const T *A, int64_t lda, bool ta, const T *B, int64_t ldb, bool tb, T *C, \
+                             int64_t m, int64_t n, int64_t k) {                                          \
+    for (int64_t i = 0; i < m; i++) {                                                                    \
+      U *row = (U *)(C + i * n);                                                                         \
+      for (int64_t j = 0; j < n; j++) row[j] = 0;                                                        \
+      for (int64_t p = 0; p < k; p++) {                                                                  \
+        U a = (U)(ta ? A[p * lda + i] : A[i * lda + p]);                                                 \
+        for (int64_t j = 0; j < n; j++) row[j] += a * (U)(tb ? B[j * ldb + p] : B[p * ldb + j]);        \
+      }                                                                                                  \
+    }                                                                                                    \
+  }
+INT_MATMUL(int32_t, uint32_t)
+INT_MATMUL(int64_t, uint64_t)
+
+void tfd_int_matmul(tfd_dtype dt, const void *A, int64_t lda, bool ta, const void *B, int64_t ldb, bool tb, void *C,
+                    int64_t m, int64_t n, int64_t k) {
+  if (dt == TFD_INT32) int_matmul_int32_t(A, lda, ta, B, ldb, tb, C, m, n, k);
+  else int_matmul_int64_t(A, lda, ta, B, ldb, tb, C, m, n, k);
 }

@@ -45,4 +45,10 @@ static inline void tfd_batch_matmul_offsets(const tfd_batch_matmul_shape *s, int
   *y_off = oy;
 }
 
+/* C [m, n] = op(A) op(B) for int32 or int64 (dt), as TensorFlow's Eigen kernels compute them:
+ * wrapping on overflow. A is [m, k] in rows lda apart ([k, m] when ta), B [k, n] in rows ldb apart
+ * ([n, k] when tb), C dense. A plain loop: integer products in models are small (shapes, indices). */
+void tfd_int_matmul(tfd_dtype dt, const void *A, int64_t lda, bool ta, const void *B, int64_t ldb, bool tb, void *C,
+                    int64_t m, int64_t n, int64_t k);
+
 #endif
