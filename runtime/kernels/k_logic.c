@@ -66,8 +66,7 @@ static const char *const op_names[L_COUNT] = {
     [L_LOGICAL_OR] = "LogicalOr", [L_SELECT] = "Select",
     [L_SELECT_V2] = "SelectV2",  [L_ADD_N] = "AddN"};
 
-/* One row: o[i] = f(in[0][i*s[0]], in[1][i*s[1]], ...) for i < n (strides in elements). */
-typedef void (*row_fn)(void *o, const void *const *in, const int64_t *s, int64_t n);
+typedef tfd_cwise_row_fn row_fn;
 
 /* ---- unary rows ---- */
 #define UNARY_ROW(NAME, T, TO, EXPR)                                        \
@@ -322,11 +321,9 @@ static void bcast_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-/* Runs fn over nin inputs broadcast into an output of dtype out_dt and
- * shape `out`. shapes[k] is input k's shape for broadcasting (its tensor's,
- * or Select's condition seen as [n, 1, ...]); it must broadcast into out. */
-static void run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_tensor *const *in,
-                     const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost) {
+/* cwise_logic.h; k_math.c's ops run through it too. */
+void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_tensor *const *in,
+                        const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, out_dt, out->dims, out->ndims);
   if (!o) return;
   c->outputs[0] = o;
@@ -423,7 +420,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!fn) return;
   tfd_shape s;
   tfd_shape_of_tensor(in, &s);
-  run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
+  tfd_cwise_run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
 }
 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -457,7 +454,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t cost = k->code == L_POW || k->code == L_ATAN2 ? 20 : k->code == L_FLOOR_DIV || k->code == L_FLOOR_MOD ? 8 : 1;
-  run_rows(k, c, fn, 2, c->inputs, s, out_dt, &out, cost);
+  tfd_cwise_run_rows(k, c, fn, 2, c->inputs, s, out_dt, &out, cost);
 }
 
 static row_fn select_row(tfd_dtype dt) {
@@ -473,7 +470,7 @@ static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape s[3], out;
   if (!tfd_select_check(c, k, k->code == L_SELECT_V2, s, &out)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
-  run_rows(k, c, select_row(dt), 3, c->inputs, s, dt, &out, 1);
+  tfd_cwise_run_rows(k, c, select_row(dt), 3, c->inputs, s, dt, &out, 1);
 }
 
 /* ---- AddN ---- */

@@ -233,6 +233,7 @@ tfd_code tfd_setup_control_flow(tfd_kernel *k, const tfd_kernel_init *init, tfd_
 tfd_code tfd_setup_tensor_list(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_nms(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768

@@ -86,6 +86,14 @@ static const kernel_entry kernels[] = {
     CPU("TensorListElementShape", tfd_setup_tensor_list), CPU("NonMaxSuppressionV2", tfd_setup_nms),
     CPU("NonMaxSuppressionV3", tfd_setup_nms), CPU("NonMaxSuppressionV4", tfd_setup_nms),
     CPU("NonMaxSuppressionV5", tfd_setup_nms), CPU("Where", tfd_setup_where),
+    /* issue 26, elementwise math */
+    CPU("Acos", tfd_setup_math), CPU("Acosh", tfd_setup_math), CPU("Asin", tfd_setup_math), CPU("Asinh", tfd_setup_math),
+    CPU("Atan", tfd_setup_math), CPU("Atanh", tfd_setup_math), CPU("Cosh", tfd_setup_math), CPU("Sinh", tfd_setup_math),
+    CPU("Tan", tfd_setup_math), CPU("Erf", tfd_setup_math), CPU("Expm1", tfd_setup_math), CPU("Log1p", tfd_setup_math),
+    CPU("Round", tfd_setup_math), CPU("Sign", tfd_setup_math), CPU("IsFinite", tfd_setup_math),
+    CPU("IsInf", tfd_setup_math), CPU("IsNan", tfd_setup_math), CPU("Div", tfd_setup_math),
+    CPU("DivNoNan", tfd_setup_math), CPU("Mod", tfd_setup_math), CPU("BitwiseAnd", tfd_setup_math),
+    CPU("ClipByValue", tfd_setup_math), CPU("LogSoftmax", tfd_setup_math),
 };
 
 /* Kernels registered at run time (backend modules', custom ones), searched before the built-in
