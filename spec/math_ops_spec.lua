@@ -211,6 +211,19 @@ describe("math ops: Div, DivNoNan, Mod, BitwiseAnd", function()
       assert.are.same({ 3, -3, -3, 3, 0, 0 }, value("Div", { T(a, dt), T(b, dt) }))
       assert.are.equal(dt, run_op("Div", { T(a, dt), T(b, dt) }).dtype)
     end
+    -- every pair of values near the ends of int32 and of small ones, against C's truncation
+    local edge = { -2147483648, -2147483647, -1073741825, -65537, -46341, -7, -3, -2, -1, 0, 1, 2, 3, 5, 7, 46341,
+      65536, 1073741823, 2147483646, 2147483647 }
+    local xs, ys = {}, {}
+    for _, x in ipairs(edge) do
+      for _, y in ipairs(edge) do
+        if y ~= 0 and not (x == -2147483648 and y == -1) then xs[#xs + 1], ys[#ys + 1] = x, y end
+      end
+    end
+    for _, dt in ipairs { "int32", "int64" } do
+      assert.are.same(map2(tdiv, xs, ys), value("Div", { T(xs, dt), T(ys, dt) }))
+      assert.are.same(map2(math.fmod, xs, ys), value("Mod", { T(xs, dt), T(ys, dt) }))
+    end
     -- MIN / -1 wraps to MIN, as TensorFlow computes it (-MIN / 1)
     assert.are.same({ -2147483648 }, value("Div", { T({ -2147483648 }, "int32"), T({ -1 }, "int32") }))
     assert.are.same({ math.mininteger, 5 }, value("Div", { T({ math.mininteger, -5 }, "int64"), T({ -1, -1 }, "int64") }))
@@ -404,5 +417,82 @@ describe("math ops: LogSoftmax", function()
     s:create { node = { { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
       { name = "y", op = "LogSoftmax", input = { "x" } } } }
     h.raises("INVALID_ARGUMENT", "logits must have >= 1 dimension, got []", s.run, s, { x = T(1, "float32") }, { "y" })
+  end)
+end)
+
+describe("math ops: large tensors", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  -- Flat values of a nested table.
+  local function flat(t, out)
+    out = out or {}
+    if type(t) ~= "table" then out[#out + 1] = t else for _, v in ipairs(t) do flat(v, out) end end
+    return out
+  end
+
+  it("split over the intra-op pool, give every element what one small call would", function()
+    local R, C = 250, 160 -- 40000 elements: above the size kernels split at
+    local x, d = {}, {}
+    for i = 1, R * C do
+      x[i] = (i * 7919) % 2001 - 1000
+      d[i] = i % C == 0 and 7 or (i % C) - 80
+    end
+    local xi = tfdev.tensor { dtype = "int32", shape = { R, C }, data = x }
+    local row = {}
+    for j = 1, C do row[j] = j % 13 == 0 and -(j % 7 + 1) or j % 7 + 1 end
+    -- broadcasting a row: the engine's rows path
+    local q = flat(value("Div", { xi, T(row, "int32") }))
+    local m = flat(value("Mod", { xi, T(row, "int32") }))
+    for i = 1, R * C do
+      local y = row[(i - 1) % C + 1]
+      assert(q[i] == (x[i] - math.fmod(x[i], y)) // y and m[i] == math.fmod(x[i], y), "element " .. i)
+    end
+    -- one flat row
+    local xf = tfdev.tensor { dtype = "float32", shape = { R, C }, data = x }
+    local c = flat(value("ClipByValue", { xf, T(-300, "float32"), T(450, "float32") }))
+    local s = flat(value("Sign", { tfdev.tensor { dtype = "float64", shape = { R * C }, data = d } }))
+    for i = 1, R * C do
+      assert(c[i] == math.max(math.min(x[i], 450), -300), "clip element " .. i)
+      assert(s[i] == (d[i] > 0 and 1 or d[i] < 0 and -1 or 0), "sign element " .. i)
+    end
+    -- LogSoftmax rows over the pool: each row's exponentials sum to 1
+    local l = value("LogSoftmax", { tfdev.tensor { dtype = "float64", shape = { R, C }, data = d } })
+    for r = 1, R, 37 do
+      local sum = 0
+      for j = 1, C do sum = sum + math.exp(l[r][j]) end
+      assert(math.abs(sum - 1) < 1e-12, "row " .. r .. " sums to " .. sum)
+    end
+  end)
+end)
+
+describe("math ops: outputs larger than the caches", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("are written with streaming stores and still hold every value (checked by sums in the graph)", function()
+    local N = (1 << 21) + 3 -- 8 MiB of int32 and 16 MiB of float64 outputs, not a whole number of blocks
+    local function c(name, v) return { name = name, op = "Const", attr = { value = v } } end
+    local function n(name, op, inputs, attr) return { name = name, op = op, input = inputs, attr = attr } end
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create { node = {
+      c("zero", T(0, "int32")), c("limit", T(N, "int32")), c("one", T(1, "int32")), c("three", T(3, "int32")),
+      c("axis", T(0, "int32")), n("r", "Range", { "zero", "limit", "one" }),
+      n("q", "Div", { "r", "three" }), n("m", "Mod", { "r", "three" }), n("b", "BitwiseAnd", { "r", "one" }),
+      -- r - 3q - m is 0 everywhere
+      n("q3", "Mul", { "q", "three" }), n("rq", "Sub", { "r", "q3" }), n("rqm", "Sub", { "rq", "m" }),
+      n("zeros", "Sum", { "rqm", "axis" }), n("msum", "Sum", { "m", "axis" }), n("bsum", "Sum", { "b", "axis" }),
+      n("qmax", "Max", { "q", "axis" }),
+      n("rd", "Cast", { "r" }, { SrcT = "int32", DstT = "float64" }),
+      c("lo", T(100, "float64")), c("hi", T(1000, "float64")),
+      n("clip", "ClipByValue", { "rd", "lo", "hi" }), n("csum", "Sum", { "clip", "axis" }),
+    } }
+    local out = s:run({}, { "zeros", "msum", "bsum", "qmax", "csum" })
+    assert.are.equal(0, out[1]:totable())
+    local msum = 0
+    for i = N - (N % 3), N - 1 do msum = msum + i % 3 end
+    assert.are.equal((N // 3) * 3 + msum, out[2]:totable()) -- each full 0,1,2 adds 3
+    assert.are.equal(N // 2, out[3]:totable())
+    assert.are.equal((N - 1) // 3, out[4]:totable())
+    local csum = 100 * 101 + (101 + 999) * 899 / 2 + 1000 * (N - 1000)
+    assert.are.equal(csum, out[5]:totable())
   end)
 end)

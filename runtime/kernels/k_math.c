@@ -70,8 +70,10 @@ UNARY_ROW(TFD_VECTOR_CLONES, round_f64, double, double, rint(x))
 UNARY_ROW(TFD_VECTOR_CLONES, copy_i32, int32_t, int32_t, x)
 UNARY_ROW(TFD_VECTOR_CLONES, copy_i64, int64_t, int64_t, x)
 #define SIGN(T, x) ((T)(((x) > 0) - ((x) < 0)))
-UNARY_ROW(TFD_VECTOR_CLONES, sign_f32, float, float, x != x ? x : SIGN(float, x))
-UNARY_ROW(TFD_VECTOR_CLONES, sign_f64, double, double, x != x ? x : SIGN(double, x))
+/* Floats as three selects, which vectorise (an int difference converted does not); -0 gives +0. */
+#define FSIGN(x) ((x) != (x) ? (x) : (x) < 0 ? -1 : (x) > 0 ? 1 : 0)
+UNARY_ROW(TFD_VECTOR_CLONES, sign_f32, float, float, FSIGN(x))
+UNARY_ROW(TFD_VECTOR_CLONES, sign_f64, double, double, FSIGN(x))
 UNARY_ROW(TFD_VECTOR_CLONES, sign_i32, int32_t, int32_t, SIGN(int32_t, x))
 UNARY_ROW(TFD_VECTOR_CLONES, sign_i64, int64_t, int64_t, SIGN(int64_t, x))
 #define PRED_ROWS(NAME, F)                                                             \
@@ -98,30 +100,55 @@ PRED_ROWS(is_nan, isnan)
   }
 
 #define FDIV(x, y) ((x) / (y))
-#define DIV_NO_NAN(x, y) ((y) == 0 ? 0 : (x) / (y))
+/* x / y with its bits cleared where y is 0 (+0, as TensorFlow gives): a division under a condition
+ * would not vectorise, since it might trap. */
+static inline float div_no_nan_1f(float x, float y) {
+  float q = x / y;
+  uint32_t b;
+  memcpy(&b, &q, sizeof b);
+  b &= (uint32_t)0 - (uint32_t)(y != 0);
+  memcpy(&q, &b, sizeof q);
+  return q;
+}
+static inline double div_no_nan_1d(double x, double y) {
+  double q = x / y;
+  uint64_t b;
+  memcpy(&b, &q, sizeof b);
+  b &= (uint64_t)0 - (uint64_t)(y != 0);
+  memcpy(&q, &b, sizeof q);
+  return q;
+}
 #define BAND(x, y) ((x) & (y))
 /* Integer division and remainder truncate, as C's do. A zero divisor was refused before the rows
- * ran (0 here); -1 is a wrapping negation, since MIN / -1 overflows in C. */
+ * ran (harmless here); MIN / -1, which overflows in C, wraps to MIN and MIN % -1 is 0.
+ * int32 goes through double, which vectorises where idiv does not: a 32-bit quotient truncated from
+ * the double one is exact (a non-integer quotient is at least 1/|y| from an integer, far more than
+ * the rounding error). MIN / -1 divides by 1 instead (giving MIN, the wrapped -MIN), and so does a
+ * zero divisor; the selects are arithmetic so that the loop has no branch. */
 static inline int32_t div_i32(int32_t x, int32_t y) {
-  return y == 0 ? 0 : y == -1 ? (int32_t)(0u - (uint32_t)x) : x / y;
+  uint32_t one = (uint32_t)(y == 0) | ((uint32_t)(y == -1) & (uint32_t)(x == INT32_MIN));
+  int32_t d = (int32_t)((uint32_t)y + one * (1u - (uint32_t)y));
+  return (int32_t)((double)x / (double)d);
 }
 static inline int64_t div_i64(int64_t x, int64_t y) {
   return y == 0 ? 0 : y == -1 ? (int64_t)(0u - (uint64_t)x) : x / y;
 }
 static inline uint8_t div_u8(uint8_t x, uint8_t y) { return y == 0 ? 0 : (uint8_t)(x / y); }
-static inline int32_t mod_i32(int32_t x, int32_t y) { return y == 0 || y == -1 ? 0 : x % y; }
+static inline int32_t mod_i32(int32_t x, int32_t y) {
+  return (int32_t)((uint32_t)x - (uint32_t)div_i32(x, y) * (uint32_t)y);
+}
 static inline int64_t mod_i64(int64_t x, int64_t y) { return y == 0 || y == -1 ? 0 : x % y; }
 
 BINARY_ROW(TFD_VECTOR_CLONES, div_row_f32, float, FDIV)
 BINARY_ROW(TFD_VECTOR_CLONES, div_row_f64, double, FDIV)
-BINARY_ROW(, div_row_i32, int32_t, div_i32)
+BINARY_ROW(TFD_VECTOR_CLONES, div_row_i32, int32_t, div_i32)
 BINARY_ROW(, div_row_i64, int64_t, div_i64)
 BINARY_ROW(, div_row_u8, uint8_t, div_u8)
-BINARY_ROW(TFD_VECTOR_CLONES, div_no_nan_f32, float, DIV_NO_NAN)
-BINARY_ROW(TFD_VECTOR_CLONES, div_no_nan_f64, double, DIV_NO_NAN)
+BINARY_ROW(TFD_VECTOR_CLONES, div_no_nan_f32, float, div_no_nan_1f)
+BINARY_ROW(TFD_VECTOR_CLONES, div_no_nan_f64, double, div_no_nan_1d)
 BINARY_ROW(, mod_row_f32, float, fmodf)
 BINARY_ROW(, mod_row_f64, double, fmod)
-BINARY_ROW(, mod_row_i32, int32_t, mod_i32)
+BINARY_ROW(TFD_VECTOR_CLONES, mod_row_i32, int32_t, mod_i32)
 BINARY_ROW(, mod_row_i64, int64_t, mod_i64)
 BINARY_ROW(TFD_VECTOR_CLONES, band_i32, int32_t, BAND)
 BINARY_ROW(TFD_VECTOR_CLONES, band_i64, int64_t, BAND)
