@@ -134,6 +134,16 @@ local function empty_reduce(ref, identity)
 end
 
 local EXCEPTIONS = {
+  -- TensorFlow's Sign keeps NaN (Eigen's sign_impl for reals: isnan(a) ? a : (a > 0) - (a < 0));
+  -- TensorFlow.js's sign gives 0 for it.
+  ["Sign/float32 special values"] = function(ref, _, c)
+    local vals = {}
+    for i, x in ipairs(c.inputs[1].values) do
+      x = tonumber(x) or (x == "NaN" and 0 / 0) or (x == "Infinity" and math.huge) or -math.huge
+      vals[i] = x ~= x and 0 / 0 or x > 0 and 1 or x < 0 and -1 or 0
+    end
+    return with(ref, { values = vals })
+  end,
   -- TensorFlow's DenseBincount with binary_output writes 1 where a bin is hit (bincount_op.cc: BincountFunctor's
   -- binary_output branch); TensorFlow.js's converter drops the attr and counts.
   ["DenseBincount/binary_output"] = function(ref)

@@ -925,6 +925,30 @@ static tfd_code infer_sparse_to_dense(tfd_infer_ctx *c, tfd_status *st) {
   return shape_from_sizes(c, 1, &c->out_shapes[0], st);
 }
 
+/* ---- issue 26, elementwise math (k_math.c) ---- */
+/* IsFinite, IsInf, IsNan: bool, shaped like x. */
+static tfd_code infer_float_predicate(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = TFD_BOOL;
+  c->out_shapes[0] = c->in_shapes[0];
+  return TFD_OK;
+}
+
+/* ClipByValue: t and both bounds of one dtype, the output shaped like t (TensorFlow's UnchangedShape:
+ * the kernel checks the bounds' shapes). */
+static tfd_code infer_clip(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK || same_types(c, 0, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  return infer_same(c, st);
+}
+
+/* LogSoftmax: TensorFlow's UnchangedShapeWithRankAtLeast(1). */
+static tfd_code infer_log_softmax(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_shapes[0].ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (LogSoftmax): Shape must be at least rank 1 but is rank 0",
+                           node_name(c));
+  return infer_same(c, st);
+}
+
 static tfd_code infer_tile(tfd_infer_ctx *c, tfd_status *st) {
   if (need_index(c, 1, "multiples", st) != TFD_OK || need_rank(c, 1, 1, "multiples", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   c->out_types[0] = c->in_types[0];
@@ -2235,6 +2259,7 @@ static const tfd_attr_def attrs_lrn[] = {A_T, {"depth_radius", TFD_ATTR_INT, fal
 #define CONV_T (FLT | (1u << TFD_INT32) | F16)
 #define FLT16 (FLT | F16)
 #define REAL (NUM | (1u << TFD_UINT8) | F16)
+#define U8 (1u << TFD_UINT8)
 #define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same, false}
 #define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false}
 
@@ -2396,6 +2421,19 @@ static const tfd_op_def ops[] = {
     {"Multinomial", 2, 2, 1, true, false, "T", 0, NUM, attrs_multinomial, infer_multinomial, false},
     {"LRN", 1, 1, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_lrn, infer_lrn, false},
     {"EuclideanNorm", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
+    /* issue 26, elementwise math (k_math.c): TensorFlow's dtypes that tfdev computes */
+    UNARY("Acos", FLT), UNARY("Acosh", FLT), UNARY("Asin", FLT), UNARY("Asinh", FLT), UNARY("Atan", FLT),
+    UNARY("Atanh", FLT), UNARY("Cosh", FLT), UNARY("Sinh", FLT), UNARY("Tan", FLT), UNARY("Erf", FLT),
+    UNARY("Expm1", FLT), UNARY("Log1p", FLT), UNARY("Round", NUM), UNARY("Sign", NUM),
+    {"IsFinite", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_float_predicate, false},
+    {"IsInf", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_float_predicate, false},
+    {"IsNan", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_float_predicate, false},
+    {"Div", 2, 2, 1, false, false, "T", 0, NUM | U8, attrs_t, infer_binary, false},
+    {"DivNoNan", 2, 2, 1, false, false, "T", 0, FLT, attrs_t, infer_binary, false},
+    {"Mod", 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false},
+    {"BitwiseAnd", 2, 2, 1, false, false, "T", 0, TFD_TYPES_INDEX | U8, attrs_t, infer_binary, false},
+    {"ClipByValue", 3, 3, 1, false, false, "T", 0, NUM | U8, attrs_t, infer_clip, false},
+    {"LogSoftmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_log_softmax, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},

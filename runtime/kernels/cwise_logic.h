@@ -1,7 +1,8 @@
 /* The argument checks and output shapes of the elementwise ops, which their CPU kernels (k_cwise.c,
- * k_logic.c, Prelu of k_conv.c) and device kernels (dk_cwise.c, and the fused Prelu of dk_conv.c)
- * share: operands of one dtype, numpy broadcasting, Select's and SelectV2's shapes, AddN's, BiasAdd's,
- * Softmax's, Prelu's alpha. False with the error reported against the node. */
+ * k_logic.c, k_math.c, Prelu of k_conv.c) and device kernels (dk_cwise.c, and the fused Prelu of
+ * dk_conv.c) share: operands of one dtype, numpy broadcasting, Select's and SelectV2's shapes, AddN's,
+ * BiasAdd's, Softmax's, Prelu's alpha. False with the error reported against the node. Also the
+ * broadcasting engine k_logic.c defines and k_math.c shares. */
 #ifndef TFDEV_RUNTIME_CWISE_LOGIC_H
 #define TFDEV_RUNTIME_CWISE_LOGIC_H
 
@@ -31,6 +32,17 @@ bool tfd_add_n_check(tfd_kernel_ctx *c, const tfd_kernel *k);
 bool tfd_bias_add_check(tfd_kernel_ctx *c, const tfd_kernel *k);
 /* Softmax (logits): rank 1 or more. */
 bool tfd_softmax_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+
+/* One row of an elementwise op: o[i] = f(in[0][i*s[0]], in[1][i*s[1]], ...) for i < n (strides in
+ * elements, 0 where an input broadcasts). */
+typedef void (*tfd_cwise_row_fn)(void *o, const void *const *in, const int64_t *s, int64_t n);
+/* The broadcasting engine of k_logic.c's and k_math.c's ops: allocates the output (dtype out_dt, shape
+ * *out) as c->outputs[0] and runs fn over nin (at most 3) inputs broadcast into it, in rows as long as
+ * the merged innermost dimension, over the intra-op pool when large (`cost`: work per element).
+ * shapes[q] is input q's shape for broadcasting (its tensor's, or Select's vector condition seen as
+ * [n, 1, ...]); each must broadcast into *out. A failed allocation is reported against the node. */
+void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, tfd_cwise_row_fn fn, int nin, tfd_tensor *const *in,
+                        const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost);
 
 /* Prelu's alpha against an output of dims[nd]: float32, and, once its leading 1s are dropped, one
  * value or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],

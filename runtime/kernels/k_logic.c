@@ -18,6 +18,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../core/status_internal.h"
 #include "cwise_logic.h"
@@ -66,8 +69,7 @@ static const char *const op_names[L_COUNT] = {
     [L_LOGICAL_OR] = "LogicalOr", [L_SELECT] = "Select",
     [L_SELECT_V2] = "SelectV2",  [L_ADD_N] = "AddN"};
 
-/* One row: o[i] = f(in[0][i*s[0]], in[1][i*s[1]], ...) for i < n (strides in elements). */
-typedef void (*row_fn)(void *o, const void *const *in, const int64_t *s, int64_t n);
+typedef tfd_cwise_row_fn row_fn;
 
 /* ---- unary rows ---- */
 #define UNARY_ROW(NAME, T, TO, EXPR)                                        \
@@ -296,13 +298,49 @@ typedef struct bcast_job {
   int nd;                              /* merged rank, >= 1 */
   int64_t dims[TFD_MAX_DIMS];
   int64_t st[MAX_IN][TFD_MAX_DIMS];    /* element strides per merged dim (0: broadcast) */
+  bool stream;                         /* one flat row, far larger than the caches: see stream_row */
 } bcast_job;
+
+/* Outputs at least this large (bytes) bypass the caches, as k_cwise.c's do. */
+#define STREAM_MIN_BYTES ((int64_t)8 << 20)
+
+#if defined(__SSE2__)
+/* Elements [b, e) of one flat row whose output is far larger than the caches: the row writes blocks
+ * into an L1 buffer that streaming stores copy out, so that the output's lines are not first read for
+ * ownership (which costs as much memory traffic as another input). */
+static void stream_row(const bcast_job *j, int64_t b, int64_t e, const int64_t *s) {
+  enum { BLOCK = 8192 };
+  _Alignas(16) char buf[BLOCK];
+  int64_t os = (int64_t)j->os, per = BLOCK / os;
+  const void *p[MAX_IN];
+  /* the allocator aligns the output, so this head is a whole number of elements */
+  int64_t head = (int64_t)((16 - ((uintptr_t)(j->o + b * os) & 15)) & 15) / os;
+  if (head > e - b) head = e - b;
+  for (int k = 0; k < j->nin; k++) p[k] = j->in[k] + b * s[k] * (int64_t)j->is[k];
+  if (head) j->fn(j->o + b * os, p, s, head);
+  for (int64_t i = b + head; i < e; i += per) {
+    int64_t n = e - i < per ? e - i : per, bytes = n * os, q = 0;
+    for (int k = 0; k < j->nin; k++) p[k] = j->in[k] + i * s[k] * (int64_t)j->is[k];
+    j->fn(buf, p, s, n);
+    char *o = j->o + i * os;
+    for (; q + 16 <= bytes; q += 16) _mm_stream_si128((__m128i *)(o + q), _mm_load_si128((const __m128i *)(buf + q)));
+    memcpy(o + q, buf + q, (size_t)(bytes - q));
+  }
+  _mm_sfence(); /* make the stores visible before the shard reports done */
+}
+#endif
 
 static void bcast_range(int64_t b, int64_t e, void *arg) {
   const bcast_job *j = arg;
   int last = j->nd - 1;
   int64_t inner = j->dims[last], s[MAX_IN];
   for (int k = 0; k < j->nin; k++) s[k] = j->st[k][last];
+#if defined(__SSE2__)
+  if (j->stream) {
+    stream_row(j, b, e, s);
+    return;
+  }
+#endif
   if (last == 0) { /* one strided row: [b, e) are elements */
     const void *p[MAX_IN];
     for (int k = 0; k < j->nin; k++) p[k] = j->in[k] + b * s[k] * (int64_t)j->is[k];
@@ -322,11 +360,9 @@ static void bcast_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-/* Runs fn over nin inputs broadcast into an output of dtype out_dt and
- * shape `out`. shapes[k] is input k's shape for broadcasting (its tensor's,
- * or Select's condition seen as [n, 1, ...]); it must broadcast into out. */
-static void run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_tensor *const *in,
-                     const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost) {
+/* cwise_logic.h; k_math.c's ops run through it too. */
+void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_tensor *const *in,
+                        const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, out_dt, out->dims, out->ndims);
   if (!o) return;
   c->outputs[0] = o;
@@ -386,6 +422,7 @@ static void run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_t
     }
   }
   j.nd = m;
+  j.stream = m == 1 && n * (int64_t)j.os >= STREAM_MIN_BYTES;
   if (m == 1) {
     if (n >= TFD_PARALLEL_MIN_ELEMENTS) tfd_threadpool_parallel_for(c->intra_pool, n, cost, bcast_range, &j);
     else bcast_range(0, n, &j);
@@ -423,7 +460,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!fn) return;
   tfd_shape s;
   tfd_shape_of_tensor(in, &s);
-  run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
+  tfd_cwise_run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
 }
 
 static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -457,7 +494,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t cost = k->code == L_POW || k->code == L_ATAN2 ? 20 : k->code == L_FLOOR_DIV || k->code == L_FLOOR_MOD ? 8 : 1;
-  run_rows(k, c, fn, 2, c->inputs, s, out_dt, &out, cost);
+  tfd_cwise_run_rows(k, c, fn, 2, c->inputs, s, out_dt, &out, cost);
 }
 
 static row_fn select_row(tfd_dtype dt) {
@@ -473,7 +510,7 @@ static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape s[3], out;
   if (!tfd_select_check(c, k, k->code == L_SELECT_V2, s, &out)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
-  run_rows(k, c, select_row(dt), 3, c->inputs, s, dt, &out, 1);
+  tfd_cwise_run_rows(k, c, select_row(dt), 3, c->inputs, s, dt, &out, 1);
 }
 
 /* ---- AddN ---- */

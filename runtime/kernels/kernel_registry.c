@@ -101,6 +101,14 @@ static const kernel_entry kernels[] = {
     CPU("Bincount", tfd_setup_count_norm), CPU("DenseBincount", tfd_setup_count_norm), CPU("LRN", tfd_setup_count_norm),
     CPU("EuclideanNorm", tfd_setup_count_norm), CPU("TruncatedNormal", tfd_setup_random_ext),
     CPU("RandomUniformInt", tfd_setup_random_ext), CPU("Multinomial", tfd_setup_random_ext),
+    /* issue 26, elementwise math */
+    CPU("Acos", tfd_setup_math), CPU("Acosh", tfd_setup_math), CPU("Asin", tfd_setup_math), CPU("Asinh", tfd_setup_math),
+    CPU("Atan", tfd_setup_math), CPU("Atanh", tfd_setup_math), CPU("Cosh", tfd_setup_math), CPU("Sinh", tfd_setup_math),
+    CPU("Tan", tfd_setup_math), CPU("Erf", tfd_setup_math), CPU("Expm1", tfd_setup_math), CPU("Log1p", tfd_setup_math),
+    CPU("Round", tfd_setup_math), CPU("Sign", tfd_setup_math), CPU("IsFinite", tfd_setup_math),
+    CPU("IsInf", tfd_setup_math), CPU("IsNan", tfd_setup_math), CPU("Div", tfd_setup_math),
+    CPU("DivNoNan", tfd_setup_math), CPU("Mod", tfd_setup_math), CPU("BitwiseAnd", tfd_setup_math),
+    CPU("ClipByValue", tfd_setup_math), CPU("LogSoftmax", tfd_setup_math),
 };
 
 /* Kernels registered at run time (backend modules', custom ones), searched before the built-in
