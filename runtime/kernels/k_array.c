@@ -109,7 +109,10 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_tensor *in = c->inputs[0], *axes = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   bool rev[TFD_MAX_DIMS] = {0};
-  char text[TEXT_CAP];
+  if (nd == 0) { /* TensorFlow passes a scalar through before looking at the axes */
+    c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
+    return;
+  }
   if (k->keep_dims) { /* Reverse: a bool per dimension */
     if (tfd_tensor_ndims(axes) != 1) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
@@ -147,7 +150,6 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
       rev[ca] = true;
     }
   }
-  (void)text;
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(in), in);
   if (!o) return;
   reverse_copy(in, o, rev);
@@ -285,12 +287,12 @@ static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
   int nd = tfd_tensor_ndims(in);
   int64_t axis = tfd_tensor_get_index(axis_t, 0);
-  if (axis < -nd || axis >= nd) {
+  if (axis < 0) axis += nd; /* TensorFlow names the axis after adding the rank to a negative one */
+  if (axis < 0 || axis >= nd) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: Expected scan axis in the range [%d, %d), but got %lld", -nd, nd,
                     (long long)axis);
     return;
   }
-  if (axis < 0) axis += nd;
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, dt, in);
   if (!o) return;
