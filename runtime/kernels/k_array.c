@@ -213,7 +213,14 @@ static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
       if (it == TFD_UINT8) v = ((const uint8_t *)iv)[i];
       else if (it == TFD_INT32) v = ((const int32_t *)iv)[i];
       else v = ((const int64_t *)iv)[i];
-      if (v >= 0 && v < depth) memcpy(dst + (size_t)((p * depth + v) * suffix + s) * esz, onv, esz);
+      if (v < 0 || v >= depth) continue;
+      char *at = dst + (size_t)((p * depth + v) * suffix + s) * esz;
+      switch (esz) { /* constant sizes: the compiler stores instead of calling memcpy per element */
+        case 1: memcpy(at, onv, 1); break;
+        case 2: memcpy(at, onv, 2); break;
+        case 4: memcpy(at, onv, 4); break;
+        default: memcpy(at, onv, 8); break;
+      }
     }
 }
 
