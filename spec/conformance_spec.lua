@@ -133,7 +133,45 @@ local function empty_reduce(ref, identity)
   return with(ref, { values = vals })
 end
 
+-- TensorFlow's MatrixBandPart: x[..., m, n] kept where (lower < 0 or m - n <= lower) and (upper < 0 or n - m <= upper)
+-- (matrix_band_part_op.cc); TensorFlow.js's bandPart swaps the two bounds.
+local function tf_band_part(ref, _, c)
+  local x, lower, upper = c.inputs[1], c.inputs[2].values[1], c.inputs[3].values[1]
+  local rows, cols = x.shape[#x.shape - 1], x.shape[#x.shape]
+  local vals = {}
+  for i, v in ipairs(x.values) do
+    local m, n = ((i - 1) // cols) % rows, (i - 1) % cols
+    local keep = (lower < 0 or m - n <= lower) and (upper < 0 or n - m <= upper)
+    vals[i] = keep and v or 0
+  end
+  return with(ref, { shape = x.shape, dtype = x.dtype, values = vals })
+end
+
+-- An exclusive scan along the last axis of a matrix (TensorFlow's Cumsum/Cumprod, scan_ops.cc); TensorFlow.js
+-- returns a shapeless result for axis -1.
+local function exclusive_rows(op)
+  return function(ref, _, c)
+    local x = c.inputs[1]
+    local cols, vals = x.shape[#x.shape], {}
+    for i, v in ipairs(x.values) do
+      local first = (i - 1) % cols == 0
+      vals[i] = first and (op == "sum" and 0 or 1) or (op == "sum" and vals[i - 1] + x.values[i - 1] or vals[i - 1] * x.values[i - 1])
+    end
+    return with(ref, { shape = x.shape, values = vals })
+  end
+end
+
 local EXCEPTIONS = {
+  ["MatrixBandPart/float32 lower 1 upper 0"] = tf_band_part,
+  ["MatrixBandPart/int32 lower -1 upper 1"] = tf_band_part,
+  ["Cumsum/float32 axis -1 exclusive"] = exclusive_rows("sum"),
+  ["Cumprod/float32 axis -1 exclusive"] = exclusive_rows("prod"),
+  -- TensorFlow's All over an empty axis is true (Eigen's AndReducer starts from true); TensorFlow.js gives false.
+  ["All/bool empty"] = function(ref)
+    local vals = {}
+    for i in ipairs(ref.values) do vals[i] = true end
+    return with(ref, { values = vals })
+  end,
   -- TensorFlow's Sign keeps NaN (Eigen's sign_impl for reals: isnan(a) ? a : (a > 0) - (a < 0));
   -- TensorFlow.js's sign gives 0 for it.
   ["Sign/float32 special values"] = function(ref, _, c)

@@ -2107,6 +2107,114 @@ static tfd_code infer_lrn(tfd_infer_ctx *c, tfd_status *st) {
   if (need_rank(c, 0, 4, "input", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   return infer_same(c, st);
 }
+/* ---- graph utilities and array ops (issue 26's array family; kernels in k_array.c) ---- */
+static tfd_code infer_rank(tfd_infer_ctx *c, tfd_status *st) {
+  (void)st;
+  c->out_types[0] = TFD_INT32;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+/* EnsureShape: the input's shape refined by the expected one; refused where both are known and differ. */
+static tfd_code infer_ensure_shape(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *s = attr(c, "shape");
+  const tfd_shape *in = &c->in_shapes[0];
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = *in;
+  if (!s || s->type != TFD_ATTR_SHAPE || s->shape.ndims < 0) return TFD_OK;
+  const tfd_shape *want = &s->shape;
+  bool ok = in->ndims < 0 || in->ndims == want->ndims;
+  for (int i = 0; ok && in->ndims >= 0 && i < in->ndims; i++)
+    ok = in->dims[i] < 0 || want->dims[i] < 0 || in->dims[i] == want->dims[i];
+  if (!ok) {
+    char a[256], b[256];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (EnsureShape): Shape of tensor %s %s is not compatible with expected shape %s.",
+                           node_name(c), tfd_node_def_num_inputs(c->node) ? tfd_node_def_input(c->node, 0) : "",
+                           tfd_shape_string(in, a, sizeof a), tfd_shape_string(want, b, sizeof b));
+  }
+  c->out_shapes[0] = *want;
+  for (int i = 0; in->ndims >= 0 && i < want->ndims; i++)
+    if (want->dims[i] < 0) c->out_shapes[0].dims[i] = in->dims[i];
+  return TFD_OK;
+}
+
+/* ReverseV2, Cumsum, Cumprod: the input's shape and dtype; input 1 (the axes) must be an index. */
+static tfd_code infer_same_axis(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "axis", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  return infer_same(c, st);
+}
+
+static tfd_code infer_reverse(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[1] != TFD_BOOL)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Reverse): dims (input 1) must be bool, got %s",
+                           node_name(c), tfd_dtype_name(c->in_types[1]));
+  return infer_same(c, st);
+}
+
+static tfd_code infer_one_hot(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype ti = c->in_types[0];
+  if (ti != TFD_INT32 && ti != TFD_INT64 && ti != TFD_UINT8)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (OneHot): indices must be uint8, int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(ti));
+  if (c->in_types[1] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (OneHot): depth must be int32, got %s", node_name(c),
+                           tfd_dtype_name(c->in_types[1]));
+  if (same_types(c, 2, 3, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[2];
+  const tfd_shape *in = &c->in_shapes[0];
+  int64_t axis = attr(c, "axis")->i;
+  if (axis < -1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (OneHot): axis must be >= -1, got %lld", node_name(c),
+                           (long long)axis);
+  if (in->ndims < 0 || in->ndims + 1 > TFD_MAX_DIMS || axis > in->ndims) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  const tfd_tensor *d = c->in_values ? c->in_values[1] : NULL;
+  int64_t depth = d && tfd_tensor_ndims(d) == 0 ? *(const int32_t *)tfd_tensor_const_data(d) : -1;
+  int ax = axis < 0 ? in->ndims : (int)axis;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = in->ndims + 1;
+  for (int i = 0, j = 0; i < o->ndims; i++) o->dims[i] = i == ax ? (depth < 0 ? -1 : depth) : in->dims[j++];
+  return TFD_OK;
+}
+
+static tfd_code infer_lin_space(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK || need_index(c, 2, "num", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  const tfd_tensor *n = c->in_values ? c->in_values[2] : NULL;
+  c->out_shapes[0].ndims = 1;
+  c->out_shapes[0].dims[0] = n && tfd_tensor_ndims(n) == 0 && tfd_tensor_get_index(n, 0) > 0 ? tfd_tensor_get_index(n, 0) : -1;
+  return TFD_OK;
+}
+
+static tfd_code infer_all_any(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[0] != TFD_BOOL)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input must be bool, got %s", node_name(c),
+                           tfd_node_def_op(c->node), tfd_dtype_name(c->in_types[0]));
+  return infer_reduce(c, st);
+}
+
+static tfd_code infer_broadcast_args(tfd_infer_ctx *c, tfd_status *st) {
+  if (same_types(c, 0, 1, st) != TFD_OK || need_rank(c, 0, 1, "s0", st) != TFD_OK || need_rank(c, 1, 1, "s1", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  int64_t a = c->in_shapes[0].ndims == 1 ? c->in_shapes[0].dims[0] : -1, b = c->in_shapes[1].ndims == 1 ? c->in_shapes[1].dims[0] : -1;
+  c->out_shapes[0].ndims = 1;
+  c->out_shapes[0].dims[0] = a < 0 || b < 0 ? -1 : a > b ? a : b;
+  return TFD_OK;
+}
+
+static tfd_code infer_band_part(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "num_lower", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  if (c->in_shapes[0].ndims >= 0 && c->in_shapes[0].ndims < 2) {
+    char a[256];
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (MatrixBandPart): input must be at least 2-dim, received shape: %s",
+                           node_name(c), tfd_shape_string(&c->in_shapes[0], a, sizeof a));
+  }
+  return infer_same(c, st);
+}
+/* ---- end of the array family's inference ---- */
 
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
@@ -2231,6 +2339,18 @@ static const tfd_attr_def attrs_nms_v3[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, 
 static const tfd_attr_def attrs_nms_v4[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
                                             {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_nms_v5[] = {A_T, {"pad_to_max_output_size", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+/* graph utilities and array ops (issue 26's array family) */
+static const tfd_attr_def attrs_ensure_shape[] = {{"shape", TFD_ATTR_SHAPE, true, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_reverse_v2[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_one_hot[] = {A_T, {"TI", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL},
+                                             {"axis", TFD_ATTR_INT, false, -1, 0, NULL}, END};
+static const tfd_attr_def attrs_lin_space[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_scan[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                          {"exclusive", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                          {"reverse", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_all_any[] = {{"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL},
+                                             {"keep_dims", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_band_part[] = {A_T, {"Tindex", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, END};
 
 /* scatters, searches, uniques */
 static const tfd_attr_def attrs_scatter_nd[] = {A_T, {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
@@ -2434,6 +2554,21 @@ static const tfd_op_def ops[] = {
     {"BitwiseAnd", 2, 2, 1, false, false, "T", 0, TFD_TYPES_INDEX | U8, attrs_t, infer_binary, false},
     {"ClipByValue", 3, 3, 1, false, false, "T", 0, NUM | U8, attrs_t, infer_clip, false},
     {"LogSoftmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_log_softmax, false},
+    /* graph utilities and array ops (issue 26's array family; k_array.c) */
+    {"Rank", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_rank, false},
+    {"StopGradient", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
+    {"Snapshot", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
+    {"EnsureShape", 1, 1, 1, false, true, "T", 0, 0, attrs_ensure_shape, infer_ensure_shape, false},
+    {"ReverseV2", 2, 2, 1, false, false, "T", 0, ALL, attrs_reverse_v2, infer_same_axis, false},
+    {"Reverse", 2, 2, 1, false, false, "T", 0, ALL, attrs_t, infer_reverse, false},
+    {"OneHot", 4, 4, 1, false, false, "T", 2, ALL, attrs_one_hot, infer_one_hot, false},
+    {"LinSpace", 3, 3, 1, false, false, "T", 0, FLT, attrs_lin_space, infer_lin_space, false},
+    {"Cumsum", 2, 2, 1, false, false, "T", 0, REAL, attrs_scan, infer_same_axis, false},
+    {"Cumprod", 2, 2, 1, false, false, "T", 0, REAL, attrs_scan, infer_same_axis, false},
+    {"All", 2, 2, 1, false, false, NULL, 0, 0, attrs_all_any, infer_all_any, false},
+    {"Any", 2, 2, 1, false, false, NULL, 0, 0, attrs_all_any, infer_all_any, false},
+    {"BroadcastArgs", 2, 2, 1, false, false, "T", 0, TFD_TYPES_INDEX, attrs_t, infer_broadcast_args, false},
+    {"MatrixBandPart", 3, 3, 1, false, false, "T", 0, ALL, attrs_band_part, infer_band_part, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},

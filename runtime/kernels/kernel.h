@@ -225,6 +225,7 @@ tfd_code tfd_setup_depth_space(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
 tfd_code tfd_setup_space_batch(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sparse_to_dense(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_tensor_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_batch_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);

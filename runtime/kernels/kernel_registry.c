@@ -38,6 +38,12 @@ static const kernel_entry kernels[] = {
     CPU("TensorArrayScatterV3", tfd_setup_tensor_array), CPU("TensorArraySizeV3", tfd_setup_tensor_array),
     CPU("TensorArrayCloseV3", tfd_setup_tensor_array), CPU("TensorArrayConcatV3", tfd_setup_tensor_array),
     CPU("TensorArraySplitV3", tfd_setup_tensor_array),
+    /* graph utilities and array ops (issue 26's array family) */
+    CPU("Rank", tfd_setup_array), CPU("StopGradient", tfd_setup_array), CPU("Snapshot", tfd_setup_array),
+    CPU("EnsureShape", tfd_setup_array), CPU("ReverseV2", tfd_setup_array), CPU("Reverse", tfd_setup_array),
+    CPU("OneHot", tfd_setup_array), CPU("LinSpace", tfd_setup_array), CPU("Cumsum", tfd_setup_array),
+    CPU("Cumprod", tfd_setup_array), CPU("All", tfd_setup_array), CPU("Any", tfd_setup_array),
+    CPU("BroadcastArgs", tfd_setup_array), CPU("MatrixBandPart", tfd_setup_array),
     CPU("ConcatV2", tfd_setup_basic),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),
