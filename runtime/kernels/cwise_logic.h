@@ -53,4 +53,22 @@ bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 /* Prelu (x, alpha): x float32, alpha as above; x's dims (*nd of them) and alpha's count *na. */
 bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
 
+/* A binary elementwise row (tfd_cwise_run_rows' row type) of inputs T and output TO computing F(a, b):
+ * the contiguous and one-side-broadcast cases get their own loops, so the compiler vectorises them.
+ * ATTR: a function attribute (TFD_VECTOR_CLONES) or nothing. */
+#define TFD_BINARY_ROW(ATTR, NAME, T, TO, F)                                       \
+  ATTR static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
+    TO *restrict o = o_;                                                           \
+    const T *restrict a = in[0], *restrict b = in[1];                              \
+    int64_t sa = s[0], sb = s[1];                                                  \
+    if (sa == 1 && sb == 1)                                                        \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[i]);                        \
+    else if (sa == 1 && sb == 0)                                                   \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[0]);                        \
+    else if (sa == 0 && sb == 1)                                                   \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[0], b[i]);                        \
+    else                                                                           \
+      for (int64_t i = 0; i < n; i++) o[i] = F(a[i * sa], b[i * sb]);              \
+  }
+
 #endif

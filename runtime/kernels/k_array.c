@@ -11,16 +11,7 @@
 #include "kernel_shared.h"
 #include "reduce_logic.h"
 
-#define TEXT_CAP (TFD_MAX_DIMS * 21 + 3)
-
-/* TensorShape::DebugString: "[2,3]", "[]" for a scalar. */
-static const char *shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < tfd_tensor_ndims(t) && at < cap; i++)
-    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? "," : "", (long long)tfd_tensor_dim(t, i));
-  if (at < cap) snprintf(buf + at, cap - at, "]");
-  return buf;
-}
+#define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
 static void dims_of(const tfd_tensor *t, int64_t *d) {
   for (int i = 0; i < tfd_tensor_ndims(t); i++) d[i] = tfd_tensor_dim(t, i);
@@ -48,7 +39,8 @@ static void k_ensure_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!ok) {
     char have[TEXT_CAP], exp[TEXT_CAP];
     size_t at = 0;
-    if (k->index < 0) snprintf(exp, sizeof exp, "<unknown>");
+    if (k->index < 0)
+      snprintf(exp, sizeof exp, "<unknown>");
     else {
       at = (size_t)snprintf(exp, sizeof exp, "[");
       for (int i = 0; i < k->index && at < sizeof exp; i++)
@@ -57,7 +49,7 @@ static void k_ensure_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
       if (at < sizeof exp) snprintf(exp + at, sizeof exp - at, "]");
     }
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Shape of tensor %s %s is not compatible with expected shape %s.",
-                    k->key ? k->key : "", shape_text(have, sizeof have, in), exp);
+                    k->key ? k->key : "", tfd_tensor_shape_text(have, sizeof have, in, 0), exp);
     return;
   }
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
@@ -96,7 +88,8 @@ static void reverse_copy(const tfd_tensor *in, tfd_tensor *out, const bool *rev)
       uint32_t *d4 = (uint32_t *)(void *)drow;
       for (int64_t j = 0; j < row_n; j++) d4[j] = s4[row_n - 1 - j];
     } else {
-      for (int64_t j = 0; j < row_n; j++) memcpy(drow + (size_t)j * run_bytes, srow + (size_t)(row_n - 1 - j) * run_bytes, run_bytes);
+      for (int64_t j = 0; j < row_n; j++)
+        memcpy(drow + (size_t)j * run_bytes, srow + (size_t)(row_n - 1 - j) * run_bytes, run_bytes);
     }
     for (int i = inner - 2; i >= 0; i--) {
       if (++idx[i] < d[i]) break;
@@ -123,9 +116,10 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
       return;
     }
     if (tfd_tensor_numel(axes) != nd) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "'dims' must have the same number of values as 'input' has dimensions. 'input' has %d'dims' has %lld values",
-                      nd, (long long)tfd_tensor_numel(axes));
+      tfd_kernel_fail(
+          c, k, TFD_INVALID_ARGUMENT,
+          "'dims' must have the same number of values as 'input' has dimensions. 'input' has %d'dims' has %lld values", nd,
+          (long long)tfd_tensor_numel(axes));
       return;
     }
     const uint8_t *b = tfd_tensor_const_data(axes);
@@ -163,15 +157,18 @@ static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
   int nd = tfd_tensor_ndims(ix), out_nd = nd + 1;
   int64_t axis = k->index;
   if (tfd_tensor_ndims(depth_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be a scalar, but got: %s", shape_text(text, sizeof text, depth_t));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, depth_t, 0));
     return;
   }
   if (tfd_tensor_ndims(on) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s", shape_text(text, sizeof text, on));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, on, 0));
     return;
   }
   if (tfd_tensor_ndims(off) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s", shape_text(text, sizeof text, off));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, off, 0));
     return;
   }
   if (!(axis == -1 || (axis >= 0 && axis < out_nd))) {
@@ -210,16 +207,27 @@ static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t p = 0; p < prefix; p++)
     for (int64_t s = 0; s < suffix; s++) {
       int64_t i = p * suffix + s, v;
-      if (it == TFD_UINT8) v = ((const uint8_t *)iv)[i];
-      else if (it == TFD_INT32) v = ((const int32_t *)iv)[i];
-      else v = ((const int64_t *)iv)[i];
+      if (it == TFD_UINT8)
+        v = ((const uint8_t *)iv)[i];
+      else if (it == TFD_INT32)
+        v = ((const int32_t *)iv)[i];
+      else
+        v = ((const int64_t *)iv)[i];
       if (v < 0 || v >= depth) continue;
       char *at = dst + (size_t)((p * depth + v) * suffix + s) * esz;
       switch (esz) { /* constant sizes: the compiler stores instead of calling memcpy per element */
-        case 1: memcpy(at, onv, 1); break;
-        case 2: memcpy(at, onv, 2); break;
-        case 4: memcpy(at, onv, 4); break;
-        default: memcpy(at, onv, 8); break;
+        case 1:
+          memcpy(at, onv, 1);
+          break;
+        case 2:
+          memcpy(at, onv, 2);
+          break;
+        case 4:
+          memcpy(at, onv, 4);
+          break;
+        default:
+          memcpy(at, onv, 8);
+          break;
       }
     }
 }
@@ -229,7 +237,7 @@ static bool scalar_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *wh
   char text[TEXT_CAP];
   if (tfd_tensor_ndims(c->inputs[i]) == 0) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar, not shape %s", what,
-                  shape_text(text, sizeof text, c->inputs[i]));
+                  tfd_tensor_shape_text(text, sizeof text, c->inputs[i], 0));
   return false;
 }
 
@@ -246,12 +254,14 @@ static void k_lin_space(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, dt, &num, 1);
   if (!o) return;
   if (dt == TFD_FLOAT64) {
-    double start = *(const double *)tfd_tensor_const_data(c->inputs[0]), stop = *(const double *)tfd_tensor_const_data(c->inputs[1]);
+    double start = *(const double *)tfd_tensor_const_data(c->inputs[0]),
+           stop = *(const double *)tfd_tensor_const_data(c->inputs[1]);
     double *y = tfd_tensor_data(o), step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
     for (int64_t i = 0; i < num; i++) y[i] = start + step * (double)i;
     if (num > 1) y[num - 1] = stop;
   } else {
-    float start = *(const float *)tfd_tensor_const_data(c->inputs[0]), stop = *(const float *)tfd_tensor_const_data(c->inputs[1]);
+    float start = *(const float *)tfd_tensor_const_data(c->inputs[0]),
+          stop = *(const float *)tfd_tensor_const_data(c->inputs[1]);
     float *y = tfd_tensor_data(o), step = num > 1 ? (stop - start) / (float)(num - 1) : 0;
     for (int64_t i = 0; i < num; i++) y[i] = start + step * (float)i;
     if (num > 1) y[num - 1] = stop;
@@ -260,25 +270,25 @@ static void k_lin_space(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Cumsum, Cumprod ---- */
-#define SCAN(T, LOAD, STORE, ACC)                                                                  \
-  do {                                                                                             \
-    const T *x = tfd_tensor_const_data(in);                                                        \
-    T *y = tfd_tensor_data(o);                                                                     \
-    for (int64_t p = 0; p < outer; p++)                                                            \
-      for (int64_t s = 0; s < inner; s++) {                                                        \
-        ACC acc = prod ? (ACC)1 : (ACC)0;                                                          \
-        for (int64_t j0 = 0; j0 < n; j0++) {                                                       \
-          int64_t j = reverse ? n - 1 - j0 : j0, at = (p * n + j) * inner + s;                     \
-          ACC v = (ACC)LOAD(x[at]);                                                                \
-          if (exclusive) {                                                                         \
-            y[at] = STORE(acc);                                                                    \
-            acc = prod ? (ACC)(acc * v) : (ACC)(acc + v);                                          \
-          } else {                                                                                 \
-            acc = prod ? (ACC)(acc * v) : (ACC)(acc + v);                                          \
-            y[at] = STORE(acc);                                                                    \
-          }                                                                                        \
-        }                                                                                          \
-      }                                                                                            \
+#define SCAN(T, LOAD, STORE, ACC)                                              \
+  do {                                                                         \
+    const T *x = tfd_tensor_const_data(in);                                    \
+    T *y = tfd_tensor_data(o);                                                 \
+    for (int64_t p = 0; p < outer; p++)                                        \
+      for (int64_t s = 0; s < inner; s++) {                                    \
+        ACC acc = prod ? (ACC)1 : (ACC)0;                                      \
+        for (int64_t j0 = 0; j0 < n; j0++) {                                   \
+          int64_t j = reverse ? n - 1 - j0 : j0, at = (p * n + j) * inner + s; \
+          ACC v = (ACC)LOAD(x[at]);                                            \
+          if (exclusive) {                                                     \
+            y[at] = STORE(acc);                                                \
+            acc = prod ? (ACC)(acc * v) : (ACC)(acc + v);                      \
+          } else {                                                             \
+            acc = prod ? (ACC)(acc * v) : (ACC)(acc + v);                      \
+            y[at] = STORE(acc);                                                \
+          }                                                                    \
+        }                                                                      \
+      }                                                                        \
   } while (0)
 #define AS_IS(v) (v)
 #define WRAP_I32(v) ((int32_t)(uint32_t)(v))
@@ -288,7 +298,8 @@ static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
   char text[TEXT_CAP];
   if (tfd_tensor_ndims(axis_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s", shape_text(text, sizeof text, axis_t));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s",
+                    tfd_tensor_shape_text(text, sizeof text, axis_t, 0));
     return;
   }
   if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
@@ -310,12 +321,24 @@ static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int i = (int)axis + 1; i < nd; i++) inner *= tfd_tensor_dim(in, i);
   bool prod = k->code != 0, exclusive = k->ta, reverse = k->tb;
   switch (dt) {
-    case TFD_FLOAT32: SCAN(float, AS_IS, AS_IS, float); break;
-    case TFD_FLOAT64: SCAN(double, AS_IS, AS_IS, double); break;
-    case TFD_INT32: SCAN(int32_t, AS_IS, WRAP_I32, uint32_t); break; /* wraps as TensorFlow's (Eigen) does */
-    case TFD_INT64: SCAN(int64_t, AS_IS, WRAP_I64, uint64_t); break;
-    case TFD_UINT8: SCAN(uint8_t, AS_IS, AS_IS, uint8_t); break;
-    case TFD_FLOAT16: SCAN(uint16_t, tfd_half_to_float, tfd_float_to_half, float); break;
+    case TFD_FLOAT32:
+      SCAN(float, AS_IS, AS_IS, float);
+      break;
+    case TFD_FLOAT64:
+      SCAN(double, AS_IS, AS_IS, double);
+      break;
+    case TFD_INT32:
+      SCAN(int32_t, AS_IS, WRAP_I32, uint32_t);
+      break; /* wraps as TensorFlow's (Eigen) does */
+    case TFD_INT64:
+      SCAN(int64_t, AS_IS, WRAP_I64, uint64_t);
+      break;
+    case TFD_UINT8:
+      SCAN(uint8_t, AS_IS, AS_IS, uint8_t);
+      break;
+    case TFD_FLOAT16:
+      SCAN(uint16_t, tfd_half_to_float, tfd_float_to_half, float);
+      break;
     default:
       c->outputs[0] = NULL;
       tfd_tensor_unref(o);
@@ -347,8 +370,10 @@ static void k_all_any(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t i = 0, n = tfd_tensor_numel(in); i < n; i++) {
     int64_t at = 0;
     for (int d = 0; d < nd; d++) at += idx[d] * ostride[d];
-    if (all) y[at] &= x[i] != 0;
-    else y[at] |= x[i] != 0;
+    if (all)
+      y[at] &= x[i] != 0;
+    else
+      y[at] |= x[i] != 0;
     for (int d = nd - 1; d >= 0; d--) {
       if (++idx[d] < tfd_tensor_dim(in, d)) break;
       idx[d] = 0;
@@ -363,7 +388,7 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (!tfd_kernel_check_index(c, k, c->inputs[i], i ? "s1" : "s0")) return;
     if (tfd_tensor_ndims(c->inputs[i]) != 1) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[%d] must be a vector.%s", i,
-                      shape_text(text, sizeof text, c->inputs[i]));
+                      tfd_tensor_shape_text(text, sizeof text, c->inputs[i], 0));
       return;
     }
   }
@@ -377,8 +402,10 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t i = 0; i < n; i++) {
     int64_t ia = na - n + i, ib = nb - n + i;
     int64_t da = ia >= 0 ? tfd_tensor_get_index(a, ia) : 1, db = ib >= 0 ? tfd_tensor_get_index(b, ib) : 1;
-    if (da == db || db == 1) out[i] = da;
-    else if (da == 1) out[i] = db;
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
     else {
       char sa[512], sb[512];
       size_t pa = 0, pb = 0;
@@ -397,8 +424,10 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, dt, &n, 1);
   if (o) {
     for (int64_t i = 0; i < n; i++) {
-      if (dt == TFD_INT32) ((int32_t *)tfd_tensor_data(o))[i] = (int32_t)out[i];
-      else ((int64_t *)tfd_tensor_data(o))[i] = out[i];
+      if (dt == TFD_INT32)
+        ((int32_t *)tfd_tensor_data(o))[i] = (int32_t)out[i];
+      else
+        ((int64_t *)tfd_tensor_data(o))[i] = out[i];
     }
     c->outputs[0] = o;
   }
@@ -412,15 +441,17 @@ static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c) {
   int nd = tfd_tensor_ndims(in);
   if (nd < 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be at least 2-dim, received shape: %s",
-                    shape_text(text, sizeof text, in));
+                    tfd_tensor_shape_text(text, sizeof text, in, 0));
     return;
   }
   if (tfd_tensor_ndims(lo_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s", shape_text(text, sizeof text, lo_t));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, lo_t, 0));
     return;
   }
   if (tfd_tensor_ndims(hi_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s", shape_text(text, sizeof text, hi_t));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, hi_t, 0));
     return;
   }
   if (!tfd_kernel_check_index(c, k, lo_t, "num_lower") || !tfd_kernel_check_index(c, k, hi_t, "num_upper")) return;
@@ -466,8 +497,10 @@ static void free_state(tfd_kernel *k) {
 
 tfd_code tfd_setup_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
-  if (strcmp(op, "Rank") == 0) k->compute = k_rank;
-  else if (strcmp(op, "StopGradient") == 0 || strcmp(op, "Snapshot") == 0) k->compute = k_forward;
+  if (strcmp(op, "Rank") == 0)
+    k->compute = k_rank;
+  else if (strcmp(op, "StopGradient") == 0 || strcmp(op, "Snapshot") == 0)
+    k->compute = k_forward;
   else if (strcmp(op, "EnsureShape") == 0) {
     const tfd_attr_value *s = tfd_node_def_attr(init->node, "shape");
     k->index = -1;
@@ -490,7 +523,8 @@ tfd_code tfd_setup_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
   } else if (strcmp(op, "OneHot") == 0) {
     k->index = tfd_attr_int(init->node, "axis", -1);
     k->compute = k_one_hot;
-  } else if (strcmp(op, "LinSpace") == 0) k->compute = k_lin_space;
+  } else if (strcmp(op, "LinSpace") == 0)
+    k->compute = k_lin_space;
   else if (strcmp(op, "Cumsum") == 0 || strcmp(op, "Cumprod") == 0) {
     k->code = strcmp(op, "Cumprod") == 0;
     k->ta = tfd_attr_bool(init->node, "exclusive", false);
@@ -500,7 +534,9 @@ tfd_code tfd_setup_array(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
     k->code = strcmp(op, "Any") == 0;
     k->keep_dims = tfd_attr_bool(init->node, "keep_dims", false);
     k->compute = k_all_any;
-  } else if (strcmp(op, "BroadcastArgs") == 0) k->compute = k_broadcast_args;
-  else k->compute = k_band_part;
+  } else if (strcmp(op, "BroadcastArgs") == 0)
+    k->compute = k_broadcast_args;
+  else
+    k->compute = k_band_part;
   return TFD_OK;
 }

@@ -13,37 +13,49 @@
 #include "kernel_shared.h"
 #include "reduce_logic.h"
 
-static const char *shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int d = 0; d < tfd_tensor_ndims(t) && at < cap; d++)
-    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "," : "", (long long)tfd_tensor_dim(t, d));
-  if (at < cap) snprintf(buf + at, cap - at, "]");
-  return buf;
-}
-
 /* Element i of a numeric buffer as double, and stored back (the bins' sums are made in double,
  * which holds every int32 sum exactly and int64 ones below 2^53). */
 static double load(const void *p, tfd_dtype dt, int64_t i) {
   switch (dt) {
-    case TFD_FLOAT32: return ((const float *)p)[i];
-    case TFD_FLOAT64: return ((const double *)p)[i];
-    case TFD_INT32: return ((const int32_t *)p)[i];
-    case TFD_INT64: return (double)((const int64_t *)p)[i];
-    case TFD_UINT8: return ((const uint8_t *)p)[i];
-    case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)p)[i]);
-    default: return 0;
+    case TFD_FLOAT32:
+      return ((const float *)p)[i];
+    case TFD_FLOAT64:
+      return ((const double *)p)[i];
+    case TFD_INT32:
+      return ((const int32_t *)p)[i];
+    case TFD_INT64:
+      return (double)((const int64_t *)p)[i];
+    case TFD_UINT8:
+      return ((const uint8_t *)p)[i];
+    case TFD_FLOAT16:
+      return tfd_half_to_float(((const uint16_t *)p)[i]);
+    default:
+      return 0;
   }
 }
 
 static void store(void *p, tfd_dtype dt, int64_t i, double v) {
   switch (dt) {
-    case TFD_FLOAT32: ((float *)p)[i] = (float)v; break;
-    case TFD_FLOAT64: ((double *)p)[i] = v; break;
-    case TFD_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case TFD_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case TFD_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case TFD_FLOAT16: ((uint16_t *)p)[i] = tfd_float_to_half((float)v); break;
-    default: break;
+    case TFD_FLOAT32:
+      ((float *)p)[i] = (float)v;
+      break;
+    case TFD_FLOAT64:
+      ((double *)p)[i] = v;
+      break;
+    case TFD_INT32:
+      ((int32_t *)p)[i] = (int32_t)v;
+      break;
+    case TFD_INT64:
+      ((int64_t *)p)[i] = (int64_t)v;
+      break;
+    case TFD_UINT8:
+      ((uint8_t *)p)[i] = (uint8_t)v;
+      break;
+    case TFD_FLOAT16:
+      ((uint16_t *)p)[i] = tfd_float_to_half((float)v);
+      break;
+    default:
+      break;
   }
 }
 
@@ -81,7 +93,7 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int d = 0; same && d < nd; d++) same = tfd_tensor_dim(w, d) == tfd_tensor_dim(arr, d);
   if (weighted && !same) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "If weights are passed, they must have the same shape (%s) as arr (%s)",
-                    shape_text(a, sizeof a, w), shape_text(b, sizeof b, arr));
+                    tfd_tensor_shape_text(a, sizeof a, w, 0), tfd_tensor_shape_text(b, sizeof b, arr, 0));
     return;
   }
   tfd_tensor *ah = tfd_kernel_host_input(c, k, 0);
@@ -113,8 +125,10 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
       int64_t i = r * cols + j, v = tfd_tensor_get_index(ah, i);
       if (v >= size) continue; /* values past the last bin are dropped */
       double *bin = &acc[r * size + v];
-      if (binary) *bin = 1;
-      else *bin += weighted ? load(wv, dt, i) : 1;
+      if (binary)
+        *bin = 1;
+      else
+        *bin += weighted ? load(wv, dt, i) : 1;
     }
   for (int64_t i = 0; i < rows * size; i++) store(tfd_tensor_data(out), dt, i, acc[i]);
   free(acc);
@@ -220,7 +234,8 @@ tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_st
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (LRN): depth_radius = %lld larger than int max",
                              tfd_node_def_name(init->node), (long long)r);
     lrn_params *p = malloc(sizeof *p);
-    if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "node '%s' (LRN): out of memory", tfd_node_def_name(init->node));
+    if (!p)
+      return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "node '%s' (LRN): out of memory", tfd_node_def_name(init->node));
     p->bias = tfd_attr_float(init->node, "bias", 1.0);
     p->alpha = tfd_attr_float(init->node, "alpha", 1.0);
     p->beta = tfd_attr_float(init->node, "beta", 0.5);

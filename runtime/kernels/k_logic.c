@@ -114,20 +114,7 @@ UNARY_ROW(logical_not, unsigned char, unsigned char, (unsigned char)(x == 0))
 
 /* ---- binary rows ---- */
 /* The contiguous and one-side-broadcast cases get their own loops so the compiler vectorises them. */
-#define BINARY_ROW(NAME, T, TO, F)                                                \
-  static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    TO *restrict o = o_;                                                          \
-    const T *restrict a = in[0], *restrict b = in[1];                             \
-    int64_t sa = s[0], sb = s[1];                                                 \
-    if (sa == 1 && sb == 1)                                                       \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[i]);                       \
-    else if (sa == 1 && sb == 0)                                                  \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[0]);                       \
-    else if (sa == 0 && sb == 1)                                                  \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[0], b[i]);                       \
-    else                                                                          \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i * sa], b[i * sb]);             \
-  }
+#define BINARY_ROW(NAME, T, TO, F) TFD_BINARY_ROW(, NAME, T, TO, F)
 
 /* Wrapping integer arithmetic: unsigned, so overflow is defined. */
 #define WSUB32(x, y) ((int32_t)((uint32_t)(x) - (uint32_t)(y)))

@@ -22,35 +22,69 @@
 #include "vector_clones.h"
 
 enum {
-  M_ACOS, M_ACOSH, M_ASIN, M_ASINH, M_ATAN, M_ATANH, M_COSH, M_SINH, M_TAN, M_ERF, M_EXPM1, M_LOG1P,
-  M_ROUND, M_SIGN,
-  M_IS_FINITE, M_IS_INF, M_IS_NAN, /* the last unary ops: bool out */
-  M_DIV, M_DIV_NO_NAN, M_MOD, M_BITWISE_AND,
-  M_CLIP, M_LOG_SOFTMAX, M_COUNT
+  M_ACOS,
+  M_ACOSH,
+  M_ASIN,
+  M_ASINH,
+  M_ATAN,
+  M_ATANH,
+  M_COSH,
+  M_SINH,
+  M_TAN,
+  M_ERF,
+  M_EXPM1,
+  M_LOG1P,
+  M_ROUND,
+  M_SIGN,
+  M_IS_FINITE,
+  M_IS_INF,
+  M_IS_NAN, /* the last unary ops: bool out */
+  M_DIV,
+  M_DIV_NO_NAN,
+  M_MOD,
+  M_BITWISE_AND,
+  M_CLIP,
+  M_LOG_SOFTMAX,
+  M_COUNT
 };
 
-static const char *const op_names[M_COUNT] = {
-    [M_ACOS] = "Acos",   [M_ACOSH] = "Acosh", [M_ASIN] = "Asin",   [M_ASINH] = "Asinh",
-    [M_ATAN] = "Atan",   [M_ATANH] = "Atanh", [M_COSH] = "Cosh",   [M_SINH] = "Sinh",
-    [M_TAN] = "Tan",     [M_ERF] = "Erf",     [M_EXPM1] = "Expm1", [M_LOG1P] = "Log1p",
-    [M_ROUND] = "Round", [M_SIGN] = "Sign",   [M_IS_FINITE] = "IsFinite", [M_IS_INF] = "IsInf",
-    [M_IS_NAN] = "IsNan", [M_DIV] = "Div",    [M_DIV_NO_NAN] = "DivNoNan", [M_MOD] = "Mod",
-    [M_BITWISE_AND] = "BitwiseAnd", [M_CLIP] = "ClipByValue", [M_LOG_SOFTMAX] = "LogSoftmax"};
+static const char *const op_names[M_COUNT] = {[M_ACOS] = "Acos",
+                                              [M_ACOSH] = "Acosh",
+                                              [M_ASIN] = "Asin",
+                                              [M_ASINH] = "Asinh",
+                                              [M_ATAN] = "Atan",
+                                              [M_ATANH] = "Atanh",
+                                              [M_COSH] = "Cosh",
+                                              [M_SINH] = "Sinh",
+                                              [M_TAN] = "Tan",
+                                              [M_ERF] = "Erf",
+                                              [M_EXPM1] = "Expm1",
+                                              [M_LOG1P] = "Log1p",
+                                              [M_ROUND] = "Round",
+                                              [M_SIGN] = "Sign",
+                                              [M_IS_FINITE] = "IsFinite",
+                                              [M_IS_INF] = "IsInf",
+                                              [M_IS_NAN] = "IsNan",
+                                              [M_DIV] = "Div",
+                                              [M_DIV_NO_NAN] = "DivNoNan",
+                                              [M_MOD] = "Mod",
+                                              [M_BITWISE_AND] = "BitwiseAnd",
+                                              [M_CLIP] = "ClipByValue",
+                                              [M_LOG_SOFTMAX] = "LogSoftmax"};
 
 /* ---- unary rows (the output is shaped like the input, so always contiguous) ---- */
-#define UNARY_ROW(ATTR, NAME, T, TO, EXPR)                                         \
+#define UNARY_ROW(ATTR, NAME, T, TO, EXPR)                                              \
   ATTR static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    TO *restrict o = o_;                                                           \
-    const T *restrict a = in[0];                                                   \
-    (void)s;                                                                       \
-    for (int64_t i = 0; i < n; i++) {                                              \
-      T x = a[i];                                                                  \
-      o[i] = (EXPR);                                                               \
-    }                                                                              \
+    TO *restrict o = o_;                                                                \
+    const T *restrict a = in[0];                                                        \
+    (void)s;                                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      T x = a[i];                                                                       \
+      o[i] = (EXPR);                                                                    \
+    }                                                                                   \
   }
 /* libm calls: nothing for the vector clones to gain. */
-#define LIBM_ROWS(NAME, F) \
-  UNARY_ROW(, NAME##_f32, float, float, F##f(x)) UNARY_ROW(, NAME##_f64, double, double, F(x))
+#define LIBM_ROWS(NAME, F) UNARY_ROW(, NAME##_f32, float, float, F##f(x)) UNARY_ROW(, NAME##_f64, double, double, F(x))
 
 LIBM_ROWS(acos, acos)
 LIBM_ROWS(acosh, acosh)
@@ -76,7 +110,7 @@ UNARY_ROW(TFD_VECTOR_CLONES, sign_f32, float, float, FSIGN(x))
 UNARY_ROW(TFD_VECTOR_CLONES, sign_f64, double, double, FSIGN(x))
 UNARY_ROW(TFD_VECTOR_CLONES, sign_i32, int32_t, int32_t, SIGN(int32_t, x))
 UNARY_ROW(TFD_VECTOR_CLONES, sign_i64, int64_t, int64_t, SIGN(int64_t, x))
-#define PRED_ROWS(NAME, F)                                                             \
+#define PRED_ROWS(NAME, F)                                                                   \
   UNARY_ROW(TFD_VECTOR_CLONES, NAME##_f32, float, unsigned char, (unsigned char)(F(x) != 0)) \
   UNARY_ROW(TFD_VECTOR_CLONES, NAME##_f64, double, unsigned char, (unsigned char)(F(x) != 0))
 PRED_ROWS(is_finite, isfinite)
@@ -84,20 +118,7 @@ PRED_ROWS(is_inf, isinf)
 PRED_ROWS(is_nan, isnan)
 
 /* ---- binary rows: the contiguous and one-side-broadcast cases get their own loops ---- */
-#define BINARY_ROW(ATTR, NAME, T, F)                                               \
-  ATTR static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    T *restrict o = o_;                                                            \
-    const T *restrict a = in[0], *restrict b = in[1];                              \
-    int64_t sa = s[0], sb = s[1];                                                  \
-    if (sa == 1 && sb == 1)                                                        \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[i]);                        \
-    else if (sa == 1 && sb == 0)                                                   \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i], b[0]);                        \
-    else if (sa == 0 && sb == 1)                                                   \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[0], b[i]);                        \
-    else                                                                           \
-      for (int64_t i = 0; i < n; i++) o[i] = F(a[i * sa], b[i * sb]);              \
-  }
+#define BINARY_ROW(ATTR, NAME, T, F) TFD_BINARY_ROW(ATTR, NAME, T, T, F)
 
 #define FDIV(x, y) ((x) / (y))
 /* x / y with its bits cleared where y is 0 (+0, as TensorFlow gives): a division under a condition
@@ -130,9 +151,7 @@ static inline int32_t div_i32(int32_t x, int32_t y) {
   int32_t d = (int32_t)((uint32_t)y + one * (1u - (uint32_t)y));
   return (int32_t)((double)x / (double)d);
 }
-static inline int64_t div_i64(int64_t x, int64_t y) {
-  return y == 0 ? 0 : y == -1 ? (int64_t)(0u - (uint64_t)x) : x / y;
-}
+static inline int64_t div_i64(int64_t x, int64_t y) { return y == 0 ? 0 : y == -1 ? (int64_t)(0u - (uint64_t)x) : x / y; }
 static inline uint8_t div_u8(uint8_t x, uint8_t y) { return y == 0 ? 0 : (uint8_t)(x / y); }
 static inline int32_t mod_i32(int32_t x, int32_t y) {
   return (int32_t)((uint32_t)x - (uint32_t)div_i32(x, y) * (uint32_t)y);
@@ -155,22 +174,22 @@ BINARY_ROW(TFD_VECTOR_CLONES, band_i64, int64_t, BAND)
 BINARY_ROW(TFD_VECTOR_CLONES, band_u8, uint8_t, BAND)
 
 /* ---- ClipByValue: max(min(x, hi), lo) as std::min/std::max compare, so a NaN x stays NaN ---- */
-#define CLIP_ROW(NAME, T)                                                                    \
+#define CLIP_ROW(NAME, T)                                                                            \
   TFD_VECTOR_CLONES static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    T *restrict o = o_;                                                                      \
-    const T *restrict x = in[0], *restrict lo = in[1], *restrict hi = in[2];                 \
-    if (s[0] == 1 && s[1] == 0 && s[2] == 0) {                                               \
-      T l = lo[0], h = hi[0];                                                                \
-      for (int64_t i = 0; i < n; i++) {                                                      \
-        T m = h < x[i] ? h : x[i];                                                           \
-        o[i] = m < l ? l : m;                                                                \
-      }                                                                                      \
-    } else {                                                                                 \
-      for (int64_t i = 0; i < n; i++) {                                                      \
-        T h = hi[i * s[2]], v = x[i * s[0]], m = h < v ? h : v, l = lo[i * s[1]];            \
-        o[i] = m < l ? l : m;                                                                \
-      }                                                                                      \
-    }                                                                                        \
+    T *restrict o = o_;                                                                              \
+    const T *restrict x = in[0], *restrict lo = in[1], *restrict hi = in[2];                         \
+    if (s[0] == 1 && s[1] == 0 && s[2] == 0) {                                                       \
+      T l = lo[0], h = hi[0];                                                                        \
+      for (int64_t i = 0; i < n; i++) {                                                              \
+        T m = h < x[i] ? h : x[i];                                                                   \
+        o[i] = m < l ? l : m;                                                                        \
+      }                                                                                              \
+    } else {                                                                                         \
+      for (int64_t i = 0; i < n; i++) {                                                              \
+        T h = hi[i * s[2]], v = x[i * s[0]], m = h < v ? h : v, l = lo[i * s[1]];                    \
+        o[i] = m < l ? l : m;                                                                        \
+      }                                                                                              \
+    }                                                                                                \
   }
 CLIP_ROW(clip_f32, float)
 CLIP_ROW(clip_f64, double)
@@ -180,26 +199,44 @@ CLIP_ROW(clip_u8, uint8_t)
 
 static int type_index(tfd_dtype dt) {
   switch (dt) {
-    case TFD_FLOAT32: return 0;
-    case TFD_FLOAT64: return 1;
-    case TFD_INT32: return 2;
-    case TFD_INT64: return 3;
-    case TFD_UINT8: return 4;
-    default: return -1;
+    case TFD_FLOAT32:
+      return 0;
+    case TFD_FLOAT64:
+      return 1;
+    case TFD_INT32:
+      return 2;
+    case TFD_INT64:
+      return 3;
+    case TFD_UINT8:
+      return 4;
+    default:
+      return -1;
   }
 }
 
 /* The row for op on inputs of dtype dt; NULL when there is none. */
 static tfd_cwise_row_fn row_for(int op, tfd_dtype dt) {
-#define F2(NAME) {NAME##_f32, NAME##_f64}
+#define F2(NAME) \
+  { NAME##_f32, NAME##_f64 }
   /* columns: float32, float64, int32, int64, uint8 */
   static const tfd_cwise_row_fn rows[M_LOG_SOFTMAX][5] = {
-      [M_ACOS] = F2(acos),   [M_ACOSH] = F2(acosh), [M_ASIN] = F2(asin),   [M_ASINH] = F2(asinh),
-      [M_ATAN] = F2(atan),   [M_ATANH] = F2(atanh), [M_COSH] = F2(cosh),   [M_SINH] = F2(sinh),
-      [M_TAN] = F2(tan),     [M_ERF] = F2(erf),     [M_EXPM1] = F2(expm1), [M_LOG1P] = F2(log1p),
+      [M_ACOS] = F2(acos),
+      [M_ACOSH] = F2(acosh),
+      [M_ASIN] = F2(asin),
+      [M_ASINH] = F2(asinh),
+      [M_ATAN] = F2(atan),
+      [M_ATANH] = F2(atanh),
+      [M_COSH] = F2(cosh),
+      [M_SINH] = F2(sinh),
+      [M_TAN] = F2(tan),
+      [M_ERF] = F2(erf),
+      [M_EXPM1] = F2(expm1),
+      [M_LOG1P] = F2(log1p),
       [M_ROUND] = {round_f32, round_f64, copy_i32, copy_i64},
       [M_SIGN] = {sign_f32, sign_f64, sign_i32, sign_i64},
-      [M_IS_FINITE] = F2(is_finite), [M_IS_INF] = F2(is_inf), [M_IS_NAN] = F2(is_nan),
+      [M_IS_FINITE] = F2(is_finite),
+      [M_IS_INF] = F2(is_inf),
+      [M_IS_NAN] = F2(is_nan),
       [M_DIV] = {div_row_f32, div_row_f64, div_row_i32, div_row_i64, div_row_u8},
       [M_DIV_NO_NAN] = F2(div_no_nan),
       [M_MOD] = {mod_row_f32, mod_row_f64, mod_row_i32, mod_row_i64},
@@ -248,7 +285,8 @@ static bool any_zero(const tfd_tensor *t) {
       for (int64_t i = 0; i < n; i++) z |= p[i] == 0;
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return z != 0;
 }
@@ -327,8 +365,10 @@ static void log_softmax_f64(const double *x, double *y, int64_t cols) {
 static void log_softmax_range(int64_t b, int64_t e, void *arg) {
   const log_softmax_job *j = arg;
   for (int64_t r = b; r < e; r++) {
-    if (j->dt == TFD_FLOAT32) log_softmax_f32((const float *)j->in + r * j->cols, (float *)j->out + r * j->cols, j->cols);
-    else log_softmax_f64((const double *)j->in + r * j->cols, (double *)j->out + r * j->cols, j->cols);
+    if (j->dt == TFD_FLOAT32)
+      log_softmax_f32((const float *)j->in + r * j->cols, (float *)j->out + r * j->cols, j->cols);
+    else
+      log_softmax_f64((const double *)j->in + r * j->cols, (double *)j->out + r * j->cols, j->cols);
   }
 }
 
@@ -351,7 +391,8 @@ static void k_log_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t rows = j.cols ? tfd_tensor_numel(in) / j.cols : 0;
   if (rows * j.cols >= TFD_PARALLEL_MIN_ELEMENTS)
     tfd_threadpool_parallel_for(c->intra_pool, rows, 20 * j.cols, log_softmax_range, &j);
-  else log_softmax_range(0, rows, &j);
+  else
+    log_softmax_range(0, rows, &j);
 }
 
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

@@ -49,15 +49,6 @@ static void k_truncated_normal(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-/* TensorShape::DebugString of t. */
-static const char *shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int d = 0; d < tfd_tensor_ndims(t) && at < cap; d++)
-    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "," : "", (long long)tfd_tensor_dim(t, d));
-  if (at < cap) snprintf(buf + at, cap - at, "]");
-  return buf;
-}
-
 static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t dims[TFD_MAX_DIMS];
   int nd;
@@ -68,7 +59,8 @@ static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int b = 0; b < 2; b++) {
     tfd_tensor *t = c->inputs[1 + b];
     if (tfd_tensor_ndims(t) != 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be 0-D, got shape %s", what[b], shape_text(text, sizeof text, t));
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be 0-D, got shape %s", what[b],
+                      tfd_tensor_shape_text(text, sizeof text, t, 0));
       return;
     }
     if (tfd_tensor_dtype(t) != k->dst) {
@@ -85,7 +77,8 @@ static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int d = 0; d < nd; d++) n *= dims[d];
   /* TensorFlow checks the bounds only when there is something to draw. */
   if (n > 0 && bound[0] >= bound[1]) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld", (long long)bound[0], (long long)bound[1]);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld", (long long)bound[0],
+                    (long long)bound[1]);
     return;
   }
   tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, nd);
@@ -95,8 +88,10 @@ static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = tfd_dm_mix(element_seed(k, base, i)) % range;
     int64_t v = (int64_t)((uint64_t)bound[0] + r);
-    if (k->dst == TFD_INT64) ((int64_t *)tfd_tensor_data(out))[i] = v;
-    else ((int32_t *)tfd_tensor_data(out))[i] = (int32_t)v;
+    if (k->dst == TFD_INT64)
+      ((int64_t *)tfd_tensor_data(out))[i] = v;
+    else
+      ((int32_t *)tfd_tensor_data(out))[i] = (int32_t)v;
   }
   c->outputs[0] = out;
 }
@@ -104,10 +99,14 @@ static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
 static double logit_at(const tfd_tensor *t, int64_t i) {
   const void *p = tfd_tensor_const_data(t);
   switch (tfd_tensor_dtype(t)) {
-    case TFD_FLOAT64: return ((const double *)p)[i];
-    case TFD_INT32: return ((const int32_t *)p)[i];
-    case TFD_INT64: return (double)((const int64_t *)p)[i];
-    default: return ((const float *)p)[i];
+    case TFD_FLOAT64:
+      return ((const double *)p)[i];
+    case TFD_INT32:
+      return ((const int32_t *)p)[i];
+    case TFD_INT64:
+      return (double)((const int64_t *)p)[i];
+    default:
+      return ((const float *)p)[i];
   }
 }
 
@@ -115,11 +114,13 @@ static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *logits = c->inputs[0], *ns = c->inputs[1];
   char text[TFD_MAX_DIMS * 21 + 3];
   if (tfd_tensor_ndims(logits) != 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits should be a matrix, got shape %s", shape_text(text, sizeof text, logits));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits should be a matrix, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, logits, 0));
     return;
   }
   if (tfd_tensor_ndims(ns) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s", shape_text(text, sizeof text, ns));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, ns, 0));
     return;
   }
   if (tfd_tensor_dtype(ns) != TFD_INT32) {
@@ -179,11 +180,15 @@ static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
       int64_t lo = 0, hi = classes - 1; /* the first class whose running mass exceeds u */
       while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (cdf[mid] <= u) lo = mid + 1;
-        else hi = mid;
+        if (cdf[mid] <= u)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
-      if (k->dst == TFD_INT64) ((int64_t *)tfd_tensor_data(out))[r * samples + s] = lo;
-      else ((int32_t *)tfd_tensor_data(out))[r * samples + s] = (int32_t)lo;
+      if (k->dst == TFD_INT64)
+        ((int64_t *)tfd_tensor_data(out))[r * samples + s] = lo;
+      else
+        ((int32_t *)tfd_tensor_data(out))[r * samples + s] = (int32_t)lo;
     }
   }
   free(cdf);

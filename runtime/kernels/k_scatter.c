@@ -14,20 +14,12 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 
-#define TEXT_CAP (TFD_MAX_DIMS * 21 + 3)
-
-/* TensorShape::DebugString: "[2,3]", "[]". */
-static const char *shape_text(char *buf, size_t cap, const tfd_tensor *t) {
-  size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int d = 0; d < tfd_tensor_ndims(t) && at < cap; d++)
-    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "," : "", (long long)tfd_tensor_dim(t, d));
-  if (at < cap) snprintf(buf + at, cap - at, "]");
-  return buf;
-}
+#define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
 static const char *dims_text(char *buf, size_t cap, const int64_t *dims, int nd) {
   size_t at = (size_t)snprintf(buf, cap, "[");
-  for (int d = 0; d < nd && at < cap; d++) at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "," : "", (long long)dims[d]);
+  for (int d = 0; d < nd && at < cap; d++)
+    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "," : "", (long long)dims[d]);
   if (at < cap) snprintf(buf + at, cap - at, "]");
   return buf;
 }
@@ -38,8 +30,8 @@ static void oom(tfd_kernel_ctx *c, const tfd_kernel *k) { tfd_kernel_fail(c, k, 
 /* dst[i] += src[i] for n elements of dt (ScatterNd's summing of repeated indices). */
 static void add_into(void *dst, const void *src, int64_t n, tfd_dtype dt) {
   switch (dt) {
-#define ADD_CASE(D, T)                                                  \
-  case D:                                                               \
+#define ADD_CASE(D, T)                                                    \
+  case D:                                                                 \
     for (int64_t i = 0; i < n; i++) ((T *)dst)[i] += ((const T *)src)[i]; \
     break;
     ADD_CASE(TFD_FLOAT32, float)
@@ -53,7 +45,8 @@ static void add_into(void *dst, const void *src, int64_t n, tfd_dtype dt) {
         ((uint16_t *)dst)[i] =
             tfd_float_to_half(tfd_half_to_float(((uint16_t *)dst)[i]) + tfd_half_to_float(((const uint16_t *)src)[i]));
       break;
-    default: break; /* the op's type list holds no other dtype */
+    default:
+      break; /* the op's type list holds no other dtype */
   }
 }
 
@@ -66,17 +59,20 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   char a[TEXT_CAP], b[TEXT_CAP];
   int ri = tfd_tensor_ndims(ix), ru = tfd_tensor_ndims(upd);
   if (ri < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices shape must have rank at least one. Found:%s", shape_text(a, sizeof a, ix));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices shape must have rank at least one. Found:%s",
+                    tfd_tensor_shape_text(a, sizeof a, ix, 0));
     return false;
   }
   if (ru < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Updates shape must have rank at least one. Found:%s", shape_text(a, sizeof a, upd));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Updates shape must have rank at least one. Found:%s",
+                    tfd_tensor_shape_text(a, sizeof a, upd, 0));
     return false;
   }
   int64_t out_n = 1;
   for (int d = 0; d < nd; d++)
     if (!tfd_checked_mul(out_n, dims[d], &out_n)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape %s has more elements than int64 can count", dims_text(a, sizeof a, dims, nd));
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape %s has more elements than int64 can count",
+                      dims_text(a, sizeof a, dims, nd));
       return false;
     }
   int64_t ni = tfd_tensor_numel(ix), nu = tfd_tensor_numel(upd);
@@ -87,29 +83,29 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   int outer = ri - 1;
   for (int d = 0; d < outer; d++)
     if (d >= ru || tfd_tensor_dim(ix, d) != tfd_tensor_dim(upd, d)) {
-      shape_text(a, sizeof a, ix), shape_text(b, sizeof b, upd);
+      tfd_tensor_shape_text(a, sizeof a, ix, 0), tfd_tensor_shape_text(b, sizeof b, upd, 0);
       if (tensor_scatter)
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                         "Outer dimensions of indices and update must match. Indices shape: %s, updates shape:%s", a, b);
       else
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                        "Dimensions [0,%d) of indices[shape=%s] must match dimensions [0,%d) of updates[shape=%s]", outer,
-                        a, outer, b);
+                        "Dimensions [0,%d) of indices[shape=%s] must match dimensions [0,%d) of updates[shape=%s]", outer, a,
+                        outer, b);
       return false;
     }
   int64_t depth = tfd_tensor_dim(ix, outer);
   bool inner_ok = (int64_t)ru - outer == (int64_t)nd - depth;
   for (int i = 0; inner_ok && i + outer < ru; i++) inner_ok = tfd_tensor_dim(upd, i + outer) == dims[depth + i];
   if (!inner_ok) {
-    dims_text(a, sizeof a, dims, nd), shape_text(b, sizeof b, upd);
+    dims_text(a, sizeof a, dims, nd), tfd_tensor_shape_text(b, sizeof b, upd, 0);
     if (!tensor_scatter)
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "Dimensions [%lld,%d) of input[shape=%s] must match dimensions [%d,%d) of updates[shape=%s]",
                       (long long)depth, nd, a, outer, ru, b);
     else if ((int64_t)ru - outer != (int64_t)nd - depth)
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "Inner dimensions of output shape must match inner dimensions of updates shape. Output: %s updates: %s",
-                      a, b);
+      tfd_kernel_fail(
+          c, k, TFD_INVALID_ARGUMENT,
+          "Inner dimensions of output shape must match inner dimensions of updates shape. Output: %s updates: %s", a, b);
     else
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "The inner %lld dimensions of output.shape=%s must match the inner %d dimensions of updates.shape=%s",
@@ -122,14 +118,15 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   }
   /* DoScatterNd's own checks (PrepareAndValidateInputs). */
   if (nd < 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Output must be at least 1-D, got shape: %s", dims_text(a, sizeof a, dims, nd));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Output must be at least 1-D, got shape: %s",
+                    dims_text(a, sizeof a, dims, nd));
     return false;
   }
   if (tfd_tensor_dim(upd, 0) != tfd_tensor_dim(ix, 0)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "Dimensions [0,1) of indices[shape=%s] = %lld must match dimensions [0,1) of updates[shape=%s] = %lld",
-                    shape_text(a, sizeof a, ix), (long long)tfd_tensor_dim(ix, 0), shape_text(b, sizeof b, upd),
-                    (long long)tfd_tensor_dim(upd, 0));
+                    tfd_tensor_shape_text(a, sizeof a, ix, 0), (long long)tfd_tensor_dim(ix, 0),
+                    tfd_tensor_shape_text(b, sizeof b, upd, 0), (long long)tfd_tensor_dim(upd, 0));
     return false;
   }
   if (ri == 1 && depth > 0) { /* one index of rank 1: its batch dimension is the index itself */
@@ -137,7 +134,8 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:], got updates.shape: "
                     "%s, indices.shape: %s, params_shape: %s, slice_dim: 1, and batch_dim: 1",
-                    shape_text(b, sizeof b, upd), shape_text(a, sizeof a, ix), dims_text(p, sizeof p, dims, nd));
+                    tfd_tensor_shape_text(b, sizeof b, upd, 0), tfd_tensor_shape_text(a, sizeof a, ix, 0),
+                    dims_text(p, sizeof p, dims, nd));
     return false;
   }
   *ixd = depth;
@@ -165,14 +163,16 @@ static bool scatter_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
         char where[TEXT_CAP], at[TEXT_CAP * 2], sh[TEXT_CAP];
         int outer = tfd_tensor_ndims(ix) - 1;
         where[0] = '\0';
-        if (outer == 1) snprintf(where, sizeof where, "[%lld]", (long long)u);
+        if (outer == 1)
+          snprintf(where, sizeof where, "[%lld]", (long long)u);
         else if (outer > 1) {
           char co[TEXT_CAP];
           snprintf(where, sizeof where, "[%s]", tfd_index_coords(ix, u, outer, co, sizeof co));
         }
         size_t len = 0;
         for (int64_t e = 0; e < depth && len < sizeof at; e++)
-          len += (size_t)snprintf(at + len, sizeof at - len, "%s%lld", e ? ", " : "", (long long)tfd_tensor_get_index(ix, u * depth + e));
+          len += (size_t)snprintf(at + len, sizeof at - len, "%s%lld", e ? ", " : "",
+                                  (long long)tfd_tensor_get_index(ix, u * depth + e));
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices%s = [%s] does not index into shape %s", where, at,
                         dims_text(sh, sizeof sh, dims, nd));
         return false;
@@ -232,8 +232,10 @@ static void k_scatter_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
   const char *src = tfd_tensor_const_data(upd);
   /* The first update of a slot is copied, later ones added; slots no update names stay zero. */
   for (int64_t u = 0; u < n; u++) {
-    if (!seen[slots[u]]) memcpy(o + (size_t)slots[u] * row, src + (size_t)u * row, row);
-    else add_into(o + (size_t)slots[u] * row, src + (size_t)u * row, slice, dt);
+    if (!seen[slots[u]])
+      memcpy(o + (size_t)slots[u] * row, src + (size_t)u * row, row);
+    else
+      add_into(o + (size_t)slots[u] * row, src + (size_t)u * row, slice, dt);
     seen[slots[u]] = 1;
   }
   for (int64_t s = 0; s < total / slice; s++)
@@ -289,8 +291,8 @@ static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
   char a[TEXT_CAP], b[TEXT_CAP];
   int nd = tfd_tensor_ndims(x);
   if (nd != tfd_tensor_ndims(y)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s", shape_text(a, sizeof a, x),
-                    shape_text(b, sizeof b, y));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s",
+                    tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
     return;
   }
   if (nd < 2) {
@@ -300,7 +302,7 @@ static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int d = 0; d < nd - 2; d++)
     if (tfd_tensor_dim(x, d) != tfd_tensor_dim(y, d)) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", d, d,
-                      shape_text(a, sizeof a, x), shape_text(b, sizeof b, y));
+                      tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
       return;
     }
   tfd_batch_matmul_compute(k, c);
@@ -337,29 +339,39 @@ static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
   void *o = tfd_tensor_data(out);
   const void *sv = tfd_tensor_const_data(s), *vv = tfd_tensor_const_data(v);
   /* lower: the first position whose element is not less than the value; upper: the first greater. */
-#define SEARCH(T, LOAD)                                                  \
-  for (int64_t r = 0; r < rows; r++)                                     \
-    for (int64_t j = 0; j < m; j++) {                                    \
-      T x = LOAD((const T *)vv, r * m + j);                              \
-      int64_t lo = 0, hi = len;                                          \
-      while (lo < hi) {                                                  \
-        int64_t mid = lo + (hi - lo) / 2;                                \
-        T e = LOAD((const T *)sv, r * len + mid);                        \
-        if (upper ? !(x < e) : e < x) lo = mid + 1;                      \
-        else hi = mid;                                                   \
-      }                                                                  \
-      if (i64) ((int64_t *)o)[r * m + j] = lo;                           \
-      else ((int32_t *)o)[r * m + j] = (int32_t)lo;                      \
+#define SEARCH(T, LOAD)                           \
+  for (int64_t r = 0; r < rows; r++)              \
+    for (int64_t j = 0; j < m; j++) {             \
+      T x = LOAD((const T *)vv, r * m + j);       \
+      int64_t lo = 0, hi = len;                   \
+      while (lo < hi) {                           \
+        int64_t mid = lo + (hi - lo) / 2;         \
+        T e = LOAD((const T *)sv, r * len + mid); \
+        if (upper ? !(x < e) : e < x)             \
+          lo = mid + 1;                           \
+        else                                      \
+          hi = mid;                               \
+      }                                           \
+      if (i64)                                    \
+        ((int64_t *)o)[r * m + j] = lo;           \
+      else                                        \
+        ((int32_t *)o)[r * m + j] = (int32_t)lo;  \
     }
 #define PLAIN(p, i) (p)[i]
 #define HALF(p, i) tfd_half_to_float(((const uint16_t *)(p))[i])
   switch (tfd_tensor_dtype(s)) {
-    case TFD_FLOAT32: SEARCH(float, PLAIN) break;
-    case TFD_FLOAT64: SEARCH(double, PLAIN) break;
-    case TFD_INT32: SEARCH(int32_t, PLAIN) break;
-    case TFD_INT64: SEARCH(int64_t, PLAIN) break;
-    case TFD_UINT8: SEARCH(uint8_t, PLAIN) break;
-    case TFD_FLOAT16: SEARCH(float, HALF) break;
+    case TFD_FLOAT32:
+      SEARCH(float, PLAIN) break;
+    case TFD_FLOAT64:
+      SEARCH(double, PLAIN) break;
+    case TFD_INT32:
+      SEARCH(int32_t, PLAIN) break;
+    case TFD_INT64:
+      SEARCH(int64_t, PLAIN) break;
+    case TFD_UINT8:
+      SEARCH(uint8_t, PLAIN) break;
+    case TFD_FLOAT16:
+      SEARCH(float, HALF) break;
     default:
       tfd_tensor_unref(out);
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s inputs are not supported", tfd_dtype_name(tfd_tensor_dtype(s)));
@@ -375,10 +387,14 @@ static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* Element equality as TensorFlow's == (floats by value: -0 equals 0, NaN equals nothing). */
 static bool elem_eq(const char *a, const char *b, tfd_dtype dt) {
   switch (dt) {
-    case TFD_FLOAT32: return *(const float *)a == *(const float *)b;
-    case TFD_FLOAT64: return *(const double *)a == *(const double *)b;
-    case TFD_FLOAT16: return tfd_half_to_float(*(const uint16_t *)a) == tfd_half_to_float(*(const uint16_t *)b);
-    default: return memcmp(a, b, tfd_dtype_size(dt)) == 0;
+    case TFD_FLOAT32:
+      return *(const float *)a == *(const float *)b;
+    case TFD_FLOAT64:
+      return *(const double *)a == *(const double *)b;
+    case TFD_FLOAT16:
+      return tfd_half_to_float(*(const uint16_t *)a) == tfd_half_to_float(*(const uint16_t *)b);
+    default:
+      return memcmp(a, b, tfd_dtype_size(dt)) == 0;
   }
 }
 
@@ -450,8 +466,10 @@ static int64_t run_set_find(run_set *s, const char *run, int64_t i, bool add) {
 }
 
 static void put_index(tfd_tensor *t, int64_t i, int64_t v) {
-  if (tfd_tensor_dtype(t) == TFD_INT64) ((int64_t *)tfd_tensor_data(t))[i] = v;
-  else ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)v;
+  if (tfd_tensor_dtype(t) == TFD_INT64)
+    ((int64_t *)tfd_tensor_data(t))[i] = v;
+  else
+    ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)v;
 }
 
 static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -510,7 +528,8 @@ static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (gathered)
     for (int64_t o = 0; o < outer; o++)
       for (int64_t j = 0; j < len; j++)
-        memcpy(rows + ((size_t)j * width + (size_t)o * inner) * es, src + ((size_t)o * len + j) * inner * es, (size_t)inner * es);
+        memcpy(rows + ((size_t)j * width + (size_t)o * inner) * es, src + ((size_t)o * len + j) * inner * es,
+               (size_t)inner * es);
   const char *r = gathered ? rows : src;
   int64_t uniq = 0;
   int64_t *which = malloc((size_t)(len > 0 ? len : 1) * sizeof *which); /* row -> its unique's number */
@@ -599,8 +618,10 @@ tfd_code tfd_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_statu
     k->compute = k_batch_matmul_v1;
     return TFD_OK;
   }
-  if (strcmp(op, "ScatterNd") == 0) k->compute = k_scatter_nd;
-  else if (strcmp(op, "TensorScatterUpdate") == 0) k->compute = k_tensor_scatter_update;
+  if (strcmp(op, "ScatterNd") == 0)
+    k->compute = k_scatter_nd;
+  else if (strcmp(op, "TensorScatterUpdate") == 0)
+    k->compute = k_tensor_scatter_update;
   else if (strcmp(op, "LowerBound") == 0 || strcmp(op, "UpperBound") == 0) {
     k->compute = k_search_sorted;
     k->code = op[0] == 'U';
@@ -610,8 +631,8 @@ tfd_code tfd_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_statu
     k->code = strcmp(op, "UniqueV2") == 0;
     k->dst = tfd_attr_dtype(init->node, "out_idx", TFD_INT32);
   }
-  if ((k->compute == k_search_sorted || k->compute == k_unique || k->compute == k_list_diff) &&
-      k->dst != TFD_INT32 && k->dst != TFD_INT64)
+  if ((k->compute == k_search_sorted || k->compute == k_unique || k->compute == k_list_diff) && k->dst != TFD_INT32 &&
+      k->dst != TFD_INT64)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): the index output must be int32 or int64, not %s",
                            tfd_node_def_name(init->node), op, tfd_dtype_name(k->dst));
   return TFD_OK;

@@ -51,20 +51,21 @@ const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf
 
 void tfd_step_container(int64_t step_id, char *buf, size_t cap) { snprintf(buf, cap, "__per_step_%lld", (long long)step_id); }
 
-void tfd_shape_text(char *buf, size_t cap, const int64_t *dims, int nd) {
+const char *tfd_shape_text(char *buf, size_t cap, const int64_t *dims, int nd) {
   if (nd < 0) {
     snprintf(buf, cap, "<unknown>");
-    return;
+    return buf;
   }
   size_t at = (size_t)snprintf(buf, cap, "[");
   for (int i = 0; i < nd && at < cap; i++)
     at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? "," : "", (long long)dims[i]);
   if (at < cap) snprintf(buf + at, cap - at, "]");
+  return buf;
 }
 
-void tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, int from) {
+const char *tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, int from) {
   int64_t d[TFD_MAX_DIMS];
   int nd = tfd_tensor_ndims(t) - from;
   for (int i = 0; i < nd; i++) d[i] = tfd_tensor_dim(t, i + from);
-  tfd_shape_text(buf, cap, d, nd < 0 ? 0 : nd);
+  return tfd_shape_text(buf, cap, d, nd < 0 ? 0 : nd);
 }

@@ -17,8 +17,8 @@ tfd_tensor *tfd_kernel_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i)
  * into buf (truncated to cap); TFD_SHAPE_TEXT_CAP holds any. The second takes a tensor's shape,
  * leaving out its first `from` dimensions. */
 #define TFD_SHAPE_TEXT_CAP (TFD_MAX_DIMS * 21 + 16)
-void tfd_shape_text(char *buf, size_t cap, const int64_t *dims, int nd);
-void tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, int from);
+const char *tfd_shape_text(char *buf, size_t cap, const int64_t *dims, int nd);
+const char *tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, int from);
 
 /* A scalar (or one-element) int axis input i, read on the host, normalised into [0, rank); false
  * with INVALID_ARGUMENT naming `what` reported when it is not an index, not one element or out of
