@@ -848,6 +848,37 @@ static tfd_code infer_slice(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* Concat (concat_dim, values...): the values' dtype; their rank when known (the kernel checks sizes). */
+static tfd_code infer_concat_v1(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 0, "concat_dim", st) != TFD_OK || need_rank(c, 0, 0, "concat_dim", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  for (int i = 2; i < c->num_inputs; i++)
+    if (same_types(c, 1, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  c->out_shapes[0] = c->in_shapes[1];
+  for (int d = 0; d < c->out_shapes[0].ndims; d++) c->out_shapes[0].dims[d] = -1;
+  return TFD_OK;
+}
+
+/* Gather (params, indices): indices' shape then params' after its first dimension. */
+static tfd_code infer_gather_v1(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "indices", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const tfd_shape *p = &c->in_shapes[0], *ix = &c->in_shapes[1];
+  tfd_shape *o = &c->out_shapes[0];
+  c->out_types[0] = c->in_types[0];
+  if (p->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Gather): params must be at least 1 dimensional",
+                           node_name(c));
+  if (p->ndims < 0 || ix->ndims < 0 || p->ndims - 1 + ix->ndims > TFD_MAX_DIMS) {
+    o->ndims = -1;
+    return TFD_OK;
+  }
+  o->ndims = ix->ndims + p->ndims - 1;
+  for (int d = 0; d < ix->ndims; d++) o->dims[d] = ix->dims[d];
+  for (int d = 1; d < p->ndims; d++) o->dims[ix->ndims + d - 1] = p->dims[d];
+  return TFD_OK;
+}
+
 static tfd_code infer_gather(tfd_infer_ctx *c, tfd_status *st) {
   bool nd = strcmp(op_name(c), "GatherNd") == 0;
   if (need_index(c, 1, "indices", st) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -2287,6 +2318,10 @@ static const tfd_attr_def attrs_fill[] = {A_T, {"index_type", TFD_ATTR_TYPE, fal
 static const tfd_attr_def attrs_shape[] = {A_T, {"out_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
 static const tfd_attr_def attrs_concat[] = {A_T, {"N", TFD_ATTR_INT, false, 0, 0, NULL},
                                             {"Tidx", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_concat_v1[] = {A_T, {"N", TFD_ATTR_INT, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_gather_v1[] = {{"Tparams", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                               {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                               {"validate_indices", TFD_ATTR_BOOL, false, 1, 0, NULL}, END};
 static const tfd_attr_def attrs_random[] = {{"dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
                                             {"seed", TFD_ATTR_INT, false, 0, 0, NULL},
                                             {"seed2", TFD_ATTR_INT, false, 0, 0, NULL}, A_T, END};
@@ -2447,6 +2482,7 @@ static const tfd_op_def ops[] = {
     {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
     {"Size", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
     {"ConcatV2", 2, -1, 1, false, false, "T", 0, 0, attrs_concat, infer_concat, false},
+    {"Concat", 2, -1, 1, false, false, "T", 1, 0, attrs_concat_v1, infer_concat_v1, false},
     /* shapes, slicing, gathering */
     {"ExpandDims", 2, 2, 1, false, true, "T", 0, 0, attrs_expand_dims, infer_expand_dims, false},
     {"Squeeze", 1, 1, 1, false, true, "T", 0, 0, attrs_squeeze, infer_squeeze, false},
@@ -2455,6 +2491,7 @@ static const tfd_op_def ops[] = {
     {"Slice", 3, 3, 1, false, false, "T", 0, 0, attrs_slice, infer_slice, false},
     {"StridedSlice", 4, 4, 1, false, false, "T", 0, 0, attrs_strided_slice, infer_slice, false},
     {"GatherV2", 3, 3, 1, false, false, "Tparams", 0, 0, attrs_gather, infer_gather, false},
+    {"Gather", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_v1, infer_gather_v1, false},
     {"GatherNd", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_nd, infer_gather, false},
     {"Tile", 2, 2, 1, false, false, "T", 0, 0, attrs_tile, infer_tile, false},
     {"BroadcastTo", 2, 2, 1, false, false, "T", 0, 0, attrs_broadcast_to, infer_broadcast_to, false},
@@ -2856,7 +2893,8 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
       d.dtype = (tfd_dtype)a->dflt_i;
       d.s = a->dflt_s ? a->dflt_s : "";
       if (a->type == TFD_ATTR_TYPE && !d.dtype) continue;
-      if (strcmp(a->name, "N") == 0) d.i = strcmp(op->name, "ConcatV2") == 0 ? num_inputs - 1 : num_inputs; /* the values (ConcatV2: not its axis) */
+      if (strcmp(a->name, "N") == 0) /* the values (not ConcatV2's or Concat's axis) */
+        d.i = strcmp(op->name, "ConcatV2") == 0 || strcmp(op->name, "Concat") == 0 ? num_inputs - 1 : num_inputs;
     }
     if (tfd_node_def_set_attr(node, a->name, &d, st) != TFD_OK) return tfd_status_code(st);
   }

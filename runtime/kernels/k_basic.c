@@ -2,6 +2,7 @@
  * fetches, Reshape, Transpose, Cast, Fill, ZerosLike, OnesLike, Shape, Size, ConcatV2,
  * BroadcastTo. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/checked.h"
@@ -252,6 +253,21 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
+/* Concat, TensorFlow 1's form (concat_dim, values...): ConcatV2 over the inputs with the axis moved last. */
+static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *moved[65], **in = c->num_inputs <= 65 ? moved : malloc((size_t)c->num_inputs * sizeof *in);
+  if (!in) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
+  in[c->num_inputs - 1] = c->inputs[0];
+  tfd_kernel_ctx v2 = *c;
+  v2.inputs = in;
+  k_concat(k, &v2);
+  if (in != moved) free(in);
+}
+
 tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
@@ -295,6 +311,8 @@ tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
     k->compute = k_size;
   } else if (strcmp(op, "ConcatV2") == 0) {
     k->compute = k_concat;
+  } else if (strcmp(op, "Concat") == 0) {
+    k->compute = k_concat_v1;
   } else {
     return tfd_status_setf(st, TFD_INTERNAL, "no basic kernel for %s", op);
   }

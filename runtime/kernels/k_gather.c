@@ -146,12 +146,26 @@ static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[1] = idxs;
 }
 
+/* Gather, TensorFlow 1's form (params, indices): GatherV2 along axis 0 (k->value, a scalar 0). */
+static void k_gather_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], k->value};
+  tfd_kernel_ctx v2 = *c;
+  v2.inputs = in;
+  v2.num_inputs = 3;
+  k_gather(k, &v2);
+}
+
 tfd_code tfd_setup_gather(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
   if (strcmp(op, "GatherV2") == 0) {
     k->index = tfd_attr_int(n, "batch_dims", 0);
     k->compute = k_gather;
+  } else if (strcmp(op, "Gather") == 0) {
+    int32_t zero = 0;
+    if (!(k->value = tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &zero, sizeof zero, st))) return tfd_status_code(st);
+    k->index = 0;
+    k->compute = k_gather_v1;
   } else if (strcmp(op, "GatherNd") == 0) {
     k->compute = k_gather_nd;
   } else if (strcmp(op, "ArgMax") == 0 || strcmp(op, "ArgMin") == 0) {

@@ -44,7 +44,7 @@ static const kernel_entry kernels[] = {
     CPU("OneHot", tfd_setup_array), CPU("LinSpace", tfd_setup_array), CPU("Cumsum", tfd_setup_array),
     CPU("Cumprod", tfd_setup_array), CPU("All", tfd_setup_array), CPU("Any", tfd_setup_array),
     CPU("BroadcastArgs", tfd_setup_array), CPU("MatrixBandPart", tfd_setup_array),
-    CPU("ConcatV2", tfd_setup_basic),
+    CPU("ConcatV2", tfd_setup_basic), CPU("Concat", tfd_setup_basic), CPU("Gather", tfd_setup_gather),
     /* shapes, slicing, gathering */
     CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape), CPU("Pack", tfd_setup_shape),
     CPU("Unpack", tfd_setup_shape), CPU("Slice", tfd_setup_shape), CPU("StridedSlice", tfd_setup_shape),
