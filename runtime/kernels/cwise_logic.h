@@ -53,6 +53,19 @@ bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 /* Prelu (x, alpha): x float32, alpha as above; x's dims (*nd of them) and alpha's count *na. */
 bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
 
+/* A unary elementwise row of input T (named x in EXPR) and output TO: the output is shaped like the
+ * input, so always contiguous. ATTR: a function attribute (TFD_VECTOR_CLONES) or nothing. */
+#define TFD_UNARY_ROW(ATTR, NAME, T, TO, EXPR)                                          \
+  ATTR static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
+    TO *restrict o = o_;                                                                \
+    const T *restrict a = in[0];                                                        \
+    (void)s;                                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      T x = a[i];                                                                       \
+      o[i] = (EXPR);                                                                    \
+    }                                                                                   \
+  }
+
 /* A binary elementwise row (tfd_cwise_run_rows' row type) of inputs T and output TO computing F(a, b):
  * the contiguous and one-side-broadcast cases get their own loops, so the compiler vectorises them.
  * ATTR: a function attribute (TFD_VECTOR_CLONES) or nothing. */

@@ -72,16 +72,7 @@ static const char *const op_names[L_COUNT] = {
 typedef tfd_cwise_row_fn row_fn;
 
 /* ---- unary rows ---- */
-#define UNARY_ROW(NAME, T, TO, EXPR)                                        \
-  static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    TO *restrict o = o_;                                                    \
-    const T *restrict a = in[0];                                            \
-    (void)s;                                                                \
-    for (int64_t i = 0; i < n; i++) {                                       \
-      T x = a[i];                                                           \
-      o[i] = (EXPR);                                                        \
-    }                                                                       \
-  }
+#define UNARY_ROW(NAME, T, TO, EXPR) TFD_UNARY_ROW(, NAME, T, TO, EXPR)
 
 /* TensorFlow's Selu constants; scale * alpha as TensorFlow spells it. */
 #define SELU_SCALE 1.0507009873554804934193349852946

@@ -73,16 +73,7 @@ static const char *const op_names[M_COUNT] = {[M_ACOS] = "Acos",
                                               [M_LOG_SOFTMAX] = "LogSoftmax"};
 
 /* ---- unary rows (the output is shaped like the input, so always contiguous) ---- */
-#define UNARY_ROW(ATTR, NAME, T, TO, EXPR)                                              \
-  ATTR static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
-    TO *restrict o = o_;                                                                \
-    const T *restrict a = in[0];                                                        \
-    (void)s;                                                                            \
-    for (int64_t i = 0; i < n; i++) {                                                   \
-      T x = a[i];                                                                       \
-      o[i] = (EXPR);                                                                    \
-    }                                                                                   \
-  }
+#define UNARY_ROW(ATTR, NAME, T, TO, EXPR) TFD_UNARY_ROW(ATTR, NAME, T, TO, EXPR)
 /* libm calls: nothing for the vector clones to gain. */
 #define LIBM_ROWS(NAME, F) UNARY_ROW(, NAME##_f32, float, float, F##f(x)) UNARY_ROW(, NAME##_f64, double, double, F(x))
 
