@@ -108,6 +108,15 @@ describe("layers models by hand", function()
     for _, case in ipairs(cases) do h.raises(case[1], case[2], tfdev.graph_def.load, model(case[3], 2)) end
   end)
 
+  it("reads numbers past int64's range as int32's limits (a fuzzer's dilation_rate of 1e30)", function()
+    local m <close> = tfdev.model(model({ { class_name = "Activation", config = { name = "a", activation = "relu" } } }, 1e30))
+    assert.equal("tfdev.model (a_input float32[-1,2147483647]) -> (a float32)", tostring(m))
+    local path = model({ { class_name = "Reshape", config = { name = "r", target_shape = { 1, 1, 1 } } },
+      { class_name = "Conv2D", config = { name = "c", filters = 1, kernel_size = 1, dilation_rate = { 1, -1e300 },
+        use_bias = false } } }, 1, { { "c/kernel", { 1, 1, 1, 1 }, { 2 } } })
+    h.raises("INVALID_ARGUMENT", "dilations", function() tfdev.model(path):run { r_input = { { 3 } } } end)
+  end)
+
   it("a functional model whose layers never get their inputs is refused", function()
     local f = assert(io.open(dir .. "/model.json", "w"))
     f:write(tfdev.json.encode { format = "layers-model", modelTopology = { class_name = "Model", config = {

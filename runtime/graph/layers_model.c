@@ -51,17 +51,26 @@ static const char *str(const cJSON *o, const char *k, const char *dflt) {
   return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
+/* A JSON number as an integer, saturated to int32's range (NaN is 0): a config's sizes and axes are small, and a
+ * double outside int64's range may not be converted at all (C11 6.3.1.4). Shape checks later refuse the extremes. */
+static int64_t int_of(double x) {
+  if (!(x == x)) return 0;
+  if (x > INT32_MAX) return INT32_MAX;
+  if (x < INT32_MIN) return INT32_MIN;
+  return (int64_t)x;
+}
+
 /* An int or a list of n ints (Keras's kernel_size = 3 or [3, 3]); false when neither. */
 static bool ints(const cJSON *v, int n, int64_t *out) {
   if (cJSON_IsNumber(v)) {
-    for (int i = 0; i < n; i++) out[i] = (int64_t)v->valuedouble;
+    for (int i = 0; i < n; i++) out[i] = int_of(v->valuedouble);
     return true;
   }
   if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return false;
   for (int i = 0; i < n; i++) {
     const cJSON *e = cJSON_GetArrayItem(v, i);
     if (!cJSON_IsNumber(e)) return false;
-    out[i] = (int64_t)e->valuedouble;
+    out[i] = int_of(e->valuedouble);
   }
   return true;
 }
@@ -314,7 +323,7 @@ static char *batch_norm(lctx *c, const call *l) {
   int rank = rank_of(c, l->in[0]);
   int64_t ax = -1;
   if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
-  if (cJSON_IsNumber(axis)) ax = (int64_t)axis->valuedouble;
+  if (cJSON_IsNumber(axis)) ax = int_of(axis->valuedouble);
   if (ax != -1 && !(rank > 0 && ax == rank - 1)) return unsupported(c, l, "a normalised axis other than the last");
   char *mean = weight(c, l->layer, "moving_mean"), *var = weight(c, l->layer, "moving_variance");
   char *eps = float_const(c, l->prefix, (float)num(l->cfg, "epsilon", 1e-3));
@@ -373,7 +382,7 @@ static char *merge_layer(lctx *c, const call *l) {
   const char *cls = l->cls;
   if (l->n_in < 1) return unsupported(c, l, "a merge of no inputs");
   if (strcmp(cls, "Concatenate") == 0) {
-    char *axis = int_const(c, l->prefix, (int64_t[]){(int64_t)num(l->cfg, "axis", -1)}, 1, NULL, 0);
+    char *axis = int_const(c, l->prefix, (int64_t[]){int_of(num(l->cfg, "axis", -1))}, 1, NULL, 0);
     char *y = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
     tfd_node_def *n = y ? node(c, y, "ConcatV2", NULL, NULL) : NULL;
     bool ok = n != NULL;
@@ -436,7 +445,7 @@ static char *pad_layer(lctx *c, const call *l, bool crop) {
   const cJSON *v = get(l->cfg, crop ? "cropping" : "padding");
   bool ok = false;
   if (cJSON_IsNumber(v)) {
-    for (int i = 0; i < 2 * n; i++) p[i] = (int64_t)v->valuedouble;
+    for (int i = 0; i < 2 * n; i++) p[i] = int_of(v->valuedouble);
     ok = true;
   } else if (n == 2 && cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2) { /* [[t, b], [l, r]] or [h, w] */
     ok = true;
@@ -594,7 +603,7 @@ static char *reshape_family(lctx *c, const call *l, int *rank) {
   }
   /* RepeatVector: [N, F] -> [N, n, F] */
   char *e = expand(c, l, l->in[0], 1);
-  char *m = int_const(c, l->prefix, (int64_t[]){1, (int64_t)num(l->cfg, "n", 1), 1}, 3, (int64_t[]){3}, 1);
+  char *m = int_const(c, l->prefix, (int64_t[]){1, int_of(num(l->cfg, "n", 1)), 1}, 3, (int64_t[]){3}, 1);
   char *y = e && m ? op2(c, l->prefix, "Tile", e, m) : NULL;
   free(e), free(m);
   *rank = 3;
@@ -707,7 +716,7 @@ static tfd_code placeholder(lctx *c, const char *name, const cJSON *cfg) {
     shape.ndims = cJSON_GetArraySize(s);
     for (int i = 0; i < shape.ndims; i++) {
       const cJSON *d = cJSON_GetArrayItem(s, i);
-      shape.dims[i] = cJSON_IsNumber(d) ? (int64_t)d->valuedouble : -1;
+      shape.dims[i] = cJSON_IsNumber(d) ? int_of(d->valuedouble) : -1;
     }
   }
   tfd_dtype dt = layer_dtype(cfg);
@@ -754,8 +763,8 @@ static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *re
       if (*n >= 64) return false;
       const cJSON *name = cJSON_GetArrayItem(hist, 0);
       if (!cJSON_IsString(name) || cJSON_GetArraySize(hist) < 3) return false;
-      const char *t = lookup(c, name->valuestring, (int64_t)cJSON_GetArrayItem(hist, 1)->valuedouble,
-                             (int64_t)cJSON_GetArrayItem(hist, 2)->valuedouble);
+      const char *t = lookup(c, name->valuestring, int_of(cJSON_GetArrayItem(hist, 1)->valuedouble),
+                             int_of(cJSON_GetArrayItem(hist, 2)->valuedouble));
       if (!t)
         *ready = false;
       else
@@ -769,8 +778,8 @@ static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *re
   const cJSON *first = cJSON_GetArrayItem(inbound, 0);
   if (cJSON_IsString(first)) { /* [layer, node_index, tensor_index, kwargs] */
     if (*n >= 64 || cJSON_GetArraySize(inbound) < 3) return false;
-    const char *t = lookup(c, first->valuestring, (int64_t)cJSON_GetArrayItem(inbound, 1)->valuedouble,
-                           (int64_t)cJSON_GetArrayItem(inbound, 2)->valuedouble);
+    const char *t = lookup(c, first->valuestring, int_of(cJSON_GetArrayItem(inbound, 1)->valuedouble),
+                           int_of(cJSON_GetArrayItem(inbound, 2)->valuedouble));
     if (!t)
       *ready = false;
     else
@@ -794,8 +803,8 @@ static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
   for (const cJSON *o = single ? outs : outs->child; o; o = single ? NULL : o->next) {
     const cJSON *name = cJSON_GetArrayItem(o, 0);
     const char *t = cJSON_IsString(name) && cJSON_GetArraySize(o) >= 3
-                        ? lookup(c, name->valuestring, (int64_t)cJSON_GetArrayItem(o, 1)->valuedouble,
-                                 (int64_t)cJSON_GetArrayItem(o, 2)->valuedouble)
+                        ? lookup(c, name->valuestring, int_of(cJSON_GetArrayItem(o, 1)->valuedouble),
+                                 int_of(cJSON_GetArrayItem(o, 2)->valuedouble))
                         : NULL;
     if (!t) return failf(c, TFD_INVALID_ARGUMENT, "output_layers names a layer output the model does not make");
     char *tensor = tfd_format("%s:0", t);
