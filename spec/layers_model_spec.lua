@@ -26,7 +26,7 @@ end
 
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
-    "activations", "functional" } do
+    "activations", "functional", "recurrent", "bidirectional" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))
@@ -91,8 +91,13 @@ describe("layers models by hand", function()
 
   it("names the layer and what tfdev lacks", function()
     local cases = {
-      { "UNIMPLEMENTED", "layer 'lstm': layer class 'LSTM' is not supported",
+      { "UNIMPLEMENTED", "layer 'm': layer class 'Masking' is not supported",
+        { { class_name = "Masking", config = { name = "m", mask_value = 0 } } } },
+      { "UNIMPLEMENTED", "layer 'lstm' (LSTM): an input of rank 2 (it takes [batch, time, features]) is not supported",
         { { class_name = "LSTM", config = { name = "lstm", units = 2 } } } },
+      { "UNIMPLEMENTED", "layer 'g' (GRU): return_state is not supported",
+        { { class_name = "Reshape", config = { name = "r", target_shape = { 2, 1 } } },
+          { class_name = "GRU", config = { name = "g", units = 2, return_state = true } } } },
       { "UNIMPLEMENTED", "layer 'c' (Conv2D): data_format channels_first is not supported",
         { { class_name = "Conv2D", config = { name = "c", filters = 1, kernel_size = 1, data_format = "channels_first" } } } },
       { "UNIMPLEMENTED", "layer 'd': activation 'gelu' is not supported",

@@ -6,194 +6,16 @@
  * read and the signature names. A weight becomes a Const named as the weights manifest names it
  * ("<layer>/<weight>", e.g. "dense/kernel") with no value yet: the manifest's reader fills it, as it
  * fills a graph model's. Inference semantics are Keras's: dropout and noise layers pass their input
- * through, batch normalisation uses the moving statistics. What is not here (recurrent layers,
- * nested models, channels_first, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
+ * through, batch normalisation uses the moving statistics. Recurrent layers are loops built by
+ * layers_recurrent.c; the helpers both use are in layers_build.c. What is not here (masks, nested
+ * models, channels_first, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/status_internal.h"
+#include "layers_internal.h"
 #include "layers_model.h"
-
-typedef struct lctx {
-  const char *path;
-  tfd_status *st;
-  tfd_graph_def *g;
-  tfd_strmap *unfilled; /* weight Consts still without values, by name */
-  tfd_strmap tensors;   /* "layer\x1fnode\x1ftensor" -> the output node's name (malloc'd) */
-  tfd_strmap ranks;     /* output node name -> rank + 1 (0: unknown) */
-  int serial;           /* for helper nodes' names */
-} lctx;
-
-static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...) TFD_PRINTF(3, 4);
-static tfd_code failf(lctx *c, tfd_code code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  tfd_status_vsetf_in(c->st, code, c->path, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
-static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
-static const cJSON *get2(const cJSON *o, const char *a, const char *b) { return get(o, a) ? get(o, a) : get(o, b); }
-
-static double num(const cJSON *o, const char *k, double dflt) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-static bool flag(const cJSON *o, const char *k, bool dflt) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
-}
-static const char *str(const cJSON *o, const char *k, const char *dflt) {
-  const cJSON *v = get(o, k);
-  return cJSON_IsString(v) ? v->valuestring : dflt;
-}
-
-/* A JSON number as an integer, saturated to int32's range (NaN is 0): a config's sizes and axes are small, and a
- * double outside int64's range may not be converted at all (C11 6.3.1.4). Shape checks later refuse the extremes. */
-static int64_t int_of(double x) {
-  if (!(x == x)) return 0;
-  if (x > INT32_MAX) return INT32_MAX;
-  if (x < INT32_MIN) return INT32_MIN;
-  return (int64_t)x;
-}
-
-/* An int or a list of n ints (Keras's kernel_size = 3 or [3, 3]); false when neither. */
-static bool ints(const cJSON *v, int n, int64_t *out) {
-  if (cJSON_IsNumber(v)) {
-    for (int i = 0; i < n; i++) out[i] = int_of(v->valuedouble);
-    return true;
-  }
-  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return false;
-  for (int i = 0; i < n; i++) {
-    const cJSON *e = cJSON_GetArrayItem(v, i);
-    if (!cJSON_IsNumber(e)) return false;
-    out[i] = int_of(e->valuedouble);
-  }
-  return true;
-}
-
-/* ---- making nodes ---- */
-static tfd_node_def *node(lctx *c, const char *name, const char *op, const char *in0, const char *in1) {
-  tfd_node_def *n = tfd_graph_def_add_node(c->g, name, op, c->st);
-  if (n && in0 && tfd_node_def_add_input(n, in0, c->st) != TFD_OK) n = NULL;
-  if (n && in1 && tfd_node_def_add_input(n, in1, c->st) != TFD_OK) n = NULL;
-  return n;
-}
-
-static bool set(lctx *c, tfd_node_def *n, const char *name, tfd_attr_value v) {
-  return n && tfd_node_def_set_attr(n, name, &v, c->st) == TFD_OK;
-}
-static bool set_ints(lctx *c, tfd_node_def *n, const char *name, const int64_t *v, int len) {
-  return set(c, n, name, (tfd_attr_value){.type = TFD_ATTR_LIST_INT, .list_len = (size_t)len, .list_i = (int64_t *)v});
-}
-
-/* A fresh helper node name under prefix: "<prefix>/<what>_<serial>". The caller frees it. */
-static char *fresh(lctx *c, const char *prefix, const char *what) {
-  return tfd_format("%s/%s_%d", prefix, what, c->serial++);
-}
-
-/* A Const of int32 values (shapes, axes, paddings); returns its name (caller frees) or NULL. */
-/* A Const of dtype dt holding bytes (n elements of dims); its name (caller frees) or NULL. */
-static char *const_node(lctx *c, const char *prefix, tfd_dtype dt, const void *bytes, size_t n, const int64_t *dims,
-                        int nd) {
-  char *name = fresh(c, prefix, "const");
-  tfd_tensor *t = name ? tfd_tensor_from_bytes(NULL, dt, dims, nd, bytes, n * tfd_dtype_size(dt), c->st) : NULL;
-  tfd_node_def *k = t ? node(c, name, "Const", NULL, NULL) : NULL;
-  bool ok = k && set(c, k, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t}) &&
-            set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dt});
-  tfd_tensor_unref(t);
-  if (!ok) free(name), name = NULL;
-  return name;
-}
-
-/* int32 values (shapes, axes, paddings; at most 64) and float scalars as Consts. */
-static char *int_const(lctx *c, const char *prefix, const int64_t *v, int n, const int64_t *dims, int nd) {
-  int32_t buf[64];
-  for (int i = 0; i < n && i < 64; i++) buf[i] = (int32_t)v[i];
-  return n <= 64 ? const_node(c, prefix, TFD_INT32, buf, (size_t)n, dims, nd) : NULL;
-}
-static char *float_const(lctx *c, const char *prefix, float v) { return const_node(c, prefix, TFD_FLOAT32, &v, 1, NULL, 0); }
-
-/* The weight Const "<layer>/<weight>" (made once; the manifest gives its value); its name or NULL. */
-static char *weight(lctx *c, const char *layer, const char *w) {
-  char *name = tfd_format("%s/%s", layer, w);
-  if (!name || tfd_graph_def_find(c->g, name)) return name;
-  tfd_node_def *k = node(c, name, "Const", NULL, NULL);
-  if (!k || !set(c, k, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}) ||
-      !tfd_strmap_put(c->unfilled, name, k)) {
-    free(name);
-    return NULL;
-  }
-  return name;
-}
-
-/* One op node "<prefix>/<op>_<k>" over up to two inputs; its name (caller frees) or NULL. */
-static char *op2(lctx *c, const char *prefix, const char *op, const char *a, const char *b) {
-  char *name = fresh(c, prefix, op);
-  if (name && !node(c, name, op, a, b)) free(name), name = NULL;
-  return name;
-}
-
-/* x replaced by op(x, y) (y may be NULL): frees the old name; NULL on failure (x freed too). */
-static char *then(lctx *c, const char *prefix, const char *op, char *x, const char *y) {
-  char *out = x ? op2(c, prefix, op, x, y) : NULL;
-  free(x);
-  return out;
-}
-
-/* Keras activations over x (consumed); the activation's name from its config, or "linear". */
-static char *activation(lctx *c, const char *prefix, char *x, const char *act) {
-  if (!x || !act || strcmp(act, "linear") == 0 || !*act) return x;
-  static const char *const direct[][2] = {{"relu", "Relu"},       {"relu6", "Relu6"},       {"elu", "Elu"},
-                                          {"selu", "Selu"},       {"sigmoid", "Sigmoid"},   {"tanh", "Tanh"},
-                                          {"softmax", "Softmax"}, {"softplus", "Softplus"}, {"exponential", "Exp"}};
-  for (size_t i = 0; i < sizeof direct / sizeof *direct; i++)
-    if (strcmp(act, direct[i][0]) == 0) return then(c, prefix, direct[i][1], x, NULL);
-  if (strcmp(act, "swish") == 0 || strcmp(act, "silu") == 0) {
-    char *s = op2(c, prefix, "Sigmoid", x, NULL), *out = s ? op2(c, prefix, "Mul", x, s) : NULL;
-    free(s), free(x);
-    return out;
-  }
-  if (strcmp(act, "softsign") == 0) { /* x / (1 + |x|) */
-    char *one = float_const(c, prefix, 1), *den = then(c, prefix, "AddV2", op2(c, prefix, "Abs", x, NULL), one);
-    char *out = den ? op2(c, prefix, "RealDiv", x, den) : NULL;
-    free(one), free(den), free(x);
-    return out;
-  }
-  if (strcmp(act, "hard_sigmoid") == 0) { /* Keras: clip(0.2 x + 0.5, 0, 1) */
-    char *k = float_const(c, prefix, 0.2f), *h = float_const(c, prefix, 0.5f), *zero = float_const(c, prefix, 0),
-         *one = float_const(c, prefix, 1);
-    char *y = then(c, prefix, "Minimum",
-                   then(c, prefix, "Maximum", then(c, prefix, "AddV2", then(c, prefix, "Mul", x, k), h), zero), one);
-    free(k), free(h), free(zero), free(one);
-    return y;
-  }
-  free(x);
-  failf(c, TFD_UNIMPLEMENTED, "layer '%s': activation '%s' is not supported", prefix, act);
-  return NULL;
-}
-
-static void note_rank(lctx *c, const char *tensor, int rank) {
-  if (tensor) tfd_strmap_put(&c->ranks, tensor, (void *)(intptr_t)(rank + 1));
-}
-static int rank_of(lctx *c, const char *tensor) { return (int)(intptr_t)tfd_strmap_get(&c->ranks, tensor) - 1; }
-
-/* ---- layers ---- */
-typedef struct call {
-  const char *cls, *layer; /* class_name, layer name (its weights' prefix) */
-  const char *prefix;      /* names of this call's nodes */
-  const cJSON *cfg;
-  char **in; /* input tensors */
-  int n_in;
-} call;
-
-static char *unsupported(lctx *c, const call *l, const char *what) {
-  failf(c, TFD_UNIMPLEMENTED, "layer '%s' (%s): %s is not supported", l->layer, l->cls, what);
-  return NULL;
-}
 
 /* Conv2D / DepthwiseConv2D / SeparableConv2D / Conv1D and the pools: strides, padding, dilations. */
 typedef struct window {
@@ -203,55 +25,55 @@ typedef struct window {
 
 static bool window_of(lctx *c, const call *l, int n, bool pool, window *w) {
   const cJSON *cfg = l->cfg;
-  const char *fmt = str(cfg, "data_format", "channels_last");
-  if (strcmp(fmt, "channels_last") != 0) return unsupported(c, l, "data_format channels_first") != NULL;
+  const char *fmt = lm_str(cfg, "data_format", "channels_last");
+  if (strcmp(fmt, "channels_last") != 0) return lm_unsupported(c, l, "data_format channels_first") != NULL;
   w->k[1] = w->s[1] = w->d[1] = 1;
-  if (!ints(get2(cfg, pool ? "pool_size" : "kernel_size", "poolSize"), n, w->k)) w->k[0] = w->k[1] = pool ? 2 : 1;
-  if (!ints(get(cfg, "strides"), n, w->s)) memcpy(w->s, pool ? w->k : (int64_t[2]){1, 1}, sizeof w->s);
-  if (!ints(get(cfg, "dilation_rate"), n, w->d)) w->d[0] = w->d[1] = 1;
-  const char *pad = str(cfg, "padding", "valid");
+  if (!lm_ints(lm_get2(cfg, pool ? "pool_size" : "kernel_size", "poolSize"), n, w->k)) w->k[0] = w->k[1] = pool ? 2 : 1;
+  if (!lm_ints(lm_get(cfg, "strides"), n, w->s)) memcpy(w->s, pool ? w->k : (int64_t[2]){1, 1}, sizeof w->s);
+  if (!lm_ints(lm_get(cfg, "dilation_rate"), n, w->d)) w->d[0] = w->d[1] = 1;
+  const char *pad = lm_str(cfg, "padding", "valid");
   if (strcmp(pad, "valid") != 0 && strcmp(pad, "same") != 0)
-    return unsupported(c, l, "padding other than valid and same") != NULL;
+    return lm_unsupported(c, l, "padding other than valid and same") != NULL;
   w->padding = strcmp(pad, "same") == 0 ? "SAME" : "VALID";
   return true;
 }
 
 static bool conv_attrs(lctx *c, tfd_node_def *n, const window *w, bool pool) {
   int64_t strides[4] = {1, w->s[0], w->s[1], 1}, dil[4] = {1, w->d[0], w->d[1], 1}, ksize[4] = {1, w->k[0], w->k[1], 1};
-  return set_ints(c, n, "strides", strides, 4) &&
-         set(c, n, "padding", (tfd_attr_value){.type = TFD_ATTR_STRING, .s = (char *)w->padding}) &&
-         (pool ? set_ints(c, n, "ksize", ksize, 4) : set_ints(c, n, "dilations", dil, 4));
+  return lm_set_ints(c, n, "strides", strides, 4) &&
+         lm_set(c, n, "padding", (tfd_attr_value){.type = TFD_ATTR_STRING, .s = (char *)w->padding}) &&
+         (pool ? lm_set_ints(c, n, "ksize", ksize, 4) : lm_set_ints(c, n, "dilations", dil, 4));
 }
 
 /* x -> op(x, filter) with the window's attrs; x consumed. */
 static char *conv_node(lctx *c, const call *l, const char *op, char *x, const char *filter, const window *w) {
-  char *out = x ? fresh(c, l->prefix, op) : NULL;
-  tfd_node_def *n = out ? node(c, out, op, x, filter) : NULL;
+  char *out = x ? lm_fresh(c, l->prefix, op) : NULL;
+  tfd_node_def *n = out ? lm_node(c, out, op, x, filter) : NULL;
   if (!n || !conv_attrs(c, n, w, filter == NULL)) free(out), out = NULL;
   free(x);
   return out;
 }
 
 static char *bias_act(lctx *c, const call *l, char *y) {
-  if (y && flag(l->cfg, "use_bias", true)) {
-    char *b = weight(c, l->layer, "bias");
-    y = b ? then(c, l->prefix, "BiasAdd", y, b) : (free(y), NULL);
+  if (y && lm_flag(l->cfg, "use_bias", true)) {
+    char *b = lm_weight(c, l->layer, "bias");
+    y = b ? lm_then(c, l->prefix, "BiasAdd", y, b) : (free(y), NULL);
     free(b);
   }
-  return activation(c, l->prefix, y, str(l->cfg, "activation", "linear"));
+  return lm_activation(c, l->prefix, y, lm_str(l->cfg, "activation", "linear"));
 }
 
 /* Conv1D and the 1D pools run as their 2D forms on [N, 1, W, C]. */
 static char *expand(lctx *c, const call *l, const char *x, int axis) {
-  char *a = int_const(c, l->prefix, (int64_t[]){axis}, 1, NULL, 0);
-  char *y = a ? op2(c, l->prefix, "ExpandDims", x, a) : NULL;
+  char *a = lm_int_const(c, l->prefix, (int64_t[]){axis}, 1, NULL, 0);
+  char *y = a ? lm_op2(c, l->prefix, "ExpandDims", x, a) : NULL;
   free(a);
   return y;
 }
 static char *squeeze(lctx *c, const call *l, char *x, int axis) {
-  char *y = x ? fresh(c, l->prefix, "Squeeze") : NULL;
-  tfd_node_def *n = y ? node(c, y, "Squeeze", x, NULL) : NULL;
-  if (!n || !set_ints(c, n, "squeeze_dims", (int64_t[]){axis}, 1)) free(y), y = NULL;
+  char *y = x ? lm_fresh(c, l->prefix, "Squeeze") : NULL;
+  tfd_node_def *n = y ? lm_node(c, y, "Squeeze", x, NULL) : NULL;
+  if (!n || !lm_set_ints(c, n, "squeeze_dims", (int64_t[]){axis}, 1)) free(y), y = NULL;
   free(x);
   return y;
 }
@@ -261,13 +83,13 @@ static char *conv_layer(lctx *c, const call *l) {
   bool separable = strncmp(l->cls, "SeparableConv", 13) == 0;
   window w;
   if (!window_of(c, l, one_d ? 1 : 2, false, &w)) return NULL;
-  if (num(l->cfg, "groups", 1) != 1) return unsupported(c, l, "groups other than 1");
+  if (lm_num(l->cfg, "groups", 1) != 1) return lm_unsupported(c, l, "groups other than 1");
   if (one_d) { /* [k] -> [1, k] windows on [N, 1, W, C] */
     w.k[1] = w.k[0], w.s[1] = w.s[0], w.d[1] = w.d[0];
     w.k[0] = w.s[0] = w.d[0] = 1;
   }
   char *x = one_d ? expand(c, l, l->in[0], 1) : tfd_format("%s", l->in[0]);
-  char *k = weight(c, l->layer, depthwise || separable ? "depthwise_kernel" : "kernel");
+  char *k = lm_weight(c, l->layer, depthwise || separable ? "depthwise_kernel" : "kernel");
   if (one_d && k) {
     char *k2 = expand(c, l, k, 0);
     free(k), k = k2;
@@ -275,7 +97,7 @@ static char *conv_layer(lctx *c, const call *l) {
   char *y = k ? conv_node(c, l, depthwise || separable ? "DepthwiseConv2dNative" : "Conv2D", x, k, &w) : (free(x), NULL);
   free(k);
   if (y && separable) {
-    char *p = weight(c, l->layer, "pointwise_kernel");
+    char *p = lm_weight(c, l->layer, "pointwise_kernel");
     window one = {{1, 1}, {1, 1}, {1, 1}, "VALID"};
     y = p ? conv_node(c, l, "Conv2D", y, p, &one) : (free(y), NULL);
     free(p);
@@ -297,21 +119,21 @@ static char *pool_layer(lctx *c, const call *l) {
 static char *global_pool(lctx *c, const call *l) {
   int64_t axes[2] = {1, 2};
   int n = strstr(l->cls, "1D") ? 1 : 2;
-  if (strcmp(str(l->cfg, "data_format", "channels_last"), "channels_last") != 0)
-    return unsupported(c, l, "data_format channels_first");
-  char *a = int_const(c, l->prefix, axes, n, (int64_t[]){n}, 1);
-  char *y = a ? op2(c, l->prefix, strstr(l->cls, "Max") ? "Max" : "Mean", l->in[0], a) : NULL;
+  if (strcmp(lm_str(l->cfg, "data_format", "channels_last"), "channels_last") != 0)
+    return lm_unsupported(c, l, "data_format channels_first");
+  char *a = lm_int_const(c, l->prefix, axes, n, (int64_t[]){n}, 1);
+  char *y = a ? lm_op2(c, l->prefix, strstr(l->cls, "Max") ? "Max" : "Mean", l->in[0], a) : NULL;
   free(a);
   tfd_node_def *nd = y ? tfd_graph_def_find(c->g, y) : NULL;
-  if (y && !set(c, nd, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = flag(l->cfg, "keepdims", false)}))
+  if (y && !lm_set(c, nd, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = lm_flag(l->cfg, "keepdims", false)}))
     free(y), y = NULL;
   return y;
 }
 
 static char *dense_layer(lctx *c, const call *l) {
-  char *k = weight(c, l->layer, "kernel");
-  int rank = rank_of(c, l->in[0]);
-  char *y = k ? op2(c, l->prefix, rank > 2 ? "BatchMatMulV2" : "MatMul", l->in[0], k) : NULL;
+  char *k = lm_weight(c, l->layer, "kernel");
+  int rank = lm_rank_of(c, l->in[0]);
+  char *y = k ? lm_op2(c, l->prefix, rank > 2 ? "BatchMatMulV2" : "MatMul", l->in[0], k) : NULL;
   free(k);
   return bias_act(c, l, y);
 }
@@ -319,59 +141,59 @@ static char *dense_layer(lctx *c, const call *l) {
 /* Keras's inference formula, (x - mean) * gamma / sqrt(var + eps) + beta, written so that the graph
  * optimiser folds everything but one Mul and one AddV2 into constants. */
 static char *batch_norm(lctx *c, const call *l) {
-  const cJSON *axis = get(l->cfg, "axis");
-  int rank = rank_of(c, l->in[0]);
+  const cJSON *axis = lm_get(l->cfg, "axis");
+  int rank = lm_rank_of(c, l->in[0]);
   int64_t ax = -1;
   if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
-  if (cJSON_IsNumber(axis)) ax = int_of(axis->valuedouble);
-  if (ax != -1 && !(rank > 0 && ax == rank - 1)) return unsupported(c, l, "a normalised axis other than the last");
-  char *mean = weight(c, l->layer, "moving_mean"), *var = weight(c, l->layer, "moving_variance");
-  char *eps = float_const(c, l->prefix, (float)num(l->cfg, "epsilon", 1e-3));
-  char *inv = mean && var && eps ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL) : NULL;
-  if (inv && flag(l->cfg, "scale", true)) {
-    char *gamma = weight(c, l->layer, "gamma");
-    inv = gamma ? then(c, l->prefix, "Mul", inv, gamma) : (free(inv), NULL);
+  if (cJSON_IsNumber(axis)) ax = lm_int_of(axis->valuedouble);
+  if (ax != -1 && !(rank > 0 && ax == rank - 1)) return lm_unsupported(c, l, "a normalised axis other than the last");
+  char *mean = lm_weight(c, l->layer, "moving_mean"), *var = lm_weight(c, l->layer, "moving_variance");
+  char *eps = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "epsilon", 1e-3));
+  char *inv = mean && var && eps ? lm_then(c, l->prefix, "Rsqrt", lm_op2(c, l->prefix, "AddV2", var, eps), NULL) : NULL;
+  if (inv && lm_flag(l->cfg, "scale", true)) {
+    char *gamma = lm_weight(c, l->layer, "gamma");
+    inv = gamma ? lm_then(c, l->prefix, "Mul", inv, gamma) : (free(inv), NULL);
     free(gamma);
   }
-  char *shift = inv ? then(c, l->prefix, "Neg", op2(c, l->prefix, "Mul", mean, inv), NULL) : NULL;
-  if (shift && flag(l->cfg, "center", true)) {
-    char *beta = weight(c, l->layer, "beta");
-    shift = beta ? then(c, l->prefix, "AddV2", shift, beta) : (free(shift), NULL);
+  char *shift = inv ? lm_then(c, l->prefix, "Neg", lm_op2(c, l->prefix, "Mul", mean, inv), NULL) : NULL;
+  if (shift && lm_flag(l->cfg, "center", true)) {
+    char *beta = lm_weight(c, l->layer, "beta");
+    shift = beta ? lm_then(c, l->prefix, "AddV2", shift, beta) : (free(shift), NULL);
     free(beta);
   }
-  char *y = shift ? then(c, l->prefix, "AddV2", op2(c, l->prefix, "Mul", l->in[0], inv), shift) : NULL;
+  char *y = shift ? lm_then(c, l->prefix, "AddV2", lm_op2(c, l->prefix, "Mul", l->in[0], inv), shift) : NULL;
   free(mean), free(var), free(eps), free(inv), free(shift);
   return y;
 }
 
 static char *layer_norm(lctx *c, const call *l) {
-  const cJSON *axis = get(l->cfg, "axis");
+  const cJSON *axis = lm_get(l->cfg, "axis");
   if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
-  int rank = rank_of(c, l->in[0]);
+  int rank = lm_rank_of(c, l->in[0]);
   if (cJSON_IsNumber(axis) && axis->valuedouble != -1 && !(rank > 0 && axis->valuedouble == rank - 1))
-    return unsupported(c, l, "a normalised axis other than the last");
-  char *ax = int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1);
-  char *eps = float_const(c, l->prefix, (float)num(l->cfg, "epsilon", 1e-3));
-  char *mean = ax ? op2(c, l->prefix, "Mean", l->in[0], ax) : NULL;
+    return lm_unsupported(c, l, "a normalised axis other than the last");
+  char *ax = lm_int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1);
+  char *eps = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "epsilon", 1e-3));
+  char *mean = ax ? lm_op2(c, l->prefix, "Mean", l->in[0], ax) : NULL;
   tfd_node_def *mn = mean ? tfd_graph_def_find(c->g, mean) : NULL;
-  char *centered = mn && set(c, mn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
-                       ? op2(c, l->prefix, "Sub", l->in[0], mean)
+  char *centered = mn && lm_set(c, mn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
+                       ? lm_op2(c, l->prefix, "Sub", l->in[0], mean)
                        : NULL;
-  char *var = centered ? op2(c, l->prefix, "Mul", centered, centered) : NULL;
-  var = var ? then(c, l->prefix, "Mean", var, ax) : NULL;
+  char *var = centered ? lm_op2(c, l->prefix, "Mul", centered, centered) : NULL;
+  var = var ? lm_then(c, l->prefix, "Mean", var, ax) : NULL;
   tfd_node_def *vn = var ? tfd_graph_def_find(c->g, var) : NULL;
-  char *y = vn && set(c, vn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
-                ? then(c, l->prefix, "Rsqrt", op2(c, l->prefix, "AddV2", var, eps), NULL)
+  char *y = vn && lm_set(c, vn, "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true})
+                ? lm_then(c, l->prefix, "Rsqrt", lm_op2(c, l->prefix, "AddV2", var, eps), NULL)
                 : NULL;
-  y = y ? then(c, l->prefix, "Mul", y, centered) : NULL;
-  if (y && flag(l->cfg, "scale", true)) {
-    char *g = weight(c, l->layer, "gamma");
-    y = g ? then(c, l->prefix, "Mul", y, g) : (free(y), NULL);
+  y = y ? lm_then(c, l->prefix, "Mul", y, centered) : NULL;
+  if (y && lm_flag(l->cfg, "scale", true)) {
+    char *g = lm_weight(c, l->layer, "gamma");
+    y = g ? lm_then(c, l->prefix, "Mul", y, g) : (free(y), NULL);
     free(g);
   }
-  if (y && flag(l->cfg, "center", true)) {
-    char *b = weight(c, l->layer, "beta");
-    y = b ? then(c, l->prefix, "AddV2", y, b) : (free(y), NULL);
+  if (y && lm_flag(l->cfg, "center", true)) {
+    char *b = lm_weight(c, l->layer, "beta");
+    y = b ? lm_then(c, l->prefix, "AddV2", y, b) : (free(y), NULL);
     free(b);
   }
   free(ax), free(eps), free(mean), free(centered), free(var);
@@ -380,15 +202,15 @@ static char *layer_norm(lctx *c, const call *l) {
 
 static char *merge_layer(lctx *c, const call *l) {
   const char *cls = l->cls;
-  if (l->n_in < 1) return unsupported(c, l, "a merge of no inputs");
+  if (l->n_in < 1) return lm_unsupported(c, l, "a merge of no inputs");
   if (strcmp(cls, "Concatenate") == 0) {
-    char *axis = int_const(c, l->prefix, (int64_t[]){int_of(num(l->cfg, "axis", -1))}, 1, NULL, 0);
-    char *y = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
-    tfd_node_def *n = y ? node(c, y, "ConcatV2", NULL, NULL) : NULL;
+    char *axis = lm_int_const(c, l->prefix, (int64_t[]){lm_int_of(lm_num(l->cfg, "axis", -1))}, 1, NULL, 0);
+    char *y = axis ? lm_fresh(c, l->prefix, "ConcatV2") : NULL;
+    tfd_node_def *n = y ? lm_node(c, y, "ConcatV2", NULL, NULL) : NULL;
     bool ok = n != NULL;
     for (int i = 0; ok && i < l->n_in; i++) ok = tfd_node_def_add_input(n, l->in[i], c->st) == TFD_OK;
     ok = ok && tfd_node_def_add_input(n, axis, c->st) == TFD_OK &&
-         set(c, n, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = l->n_in});
+         lm_set(c, n, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = l->n_in});
     free(axis);
     if (!ok) free(y), y = NULL;
     return y;
@@ -398,12 +220,12 @@ static char *merge_layer(lctx *c, const call *l) {
                    : strcmp(cls, "Maximum") == 0  ? "Maximum"
                    : strcmp(cls, "Minimum") == 0  ? "Minimum"
                                                   : "AddV2"; /* Add, Average */
-  if (strcmp(cls, "Subtract") == 0 && l->n_in != 2) return unsupported(c, l, "Subtract of other than two inputs");
+  if (strcmp(cls, "Subtract") == 0 && l->n_in != 2) return lm_unsupported(c, l, "Subtract of other than two inputs");
   char *y = tfd_format("%s", l->in[0]);
-  for (int i = 1; y && i < l->n_in; i++) y = then(c, l->prefix, op, y, l->in[i]);
+  for (int i = 1; y && i < l->n_in; i++) y = lm_then(c, l->prefix, op, y, l->in[i]);
   if (y && strcmp(cls, "Average") == 0) {
-    char *k = float_const(c, l->prefix, 1.0f / (float)l->n_in);
-    y = k ? then(c, l->prefix, "Mul", y, k) : (free(y), NULL);
+    char *k = lm_float_const(c, l->prefix, 1.0f / (float)l->n_in);
+    y = k ? lm_then(c, l->prefix, "Mul", y, k) : (free(y), NULL);
     free(k);
   }
   return y;
@@ -412,29 +234,29 @@ static char *merge_layer(lctx *c, const call *l) {
 /* Reshape to [-1] + target (Keras's target_shape leaves out the batch). */
 static char *reshape_to(lctx *c, const call *l, const char *x, const int64_t *target, int n) {
   int64_t shape[TFD_MAX_DIMS + 1] = {-1};
-  if (n > TFD_MAX_DIMS - 1) return unsupported(c, l, "a target shape of that rank");
+  if (n > TFD_MAX_DIMS - 1) return lm_unsupported(c, l, "a target shape of that rank");
   for (int i = 0; i < n; i++) shape[i + 1] = target[i];
-  char *s = int_const(c, l->prefix, shape, n + 1, (int64_t[]){n + 1}, 1);
-  char *y = s ? op2(c, l->prefix, "Reshape", x, s) : NULL;
+  char *s = lm_int_const(c, l->prefix, shape, n + 1, (int64_t[]){n + 1}, 1);
+  char *y = s ? lm_op2(c, l->prefix, "Reshape", x, s) : NULL;
   free(s);
   return y;
 }
 
 /* Flatten: [N, ...] -> [N, -1], the batch read from the input's shape at run time. */
 static char *flatten(lctx *c, const call *l) {
-  char *shape = op2(c, l->prefix, "Shape", l->in[0], NULL);
-  char *b0 = int_const(c, l->prefix, (int64_t[]){0}, 1, (int64_t[]){1}, 1);
-  char *b1 = int_const(c, l->prefix, (int64_t[]){1}, 1, (int64_t[]){1}, 1);
-  char *batch = shape && b0 && b1 ? fresh(c, l->prefix, "StridedSlice") : NULL;
-  tfd_node_def *n = batch ? node(c, batch, "StridedSlice", shape, b0) : NULL;
+  char *shape = lm_op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *b0 = lm_int_const(c, l->prefix, (int64_t[]){0}, 1, (int64_t[]){1}, 1);
+  char *b1 = lm_int_const(c, l->prefix, (int64_t[]){1}, 1, (int64_t[]){1}, 1);
+  char *batch = shape && b0 && b1 ? lm_fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *n = batch ? lm_node(c, batch, "StridedSlice", shape, b0) : NULL;
   bool ok = n && tfd_node_def_add_input(n, b1, c->st) == TFD_OK && tfd_node_def_add_input(n, b1, c->st) == TFD_OK;
-  char *rest = ok ? int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1) : NULL;
-  char *axis = rest ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
-  char *target = axis ? fresh(c, l->prefix, "ConcatV2") : NULL;
-  tfd_node_def *t = target ? node(c, target, "ConcatV2", batch, rest) : NULL;
+  char *rest = ok ? lm_int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1) : NULL;
+  char *axis = rest ? lm_int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
+  char *target = axis ? lm_fresh(c, l->prefix, "ConcatV2") : NULL;
+  tfd_node_def *t = target ? lm_node(c, target, "ConcatV2", batch, rest) : NULL;
   ok = t && tfd_node_def_add_input(t, axis, c->st) == TFD_OK &&
-       set(c, t, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
-  char *y = ok ? op2(c, l->prefix, "Reshape", l->in[0], target) : NULL;
+       lm_set(c, t, "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
+  char *y = ok ? lm_op2(c, l->prefix, "Reshape", l->in[0], target) : NULL;
   free(shape), free(b0), free(b1), free(batch), free(rest), free(axis), free(target);
   return y;
 }
@@ -442,28 +264,28 @@ static char *flatten(lctx *c, const call *l) {
 static char *pad_layer(lctx *c, const call *l, bool crop) {
   int n = strstr(l->cls, "1D") ? 1 : 2;
   int64_t p[4] = {0, 0, 0, 0};
-  const cJSON *v = get(l->cfg, crop ? "cropping" : "padding");
+  const cJSON *v = lm_get(l->cfg, crop ? "cropping" : "padding");
   bool ok = false;
   if (cJSON_IsNumber(v)) {
-    for (int i = 0; i < 2 * n; i++) p[i] = int_of(v->valuedouble);
+    for (int i = 0; i < 2 * n; i++) p[i] = lm_int_of(v->valuedouble);
     ok = true;
   } else if (n == 2 && cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2) { /* [[t, b], [l, r]] or [h, w] */
     ok = true;
     for (int i = 0; ok && i < n; i++) {
       const cJSON *e = cJSON_GetArrayItem(v, i);
       int64_t two[2];
-      ok = ints(e, 2, two);
+      ok = lm_ints(e, 2, two);
       p[2 * i] = two[0], p[2 * i + 1] = two[1];
     }
-  } else if (n == 1 && ints(v, 2, p)) { /* 1D: [left, right] */
+  } else if (n == 1 && lm_ints(v, 2, p)) { /* 1D: [left, right] */
     ok = true;
   }
-  if (!ok) return unsupported(c, l, crop ? "this cropping" : "this padding");
+  if (!ok) return lm_unsupported(c, l, crop ? "this cropping" : "this padding");
   if (!crop) {
     int64_t pads[8] = {0}, dims[2] = {n + 2, 2};
     for (int i = 0; i < 2 * n; i++) pads[2 + i] = p[i];
-    char *k = int_const(c, l->prefix, pads, 2 * (n + 2), dims, 2);
-    char *y = k ? op2(c, l->prefix, "Pad", l->in[0], k) : NULL;
+    char *k = lm_int_const(c, l->prefix, pads, 2 * (n + 2), dims, 2);
+    char *y = k ? lm_op2(c, l->prefix, "Pad", l->in[0], k) : NULL;
     free(k);
     return y;
   }
@@ -473,13 +295,13 @@ static char *pad_layer(lctx *c, const call *l, bool crop) {
     begin[i + 1] = p[2 * i], end[i + 1] = -p[2 * i + 1];
     if (p[2 * i + 1] == 0) end_mask |= 1 << (i + 1);
   }
-  char *b = int_const(c, l->prefix, begin, n + 2, &dims, 1), *e = int_const(c, l->prefix, end, n + 2, &dims, 1);
-  char *s = int_const(c, l->prefix, stride, n + 2, &dims, 1);
-  char *y = b && e && s ? fresh(c, l->prefix, "StridedSlice") : NULL;
-  tfd_node_def *nd = y ? node(c, y, "StridedSlice", l->in[0], b) : NULL;
+  char *b = lm_int_const(c, l->prefix, begin, n + 2, &dims, 1), *e = lm_int_const(c, l->prefix, end, n + 2, &dims, 1);
+  char *s = lm_int_const(c, l->prefix, stride, n + 2, &dims, 1);
+  char *y = b && e && s ? lm_fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *nd = y ? lm_node(c, y, "StridedSlice", l->in[0], b) : NULL;
   if (!nd || tfd_node_def_add_input(nd, e, c->st) != TFD_OK || tfd_node_def_add_input(nd, s, c->st) != TFD_OK ||
-      !set(c, nd, "begin_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 1 | (1 << (n + 1))}) ||
-      !set(c, nd, "end_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = end_mask}))
+      !lm_set(c, nd, "begin_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 1 | (1 << (n + 1))}) ||
+      !lm_set(c, nd, "end_mask", (tfd_attr_value){.type = TFD_ATTR_INT, .i = end_mask}))
     free(y), y = NULL;
   free(b), free(e), free(s);
   return y;
@@ -489,20 +311,20 @@ static char *pad_layer(lctx *c, const call *l, bool crop) {
  * tf.image.resize) to the input's size times the factors, read from its shape at run time. */
 static char *upsample(lctx *c, const call *l) {
   int64_t f[2], one = 1, two = 2;
-  if (!ints(get(l->cfg, "size"), 2, f)) f[0] = f[1] = 2;
-  bool bilinear = strcmp(str(l->cfg, "interpolation", "nearest"), "bilinear") == 0;
-  if (!bilinear && strcmp(str(l->cfg, "interpolation", "nearest"), "nearest") != 0)
-    return unsupported(c, l, "this interpolation");
-  char *shape = op2(c, l->prefix, "Shape", l->in[0], NULL);
-  char *b = int_const(c, l->prefix, &one, 1, &one, 1), *e = int_const(c, l->prefix, (int64_t[]){3}, 1, &one, 1);
-  char *s = int_const(c, l->prefix, &one, 1, &one, 1), *k = int_const(c, l->prefix, f, 2, &two, 1);
-  char *hw = shape && b && e && s && k ? fresh(c, l->prefix, "StridedSlice") : NULL;
-  tfd_node_def *n = hw ? node(c, hw, "StridedSlice", shape, b) : NULL;
+  if (!lm_ints(lm_get(l->cfg, "size"), 2, f)) f[0] = f[1] = 2;
+  bool bilinear = strcmp(lm_str(l->cfg, "interpolation", "nearest"), "bilinear") == 0;
+  if (!bilinear && strcmp(lm_str(l->cfg, "interpolation", "nearest"), "nearest") != 0)
+    return lm_unsupported(c, l, "this interpolation");
+  char *shape = lm_op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *b = lm_int_const(c, l->prefix, &one, 1, &one, 1), *e = lm_int_const(c, l->prefix, (int64_t[]){3}, 1, &one, 1);
+  char *s = lm_int_const(c, l->prefix, &one, 1, &one, 1), *k = lm_int_const(c, l->prefix, f, 2, &two, 1);
+  char *hw = shape && b && e && s && k ? lm_fresh(c, l->prefix, "StridedSlice") : NULL;
+  tfd_node_def *n = hw ? lm_node(c, hw, "StridedSlice", shape, b) : NULL;
   bool ok = n && tfd_node_def_add_input(n, e, c->st) == TFD_OK && tfd_node_def_add_input(n, s, c->st) == TFD_OK;
-  char *size = ok ? op2(c, l->prefix, "Mul", hw, k) : NULL;
-  char *y = size ? op2(c, l->prefix, bilinear ? "ResizeBilinear" : "ResizeNearestNeighbor", l->in[0], size) : NULL;
+  char *size = ok ? lm_op2(c, l->prefix, "Mul", hw, k) : NULL;
+  char *y = size ? lm_op2(c, l->prefix, bilinear ? "ResizeBilinear" : "ResizeNearestNeighbor", l->in[0], size) : NULL;
   tfd_node_def *r = y ? tfd_graph_def_find(c->g, y) : NULL;
-  if (y && bilinear && !set(c, r, "half_pixel_centers", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true}))
+  if (y && bilinear && !lm_set(c, r, "half_pixel_centers", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true}))
     free(y), y = NULL;
   free(shape), free(b), free(e), free(s), free(k), free(hw), free(size);
   return y;
@@ -512,64 +334,64 @@ static char *relu_family(lctx *c, const call *l) {
   const char *cls = l->cls;
   char *x = tfd_format("%s", l->in[0]);
   if (strcmp(cls, "LeakyReLU") == 0) {
-    double alpha = num(l->cfg, "alpha", num(l->cfg, "negative_slope", 0.3));
-    char *y = then(c, l->prefix, "LeakyRelu", x, NULL);
-    if (y && !set(c, tfd_graph_def_find(c->g, y), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)alpha}))
+    double alpha = lm_num(l->cfg, "alpha", lm_num(l->cfg, "negative_slope", 0.3));
+    char *y = lm_then(c, l->prefix, "LeakyRelu", x, NULL);
+    if (y && !lm_set(c, tfd_graph_def_find(c->g, y), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)alpha}))
       free(y), y = NULL;
     return y;
   }
   if (strcmp(cls, "ELU") == 0) { /* relu(x) + alpha * min(elu(x), 0) */
-    double alpha = num(l->cfg, "alpha", 1);
-    if (alpha == 1) return then(c, l->prefix, "Elu", x, NULL);
-    char *zero = float_const(c, l->prefix, 0), *a = float_const(c, l->prefix, (float)alpha);
-    char *neg = then(c, l->prefix, "Mul", then(c, l->prefix, "Minimum", op2(c, l->prefix, "Elu", x, NULL), zero), a);
-    char *y = neg ? then(c, l->prefix, "AddV2", op2(c, l->prefix, "Relu", x, NULL), neg) : NULL;
+    double alpha = lm_num(l->cfg, "alpha", 1);
+    if (alpha == 1) return lm_then(c, l->prefix, "Elu", x, NULL);
+    char *zero = lm_float_const(c, l->prefix, 0), *a = lm_float_const(c, l->prefix, (float)alpha);
+    char *neg = lm_then(c, l->prefix, "Mul", lm_then(c, l->prefix, "Minimum", lm_op2(c, l->prefix, "Elu", x, NULL), zero), a);
+    char *y = neg ? lm_then(c, l->prefix, "AddV2", lm_op2(c, l->prefix, "Relu", x, NULL), neg) : NULL;
     free(zero), free(a), free(neg), free(x);
     return y;
   }
   if (strcmp(cls, "ThresholdedReLU") == 0) { /* x where x > theta, else 0 */
-    char *theta = float_const(c, l->prefix, (float)num(l->cfg, "theta", 1));
-    char *mask = theta ? op2(c, l->prefix, "Greater", x, theta) : NULL;
-    char *m = mask ? fresh(c, l->prefix, "Cast") : NULL;
-    tfd_node_def *n = m ? node(c, m, "Cast", mask, NULL) : NULL;
-    char *y = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32})
-                  ? op2(c, l->prefix, "Mul", x, m)
+    char *theta = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "theta", 1));
+    char *mask = theta ? lm_op2(c, l->prefix, "Greater", x, theta) : NULL;
+    char *m = mask ? lm_fresh(c, l->prefix, "Cast") : NULL;
+    tfd_node_def *n = m ? lm_node(c, m, "Cast", mask, NULL) : NULL;
+    char *y = n && lm_set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32})
+                  ? lm_op2(c, l->prefix, "Mul", x, m)
                   : NULL;
     free(theta), free(mask), free(m), free(x);
     return y;
   }
   if (strcmp(cls, "PReLU") == 0) {
-    char *alpha = weight(c, l->layer, "alpha");
-    char *y = alpha ? op2(c, l->prefix, "Prelu", x, alpha) : NULL;
+    char *alpha = lm_weight(c, l->layer, "alpha");
+    char *y = alpha ? lm_op2(c, l->prefix, "Prelu", x, alpha) : NULL;
     free(alpha), free(x);
     return y;
   }
   if (strcmp(cls, "Softmax") == 0) {
-    const cJSON *axis = get(l->cfg, "axis");
+    const cJSON *axis = lm_get(l->cfg, "axis");
     if (cJSON_IsArray(axis) && cJSON_GetArraySize(axis) == 1) axis = cJSON_GetArrayItem(axis, 0);
-    if (cJSON_IsNumber(axis) && axis->valuedouble != -1 && axis->valuedouble != rank_of(c, l->in[0]) - 1) {
+    if (cJSON_IsNumber(axis) && axis->valuedouble != -1 && axis->valuedouble != lm_rank_of(c, l->in[0]) - 1) {
       free(x);
-      return unsupported(c, l, "softmax over an axis other than the last");
+      return lm_unsupported(c, l, "softmax over an axis other than the last");
     }
-    return then(c, l->prefix, "Softmax", x, NULL);
+    return lm_then(c, l->prefix, "Softmax", x, NULL);
   }
   /* ReLU: max_value, negative_slope, threshold */
-  double max = num(l->cfg, "max_value", -1), slope = num(l->cfg, "negative_slope", 0),
-         threshold = num(l->cfg, "threshold", 0);
+  double max = lm_num(l->cfg, "max_value", -1), slope = lm_num(l->cfg, "negative_slope", 0),
+         threshold = lm_num(l->cfg, "threshold", 0);
   if (threshold != 0) {
     free(x);
-    return unsupported(c, l, "a threshold other than 0");
+    return lm_unsupported(c, l, "a threshold other than 0");
   }
   if (slope != 0) {
-    x = then(c, l->prefix, "LeakyRelu", x, NULL);
-    if (x && !set(c, tfd_graph_def_find(c->g, x), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)slope}))
+    x = lm_then(c, l->prefix, "LeakyRelu", x, NULL);
+    if (x && !lm_set(c, tfd_graph_def_find(c->g, x), "alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = (float)slope}))
       free(x), x = NULL;
   } else {
-    x = then(c, l->prefix, max == 6 ? "Relu6" : "Relu", x, NULL);
+    x = lm_then(c, l->prefix, max == 6 ? "Relu6" : "Relu", x, NULL);
   }
   if (x && max >= 0 && !(max == 6 && slope == 0)) {
-    char *m = float_const(c, l->prefix, (float)max);
-    x = m ? then(c, l->prefix, "Minimum", x, m) : (free(x), NULL);
+    char *m = lm_float_const(c, l->prefix, (float)max);
+    x = m ? lm_then(c, l->prefix, "Minimum", x, m) : (free(x), NULL);
     free(m);
   }
   return x;
@@ -582,43 +404,43 @@ static char *reshape_family(lctx *c, const call *l, int *rank) {
     return flatten(c, l);
   }
   if (strcmp(cls, "Reshape") == 0) {
-    const cJSON *t = get2(l->cfg, "target_shape", "targetShape");
+    const cJSON *t = lm_get2(l->cfg, "target_shape", "targetShape");
     int64_t target[TFD_MAX_DIMS];
     int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : -1;
-    if (n < 0 || n >= TFD_MAX_DIMS || !ints(t, n, target))
-      return unsupported(c, l, "a target_shape that is not a list of sizes");
+    if (n < 0 || n >= TFD_MAX_DIMS || !lm_ints(t, n, target))
+      return lm_unsupported(c, l, "a target_shape that is not a list of sizes");
     *rank = n + 1;
     return reshape_to(c, l, l->in[0], target, n);
   }
   if (strcmp(cls, "Permute") == 0) {
-    const cJSON *d = get(l->cfg, "dims");
+    const cJSON *d = lm_get(l->cfg, "dims");
     int n = cJSON_IsArray(d) ? cJSON_GetArraySize(d) : -1;
     int64_t perm[TFD_MAX_DIMS] = {0};
-    if (n < 1 || n >= TFD_MAX_DIMS || !ints(d, n, perm + 1)) return unsupported(c, l, "dims that are not a list of axes");
-    char *p = int_const(c, l->prefix, perm, n + 1, (int64_t[]){n + 1}, 1);
-    char *y = p ? op2(c, l->prefix, "Transpose", l->in[0], p) : NULL;
+    if (n < 1 || n >= TFD_MAX_DIMS || !lm_ints(d, n, perm + 1)) return lm_unsupported(c, l, "dims that are not a list of axes");
+    char *p = lm_int_const(c, l->prefix, perm, n + 1, (int64_t[]){n + 1}, 1);
+    char *y = p ? lm_op2(c, l->prefix, "Transpose", l->in[0], p) : NULL;
     free(p);
     *rank = n + 1;
     return y;
   }
   /* RepeatVector: [N, F] -> [N, n, F] */
   char *e = expand(c, l, l->in[0], 1);
-  char *m = int_const(c, l->prefix, (int64_t[]){1, int_of(num(l->cfg, "n", 1)), 1}, 3, (int64_t[]){3}, 1);
-  char *y = e && m ? op2(c, l->prefix, "Tile", e, m) : NULL;
+  char *m = lm_int_const(c, l->prefix, (int64_t[]){1, lm_int_of(lm_num(l->cfg, "n", 1)), 1}, 3, (int64_t[]){3}, 1);
+  char *y = e && m ? lm_op2(c, l->prefix, "Tile", e, m) : NULL;
   free(e), free(m);
   *rank = 3;
   return y;
 }
 
 static char *embedding(lctx *c, const call *l) {
-  char *table = weight(c, l->layer, "embeddings");
-  char *ids = fresh(c, l->prefix, "Cast");
-  tfd_node_def *n = table && ids ? node(c, ids, "Cast", l->in[0], NULL) : NULL;
-  char *axis = n && set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32})
-                   ? int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0)
+  char *table = lm_weight(c, l->layer, "embeddings");
+  char *ids = lm_fresh(c, l->prefix, "Cast");
+  tfd_node_def *n = table && ids ? lm_node(c, ids, "Cast", l->in[0], NULL) : NULL;
+  char *axis = n && lm_set(c, n, "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_INT32})
+                   ? lm_int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0)
                    : NULL;
-  char *y = axis ? fresh(c, l->prefix, "GatherV2") : NULL;
-  tfd_node_def *gn = y ? node(c, y, "GatherV2", table, ids) : NULL;
+  char *y = axis ? lm_fresh(c, l->prefix, "GatherV2") : NULL;
+  tfd_node_def *gn = y ? lm_node(c, y, "GatherV2", table, ids) : NULL;
   if (!gn || tfd_node_def_add_input(gn, axis, c->st) != TFD_OK) free(y), y = NULL;
   free(table), free(ids), free(axis);
   return y;
@@ -633,14 +455,51 @@ static bool is_identity(const char *cls) {
   return false;
 }
 
+static char *call_layer(lctx *c, const call *l, int *rank);
+
+/* TimeDistributed: the wrapped layer over [N * T, ...], reshaped back to [N, T, ...]; the wrapped layer's
+ * weights are named under the wrapper, as TensorFlow.js saves them. */
+static char *time_distributed(lctx *c, const call *l, int *rank) {
+  const cJSON *inner = lm_get(l->cfg, "layer");
+  int in_rank = lm_rank_of(c, l->in[0]);
+  if (!cJSON_IsObject(lm_get(inner, "config"))) return lm_unsupported(c, l, "a wrapper without a layer config");
+  if (in_rank >= 0 && in_rank < 3) return lm_unsupported(c, l, "an input of rank below 3");
+  char *shape = lm_op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *nt = shape ? lm_slice1(c, l->prefix, shape, 0, 2, false) : NULL;
+  char *rest = nt ? lm_slice1(c, l->prefix, shape, 2, 0, false) : NULL;
+  char *minus1 = rest ? lm_int_const(c, l->prefix, (int64_t[]){-1}, 1, (int64_t[]){1}, 1) : NULL;
+  char *axis = minus1 ? lm_int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0) : NULL;
+  char *flat_shape = axis ? lm_opn(c, l->prefix, "ConcatV2", 3, (const char *[]){minus1, rest, axis}) : NULL;
+  bool ok = flat_shape && lm_set(c, tfd_graph_def_find(c->g, flat_shape), "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2});
+  char *flat = ok ? lm_op2(c, l->prefix, "Reshape", l->in[0], flat_shape) : NULL;
+  char *y = NULL;
+  if (flat) {
+    lm_note_rank(c, flat, in_rank >= 0 ? in_rank - 1 : -1);
+    call il = {lm_str(inner, "class_name", ""), l->layer, l->prefix, lm_get(inner, "config"), &flat, 1};
+    int inner_rank = -1;
+    char *yi = call_layer(c, &il, &inner_rank);
+    char *ys = yi ? lm_op2(c, l->prefix, "Shape", yi, NULL) : NULL;
+    char *yrest = ys ? lm_slice1(c, l->prefix, ys, 1, 0, false) : NULL;
+    char *out_shape = yrest ? lm_opn(c, l->prefix, "ConcatV2", 3, (const char *[]){nt, yrest, axis}) : NULL;
+    if (out_shape && lm_set(c, tfd_graph_def_find(c->g, out_shape), "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 2}))
+      y = lm_op2(c, l->prefix, "Reshape", yi, out_shape);
+    *rank = inner_rank >= 0 ? inner_rank + 1 : -1;
+    free(yi), free(ys), free(yrest), free(out_shape);
+  }
+  free(shape), free(nt), free(rest), free(minus1), free(axis), free(flat_shape), free(flat);
+  return y;
+}
+
 /* The nodes of one layer call; its output (the last op's name, caller frees) and the output's rank. */
 static char *call_layer(lctx *c, const call *l, int *rank) {
   const char *cls = l->cls;
-  *rank = l->n_in ? rank_of(c, l->in[0]) : -1;
+  *rank = l->n_in ? lm_rank_of(c, l->in[0]) : -1;
   if (is_identity(cls)) return tfd_format("%s", l->in[0]);
+  if (lm_is_recurrent(cls)) return lm_recurrent_layer(c, l, rank);
+  if (strcmp(cls, "TimeDistributed") == 0) return time_distributed(c, l, rank);
   if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
   if (strcmp(cls, "Activation") == 0)
-    return activation(c, l->prefix, tfd_format("%s", l->in[0]), str(l->cfg, "activation", "linear"));
+    return lm_activation(c, l->prefix, tfd_format("%s", l->in[0]), lm_str(l->cfg, "activation", "linear"));
   if (!strcmp(cls, "Conv2D") || !strcmp(cls, "Conv1D") || !strcmp(cls, "DepthwiseConv2D") ||
       !strcmp(cls, "SeparableConv2D") || !strcmp(cls, "SeparableConv1D"))
     return conv_layer(c, l);
@@ -649,7 +508,7 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
     return pool_layer(c, l);
   if (!strncmp(cls, "GlobalAveragePooling", 20) || !strncmp(cls, "GlobalMaxPooling", 16) ||
       !strncmp(cls, "GlobalMaxPool", 13) || !strncmp(cls, "GlobalAvgPool", 13)) {
-    *rank = flag(l->cfg, "keepdims", false) ? *rank : 2;
+    *rank = lm_flag(l->cfg, "keepdims", false) ? *rank : 2;
     return global_pool(c, l);
   }
   if (strcmp(cls, "BatchNormalization") == 0) return batch_norm(c, l);
@@ -669,7 +528,7 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
     *rank = *rank >= 0 ? *rank + 1 : -1;
     return embedding(c, l);
   }
-  failf(c, TFD_UNIMPLEMENTED, "layer '%s': layer class '%s' is not supported", l->layer, cls);
+  lm_failf(c, TFD_UNIMPLEMENTED, "layer '%s': layer class '%s' is not supported", l->layer, cls);
   return NULL;
 }
 
@@ -682,15 +541,15 @@ static tfd_code record(lctx *c, const char *layer, int64_t node_index, const cha
   char *key = tensor_key(layer, node_index, 0), *val = key ? tfd_format("%s", tensor) : NULL;
   if (key && tfd_strmap_get(&c->tensors, key)) {
     free(key), free(val);
-    return failf(c, TFD_INVALID_ARGUMENT, "two layers are named '%s'", layer);
+    return lm_failf(c, TFD_INVALID_ARGUMENT, "two layers are named '%s'", layer);
   }
   bool ok = key && val && tfd_strmap_put(&c->tensors, key, val);
   free(key);
   if (!ok) {
     free(val);
-    return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
-  note_rank(c, tensor, rank);
+  lm_note_rank(c, tensor, rank);
   return TFD_OK;
 }
 
@@ -702,50 +561,50 @@ static const char *lookup(lctx *c, const char *layer, int64_t node_index, int64_
 }
 
 static tfd_dtype layer_dtype(const cJSON *cfg) {
-  const char *d = str(cfg, "dtype", "float32");
+  const char *d = lm_str(cfg, "dtype", "float32");
   tfd_dtype dt = tfd_dtype_from_name(d);
   return dt ? dt : TFD_FLOAT32;
 }
 
 /* A Placeholder `name` for an input of cfg's batch_input_shape and dtype; in the signature as key. */
 static tfd_code placeholder(lctx *c, const char *name, const cJSON *cfg) {
-  const cJSON *s = get2(cfg, "batch_input_shape", "batchInputShape");
-  if (!s) s = get(cfg, "batch_shape");
+  const cJSON *s = lm_get2(cfg, "batch_input_shape", "batchInputShape");
+  if (!s) s = lm_get(cfg, "batch_shape");
   tfd_shape shape = {.ndims = -1};
   if (cJSON_IsArray(s) && cJSON_GetArraySize(s) <= TFD_MAX_DIMS) {
     shape.ndims = cJSON_GetArraySize(s);
     for (int i = 0; i < shape.ndims; i++) {
       const cJSON *d = cJSON_GetArrayItem(s, i);
-      shape.dims[i] = cJSON_IsNumber(d) ? int_of(d->valuedouble) : -1;
+      shape.dims[i] = cJSON_IsNumber(d) ? lm_int_of(d->valuedouble) : -1;
     }
   }
   tfd_dtype dt = layer_dtype(cfg);
-  tfd_node_def *n = node(c, name, "Placeholder", NULL, NULL);
-  if (!n || !set(c, n, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dt}) ||
-      !set(c, n, "shape", (tfd_attr_value){.type = TFD_ATTR_SHAPE, .shape = shape}))
+  tfd_node_def *n = lm_node(c, name, "Placeholder", NULL, NULL);
+  if (!n || !lm_set(c, n, "dtype", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = dt}) ||
+      !lm_set(c, n, "shape", (tfd_attr_value){.type = TFD_ATTR_SHAPE, .shape = shape}))
     return tfd_status_code(c->st);
   char *tensor = tfd_format("%s:0", name);
   tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, false, name, tensor, dt, &shape, c->st)
-                         : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+                         : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   free(tensor);
   return code == TFD_OK ? record(c, name, 0, name, shape.ndims) : code;
 }
 
 /* Runs one call of a layer over inputs; records its output as (layer, node_index). */
 static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t node_index, char **in, int n_in) {
-  const cJSON *cfg = get(layer, "config");
-  const char *cls = str(layer, "class_name", "");
+  const cJSON *cfg = lm_get(layer, "config");
+  const char *cls = lm_str(layer, "class_name", "");
   if (!strcmp(cls, "Sequential") || !strcmp(cls, "Model") || !strcmp(cls, "Functional"))
-    return failf(c, TFD_UNIMPLEMENTED, "layer '%s': a nested model (%s) is not supported", name, cls);
+    return lm_failf(c, TFD_UNIMPLEMENTED, "layer '%s': a nested model (%s) is not supported", name, cls);
   char *prefix = node_index == 0 ? tfd_format("%s", name) : tfd_format("%s/call_%lld", name, (long long)node_index);
-  if (!prefix) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (!prefix) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   call l = {cls, name, prefix, cfg, in, n_in};
   int rank = -1;
-  char *y = n_in < 1 ? (failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name), NULL) : call_layer(c, &l, &rank);
+  char *y = n_in < 1 ? (lm_failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name), NULL) : call_layer(c, &l, &rank);
   tfd_code code = y                                  ? TFD_OK
                   : tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st)
-                                                     : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
-  if (y && !node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
+                                                     : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (y && !lm_node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
   if (code == TFD_OK) code = record(c, name, node_index, prefix, rank);
   free(y);
   free(prefix);
@@ -758,28 +617,28 @@ static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t 
  * *ready false) when one is not made yet. */
 static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *ready) {
   if (cJSON_IsObject(inbound)) {
-    const cJSON *hist = get(get(inbound, "config"), "keras_history");
+    const cJSON *hist = lm_get(lm_get(inbound, "config"), "keras_history");
     if (cJSON_IsArray(hist)) {
       if (*n >= 64) return false;
       const cJSON *name = cJSON_GetArrayItem(hist, 0);
       if (!cJSON_IsString(name) || cJSON_GetArraySize(hist) < 3) return false;
-      const char *t = lookup(c, name->valuestring, int_of(cJSON_GetArrayItem(hist, 1)->valuedouble),
-                             int_of(cJSON_GetArrayItem(hist, 2)->valuedouble));
+      const char *t = lookup(c, name->valuestring, lm_int_of(cJSON_GetArrayItem(hist, 1)->valuedouble),
+                             lm_int_of(cJSON_GetArrayItem(hist, 2)->valuedouble));
       if (!t)
         *ready = false;
       else
         in[(*n)++] = (char *)t;
       return true;
     }
-    const cJSON *args = get(inbound, "args");
+    const cJSON *args = lm_get(inbound, "args");
     return args ? inputs_of(c, args, in, n, ready) : true;
   }
   if (!cJSON_IsArray(inbound)) return true; /* kwargs' plain values */
   const cJSON *first = cJSON_GetArrayItem(inbound, 0);
   if (cJSON_IsString(first)) { /* [layer, node_index, tensor_index, kwargs] */
     if (*n >= 64 || cJSON_GetArraySize(inbound) < 3) return false;
-    const char *t = lookup(c, first->valuestring, int_of(cJSON_GetArrayItem(inbound, 1)->valuedouble),
-                           int_of(cJSON_GetArrayItem(inbound, 2)->valuedouble));
+    const char *t = lookup(c, first->valuestring, lm_int_of(cJSON_GetArrayItem(inbound, 1)->valuedouble),
+                           lm_int_of(cJSON_GetArrayItem(inbound, 2)->valuedouble));
     if (!t)
       *ready = false;
     else
@@ -795,7 +654,7 @@ static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
   if (!cJSON_IsArray(outs)) { /* Sequential: the last layer */
     char *tensor = tfd_format("%s:0", last);
     tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, last, tensor, TFD_FLOAT32, NULL, c->st)
-                           : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+                           : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
     free(tensor);
     return code;
   }
@@ -803,13 +662,13 @@ static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
   for (const cJSON *o = single ? outs : outs->child; o; o = single ? NULL : o->next) {
     const cJSON *name = cJSON_GetArrayItem(o, 0);
     const char *t = cJSON_IsString(name) && cJSON_GetArraySize(o) >= 3
-                        ? lookup(c, name->valuestring, int_of(cJSON_GetArrayItem(o, 1)->valuedouble),
-                                 int_of(cJSON_GetArrayItem(o, 2)->valuedouble))
+                        ? lookup(c, name->valuestring, lm_int_of(cJSON_GetArrayItem(o, 1)->valuedouble),
+                                 lm_int_of(cJSON_GetArrayItem(o, 2)->valuedouble))
                         : NULL;
-    if (!t) return failf(c, TFD_INVALID_ARGUMENT, "output_layers names a layer output the model does not make");
+    if (!t) return lm_failf(c, TFD_INVALID_ARGUMENT, "output_layers names a layer output the model does not make");
     char *tensor = tfd_format("%s:0", t);
     tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, name->valuestring, tensor, TFD_FLOAT32, NULL, c->st)
-                           : failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+                           : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
     free(tensor);
     if (code != TFD_OK) return code;
   }
@@ -817,26 +676,26 @@ static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
 }
 
 static tfd_code functional(lctx *c, const cJSON *cfg) {
-  const cJSON *layers = get(cfg, "layers"), *layer;
-  if (!cJSON_IsArray(layers)) return failf(c, TFD_INVALID_ARGUMENT, "a functional model's config needs a list of layers");
+  const cJSON *layers = lm_get(cfg, "layers"), *layer;
+  if (!cJSON_IsArray(layers)) return lm_failf(c, TFD_INVALID_ARGUMENT, "a functional model's config needs a list of layers");
   int total = cJSON_GetArraySize(layers), done = 0, *calls_done = calloc((size_t)total + 1, sizeof *calls_done);
-  if (!calls_done) return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (!calls_done) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_code code = TFD_OK;
   /* Passes over the list until nothing more can run: layers are usually in order, but need not be. */
   for (bool progress = true; progress && code == TFD_OK;) {
     progress = false;
     int i = 0;
     cJSON_ArrayForEach(layer, layers) {
-      const char *name = str(layer, "name", str(get(layer, "config"), "name", NULL));
-      const cJSON *inbound = get(layer, "inbound_nodes");
+      const char *name = lm_str(layer, "name", lm_str(lm_get(layer, "config"), "name", NULL));
+      const cJSON *inbound = lm_get(layer, "inbound_nodes");
       int ncalls = cJSON_IsArray(inbound) ? cJSON_GetArraySize(inbound) : 0;
       if (!name) {
-        code = failf(c, TFD_INVALID_ARGUMENT, "layer %d has no name", i);
+        code = lm_failf(c, TFD_INVALID_ARGUMENT, "layer %d has no name", i);
         break;
       }
-      if (strcmp(str(layer, "class_name", ""), "InputLayer") == 0) {
+      if (strcmp(lm_str(layer, "class_name", ""), "InputLayer") == 0) {
         if (calls_done[i] == 0) {
-          code = placeholder(c, name, get(layer, "config"));
+          code = placeholder(c, name, lm_get(layer, "config"));
           calls_done[i] = 1, done++, progress = true;
         }
       } else if (ncalls == 0) {
@@ -847,7 +706,7 @@ static tfd_code functional(lctx *c, const cJSON *cfg) {
           int n = 0;
           bool ready = true;
           if (!inputs_of(c, cJSON_GetArrayItem(inbound, k), in, &n, &ready)) {
-            code = failf(c, TFD_INVALID_ARGUMENT, "layer '%s': inbound node %d is malformed", name, k);
+            code = lm_failf(c, TFD_INVALID_ARGUMENT, "layer '%s': inbound node %d is malformed", name, k);
           } else if (!ready) {
             break;
           } else {
@@ -863,26 +722,26 @@ static tfd_code functional(lctx *c, const cJSON *cfg) {
   }
   free(calls_done);
   if (code == TFD_OK && done < total)
-    code = failf(c, TFD_INVALID_ARGUMENT, "%d layers never get their inputs (a cycle, or an input no layer makes)",
+    code = lm_failf(c, TFD_INVALID_ARGUMENT, "%d layers never get their inputs (a cycle, or an input no layer makes)",
                  total - done);
-  return code == TFD_OK ? add_outputs(c, get(cfg, "output_layers"), NULL) : code;
+  return code == TFD_OK ? add_outputs(c, lm_get(cfg, "output_layers"), NULL) : code;
 }
 
 static tfd_code sequential(lctx *c, const cJSON *cfg) {
-  const cJSON *layers = cJSON_IsArray(cfg) ? cfg : get(cfg, "layers"), *layer;
+  const cJSON *layers = cJSON_IsArray(cfg) ? cfg : lm_get(cfg, "layers"), *layer;
   if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) == 0)
-    return failf(c, TFD_INVALID_ARGUMENT, "a Sequential model needs a list of layers");
+    return lm_failf(c, TFD_INVALID_ARGUMENT, "a Sequential model needs a list of layers");
   char *x = NULL, *last = NULL;
   tfd_code code = TFD_OK;
   cJSON_ArrayForEach(layer, layers) {
-    const cJSON *lc = get(layer, "config");
-    const char *name = str(lc, "name", NULL);
+    const cJSON *lc = lm_get(layer, "config");
+    const char *name = lm_str(lc, "name", NULL);
     if (!name) {
-      code = failf(c, TFD_INVALID_ARGUMENT, "a Sequential layer has no name");
+      code = lm_failf(c, TFD_INVALID_ARGUMENT, "a Sequential layer has no name");
       break;
     }
     if (!x) { /* the input: an InputLayer, or the first layer's batch_input_shape ("<layer>_input" as Keras names it) */
-      bool input_layer = strcmp(str(layer, "class_name", ""), "InputLayer") == 0;
+      bool input_layer = strcmp(lm_str(layer, "class_name", ""), "InputLayer") == 0;
       x = input_layer ? tfd_format("%s", name) : tfd_format("%s_input", name);
       if (!x || (code = placeholder(c, x, lc)) != TFD_OK) break;
       if (input_layer) continue;
@@ -893,32 +752,32 @@ static tfd_code sequential(lctx *c, const cJSON *cfg) {
     x = tfd_format("%s", name);
     last = x;
   }
-  if (code == TFD_OK && !last) code = failf(c, TFD_INVALID_ARGUMENT, "a Sequential model of no layers but its input");
+  if (code == TFD_OK && !last) code = lm_failf(c, TFD_INVALID_ARGUMENT, "a Sequential model of no layers but its input");
   if (code == TFD_OK) code = add_outputs(c, NULL, last);
   free(x);
   return code;
 }
 
 bool tfd_layers_model_is(const cJSON *root, const cJSON *topology) {
-  const cJSON *format = get(root, "format");
+  const cJSON *format = lm_get(root, "format");
   if (cJSON_IsString(format)) return strcmp(format->valuestring, "layers-model") == 0;
-  return cJSON_IsObject(topology) && !get(topology, "node") &&
-         (get(topology, "model_config") || get(topology, "keras_version") || get(topology, "class_name"));
+  return cJSON_IsObject(topology) && !lm_get(topology, "node") &&
+         (lm_get(topology, "model_config") || lm_get(topology, "keras_version") || lm_get(topology, "class_name"));
 }
 
 tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled, const char *path,
                                    tfd_status *st) {
-  lctx c = {path, st, g, unfilled, TFD_STRMAP_INIT, TFD_STRMAP_INIT, 0};
-  const cJSON *model = get(topology, "model_config") ? get(topology, "model_config") : topology;
-  const char *cls = str(model, "class_name", "");
-  const cJSON *cfg = get(model, "config");
+  lctx c = {path, st, g, unfilled, TFD_STRMAP_INIT, TFD_STRMAP_INIT, 0, NULL};
+  const cJSON *model = lm_get(topology, "model_config") ? lm_get(topology, "model_config") : topology;
+  const char *cls = lm_str(model, "class_name", "");
+  const cJSON *cfg = lm_get(model, "config");
   tfd_code code;
   if (strcmp(cls, "Sequential") == 0)
     code = sequential(&c, cfg);
   else if (strcmp(cls, "Model") == 0 || strcmp(cls, "Functional") == 0)
     code = functional(&c, cfg);
   else
-    code = failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
+    code = lm_failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
   const char *key;
   void *value;
   for (size_t it = 0; tfd_strmap_next(&c.tensors, &it, &key, &value);) free(value);

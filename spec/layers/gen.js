@@ -190,5 +190,20 @@ async function main() {
   const out1 = L.dense({ units: 3, name: 'scores' }).apply(cat);
   const out2 = L.dense({ units: 2, activation: 'sigmoid', name: 'flags' }).apply(L.dense({ units: 4 }).apply(sb));
   await make('functional', tfl.model({ inputs: [a, b], outputs: [out1, out2] }));
+  // recurrent: every cell, sequences and last states, go_backwards, Bidirectional's merge modes, TimeDistributed
+  const rec = { recurrentInitializer: 'zeros' }; // randomize() sets every weight; tfjs's Orthogonal needs chained ops
+  m = tfl.sequential();
+  m.add(L.lstm({ units: 5, returnSequences: true, inputShape: [6, 3], ...rec }));
+  m.add(L.gru({ units: 4, returnSequences: true, goBackwards: true, ...rec }));
+  m.add(L.simpleRNN({ units: 3, activation: 'relu', ...rec }));
+  m.add(L.dense({ units: 2 }));
+  await make('recurrent', m);
+  m = tfl.sequential();
+  m.add(L.embedding({ inputDim: 10, outputDim: 4, inputLength: 7, inputShape: [7] }));
+  m.add(L.bidirectional({ layer: L.lstm({ units: 3, returnSequences: true, recurrentActivation: 'sigmoid', ...rec }) }));
+  m.add(L.bidirectional({ layer: L.gru({ units: 2, returnSequences: true, ...rec }), mergeMode: 'sum' }));
+  m.add(L.timeDistributed({ layer: L.dense({ units: 3, activation: 'relu' }) }));
+  m.add(L.bidirectional({ layer: L.simpleRNN({ units: 2, goBackwards: true, ...rec }), mergeMode: 'ave' }));
+  await make('bidirectional', m);
 }
 main().catch(e => { console.error(e); process.exit(1); });
