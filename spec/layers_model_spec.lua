@@ -89,6 +89,34 @@ describe("layers models by hand", function()
     for i, x in ipairs { -2, -0.5, 0.5, 3 } do assert.near(relu(elu(x)), y[i], 1e-6) end
   end)
 
+  it("runs Keras's GRU with reset_after (two bias rows), which TensorFlow.js refuses, by Keras's formula", function()
+    local W = { 0.1, -0.2, 0.3, 0.05, -0.4, 0.25, -0.3, 0.2, 0.1, -0.15, 0.35, -0.05 } -- [2, 6]: z, r, h columns
+    local U = { 0.2, 0.1, -0.3, 0.4, 0.15, -0.25, -0.1, 0.3, 0.2, -0.2, 0.05, 0.45 }
+    local B = { 0.01, -0.02, 0.03, 0.04, -0.05, 0.06, -0.07, 0.08, 0.09, -0.1, 0.11, -0.12 } -- [2, 6]: input, recurrent
+    local path = model({ { class_name = "Reshape", config = { name = "r", target_shape = { 3, 2 } } },
+      { class_name = "GRU", config = { name = "g", units = 2, reset_after = true, recurrent_activation = "sigmoid",
+        return_sequences = true } } }, 6,
+      { { "g/kernel", { 2, 6 }, W }, { "g/recurrent_kernel", { 2, 6 }, U }, { "g/bias", { 2, 6 }, B } })
+    local xs = { 0.5, -1, 0.25, 2, -0.75, 1.5 }
+    local m <close> = tfdev.model(path)
+    local y = m:run { r_input = { xs } }[1]:totable()[1]
+    local function sig(v) return 1 / (1 + math.exp(-v)) end
+    local h = { 0, 0 }
+    for t = 1, 3 do
+      local x = { xs[2 * t - 1], xs[2 * t] }
+      local function proj(M, v, col) return v[1] * M[col] + v[2] * M[6 + col] end
+      local nh = {}
+      for j = 1, 2 do
+        local z = sig(proj(W, x, j) + B[j] + proj(U, h, j) + B[6 + j])
+        local r = sig(proj(W, x, 2 + j) + B[2 + j] + proj(U, h, 2 + j) + B[8 + j])
+        local hh = math.tanh(proj(W, x, 4 + j) + B[4 + j] + r * (proj(U, h, 4 + j) + B[10 + j]))
+        nh[j] = z * h[j] + (1 - z) * hh
+      end
+      h = nh
+      for j = 1, 2 do assert.near(h[j], y[t][j], 1e-6) end
+    end
+  end)
+
   it("names the layer and what tfdev lacks", function()
     local cases = {
       { "UNIMPLEMENTED", "layer 'm': layer class 'Masking' is not supported",
