@@ -26,7 +26,7 @@ end
 
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
-    "activations", "functional", "recurrent", "bidirectional" } do
+    "activations", "functional", "recurrent", "bidirectional", "nested" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))
@@ -130,7 +130,7 @@ describe("layers models by hand", function()
         { { class_name = "Conv2D", config = { name = "c", filters = 1, kernel_size = 1, data_format = "channels_first" } } } },
       { "UNIMPLEMENTED", "layer 'd': activation 'gelu' is not supported",
         { { class_name = "Dense", config = { name = "d", units = 1, activation = "gelu" } } } },
-      { "UNIMPLEMENTED", "layer 'inner': a nested model (Sequential) is not supported",
+      { "INVALID_ARGUMENT", "a Sequential model needs a list of layers",
         { { class_name = "Sequential", config = { name = "inner", layers = {} } } } },
       { "INVALID_ARGUMENT", "two layers are named 'd'",
         { { class_name = "Activation", config = { name = "d", activation = "relu" } },

@@ -23,6 +23,12 @@ typedef struct lctx {
   tfd_strmap ranks;     /* output node name -> rank + 1 (0: unknown) */
   int serial;           /* for helper nodes' names */
   const char *pivot;    /* while building a loop body: the node every Const there depends on (its frame) */
+  const char *scope;    /* inside a nested model: the prefix of its nodes' names ("<outer scope>/<model>") */
+  char **feed;          /* inside a nested model: the tensors its inputs are, in input order */
+  int n_feed;
+  char **outs; /* inside a nested model: its outputs, collected (malloc'd names) instead of a signature */
+  int n_outs;
+  int depth; /* of model nesting */
 } lctx;
 
 /* One call of a layer: its class, config and input tensors. */

@@ -537,8 +537,8 @@ static char *tensor_key(const char *layer, int64_t node_index, int64_t tensor_in
   return tfd_format("%s\x1f%lld\x1f%lld", layer, (long long)node_index, (long long)tensor_index);
 }
 
-static tfd_code record(lctx *c, const char *layer, int64_t node_index, const char *tensor, int rank) {
-  char *key = tensor_key(layer, node_index, 0), *val = key ? tfd_format("%s", tensor) : NULL;
+static tfd_code record_k(lctx *c, const char *layer, int64_t node_index, int64_t k, const char *tensor, int rank) {
+  char *key = tensor_key(layer, node_index, k), *val = key ? tfd_format("%s", tensor) : NULL;
   if (key && tfd_strmap_get(&c->tensors, key)) {
     free(key), free(val);
     return lm_failf(c, TFD_INVALID_ARGUMENT, "two layers are named '%s'", layer);
@@ -551,6 +551,10 @@ static tfd_code record(lctx *c, const char *layer, int64_t node_index, const cha
   }
   lm_note_rank(c, tensor, rank);
   return TFD_OK;
+}
+
+static tfd_code record(lctx *c, const char *layer, int64_t node_index, const char *tensor, int rank) {
+  return record_k(c, layer, node_index, 0, tensor, rank);
 }
 
 static const char *lookup(lctx *c, const char *layer, int64_t node_index, int64_t tensor_index) {
@@ -590,13 +594,17 @@ static tfd_code placeholder(lctx *c, const char *name, const cJSON *cfg) {
   return code == TFD_OK ? record(c, name, 0, name, shape.ndims) : code;
 }
 
+static tfd_code nested_call(lctx *c, const cJSON *layer, const char *name, int64_t node_index, char **in, int n_in);
+
 /* Runs one call of a layer over inputs; records its output as (layer, node_index). */
 static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t node_index, char **in, int n_in) {
   const cJSON *cfg = lm_get(layer, "config");
   const char *cls = lm_str(layer, "class_name", "");
   if (!strcmp(cls, "Sequential") || !strcmp(cls, "Model") || !strcmp(cls, "Functional"))
-    return lm_failf(c, TFD_UNIMPLEMENTED, "layer '%s': a nested model (%s) is not supported", name, cls);
-  char *prefix = node_index == 0 ? tfd_format("%s", name) : tfd_format("%s/call_%lld", name, (long long)node_index);
+    return nested_call(c, layer, name, node_index, in, n_in);
+  const char *sc = c->scope ? c->scope : "", *sep = c->scope ? "/" : "";
+  char *prefix = node_index == 0 ? tfd_format("%s%s%s", sc, sep, name)
+                                 : tfd_format("%s%s%s/call_%lld", sc, sep, name, (long long)node_index);
   if (!prefix) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   call l = {cls, name, prefix, cfg, in, n_in};
   int rank = -1;
@@ -650,8 +658,39 @@ static bool inputs_of(lctx *c, const cJSON *inbound, char **in, int *n, bool *re
   return true;
 }
 
+/* Inside a nested model: the input layer `name` is the tensor fed for it (by its place in input_layers). */
+static tfd_code bind_input(lctx *c, const char *name, const cJSON *input_layers) {
+  int k = 0;
+  for (const cJSON *e = cJSON_IsArray(input_layers) ? input_layers->child : NULL; e; e = e->next, k++) {
+    const cJSON *n = cJSON_IsArray(e) ? cJSON_GetArrayItem(e, 0) : e;
+    if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) {
+      if (k >= c->n_feed)
+        return lm_failf(c, TFD_INVALID_ARGUMENT, "nested model '%s' takes input '%s' (input %d) but is given %d", c->scope,
+                        name, k + 1, c->n_feed);
+      return record(c, name, 0, c->feed[k], lm_rank_of(c, c->feed[k]));
+    }
+  }
+  return lm_failf(c, TFD_INVALID_ARGUMENT, "nested model '%s': input layer '%s' is not in its input_layers", c->scope, name);
+}
+
+/* A model output: a signature entry, or inside a nested model one more of its outputs. */
+static tfd_code add_output(lctx *c, const char *name, const char *t) {
+  if (c->outs) {
+    if (c->n_outs >= 64) return lm_failf(c, TFD_UNIMPLEMENTED, "nested model '%s': more than 64 outputs", c->scope);
+    if (!(c->outs[c->n_outs] = tfd_format("%s", t))) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    c->n_outs++;
+    return TFD_OK;
+  }
+  char *tensor = tfd_format("%s:0", t);
+  tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, name, tensor, TFD_FLOAT32, NULL, c->st)
+                         : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  free(tensor);
+  return code;
+}
+
 static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
   if (!cJSON_IsArray(outs)) { /* Sequential: the last layer */
+    if (c->outs) return add_output(c, last, last);
     char *tensor = tfd_format("%s:0", last);
     tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, last, tensor, TFD_FLOAT32, NULL, c->st)
                            : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -666,10 +705,7 @@ static tfd_code add_outputs(lctx *c, const cJSON *outs, const char *last) {
                                  lm_int_of(cJSON_GetArrayItem(o, 2)->valuedouble))
                         : NULL;
     if (!t) return lm_failf(c, TFD_INVALID_ARGUMENT, "output_layers names a layer output the model does not make");
-    char *tensor = tfd_format("%s:0", t);
-    tfd_code code = tensor ? tfd_graph_def_add_signature(c->g, true, name->valuestring, tensor, TFD_FLOAT32, NULL, c->st)
-                           : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    free(tensor);
+    tfd_code code = add_output(c, name->valuestring, t);
     if (code != TFD_OK) return code;
   }
   return TFD_OK;
@@ -695,7 +731,7 @@ static tfd_code functional(lctx *c, const cJSON *cfg) {
       }
       if (strcmp(lm_str(layer, "class_name", ""), "InputLayer") == 0) {
         if (calls_done[i] == 0) {
-          code = placeholder(c, name, lm_get(layer, "config"));
+          code = c->feed ? bind_input(c, name, lm_get(cfg, "input_layers")) : placeholder(c, name, lm_get(layer, "config"));
           calls_done[i] = 1, done++, progress = true;
         }
       } else if (ncalls == 0) {
@@ -740,8 +776,15 @@ static tfd_code sequential(lctx *c, const cJSON *cfg) {
       code = lm_failf(c, TFD_INVALID_ARGUMENT, "a Sequential layer has no name");
       break;
     }
+    bool input_layer = strcmp(lm_str(layer, "class_name", ""), "InputLayer") == 0;
+    if (!x && c->feed) { /* nested: the input is what the outer model gives */
+      if (!(x = tfd_format("%s", c->feed[0]))) {
+        code = lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+        break;
+      }
+      if (input_layer) continue;
+    }
     if (!x) { /* the input: an InputLayer, or the first layer's batch_input_shape ("<layer>_input" as Keras names it) */
-      bool input_layer = strcmp(lm_str(layer, "class_name", ""), "InputLayer") == 0;
       x = input_layer ? tfd_format("%s", name) : tfd_format("%s_input", name);
       if (!x || (code = placeholder(c, x, lc)) != TFD_OK) break;
       if (input_layer) continue;
@@ -749,12 +792,62 @@ static tfd_code sequential(lctx *c, const cJSON *cfg) {
     char *in[1] = {x};
     if ((code = run_call(c, layer, name, 0, in, 1)) != TFD_OK) break;
     free(x);
-    x = tfd_format("%s", name);
-    last = x;
+    const char *out = lookup(c, name, 0, 0);
+    x = last = out ? tfd_format("%s", out) : NULL;
+    if (!x) {
+      code = lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+      break;
+    }
   }
   if (code == TFD_OK && !last) code = lm_failf(c, TFD_INVALID_ARGUMENT, "a Sequential model of no layers but its input");
   if (code == TFD_OK) code = add_outputs(c, NULL, last);
   free(x);
+  return code;
+}
+
+static void free_maps(lctx *c) {
+  const char *key;
+  void *value;
+  for (size_t it = 0; tfd_strmap_next(&c->tensors, &it, &key, &value);) free(value);
+  tfd_strmap_free(&c->tensors);
+  tfd_strmap_free(&c->ranks);
+}
+
+/* A model that was built from its inputs made its own node 0 then (every functional model, and a
+ * Sequential whose first layer has an input shape): Keras and TensorFlow.js number the calls of the
+ * model as a layer from 1. */
+static bool built(const char *cls, const cJSON *cfg) {
+  if (strcmp(cls, "Sequential") != 0) return true;
+  const cJSON *layers = cJSON_IsArray(cfg) ? cfg : lm_get(cfg, "layers");
+  const cJSON *first = cJSON_IsArray(layers) ? layers->child : NULL, *fc = lm_get(first, "config");
+  return !strcmp(lm_str(first, "class_name", ""), "InputLayer") || lm_get(fc, "batch_input_shape") ||
+         lm_get(fc, "batchInputShape") || lm_get(fc, "batch_shape") || lm_get(fc, "input_shape");
+}
+
+/* A nested model called as a layer: its layers' nodes are named under "<scope>/<model>" (weights keep their
+ * own names, as TensorFlow.js saves them), its inputs are the call's, and its outputs become the layer's. */
+static tfd_code nested_call(lctx *c, const cJSON *layer, const char *name, int64_t node_index, char **in, int n_in) {
+  const cJSON *cfg = lm_get(layer, "config");
+  const char *cls = lm_str(layer, "class_name", "");
+  if (c->depth >= 8) return lm_failf(c, TFD_UNIMPLEMENTED, "layer '%s': models nested more than 8 deep", name);
+  if (n_in < 1) return lm_failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name);
+  const char *sc = c->scope ? c->scope : "", *sep = c->scope ? "/" : "";
+  char *scope = node_index == 0 ? tfd_format("%s%s%s", sc, sep, name)
+                                : tfd_format("%s%s%s/call_%lld", sc, sep, name, (long long)node_index);
+  char *outs[64];
+  lctx sub = {.path = c->path, .st = c->st, .g = c->g, .unfilled = c->unfilled, .tensors = TFD_STRMAP_INIT,
+              .ranks = TFD_STRMAP_INIT, .serial = c->serial, .scope = scope, .feed = in, .n_feed = n_in,
+              .outs = outs, .depth = c->depth + 1};
+  for (int k = 0; k < n_in; k++) lm_note_rank(&sub, in[k], lm_rank_of(c, in[k]));
+  tfd_code code = !scope                           ? lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory")
+                  : strcmp(cls, "Sequential") == 0 ? sequential(&sub, cfg)
+                                                   : functional(&sub, cfg);
+  c->serial = sub.serial;
+  int64_t at = node_index + (built(cls, cfg) ? 1 : 0);
+  for (int k = 0; k < sub.n_outs && code == TFD_OK; k++) code = record_k(c, name, at, k, outs[k], lm_rank_of(&sub, outs[k]));
+  for (int k = 0; k < sub.n_outs; k++) free(outs[k]);
+  free_maps(&sub);
+  free(scope);
   return code;
 }
 
@@ -767,7 +860,7 @@ bool tfd_layers_model_is(const cJSON *root, const cJSON *topology) {
 
 tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled, const char *path,
                                    tfd_status *st) {
-  lctx c = {path, st, g, unfilled, TFD_STRMAP_INIT, TFD_STRMAP_INIT, 0, NULL};
+  lctx c = {.path = path, .st = st, .g = g, .unfilled = unfilled, .tensors = TFD_STRMAP_INIT, .ranks = TFD_STRMAP_INIT};
   const cJSON *model = lm_get(topology, "model_config") ? lm_get(topology, "model_config") : topology;
   const char *cls = lm_str(model, "class_name", "");
   const cJSON *cfg = lm_get(model, "config");
@@ -778,10 +871,6 @@ tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_
     code = functional(&c, cfg);
   else
     code = lm_failf(&c, TFD_UNIMPLEMENTED, "a layers model of class '%s' (tfdev reads Sequential and functional models)", cls);
-  const char *key;
-  void *value;
-  for (size_t it = 0; tfd_strmap_next(&c.tensors, &it, &key, &value);) free(value);
-  tfd_strmap_free(&c.tensors);
-  tfd_strmap_free(&c.ranks);
+  free_maps(&c);
   return code;
 }

@@ -205,5 +205,15 @@ async function main() {
   m.add(L.timeDistributed({ layer: L.dense({ units: 3, activation: 'relu' }) }));
   m.add(L.bidirectional({ layer: L.simpleRNN({ units: 2, goBackwards: true, ...rec }), mergeMode: 'ave' }));
   await make('bidirectional', m);
+  // nested models: a Sequential and a functional model used as layers, one of them called twice
+  const base = tfl.sequential({ name: 'base' });
+  base.add(L.dense({ units: 5, activation: 'relu', inputShape: [4], name: 'base_d1' }));
+  base.add(L.dense({ units: 3, name: 'base_d2' }));
+  const hi = tfl.input({ shape: [3], name: 'hi' });
+  const head = tfl.model({ name: 'head', inputs: hi, outputs: [L.dense({ units: 2, activation: 'tanh', name: 'head_d' }).apply(hi),
+    L.dense({ units: 1, name: 'head_e' }).apply(hi)] });
+  const p = tfl.input({ shape: [4], name: 'p' }), q = tfl.input({ shape: [4], name: 'q' });
+  const [h1, e1] = head.apply(base.apply(p)), [h2] = head.apply(base.apply(q));
+  await make('nested', tfl.model({ inputs: [p, q], outputs: [L.concatenate().apply([h1, h2, e1])] }));
 }
 main().catch(e => { console.error(e); process.exit(1); });
