@@ -138,6 +138,87 @@ static char *dense_layer(lctx *c, const call *l) {
   return bias_act(c, l, y);
 }
 
+/* Conv2DTranspose: Conv2DBackpropInput to Keras's output size, read from the input's shape at run time:
+ * [N, H s + max(k - s, 0), ...] for valid padding, [N, H s, ...] for same (no output_padding). */
+static char *conv_transpose(lctx *c, const call *l) {
+  window w;
+  if (!window_of(c, l, 2, false, &w)) return NULL;
+  if (w.d[0] != 1 || w.d[1] != 1) return lm_unsupported(c, l, "a dilation_rate other than 1");
+  const cJSON *op = lm_get(l->cfg, "output_padding");
+  if (op && !cJSON_IsNull(op)) return lm_unsupported(c, l, "output_padding");
+  int64_t filters = lm_int_of(lm_num(l->cfg, "filters", 0)), two = 2, one = 1;
+  bool valid = strcmp(w.padding, "VALID") == 0;
+  int64_t extra[2] = {valid && w.k[0] > w.s[0] ? w.k[0] - w.s[0] : 0, valid && w.k[1] > w.s[1] ? w.k[1] - w.s[1] : 0};
+  char *shape = lm_op2(c, l->prefix, "Shape", l->in[0], NULL);
+  char *n = shape ? lm_slice1(c, l->prefix, shape, 0, 1, false) : NULL;
+  char *hw = n ? lm_slice1(c, l->prefix, shape, 1, 3, false) : NULL;
+  char *s = lm_int_const(c, l->prefix, w.s, 2, &two, 1), *e = lm_int_const(c, l->prefix, extra, 2, &two, 1);
+  char *f = lm_int_const(c, l->prefix, &filters, 1, &one, 1), *axis = lm_int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0);
+  char *size = hw && s && e ? lm_then(c, l->prefix, "AddV2", lm_op2(c, l->prefix, "Mul", hw, s), e) : NULL;
+  char *sizes = size && f && axis ? lm_opn(c, l->prefix, "ConcatV2", 4, (const char *[]){n, size, f, axis}) : NULL;
+  char *k = sizes && lm_set(c, tfd_graph_def_find(c->g, sizes), "N", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 3})
+                ? lm_weight(c, l->layer, "kernel")
+                : NULL;
+  char *y = k ? lm_opn(c, l->prefix, "Conv2DBackpropInput", 3, (const char *[]){sizes, k, l->in[0]}) : NULL;
+  if (y && !conv_attrs(c, tfd_graph_def_find(c->g, y), &w, false)) free(y), y = NULL;
+  free(shape), free(n), free(hw), free(s), free(e), free(f), free(axis), free(size), free(sizes), free(k);
+  return bias_act(c, l, y);
+}
+
+/* x / sqrt(max(sum(x^2, axis), 1e-12)), Keras's l2_normalize; x borrowed. */
+static char *l2_normalize(lctx *c, const call *l, const char *x, int64_t axis) {
+  char *a = lm_int_const(c, l->prefix, &axis, 1, NULL, 0), *eps = lm_float_const(c, l->prefix, 1e-12f);
+  char *ss = a && eps ? lm_then(c, l->prefix, "Sum", lm_op2(c, l->prefix, "Square", x, NULL), a) : NULL;
+  bool ok = ss && lm_set(c, tfd_graph_def_find(c->g, ss), "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true});
+  char *inv = ok ? lm_then(c, l->prefix, "Rsqrt", lm_op2(c, l->prefix, "Maximum", ss, eps), NULL) : NULL;
+  char *y = inv ? lm_op2(c, l->prefix, "Mul", x, inv) : NULL;
+  free(a), free(eps), free(ss), free(inv);
+  return y;
+}
+
+/* Dot: Keras's batch_dot over the given axes of two inputs of rank 2 or 3 (the batch is axis 0). */
+static char *dot_layer(lctx *c, const call *l) {
+  int64_t ax[2];
+  if (l->n_in != 2) return lm_unsupported(c, l, "a Dot of other than two inputs");
+  if (!lm_ints(lm_get(l->cfg, "axes"), 2, ax)) return lm_unsupported(c, l, "axes that are not an int or two ints");
+  int ra = lm_rank_of(c, l->in[0]), rb = lm_rank_of(c, l->in[1]);
+  if (ra < 2 || ra > 3 || rb != ra) return lm_unsupported(c, l, "inputs other than two of rank 2 or two of rank 3");
+  for (int i = 0; i < 2; i++) {
+    if (ax[i] < 0) ax[i] += ra;
+    if (ax[i] < 1 || ax[i] >= ra) return lm_unsupported(c, l, "an axis outside the inputs' non-batch axes");
+  }
+  char *a = tfd_format("%s", l->in[0]), *b = tfd_format("%s", l->in[1]);
+  if (a && b && lm_flag(l->cfg, "normalize", false)) {
+    char *na = l2_normalize(c, l, a, ax[0]), *nb = l2_normalize(c, l, b, ax[1]);
+    free(a), free(b);
+    a = na, b = nb;
+  }
+  char *y = NULL;
+  if (a && b && ra == 2) { /* [N, D] . [N, D] -> [N, 1] */
+    char *one = lm_int_const(c, l->prefix, (int64_t[]){1}, 1, NULL, 0);
+    y = one ? lm_then(c, l->prefix, "Sum", lm_op2(c, l->prefix, "Mul", a, b), one) : NULL;
+    if (y && !lm_set(c, tfd_graph_def_find(c->g, y), "keep_dims", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = true}))
+      free(y), y = NULL;
+    free(one);
+  } else if (a && b) { /* [N, T, D] x [N, D, S] with the contracted axes moved by adj_x / adj_y */
+    y = lm_op2(c, l->prefix, "BatchMatMulV2", a, b);
+    tfd_node_def *n = y ? tfd_graph_def_find(c->g, y) : NULL;
+    if (y && (!lm_set(c, n, "adj_x", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = ax[0] == 1}) ||
+              !lm_set(c, n, "adj_y", (tfd_attr_value){.type = TFD_ATTR_BOOL, .b = ax[1] == 2})))
+      free(y), y = NULL;
+  }
+  free(a), free(b);
+  return y;
+}
+
+/* Rescaling: x * scale + offset. */
+static char *rescaling(lctx *c, const call *l) {
+  char *k = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "scale", 1)), *o = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "offset", 0));
+  char *y = k && o ? lm_then(c, l->prefix, "AddV2", lm_op2(c, l->prefix, "Mul", l->in[0], k), o) : NULL;
+  free(k), free(o);
+  return y;
+}
+
 /* Keras's inference formula, (x - mean) * gamma / sqrt(var + eps) + beta, written so that the graph
  * optimiser folds everything but one Mul and one AddV2 into constants. */
 static char *batch_norm(lctx *c, const call *l) {
@@ -498,6 +579,13 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
   if (lm_is_recurrent(cls)) return lm_recurrent_layer(c, l, rank);
   if (strcmp(cls, "TimeDistributed") == 0) return time_distributed(c, l, rank);
   if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
+  if (strcmp(cls, "Conv2DTranspose") == 0) return conv_transpose(c, l);
+  if (strcmp(cls, "Rescaling") == 0) return rescaling(c, l);
+  if (strcmp(cls, "Dot") == 0) {
+    int ra = lm_rank_of(c, l->in[0]);
+    *rank = ra == 2 ? 2 : ra == 3 ? 3 : -1;
+    return dot_layer(c, l);
+  }
   if (strcmp(cls, "Activation") == 0)
     return lm_activation(c, l->prefix, tfd_format("%s", l->in[0]), lm_str(l->cfg, "activation", "linear"));
   if (!strcmp(cls, "Conv2D") || !strcmp(cls, "Conv1D") || !strcmp(cls, "DepthwiseConv2D") ||
@@ -717,6 +805,22 @@ static tfd_code functional(lctx *c, const cJSON *cfg) {
   int total = cJSON_GetArraySize(layers), done = 0, *calls_done = calloc((size_t)total + 1, sizeof *calls_done);
   if (!calls_done) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   tfd_code code = TFD_OK;
+  /* The model's inputs first, in input_layers' order: the signature lists them so. */
+  const cJSON *inputs = lm_get(cfg, "input_layers"), *e;
+  const cJSON *input_list = cJSON_IsArray(inputs) ? inputs : NULL;
+  cJSON_ArrayForEach(e, input_list) {
+    const cJSON *want = cJSON_IsArray(e) ? cJSON_GetArrayItem(e, 0) : e;
+    int i = 0;
+    cJSON_ArrayForEach(layer, layers) {
+      const char *name = lm_str(layer, "name", lm_str(lm_get(layer, "config"), "name", NULL));
+      if (code == TFD_OK && calls_done[i] == 0 && cJSON_IsString(want) && name && !strcmp(name, want->valuestring) &&
+          !strcmp(lm_str(layer, "class_name", ""), "InputLayer")) {
+        code = c->feed ? bind_input(c, name, inputs) : placeholder(c, name, lm_get(layer, "config"));
+        calls_done[i] = 1, done++;
+      }
+      i++;
+    }
+  }
   /* Passes over the list until nothing more can run: layers are usually in order, but need not be. */
   for (bool progress = true; progress && code == TFD_OK;) {
     progress = false;

@@ -215,5 +215,19 @@ async function main() {
   const p = tfl.input({ shape: [4], name: 'p' }), q = tfl.input({ shape: [4], name: 'q' });
   const [h1, e1] = head.apply(base.apply(p)), [h2] = head.apply(base.apply(q));
   await make('nested', tfl.model({ inputs: [p, q], outputs: [L.concatenate().apply([h1, h2, e1])] }));
+  // transposed convolutions, Dot over 2-D and 3-D inputs (normalized, each axes pairing), Rescaling
+  m = tfl.sequential();
+  m.add(L.rescaling({ scale: 1 / 4, offset: -0.5, inputShape: [3, 4, 2] }));
+  m.add(L.conv2dTranspose({ filters: 3, kernelSize: 3, strides: 2, padding: 'valid', activation: 'relu' }));
+  m.add(L.conv2dTranspose({ filters: 2, kernelSize: [2, 3], strides: [1, 2], padding: 'same' }));
+  await make('transpose', m);
+  const da = tfl.input({ shape: [3, 4], name: 'da' }), db = tfl.input({ shape: [5, 4], name: 'db' });
+  const dc = tfl.input({ shape: [4, 3], name: 'dc' }), dv = tfl.input({ shape: [6], name: 'dv' });
+  const d22 = L.dot({ axes: [2, 2] }).apply([da, db]);                   // [N, 3, 5]
+  const d21 = L.dot({ axes: [2, 1] }).apply([da, dc]);                   // [N, 3, 3]
+  const d11 = L.dot({ axes: 1, normalize: true }).apply([dc, dc]);       // [N, 3, 3]
+  const d12 = L.dot({ axes: [1, 2] }).apply([dc, da]);                   // [N, 3, 3]
+  const dvv = L.dot({ axes: -1, normalize: true }).apply([dv, L.dense({ units: 6 }).apply(dv)]); // [N, 1]
+  await make('dot', tfl.model({ inputs: [da, db, dc, dv], outputs: [d22, d21, d11, d12, dvv] }));
 }
 main().catch(e => { console.error(e); process.exit(1); });
