@@ -26,7 +26,7 @@ end
 
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
-    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot" } do
+    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))
@@ -119,8 +119,8 @@ describe("layers models by hand", function()
 
   it("names the layer and what tfdev lacks", function()
     local cases = {
-      { "UNIMPLEMENTED", "layer 'm': layer class 'Masking' is not supported",
-        { { class_name = "Masking", config = { name = "m", mask_value = 0 } } } },
+      { "UNIMPLEMENTED", "layer 'm': layer class 'ConvLSTM2D' is not supported",
+        { { class_name = "ConvLSTM2D", config = { name = "m", filters = 1 } } } },
       { "UNIMPLEMENTED", "layer 'lstm' (LSTM): an input of rank 2 (it takes [batch, time, features]) is not supported",
         { { class_name = "LSTM", config = { name = "lstm", units = 2 } } } },
       { "UNIMPLEMENTED", "layer 'g' (GRU): return_state is not supported",

@@ -29,6 +29,8 @@ typedef struct lctx {
   char **outs; /* inside a nested model: its outputs, collected (malloc'd names) instead of a signature */
   int n_outs;
   int depth; /* of model nesting */
+  tfd_strmap masks; /* Keras masks: output node name -> its bool [batch, time] mask tensor (malloc'd) */
+  char *made_mask;  /* the mask the layer being built made for its output (Embedding, Masking), or NULL */
 } lctx;
 
 /* One call of a layer: its class, config and input tensors. */
@@ -71,5 +73,8 @@ int lm_rank_of(lctx *c, const char *tensor);
 /* layers_recurrent.c: SimpleRNN, LSTM, GRU (as a while loop over time) and Bidirectional over them. */
 bool lm_is_recurrent(const char *cls);
 char *lm_recurrent_layer(lctx *c, const call *l, int *rank);
+
+/* The Keras mask of a layer's input tensor, or NULL. */
+const char *lm_mask_of(lctx *c, const char *tensor);
 
 #endif

@@ -7,8 +7,8 @@
  * ("<layer>/<weight>", e.g. "dense/kernel") with no value yet: the manifest's reader fills it, as it
  * fills a graph model's. Inference semantics are Keras's: dropout and noise layers pass their input
  * through, batch normalisation uses the moving statistics. Recurrent layers are loops built by
- * layers_recurrent.c; the helpers both use are in layers_build.c. What is not here (masks, nested
- * models, channels_first, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
+ * layers_recurrent.c; the helpers both use are in layers_build.c. What is not here (channels_first,
+ * 3-D layers, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,9 +523,47 @@ static char *embedding(lctx *c, const call *l) {
   char *y = axis ? lm_fresh(c, l->prefix, "GatherV2") : NULL;
   tfd_node_def *gn = y ? lm_node(c, y, "GatherV2", table, ids) : NULL;
   if (!gn || tfd_node_def_add_input(gn, axis, c->st) != TFD_OK) free(y), y = NULL;
+  if (y && lm_flag(l->cfg, "mask_zero", false)) { /* id 0 is padding: the mask later layers see */
+    char *zero = lm_int_const(c, l->prefix, (int64_t[]){0}, 1, NULL, 0);
+    c->made_mask = zero ? lm_op2(c, l->prefix, "NotEqual", ids, zero) : NULL;
+    if (!c->made_mask) free(y), y = NULL;
+    free(zero);
+  }
   free(table), free(ids), free(axis);
   return y;
 }
+
+/* Masking: steps whose features all equal mask_value are zeroed and masked for the layers after. */
+static char *masking(lctx *c, const call *l) {
+  char *mv = lm_float_const(c, l->prefix, (float)lm_num(l->cfg, "mask_value", 0));
+  char *last = lm_int_const(c, l->prefix, (int64_t[]){-1}, 1, NULL, 0);
+  char *keep = mv && last ? lm_then(c, l->prefix, "Any", lm_op2(c, l->prefix, "NotEqual", l->in[0], mv), last) : NULL;
+  char *k = keep ? lm_then(c, l->prefix, "Cast", lm_op2(c, l->prefix, "ExpandDims", keep, last), NULL) : NULL;
+  bool ok = k && lm_set(c, tfd_graph_def_find(c->g, k), "DstT", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32});
+  char *y = ok ? lm_op2(c, l->prefix, "Mul", l->in[0], k) : NULL;
+  if (y) c->made_mask = keep, keep = NULL;
+  free(mv), free(last), free(keep), free(k);
+  return y;
+}
+
+/* Whether a layer passes its input's mask on to its output, as Keras's supports_masking layers do; the
+ * recurrent ones only when they return sequences. Others drop it. */
+static bool passes_mask(const call *l) {
+  static const char *const names[] = {"Dense", "Activation", "BatchNormalization", "LayerNormalization", "ReLU",
+                                      "LeakyReLU", "ELU", "PReLU", "ThresholdedReLU", "Softmax", "Rescaling",
+                                      "TimeDistributed", "Add", "Subtract", "Multiply", "Average", "Maximum",
+                                      "Minimum", "Dropout", "SpatialDropout1D", "GaussianNoise", "GaussianDropout",
+                                      "AlphaDropout", "ActivityRegularization", "Masking"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(l->cls, names[i]) == 0) return true;
+  if (lm_is_recurrent(l->cls)) {
+    const cJSON *inner = lm_get(lm_get(l->cfg, "layer"), "config");
+    return lm_flag(inner ? inner : l->cfg, "return_sequences", false);
+  }
+  return false;
+}
+
+const char *lm_mask_of(lctx *c, const char *tensor) { return tfd_strmap_get(&c->masks, tensor); }
 
 /* Layers that pass their input through at inference. */
 static bool is_identity(const char *cls) {
@@ -581,6 +619,7 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
   if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
   if (strcmp(cls, "Conv2DTranspose") == 0) return conv_transpose(c, l);
   if (strcmp(cls, "Rescaling") == 0) return rescaling(c, l);
+  if (strcmp(cls, "Masking") == 0) return masking(c, l);
   if (strcmp(cls, "Dot") == 0) {
     int ra = lm_rank_of(c, l->in[0]);
     *rank = ra == 2 ? 2 : ra == 3 ? 3 : -1;
@@ -696,12 +735,21 @@ static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t 
   if (!prefix) return lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   call l = {cls, name, prefix, cfg, in, n_in};
   int rank = -1;
+  c->made_mask = NULL;
   char *y = n_in < 1 ? (lm_failf(c, TFD_INVALID_ARGUMENT, "layer '%s' has no inputs", name), NULL) : call_layer(c, &l, &rank);
   tfd_code code = y                                  ? TFD_OK
                   : tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st)
                                                      : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   if (y && !lm_node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
   if (code == TFD_OK) code = record(c, name, node_index, prefix, rank);
+  const char *in_mask = n_in > 0 ? lm_mask_of(c, in[0]) : NULL;
+  char *mask = c->made_mask ? c->made_mask : in_mask && passes_mask(&l) ? tfd_format("%s", in_mask) : NULL;
+  c->made_mask = NULL;
+  if (code == TFD_OK && mask && !tfd_strmap_put(&c->masks, prefix, mask))
+    code = lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  else if (code == TFD_OK)
+    mask = NULL; /* the map owns it */
+  free(mask);
   free(y);
   free(prefix);
   return code;
@@ -913,7 +961,9 @@ static void free_maps(lctx *c) {
   const char *key;
   void *value;
   for (size_t it = 0; tfd_strmap_next(&c->tensors, &it, &key, &value);) free(value);
+  for (size_t it = 0; tfd_strmap_next(&c->masks, &it, &key, &value);) free(value);
   tfd_strmap_free(&c->tensors);
+  tfd_strmap_free(&c->masks);
   tfd_strmap_free(&c->ranks);
 }
 
@@ -940,7 +990,7 @@ static tfd_code nested_call(lctx *c, const cJSON *layer, const char *name, int64
                                 : tfd_format("%s%s%s/call_%lld", sc, sep, name, (long long)node_index);
   char *outs[64];
   lctx sub = {.path = c->path, .st = c->st, .g = c->g, .unfilled = c->unfilled, .tensors = TFD_STRMAP_INIT,
-              .ranks = TFD_STRMAP_INIT, .serial = c->serial, .scope = scope, .feed = in, .n_feed = n_in,
+              .ranks = TFD_STRMAP_INIT, .masks = TFD_STRMAP_INIT, .serial = c->serial, .scope = scope, .feed = in, .n_feed = n_in,
               .outs = outs, .depth = c->depth + 1};
   for (int k = 0; k < n_in; k++) lm_note_rank(&sub, in[k], lm_rank_of(c, in[k]));
   tfd_code code = !scope                           ? lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory")
@@ -964,7 +1014,8 @@ bool tfd_layers_model_is(const cJSON *root, const cJSON *topology) {
 
 tfd_code tfd_layers_model_to_graph(const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled, const char *path,
                                    tfd_status *st) {
-  lctx c = {.path = path, .st = st, .g = g, .unfilled = unfilled, .tensors = TFD_STRMAP_INIT, .ranks = TFD_STRMAP_INIT};
+  lctx c = {.path = path, .st = st, .g = g, .unfilled = unfilled, .tensors = TFD_STRMAP_INIT, .ranks = TFD_STRMAP_INIT,
+            .masks = TFD_STRMAP_INIT};
   const cJSON *model = lm_get(topology, "model_config") ? lm_get(topology, "model_config") : topology;
   const char *cls = lm_str(model, "class_name", "");
   const cJSON *cfg = lm_get(model, "config");

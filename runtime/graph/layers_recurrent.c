@@ -11,7 +11,9 @@
  *   GRU        z, r = ract(x W_zr + h U_zr + b_zr); h~ = act(x W_h + (r h) U_h + b_h), or with reset_after
  *              (Keras 2.3+, two bias rows) act(x W_h + b_h + r (h U_h + b'_h)); h = z h + (1 - z) h~
  * go_backwards reverses the time axis first and, as in Keras, returns the outputs in that order.
- * Not here: return_state, stateful layers, masks (no Masking layer yet) and the Keras 3 cell naming. */
+ * A Keras mask on the input (Embedding's mask_zero, Masking) makes a masked step keep the state, so that
+ * its output repeats the last one, as Keras and TensorFlow.js compute it.
+ * Not here: return_state, stateful layers and the Keras 3 cell naming. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,8 +162,8 @@ static char *cell(const rnn *r, const char *xw, const char *h, const char *cs, c
   return y;
 }
 
-/* The layer over x [N, T, F]: its output [N, T, U] (sequences) or [N, U]. */
-static char *build(const rnn *r, const char *x) {
+/* The layer over x [N, T, F] (and its mask [N, T] or NULL): its output [N, T, U] (sequences) or [N, U]. */
+static char *build(const rnn *r, const char *x, const char *mask) {
   lctx *c = r->c;
   const char *p = r->prefix;
   bool reset_after = r->kind == CELL_GRU && lm_flag(r->cfg, "reset_after", false);
@@ -187,6 +189,14 @@ static char *build(const rnn *r, const char *x) {
     char *ax = ints1(c, p, (int64_t[]){0}, 1);
     xt = ax ? lm_then(c, p, "ReverseV2", xt, ax) : (free(xt), NULL);
     free(ax);
+  }
+  char *mt = NULL; /* the mask time major: [T, N] */
+  if (xt && mask) {
+    char *perm2 = ints1(c, p, (int64_t[]){1, 0}, 2), *ax = ints1(c, p, (int64_t[]){0}, 1);
+    mt = perm2 ? lm_op2(c, p, "Transpose", mask, perm2) : NULL;
+    if (mt && r->backwards) mt = ax ? lm_then(c, p, "ReverseV2", mt, ax) : (free(mt), NULL);
+    if (!mt) free(xt), xt = NULL;
+    free(perm2), free(ax);
   }
   char *xw = xt ? lm_op2(c, p, "BatchMatMulV2", xt, w) : NULL;
   if (xw && bin) xw = lm_then(c, p, "BiasAdd", xw, bin);
@@ -221,7 +231,8 @@ static char *build(const rnn *r, const char *x) {
   char *u_in = xw_in ? enter(c, p, frame, u, true) : NULL;
   char *rb_in = u_in && brec ? enter(c, p, frame, brec, true) : NULL;
   char *ta_in = u_in && ta ? enter(c, p, frame, ta, true) : NULL;
-  ok = u_in && (!brec || rb_in) && (!ta || ta_in);
+  char *mt_in = u_in && mt ? enter(c, p, frame, mt, true) : NULL;
+  ok = u_in && (!brec || rb_in) && (!ta || ta_in) && (!mt || mt_in);
   char *less = ok ? lm_op2(c, p, "Less", vi.merge, t_in) : NULL;
   char *cond = less ? lm_op2(c, p, "LoopCond", less, NULL) : NULL;
   ok = cond && var_switch(c, p, cond, &vi) && var_switch(c, p, cond, &vh) && (!lstm || var_switch(c, p, cond, &vc)) &&
@@ -232,6 +243,16 @@ static char *build(const rnn *r, const char *x) {
     char *axis = lm_int_const(c, p, (int64_t[]){0}, 1, NULL, 0);
     char *row = axis ? lm_opn(c, p, "GatherV2", 3, (const char *[]){xw_in, vi.body, axis}) : NULL;
     h_next = row ? cell(r, row, vh.body, lstm ? vc.body : NULL, u_in, rb_in, &c_next) : NULL;
+    if (h_next && mt_in) { /* a masked step keeps the state (and so repeats the last output) */
+      char *m = lm_opn(c, p, "GatherV2", 3, (const char *[]){mt_in, vi.body, axis});
+      char *last = m ? lm_int_const(c, p, (int64_t[]){-1}, 1, NULL, 0) : NULL;
+      char *m2 = last ? lm_op2(c, p, "ExpandDims", m, last) : NULL;
+      char *hs = m2 ? lm_opn(c, p, "SelectV2", 3, (const char *[]){m2, h_next, vh.body}) : NULL;
+      char *cs = m2 && lstm && c_next ? lm_opn(c, p, "SelectV2", 3, (const char *[]){m2, c_next, vc.body}) : NULL;
+      free(h_next), h_next = hs;
+      if (lstm) free(c_next), c_next = cs;
+      free(m), free(last), free(m2);
+    }
     if (h_next && r->sequences) {
       flow_next = lm_opn(c, p, "TensorArrayWriteV3", 4, (const char *[]){ta_in, vi.body, h_next, vf.body});
     }
@@ -257,7 +278,7 @@ static char *build(const rnn *r, const char *x) {
   }
   free(w), free(u), free(b), free(bin), free(brec), free(perm), free(xt), free(xw), free(shape), free(steps), free(batch);
   free(units), free(zaxis), free(hshape), free(zero), free(h0), free(ta), free(flow0), free(i0), free(frame);
-  free(t_in), free(xw_in), free(u_in), free(rb_in), free(ta_in), free(less), free(cond);
+  free(t_in), free(xw_in), free(u_in), free(rb_in), free(ta_in), free(mt), free(mt_in), free(less), free(cond);
   free(h_next), free(c_next), free(flow_next), free(i_next);
   var_free(&vi), var_free(&vh), var_free(&vc), var_free(&vf);
   return y;
@@ -296,7 +317,8 @@ static char *bidirectional(lctx *c, const call *l, int *rank) {
   if (fp && bp && fwts && bwts) {
     fw.prefix = fp, fw.weights = fwts, bw.prefix = bp, bw.weights = bwts;
     bw.backwards = !fw.backwards;
-    char *yf = build(&fw, l->in[0]), *yb = yf ? build(&bw, l->in[0]) : NULL;
+    const char *mask = lm_mask_of(c, l->in[0]);
+    char *yf = build(&fw, l->in[0], mask), *yb = yf ? build(&bw, l->in[0], mask) : NULL;
     if (yb && fw.sequences) { /* the backward outputs back in time order, as Keras returns them */
       char *ax = ints1(c, l->prefix, (int64_t[]){1}, 1);
       yb = ax ? lm_then(c, l->prefix, "ReverseV2", yb, ax) : (free(yb), NULL);
@@ -333,5 +355,5 @@ char *lm_recurrent_layer(lctx *c, const call *l, int *rank) {
   rnn r;
   if (!rnn_of(c, l, l->cls, l->cfg, &r)) return NULL;
   *rank = r.sequences ? 3 : 2;
-  return build(&r, l->in[0]);
+  return build(&r, l->in[0], lm_mask_of(c, l->in[0]));
 }

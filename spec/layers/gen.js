@@ -84,7 +84,7 @@ async function make(name, model, opts = {}) {
   randomize(model);
   const dir = path.join(process.argv[2] || 'spec/layers', name);
   await save(model, dir, opts);
-  const xs = inputsFor(model);
+  const xs = opts.inputs || inputsFor(model);
   let ys = model.predict(xs.length === 1 ? xs[0] : xs);
   if (!Array.isArray(ys)) ys = [ys];
   const ref = { inputs: [], outputs: [] };
@@ -229,5 +229,16 @@ async function main() {
   const d12 = L.dot({ axes: [1, 2] }).apply([dc, da]);                   // [N, 3, 3]
   const dvv = L.dot({ axes: -1, normalize: true }).apply([dv, L.dense({ units: 6 }).apply(dv)]); // [N, 1]
   await make('dot', tfl.model({ inputs: [da, db, dc, dv], outputs: [d22, d21, d11, d12, dvv] }));
+  // masks: Embedding's mask_zero and Masking through recurrent layers (padded steps at the start and inside)
+  const ids = tfl.input({ shape: [6], name: 'ids', dtype: 'int32' }), feats = tfl.input({ shape: [5, 2], name: 'feats' });
+  const emb = L.embedding({ inputDim: 8, outputDim: 3, maskZero: true }).apply(ids);
+  const seq = L.lstm({ units: 3, returnSequences: true, recurrentActivation: 'sigmoid', ...rec }).apply(emb);
+  const back = L.gru({ units: 2, goBackwards: true, ...rec }).apply(L.dense({ units: 4, activation: 'tanh' }).apply(seq));
+  const bi = L.bidirectional({ layer: L.simpleRNN({ units: 2, returnSequences: true, ...rec }) }).apply(emb);
+  const mk = L.simpleRNN({ units: 3, ...rec }).apply(L.masking({ maskValue: 0.5 }).apply(feats));
+  await make('masks', tfl.model({ inputs: [ids, feats], outputs: [back, L.globalAveragePooling1d().apply(bi), mk] }), {
+    inputs: [tf.tensor([[0, 0, 3, 5, 0, 7], [2, 4, 6, 1, 3, 0]], [2, 6], 'int32'),
+      tf.tensor([[[0.5, 0.5], [0.1, 0.5], [0.5, 0.5], [-0.3, 0.2], [0.9, -0.4]],
+        [[0.2, 0.7], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]], [2, 5, 2])] });
 }
 main().catch(e => { console.error(e); process.exit(1); });
