@@ -1,4 +1,5 @@
--- The graph optimisation pass: MatMul + BiasAdd [+ activation] fused into _FusedMatMul, constant
+-- The graph optimisation pass: MatMul + BiasAdd [+ activation] fused into _FusedMatMul (and convolutions
+-- into _FusedConv2D / _FusedDepthwiseConv2dNative), constant
 -- folding, packed constant weights, the optimize_graph off switch, and hand-written _FusedMatMul.
 local tfdev = require "tfdev"
 local h = require "spec.support.helpers"
@@ -316,6 +317,50 @@ describe("graph optimiser", function()
     local y = d:compute("_FusedMatMul", { tfdev.tensor(X, "float32"), W, B },
       { fused_ops = { "BiasAdd", "LeakyRelu" }, num_args = 1, leakyrelu_alpha = 0.5 })
     assert.are.same({ { -0.25, -6 }, { 7.5, -15 } }, y:totable())
+  end)
+
+  it("fuses Conv2D and DepthwiseConv2dNative + BiasAdd [+ activation] into their fused forms, as Grappler does", function()
+    local x = tfdev.tensor(h.random_values({ 2, 6, 5, 3 }, 3), "float32")
+    local cases = {
+      { "Conv2D", "_FusedConv2D", { 3, 3, 3, 4 }, 4, "Relu", { strides = { 1, 2, 1, 1 }, padding = "SAME", dilations = { 1, 1, 1, 1 } } },
+      { "Conv2D", "_FusedConv2D", { 2, 2, 3, 2 }, 2, false, { strides = { 1, 1, 1, 1 }, padding = "VALID", dilations = { 1, 2, 1, 1 } } },
+      { "Conv2D", "_FusedConv2D", { 1, 1, 3, 2 }, 2, "LeakyRelu", { strides = { 1, 1, 1, 1 }, padding = "VALID" } },
+      { "DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative", { 3, 3, 3, 2 }, 6, "Relu6", { strides = { 1, 1, 1, 1 }, padding = "SAME" } },
+    }
+    for _, c in ipairs(cases) do
+      local op, fused_op, fshape, out, act, attrs = table.unpack(c)
+      local bias = {}
+      for i = 1, out do bias[i] = 0.1 * i - 0.25 end
+      local nodes = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "f", op = "Const", attr = { value = tfdev.tensor(h.random_values(fshape, 5), "float32") } },
+        { name = "b", op = "Const", attr = { value = tfdev.tensor(bias, "float32") } },
+        { name = "conv", op = op, input = { "x", "f" }, attr = attrs },
+        { name = "ba", op = "BiasAdd", input = { "conv", "b" } },
+      }
+      if act then nodes[#nodes + 1] = { name = "y", op = act, input = { "ba" }, attr = act == "LeakyRelu" and { alpha = 0.1 } or nil } end
+      local last = act and "y" or "ba"
+      local fused, ops = run({ node = nodes }, { x = x }, { last })
+      local plain = run({ node = nodes }, { x = x }, { last }, { optimize_graph = false })
+      h.assert_close(plain[1], fused[1], 1e-5)
+      assert.are.equal(fused_op, ops[last].op, op)
+      assert.are.same(act and { "BiasAdd", act } or { "BiasAdd" }, ops[last].attr.fused_ops)
+      assert.are.equal(attrs.padding, ops[last].attr.padding)
+      assert.are.same(attrs.strides, ops[last].attr.strides)
+      if act == "LeakyRelu" then assert.near(0.1, ops[last].attr.leakyrelu_alpha, 1e-7) end
+      assert.is_nil(ops.conv)
+    end
+    -- A convolution whose output is also fetched stays unfused.
+    local nodes = {
+      { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+      { name = "f", op = "Const", attr = { value = tfdev.tensor(h.random_values({ 1, 1, 3, 2 }, 5), "float32") } },
+      { name = "b", op = "Const", attr = { value = tfdev.tensor({ 1, 2 }, "float32") } },
+      { name = "conv", op = "Conv2D", input = { "x", "f" }, attr = { strides = { 1, 1, 1, 1 }, padding = "VALID" } },
+      { name = "ba", op = "BiasAdd", input = { "conv", "b" } },
+    }
+    local _, ops = run({ node = nodes }, { x = x }, { "ba", "conv" })
+    assert.are.equal("Conv2D", ops.conv.op)
+    assert.are.equal("BiasAdd", ops.ba.op)
   end)
 
   it("fuses a residual add (and its Relu) into _FusedConv2D, as Grappler's remapper does", function()

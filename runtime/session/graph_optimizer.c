@@ -13,7 +13,10 @@
  *    one _FusedMatMul, written as TensorFlow's remapper writes it: the last node's name and
  *    device, inputs (a, b, bias) then every control input of the fused nodes, attrs T,
  *    transpose_a, transpose_b, num_args = 1, fused_ops = {"BiasAdd"[, activation]}, epsilon = 0
- *    and, for LeakyRelu, leakyrelu_alpha. A node whose output anything else reads (another
+ *    and, for LeakyRelu, leakyrelu_alpha. Conv2D and DepthwiseConv2dNative (float32, NHWC) ->
+ *    BiasAdd [-> activation] become _FusedConv2D and _FusedDepthwiseConv2dNative the same way, with
+ *    the convolution's attrs: graphs written unfused (TensorFlow 1's, and the layers models tfdev
+ *    converts) run as the converter's fused ones do. A node whose output anything else reads (another
  *    consumer, a fetch, a send to another partition) is not absorbed: a fed intermediate is
  *    already a feed node in the partition, so it never matches.
  * 3. Every MatMul, _FusedMatMul and convolution whose weights (filter) come straight from a Const
@@ -148,19 +151,31 @@ static bool is_op(const tfd_gnode *n, const char *op) { return strcmp(n->op->nam
 
 typedef struct fusion {
   bool conv_add;                    /* _FusedConv2D[BiasAdd] -> AddV2 [-> activation]; else MatMul -> BiasAdd ... */
+  const char *fused_op;             /* else: _FusedMatMul, _FusedConv2D or _FusedDepthwiseConv2dNative */
   int matmul, bias_add, activation; /* node ids (conv_add: the conv, the add); activation -1 when none */
   int addend;                       /* conv_add: which input of the add is the other operand */
 } fusion;
 
-/* The fusion ending at node `last`'s pattern rooted at a MatMul, if any. */
+static bool nhwc(const tfd_node_def *n) {
+  const tfd_attr_value *v = tfd_node_def_attr(n, "data_format");
+  return !v || v->type != TFD_ATTR_STRING || strcmp(v->s, "NHWC") == 0;
+}
+
+/* The fusion ending at a BiasAdd read from a MatMul or an NHWC float32 convolution, if any. */
 static bool match_fusion(const tfd_graph *g, int bias_add, fusion *f) {
   const tfd_gnode *x = &g->nodes[bias_add];
   if (!is_op(x, "BiasAdd") || x->inputs[0].index != 0) return false;
   const tfd_gnode *m = &g->nodes[x->inputs[0].node];
-  if (!is_op(m, "MatMul") || sole_consumer(m) != bias_add) return false;
+  if (sole_consumer(m) != bias_add) return false;
   tfd_dtype t = m->out_types[0];
-  if (t != TFD_FLOAT32 && t != TFD_FLOAT64) return false;
-  *f = (fusion){false, m->id, bias_add, -1, 0};
+  const char *fused = is_op(m, "MatMul") && (t == TFD_FLOAT32 || t == TFD_FLOAT64) ? "_FusedMatMul"
+                      : t != TFD_FLOAT32                                          ? NULL
+                      : is_op(m, "Conv2D")                                        ? "_FusedConv2D"
+                      : is_op(m, "DepthwiseConv2dNative")                         ? "_FusedDepthwiseConv2dNative"
+                                                                                  : NULL;
+  if (!fused || m->num_inputs != 2) return false;
+  if ((fused[6] != 'M' && !nhwc(m->def)) || !nhwc(x->def)) return false;
+  *f = (fusion){false, fused, m->id, bias_add, -1, 0};
   int next = sole_consumer(x);
   if (next >= 0 && tfd_activation_of_op(g->nodes[next].op->name) != TFD_ACT_NONE) f->activation = next;
   return true;
@@ -194,7 +209,7 @@ static bool match_conv_add(const tfd_graph *g, int add, fusion *f) {
     if (!same_shape_up_to_unknown(&conv->out_shapes[0], &x->out_shapes[0]) ||
         !same_shape_up_to_unknown(&other->out_shapes[x->inputs[1 - side].index], &x->out_shapes[0]))
       continue;
-    *f = (fusion){true, conv->id, add, -1, 1 - side};
+    *f = (fusion){true, "_FusedConv2D", conv->id, add, -1, 1 - side};
     int next = sole_consumer(x);
     tfd_activation act = next >= 0 ? tfd_activation_of_op(g->nodes[next].op->name) : TFD_ACT_NONE;
     /* Prelu too (MediaPipe's blocks end conv + bias + residual add -> Prelu): its alpha becomes the
@@ -223,7 +238,30 @@ static tfd_code fused_activation_alpha(tfd_node_def *n, const tfd_node_def *a, t
   return set_attr(n, "leakyrelu_alpha", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = alpha ? alpha->f : 0.2}, st);
 }
 
+/* A convolution -> BiasAdd [-> activation] as one fused convolution: the convolution's attrs, then the
+ * fusion's (num_args, fused_ops, epsilon). */
+static tfd_code append_fused_conv(tfd_graph_def *out, const tfd_graph *g, const fusion *f, tfd_status *st) {
+  const tfd_node_def *conv = g->nodes[f->matmul].def, *x = g->nodes[f->bias_add].def;
+  const tfd_node_def *a = f->activation >= 0 ? g->nodes[f->activation].def : NULL, *last = a ? a : x;
+  tfd_node_def *n = tfd_graph_def_add_node(out, tfd_node_def_name(last), f->fused_op, st);
+  if (!n) return TFD_RESOURCE_EXHAUSTED;
+  for (size_t k = 0; k < conv->nattrs; k++)
+    if (tfd_node_def_set_attr(n, conv->attrs[k].name, &conv->attrs[k].value, st) != TFD_OK) return tfd_status_code(st);
+  const char *ops[2] = {"BiasAdd", a ? tfd_node_def_op(a) : NULL};
+  if (tfd_node_def_set_device(n, tfd_node_def_device(last), st) != TFD_OK ||
+      tfd_node_def_add_input(n, conv->inputs[0], st) != TFD_OK || tfd_node_def_add_input(n, conv->inputs[1], st) != TFD_OK ||
+      tfd_node_def_add_input(n, x->inputs[1], st) != TFD_OK || add_inputs_of(n, conv, false, st) != TFD_OK ||
+      add_inputs_of(n, x, false, st) != TFD_OK || (a && add_inputs_of(n, a, false, st) != TFD_OK) ||
+      set_attr(n, "T", (tfd_attr_value){.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32}, st) ||
+      set_attr(n, "num_args", (tfd_attr_value){.type = TFD_ATTR_INT, .i = 1}, st) ||
+      set_attr(n, "fused_ops", (tfd_attr_value){.type = TFD_ATTR_LIST_STRING, .list_len = a ? 2 : 1, .list_s = ops}, st) ||
+      set_attr(n, "epsilon", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = 0.0}, st))
+    return tfd_status_code(st);
+  return fused_activation_alpha(n, a, st);
+}
+
 static tfd_code append_fused(tfd_graph_def *out, const tfd_graph *g, const fusion *f, tfd_status *st) {
+  if (strcmp(f->fused_op, "_FusedMatMul") != 0) return append_fused_conv(out, g, f, st);
   const tfd_node_def *m = g->nodes[f->matmul].def, *x = g->nodes[f->bias_add].def;
   const tfd_node_def *a = f->activation >= 0 ? g->nodes[f->activation].def : NULL, *last = a ? a : x;
   tfd_node_def *n = tfd_graph_def_add_node(out, tfd_node_def_name(last), "_FusedMatMul", st);
