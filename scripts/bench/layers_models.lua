@@ -8,9 +8,11 @@
 --   tfdev graph    the graph model (the floor of the conversion: the target is layers <= 1.1x graph)
 --   tfjs wasm      TensorFlow.js 4.22 on its WASM backend (node; SIMD, one thread), same model.json
 --   tfjs cpu       TensorFlow.js on its plain-JavaScript CPU backend
--- Each figure is the median of reps runs after warm-up runs; each side runs its rounds in turn
--- (tfdev, peers, tfdev) and keeps the faster of its medians. The peers need node and, on NODE_PATH or
--- in BUILD/peers/node_modules, @tensorflow/tfjs-core, -layers, -backend-cpu and -backend-wasm 4.22
+-- Then the graph models of ../shared/models (TensorFlow.js's, with their reference inputs) in tfdev and
+-- in TensorFlow.js on both backends. Each figure is the median of its runs after warm-up runs (tfdev's
+-- layers and graph models run alternately); each side runs its rounds in turn (tfdev, peers, tfdev) and
+-- keeps the faster median. The peers need node and, on NODE_PATH or
+-- in BUILD/peers/node_modules, @tensorflow/tfjs-core, -layers, -converter, -backend-cpu and -backend-wasm 4.22
 -- (scripts/bench/run --peers installs them); a missing peer prints SKIP with the reason.
 --
 --   tfdev scripts/bench/layers_models.lua [--quick] [peers_dir]
@@ -189,8 +191,26 @@ do
   end
 end
 
--- The input: values in [0, 1), or token ids in [0, 1000).
+-- The shared graph models, fed their reference inputs.
+local shared = here .. "/../shared/models/"
+for _, name in ipairs { "antispoof", "emotion", "blazeface", "facemesh" } do
+  local f = io.open(shared .. name .. "/reference.json")
+  if f then
+    local ref = tfdev.json.decode(f:read("a"))
+    f:close()
+    local input = ref.inputs and ref.inputs[1]
+    if input and (input.dtype or "float32") == "float32" then
+      local bf = io.open(shared .. name .. "/input_0.bin", "rb")
+      models[#models + 1] = { name = name .. " (graph model)", batch = input.shape[1], shape = input.shape,
+        dtype = "float32", layers = shared .. name .. "/" .. name .. ".json", bytes = bf and bf:read("a") }
+      if bf then bf:close() end
+    end
+  end
+end
+
+-- The input: values in [0, 1), or token ids in [0, 1000).-- The input: values in [0, 1), or token ids in [0, 1000).
 local function input_of(m)
+  if m.bytes then return tfdev.from_bytes("float32", m.shape, m.bytes), m.bytes end
   local n = 1
   for _, d in ipairs(m.shape) do n = n * d end
   local parts = {}
@@ -198,17 +218,28 @@ local function input_of(m)
   return tfdev.from_bytes("float32", m.shape, table.concat(parts)), table.concat(parts)
 end
 
-local function time_tfdev(path, x)
-  local m <close> = tfdev.model(path, { intra_op_threads = 1, inter_op_threads = 1 })
-  local feeds = { [m.inputs[1].name] = x }
-  for _ = 1, warm do m:run(feeds) end
-  local t = {}
-  for i = 1, reps do
-    local t0 = tfdev.clock()
-    m:run(feeds)
-    t[i] = (tfdev.clock() - t0) * 1e3
+-- Medians of the layers model and (when given) the graph model, run alternately so that both see the same
+-- machine: a busy moment costs both sides, not one.
+local function time_tfdev(path, graph, x)
+  local a <close> = tfdev.model(path, { intra_op_threads = 1, inter_op_threads = 1 })
+  local b <close> = graph and tfdev.model(graph, { intra_op_threads = 1, inter_op_threads = 1 }) or nil
+  local fa, fb = { [a.inputs[1].name] = x }, b and { [b.inputs[1].name] = x }
+  for _ = 1, warm do
+    a:run(fa)
+    if b then b:run(fb) end
   end
-  return median(t)
+  local ta, tb = {}, {}
+  for i = 1, 4 * reps do
+    local t0 = tfdev.clock()
+    a:run(fa)
+    ta[i] = (tfdev.clock() - t0) * 1e3
+    if b then
+      t0 = tfdev.clock()
+      b:run(fb)
+      tb[i] = (tfdev.clock() - t0) * 1e3
+    end
+  end
+  return median(ta), b and median(tb)
 end
 
 -- TensorFlow.js in node: prints the median ms, or "SKIP <why>".
@@ -238,17 +269,16 @@ cpu:close()
 print(string.format("layers models: tfdev vs graph models and TensorFlow.js 4.22 (one thread; median of %d runs)", reps))
 print("cpu: " .. (info:match("model name%s*:%s*([^\n]+)") or "?") .. "   OPENBLAS_CORETYPE=" ..
   (os.getenv("OPENBLAS_CORETYPE") or "(unset)"))
-print(string.format("%-28s %5s %10s %10s %8s %10s %9s %10s %9s", "model", "batch", "layers ms", "graph ms", "l/g",
+print(string.format("%-28s %5s %10s %10s %8s %10s %9s %10s %9s", "model", "batch", "tfdev ms", "graph ms", "l/g",
   "wasm ms", "wasm/l", "tfjs-cpu", "cpu/l"))
 local worst = 0
 for _, m in ipairs(models) do
   local x, bytes = input_of(m)
-  local l1 = time_tfdev(m.layers, x)
-  local g1 = m.graph and time_tfdev(m.graph, x)
+  local l1, g1 = time_tfdev(m.layers, m.graph, x)
   local wasm, why = time_tfjs(m, "wasm", bytes)
   local jcpu, why_cpu = time_tfjs(m, "cpu", bytes)
-  local l = math.min(l1, time_tfdev(m.layers, x))
-  local g = m.graph and math.min(g1, time_tfdev(m.graph, x))
+  local l2, g2 = time_tfdev(m.layers, m.graph, x)
+  local l, g = math.min(l1, l2), g1 and math.min(g1, g2)
   if g then worst = math.max(worst, l / g) end
   print(string.format("%-28s %5d %10.3f %10s %8s %10s %9s %10s %9s", m.name, m.batch, l, g and string.format("%.3f", g) or "-",
     g and string.format("%.2fx", l / g) or "-", wasm and string.format("%.3f", wasm) or "SKIP",

@@ -1,6 +1,6 @@
-// TensorFlow.js peer of scripts/bench/layers_models.lua: loads a layers model (model.json and its weight
-// files from disk, through tf.io.fromMemory, as no file loader ships without tfjs-node) and times
-// model.predict on the given backend, one thread: prints "median_ms <ms>", or "SKIP <why>".
+// TensorFlow.js peer of scripts/bench/layers_models.lua: loads a layers or graph model (model.json and its
+// weight files from disk, through tf.io.fromMemory, as no file loader ships without tfjs-node) and times
+// predict / execute on the given backend, one thread: prints "median_ms <ms>", or "SKIP <why>".
 //
 //   node tfjs_layers.js MODEL_JSON wasm|cpu INPUT_BIN DIMS(comma) WARM REPS float32|int32
 'use strict';
@@ -36,7 +36,16 @@ async function main() {
   }
   const all = Buffer.concat(buffers);
   const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.length);
-  const model = await tfl.loadLayersModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs: specs, weightData }));
+  const artifacts = tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs: specs, weightData });
+  let model;
+  if (json.modelTopology && json.modelTopology.node) {
+    let tfc;
+    try { tfc = require('@tensorflow/tfjs-converter'); } catch (e) { skip('@tensorflow/tfjs-converter is not installed'); }
+    const g = await tfc.loadGraphModel(artifacts);
+    model = { predict: (x) => { const y = g.execute(x); return Array.isArray(y) ? y[0] : y; } };
+  } else {
+    model = await tfl.loadLayersModel(artifacts);
+  }
   const shape = dims.split(',').map(Number);
   const raw = fs.readFileSync(input);
   const f = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
