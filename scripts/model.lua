@@ -8,8 +8,10 @@
 -- MODEL defaults to ../shared/models/blazeface/blazeface.json. INPUT.bin is raw little-endian
 -- float32 in the first input's shape; without it the input_0.bin beside the model is used, or a
 -- fixed pattern in [0, 1). Where reference.json and output_K.bin sit beside the model (as
--- ../shared/models has them, made by TensorFlow.js), each output is compared with its reference:
--- max |ours - reference| <= 1e-3 x max(1, max |reference|), and the script exits 1 when one differs.
+-- ../shared/models has them, made by TensorFlow.js), or reference.json holds the inputs' and outputs'
+-- values itself (as spec/layers has them), the model runs on the reference inputs and each output is
+-- compared with its reference: max |ours - reference| <= 1e-3 x max(1, max |reference|), and the
+-- script exits 1 when one differs.
 local tfdev = require "tfdev"
 
 local here = (arg and arg[0] or ""):match("^(.*)/scripts/[^/]*$") or "."
@@ -32,6 +34,10 @@ for op, count in pairs(ops) do names[#names + 1] = string.format("%s x%d", op, c
 table.sort(names)
 print("ops: " .. table.concat(names, ", "))
 
+local dir = path:match("^(.*)/[^/]*%.[%w]+$") or path
+local ref_text = read(dir .. "/reference.json")
+local ref = ref_text and tfdev.json.decode(ref_text)
+
 -- The input: given, the reference input beside the model, or a fixed pattern.
 local input = m.inputs[1]
 local shape = {}
@@ -48,16 +54,26 @@ if not bytes or #bytes ~= 4 * n then
   bytes = table.concat(parts)
 end
 local x = tfdev.from_bytes(input.dtype or "float32", shape, bytes)
-print(string.format("input %s: %s %s", input.name, x.dtype, table.concat(shape, "x")))
+local feeds = { [input.name] = x }
+for i, r in ipairs(not arg[2] and ref and ref.inputs or {}) do -- reference inputs given by value
+  if r.values and m.inputs[i] then
+    feeds[m.inputs[i].name] = tfdev.tensor { dtype = r.dtype or "float32", shape = r.shape, data = r.values }
+  end
+end
+for i, input_i in ipairs(m.inputs) do
+  local t = feeds[input_i.name]
+  print(string.format("input %s: %s %s", input_i.name, t and t.dtype or "?", t and table.concat(t.shape, "x") or "not fed"))
+end
 
-local outs, meta = m:run({ [input.name] = x }, { trace = true })
-local dir = path:match("^(.*)/[^/]*%.[%w]+$") or path
-local ref_text = read(dir .. "/reference.json")
-local ref = ref_text and tfdev.json.decode(ref_text)
+local outs, meta = m:run(feeds, { trace = true })
 local verdicts = {}
 if ref then
   for k, r in ipairs(ref.outputs or {}) do
     local want = read(string.format("%s/output_%d.bin", dir, k - 1))
+    if not want and r.values and not arg[2] then
+      want = string.pack("<" .. string.rep((r.dtype or "float32") == "int32" and "i4" or "f", #r.values),
+        table.unpack(r.values))
+    end
     for i, o in ipairs(m.outputs) do
       if want and ((o.tensor or o.name) == r.name .. ":0" or o.name == r.name) then
         local got = outs[i]:bytes()
@@ -99,7 +115,7 @@ end
 
 -- A second, warm run for the timings.
 local t0 = tfdev.clock()
-outs, meta = m:run({ [input.name] = x }, { trace = true })
+outs, meta = m:run(feeds, { trace = true })
 local elapsed = (tfdev.clock() - t0) * 1e3
 local rows = {}
 for _, dev in ipairs(meta.step_stats.dev_stats) do

@@ -77,6 +77,15 @@ describe("scripts/model.lua against a reference beside the model", function()
     os.execute("rm -rf '" .. dir .. "'")
   end)
 
+  it("feeds and checks the values a layers model's reference.json holds, every input and output", function()
+    if not exe then return pending("TFDEV_EXE is not set") end
+    local out, code = run(exe .. " scripts/model.lua spec/layers/masks")
+    assert.are.equal(0, code, out)
+    assert.matches("input ids: int32 2x6", out)
+    assert.matches("input feats: float32 2x5x2", out)
+    assert.matches("reference: 3 of 3 outputs match", out)
+  end)
+
   it("tfdev.json decodes what it encodes and what TensorFlow.js writes", function()
     local v = { a = { 1, 2.5, -3e2 }, b = "x\"y\n\\u00e9", c = { d = true, e = false }, f = {} }
     assert.are.same(v, tfdev.json.decode(tfdev.json.encode(v)))
