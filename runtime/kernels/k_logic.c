@@ -25,6 +25,7 @@
 #include "../core/status_internal.h"
 #include "cwise_logic.h"
 #include "kernel.h"
+#include "vector_clones.h"
 
 enum {
   L_SELU,
@@ -72,6 +73,7 @@ static const char *const op_names[L_COUNT] = {
 typedef tfd_cwise_row_fn row_fn;
 
 /* ---- unary rows ---- */
+/* Rows that vectorise at AVX2 width (floor, ceil, sqrt and division inline there) are cloned per CPU. */
 #define UNARY_ROW(NAME, T, TO, EXPR) TFD_UNARY_ROW(, NAME, T, TO, EXPR)
 
 /* TensorFlow's Selu constants; scale * alpha as TensorFlow spells it. */
@@ -89,14 +91,14 @@ UNARY_ROW(softplus_f32, float, float,
           x > -SOFTPLUS_F32_T ? x : (x < SOFTPLUS_F32_T ? expf(x) : log1pf(expf(x))))
 UNARY_ROW(softplus_f64, double, double,
           x > -SOFTPLUS_F64_T ? x : (x < SOFTPLUS_F64_T ? exp(x) : log1p(exp(x))))
-UNARY_ROW(rsqrt_f32, float, float, 1.0f / sqrtf(x))
-UNARY_ROW(rsqrt_f64, double, double, 1.0 / sqrt(x))
-UNARY_ROW(reciprocal_f32, float, float, 1.0f / x)
-UNARY_ROW(reciprocal_f64, double, double, 1.0 / x)
-UNARY_ROW(floor_f32, float, float, floorf(x))
-UNARY_ROW(floor_f64, double, double, floor(x))
-UNARY_ROW(ceil_f32, float, float, ceilf(x))
-UNARY_ROW(ceil_f64, double, double, ceil(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, rsqrt_f32, float, float, 1.0f / sqrtf(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, rsqrt_f64, double, double, 1.0 / sqrt(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, reciprocal_f32, float, float, 1.0f / x)
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, reciprocal_f64, double, double, 1.0 / x)
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, floor_f32, float, float, floorf(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, floor_f64, double, double, floor(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, ceil_f32, float, float, ceilf(x))
+TFD_UNARY_ROW(TFD_VECTOR_CLONES, ceil_f64, double, double, ceil(x))
 UNARY_ROW(sin_f32, float, float, sinf(x))
 UNARY_ROW(sin_f64, double, double, sin(x))
 UNARY_ROW(cos_f32, float, float, cosf(x))

@@ -1085,6 +1085,60 @@ static tfd_graph_def *move_graph(const char *op, tfd_tensor *c1, tfd_tensor *c2,
   return g;
 }
 
+/* ---- the elementwise math issue 26 added, against its C floor ---- */
+typedef struct math_job {
+  floor_math op;
+  float *y;
+  const float *a, *b;
+  int64_t n;
+} math_job;
+static void math_floor(void *arg) {
+  math_job *j = arg;
+  floor_math_f32(j->op, j->y, j->a, j->b, j->n);
+}
+
+static void bench_math(void) {
+  table_title("Elementwise math added for TensorFlow.js's op list vs a -O3 C loop of the same libm call (1M float32)",
+              "1: tfdev intra_op_threads=1 inter_op_threads=1; the C loop on the calling thread");
+  header("M elements/s", "C loop");
+  static const struct {
+    const char *op;
+    floor_math fm;
+    bool binary;
+  } ops[] = {{"Floor", FM_FLOOR, false}, {"Ceil", FM_CEIL, false},   {"Round", FM_ROUND, false},
+             {"Sign", FM_SIGN, false},   {"Sin", FM_SIN, false},     {"Cos", FM_COS, false},
+             {"Tan", FM_TAN, false},     {"Atan", FM_ATAN, false},   {"Sinh", FM_SINH, false},
+             {"Erf", FM_ERF, false},     {"Expm1", FM_EXPM1, false}, {"Log1p", FM_LOG1P, false},
+             {"Atan2", FM_ATAN2, true},  {"Mod", FM_MOD, true},      {"DivNoNan", FM_DIV_NO_NAN, true}};
+  int reps = quick ? 11 : 31;
+  int64_t dims[1] = {1 << 20};
+  tfd_tensor *a = random_tensor(dims, 1, 60), *b = random_tensor(dims, 1, 61);
+  float *y = malloc((size_t)dims[0] * sizeof *y);
+  tfd_status *st = tfd_status_new();
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+    tfd_graph_def *g = tfd_graph_def_new();
+    placeholder(g, "x");
+    placeholder(g, "x2");
+    add(g, "y", ops[i].op, "x", ops[i].binary ? "x2" : NULL);
+    tfd_session *s = session(1, 1, g);
+    const char *feeds[] = {"x", "x2"};
+    tfd_tensor *in[2] = {a, b};
+    run_ctx rc = {s, callable(s, feeds, 2, "y"), in, st};
+    math_job job = {ops[i].fm, y, tfd_tensor_data(a), tfd_tensor_data(b), dims[0]};
+    double ours, base;
+    compare(run_once, &rc, math_floor, &job, 3, reps, &ours, &base);
+    char name[64];
+    snprintf(name, sizeof name, "%s [1M]%s", ops[i].op, ops[i].binary ? " with [1M]" : "");
+    row(name, (double)dims[0] / 1e6 / ours, (double)dims[0] / 1e6 / base, RATIO_AT_LEAST, 0.8);
+    tfd_session_free(s);
+    tfd_graph_def_free(g);
+  }
+  free(y);
+  tfd_status_free(st);
+  tfd_tensor_unref(a);
+  tfd_tensor_unref(b);
+}
+
 static void bench_data_movement(void) {
   table_title("Data movement: rearranging kernels vs memcpy of the same bytes (16 MiB float32 outputs)",
               "1: tfdev intra_op_threads=1 inter_op_threads=1; memcpy on the calling thread");
@@ -1110,6 +1164,35 @@ static void bench_data_movement(void) {
                  move_graph("BroadcastTo", int32_tensor(target, two, 1), NULL, NULL, 0), x, reps);
   tfd_tensor_unref(x);
   printf("  (BroadcastTo's floor copies 16 MiB though the op reads only 16 KiB: the write is what both must do)\n");
+  /* Gathers and scatters: 65,536 rows of 64 floats, in a shuffled order. */
+  int64_t rows_dims[2] = {65536, 64}, n_rows[1] = {65536}, nd_dims[2] = {65536, 1}, shape_dims[1] = {2};
+  int32_t *perm = malloc(65536 * sizeof *perm), shape[2] = {65536, 64};
+  for (int i = 0; i < 65536; i++) perm[i] = i;
+  for (unsigned i = 65535, seed = 7; i > 0; i--) {
+    seed = seed * 1103515245u + 12345u;
+    unsigned j = (seed >> 8) % (i + 1);
+    int32_t t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  x = random_tensor(rows_dims, 2, 55);
+  int32_t zero = 0;
+  bench_one_move("GatherV2 [65536,64] rows, shuffled, axis 0",
+                 move_graph("GatherV2", int32_tensor(perm, n_rows, 1), int32_tensor(&zero, NULL, 0), NULL, 0), x, reps);
+  bench_one_move("GatherNd [65536,64] by [65536,1], shuffled",
+                 move_graph("GatherNd", int32_tensor(perm, nd_dims, 2), NULL, NULL, 0), x, reps);
+  bench_one_move("TensorScatterUpdate [65536,64] rows, shuffled",
+                 move_graph("TensorScatterUpdate", int32_tensor(perm, nd_dims, 2), tfd_tensor_ref(x), NULL, 0), x, reps);
+  tfd_graph_def *g = tfd_graph_def_new(); /* ScatterNd(indices, updates = x, shape) */
+  placeholder(g, "x");
+  tfd_tensor *c1 = int32_tensor(perm, nd_dims, 2), *c2 = int32_tensor(shape, shape_dims, 1);
+  constant(g, "c1", c1);
+  constant(g, "c2", c2);
+  tfd_tensor_unref(c1);
+  tfd_tensor_unref(c2);
+  tfd_node_def_add_input(add(g, "y", "ScatterNd", "c1", "x"), "c2", NULL);
+  bench_one_move("ScatterNd [65536,64] rows, shuffled", g, x, reps);
+  tfd_tensor_unref(x);
+  free(perm);
 }
 
 static void usage(void) {
@@ -1141,6 +1224,7 @@ int main(int argc, char **argv) {
   bench_cores();
   bench_add();
   bench_data_movement();
+  bench_math();
   if (checks_failed) {
     printf("\nFAILED: an MLP output differs from tfdev's by more than 1e-4, or a peer wrote none (table above)\n");
     return 1;

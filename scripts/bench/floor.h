@@ -7,6 +7,8 @@
 
 #include <math.h>
 #include <stdint.h>
+
+#include "runtime/kernels/vector_clones.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -72,6 +74,34 @@ static void floor_add_stream(float *restrict c, const float *restrict a, const f
 #else
   floor_add_plain(c, a, b, n);
 #endif
+}
+
+/* The elementwise math issue 26 added, one libm call (or expression) per element, as a C programmer
+ * writes it: the floor of tfdev's k_math.c / k_logic.c rows. op names the function. */
+typedef enum floor_math { FM_FLOOR, FM_CEIL, FM_ROUND, FM_SIGN, FM_SIN, FM_COS, FM_TAN, FM_ATAN, FM_SINH, FM_ERF,
+                          FM_EXPM1, FM_LOG1P, FM_ATAN2, FM_MOD, FM_DIV_NO_NAN } floor_math;
+
+/* Compiled for the baseline, AVX2 and AVX-512 and picked per CPU, as tfdev's rows are: a C programmer
+ * targeting this machine gets floorf and ceilf as single vector instructions. */
+TFD_VECTOR_CLONES static void floor_math_f32(floor_math op, float *restrict y, const float *restrict a, const float *restrict b,
+                           int64_t n) {
+  switch (op) {
+    case FM_FLOOR: for (int64_t i = 0; i < n; i++) y[i] = floorf(a[i]); break;
+    case FM_CEIL: for (int64_t i = 0; i < n; i++) y[i] = ceilf(a[i]); break;
+    case FM_ROUND: for (int64_t i = 0; i < n; i++) y[i] = rintf(a[i]); break; /* half to even */
+    case FM_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((a[i] > 0) - (a[i] < 0)); break;
+    case FM_SIN: for (int64_t i = 0; i < n; i++) y[i] = sinf(a[i]); break;
+    case FM_COS: for (int64_t i = 0; i < n; i++) y[i] = cosf(a[i]); break;
+    case FM_TAN: for (int64_t i = 0; i < n; i++) y[i] = tanf(a[i]); break;
+    case FM_ATAN: for (int64_t i = 0; i < n; i++) y[i] = atanf(a[i]); break;
+    case FM_SINH: for (int64_t i = 0; i < n; i++) y[i] = sinhf(a[i]); break;
+    case FM_ERF: for (int64_t i = 0; i < n; i++) y[i] = erff(a[i]); break;
+    case FM_EXPM1: for (int64_t i = 0; i < n; i++) y[i] = expm1f(a[i]); break;
+    case FM_LOG1P: for (int64_t i = 0; i < n; i++) y[i] = log1pf(a[i]); break;
+    case FM_ATAN2: for (int64_t i = 0; i < n; i++) y[i] = atan2f(a[i], b[i]); break;
+    case FM_MOD: for (int64_t i = 0; i < n; i++) y[i] = fmodf(a[i], b[i]); break;
+    case FM_DIV_NO_NAN: for (int64_t i = 0; i < n; i++) y[i] = b[i] == 0 ? 0 : a[i] / b[i]; break;
+  }
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
