@@ -2404,6 +2404,42 @@ static const tfd_attr_def attrs_lrn[] = {A_T, {"depth_radius", TFD_ATTR_INT, fal
                                          {"bias", TFD_ATTR_FLOAT, false, 0, 1.0, NULL}, {"alpha", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
                                          {"beta", TFD_ATTR_FLOAT, false, 0, 0.5, NULL}, END};
 
+/* ---- issue 26, sparse and ragged ops (k_sparse_segment.c, k_sparse_fill.c, k_ragged.c) ---- */
+/* SparseSegmentSum/Mean/SqrtN(WithNumSegments): TensorFlow's SparseSegmentReductionShapeFn, data's
+ * shape with its first dimension unknown (num_segments' value, when known, for the WithNumSegments
+ * forms); indices and segment_ids are vectors of one length. */
+static tfd_code infer_sparse_segment(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "indices", st) != TFD_OK || need_index(c, 2, "segment_ids", st) != TFD_OK ||
+      need_rank(c, 1, 1, "indices", st) != TFD_OK || need_rank(c, 2, 1, "segment_ids", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *d = &c->in_shapes[0], *ix = &c->in_shapes[1], *seg = &c->in_shapes[2];
+  if (ix->ndims == 1 && seg->ndims == 1 && ix->dims[0] >= 0 && seg->dims[0] >= 0 && ix->dims[0] != seg->dims[0])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): Dimensions must be equal, but are %lld and %lld for indices and segment_ids",
+                           node_name(c), tfd_node_def_op(c->node), (long long)ix->dims[0], (long long)seg->dims[0]);
+  if (d->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be at least rank 1 but is rank 0",
+                           node_name(c), tfd_node_def_op(c->node));
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = *d;
+  if (d->ndims < 0) return TFD_OK;
+  c->out_shapes[0].dims[0] = -1;
+  if (c->num_inputs == 4) {
+    if (need_index(c, 3, "num_segments", st) != TFD_OK || need_rank(c, 3, 0, "num_segments", st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+    const tfd_tensor *ns = c->in_values ? c->in_values[3] : NULL;
+    if (ns && tfd_tensor_numel(ns) == 1 && tfd_tensor_get_index(ns, 0) >= 0) c->out_shapes[0].dims[0] = tfd_tensor_get_index(ns, 0);
+  }
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_sparse_segment[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                    {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tnumsegments", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+/* ---- end of the sparse and ragged block ---- */
+
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
@@ -2606,6 +2642,14 @@ static const tfd_op_def ops[] = {
     {"Any", 2, 2, 1, false, false, NULL, 0, 0, attrs_all_any, infer_all_any, false},
     {"BroadcastArgs", 2, 2, 1, false, false, "T", 0, TFD_TYPES_INDEX, attrs_t, infer_broadcast_args, false},
     {"MatrixBandPart", 3, 3, 1, false, false, "T", 0, ALL, attrs_band_part, infer_band_part, false},
+    /* sparse and ragged ops (issue 26; k_sparse_segment.c, k_sparse_fill.c, k_ragged.c) */
+    {"SparseSegmentSum", 3, 3, 1, false, false, "T", 0, NUM | U8, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentMean", 3, 3, 1, false, false, "T", 0, FLT, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentSqrtN", 3, 3, 1, false, false, "T", 0, FLT, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentSumWithNumSegments", 4, 4, 1, false, false, "T", 0, NUM | U8, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseSegmentMeanWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseSegmentSqrtNWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
+    /* end of the sparse and ragged ops */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},
