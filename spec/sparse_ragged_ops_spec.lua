@@ -143,3 +143,137 @@ describe("SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN", function()
       { F(1), T({ 0 }), T({ 0 }) })
   end)
 end)
+
+describe("SparseFillEmptyRows", function()
+  after_each(function() tfdev.factory.reset() end)
+  local function fill(ix, v, shape, def, dt)
+    dt = dt or "float32"
+    local a, b, e, r = run("SparseFillEmptyRows", { L(ix), tfdev.tensor(v, dt), L(shape), tfdev.tensor(def, dt) }, nil, 4)
+    return a, b, e, r
+  end
+
+  it("fills each empty row with the default at column 0 (TensorFlow's documented example)", function()
+    local ix, v, e, r = fill({ { 0, 1 }, { 0, 3 }, { 2, 0 }, { 3, 1 } }, { 1, 2, 3, 4 }, { 5, 6 }, 9)
+    assert.are.same({ { 0, 1 }, { 0, 3 }, { 1, 0 }, { 2, 0 }, { 3, 1 }, { 4, 0 } }, ix:totable())
+    assert.are.same({ 1, 2, 9, 3, 4, 9 }, v:totable())
+    assert.are.same({ false, true, false, false, true }, e:totable())
+    assert.are.same({ 0, 1, 3, 4 }, r:totable())
+    assert.are.same({ "int64", "float32", "bool", "int64" }, { ix.dtype, v.dtype, e.dtype, r.dtype })
+  end)
+
+  it("keeps each row's entries in their order when the rows are not sorted; reverse_index_map says where", function()
+    local ix, v, e, r = fill({ { 2, 0 }, { 0, 1 }, { 0, 0 } }, { 1, 2, 3 }, { 3, 2 }, -1, "int32")
+    assert.are.same({ { 0, 1 }, { 0, 0 }, { 1, 0 }, { 2, 0 } }, ix:totable())
+    assert.are.same({ 2, 3, -1, 1 }, v:totable())
+    assert.are.same({ false, true, false }, e:totable())
+    assert.are.same({ 3, 0, 1 }, r:totable())
+    -- rank 3 indices: the filled entry's other columns are 0
+    ix, v = fill({ { 1, 2, 3 } }, { 5 }, { 2, 4, 4 }, 0, "int64")
+    assert.are.same({ { { 0, 0, 0 }, { 1, 2, 3 } }, { 0, 5 } }, { ix:totable(), v:totable() })
+    ix, v = fill({ { 1 } }, { true }, { 2 }, false, "bool")
+    assert.are.same({ { { 0 }, { 1 } }, { false, true } }, { ix:totable(), v:totable() })
+  end)
+
+  it("hands a full, ordered input on as it is; empty inputs", function()
+    local ix, v, e, r = fill({ { 0, 0 }, { 1, 1 } }, { 1, 2 }, { 2, 2 }, 0, "float64")
+    assert.are.same({ { { 0, 0 }, { 1, 1 } }, { 1, 2 }, { false, false }, { 0, 1 } }, { ix:totable(), v:totable(), e:totable(), r:totable() })
+    ix, v, e, r = run("SparseFillEmptyRows", { empty({ 0, 2 }, "int64"), empty({ 0 }), L({ 2, 3 }), F(7) }, nil, 4)
+    assert.are.same({ { { 0, 0 }, { 1, 0 } }, { 7, 7 }, { true, true } }, { ix:totable(), v:totable(), e:totable() })
+    assert.are.same({ 0 }, r.shape)
+    ix, v, e, r = run("SparseFillEmptyRows", { empty({ 0, 2 }, "int64"), empty({ 0 }), L({ 0, 3 }), F(7) }, nil, 4)
+    assert.are.same({ { 0, 2 }, { 0 }, { 0 }, { 0 } }, { ix.shape, v.shape, e.shape, r.shape })
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "indices(1, 0) is invalid: 2 >= 2", fill, { { 0, 0 }, { 2, 0 } }, { 1, 2 }, { 2, 2 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices(0, 0) is invalid: -1 >= 2", fill, { { -1, 0 } }, { 1 }, { 2, 2 }, 0)
+    h.raises("INVALID_ARGUMENT", "Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = 1", fill,
+      { { 0, 0 } }, { 1 }, { 0, 2 }, 0)
+    h.raises("INVALID_ARGUMENT", "The length of `values` (1) must match the first dimension of `indices` (2).", fill,
+      { { 0, 0 }, { 1, 0 } }, { 1 }, { 2, 2 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices must be a matrix, saw: [2]", run, "SparseFillEmptyRows",
+      { L({ 0, 1 }), F({ 1, 2 }), L({ 2 }), F(0) })
+    h.raises("INVALID_ARGUMENT", "values must be a vector, saw: [1,1]", run, "SparseFillEmptyRows",
+      { L({ { 0 } }), F({ { 1 } }), L({ 2 }), F(0) })
+    h.raises("INVALID_ARGUMENT", "dense_shape must be a vector, saw: []", run, "SparseFillEmptyRows",
+      { L({ { 0 } }), F({ 1 }), L(2), F(0) })
+    h.raises("INVALID_ARGUMENT", "default_value must be a scalar, saw: [1]", run, "SparseFillEmptyRows",
+      { L({ { 0 } }), F({ 1 }), L({ 2 }), F({ 0 }) })
+    h.raises("INVALID_ARGUMENT", "Dense shape cannot be empty.", run, "SparseFillEmptyRows",
+      { empty({ 0, 0 }, "int64"), empty({ 0 }), empty({ 0 }, "int64"), F(0) })
+    h.raises("INVALID_ARGUMENT", "Expected shape dimensions to be non-negative, got -3", fill, { { 0, 0 } }, { 1 }, { -3, 2 }, 0)
+    h.raises("INVALID_ARGUMENT", "indices (input 0) must be int64, got int32", run, "SparseFillEmptyRows",
+      { T({ { 0 } }), F({ 1 }), L({ 2 }), F(0) })
+    h.raises("INVALID_ARGUMENT", "input 1 is float32 but input 3 is int32", run, "SparseFillEmptyRows",
+      { L({ { 0 } }), F({ 1 }), L({ 2 }), T(0) })
+    h.raises("INVALID_ARGUMENT", "Dimensions must be equal, but are 2 and 1 for indices and values", h.run_node,
+      "SparseFillEmptyRows", { L({ { 0 }, { 1 } }), F({ 1 }), L({ 2 }), F(0) }, nil, { "y:0" })
+  end)
+
+  it("infers [?, R], [?], [dense_shape[0]] and [N]", function()
+    local dtypes, shapes = core.op_infer("SparseFillEmptyRows", {}, { "int64", "float32", "int64", "float32" },
+      { { 4, 2 }, { 4 }, { 2 }, {} }, { nil, nil, L({ 5, 6 }), nil }, "f")
+    assert.are.same({ "int64", "float32", "bool", "int64" }, dtypes)
+    assert.are.same({ { -1, 2 }, { -1 }, { 5 }, { 4 } }, shapes)
+  end)
+end)
+
+describe("SparseReshape", function()
+  after_each(function() tfdev.factory.reset() end)
+  local function reshape(ix, shape, new) return run("SparseReshape", { L(ix), L(shape), L(new) }, nil, 2) end
+
+  it("moves each index to its place in the new shape, one -1 inferred (TensorFlow's documented example)", function()
+    local ix, shape = reshape({ { 0, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, { 1, 0, 0 }, { 1, 2, 3 } }, { 2, 3, 6 }, { 9, -1 })
+    assert.are.same({ { 0, 0 }, { 0, 1 }, { 1, 2 }, { 4, 2 }, { 8, 1 } }, ix:totable())
+    assert.are.same({ 9, 4 }, shape:totable())
+    assert.are.same({ "int64", "int64" }, { ix.dtype, shape.dtype })
+    ix, shape = reshape({ { 0, 5 }, { 1, 2 } }, { 2, 6 }, { 3, 2, 2 })
+    assert.are.same({ { { 1, 0, 1 }, { 2, 0, 0 } }, { 3, 2, 2 } }, { ix:totable(), shape:totable() })
+    ix, shape = reshape({ { 3 } }, { 4 }, { 2, 2 })
+    assert.are.same({ { { 1, 1 } }, { 2, 2 } }, { ix:totable(), shape:totable() })
+    -- the same shape: the inputs unchanged; to a scalar and from one
+    ix, shape = reshape({ { 1, 1 } }, { 2, 2 }, { -1, 2 })
+    assert.are.same({ { { 1, 1 } }, { 2, 2 } }, { ix:totable(), shape:totable() })
+    ix, shape = run("SparseReshape", { empty({ 1, 0 }, "int64"), empty({ 0 }, "int64"), L({ 1, -1 }) }, nil, 2)
+    assert.are.same({ { { 0, 0 } }, { 1, 1 } }, { ix:totable(), shape:totable() })
+    ix, shape = run("SparseReshape", { L({ { 0, 0 } }), L({ 1, 1 }), empty({ 0 }, "int64") }, nil, 2)
+    assert.are.same({ { 1, 0 }, { 0 } }, { ix.shape, shape.shape })
+  end)
+
+  it("takes empty SparseTensors and zero-sized shapes", function()
+    local ix, shape = run("SparseReshape", { empty({ 0, 2 }, "int64"), L({ 2, 3 }), L({ 3, -1 }) }, nil, 2)
+    assert.are.same({ { 0, 2 }, { 3, 2 } }, { ix.shape, shape:totable() })
+    ix, shape = run("SparseReshape", { empty({ 0, 2 }, "int64"), L({ 0, 3 }), L({ 3, 0, 1 }) }, nil, 2)
+    assert.are.same({ { 0, 3 }, { 3, 0, 1 } }, { ix.shape, shape:totable() })
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "only one output dimension may be -1, not both 0 and 1", reshape, { { 0, 0 } }, { 2, 2 }, { -1, -1 })
+    h.raises("INVALID_ARGUMENT", "size 1 must be non-negative, not -2", reshape, { { 0, 0 } }, { 2, 2 }, { 4, -2 })
+    h.raises("INVALID_ARGUMENT",
+      "Input to reshape is a SparseTensor with 12 dense values, but the requested shape requires a multiple of 5. input_shape=[2,6] output_shape=[5,1]",
+      reshape, { { 0, 0 } }, { 2, 6 }, { 5, -1 })
+    h.raises("INVALID_ARGUMENT",
+      "Input to reshape is a tensor with 12 dense values, but the requested shape has 10. input_shape=[2,6] output_shape=[5,2]",
+      reshape, { { 0, 0 } }, { 2, 6 }, { 5, 2 })
+    h.raises("INVALID_ARGUMENT",
+      "reshape cannot infer the missing input size for an empty tensor unless all specified input sizes are non-zero",
+      reshape, { { 0, 0 } }, { 2, 6 }, { 0, -1 })
+    h.raises("INVALID_ARGUMENT", "Input tensor has 1 non zero elements but input shape ([0,6]) or output shape ([6,0]) is empty",
+      reshape, { { 0, 0 } }, { 0, 6 }, { 6, 0 })
+    h.raises("INVALID_ARGUMENT", "Input tensor rank must match input shape length.", reshape, { { 0, 0 } }, { 2, 2, 1 }, { 4 })
+    h.raises("INVALID_ARGUMENT", "Input must be a matrix.", run, "SparseReshape", { L({ 0 }), L({ 2 }), L({ 2 }) }, nil, 2)
+    h.raises("INVALID_ARGUMENT", "Input shape must be a vector.", run, "SparseReshape", { L({ { 0 } }), L(2), L({ 2 }) }, nil, 2)
+    h.raises("INVALID_ARGUMENT", "Target shape should be a vector but received shape [1,1]", run, "SparseReshape",
+      { L({ { 0 } }), L({ 2 }), L({ { 2 } }) }, nil, 2)
+    h.raises("INVALID_ARGUMENT", "Expected shape dimensions to be non-negative, got -2", reshape, { { 0 } }, { -2 }, { 2 })
+    h.raises("INVALID_ARGUMENT", "new_shape (input 2) must be int64, got int32", run, "SparseReshape",
+      { L({ { 0 } }), L({ 2 }), T({ 2 }) }, nil, 2)
+  end)
+
+  it("infers [N, len(new_shape)] and new_shape's shape", function()
+    local dtypes, shapes = core.op_infer("SparseReshape", {}, { "int64", "int64", "int64" }, { { 5, 3 }, { 3 }, { 2 } }, nil, "r")
+    assert.are.same({ "int64", "int64" }, dtypes)
+    assert.are.same({ { 5, 2 }, { 2 } }, shapes)
+  end)
+end)

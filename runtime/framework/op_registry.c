@@ -2433,6 +2433,66 @@ static tfd_code infer_sparse_segment(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* Input i of an op whose signature fixes it as int64 (SparseFillEmptyRows, SparseReshape). */
+static tfd_code need_int64(tfd_infer_ctx *c, int i, const char *what, tfd_status *st) {
+  if (c->in_types[i] == TFD_INT64) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be int64, got %s", node_name(c),
+                         tfd_node_def_op(c->node), what, i, tfd_dtype_name(c->in_types[i]));
+}
+
+/* A vector's length, -1 when unknown. */
+static int64_t vector_len(const tfd_shape *s) { return s->ndims == 1 ? s->dims[0] : -1; }
+
+/* SparseFillEmptyRows: TensorFlow's shape function. Indices [N, R] and values [N] merge N, R is
+ * dense_shape's length; the outputs are [?, R], [?], [dense_shape[0]] and [N]. */
+static tfd_code infer_fill_empty_rows(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_int64(c, 0, "indices", st) != TFD_OK || need_int64(c, 2, "dense_shape", st) != TFD_OK ||
+      same_types(c, 1, 3, st) != TFD_OK || need_rank(c, 0, 2, "indices", st) != TFD_OK ||
+      need_rank(c, 1, 1, "values", st) != TFD_OK || need_rank(c, 2, 1, "dense_shape", st) != TFD_OK ||
+      need_rank(c, 3, 0, "default_value", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *ix = &c->in_shapes[0];
+  int64_t n = ix->ndims == 2 ? ix->dims[0] : -1, r = ix->ndims == 2 ? ix->dims[1] : -1;
+  int64_t nv = vector_len(&c->in_shapes[1]), rs = vector_len(&c->in_shapes[2]);
+  if (n >= 0 && nv >= 0 && n != nv)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (SparseFillEmptyRows): Dimensions must be equal, but are %lld and %lld for indices and values",
+                           node_name(c), (long long)n, (long long)nv);
+  if (r >= 0 && rs >= 0 && r != rs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (SparseFillEmptyRows): Dimensions must be equal, but are %lld and %lld for indices and dense_shape",
+                           node_name(c), (long long)r, (long long)rs);
+  if (rs == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (SparseFillEmptyRows): Dense shape cannot be empty.",
+                           node_name(c));
+  if (n < 0) n = nv;
+  if (rs < 0) rs = r;
+  const tfd_tensor *shape = c->in_values ? c->in_values[2] : NULL;
+  int64_t rows = shape && tfd_tensor_numel(shape) > 0 ? tfd_tensor_get_index(shape, 0) : -1;
+  c->out_types[0] = TFD_INT64;
+  c->out_shapes[0] = (tfd_shape){.ndims = 2, .dims = {-1, rs}};
+  c->out_types[1] = c->in_types[1];
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  c->out_types[2] = TFD_BOOL;
+  c->out_shapes[2] = (tfd_shape){.ndims = 1, .dims = {rows < 0 ? -1 : rows}};
+  c->out_types[3] = TFD_INT64;
+  c->out_shapes[3] = (tfd_shape){.ndims = 1, .dims = {n}};
+  return TFD_OK;
+}
+
+/* SparseReshape: output_indices [N, len(new_shape)], output_shape shaped like new_shape. */
+static tfd_code infer_sparse_reshape(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_int64(c, 0, "input_indices", st) != TFD_OK || need_int64(c, 1, "input_shape", st) != TFD_OK ||
+      need_int64(c, 2, "new_shape", st) != TFD_OK || need_rank(c, 0, 2, "input_indices", st) != TFD_OK ||
+      need_rank(c, 1, 1, "input_shape", st) != TFD_OK || need_rank(c, 2, 1, "new_shape", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *ix = &c->in_shapes[0];
+  c->out_types[0] = c->out_types[1] = TFD_INT64;
+  c->out_shapes[0] = (tfd_shape){.ndims = 2, .dims = {ix->ndims == 2 ? ix->dims[0] : -1, vector_len(&c->in_shapes[2])}};
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {vector_len(&c->in_shapes[2])}};
+  return TFD_OK;
+}
+
 static const tfd_attr_def attrs_sparse_segment[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                                     {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
@@ -2649,6 +2709,8 @@ static const tfd_op_def ops[] = {
     {"SparseSegmentSumWithNumSegments", 4, 4, 1, false, false, "T", 0, NUM | U8, attrs_sparse_segment_n, infer_sparse_segment, false},
     {"SparseSegmentMeanWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
     {"SparseSegmentSqrtNWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseFillEmptyRows", 4, 4, 4, false, false, "T", 1, ALL, attrs_t, infer_fill_empty_rows, false},
+    {"SparseReshape", 3, 3, 2, false, false, NULL, 0, 0, attrs_none, infer_sparse_reshape, false},
     /* end of the sparse and ragged ops */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
