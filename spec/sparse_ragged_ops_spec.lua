@@ -277,3 +277,137 @@ describe("SparseReshape", function()
     assert.are.same({ { 5, 2 }, { 2 } }, shapes)
   end)
 end)
+
+describe("RaggedRange", function()
+  after_each(function() tfdev.factory.reset() end)
+  local function rr(s, l, d, attrs)
+    local splits, v = run("RaggedRange", { s, l, d }, attrs, 2)
+    return splits, v
+  end
+
+  it("makes one range per row (TensorFlow's documented examples)", function()
+    local splits, v = rr(T({ 2, 5, 8 }), T({ 3, 5, 12 }), T(1))
+    assert.are.same({ { 0, 1, 1, 5 }, { 2, 8, 9, 10, 11 } }, { splits:totable(), v:totable() })
+    assert.are.same({ "int64", "int32" }, { splits.dtype, v.dtype })
+    splits, v = rr(T(0), T({ 3, 5, 2 }), T(1))
+    assert.are.same({ { 0, 3, 8, 10 }, { 0, 1, 2, 0, 1, 2, 3, 4, 0, 1 } }, { splits:totable(), v:totable() })
+    splits, v = rr(T({ 0, 5, 8 }), T({ 3, 3, 12 }), T(2), { Tsplits = "int32" })
+    assert.are.same({ { 0, 2, 2, 4 }, { 0, 2, 8, 10 }, "int32" }, { splits:totable(), v:totable(), splits.dtype })
+    -- negative deltas, a scalar row, int64 and float values
+    splits, v = rr(L(5), L(0), L(-2))
+    assert.are.same({ { 0, 3 }, { 5, 3, 1 }, "int64" }, { splits:totable(), v:totable(), v.dtype })
+    splits, v = rr(F({ 0, 1 }), F({ 1, 2.5 }), F(0.5))
+    assert.are.same({ { 0, 2, 5 }, { 0, 0.5, 1, 1.5, 2 } }, { splits:totable(), v:totable() })
+    splits, v = rr(tfdev.tensor(0, "float64"), tfdev.tensor(1, "float64"), tfdev.tensor(0.25, "float64"))
+    assert.are.same({ { 0, 4 }, { 0, 0.25, 0.5, 0.75 }, "float64" }, { splits:totable(), v:totable(), v.dtype })
+    splits, v = rr(empty({ 0 }, "int32"), empty({ 0 }, "int32"), T(1))
+    assert.are.same({ { 0 }, { 0 } }, { splits:totable(), v.shape })
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "Requires delta != 0", rr, T({ 0, 1 }), T({ 3, 4 }), T({ 1, 0 }))
+    h.raises("INVALID_ARGUMENT", "starts, limits, and deltas must have the same shape", rr, T({ 0, 1 }), T({ 3 }), T(1))
+    h.raises("INVALID_ARGUMENT", "starts must be a scalar or vector", rr, T({ { 0 } }), T(3), T(1))
+    h.raises("INVALID_ARGUMENT",
+      "The total range size overflowed. Consider using int64 instead of int32 for row_splits_dtype.", rr,
+      L({ 0, 0 }), L({ 2000000000, 2000000000 }), L(1), { Tsplits = "int32" })
+    h.raises("INVALID_ARGUMENT", "Requires ((limit - start) / delta) <= 9223372036854775807", rr, F(0), F(1e30), F(1e-10))
+    h.raises("INVALID_ARGUMENT", "T=uint8 is not allowed", rr, tfdev.tensor(0, "uint8"), tfdev.tensor(1, "uint8"),
+      tfdev.tensor(1, "uint8"))
+  end)
+
+  it("infers rt_nested_splits [nrows + 1]", function()
+    local dtypes, shapes = core.op_infer("RaggedRange", { Tsplits = "int32" }, { "float32", "float32", "float32" },
+      { { 3 }, {}, {} }, nil, "r")
+    assert.are.same({ { "int32", "float32" }, { { 4 }, { -1 } } }, { dtypes, shapes })
+  end)
+end)
+
+describe("RaggedTensorToTensor", function()
+  after_each(function() tfdev.factory.reset() end)
+  local function r2t(shape, values, default, types, parts)
+    local ins = { shape, values, default }
+    for i, t in ipairs(parts) do ins[3 + i] = t end
+    return run("RaggedTensorToTensor", ins, { row_partition_types = types, num_row_partition_tensors = #parts })
+  end
+  -- TensorFlow's kernel test: params = [[.1, .2, .3], [], [.4, .5, .6, .7], [.8, .9]]
+  local vals = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }
+  local want = { { 1, 2, 3, 15 }, { 15, 15, 15, 15 }, { 4, 5, 6, 7 }, { 8, 9, 15, 15 } }
+
+  it("pads rows with the default, from FIRST_DIM_SIZE + VALUE_ROWIDS or ROW_SPLITS (TensorFlow's kernel tests)", function()
+    assert.are.same(want, r2t(T({ 4, 4 }), F(vals), F(15), { "FIRST_DIM_SIZE", "VALUE_ROWIDS" },
+      { T(4), T({ 0, 0, 0, 2, 2, 2, 2, 3, 3 }) }):totable())
+    assert.are.same(want, r2t(T({ 4, 4 }), F(vals), F(15), { "ROW_SPLITS" }, { T({ 0, 3, 3, 7, 9 }) }):totable())
+    -- int64 partitions and shape, an unknown shape (-1) and unknown sizes
+    assert.are.same(want, r2t(L(-1), F(vals), F(15), { "ROW_SPLITS" }, { L({ 0, 3, 3, 7, 9 }) }):totable())
+    assert.are.same(want, r2t(L({ -1, -1 }), F(vals), F(15), { "FIRST_DIM_SIZE", "VALUE_ROWIDS" },
+      { L(4), L({ 0, 0, 0, 2, 2, 2, 2, 3, 3 }) }):totable())
+    -- cut where the shape is smaller, padded where larger
+    assert.are.same({ { 1, 2 }, { 15, 15 } }, r2t(T({ 2, 2 }), F(vals), F(15), { "ROW_SPLITS" }, { T({ 0, 3, 3, 7, 9 }) }):totable())
+    assert.are.same({ { 1, 2, 3, 0, 0 }, { 0, 0, 0, 0, 0 }, { 4, 5, 6, 7, 0 }, { 8, 9, 0, 0, 0 }, { 0, 0, 0, 0, 0 } },
+      r2t(T({ 5, 5 }), T(vals), T(0), { "ROW_SPLITS" }, { T({ 0, 3, 3, 7, 9 }) }):totable())
+    -- FIRST_DIM_SIZE more than the rows the row ids name: the rest is default
+    assert.are.same({ { 1, 2 }, { 0, 0 }, { 0, 0 } }, r2t(T(-1), T({ 1, 2 }), T(0), { "FIRST_DIM_SIZE", "VALUE_ROWIDS" },
+      { T(3), T({ 0, 0 }) }):totable())
+  end)
+
+  it("handles ragged rank 2, values with inner dimensions and a broadcast default", function()
+    -- [[[1, 2], [3]], [], [[4, 5, 6]]]
+    local y = r2t(T(-1), T({ 1, 2, 3, 4, 5, 6 }), T(-1), { "ROW_SPLITS", "ROW_SPLITS" }, { T({ 0, 2, 2, 3 }), T({ 0, 2, 3, 6 }) })
+    assert.are.same({ { { 1, 2, -1 }, { 3, -1, -1 } }, { { -1, -1, -1 }, { -1, -1, -1 } }, { { 4, 5, 6 }, { -1, -1, -1 } } },
+      y:totable())
+    y = r2t(T(-1), T({ 1, 2, 3, 4, 5, 6 }), T(-1), { "FIRST_DIM_SIZE", "VALUE_ROWIDS", "VALUE_ROWIDS" },
+      { T(3), T({ 0, 0, 2 }), T({ 0, 0, 1, 2, 2, 2 }) })
+    assert.are.same({ { { 1, 2, -1 }, { 3, -1, -1 } }, { { -1, -1, -1 }, { -1, -1, -1 } }, { { 4, 5, 6 }, { -1, -1, -1 } } },
+      y:totable())
+    -- values [3, 2] with a default of shape [2] (one row of it) and of shape [] ; a bool tensor
+    y = r2t(T({ -1, -1, 2 }), F({ { 1, 2 }, { 3, 4 }, { 5, 6 } }), F({ 0, 9 }), { "ROW_SPLITS" }, { T({ 0, 2, 3 }) })
+    assert.are.same({ { { 1, 2 }, { 3, 4 } }, { { 5, 6 }, { 0, 9 } } }, y:totable())
+    y = r2t(T(-1), F({ { 1, 2 }, { 3, 4 }, { 5, 6 } }), F(7), { "ROW_SPLITS" }, { T({ 0, 1, 3 }) })
+    assert.are.same({ { { 1, 2 }, { 7, 7 } }, { { 3, 4 }, { 5, 6 } } }, y:totable())
+    y = r2t(T(-1), tfdev.tensor({ true, true }, "bool"), tfdev.tensor(false, "bool"), { "ROW_SPLITS" }, { T({ 0, 0, 2 }) })
+    assert.are.same({ { false, false }, { true, true } }, y:totable())
+  end)
+
+  it("takes empty ragged tensors", function()
+    assert.are.same({ 0, 0 }, r2t(T(-1), empty({ 0 }), F(1), { "ROW_SPLITS" }, { T({ 0 }) }).shape)
+    assert.are.same({ { 1, 1 }, { 1, 1 } }, r2t(T({ 2, 2 }), empty({ 0 }), F(1), { "ROW_SPLITS" }, { T({ 0, 0, 0 }) }):totable())
+    assert.are.same({ 2, 0 }, r2t(T(-1), empty({ 0 }), F(1), { "FIRST_DIM_SIZE", "VALUE_ROWIDS" }, { T(2), empty({ 0 }, "int32") }).shape)
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "Invalid first partition input. Tensor requires at least one element.", r2t,
+      T(-1), empty({ 0 }), F(0), { "ROW_SPLITS" }, { empty({ 0 }, "int32") })
+    h.raises("INVALID_ARGUMENT", "Cannot handle VALUE_ROWIDS in first dimension.", r2t, T(-1), F({ 1 }), F(0),
+      { "VALUE_ROWIDS" }, { T({ 0 }) })
+    h.raises("INVALID_ARGUMENT", "Unknown string for partition info type: ROWSPLITS", r2t, T(-1), F({ 1 }), F(0),
+      { "ROWSPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT", "Cannot handle partition type ROW_LENGTHS", r2t, T(-1), F({ 1 }), F(0),
+      { "FIRST_DIM_SIZE", "ROW_LENGTHS" }, { T(1), T({ 1 }) })
+    h.raises("INVALID_ARGUMENT", "Row partition size is greater than output size: 3 > 2", r2t, T(-1), F({ 1, 2, 3 }), F(0),
+      { "FIRST_DIM_SIZE", "ROW_SPLITS" }, { T(2), T({ 0, 1, 2, 3 }) })
+    h.raises("INVALID_ARGUMENT", "Invalid row split size.", r2t, T(-1), F({ 1, 2, 3 }), F(0), { "ROW_SPLITS" }, { T({ 1, 2, 3 }) })
+    h.raises("INVALID_ARGUMENT", "Got next_value_rowid=4 which is not less than 4", r2t, T(-1), F({ 1, 2 }), F(0),
+      { "FIRST_DIM_SIZE", "VALUE_ROWIDS" }, { T(4), T({ 0, 4 }) })
+    h.raises("INVALID_ARGUMENT", "Got current_value_rowid=7 which is not less than 4", r2t, T(-1), F({ 1 }), F(0),
+      { "FIRST_DIM_SIZE", "VALUE_ROWIDS" }, { T(4), T({ 7 }) })
+    h.raises("INVALID_ARGUMENT", "value_rowids[0] = -1 is negative", r2t, T(-1), F({ 1 }), F(0),
+      { "FIRST_DIM_SIZE", "VALUE_ROWIDS" }, { T(4), T({ -1 }) })
+    h.raises("INVALID_ARGUMENT", "rt_input.shape and shape=[2,2,2] are incompatible: rt_input.rank = 2 but shape.rank = 3",
+      r2t, T({ 2, 2, 2 }), F({ 1 }), F(0), { "ROW_SPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT", "rt_input.shape and shape=[?,?,3] are incompatible: rt_input.shape[2] = 2 but shape[2] = 3",
+      r2t, T({ -1, -1, 3 }), F({ { 1, 2 } }), F(0), { "ROW_SPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT",
+      "default_value.shape=[3] and rt_input.flat_values.shape=[1,2] are incompatible: default_value.shape[-1] = 3 but rt_input.flat_values.shape[-1] = 2",
+      r2t, T(-1), F({ { 1, 2 } }), F({ 0, 0, 0 }), { "ROW_SPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT",
+      "default_value.shape=[1] and rt_input.flat_values.shape=[1] are incompatible: default_value.rank = 1  must be less than rt_input.flat_values.rank = 1",
+      r2t, T(-1), F({ 1 }), F({ 0 }), { "ROW_SPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT", "the row partitions describe 2 values but flat_values has 3", r2t, T(-1), F({ 1, 2, 3 }), F(0),
+      { "ROW_SPLITS" }, { T({ 0, 2 }) })
+    h.raises("INVALID_ARGUMENT", "The only valid scalar shape tensor is the fully unknown shape specified as -1.", r2t,
+      T(3), F({ 1 }), F(0), { "ROW_SPLITS" }, { T({ 0, 1 }) })
+    h.raises("INVALID_ARGUMENT", "2 row_partition_types but 1 row_partition_tensors", r2t, T(-1), F({ 1 }), F(0),
+      { "ROW_SPLITS", "ROW_SPLITS" }, { T({ 0, 1 }) })
+  end)
+end)

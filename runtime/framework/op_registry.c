@@ -2493,6 +2493,64 @@ static tfd_code infer_sparse_reshape(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* RaggedRange: rt_nested_splits [nrows + 1] of Tsplits (nrows the length of whichever input is a
+ * vector, 1 when all are scalars), rt_dense_values [?] of T. */
+static tfd_code infer_ragged_range(tfd_infer_ctx *c, tfd_status *st) {
+  static const char *const names[3] = {"starts", "limits", "deltas"};
+  int64_t nrows = 1;
+  for (int i = 0; i < 3; i++) {
+    if (i > 0 && same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    const tfd_shape *s = &c->in_shapes[i];
+    if (s->ndims > 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedRange): %s must be a scalar or vector, got rank %d",
+                             node_name(c), names[i], s->ndims);
+    if (s->ndims < 0 || (s->ndims == 1 && s->dims[0] < 0)) nrows = -1;
+    else if (s->ndims == 1 && nrows >= 0) nrows = s->dims[0];
+  }
+  const tfd_attr_value *sp = attr(c, "Tsplits");
+  c->out_types[0] = sp && sp->type == TFD_ATTR_TYPE ? sp->dtype : TFD_INT64;
+  if (c->out_types[0] != TFD_INT32 && c->out_types[0] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedRange): Tsplits must be int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(c->out_types[0]));
+  c->out_shapes[0] = (tfd_shape){.ndims = 1, .dims = {nrows < 0 ? -1 : nrows + 1}};
+  c->out_types[1] = c->in_types[0];
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  return TFD_OK;
+}
+
+/* RaggedTensorToTensor: T's dtype; the shape input's value when constant (sizes of -1 unknown), else
+ * unknown. row_partition_types must name one tensor each. */
+static tfd_code infer_ragged_to_tensor(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *types = attr(c, "row_partition_types");
+  if (!types || types->type != TFD_ATTR_LIST_STRING || types->list_len < 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedTensorToTensor): No row_partition_types given.",
+                           node_name(c));
+  if ((int)types->list_len != c->num_inputs - 3)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedTensorToTensor): %d row_partition_types but %d row_partition_tensors",
+                           node_name(c), (int)types->list_len, c->num_inputs - 3);
+  if (need_index(c, 0, "shape", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  for (int i = 3; i < c->num_inputs; i++)
+    if (need_index(c, i, "row_partition_tensors", st) != TFD_OK || same_types(c, 3, i, st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  const tfd_tensor *shape = c->in_values ? c->in_values[0] : NULL;
+  if (shape && tfd_tensor_ndims(shape) == 1 && tfd_tensor_numel(shape) <= TFD_MAX_DIMS) {
+    tfd_shape *o = &c->out_shapes[0];
+    o->ndims = (int)tfd_tensor_numel(shape);
+    for (int d = 0; d < o->ndims; d++) o->dims[d] = tfd_tensor_get_index(shape, d) < 0 ? -1 : tfd_tensor_get_index(shape, d);
+  } else {
+    unknown(&c->out_shapes[0]);
+  }
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_ragged_range[] = {A_T, {"Tsplits", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, END};
+static const tfd_attr_def attrs_ragged_to_tensor[] = {A_T, {"Tindex", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tshape", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"num_row_partition_tensors", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                      {"row_partition_types", TFD_ATTR_LIST_STRING, true, 0, 0, NULL}, END};
+
 static const tfd_attr_def attrs_sparse_segment[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                                     {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
@@ -2711,6 +2769,8 @@ static const tfd_op_def ops[] = {
     {"SparseSegmentSqrtNWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
     {"SparseFillEmptyRows", 4, 4, 4, false, false, "T", 1, ALL, attrs_t, infer_fill_empty_rows, false},
     {"SparseReshape", 3, 3, 2, false, false, NULL, 0, 0, attrs_none, infer_sparse_reshape, false},
+    {"RaggedRange", 3, 3, 2, false, false, "T", 0, NUM, attrs_ragged_range, infer_ragged_range, false},
+    {"RaggedTensorToTensor", 4, -1, 1, false, false, "T", 1, ALL, attrs_ragged_to_tensor, infer_ragged_to_tensor, false},
     /* end of the sparse and ragged ops */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
