@@ -411,3 +411,66 @@ describe("RaggedTensorToTensor", function()
       { "ROW_SPLITS", "ROW_SPLITS" }, { T({ 0, 1 }) })
   end)
 end)
+
+describe("RaggedGather", function()
+  after_each(function() tfdev.factory.reset() end)
+  -- gathers; returns the output splits' tables and the values' table
+  local function gather(splits, values, indices, orr)
+    local ins = {}
+    for i, s in ipairs(splits) do ins[i] = s end
+    ins[#ins + 1] = values
+    ins[#ins + 1] = indices
+    local outs = { run("RaggedGather", ins, { PARAMS_RAGGED_RANK = #splits, OUTPUT_RAGGED_RANK = orr }, orr + 1) }
+    local r = {}
+    for i, t in ipairs(outs) do r[i] = t:totable() end
+    return r, outs
+  end
+  -- TensorFlow's documented example: params = [['a', 'b', 'c'], ['d'], [], ['e']] (as 1..5)
+  local splits, values = L({ 0, 3, 4, 4, 5 }), T({ 1, 2, 3, 4, 5 })
+
+  it("gathers ragged rows (TensorFlow's documented example), by vector and matrix indices", function()
+    local r, outs = gather({ splits }, values, T({ 3, 1, 2, 1, 0 }), 1)
+    assert.are.same({ { 0, 1, 2, 2, 3, 6 }, { 5, 4, 4, 1, 2, 3 } }, r)
+    assert.are.same({ "int64", "int32" }, { outs[1].dtype, outs[2].dtype })
+    r = gather({ splits }, values, L({ { 3, 1 }, { 2, 0 } }), 2)
+    assert.are.same({ { 0, 2, 4 }, { 0, 1, 2, 2, 5 }, { 5, 4, 1, 2, 3 } }, r)
+    r, outs = gather({ T({ 0, 3, 4, 4, 5 }) }, F({ 1, 2, 3, 4, 5 }), L({ 0 }), 1)
+    assert.are.same({ { { 0, 3 }, { 1, 2, 3 } }, "int32", "float32" }, { r, outs[1].dtype, outs[2].dtype })
+  end)
+
+  it("gathers ragged rank 2 and values with inner dimensions; empty indices", function()
+    -- [[[1, 2], [3]], [], [[4, 5, 6]]]
+    local r = gather({ T({ 0, 2, 2, 3 }), T({ 0, 2, 3, 6 }) }, F({ 1, 2, 3, 4, 5, 6 }), T({ 2, 1, 0 }), 2)
+    assert.are.same({ { 0, 1, 1, 3 }, { 0, 3, 5, 6 }, { 4, 5, 6, 1, 2, 3 } }, r)
+    r = gather({ T({ 0, 1, 3 }) }, F({ { 1, 2 }, { 3, 4 }, { 5, 6 } }), T({ 1, 1 }), 1)
+    assert.are.same({ { 0, 2, 4 }, { { 3, 4 }, { 5, 6 }, { 3, 4 }, { 5, 6 } } }, r)
+    local _, outs = gather({ splits }, values, empty({ 0 }, "int32"), 1)
+    assert.are.same({ { 0 }, { 0 } }, { outs[1]:totable(), outs[2].shape })
+    -- scalar indices: OUTPUT_RAGGED_RANK = PARAMS_RAGGED_RANK - 1
+    r = gather({ T({ 0, 2, 2, 3 }), T({ 0, 2, 3, 6 }) }, F({ 1, 2, 3, 4, 5, 6 }), T(0), 1)
+    assert.are.same({ { 0, 2, 3 }, { 1, 2, 3 } }, r)
+  end)
+
+  it("infers OUTPUT_RAGGED_RANK splits vectors and the values with an unknown first dimension", function()
+    local dtypes, shapes, n = core.op_infer("RaggedGather", { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 2 },
+      { "int32", "float32", "int64" }, { { 5 }, { 4, 3 }, { 2, 2 } }, nil, "g")
+    assert.are.same({ 3, { "int32", "int32", "float32" }, { { -1 }, { -1 }, { -1, 3 } } }, { n, dtypes, shapes })
+  end)
+
+  it("refuses what TensorFlow refuses, with its texts", function()
+    h.raises("INVALID_ARGUMENT", "indices[1] = 4 is not in [0, 4)", gather, { splits }, values, T({ 0, 4 }), 1)
+    h.raises("INVALID_ARGUMENT", "indices[1,0] = -1 is not in [0, 4)", gather, { splits }, values, T({ { 0 }, { -1 } }), 2)
+    h.raises("INVALID_ARGUMENT", "Ragged splits must be sorted", gather, { L({ 0, 3, 1, 5 }) }, values, T({ 0 }), 1)
+    h.raises("INVALID_ARGUMENT", "Ragged splits must not point past values", gather, { L({ 0, 3, 6 }) }, values, T({ 0 }), 1)
+    h.raises("INVALID_ARGUMENT", "Ragged splits must be non-negative", gather, { L({ -1, 3 }) }, values, T({ 0 }), 1)
+    h.raises("INVALID_ARGUMENT", "Ragged splits must not point past values", gather,
+      { T({ 0, 2, 4 }), T({ 0, 1, 2, 3 }) }, values, T({ 1 }), 2)
+    h.raises("INVALID_ARGUMENT", "params.rank must be nonzero", gather, { L({ 0, 0 }) }, T(1), T({ 0 }), 1)
+    h.raises("INVALID_ARGUMENT", "OUTPUT_RAGGED_RANK is 2 but indices.rank - 1 + PARAMS_RAGGED_RANK is 1", gather,
+      { splits }, values, T({ 0 }), 2)
+    h.raises("INVALID_ARGUMENT", "indices (input 2) must have rank 2, got rank 1", h.run_node, "RaggedGather",
+      { splits, values, T({ 0 }) }, { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 2 }, { "y:0" })
+    h.raises("INVALID_ARGUMENT", "attr 'OUTPUT_RAGGED_RANK' must be an int from 0 to 31", gather, { splits }, values,
+      T({ 0 }), -1)
+  end)
+end)

@@ -2551,6 +2551,50 @@ static const tfd_attr_def attrs_ragged_to_tensor[] = {A_T, {"Tindex", TFD_ATTR_T
                                                       {"num_row_partition_tensors", TFD_ATTR_INT, false, 0, 0, NULL},
                                                       {"row_partition_types", TFD_ATTR_LIST_STRING, true, 0, 0, NULL}, END};
 
+/* RaggedGather: TensorFlow's shape function. PARAMS_RAGGED_RANK splits vectors, the values (rank at
+ * least 1) and indices of rank OUTPUT_RAGGED_RANK - PARAMS_RAGGED_RANK + 1; OUTPUT_RAGGED_RANK splits
+ * vectors of unknown length, then the values with their first dimension unknown. */
+static tfd_code infer_ragged_gather(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *p = attr(c, "PARAMS_RAGGED_RANK"), *o = attr(c, "OUTPUT_RAGGED_RANK");
+  int64_t prr = p && p->type == TFD_ATTR_INT ? p->i : 0, orr = o && o->type == TFD_ATTR_INT ? o->i : -1;
+  if (prr < 1 || prr != c->num_inputs - 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedGather): PARAMS_RAGGED_RANK is %lld but %d params_nested_splits are given",
+                           node_name(c), (long long)prr, c->num_inputs - 2);
+  if (orr + 1 != c->num_outputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedGather): OUTPUT_RAGGED_RANK %lld gives %lld outputs, not %d",
+                           node_name(c), (long long)orr, (long long)orr + 1, c->num_outputs);
+  int vi = (int)prr, ii = (int)prr + 1;
+  for (int i = 0; i < vi; i++)
+    if (need_index(c, i, "params_nested_splits", st) != TFD_OK || same_types(c, 0, i, st) != TFD_OK ||
+        need_rank(c, i, 1, "params_nested_splits", st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+  if (orr - prr + 1 < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedGather): OUTPUT_RAGGED_RANK %lld is less than PARAMS_RAGGED_RANK - 1",
+                           node_name(c), (long long)orr);
+  if (need_index(c, ii, "indices", st) != TFD_OK || need_rank(c, ii, (int)(orr - prr + 1), "indices", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *v = &c->in_shapes[vi];
+  if (v->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedGather): Shape must be at least rank 1 but is rank 0",
+                           node_name(c));
+  for (int i = 0; i < (int)orr; i++) {
+    c->out_types[i] = c->in_types[0];
+    c->out_shapes[i] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  }
+  c->out_types[orr] = c->in_types[vi];
+  c->out_shapes[orr] = *v;
+  if (v->ndims > 0) c->out_shapes[orr].dims[0] = -1;
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_ragged_gather[] = {{"Tvalues", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"Tsplits", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"PARAMS_RAGGED_RANK", TFD_ATTR_INT, true, 0, 0, NULL},
+                                                   {"OUTPUT_RAGGED_RANK", TFD_ATTR_INT, true, 0, 0, NULL}, END};
+
 static const tfd_attr_def attrs_sparse_segment[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                                     {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
 static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
@@ -2771,6 +2815,7 @@ static const tfd_op_def ops[] = {
     {"SparseReshape", 3, 3, 2, false, false, NULL, 0, 0, attrs_none, infer_sparse_reshape, false},
     {"RaggedRange", 3, 3, 2, false, false, "T", 0, NUM, attrs_ragged_range, infer_ragged_range, false},
     {"RaggedTensorToTensor", 4, -1, 1, false, false, "T", 1, ALL, attrs_ragged_to_tensor, infer_ragged_to_tensor, false},
+    {"RaggedGather", 3, -1, TFD_OUTPUTS_FROM_ATTR, false, false, NULL, 0, 0, attrs_ragged_gather, infer_ragged_gather, false},
     /* end of the sparse and ragged ops */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
@@ -2973,25 +3018,33 @@ void tfd_infer_set_output(tfd_infer_context *c, int i, tfd_dtype dtype, const tf
   else c->out_shapes[i].ndims = -1;
 }
 
-/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR). */
+/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR), plus `extra`
+ * (RaggedGather: its OUTPUT_RAGGED_RANK splits and the values). */
 static const struct {
   const char *op, *attr;
-} output_count_attrs[] = {{"Unpack", "num"}, {"Split", "num_split"}, {"SplitV", "num_split"}};
+  int extra;
+} output_count_attrs[] = {{"Unpack", "num", 0}, {"Split", "num_split", 0}, {"SplitV", "num_split", 0},
+                          {"RaggedGather", "OUTPUT_RAGGED_RANK", 1}};
+
+static int output_count_entry(const tfd_op_def *op) {
+  for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
+    if (strcmp(output_count_attrs[i].op, op->name) == 0) return (int)i;
+  return -1;
+}
 
 const char *tfd_op_num_outputs_attr(const tfd_op_def *op) {
   if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT) return "component_types";
-  for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
-    if (strcmp(output_count_attrs[i].op, op->name) == 0) return output_count_attrs[i].attr;
-  return NULL;
+  int e = output_count_entry(op);
+  return e >= 0 ? output_count_attrs[e].attr : NULL;
 }
 
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
   if (op->num_outputs == TFD_OUTPUTS_FROM_ATTR) {
-    const char *name = tfd_op_num_outputs_attr(op);
-    const tfd_attr_value *n = name ? tfd_node_def_attr(node, name) : NULL;
-    if (!n || n->type != TFD_ATTR_INT || n->i < 1 || n->i > TFD_MAX_OP_OUTPUTS) return -1;
-    return (int)n->i;
+    int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
+    const tfd_attr_value *n = e >= 0 ? tfd_node_def_attr(node, output_count_attrs[e].attr) : NULL;
+    if (!n || n->type != TFD_ATTR_INT || n->i < 1 - extra || n->i > TFD_MAX_OP_OUTPUTS - extra) return -1;
+    return (int)n->i + extra;
   }
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
   if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
@@ -3147,9 +3200,10 @@ tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int 
   if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
                            op->name, TFD_MAX_QUEUE_COMPONENTS);
+  int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
   return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                         "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)", name,
-                         op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
+                         "node '%s' (%s): attr '%s' must be an int from %d to %d (tfdev supports at most %d outputs)", name,
+                         op->name, tfd_op_num_outputs_attr(op), 1 - extra, TFD_MAX_OP_OUTPUTS - extra, TFD_MAX_OP_OUTPUTS);
 }
 
 /* The checks graph.c's resolve makes of one node (op known, input count, output count), then the shared

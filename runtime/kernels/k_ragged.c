@@ -1,13 +1,14 @@
-/* Ragged tensors' ops, as TensorFlow's CPU kernels: RaggedRange (ragged_range_op.cc: one range per
- * row, as row_splits and the values) and RaggedTensorToTensor (ragged_tensor_to_tensor_op.cc and
- * util/ragged_to_dense_util.cc: a ragged tensor given by its flat values and one row partition per
- * ragged dimension, written into a dense tensor of the requested shape, cut where a row is longer
- * and padded with the default value where it is shorter). RaggedTensorToTensor reads the ROW_SPLITS
- * and VALUE_ROWIDS partitions, the first dimension given by a FIRST_DIM_SIZE or a ROW_SPLITS
- * partition; the ROW_LENGTHS, ROW_STARTS, ROW_LIMITS, VALUE_ROWIDS-first and UNIFORM_ROW_LENGTH
- * encodings, which TensorFlow's kernel refuses too, are refused with its texts. Errors are TensorFlow's
- * texts; the checks TensorFlow leaves out where its kernel would read out of bounds are added with
- * texts of their own. */
+/* Ragged tensors' ops, as TensorFlow's CPU kernels. RaggedGather (ragged_gather_op.cc) gathers rows of
+ * a ragged tensor given as nested row splits and flat values; its outputs are the gathered splits and
+ * values. RaggedRange (ragged_range_op.cc) makes one range per row, as row_splits and the values.
+ * RaggedTensorToTensor (ragged_tensor_to_tensor_op.cc and util/ragged_to_dense_util.cc) writes a
+ * ragged tensor, given by its flat values and one row partition per ragged dimension, into a dense
+ * tensor of the requested shape, cut where a row is longer and padded with the default value where
+ * it is shorter; it reads the ROW_SPLITS and VALUE_ROWIDS partitions, the first dimension given by a
+ * FIRST_DIM_SIZE or a ROW_SPLITS partition, and refuses ROW_LENGTHS, ROW_STARTS, ROW_LIMITS,
+ * UNIFORM_ROW_LENGTH and VALUE_ROWIDS-first with the texts TensorFlow's kernel refuses them with.
+ * Errors are TensorFlow's texts; checks TensorFlow leaves out where its kernel would read out of
+ * bounds are added with texts of their own. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -474,6 +475,144 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = o;
 }
 
+/* ---- RaggedGather ---- */
+
+/* A growing int64 vector; false when memory ran out. */
+typedef struct {
+  int64_t *v;
+  int64_t n, cap;
+} i64vec;
+
+static bool push(i64vec *a, int64_t x) {
+  if (a->n == a->cap) {
+    int64_t cap = a->cap ? a->cap * 2 : 16;
+    int64_t *more = realloc(a->v, (size_t)cap * sizeof *more);
+    if (!more) return false;
+    a->v = more;
+    a->cap = cap;
+  }
+  a->v[a->n++] = x;
+  return true;
+}
+
+/* Output i of RaggedGather: the splits vectors as Tsplits tensors, then the values. */
+static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+  int prr = (int)k->index, nout = c->num_outputs;
+  tfd_tensor *vals = c->inputs[prr], *ix = c->inputs[prr + 1];
+  tfd_dtype splits_dt = tfd_tensor_dtype(c->inputs[0]);
+  char at[TFD_SHAPE_TEXT_CAP];
+  for (int d = 0; d < prr; d++)
+    if (!tfd_kernel_check_index(c, k, c->inputs[d], "params_nested_splits")) return;
+  if (!tfd_kernel_check_index(c, k, ix, "indices")) return;
+  int ind = tfd_tensor_ndims(ix), nsplits = ind - 1 + prr;
+  if (nsplits != nout - 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "OUTPUT_RAGGED_RANK is %d but indices.rank - 1 + PARAMS_RAGGED_RANK is %d", nout - 1, nsplits);
+    return;
+  }
+  int64_t nparams = tfd_tensor_numel(c->inputs[0]) - 1, n = tfd_tensor_numel(ix);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = tfd_tensor_get_index(ix, i);
+    if (v < 0 || v >= nparams) {
+      if (ind == 0) at[0] = 0;
+      else if (ind == 1) snprintf(at, sizeof at, "[%lld]", (long long)i);
+      else {
+        char coords[TFD_SHAPE_TEXT_CAP];
+        snprintf(at, sizeof at, "[%s]", tfd_index_coords(ix, i, ind, coords, sizeof coords));
+      }
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices%s = %lld is not in [0, %lld)", at, (long long)v,
+                      (long long)nparams);
+      return;
+    }
+  }
+  if (tfd_tensor_ndims(vals) == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params.rank must be nonzero");
+    return;
+  }
+  int64_t nvals = tfd_tensor_dim(vals, 0);
+  /* ValidateSplits; an inner splits vector may point at most at the last row of the next one (TensorFlow
+   * allows one past it and then reads past the end). */
+  for (int d = 0; d < prr; d++) {
+    const tfd_tensor *sp = c->inputs[d];
+    int64_t len = tfd_tensor_numel(sp), last = d == prr - 1 ? nvals : tfd_tensor_numel(c->inputs[d + 1]) - 1;
+    const char *bad = NULL;
+    if (len == 0) bad = "Ragged splits may not be empty";
+    else if (tfd_tensor_get_index(sp, 0) < 0) bad = "Ragged splits must be non-negative";
+    else if (tfd_tensor_get_index(sp, len - 1) > last) bad = "Ragged splits must not point past values";
+    for (int64_t i = 1; !bad && i < len; i++)
+      if (tfd_tensor_get_index(sp, i - 1) > tfd_tensor_get_index(sp, i)) bad = "Ragged splits must be sorted";
+    if (bad) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", bad);
+      return;
+    }
+  }
+  i64vec out[TFD_MAX_OP_OUTPUTS] = {{0}}, slices = {0};
+  tfd_tensor *made[TFD_MAX_OP_OUTPUTS] = {0};
+  int64_t total = 0;
+  bool ok = true;
+  for (int d = 0; d < nsplits && ok; d++) ok = push(&out[d], 0);
+  /* The splits of indices' own dimensions: range(rows + 1) * row_length. */
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < ind && ok; d++) {
+    rows *= tfd_tensor_dim(ix, d);
+    int64_t len = tfd_tensor_dim(ix, d + 1);
+    for (int64_t i = 1; i <= rows && ok; i++) ok = push(&out[d], i * len);
+  }
+  for (int64_t i = 0; i < n && ok; i++) {
+    int64_t start = tfd_tensor_get_index(ix, i), limit = start + 1;
+    for (int d = 0; d < prr && ok; d++) {
+      const tfd_tensor *sp = c->inputs[d];
+      int od = d + ind - 1;
+      if (od >= 0) {
+        int64_t delta = out[od].v[out[od].n - 1] - tfd_tensor_get_index(sp, start);
+        for (int64_t j = start; j < limit && ok; j++) ok = push(&out[od], tfd_tensor_get_index(sp, j + 1) + delta);
+      }
+      start = tfd_tensor_get_index(sp, start);
+      limit = tfd_tensor_get_index(sp, limit);
+    }
+    if (ok && limit != start) {
+      ok = push(&slices, start) && push(&slices, limit);
+      total += limit - start;
+    }
+  }
+  if (!ok) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory gathering %lld rows", (long long)n);
+    goto done;
+  }
+  for (int d = 0; d < nsplits; d++) {
+    made[d] = tfd_kernel_alloc(c, k, splits_dt, &out[d].n, 1);
+    if (!made[d]) goto done;
+    for (int64_t i = 0; i < out[d].n; i++) {
+      if (splits_dt == TFD_INT32) ((int32_t *)tfd_tensor_data(made[d]))[i] = (int32_t)out[d].v[i];
+      else ((int64_t *)tfd_tensor_data(made[d]))[i] = out[d].v[i];
+    }
+  }
+  int vnd = tfd_tensor_ndims(vals);
+  int64_t dims[TFD_MAX_DIMS];
+  for (int d = 0; d < vnd; d++) dims[d] = tfd_tensor_dim(vals, d);
+  dims[0] = total;
+  made[nsplits] = tfd_kernel_alloc(c, k, tfd_tensor_dtype(vals), dims, vnd);
+  if (!made[nsplits]) goto done;
+  size_t row = (size_t)tfd_dims_product(vals, 1, vnd) * tfd_dtype_size(tfd_tensor_dtype(vals));
+  char *dst = tfd_tensor_data(made[nsplits]);
+  const char *src = tfd_tensor_const_data(vals);
+  for (int64_t s = 0; s + 1 < slices.n; s += 2) {
+    size_t bytes = (size_t)(slices.v[s + 1] - slices.v[s]) * row;
+    if (bytes) memcpy(dst, src + (size_t)slices.v[s] * row, bytes);
+    dst += bytes;
+  }
+  for (int d = 0; d <= nsplits; d++) {
+    c->outputs[d] = made[d];
+    made[d] = NULL;
+  }
+done:
+  for (int d = 0; d <= nsplits && d < TFD_MAX_OP_OUTPUTS; d++) {
+    free(out[d].v);
+    if (made[d]) tfd_tensor_unref(made[d]);
+  }
+  free(slices.v);
+}
+
 static void cleanup_r2t(tfd_kernel *k) { free(k->state); }
 
 tfd_code tfd_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
@@ -483,6 +622,18 @@ tfd_code tfd_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
     if (k->dst != TFD_INT32 && k->dst != TFD_INT64)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Tsplits must be int32 or int64, got %s", tfd_dtype_name(k->dst));
     k->compute = k_ragged_range;
+    return TFD_OK;
+  }
+  if (strcmp(op, "RaggedGather") == 0) {
+    int64_t prr = tfd_attr_int(init->node, "PARAMS_RAGGED_RANK", 0);
+    if (prr < 1 || prr > TFD_MAX_OP_OUTPUTS)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "PARAMS_RAGGED_RANK must be from 1 to %d, got %lld",
+                             TFD_MAX_OP_OUTPUTS, (long long)prr);
+    if (init->num_inputs != prr + 2)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "PARAMS_RAGGED_RANK is %lld but %d inputs are given", (long long)prr,
+                             init->num_inputs);
+    k->index = prr;
+    k->compute = k_ragged_gather;
     return TFD_OK;
   }
   const tfd_attr_value *types = tfd_node_def_attr(init->node, "row_partition_types");

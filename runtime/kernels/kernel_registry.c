@@ -38,7 +38,7 @@ static const kernel_entry kernels[] = {
     CPU("SparseSegmentMeanWithNumSegments", tfd_setup_sparse_segment),
     CPU("SparseSegmentSqrtNWithNumSegments", tfd_setup_sparse_segment),
     CPU("SparseFillEmptyRows", tfd_setup_sparse_fill), CPU("SparseReshape", tfd_setup_sparse_fill),
-    CPU("RaggedRange", tfd_setup_ragged), CPU("RaggedTensorToTensor", tfd_setup_ragged),
+    CPU("RaggedGather", tfd_setup_ragged), CPU("RaggedRange", tfd_setup_ragged), CPU("RaggedTensorToTensor", tfd_setup_ragged),
     /* end of the sparse and ragged ops */
     /* TensorFlow 1's TensorArrays (k_tensor_array.c) */
     CPU("TensorArrayV3", tfd_setup_tensor_array), CPU("TensorArrayWriteV3", tfd_setup_tensor_array),
