@@ -474,3 +474,18 @@ describe("RaggedGather", function()
       T({ 0 }), -1)
   end)
 end)
+
+describe("sparse and ragged ops on hostile sizes", function()
+  after_each(function() tfdev.factory.reset() end)
+  local big = 4611686018427387904 -- 2^62
+
+  it("fail with an error, never a crash, when sizes are past what memory holds", function()
+    h.raises("RESOURCE_EXHAUSTED", "out of memory for the output positions", run, "RaggedTensorToTensor",
+      { T({ 1, 1 }), F({ 1 }), F(0), L(big), L({ 0 }) },
+      { row_partition_types = { "FIRST_DIM_SIZE", "VALUE_ROWIDS" }, num_row_partition_tensors = 2 })
+    assert.has_error(function() run("SparseFillEmptyRows", { empty({ 0, 2 }, "int64"), empty({ 0 }), L({ big, 1 }), F(0) }, nil, 4) end)
+    assert.has_error(function() run("SparseSegmentSum", { F({ 1 }), T({ 0 }), L({ big }) }) end)
+    assert.has_error(function() run("RaggedRange", { L(0), L(big), L(1) }, nil, 2) end)
+    assert.has_error(function() run("SparseReshape", { L({ { 0, 0 } }), L({ big, 4 }), L({ -1 }) }, nil, 2) end)
+  end)
+end)

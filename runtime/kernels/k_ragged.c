@@ -203,6 +203,13 @@ static const char *partial_text(char *buf, size_t cap, const int64_t *dims, int 
   return buf;
 }
 
+/* An array of n output positions; NULL when n is past what memory can hold (no size_t wrap) or
+ * malloc fails. */
+static int64_t *positions(int64_t n) {
+  if (n > INT64_MAX / (int64_t)sizeof(int64_t)) return NULL;
+  return malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+}
+
 /* Output positions of the next level's elements from the parent level's (TensorFlow's
  * CalculateOutputIndexRowSplit / ValueRowID); *out is malloc'ed, *nout its length. */
 static bool next_index(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *t, int type, const int64_t *parent,
@@ -228,7 +235,7 @@ static bool next_index(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *t, in
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid row split size.");
       return false;
     }
-    int64_t *r = malloc((size_t)(total ? total : 1) * sizeof *r);
+    int64_t *r = positions(total);
     if (!r) goto oom;
     int64_t at = 0;
     for (int64_t i = 0; i + 1 < n; i++) {
@@ -242,7 +249,7 @@ static bool next_index(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *t, in
     *nout = total;
     return true;
   }
-  int64_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+  int64_t *r = positions(n);
   if (!r) goto oom;
   int64_t column = 0, row = 0, pos = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -400,7 +407,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
     c->outputs[0] = o;
     return;
   }
-  int64_t *index = malloc((size_t)(first_dim ? first_dim : 1) * sizeof *index), nindex = first_dim;
+  int64_t *index = positions(first_dim), nindex = first_dim;
   if (!index) {
     tfd_tensor_unref(o);
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the output positions");
