@@ -2404,6 +2404,204 @@ static const tfd_attr_def attrs_lrn[] = {A_T, {"depth_radius", TFD_ATTR_INT, fal
                                          {"bias", TFD_ATTR_FLOAT, false, 0, 1.0, NULL}, {"alpha", TFD_ATTR_FLOAT, false, 0, 1.0, NULL},
                                          {"beta", TFD_ATTR_FLOAT, false, 0, 0.5, NULL}, END};
 
+/* ---- issue 26, sparse and ragged ops (k_sparse_segment.c, k_sparse_fill.c, k_ragged.c) ---- */
+/* SparseSegmentSum/Mean/SqrtN(WithNumSegments): TensorFlow's SparseSegmentReductionShapeFn, data's
+ * shape with its first dimension unknown (num_segments' value, when known, for the WithNumSegments
+ * forms); indices and segment_ids are vectors of one length. */
+static tfd_code infer_sparse_segment(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_index(c, 1, "indices", st) != TFD_OK || need_index(c, 2, "segment_ids", st) != TFD_OK ||
+      need_rank(c, 1, 1, "indices", st) != TFD_OK || need_rank(c, 2, 1, "segment_ids", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *d = &c->in_shapes[0], *ix = &c->in_shapes[1], *seg = &c->in_shapes[2];
+  if (ix->ndims == 1 && seg->ndims == 1 && ix->dims[0] >= 0 && seg->dims[0] >= 0 && ix->dims[0] != seg->dims[0])
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): Dimensions must be equal, but are %lld and %lld for indices and segment_ids",
+                           node_name(c), tfd_node_def_op(c->node), (long long)ix->dims[0], (long long)seg->dims[0]);
+  if (d->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be at least rank 1 but is rank 0",
+                           node_name(c), tfd_node_def_op(c->node));
+  c->out_types[0] = c->in_types[0];
+  c->out_shapes[0] = *d;
+  if (d->ndims < 0) return TFD_OK;
+  c->out_shapes[0].dims[0] = -1;
+  if (c->num_inputs == 4) {
+    if (need_index(c, 3, "num_segments", st) != TFD_OK || need_rank(c, 3, 0, "num_segments", st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+    const tfd_tensor *ns = c->in_values ? c->in_values[3] : NULL;
+    if (ns && tfd_tensor_numel(ns) == 1 && tfd_tensor_get_index(ns, 0) >= 0) c->out_shapes[0].dims[0] = tfd_tensor_get_index(ns, 0);
+  }
+  return TFD_OK;
+}
+
+/* Input i of an op whose signature fixes it as int64 (SparseFillEmptyRows, SparseReshape). */
+static tfd_code need_int64(tfd_infer_ctx *c, int i, const char *what, tfd_status *st) {
+  if (c->in_types[i] == TFD_INT64) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s (input %d) must be int64, got %s", node_name(c),
+                         tfd_node_def_op(c->node), what, i, tfd_dtype_name(c->in_types[i]));
+}
+
+/* A vector's length, -1 when unknown. */
+static int64_t vector_len(const tfd_shape *s) { return s->ndims == 1 ? s->dims[0] : -1; }
+
+/* SparseFillEmptyRows: TensorFlow's shape function. Indices [N, R] and values [N] merge N, R is
+ * dense_shape's length; the outputs are [?, R], [?], [dense_shape[0]] and [N]. */
+static tfd_code infer_fill_empty_rows(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_int64(c, 0, "indices", st) != TFD_OK || need_int64(c, 2, "dense_shape", st) != TFD_OK ||
+      same_types(c, 1, 3, st) != TFD_OK || need_rank(c, 0, 2, "indices", st) != TFD_OK ||
+      need_rank(c, 1, 1, "values", st) != TFD_OK || need_rank(c, 2, 1, "dense_shape", st) != TFD_OK ||
+      need_rank(c, 3, 0, "default_value", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *ix = &c->in_shapes[0];
+  int64_t n = ix->ndims == 2 ? ix->dims[0] : -1, r = ix->ndims == 2 ? ix->dims[1] : -1;
+  int64_t nv = vector_len(&c->in_shapes[1]), rs = vector_len(&c->in_shapes[2]);
+  if (n >= 0 && nv >= 0 && n != nv)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (SparseFillEmptyRows): Dimensions must be equal, but are %lld and %lld for indices and values",
+                           node_name(c), (long long)n, (long long)nv);
+  if (r >= 0 && rs >= 0 && r != rs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (SparseFillEmptyRows): Dimensions must be equal, but are %lld and %lld for indices and dense_shape",
+                           node_name(c), (long long)r, (long long)rs);
+  if (rs == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (SparseFillEmptyRows): Dense shape cannot be empty.",
+                           node_name(c));
+  if (n < 0) n = nv;
+  if (rs < 0) rs = r;
+  const tfd_tensor *shape = c->in_values ? c->in_values[2] : NULL;
+  int64_t rows = shape && tfd_tensor_numel(shape) > 0 ? tfd_tensor_get_index(shape, 0) : -1;
+  c->out_types[0] = TFD_INT64;
+  c->out_shapes[0] = (tfd_shape){.ndims = 2, .dims = {-1, rs}};
+  c->out_types[1] = c->in_types[1];
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  c->out_types[2] = TFD_BOOL;
+  c->out_shapes[2] = (tfd_shape){.ndims = 1, .dims = {rows < 0 ? -1 : rows}};
+  c->out_types[3] = TFD_INT64;
+  c->out_shapes[3] = (tfd_shape){.ndims = 1, .dims = {n}};
+  return TFD_OK;
+}
+
+/* SparseReshape: output_indices [N, len(new_shape)], output_shape shaped like new_shape. */
+static tfd_code infer_sparse_reshape(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_int64(c, 0, "input_indices", st) != TFD_OK || need_int64(c, 1, "input_shape", st) != TFD_OK ||
+      need_int64(c, 2, "new_shape", st) != TFD_OK || need_rank(c, 0, 2, "input_indices", st) != TFD_OK ||
+      need_rank(c, 1, 1, "input_shape", st) != TFD_OK || need_rank(c, 2, 1, "new_shape", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *ix = &c->in_shapes[0];
+  c->out_types[0] = c->out_types[1] = TFD_INT64;
+  c->out_shapes[0] = (tfd_shape){.ndims = 2, .dims = {ix->ndims == 2 ? ix->dims[0] : -1, vector_len(&c->in_shapes[2])}};
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {vector_len(&c->in_shapes[2])}};
+  return TFD_OK;
+}
+
+/* RaggedRange: rt_nested_splits [nrows + 1] of Tsplits (nrows the length of whichever input is a
+ * vector, 1 when all are scalars), rt_dense_values [?] of T. */
+static tfd_code infer_ragged_range(tfd_infer_ctx *c, tfd_status *st) {
+  static const char *const names[3] = {"starts", "limits", "deltas"};
+  int64_t nrows = 1;
+  for (int i = 0; i < 3; i++) {
+    if (i > 0 && same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    const tfd_shape *s = &c->in_shapes[i];
+    if (s->ndims > 1)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedRange): %s must be a scalar or vector, got rank %d",
+                             node_name(c), names[i], s->ndims);
+    if (s->ndims < 0 || (s->ndims == 1 && s->dims[0] < 0)) nrows = -1;
+    else if (s->ndims == 1 && nrows >= 0) nrows = s->dims[0];
+  }
+  const tfd_attr_value *sp = attr(c, "Tsplits");
+  c->out_types[0] = sp && sp->type == TFD_ATTR_TYPE ? sp->dtype : TFD_INT64;
+  if (c->out_types[0] != TFD_INT32 && c->out_types[0] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedRange): Tsplits must be int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(c->out_types[0]));
+  c->out_shapes[0] = (tfd_shape){.ndims = 1, .dims = {nrows < 0 ? -1 : nrows + 1}};
+  c->out_types[1] = c->in_types[0];
+  c->out_shapes[1] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  return TFD_OK;
+}
+
+/* RaggedTensorToTensor: T's dtype; the shape input's value when constant (sizes of -1 unknown), else
+ * unknown. row_partition_types must name one tensor each. */
+static tfd_code infer_ragged_to_tensor(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *types = attr(c, "row_partition_types");
+  if (!types || types->type != TFD_ATTR_LIST_STRING || types->list_len < 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedTensorToTensor): No row_partition_types given.",
+                           node_name(c));
+  if ((int)types->list_len != c->num_inputs - 3)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedTensorToTensor): %d row_partition_types but %d row_partition_tensors",
+                           node_name(c), (int)types->list_len, c->num_inputs - 3);
+  if (need_index(c, 0, "shape", st) != TFD_OK || same_types(c, 1, 2, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  for (int i = 3; i < c->num_inputs; i++)
+    if (need_index(c, i, "row_partition_tensors", st) != TFD_OK || same_types(c, 3, i, st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[1];
+  const tfd_tensor *shape = c->in_values ? c->in_values[0] : NULL;
+  if (shape && tfd_tensor_ndims(shape) == 1 && tfd_tensor_numel(shape) <= TFD_MAX_DIMS) {
+    tfd_shape *o = &c->out_shapes[0];
+    o->ndims = (int)tfd_tensor_numel(shape);
+    for (int d = 0; d < o->ndims; d++) o->dims[d] = tfd_tensor_get_index(shape, d) < 0 ? -1 : tfd_tensor_get_index(shape, d);
+  } else {
+    unknown(&c->out_shapes[0]);
+  }
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_ragged_range[] = {A_T, {"Tsplits", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL}, END};
+static const tfd_attr_def attrs_ragged_to_tensor[] = {A_T, {"Tindex", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tshape", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"num_row_partition_tensors", TFD_ATTR_INT, false, 0, 0, NULL},
+                                                      {"row_partition_types", TFD_ATTR_LIST_STRING, true, 0, 0, NULL}, END};
+
+/* RaggedGather: TensorFlow's shape function. PARAMS_RAGGED_RANK splits vectors, the values (rank at
+ * least 1) and indices of rank OUTPUT_RAGGED_RANK - PARAMS_RAGGED_RANK + 1; OUTPUT_RAGGED_RANK splits
+ * vectors of unknown length, then the values with their first dimension unknown. */
+static tfd_code infer_ragged_gather(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *p = attr(c, "PARAMS_RAGGED_RANK"), *o = attr(c, "OUTPUT_RAGGED_RANK");
+  int64_t prr = p && p->type == TFD_ATTR_INT ? p->i : 0, orr = o && o->type == TFD_ATTR_INT ? o->i : -1;
+  if (prr < 1 || prr != c->num_inputs - 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedGather): PARAMS_RAGGED_RANK is %lld but %d params_nested_splits are given",
+                           node_name(c), (long long)prr, c->num_inputs - 2);
+  if (orr + 1 != c->num_outputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedGather): OUTPUT_RAGGED_RANK %lld gives %lld outputs, not %d",
+                           node_name(c), (long long)orr, (long long)orr + 1, c->num_outputs);
+  int vi = (int)prr, ii = (int)prr + 1;
+  for (int i = 0; i < vi; i++)
+    if (need_index(c, i, "params_nested_splits", st) != TFD_OK || same_types(c, 0, i, st) != TFD_OK ||
+        need_rank(c, i, 1, "params_nested_splits", st) != TFD_OK)
+      return TFD_INVALID_ARGUMENT;
+  if (orr - prr + 1 < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (RaggedGather): OUTPUT_RAGGED_RANK %lld is less than PARAMS_RAGGED_RANK - 1",
+                           node_name(c), (long long)orr);
+  if (need_index(c, ii, "indices", st) != TFD_OK || need_rank(c, ii, (int)(orr - prr + 1), "indices", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  const tfd_shape *v = &c->in_shapes[vi];
+  if (v->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (RaggedGather): Shape must be at least rank 1 but is rank 0",
+                           node_name(c));
+  for (int i = 0; i < (int)orr; i++) {
+    c->out_types[i] = c->in_types[0];
+    c->out_shapes[i] = (tfd_shape){.ndims = 1, .dims = {-1}};
+  }
+  c->out_types[orr] = c->in_types[vi];
+  c->out_shapes[orr] = *v;
+  if (v->ndims > 0) c->out_shapes[orr].dims[0] = -1;
+  return TFD_OK;
+}
+
+static const tfd_attr_def attrs_ragged_gather[] = {{"Tvalues", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"Tindices", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"Tsplits", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                   {"PARAMS_RAGGED_RANK", TFD_ATTR_INT, true, 0, 0, NULL},
+                                                   {"OUTPUT_RAGGED_RANK", TFD_ATTR_INT, true, 0, 0, NULL}, END};
+
+static const tfd_attr_def attrs_sparse_segment[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                    {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tnumsegments", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                      {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+/* ---- end of the sparse and ragged block ---- */
+
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
@@ -2606,6 +2804,19 @@ static const tfd_op_def ops[] = {
     {"Any", 2, 2, 1, false, false, NULL, 0, 0, attrs_all_any, infer_all_any, false},
     {"BroadcastArgs", 2, 2, 1, false, false, "T", 0, TFD_TYPES_INDEX, attrs_t, infer_broadcast_args, false},
     {"MatrixBandPart", 3, 3, 1, false, false, "T", 0, ALL, attrs_band_part, infer_band_part, false},
+    /* sparse and ragged ops (issue 26; k_sparse_segment.c, k_sparse_fill.c, k_ragged.c) */
+    {"SparseSegmentSum", 3, 3, 1, false, false, "T", 0, NUM | U8, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentMean", 3, 3, 1, false, false, "T", 0, FLT, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentSqrtN", 3, 3, 1, false, false, "T", 0, FLT, attrs_sparse_segment, infer_sparse_segment, false},
+    {"SparseSegmentSumWithNumSegments", 4, 4, 1, false, false, "T", 0, NUM | U8, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseSegmentMeanWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseSegmentSqrtNWithNumSegments", 4, 4, 1, false, false, "T", 0, FLT, attrs_sparse_segment_n, infer_sparse_segment, false},
+    {"SparseFillEmptyRows", 4, 4, 4, false, false, "T", 1, ALL, attrs_t, infer_fill_empty_rows, false},
+    {"SparseReshape", 3, 3, 2, false, false, NULL, 0, 0, attrs_none, infer_sparse_reshape, false},
+    {"RaggedRange", 3, 3, 2, false, false, "T", 0, NUM, attrs_ragged_range, infer_ragged_range, false},
+    {"RaggedTensorToTensor", 4, -1, 1, false, false, "T", 1, ALL, attrs_ragged_to_tensor, infer_ragged_to_tensor, false},
+    {"RaggedGather", 3, -1, TFD_OUTPUTS_FROM_ATTR, false, false, NULL, 0, 0, attrs_ragged_gather, infer_ragged_gather, false},
+    /* end of the sparse and ragged ops */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},
@@ -2807,25 +3018,33 @@ void tfd_infer_set_output(tfd_infer_context *c, int i, tfd_dtype dtype, const tf
   else c->out_shapes[i].ndims = -1;
 }
 
-/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR). */
+/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR), plus `extra`
+ * (RaggedGather: its OUTPUT_RAGGED_RANK splits and the values). */
 static const struct {
   const char *op, *attr;
-} output_count_attrs[] = {{"Unpack", "num"}, {"Split", "num_split"}, {"SplitV", "num_split"}};
+  int extra;
+} output_count_attrs[] = {{"Unpack", "num", 0}, {"Split", "num_split", 0}, {"SplitV", "num_split", 0},
+                          {"RaggedGather", "OUTPUT_RAGGED_RANK", 1}};
+
+static int output_count_entry(const tfd_op_def *op) {
+  for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
+    if (strcmp(output_count_attrs[i].op, op->name) == 0) return (int)i;
+  return -1;
+}
 
 const char *tfd_op_num_outputs_attr(const tfd_op_def *op) {
   if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT) return "component_types";
-  for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
-    if (strcmp(output_count_attrs[i].op, op->name) == 0) return output_count_attrs[i].attr;
-  return NULL;
+  int e = output_count_entry(op);
+  return e >= 0 ? output_count_attrs[e].attr : NULL;
 }
 
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
   if (op->num_outputs == TFD_OUTPUTS_FROM_ATTR) {
-    const char *name = tfd_op_num_outputs_attr(op);
-    const tfd_attr_value *n = name ? tfd_node_def_attr(node, name) : NULL;
-    if (!n || n->type != TFD_ATTR_INT || n->i < 1 || n->i > TFD_MAX_OP_OUTPUTS) return -1;
-    return (int)n->i;
+    int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
+    const tfd_attr_value *n = e >= 0 ? tfd_node_def_attr(node, output_count_attrs[e].attr) : NULL;
+    if (!n || n->type != TFD_ATTR_INT || n->i < 1 - extra || n->i > TFD_MAX_OP_OUTPUTS - extra) return -1;
+    return (int)n->i + extra;
   }
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
   if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
@@ -2981,9 +3200,10 @@ tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int 
   if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
                            op->name, TFD_MAX_QUEUE_COMPONENTS);
+  int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
   return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
-                         "node '%s' (%s): attr '%s' must be an int from 1 to %d (tfdev supports at most %d outputs)", name,
-                         op->name, tfd_op_num_outputs_attr(op), TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
+                         "node '%s' (%s): attr '%s' must be an int from %d to %d (tfdev supports at most %d outputs)", name,
+                         op->name, tfd_op_num_outputs_attr(op), 1 - extra, TFD_MAX_OP_OUTPUTS - extra, TFD_MAX_OP_OUTPUTS);
 }
 
 /* The checks graph.c's resolve makes of one node (op known, input count, output count), then the shared

@@ -246,6 +246,11 @@ void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
  * Multinomial (k_random_ext.c). */
 tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* Sparse and ragged ops (issue 26): SparseSegment* (k_sparse_segment.c), SparseFillEmptyRows and
+ * SparseReshape (k_sparse_fill.c), RaggedGather, RaggedRange and RaggedTensorToTensor (k_ragged.c). */
+tfd_code tfd_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_sparse_fill(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */

@@ -32,6 +32,14 @@ static const kernel_entry kernels[] = {
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
     CPU("SparseToDense", tfd_setup_sparse_to_dense),
+    /* sparse and ragged ops (issue 26; k_sparse_segment.c, k_sparse_fill.c, k_ragged.c) */
+    CPU("SparseSegmentSum", tfd_setup_sparse_segment), CPU("SparseSegmentMean", tfd_setup_sparse_segment),
+    CPU("SparseSegmentSqrtN", tfd_setup_sparse_segment), CPU("SparseSegmentSumWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseSegmentMeanWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseSegmentSqrtNWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseFillEmptyRows", tfd_setup_sparse_fill), CPU("SparseReshape", tfd_setup_sparse_fill),
+    CPU("RaggedGather", tfd_setup_ragged), CPU("RaggedRange", tfd_setup_ragged), CPU("RaggedTensorToTensor", tfd_setup_ragged),
+    /* end of the sparse and ragged ops */
     /* TensorFlow 1's TensorArrays (k_tensor_array.c) */
     CPU("TensorArrayV3", tfd_setup_tensor_array), CPU("TensorArrayWriteV3", tfd_setup_tensor_array),
     CPU("TensorArrayReadV3", tfd_setup_tensor_array), CPU("TensorArrayGatherV3", tfd_setup_tensor_array),

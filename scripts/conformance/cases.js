@@ -501,7 +501,11 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   for (const op of ['SparseSegmentSum', 'SparseSegmentMean']) {
     C(op, 'float32', [F([3, 2]), V('int32', [4], [0, 2, 1, 1]), V('int32', [4], [0, 0, 1, 2])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'float32' });
     C(op, 'float32 gap in segments', [F([2]), V('int32', [2], [1, 0]), V('int32', [2], [0, 2])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'float32' });
+    C(op, 'float32 [3,2,2] data, repeated indices', [F([3, 2, 2]), V('int32', [5], [2, 2, 0, 1, 2]), V('int32', [5], [0, 0, 1, 1, 3])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'float32' });
+    C(op, 'float32 twelve rows in one segment', [F([4, 3]), V('int32', [12], [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]), V('int32', [12], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'float32' });
+    C(op, 'float32 empty indices', [F([3, 2]), V('int32', [0], []), V('int32', [0], [])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'float32' });
   }
+  C('SparseSegmentSum', 'int32 data', [I([3, 2]), V('int32', [3], [0, 2, 1]), V('int32', [3], [0, 0, 2])], { Tidx: dt('int32'), Tsegmentids: dt('int32') }, { T: 'int32' });
 
   // ---- ragged ----
   fam('ragged');
