@@ -10,6 +10,33 @@
 #include "reduce_logic.h"
 #include "topk_order.h"
 
+/* Copies n rows of `bytes` each, row i from base + idx[i] * bytes, idx int32 or int64 (checked already).
+ * Rows of a common small size are copied by fixed-size memcpys the compiler turns into a few vector
+ * moves: a gather of 256-byte rows otherwise spends as long in memcpy's size dispatch as in moving. */
+#define GATHER_ROWS(IDX_T, SIZE)                                                                   \
+  for (int64_t i = 0; i < n; i++, dst += (SIZE)) {                                                 \
+    if ((SIZE) <= 1024 && i + 16 < n)                                                              \
+      for (size_t at = 0; at < (size_t)(SIZE); at += 64)                                           \
+        __builtin_prefetch(base + ((const IDX_T *)idx)[i + 16] * (SIZE) + at);                     \
+    memcpy(dst, base + ((const IDX_T *)idx)[i] * (SIZE), (SIZE));                                  \
+  }
+#define GATHER_SIZES(IDX_T)                       \
+  switch (bytes) {                                \
+    case 4: GATHER_ROWS(IDX_T, 4); break;         \
+    case 8: GATHER_ROWS(IDX_T, 8); break;         \
+    case 16: GATHER_ROWS(IDX_T, 16); break;       \
+    case 32: GATHER_ROWS(IDX_T, 32); break;       \
+    case 64: GATHER_ROWS(IDX_T, 64); break;       \
+    case 128: GATHER_ROWS(IDX_T, 128); break;     \
+    case 256: GATHER_ROWS(IDX_T, 256); break;     \
+    case 512: GATHER_ROWS(IDX_T, 512); break;     \
+    default: GATHER_ROWS(IDX_T, (size_t)bytes);   \
+  }
+static char *gather_rows(char *dst, const char *base, const void *idx, bool i64, int64_t n, int64_t bytes) {
+  if (i64) GATHER_SIZES(int64_t) else GATHER_SIZES(int32_t)
+  return dst;
+}
+
 /* GatherV2: params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]. The first
  * batch_dims dimensions of params and indices go together (TensorFlow's batched gather): batch b
  * picks along params' axis with indices[b, ...] only. */
@@ -28,10 +55,12 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t inner = tfd_dims_product(p, (int)axis + 1, pr) * (int64_t)tfd_dtype_size(tfd_tensor_dtype(p));
   const char *src = tfd_tensor_const_data(p);
   char *dst = tfd_tensor_data(out);
+  bool i64 = tfd_tensor_dtype(ix) == TFD_INT64;
+  const char *idx = tfd_tensor_const_data(ix);
+  size_t isz = i64 ? 8 : 4;
   for (int64_t bb = 0; bb < batches; bb++)
     for (int64_t r = 0; r < outer; r++)
-      for (int64_t i = 0; i < per; i++, dst += inner)
-        memcpy(dst, src + ((bb * outer + r) * limit + tfd_tensor_get_index(ix, bb * per + i)) * inner, (size_t)inner);
+      dst = gather_rows(dst, src + (bb * outer + r) * limit * inner, idx + (size_t)(bb * per) * isz, i64, per, inner);
 }
 
 static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -48,9 +77,15 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!depth) nidx = tfd_tensor_numel(out) / slice_n;
   const char *src = tfd_tensor_const_data(p);
   char *dst = tfd_tensor_data(out);
+  if (depth == 1) { /* indices [..., 1]: a gather along axis 0 */
+    gather_rows(dst, src, tfd_tensor_const_data(ix), tfd_tensor_dtype(ix) == TFD_INT64, nidx, slice);
+    return;
+  }
+  int64_t pdims[TFD_MAX_DIMS];
+  for (int64_t j = 0; j < depth; j++) pdims[j] = tfd_tensor_dim(p, (int)j);
   for (int64_t i = 0; i < nidx; i++, dst += slice) {
     int64_t off = 0;
-    for (int64_t j = 0; j < depth; j++) off = off * tfd_tensor_dim(p, (int)j) + tfd_tensor_get_index(ix, i * depth + j);
+    for (int64_t j = 0; j < depth; j++) off = off * pdims[j] + tfd_tensor_get_index(ix, i * depth + j);
     memcpy(dst, src + off * slice, (size_t)slice);
   }
 }

@@ -274,11 +274,21 @@ static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!out) goto done;
   size_t es = tfd_dtype_size(dt), row = (size_t)slice * es;
   char *o = tfd_tensor_data(out);
-  if (o != tfd_tensor_const_data(in) && tfd_tensor_numel(in) > 0)
-    memcpy(o, tfd_tensor_const_data(in), (size_t)tfd_tensor_numel(in) * es);
-  const char *src = tfd_tensor_const_data(upd);
-  if (tfd_tensor_numel(in) > 0)
+  const char *src = tfd_tensor_const_data(upd), *base = tfd_tensor_const_data(in);
+  int64_t rows = slice > 0 ? tfd_tensor_numel(in) / slice : 0;
+  /* Not in place, with rows of 32 bytes or more: each output row is written once, from the update that
+   * lands there last or from the tensor, instead of copying the tensor and then overwriting rows. */
+  int64_t *from = o != base && rows > 0 && row >= 32 ? malloc((size_t)rows * sizeof *from) : NULL;
+  if (from) {
+    for (int64_t r = 0; r < rows; r++) from[r] = -1;
+    for (int64_t u = 0; u < n; u++) from[slots[u]] = u;
+    for (int64_t r = 0; r < rows; r++)
+      memcpy(o + (size_t)r * row, from[r] >= 0 ? src + (size_t)from[r] * row : base + (size_t)r * row, row);
+    free(from);
+  } else if (tfd_tensor_numel(in) > 0) {
+    if (o != base) memcpy(o, base, (size_t)tfd_tensor_numel(in) * es);
     for (int64_t u = 0; u < n; u++) memcpy(o + (size_t)slots[u] * row, src + (size_t)u * row, row);
+  }
   c->outputs[0] = out;
 done:
   free(slots);
