@@ -247,6 +247,10 @@ void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
 tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* issue 26, convolution family: Conv3D, MaxPool3D, AvgPool3D (k_conv3d.c); Dilation2D,
+ * MaxPoolWithArgmax (k_dilation.c). */
+tfd_code tfd_setup_conv3d(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_dilation(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768
