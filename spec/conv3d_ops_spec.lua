@@ -231,6 +231,17 @@ describe("convolution family ops", function()
       end)
     end
 
+    it("shares a larger volume's blocks over the intra-op pool with the loops' values", function()
+      local xs, fs = { 2, 6, 10, 10, 8 }, { 3, 3, 3, 8, 8 }
+      local x, f = values(numel(xs), 51), values(numel(fs), 52)
+      local want, ys = ref_conv3d(x, xs, f, fs, { 1, 1, 1 }, true)
+      local y = run("Conv3D", { T("float32", xs, x), T("float32", fs, f) }, { strides = l5(1, 1, 1), padding = "SAME" })
+      assert.are.same(ys, y.shape)
+      assert_close(want, flat(y), 1e-5, "blocks")
+      local p = run("MaxPool3D", { T("float32", xs, x) }, { ksize = l5(2, 3, 2), strides = l5(1, 1, 1), padding = "SAME" })
+      assert_close((ref_pool3d(x, xs, { 2, 3, 2 }, { 1, 1, 1 }, true, true)), flat(p), 0, "pool rows")
+    end)
+
     it("computes float16 in float32 and rounds once (small integers: exact)", function()
       local xs, fs = { 1, 3, 3, 3, 2 }, { 2, 2, 2, 2, 2 }
       local x, f = values(numel(xs), 7, -3, 3), values(numel(fs), 8, -3, 3)

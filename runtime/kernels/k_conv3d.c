@@ -7,7 +7,7 @@
  * multiplied by the DHWIO filter, which already is the [kd*kh*kw*c, out_channels] matrix, with
  * OpenBLAS's cblas_sgemm (float32; float16 widened to float32 and rounded back, as Eigen computes
  * half) or cblas_dgemm (float64); blocks are shared over the intra-op pool. A 1x1x1 window with
- * stride 1 multiplies the input itself. TensorFlow's CPU kernel takes no dilations above 1 (its
+ * stride 1 multiplies the input's rows themselves, no patches gathered. TensorFlow's CPU kernel takes no dilations above 1 (its
  * text), nor grouped filters.
  *
  * The pools are direct loops over the window of each output position, in double: MaxPool3D keeps
@@ -41,6 +41,7 @@ typedef struct job3 {
   void *y;
   int64_t n, in[3], c, k[3], o, out[3], pad[3], stride[3];
   int64_t rows, per, kdim; /* output positions, per block, patch length */
+  bool direct;              /* the input is its own patch matrix: a 1x1x1 window, stride 1 */
   atomic_bool failed;
 } job3;
 
@@ -267,9 +268,9 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
   job3 *j = arg;
   bool dbl = j->dt == TFD_FLOAT64, half = j->dt == TFD_FLOAT16;
   size_t esz = dbl ? 8 : 4;
-  void *cols = malloc((size_t)(j->per * j->kdim) * esz);
+  void *cols = j->direct ? NULL : malloc((size_t)(j->per * j->kdim) * esz);
   float *tmp = half ? malloc((size_t)(j->per * j->o) * sizeof *tmp) : NULL;
-  if (!cols || (half && !tmp)) {
+  if ((!j->direct && !cols) || (half && !tmp)) {
     atomic_store(&j->failed, true);
     free(cols);
     free(tmp);
@@ -278,12 +279,14 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
   for (int64_t blk = b; blk < e; blk++) {
     int64_t r0 = blk * j->per, r1 = r0 + j->per < j->rows ? r0 + j->per : j->rows;
     int m = (int)(r1 - r0), n = (int)j->o, kd = (int)j->kdim;
-    gather(j, r0, r1, cols);
+    const void *a = cols;
+    if (j->direct) a = (const char *)j->x + (size_t)(r0 * j->kdim) * esz;
+    else gather(j, r0, r1, cols);
     if (dbl)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kd, 1.0, cols, kd, j->f, n, 0.0,
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kd, 1.0, a, kd, j->f, n, 0.0,
                   (double *)j->y + r0 * j->o, n);
     else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kd, 1.0f, cols, kd, j->f, n, 0.0f,
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kd, 1.0f, a, kd, j->f, n, 0.0f,
                   half ? tmp : (float *)j->y + r0 * j->o, n);
     if (half)
       for (int64_t i = 0; i < (int64_t)m * n; i++) ((uint16_t *)j->y)[r0 * j->o + i] = tfd_float_to_half(tmp[i]);
@@ -365,17 +368,9 @@ static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* blocks run on the intra-op pool */
   size_t esz = j->dt == TFD_FLOAT64 ? 8 : 4;
-  bool pointwise = j->k[0] == 1 && j->k[1] == 1 && j->k[2] == 1 && j->stride[0] == 1 && j->stride[1] == 1 &&
-                   j->stride[2] == 1 && j->dt != TFD_FLOAT16 && j->rows <= INT32_MAX;
-  if (pointwise) { /* the input is its own patch matrix (SAME and VALID pad nothing here) */
-    if (j->dt == TFD_FLOAT64)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->rows, (int)j->o, (int)j->kdim, 1.0, j->x,
-                  (int)j->kdim, j->f, (int)j->o, 0.0, j->y, (int)j->o);
-    else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->rows, (int)j->o, (int)j->kdim, 1.0f, j->x,
-                  (int)j->kdim, j->f, (int)j->o, 0.0f, j->y, (int)j->o);
-    goto done;
-  }
+  /* SAME and VALID pad nothing around a 1x1x1 window with stride 1 (float16 still widens its patches). */
+  j->direct = j->k[0] == 1 && j->k[1] == 1 && j->k[2] == 1 && j->stride[0] == 1 && j->stride[1] == 1 &&
+              j->stride[2] == 1 && j->dt != TFD_FLOAT16;
   j->per = (int64_t)(((size_t)1 << 20) / ((size_t)j->kdim * esz));
   if (j->per < 1) j->per = 1;
   if (j->per > j->rows) j->per = j->rows;
