@@ -2276,7 +2276,7 @@ static tfd_code infer_conv3d_family(tfd_infer_ctx *c, tfd_status *st) {
   c->out_types[0] = c->in_types[0];
   if (argmax) {
     tfd_dtype t = attr(c, "Targmax")->dtype;
-    if (!(TFD_TYPES_INDEX & (1u << t)))
+    if ((unsigned)t >= 32 || !(TFD_TYPES_INDEX & (1u << t)))
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Targmax must be int32 or int64, got %s",
                              node_name(c), op, tfd_dtype_name(t) ? tfd_dtype_name(t) : "an unknown dtype");
     c->out_types[1] = t;
