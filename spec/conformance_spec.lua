@@ -246,6 +246,9 @@ local EXCEPTIONS = {
   end,
   -- TensorFlow.js broadcasts a scalar to shape [0] as shape [1]; TensorFlow's BroadcastTo gives the shape asked for.
   ["BroadcastTo/bool scalar to [0]"] = function(ref) return with(ref, { shape = { 0 }, values = {} }) end,
+  -- Convolution family: TensorFlow's CPU Conv3D takes no dilations above 1 (conv_ops_3d.cc,
+  -- LaunchConvOp<CPUDevice>: "CPU implementation of Conv3D currently only supports dilated rates of 1.").
+  ["Conv3D/float32 dilation 2"] = { refuses = "TensorFlow's CPU Conv3D kernel takes no dilations above 1" },
 }
 
 -- Cases where tfdev disagrees with TensorFlow (real findings, to fix in tfdev): "Op/case name" -> what is wrong.

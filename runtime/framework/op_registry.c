@@ -2247,6 +2247,65 @@ static tfd_code infer_band_part(tfd_infer_ctx *c, tfd_status *st) {
 }
 /* ---- end of the array family's inference ---- */
 
+/* ---- issue 26, convolution family: Conv3D, MaxPool3D, AvgPool3D (NDHWC), MaxPoolWithArgmax, Dilation2D
+ * (NHWC). Ranks with TensorFlow's shape-function text, dtypes, and the output shape where the attrs are well
+ * formed and the window fits; otherwise unknown sizes, and the kernel (k_conv3d.c, k_dilation.c) reports
+ * TensorFlow's kernel text. */
+static int64_t conv3d_family_window(int64_t in, int64_t k, int64_t dil, int64_t stride, bool same) {
+  if (in < 0 || k < 1 || stride < 1 || dil < 1 || k > INT32_MAX || dil > INT32_MAX || stride > INT32_MAX ||
+      in > INT64_MAX / 4)
+    return -1;
+  if (same) return (in + stride - 1) / stride;
+  int64_t out = (in - ((k - 1) * dil + 1) + stride) / stride;
+  return out < 0 ? -1 : out;
+}
+
+static tfd_code infer_conv3d_family(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  bool conv3d = strcmp(op, "Conv3D") == 0, argmax = strcmp(op, "MaxPoolWithArgmax") == 0;
+  bool dil = strcmp(op, "Dilation2D") == 0, pool3d = !conv3d && !argmax && !dil;
+  int rank = conv3d || pool3d ? 5 : 4, frank = conv3d ? 5 : dil ? 3 : 0;
+  const tfd_shape *x = &c->in_shapes[0], *f = frank ? &c->in_shapes[1] : NULL;
+  if (x->ndims >= 0 && x->ndims != rank)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be rank %d but is rank %d for input",
+                           node_name(c), op, rank, x->ndims);
+  if (f && f->ndims >= 0 && f->ndims != frank)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be rank %d but is rank %d for filter",
+                           node_name(c), op, frank, f->ndims);
+  if (f && same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  if (argmax) {
+    tfd_dtype t = attr(c, "Targmax")->dtype;
+    if ((unsigned)t >= 32 || !(TFD_TYPES_INDEX & (1u << t)))
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Targmax must be int32 or int64, got %s",
+                             node_name(c), op, tfd_dtype_name(t) ? tfd_dtype_name(t) : "an unknown dtype");
+    c->out_types[1] = t;
+  }
+  const tfd_attr_value *s = attr(c, "strides"), *ks = attr(c, "ksize"), *d = attr(c, conv3d ? "dilations" : "rates");
+  const tfd_attr_value *pad = attr(c, "padding");
+  bool same = pad && pad->type == TFD_ATTR_STRING && strcmp(pad->s, "SAME") == 0;
+  bool ok = s && s->type == TFD_ATTR_LIST_INT && s->list_len == (size_t)rank && pad && pad->type == TFD_ATTR_STRING &&
+            (same || strcmp(pad->s, "VALID") == 0);
+  if (conv3d) ok = ok && (!d || d->type != TFD_ATTR_LIST_INT || d->list_len == 0 || d->list_len == 5);
+  if (dil) ok = ok && d && d->type == TFD_ATTR_LIST_INT && d->list_len == 4;
+  if (!conv3d && !dil) ok = ok && ks && ks->type == TFD_ATTR_LIST_INT && ks->list_len == (size_t)rank;
+  bool known = x->ndims == rank && (!f || f->ndims == frank);
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = rank;
+  for (int i = 0; i < rank; i++) o->dims[i] = -1;
+  if (x->ndims == rank) o->dims[0] = x->dims[0];
+  if (conv3d) o->dims[4] = f->ndims == 5 ? f->dims[4] : -1;
+  else if (x->ndims == rank) o->dims[rank - 1] = x->dims[rank - 1];
+  for (int i = 0; i < rank - 2 && ok && known; i++) {
+    int64_t k = f ? f->dims[i] : ks->list_i[1 + i];
+    int64_t rate = d && d->type == TFD_ATTR_LIST_INT && d->list_len == (size_t)rank ? d->list_i[1 + i] : 1;
+    o->dims[1 + i] = conv3d_family_window(x->dims[1 + i], k, rate, s->list_i[1 + i], same);
+  }
+  if (argmax) c->out_shapes[1] = *o;
+  return TFD_OK;
+}
+/* ---- end of the convolution family's inference ---- */
+
 /* ---- the table ---- */
 #define A_T {"T", TFD_ATTR_TYPE, false, 0, 0, NULL}
 #define END {NULL, 0, false, 0, 0, NULL}
@@ -2601,6 +2660,23 @@ static const tfd_attr_def attrs_sparse_segment_n[] = {A_T, {"Tidx", TFD_ATTR_TYP
                                                       {"Tnumsegments", TFD_ATTR_TYPE, false, 0, 0, NULL},
                                                       {"Tsegmentids", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
 /* ---- end of the sparse and ragged block ---- */
+/* issue 26, convolution family */
+static const tfd_attr_def attrs_conv3d[] = {A_T, {"strides", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                            {"padding", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                            {"data_format", TFD_ATTR_STRING, false, 0, 0, "NDHWC"},
+                                            {"dilations", TFD_ATTR_LIST_INT, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_pool3d[] = {A_T, {"ksize", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                            {"strides", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                            {"padding", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                            {"data_format", TFD_ATTR_STRING, false, 0, 0, "NDHWC"}, END};
+static const tfd_attr_def attrs_max_pool_argmax[] = {A_T, {"ksize", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                                     {"strides", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                                     {"Targmax", TFD_ATTR_TYPE, false, TFD_INT64, 0, NULL},
+                                                     {"padding", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                     {"include_batch_in_index", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_dilation2d[] = {A_T, {"strides", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                                {"rates", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
+                                                {"padding", TFD_ATTR_STRING, true, 0, 0, NULL}, END};
 
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
@@ -2817,6 +2893,12 @@ static const tfd_op_def ops[] = {
     {"RaggedTensorToTensor", 4, -1, 1, false, false, "T", 1, ALL, attrs_ragged_to_tensor, infer_ragged_to_tensor, false},
     {"RaggedGather", 3, -1, TFD_OUTPUTS_FROM_ATTR, false, false, NULL, 0, 0, attrs_ragged_gather, infer_ragged_gather, false},
     /* end of the sparse and ragged ops */
+    /* issue 26, convolution family (k_conv3d.c, k_dilation.c): TensorFlow's CPU dtypes that tfdev holds */
+    {"Conv3D", 2, 2, 1, false, false, "T", 0, FLT16, attrs_conv3d, infer_conv3d_family, false},
+    {"MaxPool3D", 1, 1, 1, false, false, "T", 0, FLT16, attrs_pool3d, infer_conv3d_family, false},
+    {"AvgPool3D", 1, 1, 1, false, false, "T", 0, FLT16, attrs_pool3d, infer_conv3d_family, false},
+    {"MaxPoolWithArgmax", 1, 1, 2, false, false, "T", 0, REAL, attrs_max_pool_argmax, infer_conv3d_family, false},
+    {"Dilation2D", 2, 2, 1, false, false, "T", 0, REAL, attrs_dilation2d, infer_conv3d_family, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},

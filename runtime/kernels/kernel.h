@@ -252,6 +252,10 @@ tfd_code tfd_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init, tf
 tfd_code tfd_setup_sparse_fill(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* issue 26, convolution family: Conv3D, MaxPool3D, AvgPool3D (k_conv3d.c); Dilation2D,
+ * MaxPoolWithArgmax (k_dilation.c). */
+tfd_code tfd_setup_conv3d(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_dilation(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
 #define TFD_PARALLEL_MIN_ELEMENTS 32768

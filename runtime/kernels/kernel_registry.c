@@ -123,6 +123,9 @@ static const kernel_entry kernels[] = {
     CPU("IsInf", tfd_setup_math), CPU("IsNan", tfd_setup_math), CPU("Div", tfd_setup_math),
     CPU("DivNoNan", tfd_setup_math), CPU("Mod", tfd_setup_math), CPU("BitwiseAnd", tfd_setup_math),
     CPU("ClipByValue", tfd_setup_math), CPU("LogSoftmax", tfd_setup_math),
+    /* issue 26, convolution family (k_conv3d.c, k_dilation.c) */
+    CPU("Conv3D", tfd_setup_conv3d), CPU("MaxPool3D", tfd_setup_conv3d), CPU("AvgPool3D", tfd_setup_conv3d),
+    CPU("Dilation2D", tfd_setup_dilation), CPU("MaxPoolWithArgmax", tfd_setup_dilation),
 };
 
 /* Kernels registered at run time (backend modules', custom ones), searched before the built-in

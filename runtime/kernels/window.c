@@ -70,3 +70,30 @@ int64_t tfd_window_pad_after(const tfd_window_attrs *w, int d, int64_t in, int64
   int64_t after = (out - 1) * w->stride[d] + (k - 1) * w->dilation[d] + 1 - in - before;
   return after > 0 ? after : 0;
 }
+
+tfd_code tfd_window_size_tf(int64_t in, int64_t k, int64_t dilation, int64_t stride, bool same, int64_t *out,
+                            int64_t *pad_before, tfd_status *st) {
+  int64_t span;
+  if (stride < 1) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Stride must be > 0, but got %lld", (long long)stride);
+  if (dilation < 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Dilation rate must be >= 1, but got %lld", (long long)dilation);
+  if (in < 0 || k < 0 || in > INT64_MAX / 4 || stride > INT64_MAX / 4 || !tfd_checked_mul(k > 0 ? k - 1 : 0, dilation, &span) ||
+      span > INT64_MAX / 4)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "window of %lld with dilation %lld over %lld is too large",
+                           (long long)k, (long long)dilation, (long long)in);
+  span = k > 0 ? span + 1 : 1 - dilation; /* TensorFlow's (k - 1) * dilation + 1, k == 0 included */
+  if (same) {
+    *out = (in + stride - 1) / stride;
+    int64_t need = (*out - 1) * stride + span - in;
+    *pad_before = need > 0 ? need / 2 : 0;
+  } else {
+    *out = (in - span + stride) / stride;
+    *pad_before = 0;
+  }
+  if (*out < 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: %lld, "
+                           "stride: %lld]",
+                           (long long)*out, (long long)in, (long long)span, (long long)stride);
+  return TFD_OK;
+}

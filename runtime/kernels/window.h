@@ -33,4 +33,12 @@ bool tfd_window_size(const tfd_window_attrs *w, int d, int64_t in, int64_t k, in
 /* The padding after the input that makes (in + before + after - span) / stride + 1 == out. */
 int64_t tfd_window_pad_after(const tfd_window_attrs *w, int d, int64_t in, int64_t k, int64_t out, int64_t before);
 
+/* TensorFlow's GetWindowedOutputSize (kernel_shape_util.cc) for SAME or VALID, for the kernels whose
+ * windows have any number of spatial dimensions (k_conv3d.c, k_dilation.c): VALID gives
+ * (in - span + stride) / stride, truncated, which is 0 for a window a little past the input and an
+ * INVALID_ARGUMENT "Computed output size would be negative: ..." (TensorFlow's text) past that; SAME
+ * gives ceil(in / stride) and the padding before. Overflowing sizes are INVALID_ARGUMENT too. */
+tfd_code tfd_window_size_tf(int64_t in, int64_t k, int64_t dilation, int64_t stride, bool same, int64_t *out,
+                            int64_t *pad_before, tfd_status *status);
+
 #endif

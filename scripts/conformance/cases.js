@@ -302,6 +302,34 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Conv3D', 'float32 VALID', [F([1, 3, 3, 3, 1]), F([2, 2, 2, 1, 2])], { strides: ints([1, 1, 1, 1, 1]), padding: 'VALID', data_format: 'NDHWC', dilations: ints([1, 1, 1, 1, 1]) });
   C('Dilation2D', 'float32 VALID', [F([1, 4, 4, 1]), F([2, 2, 1])], { strides: ints([1, 1, 1, 1]), rates: ints([1, 1, 1, 1]), padding: 'VALID' });
   C('Dilation2D', 'float32 SAME rate 2', [F([1, 4, 4, 1]), F([2, 2, 1])], { strides: ints([1, 1, 1, 1]), rates: ints([1, 2, 2, 1]), padding: 'SAME' });
+  // 3-D pools, Conv3D, MaxPoolWithArgmax, Dilation2D: padding, strides, batch and channels, empty batches.
+  const p3 = (op, name, x, k, s, padding) => C(op, name, [x], { ksize: ints(k), strides: ints(s), padding, data_format: 'NDHWC' });
+  for (const op of ['AvgPool3D', 'MaxPool3D']) {
+    p3(op, 'float32 SAME 2x3x2 s2 batch 2 channels 2', F([2, 3, 4, 5, 2]), [1, 2, 3, 2, 1], [1, 2, 2, 2, 1], 'SAME');
+    p3(op, 'float32 VALID 3x3x3 s1 channels 3', F([1, 3, 4, 4, 3]), [1, 3, 3, 3, 1], [1, 1, 1, 1, 1], 'VALID');
+    p3(op, 'float32 SAME window past the input', F([1, 2, 2, 2, 1]), [1, 3, 3, 3, 1], [1, 1, 1, 1, 1], 'SAME');
+    p3(op, 'float32 VALID strides (1,2,3)', F([1, 4, 5, 7, 1]), [1, 2, 2, 2, 1], [1, 1, 2, 3, 1], 'VALID');
+    p3(op, 'float32 empty batch', F([0, 2, 2, 2, 1]), [1, 2, 2, 2, 1], [1, 1, 1, 1, 1], 'VALID');
+  }
+  const c3 = (name, x, f, s, padding, dil = [1, 1, 1, 1, 1]) => C('Conv3D', name, [x, f], { strides: ints(s), padding, data_format: 'NDHWC', dilations: ints(dil) });
+  c3('float32 SAME stride 2 batch 2', F([2, 4, 5, 3, 2]), F([3, 2, 3, 2, 3]), [1, 2, 2, 1, 1], 'SAME');
+  c3('float32 VALID strides (1,2,1) channels 3', F([1, 4, 4, 4, 3]), F([2, 2, 2, 3, 4]), [1, 1, 2, 1, 1], 'VALID');
+  c3('float32 SAME 1x1x1 pointwise', F([2, 2, 3, 2, 3]), F([1, 1, 1, 3, 2]), [1, 1, 1, 1, 1], 'SAME');
+  c3('float32 SAME stride 3 filter past the input', F([1, 2, 4, 4, 1]), F([3, 3, 3, 1, 2]), [1, 3, 3, 3, 1], 'SAME');
+  c3('float32 empty batch', F([0, 3, 3, 3, 1]), F([2, 2, 2, 1, 1]), [1, 1, 1, 1, 1], 'VALID');
+  c3('float32 dilation 2', F([1, 5, 5, 5, 1]), F([2, 2, 2, 1, 1]), [1, 1, 1, 1, 1], 'VALID', [1, 2, 2, 2, 1]);
+  const argmax = (name, x, k, s, padding, withBatch) => C('MaxPoolWithArgmax', name, [x],
+    { ksize: ints(k), strides: ints(s), padding, include_batch_in_index: withBatch, Targmax: dt('int64') }, { outs: [0, 1] });
+  argmax('float32 SAME 3x3 s1 batch 2 channels 2 include_batch_in_index', F([2, 3, 3, 2]), [1, 3, 3, 1], [1, 1, 1, 1], 'SAME', true);
+  argmax('float32 SAME 3x3 s1 batch 2 channels 2', F([2, 3, 3, 2]), [1, 3, 3, 1], [1, 1, 1, 1], 'SAME', false);
+  argmax('float32 VALID 2x3 s(1,2) channels 3', F([1, 4, 5, 3]), [1, 2, 3, 1], [1, 1, 2, 1], 'VALID', false);
+  argmax('float32 SAME 2x2 s2 odd batch 2 include_batch_in_index', F([2, 5, 3, 1]), [1, 2, 2, 1], [1, 2, 2, 1], 'SAME', true);
+  const dil2 = (name, x, f, s, r, padding) => C('Dilation2D', name, [x, f], { strides: ints(s), rates: ints(r), padding });
+  dil2('float32 SAME stride 2 batch 2 channels 2', F([2, 5, 5, 2]), F([3, 2, 2]), [1, 2, 2, 1], [1, 1, 1, 1], 'SAME');
+  dil2('float32 VALID rates (2,1) strides (1,2)', F([1, 6, 6, 1]), F([2, 3, 1]), [1, 1, 2, 1], [1, 2, 1, 1], 'VALID');
+  dil2('float32 SAME rates 2 stride 2 channels 3', F([1, 5, 4, 3]), F([2, 2, 3]), [1, 2, 2, 1], [1, 2, 2, 1], 'SAME');
+  dil2('int32 SAME', I([1, 4, 4, 1]), I([2, 2, 1]), [1, 1, 1, 1], [1, 1, 1, 1], 'SAME');
+  dil2('float32 empty batch', F([0, 3, 3, 1]), F([2, 2, 1]), [1, 1, 1, 1], [1, 1, 1, 1], 'VALID');
 
   // ---- image ----
   fam('image');
