@@ -26,7 +26,7 @@ end
 
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
-    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks" } do
+    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks", "conv3d" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))

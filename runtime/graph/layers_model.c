@@ -8,7 +8,7 @@
  * fills a graph model's. Inference semantics are Keras's: dropout and noise layers pass their input
  * through, batch normalisation uses the moving statistics. Recurrent layers are loops built by
  * layers_recurrent.c; the helpers both use are in layers_build.c. What is not here (channels_first,
- * 3-D layers, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
+ * ConvLSTM2D, ...) is UNIMPLEMENTED naming the layer and what it asked for. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +116,35 @@ static char *pool_layer(lctx *c, const call *l) {
   return one_d ? squeeze(c, l, y, 1) : y;
 }
 
+/* Conv3D and the 3D pools (channels_last: NDHWC), as Conv3D / MaxPool3D / AvgPool3D. */
+static char *layer_3d(lctx *c, const call *l, bool conv) {
+  const cJSON *cfg = l->cfg;
+  if (strcmp(lm_str(cfg, "data_format", "channels_last"), "channels_last") != 0)
+    return lm_unsupported(c, l, "data_format channels_first");
+  int64_t k[3], st[3], d[3];
+  bool pool = !conv, max = strncmp(l->cls, "Max", 3) == 0;
+  if (!lm_ints(lm_get2(cfg, pool ? "pool_size" : "kernel_size", "poolSize"), 3, k)) k[0] = k[1] = k[2] = pool ? 2 : 1;
+  if (!lm_ints(lm_get(cfg, "strides"), 3, st)) memcpy(st, pool ? k : (int64_t[3]){1, 1, 1}, sizeof st);
+  if (!lm_ints(lm_get(cfg, "dilation_rate"), 3, d)) d[0] = d[1] = d[2] = 1;
+  const char *pad = lm_str(cfg, "padding", "valid");
+  if (strcmp(pad, "valid") != 0 && strcmp(pad, "same") != 0) return lm_unsupported(c, l, "padding other than valid and same");
+  if (conv && lm_num(cfg, "groups", 1) != 1) return lm_unsupported(c, l, "groups other than 1");
+  char *kern = conv ? lm_weight(c, l->layer, "kernel") : NULL;
+  const char *op = conv ? "Conv3D" : max ? "MaxPool3D" : "AvgPool3D";
+  char *y = !conv || kern ? lm_op2(c, l->prefix, op, l->in[0], kern) : NULL;
+  tfd_node_def *n = y ? tfd_graph_def_find(c->g, y) : NULL;
+  int64_t strides[5] = {1, st[0], st[1], st[2], 1}, win[5] = {1, k[0], k[1], k[2], 1}, dil[5] = {1, d[0], d[1], d[2], 1};
+  bool ok = n && lm_set_ints(c, n, "strides", strides, 5) &&
+            lm_set(c, n, "padding", (tfd_attr_value){.type = TFD_ATTR_STRING, .s = strcmp(pad, "same") == 0 ? "SAME" : "VALID"}) &&
+            (conv ? lm_set_ints(c, n, "dilations", dil, 5) : lm_set_ints(c, n, "ksize", win, 5));
+  free(kern);
+  if (!ok) free(y), y = NULL;
+  return conv ? bias_act(c, l, y) : y;
+}
+
 static char *global_pool(lctx *c, const call *l) {
-  int64_t axes[2] = {1, 2};
-  int n = strstr(l->cls, "1D") ? 1 : 2;
+  int64_t axes[3] = {1, 2, 3};
+  int n = strstr(l->cls, "1D") ? 1 : strstr(l->cls, "3D") ? 3 : 2;
   if (strcmp(lm_str(l->cfg, "data_format", "channels_last"), "channels_last") != 0)
     return lm_unsupported(c, l, "data_format channels_first");
   char *a = lm_int_const(c, l->prefix, axes, n, (int64_t[]){n}, 1);
@@ -618,6 +644,10 @@ static char *call_layer(lctx *c, const call *l, int *rank) {
   if (strcmp(cls, "TimeDistributed") == 0) return time_distributed(c, l, rank);
   if (strcmp(cls, "Dense") == 0) return dense_layer(c, l);
   if (strcmp(cls, "Conv2DTranspose") == 0) return conv_transpose(c, l);
+  if (strcmp(cls, "Conv3D") == 0) return layer_3d(c, l, true);
+  if (!strcmp(cls, "MaxPooling3D") || !strcmp(cls, "AveragePooling3D") || !strcmp(cls, "MaxPool3D") ||
+      !strcmp(cls, "AvgPool3D"))
+    return layer_3d(c, l, false);
   if (strcmp(cls, "Rescaling") == 0) return rescaling(c, l);
   if (strcmp(cls, "Masking") == 0) return masking(c, l);
   if (strcmp(cls, "Dot") == 0) {

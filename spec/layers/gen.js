@@ -236,6 +236,15 @@ async function main() {
   const back = L.gru({ units: 2, goBackwards: true, ...rec }).apply(L.dense({ units: 4, activation: 'tanh' }).apply(seq));
   const bi = L.bidirectional({ layer: L.simpleRNN({ units: 2, returnSequences: true, ...rec }) }).apply(emb);
   const mk = L.simpleRNN({ units: 3, ...rec }).apply(L.masking({ maskValue: 0.5 }).apply(feats));
+  // 3-D convolutions and pools (NDHWC)
+  m = tfl.sequential();
+  m.add(L.conv3d({ filters: 3, kernelSize: [2, 3, 3], padding: 'same', activation: 'relu', inputShape: [4, 6, 6, 2] }));
+  m.add(L.maxPooling3d({ poolSize: 2 }));
+  m.add(L.conv3d({ filters: 2, kernelSize: 2, strides: [1, 1, 1], padding: 'valid', useBias: false }));
+  m.add(L.averagePooling3d({ poolSize: [1, 2, 2], padding: 'same' }));
+  m.add(L.flatten());
+  m.add(L.dense({ units: 2 }));
+  await make('conv3d', m);
   await make('masks', tfl.model({ inputs: [ids, feats], outputs: [back, L.globalAveragePooling1d().apply(bi), mk] }), {
     inputs: [tf.tensor([[0, 0, 3, 5, 0, 7], [2, 4, 6, 1, 3, 0]], [2, 6], 'int32'),
       tf.tensor([[[0.5, 0.5], [0.1, 0.5], [0.5, 0.5], [-0.3, 0.2], [0.9, -0.4]],
