@@ -28,6 +28,15 @@ static const device_kernel device_kernels[] = {
     {"Select", tfd_dk_setup_cwise}, {"SelectV2", tfd_dk_setup_cwise}, {"AddN", tfd_dk_setup_cwise},
     {"BiasAdd", tfd_dk_setup_cwise}, {"Softmax", tfd_dk_setup_cwise}, {"Prelu", tfd_dk_setup_cwise},
     {"Cast", tfd_dk_setup_cwise},
+    /* issue 26's math family (dk_cwise.c) */
+    {"Acos", tfd_dk_setup_cwise}, {"Acosh", tfd_dk_setup_cwise}, {"Asin", tfd_dk_setup_cwise},
+    {"Asinh", tfd_dk_setup_cwise}, {"Atan", tfd_dk_setup_cwise}, {"Atanh", tfd_dk_setup_cwise},
+    {"Cosh", tfd_dk_setup_cwise}, {"Sinh", tfd_dk_setup_cwise}, {"Tan", tfd_dk_setup_cwise},
+    {"Erf", tfd_dk_setup_cwise}, {"Expm1", tfd_dk_setup_cwise}, {"Log1p", tfd_dk_setup_cwise},
+    {"Round", tfd_dk_setup_cwise}, {"Sign", tfd_dk_setup_cwise}, {"IsNan", tfd_dk_setup_cwise},
+    {"IsInf", tfd_dk_setup_cwise}, {"IsFinite", tfd_dk_setup_cwise}, {"Div", tfd_dk_setup_cwise},
+    {"DivNoNan", tfd_dk_setup_cwise}, {"Mod", tfd_dk_setup_cwise}, {"BitwiseAnd", tfd_dk_setup_cwise},
+    {"ClipByValue", tfd_dk_setup_cwise}, {"LogSoftmax", tfd_dk_setup_cwise},
     /* reductions (dk_reduce.c) */
     {"Sum", tfd_dk_setup_reduce}, {"Mean", tfd_dk_setup_reduce}, {"Max", tfd_dk_setup_reduce},
     {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
