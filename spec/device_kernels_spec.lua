@@ -182,7 +182,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       it("unary float math, float32 and float64, in and out of each domain, scalars and empty tensors", function()
         local ops = { Acos = { -0.99, 0.99 }, Asin = { -0.99, 0.99 }, Atanh = { -0.99, 0.99 }, Acosh = { 1, 9 },
           Asinh = { -9, 9 }, Atan = { -9, 9 }, Cosh = { -9, 9 }, Sinh = { -9, 9 }, Tan = { -1.5, 1.5 },
-          Erf = { -3, 3 }, Expm1 = { -9, 9 }, Log1p = { -0.99, 9 }, Round = { -9, 9 }, Sign = { -9, 9 } }
+          Erf = { -3, 3 }, Expm1 = { -9, 9 }, Log1p = { -0.99, 9 }, Round = { -9, 9 }, Sign = { -9, 9 },
+          Floor = { -9, 9 }, Ceil = { -9, 9 }, Sin = { -9, 9 }, Cos = { -9, 9 } }
         for _, dt in ipairs { "float32", "float64" } do
           for op, range in pairs(ops) do
             for _, dims in ipairs { { 3, 4 }, {}, { 0, 3 }, { 2, 3, 5 } } do
@@ -216,7 +217,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         end
       end)
 
-      it("Div, DivNoNan, Mod and BitwiseAnd with numpy broadcasting, and integer division by zero", function()
+      it("Div, DivNoNan, Mod, BitwiseAnd and Atan2 with numpy broadcasting, and integer division by zero", function()
         local pairs_ = { { { 2, 3 }, { 2, 3 } }, { { 3, 1, 5 }, { 1, 4, 1 } }, { {}, { 2, 3 } }, { { 2, 3 }, {} },
           { { 0, 3 }, { 1, 3 } }, { { 4, 1 }, { 3 } } }
         for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
@@ -234,6 +235,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
               check("Mod " .. tag, "Mod", { rand(dt, pair[1], -9, 9), rand(dt, pair[2], -3, 3) })
               local b = run_on(CPU0, "Round", { rand(dt, pair[2], -1, 1) })[1] -- -1, 0 and 1
               check("DivNoNan " .. tag, "DivNoNan", { with_specials(dt, pair[1], -9, 9), b })
+              check("Atan2 " .. tag, "Atan2", { with_specials(dt, pair[1], -9, 9), with_specials(dt, pair[2], -9, 9) })
               check("Div by zero " .. tag, "Div", { with_specials(dt, pair[1], -9, 9), b })
             end
           end

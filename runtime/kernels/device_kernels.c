@@ -28,6 +28,8 @@ static const device_kernel device_kernels[] = {
     {"Select", tfd_dk_setup_cwise}, {"SelectV2", tfd_dk_setup_cwise}, {"AddN", tfd_dk_setup_cwise},
     {"BiasAdd", tfd_dk_setup_cwise}, {"Softmax", tfd_dk_setup_cwise}, {"Prelu", tfd_dk_setup_cwise},
     {"Cast", tfd_dk_setup_cwise},
+    {"Floor", tfd_dk_setup_cwise}, {"Ceil", tfd_dk_setup_cwise}, {"Sin", tfd_dk_setup_cwise},
+    {"Cos", tfd_dk_setup_cwise}, {"Atan2", tfd_dk_setup_cwise},
     /* issue 26's math family (dk_cwise.c) */
     {"Acos", tfd_dk_setup_cwise}, {"Acosh", tfd_dk_setup_cwise}, {"Asin", tfd_dk_setup_cwise},
     {"Asinh", tfd_dk_setup_cwise}, {"Atan", tfd_dk_setup_cwise}, {"Atanh", tfd_dk_setup_cwise},

@@ -59,6 +59,10 @@ typedef enum tfd_dm_unary {
   TFD_DM_LEAKY_RELU, /* alpha */
   TFD_DM_SIGMOID,
   TFD_DM_TANH,
+  TFD_DM_FLOOR,
+  TFD_DM_CEIL,
+  TFD_DM_SIN,
+  TFD_DM_COS,
   /* issue 26's math family (k_math.c): floats */
   TFD_DM_ACOS,
   TFD_DM_ACOSH,
@@ -95,6 +99,7 @@ typedef enum tfd_dm_binary {
   TFD_DM_BITWISE_AND, /* integers */
   TFD_DM_CLIP_MIN,    /* std::min(a, b): b < a ? b : a (ClipByValue keeps a NaN a) */
   TFD_DM_CLIP_MAX,    /* std::max(a, b): a < b ? b : a */
+  TFD_DM_ATAN2,       /* floats: atan2(a, b) */
   /* bool out */
   TFD_DM_EQUAL,
   TFD_DM_NOT_EQUAL,

@@ -66,6 +66,10 @@ static inline TFD_HD int64_t tfd_dm_walk_count(const tfd_dm_walk *w) {
       case TFD_DM_LEAKY_RELU: return x > 0 ? x : alpha * x;                                     \
       case TFD_DM_SIGMOID: return (T)1 / ((T)1 + exp##S(-x));                                   \
       case TFD_DM_TANH: return tanh##S(x);                                                      \
+      case TFD_DM_FLOOR: return floor##S(x);                                                    \
+      case TFD_DM_CEIL: return ceil##S(x);                                                      \
+      case TFD_DM_SIN: return sin##S(x);                                                        \
+      case TFD_DM_COS: return cos##S(x);                                                        \
       case TFD_DM_ACOS: return acos##S(x);                                                      \
       case TFD_DM_ACOSH: return acosh##S(x);                                                    \
       case TFD_DM_ASIN: return asin##S(x);                                                      \
@@ -136,7 +140,7 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
 
 /* ---- binary ---- */
 /* Floats. MAXIMUM and MINIMUM give a NaN on either side, as TensorFlow's do (Eigen::PropagateNaN). */
-#define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW)                    \
+#define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW, ATAN2)             \
   static inline TFD_HD T NAME(int op, T a, T b) {                         \
     switch (op) {                                                         \
       case TFD_DM_ADD: return a + b;                                      \
@@ -157,11 +161,12 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
       case TFD_DM_MOD: return FMOD(a, b);                                 \
       case TFD_DM_CLIP_MIN: return b < a ? b : a;                         \
       case TFD_DM_CLIP_MAX: return a < b ? b : a;                         \
+      case TFD_DM_ATAN2: return ATAN2(a, b);                              \
       default: return a;                                                  \
     }                                                                     \
   }
-TFD_DM_FLOAT_BINARY(tfd_dm_binary_f32, float, floorf, fmodf, powf)
-TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow)
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f32, float, floorf, fmodf, powf, atan2f)
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow, atan2)
 
 /* Integers, wrapping; division and FLOOR_DIV/FLOOR_MOD/MOD by 0 give 0 (refused on the host first),
  * by -1 a wrapping negation (MIN / -1 overflows in C); POW by squaring, a negative exponent 0. */

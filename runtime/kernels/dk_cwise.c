@@ -24,7 +24,7 @@ enum {
   K_SOFTMAX,
   K_PRELU,
   K_CAST,
-  K_MATH_BINARY, /* k_math.c's: Div, DivNoNan, Mod, BitwiseAnd */
+  K_MATH_BINARY, /* k_math.c's Div, DivNoNan, Mod, BitwiseAnd; Atan2 */
   K_PREDICATE,   /* IsNan, IsInf, IsFinite: float in, bool out */
   K_LOG_SOFTMAX,
   K_CLIP
@@ -82,6 +82,11 @@ static const cwise_op ops[] = {
     {"Softmax", K_SOFTMAX, 0, tfd_setup_cwise},
     {"Prelu", K_PRELU, TFD_DM_PRELU, NULL},
     {"Cast", K_CAST, 0, tfd_setup_basic},
+    {"Floor", K_UNARY, TFD_DM_FLOOR, tfd_setup_logic},
+    {"Ceil", K_UNARY, TFD_DM_CEIL, tfd_setup_logic},
+    {"Sin", K_UNARY, TFD_DM_SIN, tfd_setup_logic},
+    {"Cos", K_UNARY, TFD_DM_COS, tfd_setup_logic},
+    {"Atan2", K_MATH_BINARY, TFD_DM_ATAN2, tfd_setup_logic},
     /* issue 26's math family (k_math.c) */
     {"Acos", K_UNARY, TFD_DM_ACOS, tfd_setup_math},
     {"Acosh", K_UNARY, TFD_DM_ACOSH, tfd_setup_math},
@@ -290,7 +295,7 @@ static void k_math_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   int op = OP(k)->dm;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
   bool is_float = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
-  bool ok = op == TFD_DM_DIV_NO_NAN ? is_float : op == TFD_DM_BITWISE_AND ? dt == TFD_INT64 : is_float || dt == TFD_INT64;
+  bool ok = op == TFD_DM_DIV_NO_NAN || op == TFD_DM_ATAN2 ? is_float : op == TFD_DM_BITWISE_AND ? dt == TFD_INT64 : is_float || dt == TFD_INT64;
   if (!ok) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
     return;
