@@ -498,6 +498,47 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "input rank should be: 4 instead of: 3")
     end)
 
+    it("SpaceToBatchND and BatchToSpaceND over every dtype, padded, cropped, high rank, and their refusals", function()
+      local function pads(t, dt) return tfdev.tensor { dtype = dt or "int32", shape = { #t, 2 }, data = flat(t) } end
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 4, 6, 3 }, 0, 9)
+        check("SpaceToBatchND " .. dt, "SpaceToBatchND", { x, T({ 2, 3 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        check("SpaceToBatchND padded " .. dt, "SpaceToBatchND", { x, T({ 2, 3 }), pads({ { 1, 1 }, { 2, 1 } }) })
+        check("SpaceToBatchND int64 " .. dt, "SpaceToBatchND",
+          { x, T({ 3 }, "int64"), pads({ { 1, 1 } }, "int64") })
+        check("SpaceToBatchND depth dims " .. dt, "SpaceToBatchND",
+          { rand(dt, { 2, 6, 2, 2 }, 0, 9), T({ 3 }), pads({ { 1, 2 } }) })
+        check("SpaceToBatchND empty batch " .. dt, "SpaceToBatchND",
+          { rand(dt, { 0, 4, 6, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        local g = rand(dt, { 12, 2, 3, 3 }, 0, 9)
+        check("BatchToSpaceND " .. dt, "BatchToSpaceND", { g, T({ 2, 3 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        check("BatchToSpaceND cropped " .. dt, "BatchToSpaceND", { g, T({ 2, 3 }), pads({ { 1, 1 }, { 2, 1 } }) })
+        check("BatchToSpaceND int64 " .. dt, "BatchToSpaceND", { g, T({ 4 }, "int64"), pads({ { 0, 3 } }, "int64") })
+        check("BatchToSpaceND cropped to nothing " .. dt, "BatchToSpaceND",
+          { g, T({ 2, 3 }), pads({ { 2, 2 }, { 0, 0 } }) })
+      end
+      check("SpaceToBatchND of no block dimensions", "SpaceToBatchND",
+        { rand("float32", { 2, 3 }), tfdev.tensor { dtype = "int32", shape = { 0 }, data = {} },
+          tfdev.tensor { dtype = "int32", shape = { 0, 2 }, data = {} } })
+      -- six block dimensions: a walk of more dimensions than one launch takes, split on the host
+      local hi = rand("float32", { 1, 4, 4, 4, 4, 4, 4, 2 })
+      local six = T({ 2, 2, 2, 2, 2, 2 })
+      check("SpaceToBatchND rank 8", "SpaceToBatchND", { hi, six, pads({ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } }) })
+      check("SpaceToBatchND rank 8 padded", "SpaceToBatchND",
+        { hi, six, pads({ { 1, 1 }, { 0, 0 }, { 2, 0 }, { 0, 0 }, { 0, 2 }, { 0, 0 } }) })
+      check("BatchToSpaceND rank 8 cropped", "BatchToSpaceND",
+        { rand("float32", { 64, 2, 2, 2, 2, 2, 2, 2 }), six, pads({ { 1, 1 }, { 0, 0 }, { 2, 0 }, { 0, 0 }, { 0, 1 }, { 0, 0 } }) })
+      check_error("SpaceToBatchND of a bad padding", "SpaceToBatchND",
+        { rand("float32", { 1, 5, 2, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) },
+        "padded_shape[0]=5 is not divisible by block_shape[0]=2")
+      check_error("BatchToSpaceND of a bad batch", "BatchToSpaceND",
+        { rand("float32", { 5, 2, 2, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) },
+        "Input batch dimension (5) is not divisible by product of block sizes (4)")
+      check_error("BatchToSpaceND of negative crops", "BatchToSpaceND",
+        { rand("float32", { 4, 2, 2, 1 }), T({ 2, 2 }, "int64"), pads({ { 0, -1 }, { 0, 0 } }, "int64") },
+        "Crops must be non-negative")
+    end)
+
     it("Slice and StridedSlice with every mask, negative strides and new axes", function()
       local x = rand("float32", { 4, 5, 6 })
       check("Slice", "Slice", { x, T({ 1, 0, 2 }), T({ 2, -1, 3 }) })

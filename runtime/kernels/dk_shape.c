@@ -17,6 +17,7 @@
 #include "device_math_elem.h"
 #include "gather_logic.h"
 #include "image_logic.h"
+#include "space_batch_logic.h"
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
@@ -45,6 +46,7 @@ enum {
   S_BROADCAST_TO,
   S_DEPTH_TO_SPACE,
   S_SPACE_TO_DEPTH,
+  S_SPACE_BATCH, /* SpaceToBatchND, BatchToSpaceND (tfd_setup_space_batch's keep_dims: to batch) */
 };
 
 static const struct {
@@ -64,6 +66,7 @@ static const struct {
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
     {"Shape", S_SHAPE, tfd_setup_basic},           {"BroadcastTo", S_BROADCAST_TO, tfd_setup_basic},
     {"DepthToSpace", S_DEPTH_TO_SPACE, tfd_setup_depth_space}, {"SpaceToDepth", S_SPACE_TO_DEPTH, tfd_setup_depth_space},
+    {"SpaceToBatchND", S_SPACE_BATCH, tfd_setup_space_batch}, {"BatchToSpaceND", S_SPACE_BATCH, tfd_setup_space_batch},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -146,6 +149,86 @@ static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_mat
   finish(c, out, tfd_tensor_numel(out) == 0 ||
                      copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in), tfd_tensor_data(out), 6,
                           dims, to_space ? depth_strides : space_strides, 0, to_space ? space_strides : depth_strides, 0));
+}
+
+/* copy over up to 2 * TFD_MAX_DIMS + 2 dimensions: those of size 1 dropped, and leading ones walked
+ * on the host while more than a walk holds remain (only for inputs of near the highest rank). */
+#define BIG_DIMS (2 * TFD_MAX_DIMS + 2)
+static bool copy_big(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
+                     const int64_t *dims, const int64_t *xs, int64_t x_off, const int64_t *ys, int64_t y_off) {
+  int64_t d2[BIG_DIMS], x2[BIG_DIMS], y2[BIG_DIMS];
+  int n = 0;
+  for (int d = 0; d < nd; d++) {
+    if (dims[d] == 0) return true;
+    if (dims[d] == 1) continue;
+    d2[n] = dims[d], x2[n] = xs[d], y2[n] = ys[d];
+    n++;
+  }
+  if (n <= TFD_MAX_DIMS) return copy(k, c, m, es, x, y, n, d2, x2, x_off, y2, y_off);
+  for (int64_t i = 0; i < d2[0]; i++)
+    if (!copy_big(k, c, m, es, x, y, n - 1, d2 + 1, x2 + 1, x_off + i * x2[0], y2 + 1, y_off + i * y2[0])) return false;
+  return true;
+}
+
+/* ---- SpaceToBatchND, BatchToSpaceND: one transposing walk over the grid side seen as
+ * [offset_1..offset_M, batch, x_1..x_M, depth] (k_space_batch.c's terms), against a space side of
+ * whole blocks: a zero-padded copy of the input (SpaceToBatchND) or an uncropped output
+ * (BatchToSpaceND), itself the input or output where there is no padding or cropping ---- */
+static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  bool to_batch = k->keep_dims;
+  tfd_space_batch_plan p;
+  int nd = tfd_tensor_ndims(in);
+  int64_t out_dims[TFD_MAX_DIMS];
+  if (!tfd_space_batch_plan_make(k, c, to_batch, &p, out_dims)) return;
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, out_dims, nd);
+  if (!out || tfd_tensor_numel(out) == 0) {
+    if (out) c->outputs[0] = out;
+    return;
+  }
+  /* The whole-block space side [batch, grid_i * block_i..., depth] and where the real one sits in it. */
+  int64_t whole[TFD_MAX_DIMS + 2], real[TFD_MAX_DIMS + 2], ws[TFD_MAX_DIMS + 2], rs[TFD_MAX_DIMS + 2], at = 0;
+  bool same = true;
+  whole[0] = real[0] = p.batch;
+  for (int i = 0; i < p.m; i++) {
+    whole[i + 1] = p.grid[i] * p.block[i];
+    real[i + 1] = p.space[i];
+    same = same && whole[i + 1] == real[i + 1] && p.before[i] == 0;
+  }
+  whole[p.m + 1] = real[p.m + 1] = p.depth;
+  tfd_dk_strides(p.m + 2, whole, ws);
+  tfd_dk_strides(p.m + 2, real, rs);
+  for (int i = 0; i < p.m; i++) at += p.before[i] * ws[i + 1];
+  tfd_tensor *tmp = NULL;
+  bool ok = true;
+  tfd_status st = TFD_STATUS_INIT;
+  if (!same) {
+    ok = (tmp = tfd_dk_alloc(c, k, dt, whole, p.m + 2)) != NULL;
+    if (ok && to_batch) { /* zeros, the input inside */
+      unsigned char zeros[16] = {0};
+      ok = tfd_dk_ok(k, c, m->fill(c->device, es, zeros, tfd_tensor_data(tmp), tfd_tensor_numel(tmp), &st), &st) &&
+           copy_big(k, c, m, es, tfd_tensor_const_data(in), tfd_tensor_data(tmp), p.m + 2, real, rs, 0, ws, at);
+    }
+  }
+  if (ok) {
+    int64_t dims[BIG_DIMS], gs[BIG_DIMS], ss[BIG_DIMS];
+    int n = 0;
+    for (int i = 0; i < p.m; i++) dims[n] = p.block[i], ss[n++] = ws[i + 1];
+    dims[n] = p.batch, ss[n++] = ws[0];
+    for (int i = 0; i < p.m; i++) dims[n] = p.grid[i], ss[n++] = p.block[i] * ws[i + 1];
+    dims[n] = p.depth, ss[n++] = 1;
+    tfd_dk_strides(n, dims, gs);
+    const void *space_in = same ? tfd_tensor_const_data(in) : tfd_tensor_const_data(tmp);
+    void *space_out = same ? tfd_tensor_data(out) : tfd_tensor_data(tmp);
+    ok = to_batch ? copy_big(k, c, m, es, space_in, tfd_tensor_data(out), n, dims, ss, 0, gs, 0)
+                  : copy_big(k, c, m, es, tfd_tensor_const_data(in), space_out, n, dims, gs, 0, ss, 0);
+  }
+  if (ok && !same && !to_batch) /* the crops */
+    ok = copy_big(k, c, m, es, tfd_tensor_const_data(tmp), tfd_tensor_data(out), p.m + 2, real, ws, at, rs, 0);
+  tfd_tensor_unref(tmp);
+  finish(c, out, ok);
 }
 
 /* ---- ConcatV2, Pack ---- */
@@ -490,6 +573,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_BROADCAST_TO: k_broadcast_to(k, c, m); break;
     case S_DEPTH_TO_SPACE:
     case S_SPACE_TO_DEPTH: k_depth_space(k, c, m); break;
+    case S_SPACE_BATCH: k_space_batch(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }
