@@ -539,6 +539,27 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "Crops must be non-negative")
     end)
 
+    it("ReverseV2 and Reverse over every dtype, negative and int64 axes, empties, scalars, and their refusals", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 3, 4 }, 0, 9)
+        for _, axes in ipairs { { 0 }, { 1 }, { 2 }, { -1 }, { 0, 2 }, { 2, 0, 1 }, {} } do
+          check("ReverseV2 " .. table.concat(axes, ",") .. " " .. dt, "ReverseV2",
+            { x, tfdev.tensor { dtype = "int32", shape = { #axes }, data = axes } })
+        end
+        check("ReverseV2 int64 axes " .. dt, "ReverseV2", { x, T({ -2, 0 }, "int64") })
+        check("ReverseV2 empty " .. dt, "ReverseV2", { rand(dt, { 3, 0, 2 }), T({ 0, 1 }) })
+        check("ReverseV2 scalar " .. dt, "ReverseV2", { rand(dt, {}, 0, 9), T({ 5 }) })
+        check("Reverse " .. dt, "Reverse", { x, tfdev.tensor({ true, false, true }, "bool") })
+        check("Reverse none " .. dt, "Reverse", { x, tfdev.tensor({ false, false, false }, "bool") })
+      end
+      check_error("ReverseV2 of an axis out of range", "ReverseV2", { rand("float32", { 2, 3 }), T({ 2 }) },
+        "'axis'[0] = 2 is out of valid range [0, 2)")
+      check_error("ReverseV2 of a repeated axis", "ReverseV2", { rand("float32", { 2, 3 }), T({ 1, -1 }, "int64") },
+        "axis 1 specified more than once.")
+      check_error("Reverse of too few dims", "Reverse", { rand("float32", { 2, 3 }), tfdev.tensor({ true }, "bool") },
+        "'dims' must have the same number of values as 'input' has dimensions")
+    end)
+
     it("Slice and StridedSlice with every mask, negative strides and new axes", function()
       local x = rand("float32", { 4, 5, 6 })
       check("Slice", "Slice", { x, T({ 1, 0, 2 }), T({ 2, -1, 3 }) })

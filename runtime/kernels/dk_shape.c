@@ -47,6 +47,7 @@ enum {
   S_DEPTH_TO_SPACE,
   S_SPACE_TO_DEPTH,
   S_SPACE_BATCH, /* SpaceToBatchND, BatchToSpaceND (tfd_setup_space_batch's keep_dims: to batch) */
+  S_REVERSE,     /* ReverseV2, Reverse (tfd_setup_array's keep_dims: a bool per dimension) */
 };
 
 static const struct {
@@ -67,6 +68,7 @@ static const struct {
     {"Shape", S_SHAPE, tfd_setup_basic},           {"BroadcastTo", S_BROADCAST_TO, tfd_setup_basic},
     {"DepthToSpace", S_DEPTH_TO_SPACE, tfd_setup_depth_space}, {"SpaceToDepth", S_SPACE_TO_DEPTH, tfd_setup_depth_space},
     {"SpaceToBatchND", S_SPACE_BATCH, tfd_setup_space_batch}, {"BatchToSpaceND", S_SPACE_BATCH, tfd_setup_space_batch},
+    {"ReverseV2", S_REVERSE, tfd_setup_array}, {"Reverse", S_REVERSE, tfd_setup_array},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -229,6 +231,32 @@ static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_mat
     ok = copy_big(k, c, m, es, tfd_tensor_const_data(tmp), tfd_tensor_data(out), p.m + 2, real, ws, at, rs, 0);
   tfd_tensor_unref(tmp);
   finish(c, out, ok);
+}
+
+/* ---- ReverseV2, Reverse: a walk reading the reversed dimensions backwards ---- */
+static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  int nd = tfd_tensor_ndims(in);
+  if (nd == 0) { /* a scalar passes through before the axes are looked at, as on the CPU */
+    c->outputs[0] = tfd_tensor_ref(in);
+    return;
+  }
+  bool rev[TFD_MAX_DIMS];
+  tfd_tensor *axes = tfd_kernel_host_input(c, k, 1);
+  bool ok = axes && tfd_reverse_dims(c, k, k->keep_dims, axes, nd, rev);
+  tfd_tensor_unref(axes);
+  if (!ok) return;
+  int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS], off = 0;
+  dims_of(in, dims);
+  tfd_dk_strides(nd, dims, ys);
+  for (int d = 0; d < nd; d++) {
+    xs[d] = rev[d] ? -ys[d] : ys[d];
+    if (rev[d] && dims[d] > 0) off += (dims[d] - 1) * ys[d];
+  }
+  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  finish(c, out, tfd_tensor_numel(out) == 0 || copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in),
+                                                    tfd_tensor_data(out), nd, dims, xs, off, ys, 0));
 }
 
 /* ---- ConcatV2, Pack ---- */
@@ -574,6 +602,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_DEPTH_TO_SPACE:
     case S_SPACE_TO_DEPTH: k_depth_space(k, c, m); break;
     case S_SPACE_BATCH: k_space_batch(k, c, m); break;
+    case S_REVERSE: k_reverse(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }

@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 #include "reduce_logic.h"
+#include "shape_logic.h"
 
 #define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
@@ -106,44 +107,7 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
     c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
     return;
   }
-  if (k->keep_dims) { /* Reverse: a bool per dimension */
-    if (tfd_tensor_ndims(axes) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
-      return;
-    }
-    if (tfd_tensor_dtype(axes) != TFD_BOOL) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be bool, got %s", tfd_dtype_name(tfd_tensor_dtype(axes)));
-      return;
-    }
-    if (tfd_tensor_numel(axes) != nd) {
-      tfd_kernel_fail(
-          c, k, TFD_INVALID_ARGUMENT,
-          "'dims' must have the same number of values as 'input' has dimensions. 'input' has %d'dims' has %lld values", nd,
-          (long long)tfd_tensor_numel(axes));
-      return;
-    }
-    const uint8_t *b = tfd_tensor_const_data(axes);
-    for (int i = 0; i < nd; i++) rev[i] = b[i] != 0;
-  } else {
-    if (!tfd_kernel_check_index(c, k, axes, "axis")) return;
-    if (tfd_tensor_ndims(axes) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
-      return;
-    }
-    for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
-      int64_t a = tfd_tensor_get_index(axes, i), ca = a < 0 ? a + nd : a;
-      if (ca < 0 || ca >= nd) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'axis'[%lld] = %lld is out of valid range [0, %d)", (long long)i,
-                        (long long)a, nd);
-        return;
-      }
-      if (rev[ca]) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld specified more than once.", (long long)ca);
-        return;
-      }
-      rev[ca] = true;
-    }
-  }
+  if (!tfd_reverse_dims(c, k, k->keep_dims, axes, nd, rev)) return;
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(in), in);
   if (!o) return;
   reverse_copy(in, o, rev);
