@@ -560,6 +560,24 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "'dims' must have the same number of values as 'input' has dimensions")
     end)
 
+    it("MatrixBandPart over every dtype and band, batches, empties, and its refusals", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 4, 5 }, 1, 9)
+        for _, b in ipairs { { 0, 0 }, { -1, 0 }, { 0, -1 }, { 1, 2 }, { -1, -1 }, { 4, 5 }, { 2, -1 }, { 0, 5 } } do
+          check("MatrixBandPart " .. b[1] .. "," .. b[2] .. " " .. dt, "MatrixBandPart", { x, T(b[1]), T(b[2]) })
+        end
+        check("MatrixBandPart int64 bounds " .. dt, "MatrixBandPart", { rand(dt, { 5, 3 }, 1, 9), T(1, "int64"), T(0, "int64") })
+        check("MatrixBandPart no rows " .. dt, "MatrixBandPart", { rand(dt, { 3, 0, 4 }), T(0), T(1) })
+        check("MatrixBandPart empty batch " .. dt, "MatrixBandPart", { rand(dt, { 0, 3, 4 }), T(1), T(1) })
+      end
+      check_error("MatrixBandPart of a vector", "MatrixBandPart", { rand("float32", { 3 }), T(0), T(0) },
+        "input must be at least 2-dim, received shape: [3]")
+      check_error("MatrixBandPart of too many rows", "MatrixBandPart", { rand("float32", { 2, 3 }), T(3, "int64"), T(0, "int64") },
+        "num_lower must be negative or less or equal to number of rows (2) got: 3")
+      check_error("MatrixBandPart of a vector bound", "MatrixBandPart", { rand("float32", { 2, 3 }), T(0), T({ 1 }) },
+        "num_upper must be scalar, got shape [1]")
+    end)
+
     it("Slice and StridedSlice with every mask, negative strides and new axes", function()
       local x = rand("float32", { 4, 5, 6 })
       check("Slice", "Slice", { x, T({ 1, 0, 2 }), T({ 2, -1, 3 }) })

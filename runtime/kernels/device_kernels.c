@@ -53,7 +53,7 @@ static const device_kernel device_kernels[] = {
     {"ExpandDims", tfd_dk_setup_shape}, {"Squeeze", tfd_dk_setup_shape}, {"Shape", tfd_dk_setup_shape},
     {"BroadcastTo", tfd_dk_setup_shape}, {"DepthToSpace", tfd_dk_setup_shape}, {"SpaceToDepth", tfd_dk_setup_shape},
     {"SpaceToBatchND", tfd_dk_setup_shape}, {"BatchToSpaceND", tfd_dk_setup_shape},
-    {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape},
+    {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     /* convolutions and pools (dk_conv.c) */

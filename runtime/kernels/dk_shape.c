@@ -48,6 +48,7 @@ enum {
   S_SPACE_TO_DEPTH,
   S_SPACE_BATCH, /* SpaceToBatchND, BatchToSpaceND (tfd_setup_space_batch's keep_dims: to batch) */
   S_REVERSE,     /* ReverseV2, Reverse (tfd_setup_array's keep_dims: a bool per dimension) */
+  S_BAND_PART,
 };
 
 static const struct {
@@ -69,6 +70,7 @@ static const struct {
     {"DepthToSpace", S_DEPTH_TO_SPACE, tfd_setup_depth_space}, {"SpaceToDepth", S_SPACE_TO_DEPTH, tfd_setup_depth_space},
     {"SpaceToBatchND", S_SPACE_BATCH, tfd_setup_space_batch}, {"BatchToSpaceND", S_SPACE_BATCH, tfd_setup_space_batch},
     {"ReverseV2", S_REVERSE, tfd_setup_array}, {"Reverse", S_REVERSE, tfd_setup_array},
+    {"MatrixBandPart", S_BAND_PART, tfd_setup_array},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -257,6 +259,95 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m
   if (!out) return;
   finish(c, out, tfd_tensor_numel(out) == 0 || copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in),
                                                     tfd_tensor_data(out), nd, dims, xs, off, ys, 0));
+}
+
+/* ---- MatrixBandPart: y = in band ? x : 0, the band a bool [m, n] mask made on the device from two
+ * ranges (j - i >= -num_lower, j - i <= num_upper), read by a Select with stride 0 over the batch ---- */
+static bool band_mask(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int64_t rows, int64_t cols, int64_t lo,
+                      int64_t hi, tfd_tensor *mask) {
+  int64_t rc[2] = {rows, cols}, one_dim[1];
+  tfd_tensor *ri = NULL, *rj = NULL, *d = NULL, *bound = NULL, *upper = NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_dm_walk w;
+  one_dim[0] = rows;
+  bool ok = (ri = tfd_dk_alloc_device(c, k, TFD_INT64, one_dim, 1)) != NULL;
+  one_dim[0] = cols;
+  ok = ok && (rj = tfd_dk_alloc_device(c, k, TFD_INT64, one_dim, 1)) != NULL &&
+       (d = tfd_dk_alloc_device(c, k, TFD_INT64, rc, 2)) != NULL &&
+       tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(ri), rows, &st), &st) &&
+       tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(rj), cols, &st), &st);
+  if (ok) { /* d = j - i */
+    int64_t strides[2][TFD_MAX_DIMS] = {{0, 1}, {1, 0}};
+    tfd_dk_walk(&w, 2, rc, 2, strides, NULL);
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_SUB, TFD_INT64, tfd_tensor_const_data(rj), tfd_tensor_const_data(ri),
+                                   tfd_tensor_data(d), &w, &st), &st);
+  }
+  int64_t n = rows * cols, strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+  for (int side = 0; ok && side < 2; side++) {
+    int64_t b = side == 0 ? -lo : hi;
+    if ((side == 0 ? lo : hi) < 0) continue;
+    tfd_tensor *dst = side == 0 || lo < 0 ? mask : (upper = tfd_dk_alloc_device(c, k, TFD_BOOL, rc, 2));
+    ok = dst && (bound = tfd_dk_scalar(c, k, m, TFD_INT64, &b)) != NULL &&
+         tfd_dk_ok(k, c, m->binary(c->device, side == 0 ? TFD_DM_GREATER_EQUAL : TFD_DM_LESS_EQUAL, TFD_INT64,
+                                   tfd_tensor_const_data(d), tfd_tensor_const_data(bound), tfd_tensor_data(dst), &w, &st),
+                   &st);
+    tfd_tensor_unref(bound);
+    bound = NULL;
+  }
+  if (ok && upper) {
+    int64_t same[2][TFD_MAX_DIMS] = {{1}, {1}};
+    tfd_dk_walk(&w, 1, &n, 2, same, NULL);
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_LOGICAL_AND, TFD_BOOL, tfd_tensor_const_data(mask),
+                                   tfd_tensor_const_data(upper), tfd_tensor_data(mask), &w, &st), &st);
+  }
+  tfd_tensor_unref(ri);
+  tfd_tensor_unref(rj);
+  tfd_tensor_unref(d);
+  tfd_tensor_unref(upper);
+  return ok;
+}
+
+static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  tfd_tensor *lo_t = tfd_kernel_host_input(c, k, 1), *hi_t = lo_t ? tfd_kernel_host_input(c, k, 2) : NULL;
+  int64_t lo = 0, hi = 0;
+  bool ok = hi_t && tfd_band_part_bounds(c, k, in, lo_t, hi_t, &lo, &hi);
+  tfd_tensor_unref(lo_t);
+  tfd_tensor_unref(hi_t);
+  if (!ok) return;
+  int nd = tfd_tensor_ndims(in);
+  int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS];
+  dims_of(in, dims);
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, dims, nd);
+  int64_t total = out ? tfd_tensor_numel(out) : 0;
+  if (!out || total == 0) {
+    if (out) c->outputs[0] = out;
+    return;
+  }
+  if (lo < 0 && hi < 0) { /* the whole matrix */
+    tfd_dk_strides(nd, dims, xs);
+    finish(c, out, copy(k, c, m, es, tfd_tensor_const_data(in), tfd_tensor_data(out), nd, dims, xs, 0, xs, 0));
+    return;
+  }
+  int64_t rows = dims[nd - 2], cols = dims[nd - 1], rc[2] = {rows, cols};
+  unsigned char zeros[16] = {0};
+  tfd_tensor *mask = tfd_dk_alloc_device(c, k, TFD_BOOL, rc, 2), *zero = NULL;
+  ok = mask && band_mask(k, c, m, rows, cols, lo, hi, mask) && (zero = tfd_dk_alloc_device(c, k, dt, NULL, 0)) != NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  ok = ok && tfd_dk_ok(k, c, m->fill(c->device, es, zeros, tfd_tensor_data(zero), 1, &st), &st);
+  if (ok) {
+    int64_t wd[3] = {total / (rows * cols), rows, cols}, strides[3][TFD_MAX_DIMS] = {{0, cols, 1}, {rows * cols, cols, 1}, {0}};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 3, wd, 3, strides, NULL);
+    ok = tfd_dk_ok(k, c, m->select(c->device, es, tfd_tensor_const_data(mask), tfd_tensor_const_data(in),
+                                   tfd_tensor_const_data(zero), tfd_tensor_data(out), &w, &st), &st);
+  }
+  tfd_tensor_unref(mask);
+  tfd_tensor_unref(zero);
+  finish(c, out, ok);
 }
 
 /* ---- ConcatV2, Pack ---- */
@@ -603,6 +694,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_SPACE_TO_DEPTH: k_depth_space(k, c, m); break;
     case S_SPACE_BATCH: k_space_batch(k, c, m); break;
     case S_REVERSE: k_reverse(k, c, m); break;
+    case S_BAND_PART: k_band_part(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }

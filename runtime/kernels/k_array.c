@@ -401,38 +401,10 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- MatrixBandPart ---- */
 static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_tensor *in = c->inputs[0], *lo_t = c->inputs[1], *hi_t = c->inputs[2];
-  char text[TEXT_CAP];
   int nd = tfd_tensor_ndims(in);
-  if (nd < 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be at least 2-dim, received shape: %s",
-                    tfd_tensor_shape_text(text, sizeof text, in, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(lo_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
-                    tfd_tensor_shape_text(text, sizeof text, lo_t, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(hi_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
-                    tfd_tensor_shape_text(text, sizeof text, hi_t, 0));
-    return;
-  }
-  if (!tfd_kernel_check_index(c, k, lo_t, "num_lower") || !tfd_kernel_check_index(c, k, hi_t, "num_upper")) return;
+  int64_t lo, hi;
+  if (!tfd_band_part_bounds(c, k, in, lo_t, hi_t, &lo, &hi)) return;
   int64_t m = tfd_tensor_dim(in, nd - 2), n = tfd_tensor_dim(in, nd - 1);
-  int64_t lo = tfd_tensor_get_index(lo_t, 0), hi = tfd_tensor_get_index(hi_t, 0);
-  if (lo > m) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "num_lower must be negative or less or equal to number of rows (%lld) got: %lld", (long long)m,
-                    (long long)lo);
-    return;
-  }
-  if (hi > n) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "num_upper must be negative or less or equal to number of columns (%lld) got: %lld", (long long)n,
-                    (long long)hi);
-    return;
-  }
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, dt, in);
   if (!o) return;
