@@ -168,6 +168,119 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check("LogicalNot", "LogicalNot", { rand("bool", { 3, 4 }) })
     end)
 
+    -- issue 26's math family (k_math.c) on the device: the same values as the CPU kernel, NaN where
+    -- it gives NaN, int64 on the device and int32 (and uint8) by the CPU kernel on the host.
+    describe("the math family", function()
+      local NAN, INF = 0 / 0, math.huge
+      local function with_specials(dt, dims, lo, hi)
+        local t = rand(dt, dims, lo, hi):totable()
+        local v = flat(t)
+        local sp = { NAN, INF, -INF, 0, -0.0, 0.5, -0.5, 1.5, -2.5 }
+        for i = 1, math.min(#v, #sp) do v[i] = sp[i] end
+        return tfdev.tensor { dtype = dt, shape = dims, data = v }
+      end
+      it("unary float math, float32 and float64, in and out of each domain, scalars and empty tensors", function()
+        local ops = { Acos = { -0.99, 0.99 }, Asin = { -0.99, 0.99 }, Atanh = { -0.99, 0.99 }, Acosh = { 1, 9 },
+          Asinh = { -9, 9 }, Atan = { -9, 9 }, Cosh = { -9, 9 }, Sinh = { -9, 9 }, Tan = { -1.5, 1.5 },
+          Erf = { -3, 3 }, Expm1 = { -9, 9 }, Log1p = { -0.99, 9 }, Round = { -9, 9 }, Sign = { -9, 9 },
+          Floor = { -9, 9 }, Ceil = { -9, 9 }, Sin = { -9, 9 }, Cos = { -9, 9 } }
+        for _, dt in ipairs { "float32", "float64" } do
+          for op, range in pairs(ops) do
+            for _, dims in ipairs { { 3, 4 }, {}, { 0, 3 }, { 2, 3, 5 } } do
+              check(op .. " " .. dt, op, { rand(dt, dims, range[1], range[2]) })
+            end
+            check(op .. " outside its domain " .. dt, op, { rand(dt, { 4, 5 }, -30, 30) })
+            check(op .. " of NaN, infinities, zeros and halves " .. dt, op, { with_specials(dt, { 3, 3 }, -3, 3) })
+          end
+        end
+        check("Round halves to even", "Round", { T({ -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5 }, "float32") })
+      end)
+
+      it("Round and Sign of integers, int64 on the device and int32 on the host", function()
+        for _, dt in ipairs { "int64", "int32" } do
+          for _, op in ipairs { "Round", "Sign" } do
+            check(op .. " " .. dt, op, { rand(dt, { 4, 5 }, -20, 20) })
+            check(op .. " " .. dt .. " scalar", op, { rand(dt, {}, -20, 20) })
+            check(op .. " " .. dt .. " empty", op, { rand(dt, { 0, 2 }) })
+          end
+        end
+        check("Sign of int64's extremes", "Sign", { T({ math.mininteger, math.maxinteger, 0 }, "int64") })
+      end)
+
+      it("IsNan, IsInf and IsFinite, bool out", function()
+        for _, dt in ipairs { "float32", "float64" } do
+          for _, op in ipairs { "IsNan", "IsInf", "IsFinite" } do
+            check(op .. " " .. dt, op, { with_specials(dt, { 3, 4 }, -9, 9) })
+            check(op .. " scalar " .. dt, op, { T(NAN, dt) })
+            check(op .. " empty " .. dt, op, { rand(dt, { 0, 3 }) })
+          end
+        end
+      end)
+
+      it("Div, DivNoNan, Mod, BitwiseAnd and Atan2 with numpy broadcasting, and integer division by zero", function()
+        local pairs_ = { { { 2, 3 }, { 2, 3 } }, { { 3, 1, 5 }, { 1, 4, 1 } }, { {}, { 2, 3 } }, { { 2, 3 }, {} },
+          { { 0, 3 }, { 1, 3 } }, { { 4, 1 }, { 3 } } }
+        for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+          local int = dt:sub(1, 3) == "int"
+          for _, pair in ipairs(pairs_) do
+            local tag = dt .. " " .. table.concat(pair[1], "x") .. " with " .. table.concat(pair[2], "x")
+            if int then
+              local b = rand(dt, pair[2], 1, 9)
+              b = run_on(CPU0, "Select", { rand("bool", pair[2]), b, run_on(CPU0, "Neg", { b })[1] })[1]
+              check("Div " .. tag, "Div", { rand(dt, pair[1], -50, 50), b })
+              check("Mod " .. tag, "Mod", { rand(dt, pair[1], -50, 50), b })
+              check("BitwiseAnd " .. tag, "BitwiseAnd", { rand(dt, pair[1], -99, 99), rand(dt, pair[2], -99, 99) })
+            else
+              check("Div " .. tag, "Div", { rand(dt, pair[1]), rand(dt, pair[2], 0.5, 3) })
+              check("Mod " .. tag, "Mod", { rand(dt, pair[1], -9, 9), rand(dt, pair[2], -3, 3) })
+              local b = run_on(CPU0, "Round", { rand(dt, pair[2], -1, 1) })[1] -- -1, 0 and 1
+              check("DivNoNan " .. tag, "DivNoNan", { with_specials(dt, pair[1], -9, 9), b })
+              check("Atan2 " .. tag, "Atan2", { with_specials(dt, pair[1], -9, 9), with_specials(dt, pair[2], -9, 9) })
+              check("Div by zero " .. tag, "Div", { with_specials(dt, pair[1], -9, 9), b })
+            end
+          end
+          if int then
+            check_error("Div by zero " .. dt, "Div", { rand(dt, { 2, 3 }), T({ 1, 0, 2 }, dt) }, "Integer division by zero")
+            check_error("Mod by zero " .. dt, "Mod", { rand(dt, { 2, 3 }), T(0, dt) }, "Integer division by zero")
+            check("Div by zero into an empty output " .. dt, "Div", { rand(dt, { 0, 3 }), T({ 1, 0, 2 }, dt) })
+            check_error("Div of mismatched shapes " .. dt, "Div", { rand(dt, { 2, 3 }), rand(dt, { 2 }, 1, 5) },
+              "Incompatible shapes")
+          end
+        end
+        check("Div and Mod of int64's lowest by -1", "Div", { T({ math.mininteger, 7 }, "int64"), T({ -1, -1 }, "int64") })
+        check("Mod of int64's lowest by -1", "Mod", { T({ math.mininteger, -7 }, "int64"), T({ -1, 2 }, "int64") })
+        check("Div of uint8 (host)", "Div", { rand("uint8", { 2, 3 }, 0, 200), rand("uint8", { 3 }, 1, 9) })
+        check("BitwiseAnd of uint8 (host)", "BitwiseAnd", { rand("uint8", { 2, 3 }, 0, 255), rand("uint8", { 3 }, 0, 255) })
+      end)
+
+      it("ClipByValue over every dtype it takes, NaNs kept, and its refusal", function()
+        for _, dt in ipairs { "float32", "float64", "int64", "int32", "uint8" } do
+          local x = rand(dt, { 3, 4 }, 0, 20)
+          check("ClipByValue scalar bounds " .. dt, "ClipByValue", { x, rand(dt, {}, 3, 6), rand(dt, {}, 12, 15) })
+          check("ClipByValue shaped bounds " .. dt, "ClipByValue", { x, rand(dt, { 3, 4 }, 0, 9), rand(dt, {}, 10, 15) })
+          check("ClipByValue both shaped " .. dt, "ClipByValue", { x, rand(dt, { 3, 4 }, 0, 9), rand(dt, { 3, 4 }, 5, 20) })
+          check("ClipByValue empty " .. dt, "ClipByValue", { rand(dt, { 0, 4 }), rand(dt, {}, 1, 2), rand(dt, {}, 3, 4) })
+        end
+        for _, dt in ipairs { "float32", "float64" } do
+          check("ClipByValue of NaN and NaN bounds " .. dt, "ClipByValue",
+            { with_specials(dt, { 3, 3 }, -9, 9), T(NAN, dt), tfdev.tensor { dtype = dt, shape = { 3, 3 },
+              data = { 1, NAN, 2, 3, NAN, 4, 5, 6, 7 } } })
+        end
+        check_error("ClipByValue of a bad bound", "ClipByValue",
+          { rand("float32", { 3, 4 }), rand("float32", { 4 }), rand("float32", {}) }, "clip_value_min shape: [4]")
+      end)
+
+      it("LogSoftmax along the last axis, and its refusal of a scalar", function()
+        for _, dt in ipairs { "float32", "float64" } do
+          for _, dims in ipairs { { 3, 5 }, { 7 }, { 2, 3, 4 }, { 0, 4 }, { 4, 0 }, { 2, 1 } } do
+            check("LogSoftmax " .. dt .. " " .. table.concat(dims, "x"), "LogSoftmax", { rand(dt, dims, -9, 9) })
+          end
+          check("LogSoftmax with infinities " .. dt, "LogSoftmax", { T({ { -INF, 0, 1 }, { INF, 0, 1 } }, dt) })
+        end
+        check_error("LogSoftmax of a scalar", "LogSoftmax", { rand("float32", {}) }, "logits must have >= 1 dimension")
+      end)
+    end)
+
     local shape_pairs = { { { 2, 3 }, { 2, 3 } }, { { 3, 1, 5 }, { 1, 4, 1 } }, { {}, { 2, 3 } }, { { 2, 3 }, {} },
       { { 0, 3 }, { 1, 3 } }, { { 4, 1 }, { 3 } }, { { 1 }, { 1 } }, { { 2, 1, 3, 1 }, { 5, 1, 4 } } }
     it("binary arithmetic with numpy broadcasting, every number dtype", function()
@@ -383,6 +496,86 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "Input depth dimension 6 should be divisible by: 4")
       check_error("SpaceToDepth of rank 3", "SpaceToDepth", { rand("float32", { 2, 2, 2 }) }, { block_size = 2 },
         "input rank should be: 4 instead of: 3")
+    end)
+
+    it("SpaceToBatchND and BatchToSpaceND over every dtype, padded, cropped, high rank, and their refusals", function()
+      local function pads(t, dt) return tfdev.tensor { dtype = dt or "int32", shape = { #t, 2 }, data = flat(t) } end
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 4, 6, 3 }, 0, 9)
+        check("SpaceToBatchND " .. dt, "SpaceToBatchND", { x, T({ 2, 3 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        check("SpaceToBatchND padded " .. dt, "SpaceToBatchND", { x, T({ 2, 3 }), pads({ { 1, 1 }, { 2, 1 } }) })
+        check("SpaceToBatchND int64 " .. dt, "SpaceToBatchND",
+          { x, T({ 3 }, "int64"), pads({ { 1, 1 } }, "int64") })
+        check("SpaceToBatchND depth dims " .. dt, "SpaceToBatchND",
+          { rand(dt, { 2, 6, 2, 2 }, 0, 9), T({ 3 }), pads({ { 1, 2 } }) })
+        check("SpaceToBatchND empty batch " .. dt, "SpaceToBatchND",
+          { rand(dt, { 0, 4, 6, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        local g = rand(dt, { 12, 2, 3, 3 }, 0, 9)
+        check("BatchToSpaceND " .. dt, "BatchToSpaceND", { g, T({ 2, 3 }), pads({ { 0, 0 }, { 0, 0 } }) })
+        check("BatchToSpaceND cropped " .. dt, "BatchToSpaceND", { g, T({ 2, 3 }), pads({ { 1, 1 }, { 2, 1 } }) })
+        check("BatchToSpaceND int64 " .. dt, "BatchToSpaceND", { g, T({ 4 }, "int64"), pads({ { 0, 3 } }, "int64") })
+        check("BatchToSpaceND cropped to nothing " .. dt, "BatchToSpaceND",
+          { g, T({ 2, 3 }), pads({ { 2, 2 }, { 0, 0 } }) })
+      end
+      check("SpaceToBatchND of no block dimensions", "SpaceToBatchND",
+        { rand("float32", { 2, 3 }), tfdev.tensor { dtype = "int32", shape = { 0 }, data = {} },
+          tfdev.tensor { dtype = "int32", shape = { 0, 2 }, data = {} } })
+      -- six block dimensions: a walk of more dimensions than one launch takes, split on the host
+      local hi = rand("float32", { 1, 4, 4, 4, 4, 4, 4, 2 })
+      local six = T({ 2, 2, 2, 2, 2, 2 })
+      check("SpaceToBatchND rank 8", "SpaceToBatchND", { hi, six, pads({ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } }) })
+      check("SpaceToBatchND rank 8 padded", "SpaceToBatchND",
+        { hi, six, pads({ { 1, 1 }, { 0, 0 }, { 2, 0 }, { 0, 0 }, { 0, 2 }, { 0, 0 } }) })
+      check("BatchToSpaceND rank 8 cropped", "BatchToSpaceND",
+        { rand("float32", { 64, 2, 2, 2, 2, 2, 2, 2 }), six, pads({ { 1, 1 }, { 0, 0 }, { 2, 0 }, { 0, 0 }, { 0, 1 }, { 0, 0 } }) })
+      check_error("SpaceToBatchND of a bad padding", "SpaceToBatchND",
+        { rand("float32", { 1, 5, 2, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) },
+        "padded_shape[0]=5 is not divisible by block_shape[0]=2")
+      check_error("BatchToSpaceND of a bad batch", "BatchToSpaceND",
+        { rand("float32", { 5, 2, 2, 1 }), T({ 2, 2 }), pads({ { 0, 0 }, { 0, 0 } }) },
+        "Input batch dimension (5) is not divisible by product of block sizes (4)")
+      check_error("BatchToSpaceND of negative crops", "BatchToSpaceND",
+        { rand("float32", { 4, 2, 2, 1 }), T({ 2, 2 }, "int64"), pads({ { 0, -1 }, { 0, 0 } }, "int64") },
+        "Crops must be non-negative")
+    end)
+
+    it("ReverseV2 and Reverse over every dtype, negative and int64 axes, empties, scalars, and their refusals", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 3, 4 }, 0, 9)
+        for _, axes in ipairs { { 0 }, { 1 }, { 2 }, { -1 }, { 0, 2 }, { 2, 0, 1 }, {} } do
+          check("ReverseV2 " .. table.concat(axes, ",") .. " " .. dt, "ReverseV2",
+            { x, tfdev.tensor { dtype = "int32", shape = { #axes }, data = axes } })
+        end
+        check("ReverseV2 int64 axes " .. dt, "ReverseV2", { x, T({ -2, 0 }, "int64") })
+        check("ReverseV2 empty " .. dt, "ReverseV2", { rand(dt, { 3, 0, 2 }), T({ 0, 1 }) })
+        check("ReverseV2 scalar " .. dt, "ReverseV2", { rand(dt, {}, 0, 9), T({ 5 }) })
+        check("Reverse " .. dt, "Reverse", { x, tfdev.tensor({ true, false, true }, "bool") })
+        check("Reverse none " .. dt, "Reverse", { x, tfdev.tensor({ false, false, false }, "bool") })
+      end
+      check_error("ReverseV2 of an axis out of range", "ReverseV2", { rand("float32", { 2, 3 }), T({ 2 }) },
+        "'axis'[0] = 2 is out of valid range [0, 2)")
+      check_error("ReverseV2 of a repeated axis", "ReverseV2", { rand("float32", { 2, 3 }), T({ 1, -1 }, "int64") },
+        "axis 1 specified more than once.")
+      check_error("Reverse of too few dims", "Reverse", { rand("float32", { 2, 3 }), tfdev.tensor({ true }, "bool") },
+        "'dims' must have the same number of values as 'input' has dimensions")
+    end)
+
+    it("MatrixBandPart over every dtype and band, batches, empties, and its refusals", function()
+      for _, dt in ipairs(dtypes) do
+        local x = rand(dt, { 2, 4, 5 }, 1, 9)
+        for _, b in ipairs { { 0, 0 }, { -1, 0 }, { 0, -1 }, { 1, 2 }, { -1, -1 }, { 4, 5 }, { 2, -1 }, { 0, 5 } } do
+          check("MatrixBandPart " .. b[1] .. "," .. b[2] .. " " .. dt, "MatrixBandPart", { x, T(b[1]), T(b[2]) })
+        end
+        check("MatrixBandPart int64 bounds " .. dt, "MatrixBandPart", { rand(dt, { 5, 3 }, 1, 9), T(1, "int64"), T(0, "int64") })
+        check("MatrixBandPart no rows " .. dt, "MatrixBandPart", { rand(dt, { 3, 0, 4 }), T(0), T(1) })
+        check("MatrixBandPart empty batch " .. dt, "MatrixBandPart", { rand(dt, { 0, 3, 4 }), T(1), T(1) })
+      end
+      check_error("MatrixBandPart of a vector", "MatrixBandPart", { rand("float32", { 3 }), T(0), T(0) },
+        "input must be at least 2-dim, received shape: [3]")
+      check_error("MatrixBandPart of too many rows", "MatrixBandPart", { rand("float32", { 2, 3 }), T(3, "int64"), T(0, "int64") },
+        "num_lower must be negative or less or equal to number of rows (2) got: 3")
+      check_error("MatrixBandPart of a vector bound", "MatrixBandPart", { rand("float32", { 2, 3 }), T(0), T({ 1 }) },
+        "num_upper must be scalar, got shape [1]")
     end)
 
     it("Slice and StridedSlice with every mask, negative strides and new axes", function()

@@ -38,7 +38,8 @@ static tfd_code cuda_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, 
   bool ok = (int)op >= 0 && op < TFD_DM_UNARY_COUNT &&
             (op == TFD_DM_LOGICAL_NOT ? dt == TFD_BOOL
                                       : is_float(dt) || (is_index(dt) && (op == TFD_DM_NEG || op == TFD_DM_ABS ||
-                                                                          op == TFD_DM_SQUARE)));
+                                                                          op == TFD_DM_SQUARE || op == TFD_DM_SIGN ||
+                                                                          op == TFD_DM_ROUND)));
   if (!ok) return tfd_cuda_unimplemented(d, "unary", dt, st);
   if (n <= 0) return TFD_OK;
   tfd_cuda_call c;

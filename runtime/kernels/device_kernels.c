@@ -28,6 +28,17 @@ static const device_kernel device_kernels[] = {
     {"Select", tfd_dk_setup_cwise}, {"SelectV2", tfd_dk_setup_cwise}, {"AddN", tfd_dk_setup_cwise},
     {"BiasAdd", tfd_dk_setup_cwise}, {"Softmax", tfd_dk_setup_cwise}, {"Prelu", tfd_dk_setup_cwise},
     {"Cast", tfd_dk_setup_cwise},
+    {"Floor", tfd_dk_setup_cwise}, {"Ceil", tfd_dk_setup_cwise}, {"Sin", tfd_dk_setup_cwise},
+    {"Cos", tfd_dk_setup_cwise}, {"Atan2", tfd_dk_setup_cwise},
+    /* issue 26's math family (dk_cwise.c) */
+    {"Acos", tfd_dk_setup_cwise}, {"Acosh", tfd_dk_setup_cwise}, {"Asin", tfd_dk_setup_cwise},
+    {"Asinh", tfd_dk_setup_cwise}, {"Atan", tfd_dk_setup_cwise}, {"Atanh", tfd_dk_setup_cwise},
+    {"Cosh", tfd_dk_setup_cwise}, {"Sinh", tfd_dk_setup_cwise}, {"Tan", tfd_dk_setup_cwise},
+    {"Erf", tfd_dk_setup_cwise}, {"Expm1", tfd_dk_setup_cwise}, {"Log1p", tfd_dk_setup_cwise},
+    {"Round", tfd_dk_setup_cwise}, {"Sign", tfd_dk_setup_cwise}, {"IsNan", tfd_dk_setup_cwise},
+    {"IsInf", tfd_dk_setup_cwise}, {"IsFinite", tfd_dk_setup_cwise}, {"Div", tfd_dk_setup_cwise},
+    {"DivNoNan", tfd_dk_setup_cwise}, {"Mod", tfd_dk_setup_cwise}, {"BitwiseAnd", tfd_dk_setup_cwise},
+    {"ClipByValue", tfd_dk_setup_cwise}, {"LogSoftmax", tfd_dk_setup_cwise},
     /* reductions (dk_reduce.c) */
     {"Sum", tfd_dk_setup_reduce}, {"Mean", tfd_dk_setup_reduce}, {"Max", tfd_dk_setup_reduce},
     {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
@@ -41,6 +52,8 @@ static const device_kernel device_kernels[] = {
     {"Fill", tfd_dk_setup_shape}, {"ZerosLike", tfd_dk_setup_shape}, {"OnesLike", tfd_dk_setup_shape},
     {"ExpandDims", tfd_dk_setup_shape}, {"Squeeze", tfd_dk_setup_shape}, {"Shape", tfd_dk_setup_shape},
     {"BroadcastTo", tfd_dk_setup_shape}, {"DepthToSpace", tfd_dk_setup_shape}, {"SpaceToDepth", tfd_dk_setup_shape},
+    {"SpaceToBatchND", tfd_dk_setup_shape}, {"BatchToSpaceND", tfd_dk_setup_shape},
+    {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     /* convolutions and pools (dk_conv.c) */

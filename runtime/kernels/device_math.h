@@ -59,6 +59,25 @@ typedef enum tfd_dm_unary {
   TFD_DM_LEAKY_RELU, /* alpha */
   TFD_DM_SIGMOID,
   TFD_DM_TANH,
+  TFD_DM_FLOOR,
+  TFD_DM_CEIL,
+  TFD_DM_SIN,
+  TFD_DM_COS,
+  /* issue 26's math family (k_math.c): floats */
+  TFD_DM_ACOS,
+  TFD_DM_ACOSH,
+  TFD_DM_ASIN,
+  TFD_DM_ASINH,
+  TFD_DM_ATAN,
+  TFD_DM_ATANH,
+  TFD_DM_COSH,
+  TFD_DM_SINH,
+  TFD_DM_TAN,
+  TFD_DM_ERF,
+  TFD_DM_EXPM1,
+  TFD_DM_LOG1P,
+  TFD_DM_ROUND, /* half to even; integers pass through */
+  TFD_DM_SIGN,  /* NaN stays NaN, -0 gives +0 */
   TFD_DM_LOGICAL_NOT, /* bool */
   TFD_DM_UNARY_COUNT
 } tfd_dm_unary;
@@ -75,6 +94,12 @@ typedef enum tfd_dm_binary {
   TFD_DM_FLOOR_DIV,
   TFD_DM_FLOOR_MOD,
   TFD_DM_PRELU, /* a > 0 ? a : b * a (b: alpha) */
+  TFD_DM_DIV_NO_NAN,  /* floats: 0 where b is 0 */
+  TFD_DM_MOD,         /* the truncated remainder (fmod, C's %) */
+  TFD_DM_BITWISE_AND, /* integers */
+  TFD_DM_CLIP_MIN,    /* std::min(a, b): b < a ? b : a (ClipByValue keeps a NaN a) */
+  TFD_DM_CLIP_MAX,    /* std::max(a, b): a < b ? b : a */
+  TFD_DM_ATAN2,       /* floats: atan2(a, b) */
   /* bool out */
   TFD_DM_EQUAL,
   TFD_DM_NOT_EQUAL,
@@ -170,12 +195,13 @@ typedef struct tfd_device_math {
   const char *name; /* for messages: "cuda", "fakegpu" */
 
   /* y[i] = op(x[i]) over n elements (bool for LOGICAL_NOT; float32/float64 for the rest, and
-   * int32/int64 for NEG, ABS, SQUARE). */
+   * int32/int64 for NEG, ABS, SQUARE, SIGN, ROUND). */
   tfd_code (*unary)(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dtype, const void *x, void *y, int64_t n,
                     float alpha, tfd_status *status);
   /* y = op(a, b) over w (operands 0 and 1; y contiguous, its dtype bool for comparisons and logic).
-   * Numbers: float32, float64, int32, int64 (integer arithmetic wraps; FLOOR_DIV/FLOOR_MOD by zero
-   * give 0, the device kernel having refused them when it could see them). dtype TFD_BOOL: EQUAL,
+   * Numbers: float32, float64, int32, int64 (integer arithmetic wraps; FLOOR_DIV/FLOOR_MOD/MOD by zero
+   * give 0, the device kernel having refused them when it could see them; DIV_NO_NAN takes floats,
+   * BITWISE_AND integers). dtype TFD_BOOL: EQUAL,
    * NOT_EQUAL, LOGICAL_AND and LOGICAL_OR (TFD_DM_COMPARE). y may be a or b itself when that operand
    * walks contiguously (the device kernels write over an input nobody else reads). */
   tfd_code (*binary)(struct tfd_device *d, tfd_dm_binary op, tfd_dtype dtype, const void *a, const void *b, void *y,

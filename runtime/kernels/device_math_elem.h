@@ -4,7 +4,7 @@
  * on the fake GPU against the CPU kernels is the very code a GPU runs, and a GPU result that differs
  * from the CPU's points at the launch, not the formula.
  *
- * Semantics follow the CPU kernels (k_cwise.c, k_logic.c, activation.c, k_basic.c, k_random.c),
+ * Semantics follow the CPU kernels (k_cwise.c, k_logic.c, k_math.c, activation.c, k_basic.c, k_random.c),
  * which follow TensorFlow's: integer arithmetic wraps (done in unsigned), Relu of NaN is 0, Softplus
  * uses TensorFlow's thresholds, Cast truncates toward zero and saturates from floats. The CPU kernels
  * vectorise their own rows; element for element they compute what these functions compute, up to
@@ -66,19 +66,39 @@ static inline TFD_HD int64_t tfd_dm_walk_count(const tfd_dm_walk *w) {
       case TFD_DM_LEAKY_RELU: return x > 0 ? x : alpha * x;                                     \
       case TFD_DM_SIGMOID: return (T)1 / ((T)1 + exp##S(-x));                                   \
       case TFD_DM_TANH: return tanh##S(x);                                                      \
+      case TFD_DM_FLOOR: return floor##S(x);                                                    \
+      case TFD_DM_CEIL: return ceil##S(x);                                                      \
+      case TFD_DM_SIN: return sin##S(x);                                                        \
+      case TFD_DM_COS: return cos##S(x);                                                        \
+      case TFD_DM_ACOS: return acos##S(x);                                                      \
+      case TFD_DM_ACOSH: return acosh##S(x);                                                    \
+      case TFD_DM_ASIN: return asin##S(x);                                                      \
+      case TFD_DM_ASINH: return asinh##S(x);                                                    \
+      case TFD_DM_ATAN: return atan##S(x);                                                      \
+      case TFD_DM_ATANH: return atanh##S(x);                                                    \
+      case TFD_DM_COSH: return cosh##S(x);                                                      \
+      case TFD_DM_SINH: return sinh##S(x);                                                      \
+      case TFD_DM_TAN: return tan##S(x);                                                        \
+      case TFD_DM_ERF: return erf##S(x);                                                        \
+      case TFD_DM_EXPM1: return expm1##S(x);                                                    \
+      case TFD_DM_LOG1P: return log1p##S(x);                                                    \
+      case TFD_DM_ROUND: return rint##S(x); /* the default rounding mode: half to even */      \
+      case TFD_DM_SIGN: return x != x ? x : x < 0 ? (T)-1 : x > 0 ? (T)1 : (T)0;                \
       default: return x;                                                                        \
     }                                                                                           \
   }
 TFD_DM_FLOAT_UNARY(tfd_dm_unary_f32, float, f, TFD_DM_SOFTPLUS_F32)
 TFD_DM_FLOAT_UNARY(tfd_dm_unary_f64, double, , TFD_DM_SOFTPLUS_F64)
 
-/* NEG, ABS, SQUARE on integers, wrapping (Abs of the lowest value is itself, as in TensorFlow). */
+/* NEG, ABS, SQUARE, SIGN and ROUND (the value itself) on integers, wrapping (Abs of the lowest value is
+ * itself, as in TensorFlow). */
 static inline TFD_HD int64_t tfd_dm_unary_i64(int op, int64_t x) {
   uint64_t u = (uint64_t)x;
   switch (op) {
     case TFD_DM_NEG: return (int64_t)(0 - u);
     case TFD_DM_ABS: return x < 0 ? (int64_t)(0 - u) : x;
     case TFD_DM_SQUARE: return (int64_t)(u * u);
+    case TFD_DM_SIGN: return (int64_t)((x > 0) - (x < 0));
     default: return x;
   }
 }
@@ -88,6 +108,7 @@ static inline TFD_HD int32_t tfd_dm_unary_i32(int op, int32_t x) {
     case TFD_DM_NEG: return (int32_t)(0 - u);
     case TFD_DM_ABS: return x < 0 ? (int32_t)(0 - u) : x;
     case TFD_DM_SQUARE: return (int32_t)(u * u);
+    case TFD_DM_SIGN: return (int32_t)((x > 0) - (x < 0));
     default: return x;
   }
 }
@@ -119,7 +140,7 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
 
 /* ---- binary ---- */
 /* Floats. MAXIMUM and MINIMUM give a NaN on either side, as TensorFlow's do (Eigen::PropagateNaN). */
-#define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW)                    \
+#define TFD_DM_FLOAT_BINARY(NAME, T, FLOOR, FMOD, POW, ATAN2)             \
   static inline TFD_HD T NAME(int op, T a, T b) {                         \
     switch (op) {                                                         \
       case TFD_DM_ADD: return a + b;                                      \
@@ -136,13 +157,18 @@ static inline TFD_HD double tfd_dm_activation_f64(int act, double x, double alph
         return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;              \
       }                                                                   \
       case TFD_DM_PRELU: return a > 0 ? a : b * a;                        \
+      case TFD_DM_DIV_NO_NAN: return b == 0 ? (T)0 : a / b;               \
+      case TFD_DM_MOD: return FMOD(a, b);                                 \
+      case TFD_DM_CLIP_MIN: return b < a ? b : a;                         \
+      case TFD_DM_CLIP_MAX: return a < b ? b : a;                         \
+      case TFD_DM_ATAN2: return ATAN2(a, b);                              \
       default: return a;                                                  \
     }                                                                     \
   }
-TFD_DM_FLOAT_BINARY(tfd_dm_binary_f32, float, floorf, fmodf, powf)
-TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow)
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f32, float, floorf, fmodf, powf, atan2f)
+TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow, atan2)
 
-/* Integers, wrapping; division and FLOOR_DIV/FLOOR_MOD by 0 give 0 (refused on the host first),
+/* Integers, wrapping; division and FLOOR_DIV/FLOOR_MOD/MOD by 0 give 0 (refused on the host first),
  * by -1 a wrapping negation (MIN / -1 overflows in C); POW by squaring, a negative exponent 0. */
 #define TFD_DM_INT_BINARY(NAME, T, U)                                          \
   static inline TFD_HD T NAME(int op, T a, T b) {                              \
@@ -175,6 +201,10 @@ TFD_DM_FLOAT_BINARY(tfd_dm_binary_f64, double, floor, fmod, pow)
         T r = a % b;                                                           \
         return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;                   \
       }                                                                        \
+      case TFD_DM_MOD: return b == 0 || b == -1 ? 0 : a % b;                   \
+      case TFD_DM_BITWISE_AND: return (T)(ua & ub);                            \
+      case TFD_DM_CLIP_MIN: return b < a ? b : a;                              \
+      case TFD_DM_CLIP_MAX: return a < b ? b : a;                              \
       default: return a;                                                       \
     }                                                                          \
   }

@@ -1,15 +1,35 @@
-/* Device kernels of the elementwise ops (k_cwise.c, k_logic.c, Prelu of k_conv.c, Cast of k_basic.c):
- * unary math and activations, binary arithmetic, comparisons and logic with numpy broadcasting as
- * strided walks, Select and SelectV2, AddN, BiasAdd, Softmax, Prelu and Cast, checked by
+/* Device kernels of the elementwise ops (k_cwise.c, k_logic.c, k_math.c, Prelu of k_conv.c, Cast of
+ * k_basic.c): unary math and activations, binary arithmetic, comparisons and logic with numpy
+ * broadcasting as strided walks, IsNan/IsInf/IsFinite, Select and SelectV2, AddN, BiasAdd, Softmax,
+ * LogSoftmax, ClipByValue, Prelu and Cast, checked by
  * cwise_logic.h as the CPU kernels are. int32 (which lives on the host) and dtypes the math lacks run the CPU kernel
  * on the host. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cwise_logic.h"
 #include "device_kernel.h"
+#include "kernel_shared.h"
 
-enum { K_UNARY, K_BINARY, K_COMPARE, K_LOGIC, K_SELECT, K_SELECT_V2, K_ADD_N, K_BIAS_ADD, K_SOFTMAX, K_PRELU, K_CAST };
+enum {
+  K_UNARY,
+  K_BINARY,
+  K_COMPARE,
+  K_LOGIC,
+  K_SELECT,
+  K_SELECT_V2,
+  K_ADD_N,
+  K_BIAS_ADD,
+  K_SOFTMAX,
+  K_PRELU,
+  K_CAST,
+  K_MATH_BINARY, /* k_math.c's Div, DivNoNan, Mod, BitwiseAnd; Atan2 */
+  K_PREDICATE,   /* IsNan, IsInf, IsFinite: float in, bool out */
+  K_LOG_SOFTMAX,
+  K_CLIP
+};
+enum { P_IS_NAN, P_IS_INF, P_IS_FINITE };
 
 typedef struct cwise_op {
   const char *name;
@@ -62,6 +82,35 @@ static const cwise_op ops[] = {
     {"Softmax", K_SOFTMAX, 0, tfd_setup_cwise},
     {"Prelu", K_PRELU, TFD_DM_PRELU, NULL},
     {"Cast", K_CAST, 0, tfd_setup_basic},
+    {"Floor", K_UNARY, TFD_DM_FLOOR, tfd_setup_logic},
+    {"Ceil", K_UNARY, TFD_DM_CEIL, tfd_setup_logic},
+    {"Sin", K_UNARY, TFD_DM_SIN, tfd_setup_logic},
+    {"Cos", K_UNARY, TFD_DM_COS, tfd_setup_logic},
+    {"Atan2", K_MATH_BINARY, TFD_DM_ATAN2, tfd_setup_logic},
+    /* issue 26's math family (k_math.c) */
+    {"Acos", K_UNARY, TFD_DM_ACOS, tfd_setup_math},
+    {"Acosh", K_UNARY, TFD_DM_ACOSH, tfd_setup_math},
+    {"Asin", K_UNARY, TFD_DM_ASIN, tfd_setup_math},
+    {"Asinh", K_UNARY, TFD_DM_ASINH, tfd_setup_math},
+    {"Atan", K_UNARY, TFD_DM_ATAN, tfd_setup_math},
+    {"Atanh", K_UNARY, TFD_DM_ATANH, tfd_setup_math},
+    {"Cosh", K_UNARY, TFD_DM_COSH, tfd_setup_math},
+    {"Sinh", K_UNARY, TFD_DM_SINH, tfd_setup_math},
+    {"Tan", K_UNARY, TFD_DM_TAN, tfd_setup_math},
+    {"Erf", K_UNARY, TFD_DM_ERF, tfd_setup_math},
+    {"Expm1", K_UNARY, TFD_DM_EXPM1, tfd_setup_math},
+    {"Log1p", K_UNARY, TFD_DM_LOG1P, tfd_setup_math},
+    {"Round", K_UNARY, TFD_DM_ROUND, tfd_setup_math},
+    {"Sign", K_UNARY, TFD_DM_SIGN, tfd_setup_math},
+    {"IsNan", K_PREDICATE, P_IS_NAN, tfd_setup_math},
+    {"IsInf", K_PREDICATE, P_IS_INF, tfd_setup_math},
+    {"IsFinite", K_PREDICATE, P_IS_FINITE, tfd_setup_math},
+    {"Div", K_MATH_BINARY, TFD_DM_DIV, tfd_setup_math},
+    {"DivNoNan", K_MATH_BINARY, TFD_DM_DIV_NO_NAN, tfd_setup_math},
+    {"Mod", K_MATH_BINARY, TFD_DM_MOD, tfd_setup_math},
+    {"BitwiseAnd", K_MATH_BINARY, TFD_DM_BITWISE_AND, tfd_setup_math},
+    {"ClipByValue", K_CLIP, 0, tfd_setup_math},
+    {"LogSoftmax", K_LOG_SOFTMAX, 0, tfd_setup_math},
 };
 
 #define OP(k) (&ops[(k)->dk_op])
@@ -108,7 +157,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   bool ok = op == TFD_DM_LOGICAL_NOT ? dt == TFD_BOOL
             : is_float               ? true
             : dt == TFD_INT64        ? op == TFD_DM_NEG || op == TFD_DM_ABS || op == TFD_DM_SQUARE || op == TFD_DM_RELU ||
-                                    op == TFD_DM_RELU6
+                                    op == TFD_DM_RELU6 || op == TFD_DM_SIGN || op == TFD_DM_ROUND
                                      : false;
   if (!ok) {
     tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
@@ -226,6 +275,135 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
   run_binary(k, c, m, TFD_DM_PRELU, 0, 1, &sx, &sa, &sx, TFD_FLOAT32);
 }
 
+/* ---- k_math.c's binary ops ---- */
+/* Whether the host copy of an integer divisor holds a zero (the CPU kernel refuses those). */
+static bool divisor_has_zero(tfd_kernel *k, tfd_kernel_ctx *c, bool *zero) {
+  tfd_tensor *h = tfd_kernel_host_input(c, k, 1);
+  if (!h) return false;
+  const int64_t *p = tfd_tensor_const_data(h);
+  int64_t n = tfd_tensor_numel(h);
+  int z = 0;
+  for (int64_t i = 0; i < n; i++) z |= p[i] == 0;
+  tfd_tensor_unref(h);
+  *zero = z != 0;
+  return true;
+}
+
+static void k_math_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
+  int op = OP(k)->dm;
+  tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
+  bool is_float = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
+  bool ok = op == TFD_DM_DIV_NO_NAN || op == TFD_DM_ATAN2 ? is_float : op == TFD_DM_BITWISE_AND ? dt == TFD_INT64 : is_float || dt == TFD_INT64;
+  if (!ok) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape sa, sb, out;
+  tfd_shape_of_tensor(c->inputs[0], &sa);
+  tfd_shape_of_tensor(c->inputs[1], &sb);
+  if (!tfd_cwise_broadcast(c, k, &sa, &sb, &out)) return;
+  /* An integer divisor is read on the host, so that a zero is refused as the CPU kernel refuses it
+   * (the math would give 0). */
+  if (dt == TFD_INT64 && (op == TFD_DM_DIV || op == TFD_DM_MOD) && tfd_shape_numel(&out) > 0) {
+    bool zero = false;
+    if (!divisor_has_zero(k, c, &zero)) return;
+    if (zero) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Integer division by zero");
+      return;
+    }
+  }
+  run_binary(k, c, m, op, 0, 1, &sa, &sb, &out, dt);
+}
+
+/* ---- IsNan, IsInf, IsFinite ---- */
+/* IsNan is x != x; IsInf |x| == inf and IsFinite |x| < inf (false for NaN), against a scalar inf. */
+static void k_predicate(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *x = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(x);
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape s;
+  tfd_shape_of_tensor(x, &s);
+  tfd_tensor *y = tfd_dk_alloc(c, k, TFD_BOOL, s.dims, s.ndims);
+  if (!y) return;
+  int64_t n = tfd_tensor_numel(x);
+  if (n == 0) {
+    c->outputs[0] = y;
+    return;
+  }
+  int p = OP(k)->dm;
+  tfd_tensor *abs = NULL, *inf = NULL;
+  bool ok = true;
+  tfd_status st = TFD_STATUS_INIT;
+  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {1}};
+  if (p != P_IS_NAN) {
+    float inf32 = INFINITY;
+    double inf64 = INFINITY;
+    strides[1][0] = 0;
+    ok = (abs = tfd_dk_alloc(c, k, dt, s.dims, s.ndims)) != NULL &&
+         (inf = tfd_dk_scalar(c, k, m, dt, dt == TFD_FLOAT32 ? (const void *)&inf32 : (const void *)&inf64)) != NULL &&
+         tfd_dk_ok(k, c, m->unary(c->device, TFD_DM_ABS, dt, tfd_tensor_const_data(x), tfd_tensor_data(abs), n, 0, &st),
+                   &st);
+  }
+  tfd_dm_walk w;
+  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+  if (ok) {
+    const void *a = p == P_IS_NAN ? tfd_tensor_const_data(x) : tfd_tensor_const_data(abs);
+    const void *b = p == P_IS_NAN ? a : tfd_tensor_const_data(inf);
+    int op = p == P_IS_NAN ? TFD_DM_NOT_EQUAL : p == P_IS_INF ? TFD_DM_EQUAL : TFD_DM_LESS;
+    ok = tfd_dk_ok(k, c, m->binary(c->device, op, dt, a, b, tfd_tensor_data(y), &w, &st), &st);
+  }
+  tfd_tensor_unref(abs);
+  tfd_tensor_unref(inf);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+/* ---- ClipByValue: max(min(x, hi), lo) with std::min/std::max's comparisons, as the CPU kernel ---- */
+static void k_clip(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !tfd_cwise_same_dtypes(c, k, 0, 3)) return;
+  tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_shape s[3];
+  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
+  bool ok = true;
+  for (int i = 1; i < 3; i++) ok = ok && (s[i].ndims == 0 || tfd_shape_equal(&s[i], &s[0]));
+  if (!ok) { /* k_math.c's text */
+    char b0[96], b1[96], b2[96];
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. "
+                    "input shape: %sclip_value_min shape: %sclip_value_max shape: %s",
+                    tfd_shape_string(&s[0], b0, sizeof b0), tfd_shape_string(&s[1], b1, sizeof b1),
+                    tfd_shape_string(&s[2], b2, sizeof b2));
+    return;
+  }
+  tfd_tensor *y = tfd_dk_alloc(c, k, dt, s[0].dims, s[0].ndims);
+  if (!y) return;
+  int64_t n = tfd_tensor_numel(y);
+  tfd_status st = TFD_STATUS_INIT;
+  ok = true;
+  for (int pass = 0; ok && n > 0 && pass < 2; pass++) { /* y = min(x, hi), then y = max(y, lo) */
+    int64_t strides[2][TFD_MAX_DIMS] = {{1}, {s[2 - pass].ndims == 0 ? 0 : 1}};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+    const void *a = pass == 0 ? tfd_tensor_const_data(c->inputs[0]) : tfd_tensor_const_data(y);
+    ok = tfd_dk_ok(k, c, m->binary(c->device, pass == 0 ? TFD_DM_CLIP_MIN : TFD_DM_CLIP_MAX, dt, a,
+                                   tfd_tensor_const_data(c->inputs[2 - pass]), tfd_tensor_data(y), &w, &st), &st);
+  }
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
 /* ---- Select, SelectV2 ---- */
 static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
@@ -284,14 +462,19 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
-  if (!tfd_softmax_check(c, k)) return;
+  bool as_log = OP(k)->kind == K_LOG_SOFTMAX;
+  if (as_log && nd < 1) { /* k_math.c's text */
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have >= 1 dimension, got []");
+    return;
+  }
+  if (!as_log && !tfd_softmax_check(c, k)) return;
   tfd_shape s;
   tfd_shape_of_tensor(x, &s);
   tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), s.dims, s.ndims);
   if (!y) return;
   int64_t cols = tfd_tensor_dim(x, nd - 1), rows = cols ? tfd_tensor_numel(x) / cols : 0;
   tfd_status st = TFD_STATUS_INIT;
-  if (rows > 0 && !tfd_dk_ok(k, c, m->softmax(c->device, tfd_tensor_dtype(x), tfd_tensor_const_data(x), rows, cols, false,
+  if (rows > 0 && !tfd_dk_ok(k, c, m->softmax(c->device, tfd_tensor_dtype(x), tfd_tensor_const_data(x), rows, cols, as_log,
                                                tfd_tensor_data(y), &st), &st)) {
     tfd_tensor_unref(y);
     return;
@@ -341,6 +524,8 @@ static bool on_device(const cwise_op *o, tfd_dtype T) {
     case K_COMPARE: return tfd_dk_arith_dtype(T) || T == TFD_BOOL;
     case K_PRELU: return true;
     case K_UNARY: return o->dm == TFD_DM_LOGICAL_NOT || tfd_dk_arith_dtype(T);
+    case K_PREDICATE:
+    case K_LOG_SOFTMAX: return T == TFD_FLOAT32 || T == TFD_FLOAT64;
     default: return tfd_dk_arith_dtype(T);
   }
 }
@@ -363,7 +548,11 @@ tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
     case K_SELECT_V2: k->compute = k_select; break;
     case K_ADD_N: k->compute = k_add_n; break;
     case K_BIAS_ADD: k->compute = k_bias_add; break;
-    case K_SOFTMAX: k->compute = k_softmax; break;
+    case K_SOFTMAX:
+    case K_LOG_SOFTMAX: k->compute = k_softmax; break;
+    case K_MATH_BINARY: k->compute = k_math_binary; break;
+    case K_PREDICATE: k->compute = k_predicate; break;
+    case K_CLIP: k->compute = k_clip; break;
     case K_PRELU: k->compute = k_prelu; break;
     default: k->compute = k_cast; break;
   }

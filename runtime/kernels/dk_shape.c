@@ -17,6 +17,7 @@
 #include "device_math_elem.h"
 #include "gather_logic.h"
 #include "image_logic.h"
+#include "space_batch_logic.h"
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
@@ -45,6 +46,9 @@ enum {
   S_BROADCAST_TO,
   S_DEPTH_TO_SPACE,
   S_SPACE_TO_DEPTH,
+  S_SPACE_BATCH, /* SpaceToBatchND, BatchToSpaceND (tfd_setup_space_batch's keep_dims: to batch) */
+  S_REVERSE,     /* ReverseV2, Reverse (tfd_setup_array's keep_dims: a bool per dimension) */
+  S_BAND_PART,
 };
 
 static const struct {
@@ -64,6 +68,9 @@ static const struct {
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
     {"Shape", S_SHAPE, tfd_setup_basic},           {"BroadcastTo", S_BROADCAST_TO, tfd_setup_basic},
     {"DepthToSpace", S_DEPTH_TO_SPACE, tfd_setup_depth_space}, {"SpaceToDepth", S_SPACE_TO_DEPTH, tfd_setup_depth_space},
+    {"SpaceToBatchND", S_SPACE_BATCH, tfd_setup_space_batch}, {"BatchToSpaceND", S_SPACE_BATCH, tfd_setup_space_batch},
+    {"ReverseV2", S_REVERSE, tfd_setup_array}, {"Reverse", S_REVERSE, tfd_setup_array},
+    {"MatrixBandPart", S_BAND_PART, tfd_setup_array},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -146,6 +153,201 @@ static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_mat
   finish(c, out, tfd_tensor_numel(out) == 0 ||
                      copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in), tfd_tensor_data(out), 6,
                           dims, to_space ? depth_strides : space_strides, 0, to_space ? space_strides : depth_strides, 0));
+}
+
+/* copy over up to 2 * TFD_MAX_DIMS + 2 dimensions: those of size 1 dropped, and leading ones walked
+ * on the host while more than a walk holds remain (only for inputs of near the highest rank). */
+#define BIG_DIMS (2 * TFD_MAX_DIMS + 2)
+static bool copy_big(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
+                     const int64_t *dims, const int64_t *xs, int64_t x_off, const int64_t *ys, int64_t y_off) {
+  int64_t d2[BIG_DIMS], x2[BIG_DIMS], y2[BIG_DIMS];
+  int n = 0;
+  for (int d = 0; d < nd; d++) {
+    if (dims[d] == 0) return true;
+    if (dims[d] == 1) continue;
+    d2[n] = dims[d], x2[n] = xs[d], y2[n] = ys[d];
+    n++;
+  }
+  if (n <= TFD_MAX_DIMS) return copy(k, c, m, es, x, y, n, d2, x2, x_off, y2, y_off);
+  for (int64_t i = 0; i < d2[0]; i++)
+    if (!copy_big(k, c, m, es, x, y, n - 1, d2 + 1, x2 + 1, x_off + i * x2[0], y2 + 1, y_off + i * y2[0])) return false;
+  return true;
+}
+
+/* ---- SpaceToBatchND, BatchToSpaceND: one transposing walk over the grid side seen as
+ * [offset_1..offset_M, batch, x_1..x_M, depth] (k_space_batch.c's terms), against a space side of
+ * whole blocks: a zero-padded copy of the input (SpaceToBatchND) or an uncropped output
+ * (BatchToSpaceND), itself the input or output where there is no padding or cropping ---- */
+static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  bool to_batch = k->keep_dims;
+  tfd_space_batch_plan p;
+  int nd = tfd_tensor_ndims(in);
+  int64_t out_dims[TFD_MAX_DIMS];
+  if (!tfd_space_batch_plan_make(k, c, to_batch, &p, out_dims)) return;
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, out_dims, nd);
+  if (!out || tfd_tensor_numel(out) == 0) {
+    if (out) c->outputs[0] = out;
+    return;
+  }
+  /* The whole-block space side [batch, grid_i * block_i..., depth] and where the real one sits in it. */
+  int64_t whole[TFD_MAX_DIMS + 2], real[TFD_MAX_DIMS + 2], ws[TFD_MAX_DIMS + 2], rs[TFD_MAX_DIMS + 2], at = 0;
+  bool same = true;
+  whole[0] = real[0] = p.batch;
+  for (int i = 0; i < p.m; i++) {
+    whole[i + 1] = p.grid[i] * p.block[i];
+    real[i + 1] = p.space[i];
+    same = same && whole[i + 1] == real[i + 1] && p.before[i] == 0;
+  }
+  whole[p.m + 1] = real[p.m + 1] = p.depth;
+  tfd_dk_strides(p.m + 2, whole, ws);
+  tfd_dk_strides(p.m + 2, real, rs);
+  for (int i = 0; i < p.m; i++) at += p.before[i] * ws[i + 1];
+  tfd_tensor *tmp = NULL;
+  bool ok = true;
+  tfd_status st = TFD_STATUS_INIT;
+  if (!same) {
+    ok = (tmp = tfd_dk_alloc(c, k, dt, whole, p.m + 2)) != NULL;
+    if (ok && to_batch) { /* zeros, the input inside */
+      unsigned char zeros[16] = {0};
+      ok = tfd_dk_ok(k, c, m->fill(c->device, es, zeros, tfd_tensor_data(tmp), tfd_tensor_numel(tmp), &st), &st) &&
+           copy_big(k, c, m, es, tfd_tensor_const_data(in), tfd_tensor_data(tmp), p.m + 2, real, rs, 0, ws, at);
+    }
+  }
+  if (ok) {
+    int64_t dims[BIG_DIMS], gs[BIG_DIMS], ss[BIG_DIMS];
+    int n = 0;
+    for (int i = 0; i < p.m; i++) dims[n] = p.block[i], ss[n++] = ws[i + 1];
+    dims[n] = p.batch, ss[n++] = ws[0];
+    for (int i = 0; i < p.m; i++) dims[n] = p.grid[i], ss[n++] = p.block[i] * ws[i + 1];
+    dims[n] = p.depth, ss[n++] = 1;
+    tfd_dk_strides(n, dims, gs);
+    const void *space_in = same ? tfd_tensor_const_data(in) : tfd_tensor_const_data(tmp);
+    void *space_out = same ? tfd_tensor_data(out) : tfd_tensor_data(tmp);
+    ok = to_batch ? copy_big(k, c, m, es, space_in, tfd_tensor_data(out), n, dims, ss, 0, gs, 0)
+                  : copy_big(k, c, m, es, tfd_tensor_const_data(in), space_out, n, dims, gs, 0, ss, 0);
+  }
+  if (ok && !same && !to_batch) /* the crops */
+    ok = copy_big(k, c, m, es, tfd_tensor_const_data(tmp), tfd_tensor_data(out), p.m + 2, real, ws, at, rs, 0);
+  tfd_tensor_unref(tmp);
+  finish(c, out, ok);
+}
+
+/* ---- ReverseV2, Reverse: a walk reading the reversed dimensions backwards ---- */
+static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  int nd = tfd_tensor_ndims(in);
+  if (nd == 0) { /* a scalar passes through before the axes are looked at, as on the CPU */
+    c->outputs[0] = tfd_tensor_ref(in);
+    return;
+  }
+  bool rev[TFD_MAX_DIMS];
+  tfd_tensor *axes = tfd_kernel_host_input(c, k, 1);
+  bool ok = axes && tfd_reverse_dims(c, k, k->keep_dims, axes, nd, rev);
+  tfd_tensor_unref(axes);
+  if (!ok) return;
+  int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS], off = 0;
+  dims_of(in, dims);
+  tfd_dk_strides(nd, dims, ys);
+  for (int d = 0; d < nd; d++) {
+    xs[d] = rev[d] ? -ys[d] : ys[d];
+    if (rev[d] && dims[d] > 0) off += (dims[d] - 1) * ys[d];
+  }
+  tfd_tensor *out = tfd_dk_alloc(c, k, tfd_tensor_dtype(in), dims, nd);
+  if (!out) return;
+  finish(c, out, tfd_tensor_numel(out) == 0 || copy(k, c, m, tfd_dtype_size(tfd_tensor_dtype(in)), tfd_tensor_const_data(in),
+                                                    tfd_tensor_data(out), nd, dims, xs, off, ys, 0));
+}
+
+/* ---- MatrixBandPart: y = in band ? x : 0, the band a bool [m, n] mask made on the device from two
+ * ranges (j - i >= -num_lower, j - i <= num_upper), read by a Select with stride 0 over the batch ---- */
+static bool band_mask(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int64_t rows, int64_t cols, int64_t lo,
+                      int64_t hi, tfd_tensor *mask) {
+  int64_t rc[2] = {rows, cols}, one_dim[1];
+  tfd_tensor *ri = NULL, *rj = NULL, *d = NULL, *bound = NULL, *upper = NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_dm_walk w;
+  one_dim[0] = rows;
+  bool ok = (ri = tfd_dk_alloc_device(c, k, TFD_INT64, one_dim, 1)) != NULL;
+  one_dim[0] = cols;
+  ok = ok && (rj = tfd_dk_alloc_device(c, k, TFD_INT64, one_dim, 1)) != NULL &&
+       (d = tfd_dk_alloc_device(c, k, TFD_INT64, rc, 2)) != NULL &&
+       tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(ri), rows, &st), &st) &&
+       tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(rj), cols, &st), &st);
+  if (ok) { /* d = j - i */
+    int64_t strides[2][TFD_MAX_DIMS] = {{0, 1}, {1, 0}};
+    tfd_dk_walk(&w, 2, rc, 2, strides, NULL);
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_SUB, TFD_INT64, tfd_tensor_const_data(rj), tfd_tensor_const_data(ri),
+                                   tfd_tensor_data(d), &w, &st), &st);
+  }
+  int64_t n = rows * cols, strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+  for (int side = 0; ok && side < 2; side++) {
+    int64_t b = side == 0 ? -lo : hi;
+    if ((side == 0 ? lo : hi) < 0) continue;
+    tfd_tensor *dst = side == 0 || lo < 0 ? mask : (upper = tfd_dk_alloc_device(c, k, TFD_BOOL, rc, 2));
+    ok = dst && (bound = tfd_dk_scalar(c, k, m, TFD_INT64, &b)) != NULL &&
+         tfd_dk_ok(k, c, m->binary(c->device, side == 0 ? TFD_DM_GREATER_EQUAL : TFD_DM_LESS_EQUAL, TFD_INT64,
+                                   tfd_tensor_const_data(d), tfd_tensor_const_data(bound), tfd_tensor_data(dst), &w, &st),
+                   &st);
+    tfd_tensor_unref(bound);
+    bound = NULL;
+  }
+  if (ok && upper) {
+    int64_t same[2][TFD_MAX_DIMS] = {{1}, {1}};
+    tfd_dk_walk(&w, 1, &n, 2, same, NULL);
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_LOGICAL_AND, TFD_BOOL, tfd_tensor_const_data(mask),
+                                   tfd_tensor_const_data(upper), tfd_tensor_data(mask), &w, &st), &st);
+  }
+  tfd_tensor_unref(ri);
+  tfd_tensor_unref(rj);
+  tfd_tensor_unref(d);
+  tfd_tensor_unref(upper);
+  return ok;
+}
+
+static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *in = c->inputs[0];
+  tfd_tensor *lo_t = tfd_kernel_host_input(c, k, 1), *hi_t = lo_t ? tfd_kernel_host_input(c, k, 2) : NULL;
+  int64_t lo = 0, hi = 0;
+  bool ok = hi_t && tfd_band_part_bounds(c, k, in, lo_t, hi_t, &lo, &hi);
+  tfd_tensor_unref(lo_t);
+  tfd_tensor_unref(hi_t);
+  if (!ok) return;
+  int nd = tfd_tensor_ndims(in);
+  int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS];
+  dims_of(in, dims);
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, dims, nd);
+  int64_t total = out ? tfd_tensor_numel(out) : 0;
+  if (!out || total == 0) {
+    if (out) c->outputs[0] = out;
+    return;
+  }
+  if (lo < 0 && hi < 0) { /* the whole matrix */
+    tfd_dk_strides(nd, dims, xs);
+    finish(c, out, copy(k, c, m, es, tfd_tensor_const_data(in), tfd_tensor_data(out), nd, dims, xs, 0, xs, 0));
+    return;
+  }
+  int64_t rows = dims[nd - 2], cols = dims[nd - 1], rc[2] = {rows, cols};
+  unsigned char zeros[16] = {0};
+  tfd_tensor *mask = tfd_dk_alloc_device(c, k, TFD_BOOL, rc, 2), *zero = NULL;
+  ok = mask && band_mask(k, c, m, rows, cols, lo, hi, mask) && (zero = tfd_dk_alloc_device(c, k, dt, NULL, 0)) != NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  ok = ok && tfd_dk_ok(k, c, m->fill(c->device, es, zeros, tfd_tensor_data(zero), 1, &st), &st);
+  if (ok) {
+    int64_t wd[3] = {total / (rows * cols), rows, cols}, strides[3][TFD_MAX_DIMS] = {{0, cols, 1}, {rows * cols, cols, 1}, {0}};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 3, wd, 3, strides, NULL);
+    ok = tfd_dk_ok(k, c, m->select(c->device, es, tfd_tensor_const_data(mask), tfd_tensor_const_data(in),
+                                   tfd_tensor_const_data(zero), tfd_tensor_data(out), &w, &st), &st);
+  }
+  tfd_tensor_unref(mask);
+  tfd_tensor_unref(zero);
+  finish(c, out, ok);
 }
 
 /* ---- ConcatV2, Pack ---- */
@@ -490,6 +692,9 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_BROADCAST_TO: k_broadcast_to(k, c, m); break;
     case S_DEPTH_TO_SPACE:
     case S_SPACE_TO_DEPTH: k_depth_space(k, c, m); break;
+    case S_SPACE_BATCH: k_space_batch(k, c, m); break;
+    case S_REVERSE: k_reverse(k, c, m); break;
+    case S_BAND_PART: k_band_part(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }

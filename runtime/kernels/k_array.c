@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 #include "reduce_logic.h"
+#include "shape_logic.h"
 
 #define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
@@ -106,44 +107,7 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
     c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
     return;
   }
-  if (k->keep_dims) { /* Reverse: a bool per dimension */
-    if (tfd_tensor_ndims(axes) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
-      return;
-    }
-    if (tfd_tensor_dtype(axes) != TFD_BOOL) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be bool, got %s", tfd_dtype_name(tfd_tensor_dtype(axes)));
-      return;
-    }
-    if (tfd_tensor_numel(axes) != nd) {
-      tfd_kernel_fail(
-          c, k, TFD_INVALID_ARGUMENT,
-          "'dims' must have the same number of values as 'input' has dimensions. 'input' has %d'dims' has %lld values", nd,
-          (long long)tfd_tensor_numel(axes));
-      return;
-    }
-    const uint8_t *b = tfd_tensor_const_data(axes);
-    for (int i = 0; i < nd; i++) rev[i] = b[i] != 0;
-  } else {
-    if (!tfd_kernel_check_index(c, k, axes, "axis")) return;
-    if (tfd_tensor_ndims(axes) != 1) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
-      return;
-    }
-    for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
-      int64_t a = tfd_tensor_get_index(axes, i), ca = a < 0 ? a + nd : a;
-      if (ca < 0 || ca >= nd) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'axis'[%lld] = %lld is out of valid range [0, %d)", (long long)i,
-                        (long long)a, nd);
-        return;
-      }
-      if (rev[ca]) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld specified more than once.", (long long)ca);
-        return;
-      }
-      rev[ca] = true;
-    }
-  }
+  if (!tfd_reverse_dims(c, k, k->keep_dims, axes, nd, rev)) return;
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(in), in);
   if (!o) return;
   reverse_copy(in, o, rev);
@@ -437,38 +401,10 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- MatrixBandPart ---- */
 static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_tensor *in = c->inputs[0], *lo_t = c->inputs[1], *hi_t = c->inputs[2];
-  char text[TEXT_CAP];
   int nd = tfd_tensor_ndims(in);
-  if (nd < 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be at least 2-dim, received shape: %s",
-                    tfd_tensor_shape_text(text, sizeof text, in, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(lo_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
-                    tfd_tensor_shape_text(text, sizeof text, lo_t, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(hi_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
-                    tfd_tensor_shape_text(text, sizeof text, hi_t, 0));
-    return;
-  }
-  if (!tfd_kernel_check_index(c, k, lo_t, "num_lower") || !tfd_kernel_check_index(c, k, hi_t, "num_upper")) return;
+  int64_t lo, hi;
+  if (!tfd_band_part_bounds(c, k, in, lo_t, hi_t, &lo, &hi)) return;
   int64_t m = tfd_tensor_dim(in, nd - 2), n = tfd_tensor_dim(in, nd - 1);
-  int64_t lo = tfd_tensor_get_index(lo_t, 0), hi = tfd_tensor_get_index(hi_t, 0);
-  if (lo > m) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "num_lower must be negative or less or equal to number of rows (%lld) got: %lld", (long long)m,
-                    (long long)lo);
-    return;
-  }
-  if (hi > n) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "num_upper must be negative or less or equal to number of columns (%lld) got: %lld", (long long)n,
-                    (long long)hi);
-    return;
-  }
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, dt, in);
   if (!o) return;

@@ -15,17 +15,11 @@
 #include "../core/checked.h"
 #include "kernel.h"
 #include "kernel_shared.h"
+#include "space_batch_logic.h"
 
-typedef struct plan {
-  int m;                        /* block dimensions */
-  int64_t batch, depth, blocks; /* space-side batch, run length, prod(block) */
-  int64_t block[TFD_MAX_DIMS], before[TFD_MAX_DIMS];
-  int64_t space[TFD_MAX_DIMS], grid[TFD_MAX_DIMS]; /* spatial sizes of each side (space: unpadded / cropped) */
-} plan;
+typedef tfd_space_batch_plan plan;
 
-/* Reads block_shape and paddings/crops (inputs 1, 2) into p, with TensorFlow's checks and texts; the
- * output's dims in out. */
-static bool make_plan(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, int64_t *out) {
+bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, int64_t *out) {
   tfd_tensor *in = c->inputs[0], *bs = c->inputs[1], *pads = c->inputs[2];
   const char *pads_name = to_batch ? "paddings" : "crops";
   if (!tfd_kernel_check_index(c, k, bs, "block_shape") || !tfd_kernel_check_index(c, k, pads, pads_name)) return false;
@@ -124,7 +118,7 @@ static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c) {
   plan p;
   int64_t out_dims[TFD_MAX_DIMS];
   tfd_tensor *in = c->inputs[0];
-  if (!make_plan(k, c, to_batch, &p, out_dims)) return;
+  if (!tfd_space_batch_plan_make(k, c, to_batch, &p, out_dims)) return;
   tfd_tensor *o = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), out_dims, tfd_tensor_ndims(in));
   if (!o) return;
   c->outputs[0] = o;

@@ -476,3 +476,83 @@ bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space
   out[3] = to_space ? d[3] / (b * b) : d[3] * b * b;
   return true;
 }
+
+bool tfd_reverse_dims(tfd_kernel_ctx *c, const tfd_kernel *k, bool bools, const tfd_tensor *axes, int nd, bool *rev) {
+  for (int i = 0; i < nd; i++) rev[i] = false;
+  if (bools) { /* Reverse: a bool per dimension */
+    if (tfd_tensor_ndims(axes) != 1) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
+      return false;
+    }
+    if (tfd_tensor_dtype(axes) != TFD_BOOL) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be bool, got %s", tfd_dtype_name(tfd_tensor_dtype(axes)));
+      return false;
+    }
+    if (tfd_tensor_numel(axes) != nd) {
+      tfd_kernel_fail(
+          c, k, TFD_INVALID_ARGUMENT,
+          "'dims' must have the same number of values as 'input' has dimensions. 'input' has %d'dims' has %lld values", nd,
+          (long long)tfd_tensor_numel(axes));
+      return false;
+    }
+    const uint8_t *b = tfd_tensor_const_data(axes);
+    for (int i = 0; i < nd; i++) rev[i] = b[i] != 0;
+  } else {
+    if (!tfd_kernel_check_index(c, k, axes, "axis")) return false;
+    if (tfd_tensor_ndims(axes) != 1) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", tfd_tensor_ndims(axes));
+      return false;
+    }
+    for (int64_t i = 0; i < tfd_tensor_numel(axes); i++) {
+      int64_t a = tfd_tensor_get_index(axes, i), ca = a < 0 ? a + nd : a;
+      if (ca < 0 || ca >= nd) {
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "'axis'[%lld] = %lld is out of valid range [0, %d)", (long long)i,
+                        (long long)a, nd);
+        return false;
+      }
+      if (rev[ca]) {
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "axis %lld specified more than once.", (long long)ca);
+        return false;
+      }
+      rev[ca] = true;
+    }
+  }
+  return true;
+}
+
+bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *in, const tfd_tensor *lo_t,
+                          const tfd_tensor *hi_t, int64_t *lo_out, int64_t *hi_out) {
+  char text[TFD_SHAPE_TEXT_CAP];
+  int nd = tfd_tensor_ndims(in);
+  if (nd < 2) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be at least 2-dim, received shape: %s",
+                    tfd_tensor_shape_text(text, sizeof text, in, 0));
+    return false;
+  }
+  if (tfd_tensor_ndims(lo_t) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, lo_t, 0));
+    return false;
+  }
+  if (tfd_tensor_ndims(hi_t) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
+                    tfd_tensor_shape_text(text, sizeof text, hi_t, 0));
+    return false;
+  }
+  if (!tfd_kernel_check_index(c, k, lo_t, "num_lower") || !tfd_kernel_check_index(c, k, hi_t, "num_upper")) return false;
+  int64_t m = tfd_tensor_dim(in, nd - 2), n = tfd_tensor_dim(in, nd - 1);
+  int64_t lo = *lo_out = tfd_tensor_get_index(lo_t, 0), hi = *hi_out = tfd_tensor_get_index(hi_t, 0);
+  if (lo > m) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "num_lower must be negative or less or equal to number of rows (%lld) got: %lld", (long long)m,
+                    (long long)lo);
+    return false;
+  }
+  if (hi > n) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "num_upper must be negative or less or equal to number of columns (%lld) got: %lld", (long long)n,
+                    (long long)hi);
+    return false;
+  }
+  return true;
+}

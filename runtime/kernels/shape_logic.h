@@ -69,6 +69,14 @@ bool tfd_broadcast_to_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dim
 /* DepthToSpace (to_space) and SpaceToDepth of x [N, H, W, C] by block b: x's dims and the output's,
  * with TensorFlow's checks and texts. */
 bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space, int64_t b, int64_t *in, int64_t *out);
+/* ReverseV2's axis list (int32/int64) or, with bools, Reverse's bool per dimension, read from axes (a
+ * host tensor) for an input of nd >= 1 dimensions: rev[d] whether dimension d is reversed, with
+ * TensorFlow's checks and texts. */
+bool tfd_reverse_dims(tfd_kernel_ctx *c, const tfd_kernel *k, bool bools, const tfd_tensor *axes, int nd, bool *rev);
+/* MatrixBandPart's checks of in and its num_lower/num_upper scalars (host tensors), with TensorFlow's
+ * texts; the two bounds in *lo_out and *hi_out. */
+bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *in, const tfd_tensor *lo_t,
+                          const tfd_tensor *hi_t, int64_t *lo_out, int64_t *hi_out);
 
 /* RandomUniform and RandomStandardNormal (shape): the output's dims, *nd of them. */
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);

@@ -78,7 +78,7 @@ static tfd_code run_unary(struct tfd_device *d, tfd_dm_unary op, tfd_dtype dt, c
                          tfd_status *status) {
   (void)d;
   if (op == TFD_DM_LOGICAL_NOT && dt != TFD_BOOL) return unimplemented(status, "unary LOGICAL_NOT", dt);
-  bool int_op = op == TFD_DM_NEG || op == TFD_DM_ABS || op == TFD_DM_SQUARE;
+  bool int_op = op == TFD_DM_NEG || op == TFD_DM_ABS || op == TFD_DM_SQUARE || op == TFD_DM_SIGN || op == TFD_DM_ROUND;
   for (int64_t i = 0; i < n; i++) {
     switch (dt) {
       case TFD_FLOAT32: stf(y, i, tfd_dm_unary_f32(op, ldf(x, i), alpha)); break;
