@@ -688,6 +688,12 @@ describe("SpaceToBatchND and BatchToSpaceND", function()
     assert.are.same(w:totable(), i64:totable())
     assert.are.same({ 0, 1, 2, 1 }, s2b(tfdev.from_bytes("float32", { 0, 2, 4, 1 }, ""), { 2, 2 }, { { 0, 0 }, { 0, 0 } })
       .shape)
+    -- An empty input padded to a non-empty output is all padding: zeros, never what the memory held.
+    for _ = 1, 3 do
+      local big = s2b(tfdev.from_bytes("float32", { 1, 0, 1, 1 }, ""), { 2, 1 }, { { 1, 1 }, { 0, 0 } })
+      assert.are.same({ { { { 0 } } }, { { { 0 } } } }, big:totable())
+      iota({ 64, 64 }) -- reuse the freed memory with non-zero values
+    end
     assert.are.same({ 0, 4, 2, 1 }, b2s(tfdev.from_bytes("float32", { 0, 2, 1, 1 }, ""), { 2, 2 }, { { 0, 0 }, { 0, 0 } })
       .shape)
   end)

@@ -122,7 +122,11 @@ static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, tfd_tensor_dtype(in), out_dims, tfd_tensor_ndims(in));
   if (!o) return;
   c->outputs[0] = o;
-  if (tfd_tensor_numel(o) == 0 || tfd_tensor_numel(in) == 0) return;
+  if (tfd_tensor_numel(o) == 0) return;
+  if (tfd_tensor_numel(in) == 0) { /* an empty input padded to a non-empty output: all padding, zeros */
+    memset(tfd_tensor_data(o), 0, tfd_tensor_byte_size(o));
+    return;
+  }
   size_t esz = tfd_dtype_size(tfd_tensor_dtype(in)), run = (size_t)p.depth * esz;
   const char *src = tfd_tensor_const_data(in);
   char *dst = tfd_tensor_data(o);
