@@ -1849,6 +1849,99 @@ static tfd_code infer_list_element_shape(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- TensorList gather/scatter/split/concat/resize (issue 26, lists helper; k_tensor_list.c) ---- */
+static tfd_code infer_list_gather(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "indices", st) != TFD_OK ||
+      need_int32(c, 2, "element_shape", st) != TFD_OK || need_shape_input(c, 2, st) != TFD_OK ||
+      need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = e;
+  tfd_shape es;
+  element_shape_of(c, 2, &es);
+  tfd_shape *o = &c->out_shapes[0];
+  if (es.ndims < 0 || es.ndims >= TFD_MAX_DIMS) {
+    unknown(o);
+    return TFD_OK;
+  }
+  o->ndims = es.ndims + 1;
+  o->dims[0] = c->in_shapes[1].ndims == 1 ? c->in_shapes[1].dims[0] : -1;
+  for (int d = 0; d < es.ndims; d++) o->dims[d + 1] = es.dims[d];
+  return TFD_OK;
+}
+
+/* TensorListScatter(tensor, indices, element_shape) and V2's num_elements. */
+static tfd_code infer_list_scatter(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_int32(c, 1, "indices", st) != TFD_OK ||
+      need_shape_input(c, 2, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->num_inputs > 3 && (need_int32(c, 3, "num_elements", st) != TFD_OK ||
+                            need_rank(c, 3, 0, "num_elements", st) != TFD_OK))
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_scatter_into(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK ||
+      need_int32(c, 2, "indices", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_resize(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "size", st) != TFD_OK ||
+      need_rank(c, 1, 0, "size", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_split(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_shape_input(c, 1, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[2] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): lengths (input 2) must be int64, got %s", node_name(c),
+                           op_name(c), tfd_dtype_name(c->in_types[2]));
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+/* TensorListConcat(handle) with its element_shape attr, TensorListConcatV2(handle, element_shape, leading_dims). */
+static tfd_code infer_list_concat(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  tfd_shape es;
+  unknown(&es);
+  if (c->num_inputs > 1) {
+    if (need_shape_input(c, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    if (c->in_types[2] != TFD_INT64)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): leading_dims (input 2) must be int64, got %s",
+                             node_name(c), op_name(c), tfd_dtype_name(c->in_types[2]));
+    element_shape_of(c, 1, &es);
+  } else {
+    const tfd_attr_value *a = attr(c, "element_shape");
+    if (a && a->type == TFD_ATTR_SHAPE) es = a->shape;
+  }
+  c->out_types[0] = e;
+  tfd_shape *o = &c->out_shapes[0];
+  if (es.ndims >= 1) {
+    *o = es;
+    o->dims[0] = -1;
+  } else {
+    unknown(o);
+  }
+  c->out_types[1] = TFD_INT64;
+  c->out_shapes[1].ndims = 1;
+  c->out_shapes[1].dims[0] = -1;
+  return TFD_OK;
+}
+/* ---- end of the TensorList gather/scatter family's inference ---- */
+
 /* ---- TensorArray V3 (TensorFlow 1's data_flow_ops.cc; k_tensor_array.c) ----
  * A handle is a resource scalar; the float "flow" scalars only order the ops on one array. */
 static tfd_code need_ta_inputs(tfd_infer_ctx *c, int flow, tfd_status *st) {
@@ -2369,6 +2462,12 @@ static const tfd_attr_def attrs_list_push_back[] = {{"element_dtype", TFD_ATTR_T
 static const tfd_attr_def attrs_list_stack[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
                                                 {"num_elements", TFD_ATTR_INT, false, -1, 0, NULL}, END};
 static const tfd_attr_def attrs_list_shape[] = {{"shape_type", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+/* TensorList gather/scatter/split/concat/resize (issue 26, lists helper) */
+static const tfd_attr_def attrs_list_concat[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                 {"element_shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_concat_v2[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                    {"shape_type", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+/* ---- end of the TensorList gather/scatter family's attrs ---- */
 static const tfd_attr_def attrs_nms_v2[] = {A_T, END};
 static const tfd_attr_def attrs_nms_v3[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL}, END};
 static const tfd_attr_def attrs_nms_v4[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
@@ -2554,6 +2653,20 @@ static const tfd_op_def ops[] = {
     {"TensorListStack", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_stack, infer_list_stack, false},
     {"TensorListLength", 1, 1, 1, false, false, NULL, 0, 0, attrs_none, infer_list_length, false},
     {"TensorListElementShape", 1, 1, 1, false, false, NULL, 0, 0, attrs_list_shape, infer_list_element_shape, false},
+    /* TensorList gather/scatter/split/concat/resize (issue 26, lists helper; k_tensor_list.c) */
+    {"TensorListGather", 3, 3, 1, false, false, NULL, 0, 0, attrs_list_element, infer_list_gather, false},
+    {"TensorListScatter", 3, 3, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_scatter, false},
+    {"TensorListScatterV2", 4, 4, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_scatter, false},
+    {"TensorListScatterIntoExistingList", 3, 3, 1, false, false, "element_dtype", 1, TFD_TYPES_ALL, attrs_list_push_back,
+     infer_list_scatter_into, false},
+    {"TensorListResize", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_list_resize, false},
+    {"TensorListSplit", 3, 3, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_split, false},
+    {"TensorListConcat", 1, 1, 2, false, false, NULL, 0, 0, attrs_list_concat, infer_list_concat, false},
+    {"TensorListConcatV2", 3, 3, 2, false, false, NULL, 0, 0, attrs_list_concat_v2, infer_list_concat, false},
+    /* ---- end of the TensorList gather/scatter rows ---- */
     /* detection: non-maximum suppression (k_nms.c), Where (k_where.c) */
     {"NonMaxSuppressionV2", 4, 4, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v2, infer_nms, false},
     {"NonMaxSuppressionV3", 5, 5, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v3, infer_nms, false},

@@ -471,6 +471,16 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     { extra: [{ name: 'cat', op: 'TensorListConcat', input: ['op'], attr: { element_dtype: dt('float32'), element_shape: shp([2]) } }] });
   tl('TensorListSplit', 'then Stack', [F([4]), Ki([2]), K('int64', [2], [2, 2])], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'stack:0',
     { extra: [eshape([2]), stack('op', 'float32')] });
+  tl('TensorListFromTensor', 'then Gather [1,1,0] int32, element_shape -1', [I([3, 2]), Ks(-1)], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'g:0',
+    { extra: [kc('gi', 'int32', [3], [1, 1, 0]), kc('ges', 'int32', [], [-1]),
+      { name: 'g', op: 'TensorListGather', input: ['op', 'gi', 'ges'], attr: { element_dtype: dt('int32') } }] });
+  tl('TensorListScatter', 'int32 element_shape -1, then Length', [I([2, 3]), Ki([0, 4]), Ks(-1)], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'len:0',
+    { extra: [{ name: 'len', op: 'TensorListLength', input: ['op'] }] });
+  tl('TensorListReserve', 'Resize to 0 then Length', [Ki([2]), Ks(3)], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'len:0',
+    { extra: [kc('n', 'int32', [], [0]), { name: 'rs', op: 'TensorListResize', input: ['op', 'n'] },
+      { name: 'len', op: 'TensorListLength', input: ['rs'] }] });
+  tl('TensorListFromTensor', 'int32 [2,2,3] then Concat', [I([2, 2, 3]), Ki([2, 3])], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'cat:0',
+    { extra: [{ name: 'cat', op: 'TensorListConcat', input: ['op'], attr: { element_dtype: dt('int32'), element_shape: shp([2, 3]) } }] });
   tl('TensorListFromTensor', 'then PopBack', [I([3, 2]), Ki([2])], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'pop:1',
     { extra: [eshape([2]), { name: 'pop', op: 'TensorListPopBack', input: ['op', 'eshape'], attr: { element_dtype: dt('int32') } }] });
   C('Identity', 'after a NoOp', [F([2])], {}, { inputNames: ['in0', '^noop'], extra: [{ name: 'noop', op: 'NoOp' }] });
