@@ -10,10 +10,10 @@ local function i64(v) return tfdev.tensor(v, "int64") end
 local function f32(v) return tfdev.tensor(v, "float32") end
 local function const(name, value) return { name = name, op = "Const", attr = { value = value } } end
 
-local function run(nodes, fetches, feeds)
+local function run(nodes, fetches, targets)
   local s <close> = tfdev.session { optimize_graph = false }
   s:create { node = nodes }
-  return s:run(feeds or {}, fetches)
+  return s:run({}, fetches, targets)
 end
 
 local function cat(...)
@@ -279,5 +279,158 @@ describe("TensorList gather, scatter, split, concat, resize", function()
       const("c/es", i32(-1)), const("c/lead", i32 { 1 }),
       { name = "c", op = "TensorListConcatV2", input = { "l", "c/es", "c/lead" }, attr = { element_dtype = "float32" } } }),
       { "c" })
+  end)
+end)
+
+describe("hash tables", function()
+  local function table_node(name, attr)
+    attr = attr or {}
+    return { name = name, op = attr.op or "HashTableV2", attr = { key_dtype = attr.key_dtype or "int32",
+      value_dtype = attr.value_dtype or "float32", shared_name = attr.shared_name, container = attr.container,
+      use_node_name_sharing = attr.use_node_name_sharing } }
+  end
+  local function init(name, tbl, keys, vals, op)
+    return { const(name .. "/k", keys), const(name .. "/v", vals),
+      { name = name, op = op or "InitializeTableV2", input = { tbl, name .. "/k", name .. "/v" } } }
+  end
+  local function find(name, tbl, keys, dflt, deps)
+    local input = { tbl, name .. "/k", name .. "/d" }
+    for _, d in ipairs(deps or {}) do input[#input + 1] = "^" .. d end
+    return { const(name .. "/k", keys), const(name .. "/d", dflt),
+      { name = name, op = "LookupTableFindV2", input = input } }
+  end
+  local function size(name, tbl, deps)
+    local input = { tbl }
+    for _, d in ipairs(deps or {}) do input[#input + 1] = "^" .. d end
+    return { { name = name, op = "LookupTableSizeV2", input = input } }
+  end
+
+  it("InitializeTableV2 fills a table; LookupTableFindV2 keeps the keys' shape and gives the default for a missing key", function()
+    local out = run(cat({ table_node("t") }, init("i", "t", i32 { 1, 5, 9 }, f32 { 0.5, 1.5, 2.5 }),
+      find("f", "t", i32 { { 5, 2 }, { 9, 1 } }, f32(-1), { "i" }), size("n", "t", { "i" })), { "f", "n" })
+    assert.are.same({ { 1.5, -1 }, { 2.5, 0.5 } }, out[1]:totable())
+    assert.are.equal(3, out[2]:item())
+    assert.are.equal("int64", out[2].dtype)
+    -- int64 keys, int32, int64, float64 and bool values; a full-size default reads its first element (HashTable)
+    out = run(cat({ table_node("t", { key_dtype = "int64", value_dtype = "int32" }) },
+      init("i", "t", i64 { 3, -4 }, i32 { 30, 40 }), find("f", "t", i64 { -4, 0, 3 }, i32 { 7, 8, 9 }, { "i" })), { "f" })
+    assert.are.same({ 40, 7, 30 }, out[1]:totable())
+    for _, dt in ipairs { "int64", "float64", "bool" } do
+      local v = dt == "bool" and { true, false } or { 2, 3 }
+      out = run(cat({ table_node("t", { value_dtype = dt }) }, init("i", "t", i32 { 1, 2 }, tfdev.tensor(v, dt)),
+        find("f", "t", i32 { 2, 1, 0 }, tfdev.tensor(dt == "bool" and true or 9, dt), { "i" })), { "f" })
+      assert.are.same({ v[2], v[1], dt == "bool" and true or 9 }, out[1]:totable())
+      assert.are.equal(dt, out[1].dtype)
+    end
+    -- an empty table and empty keys
+    out = run(cat({ table_node("t") }, init("i", "t", tfdev.tensor { dtype = "int32", shape = { 0 } },
+      tfdev.tensor { dtype = "float32", shape = { 0 } }), find("f", "t", i32 { 4 }, f32(2), { "i" }), size("n", "t", { "i" }),
+      find("g", "t", tfdev.tensor { dtype = "int32", shape = { 0, 3 } }, f32(2), { "i" })), { "f", "n", "g" })
+    assert.are.same({ 2 }, out[1]:totable())
+    assert.are.equal(0, out[2]:item())
+    assert.are.same({ 0, 3 }, out[3].shape)
+  end)
+
+  it("LookupTableImportV2 initializes a HashTable; a key given twice must keep its value", function()
+    local out = run(cat({ table_node("t") }, init("i", "t", i32 { 1, 2, 1 }, f32 { 5, 6, 5 }, "LookupTableImportV2"),
+      size("n", "t", { "i" })), { "n" })
+    assert.are.equal(2, out[1]:item())
+    h.raises("FAILED_PRECONDITION", "HashTable has different value for same key. Key 1 has 5 and trying to add value 0.25", run,
+      cat({ table_node("t") }, init("i", "t", i32 { 1, 1 }, f32 { 5, 0.25 }, "LookupTableImportV2")), {}, { "i" })
+  end)
+
+  it("the table ops' errors are TensorFlow's", function()
+    local function fails(code, frag, nodes, targets)
+      h.raises(code, frag, function()
+        local s <close> = tfdev.session { optimize_graph = false }
+        s:create { node = nodes }
+        s:run({}, {}, targets)
+      end)
+    end
+    fails("FAILED_PRECONDITION", "Table not initialized.", cat({ table_node("t") }, find("f", "t", i32 { 1 }, f32(0))), { "f" })
+    fails("INVALID_ARGUMENT", "Keys must be a vector, but received shape[]", cat({ table_node("t") }, init("i", "t", i32(1), f32(1))),
+      { "i" })
+    fails("INVALID_ARGUMENT", "Keys and values must have the same size 2 vs 1",
+      cat({ table_node("t") }, init("i", "t", i32 { 1, 2 }, f32 { 1 })), { "i" })
+    fails("INVALID_ARGUMENT", "Signature mismatch, have: resource, int64, float32 expected: resource, int32, float32",
+      cat({ table_node("t") }, init("i", "t", i64 { 1 }, f32 { 1 })), { "i" })
+    fails("INVALID_ARGUMENT", "Signature mismatch, have: resource, int32, int32 expected: resource, int32, float32",
+      cat({ table_node("t") }, init("i", "t", i32 { 1 }, f32 { 1 }), find("f", "t", i32 { 1 }, i32(0), { "i" })), { "f" })
+    fails("INVALID_ARGUMENT", "default_value must be the same shape as value_shape or full size value shape expected [] or [3], got [2]",
+      cat({ table_node("t") }, init("i", "t", i32 { 1 }, f32 { 1 }), find("f", "t", i32 { 1, 2, 3 }, f32 { 0, 0 }, { "i" })), { "f" })
+    fails("INVALID_ARGUMENT", "Expected shape [2] for value, got [1,2]",
+      cat({ table_node("t") }, init("i", "t", i32 { 1, 2 }, f32 { { 1, 2 } }, "LookupTableImportV2")), { "i" })
+    fails("UNIMPLEMENTED", "Insert not supported by InitializableLookupTable implementations",
+      cat({ table_node("t") }, init("i", "t", i32 { 1 }, f32 { 1 }, "LookupTableInsertV2")), { "i" })
+    fails("INVALID_ARGUMENT", "Conflicting key/value dtypes int32->int32 with int32-float32 for table shared",
+      { table_node("a", { shared_name = "shared" }), table_node("b", { shared_name = "shared", value_dtype = "int32" }),
+        { name = "sa", op = "LookupTableSizeV2", input = { "a" } }, { name = "sb", op = "LookupTableSizeV2", input = { "b", "^sa" } } },
+      { "sb" })
+    h.raises("INVALID_ARGUMENT", "key_dtype float32 is not supported", run, { table_node("t", { key_dtype = "float32" }) }, { "t" })
+  end)
+
+  it("a second InitializeTableV2 with the same entries is a no-op, with others TensorFlow's error", function()
+    local nodes = cat({ table_node("t", { shared_name = "tbl" }) }, init("same", "t", i32 { 2, 1 }, f32 { 20, 10 }),
+      init("other", "t", i32 { 1, 2 }, f32 { 10, 99 }), init("more", "t", i32 { 1, 2, 3 }, f32 { 10, 20, 30 }),
+      find("f", "t", i32 { 1, 2 }, f32(0)))
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create { node = cat(nodes, init("first", "t", i32 { 1, 2 }, f32 { 10, 20 })) }
+    s:run({}, {}, { "first" })
+    s:run({}, {}, { "first" }) -- the initializer run again
+    s:run({}, {}, { "same" })
+    assert.are.same({ 10, 20 }, s:run({}, { "f" })[1]:totable())
+    h.raises("FAILED_PRECONDITION", "Table was already initialized with different data.", s.run, s, {}, {}, { "other" })
+    h.raises("FAILED_PRECONDITION", "Table was already initialized with different data.", s.run, s, {}, {}, { "more" })
+  end)
+
+  it("a table lives in the session across runs, shared by shared_name, not between sessions", function()
+    local nodes = { table_node("a", { shared_name = "vocab" }), table_node("b", { shared_name = "vocab" }),
+      table_node("own1"), table_node("own2") }
+    nodes = cat(nodes, init("ia", "a", i32 { 7 }, f32 { 0.5 }), find("fb", "b", i32 { 7, 8 }, f32(-1)),
+      init("i1", "own1", i32 { 1 }, f32 { 1 }), size("n1", "own1"), size("n2", "own2"))
+    local s1 <close> = tfdev.session { optimize_graph = false }
+    s1:create { node = nodes }
+    s1:run({}, {}, { "ia" })
+    -- a later run reads the table the first run filled, through another node naming the same shared_name
+    assert.are.same({ 0.5, -1 }, s1:run({}, { "fb" })[1]:totable())
+    s1:run({}, {}, { "i1" })
+    local n = s1:run({}, { "n1", "n2" })
+    assert.are.equal(1, n[1]:item()) -- own1's table keeps its entry
+    assert.are.equal(0, n[2]:item()) -- own2 (no shared_name) has a table of its own
+    -- another session: its own resource manager, so its "vocab" is not initialized
+    local s2 <close> = tfdev.session { optimize_graph = false }
+    s2:create { node = nodes }
+    h.raises("FAILED_PRECONDITION", "Table not initialized.", s2.run, s2, {}, { "fb" })
+    s2:run({}, {}, { "i1" })
+    assert.are.equal(1, s2:run({}, { "n1" })[1]:item())
+  end)
+
+  it("MutableHashTableV2 inserts, overwrites, removes, imports and exports", function()
+    local m = table_node("m", { op = "MutableHashTableV2", key_dtype = "int64", value_dtype = "int32" })
+    local nodes = cat({ m }, init("ins", "m", i64 { 1, 2, 3 }, i32 { 10, 20, 30 }, "LookupTableInsertV2"),
+      init("over", "m", i64 { 2 }, i32 { 22 }, "LookupTableInsertV2"),
+      { const("rk", i64 { 1, 9 }), { name = "rm", op = "LookupTableRemoveV2", input = { "m", "rk" } } },
+      init("imp", "m", i64 { 5 }, i32 { 50 }, "LookupTableImportV2"),
+      find("f", "m", i64 { 1, 2, 3 }, i32 { -1, -2, -3 }), size("n", "m"),
+      { { name = "ex", op = "LookupTableExportV2", input = { "m" }, attr = { Tkeys = "int64", Tvalues = "int32" } } })
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create { node = nodes }
+    assert.are.same({ -1, -2, -3 }, s:run({}, { "f" })[1]:totable()) -- empty, no initialization needed; per-key defaults
+    s:run({}, {}, { "ins" })
+    s:run({}, {}, { "over" })
+    assert.are.same({ 10, 22, 30 }, s:run({}, { "f" })[1]:totable())
+    s:run({}, {}, { "rm" })
+    local out = s:run({}, { "f", "n", "ex:0", "ex:1" })
+    assert.are.same({ -1, 22, 30 }, out[1]:totable())
+    assert.are.equal(2, out[2]:item())
+    assert.are.same({ 2, 3 }, out[3]:totable())
+    assert.are.same({ 22, 30 }, out[4]:totable())
+    s:run({}, {}, { "imp" }) -- replaces the entries
+    out = s:run({}, { "n", "ex:0", "ex:1" })
+    assert.are.equal(1, out[1]:item())
+    assert.are.same({ 5 }, out[2]:totable())
+    assert.are.same({ 50 }, out[3]:totable())
+    h.raises("INVALID_ARGUMENT", "Key must be type int64 but got int32", run,
+      { m, const("rk", i32 { 1 }), { name = "rm", op = "LookupTableRemoveV2", input = { "m", "rk" } } }, {}, { "rm" })
   end)
 end)

@@ -506,6 +506,20 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       { name: 'dflt', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [] }, intVal: [0] } } } },
       { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('int32') } }] });
 
+  C('HashTableV2', 'int32 keys, int32 values: import, missing keys get the default', [], { key_dtype: dt('int32'), value_dtype: dt('int32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0', 'size:0'], extra: [
+      kc('keys', 'int32', [4], [10, -3, 0, 7]), kc('vals', 'int32', [4], [1, 2, 3, 4]),
+      { name: 'imp', op: 'LookupTableImportV2', input: ['op', 'keys', 'vals'], attr: { Tin: dt('int32'), Tout: dt('int32') } },
+      kc('q', 'int32', [5], [7, 8, -3, 10, 1]), kc('dflt', 'int32', [], [-99]),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^imp'], attr: { Tin: dt('int32'), Tout: dt('int32') } },
+      { name: 'size', op: 'LookupTableSizeV2', input: ['op', '^imp'] }] });
+  C('HashTableV2', 'int32 keys, float32 values: InitializeTableV2, find with default 0.5', [], { key_dtype: dt('int32'), value_dtype: dt('float32'), shared_name: 'shared_t', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      kc('keys', 'int32', [3], [2, 4, 6]), kc('vals', 'float32', [3], [-1.5, 0.25, 8]),
+      { name: 'init', op: 'InitializeTableV2', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('float32') } },
+      kc('q', 'int32', [3], [6, 5, 2]), kc('dflt', 'float32', [], [0.5]),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('float32') } }] });
+
   // ---- sparse ----
   fam('sparse');
   for (const op of ['SparseSegmentSum', 'SparseSegmentMean']) {
