@@ -287,7 +287,7 @@ describe("hash tables", function()
     attr = attr or {}
     return { name = name, op = attr.op or "HashTableV2", attr = { key_dtype = attr.key_dtype or "int32",
       value_dtype = attr.value_dtype or "float32", shared_name = attr.shared_name, container = attr.container,
-      use_node_name_sharing = attr.use_node_name_sharing } }
+      use_node_name_sharing = attr.use_node_name_sharing }, input = attr.after and { "^" .. attr.after } or nil }
   end
   local function init(name, tbl, keys, vals, op)
     return { const(name .. "/k", keys), const(name .. "/v", vals),
@@ -363,7 +363,7 @@ describe("hash tables", function()
     fails("UNIMPLEMENTED", "Insert not supported by InitializableLookupTable implementations",
       cat({ table_node("t") }, init("i", "t", i32 { 1 }, f32 { 1 }, "LookupTableInsertV2")), { "i" })
     fails("INVALID_ARGUMENT", "Conflicting key/value dtypes int32->int32 with int32-float32 for table shared",
-      { table_node("a", { shared_name = "shared" }), table_node("b", { shared_name = "shared", value_dtype = "int32" }),
+      { table_node("a", { shared_name = "shared" }), table_node("b", { shared_name = "shared", value_dtype = "int32", after = "sa" }),
         { name = "sa", op = "LookupTableSizeV2", input = { "a" } }, { name = "sb", op = "LookupTableSizeV2", input = { "b", "^sa" } } },
       { "sb" })
     h.raises("INVALID_ARGUMENT", "key_dtype float32 is not supported", run, { table_node("t", { key_dtype = "float32" }) }, { "t" })
