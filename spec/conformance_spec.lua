@@ -161,7 +161,17 @@ local function exclusive_rows(op)
   end
 end
 
+-- TensorFlow's LookupTableSizeV2 outputs int64 (lookup_ops.cc: Output("size: int64")); TensorFlow.js gives int32.
+local function table_size_int64(ref, i)
+  if i == 2 then return with(ref, { dtype = "int64" }) end
+  return ref
+end
 local EXCEPTIONS = {
+  ["HashTableV2/int32 keys: import, find, size"] = table_size_int64,
+  ["HashTableV2/int32 keys, int32 values: import, missing keys get the default"] = table_size_int64,
+  -- TensorFlow's LookupTableFindV2 keeps the keys' shape (lookup_table_op.cc: output_shape = key.shape() with the
+  -- table's value_shape appended, [] for a HashTable); TensorFlow.js flattens it.
+  ["HashTableV2/int32 keys: InitializeTableV2, find"] = function(ref) return with(ref, { shape = { 2, 2 } }) end,
   ["MatrixBandPart/float32 lower 1 upper 0"] = tf_band_part,
   ["MatrixBandPart/int32 lower -1 upper 1"] = tf_band_part,
   ["Cumsum/float32 axis -1 exclusive"] = exclusive_rows("sum"),

@@ -1849,6 +1849,173 @@ static tfd_code infer_list_element_shape(tfd_infer_ctx *c, tfd_status *st) {
   return TFD_OK;
 }
 
+/* ---- TensorList gather/scatter/split/concat/resize (issue 26, lists helper; k_tensor_list.c) ---- */
+static tfd_code infer_list_gather(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "indices", st) != TFD_OK ||
+      need_int32(c, 2, "element_shape", st) != TFD_OK || need_shape_input(c, 2, st) != TFD_OK ||
+      need_element_dtype(c, &e, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = e;
+  tfd_shape es;
+  element_shape_of(c, 2, &es);
+  tfd_shape *o = &c->out_shapes[0];
+  if (es.ndims < 0 || es.ndims >= TFD_MAX_DIMS) {
+    unknown(o);
+    return TFD_OK;
+  }
+  o->ndims = es.ndims + 1;
+  o->dims[0] = c->in_shapes[1].ndims == 1 ? c->in_shapes[1].dims[0] : -1;
+  for (int d = 0; d < es.ndims; d++) o->dims[d + 1] = es.dims[d];
+  return TFD_OK;
+}
+
+/* TensorListScatter(tensor, indices, element_shape) and V2's num_elements. */
+static tfd_code infer_list_scatter(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_int32(c, 1, "indices", st) != TFD_OK ||
+      need_shape_input(c, 2, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->num_inputs > 3 && (need_int32(c, 3, "num_elements", st) != TFD_OK ||
+                            need_rank(c, 3, 0, "num_elements", st) != TFD_OK))
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_scatter_into(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK ||
+      need_int32(c, 2, "indices", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_resize(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_list(c, 0, st) != TFD_OK || need_int32(c, 1, "size", st) != TFD_OK ||
+      need_rank(c, 1, 0, "size", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+static tfd_code infer_list_split(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_element_dtype(c, &e, st) != TFD_OK || need_shape_input(c, 1, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[2] != TFD_INT64)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): lengths (input 2) must be int64, got %s", node_name(c),
+                           op_name(c), tfd_dtype_name(c->in_types[2]));
+  list_out(c, 0);
+  return TFD_OK;
+}
+
+/* TensorListConcat(handle) with its element_shape attr, TensorListConcatV2(handle, element_shape, leading_dims). */
+static tfd_code infer_list_concat(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype e;
+  if (need_list(c, 0, st) != TFD_OK || need_element_dtype(c, &e, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  tfd_shape es;
+  unknown(&es);
+  if (c->num_inputs > 1) {
+    if (need_shape_input(c, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    if (c->in_types[2] != TFD_INT64)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): leading_dims (input 2) must be int64, got %s",
+                             node_name(c), op_name(c), tfd_dtype_name(c->in_types[2]));
+    element_shape_of(c, 1, &es);
+  } else {
+    const tfd_attr_value *a = attr(c, "element_shape");
+    if (a && a->type == TFD_ATTR_SHAPE) es = a->shape;
+  }
+  c->out_types[0] = e;
+  tfd_shape *o = &c->out_shapes[0];
+  if (es.ndims >= 1) {
+    *o = es;
+    o->dims[0] = -1;
+  } else {
+    unknown(o);
+  }
+  c->out_types[1] = TFD_INT64;
+  c->out_shapes[1].ndims = 1;
+  c->out_shapes[1].dims[0] = -1;
+  return TFD_OK;
+}
+/* ---- end of the TensorList gather/scatter family's inference ---- */
+
+/* ---- hash tables (issue 26, lists helper; k_lookup_table.c) ----
+ * A table is a resource; keys are int32 or int64 and values scalars of a numeric dtype or bool
+ * (string keys and values wait for a string dtype). */
+#define TABLE_KEYS ((1u << TFD_INT32) | (1u << TFD_INT64))
+#define TABLE_VALUES ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_BOOL))
+
+static tfd_code table_dtype(tfd_infer_ctx *c, const char *name, unsigned mask, tfd_dtype *out, tfd_status *st) {
+  const tfd_attr_value *a = attr(c, name);
+  if (!a || !a->dtype)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): missing required attr '%s'", node_name(c), op_name(c),
+                           name);
+  if (!(mask & (1u << a->dtype)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s %s is not supported (%s)", node_name(c), op_name(c),
+                           name, tfd_dtype_name(a->dtype),
+                           mask == TABLE_KEYS ? "keys are int32 or int64; string keys need a string dtype, which tfdev lacks"
+                                              : "values are int32, int64, float32, float64 or bool");
+  *out = a->dtype;
+  return TFD_OK;
+}
+
+static tfd_code infer_hash_table(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype kd, vd;
+  if (table_dtype(c, "key_dtype", TABLE_KEYS, &kd, st) != TFD_OK || table_dtype(c, "value_dtype", TABLE_VALUES, &vd, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  return infer_var_handle(c, st);
+}
+
+static tfd_code need_table(tfd_infer_ctx *c, tfd_status *st) {
+  if (c->in_types[0] != TFD_RESOURCE)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input 0 must be a table handle (resource), got %s",
+                           node_name(c), op_name(c), tfd_dtype_name(c->in_types[0]));
+  return need_rank(c, 0, 0, "the table handle", st);
+}
+
+/* The table ops whose inputs 1 and 2 are keys and values (or default_value): their type attrs, when
+ * given, must be the inputs' dtypes. */
+static tfd_code infer_table_kv(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_table(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  const char *op = op_name(c);
+  bool init = strcmp(op, "InitializeTableV2") == 0;
+  const char *names[2] = {init ? "Tkey" : "Tin", init ? "Tval" : "Tout"};
+  for (int i = 0; i < 2 && i + 1 < c->num_inputs; i++) {
+    const tfd_attr_value *a = attr(c, names[i]);
+    if (a && a->dtype && a->dtype != c->in_types[i + 1])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d is %s but %s is %s", node_name(c), op, i + 1,
+                             tfd_dtype_name(c->in_types[i + 1]), names[i], tfd_dtype_name(a->dtype));
+  }
+  if (strcmp(op, "LookupTableFindV2") == 0) {
+    c->out_types[0] = c->in_types[2];
+    c->out_shapes[0] = c->in_shapes[1];
+  }
+  return TFD_OK;
+}
+
+static tfd_code infer_table_size(tfd_infer_ctx *c, tfd_status *st) {
+  if (need_table(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = TFD_INT64;
+  c->out_shapes[0].ndims = 0;
+  return TFD_OK;
+}
+
+static tfd_code infer_table_export(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype kd, vd;
+  if (need_table(c, st) != TFD_OK || table_dtype(c, "Tkeys", TABLE_KEYS, &kd, st) != TFD_OK ||
+      table_dtype(c, "Tvalues", TABLE_VALUES, &vd, st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = kd;
+  c->out_types[1] = vd;
+  c->out_shapes[0].ndims = c->out_shapes[1].ndims = 1;
+  c->out_shapes[0].dims[0] = c->out_shapes[1].dims[0] = -1;
+  return TFD_OK;
+}
+/* ---- end of the hash tables' inference ---- */
+
 /* ---- TensorArray V3 (TensorFlow 1's data_flow_ops.cc; k_tensor_array.c) ----
  * A handle is a resource scalar; the float "flow" scalars only order the ops on one array. */
 static tfd_code need_ta_inputs(tfd_infer_ctx *c, int flow, tfd_status *st) {
@@ -2428,6 +2595,26 @@ static const tfd_attr_def attrs_list_push_back[] = {{"element_dtype", TFD_ATTR_T
 static const tfd_attr_def attrs_list_stack[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
                                                 {"num_elements", TFD_ATTR_INT, false, -1, 0, NULL}, END};
 static const tfd_attr_def attrs_list_shape[] = {{"shape_type", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+/* TensorList gather/scatter/split/concat/resize (issue 26, lists helper) */
+static const tfd_attr_def attrs_list_concat[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                 {"element_shape", TFD_ATTR_SHAPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_list_concat_v2[] = {{"element_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                    {"shape_type", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+/* ---- end of the TensorList gather/scatter family's attrs ---- */
+/* hash tables (issue 26, lists helper) */
+static const tfd_attr_def attrs_hash_table[] = {{"container", TFD_ATTR_STRING, false, 0, 0, ""},
+                                                {"shared_name", TFD_ATTR_STRING, false, 0, 0, ""},
+                                                {"use_node_name_sharing", TFD_ATTR_BOOL, false, 0, 0, NULL},
+                                                {"key_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                {"value_dtype", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_table_in_out[] = {{"Tin", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                  {"Tout", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_table_init[] = {{"Tkey", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                {"Tval", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_table_remove[] = {{"Tin", TFD_ATTR_TYPE, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_table_export[] = {{"Tkeys", TFD_ATTR_TYPE, true, 0, 0, NULL},
+                                                  {"Tvalues", TFD_ATTR_TYPE, true, 0, 0, NULL}, END};
+/* ---- end of the hash tables' attrs ---- */
 static const tfd_attr_def attrs_nms_v2[] = {A_T, END};
 static const tfd_attr_def attrs_nms_v3[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL}, END};
 static const tfd_attr_def attrs_nms_v4[] = {A_T, {"T_threshold", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
@@ -2828,6 +3015,31 @@ static const tfd_op_def ops[] = {
     {"TensorListStack", 2, 2, 1, false, false, NULL, 0, 0, attrs_list_stack, infer_list_stack, false},
     {"TensorListLength", 1, 1, 1, false, false, NULL, 0, 0, attrs_none, infer_list_length, false},
     {"TensorListElementShape", 1, 1, 1, false, false, NULL, 0, 0, attrs_list_shape, infer_list_element_shape, false},
+    /* TensorList gather/scatter/split/concat/resize (issue 26, lists helper; k_tensor_list.c) */
+    {"TensorListGather", 3, 3, 1, false, false, NULL, 0, 0, attrs_list_element, infer_list_gather, false},
+    {"TensorListScatter", 3, 3, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_scatter, false},
+    {"TensorListScatterV2", 4, 4, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_scatter, false},
+    {"TensorListScatterIntoExistingList", 3, 3, 1, false, false, "element_dtype", 1, TFD_TYPES_ALL, attrs_list_push_back,
+     infer_list_scatter_into, false},
+    {"TensorListResize", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_list_resize, false},
+    {"TensorListSplit", 3, 3, 1, false, false, "element_dtype", 0, TFD_TYPES_ALL, attrs_list_from_tensor,
+     infer_list_split, false},
+    {"TensorListConcat", 1, 1, 2, false, false, NULL, 0, 0, attrs_list_concat, infer_list_concat, false},
+    {"TensorListConcatV2", 3, 3, 2, false, false, NULL, 0, 0, attrs_list_concat_v2, infer_list_concat, false},
+    /* ---- end of the TensorList gather/scatter rows ---- */
+    /* hash tables: resources in the device's resource manager (issue 26, lists helper; k_lookup_table.c) */
+    {"HashTableV2", 0, 0, 1, true, false, NULL, 0, 0, attrs_hash_table, infer_hash_table, false},
+    {"MutableHashTableV2", 0, 0, 1, true, false, NULL, 0, 0, attrs_hash_table, infer_hash_table, false},
+    {"InitializeTableV2", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_init, infer_table_kv, false},
+    {"LookupTableImportV2", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableInsertV2", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableRemoveV2", 2, 2, 0, true, false, NULL, 0, 0, attrs_table_remove, infer_table_kv, false},
+    {"LookupTableFindV2", 3, 3, 1, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableSizeV2", 1, 1, 1, true, false, NULL, 0, 0, attrs_none, infer_table_size, false},
+    {"LookupTableExportV2", 1, 1, 2, true, false, NULL, 0, 0, attrs_table_export, infer_table_export, false},
+    /* ---- end of the hash table rows ---- */
     /* detection: non-maximum suppression (k_nms.c), Where (k_where.c) */
     {"NonMaxSuppressionV2", 4, 4, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v2, infer_nms, false},
     {"NonMaxSuppressionV3", 5, 5, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v3, infer_nms, false},

@@ -409,6 +409,28 @@ static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[1] = last;
 }
 
+/* An element's shape must be the resolved element shape s before its bytes are copied: lists made
+ * by TensorListSplit (TensorFlow checks only the trailing dims there) can hold elements whose
+ * leading size differs from a fully known element_shape. */
+static bool item_is(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const tfd_shape *s) {
+  tfd_shape is;
+  tfd_shape_of_tensor(t, &is);
+  bool same = is.ndims == s->ndims;
+  for (int d = 0; same && d < s->ndims; d++) same = is.dims[d] == s->dims[d];
+  if (same) return true;
+  char sa[96], sb[96];
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor with invalid shape in list. List element shape shape: %s and tensor shape: %s",
+                  shape_str(s, sa, sizeof sa), shape_str(&is, sb, sizeof sb));
+  return false;
+}
+
+static bool check_rank_plus_one(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *s) {
+  if (s->ndims + 1 <= TFD_MAX_DIMS) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "stacking elements of rank %d would pass tfdev's maximum rank %d", s->ndims,
+                  TFD_MAX_DIMS);
+  return false;
+}
+
 static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !same_dtype(c, k, l)) return;
@@ -446,6 +468,8 @@ static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
                     TFD_MAX_DIMS);
     return;
   }
+  for (int64_t i = 0; i < l->n; i++)
+    if (l->items[i] && !item_is(c, k, l->items[i], &s)) return;
   int64_t dims[TFD_MAX_DIMS];
   dims[0] = l->n;
   for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
@@ -484,6 +508,436 @@ static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
+static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l || !same_dtype(c, k, l)) return;
+  const tfd_tensor *indices = c->inputs[1];
+  const int32_t *idx = tfd_tensor_const_data(indices);
+  int64_t n = tfd_tensor_numel(indices);
+  tfd_shape s;
+  if (!element_shape(c, k, l, 2, &s)) return;
+  char buf[96];
+  if (!fully_defined(&s) && n == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tried to gather 0-elements from a list with non-fully-defined shape: %s",
+                    shape_str(&s, buf, sizeof buf));
+    return;
+  }
+  for (int64_t j = 0; j < n; j++)
+    if (idx[j] < 0 || idx[j] >= l->n) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Index %d out o range; list only has %" PRId64 " elements.", idx[j], l->n);
+      return;
+    }
+  if (!fully_defined(&l->element_shape))
+    for (int64_t j = 0; j < n; j++) {
+      if (!l->items[idx[j]]) continue;
+      tfd_shape is;
+      tfd_shape_of_tensor(l->items[idx[j]], &is);
+      if (!merge(c, k, &s, &is, &s)) return;
+    }
+  if (!fully_defined(&s)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to gather uninitialized tensors from a list with non-fully-defined element_shape: %s",
+                    shape_str(&s, buf, sizeof buf));
+    return;
+  }
+  if (!check_rank_plus_one(c, k, &s)) return;
+  int64_t dims[TFD_MAX_DIMS];
+  dims[0] = n;
+  for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
+  size_t each = (size_t)tfd_shape_numel(&s) * tfd_dtype_size(l->element_dtype);
+  for (int64_t j = 0; j < n; j++)
+    if (l->items[idx[j]] && !item_is(c, k, l->items[idx[j]], &s)) return;
+  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, s.ndims + 1);
+  if (!out) return;
+  char *dst = tfd_tensor_data(out);
+  for (int64_t j = 0; j < n; j++, dst += each) {
+    const tfd_tensor *t = l->items[idx[j]];
+    if (!t) memset(dst, 0, each);
+    else memcpy(dst, tfd_tensor_const_data(t), each);
+  }
+  c->outputs[0] = out;
+}
+
+/* TensorListScatter (num_elements input absent: -1) and TensorListScatterV2. */
+static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_shape shape;
+  if (!shape_from_tensor(c, k, c->inputs[2], &shape)) return;
+  int32_t num = -1;
+  if (c->num_inputs >= 4) {
+    if (!scalar_int32(c, k, c->inputs[3], "num_elements must be an int32 scalar, got shape %s")) return;
+    num = *(const int32_t *)tfd_tensor_const_data(c->inputs[3]);
+  }
+  if (num < -1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorListScatter expects num_elements >= -1, found: %d", num);
+    return;
+  }
+  tfd_tensor *t = c->inputs[0];
+  tfd_shape ts;
+  tfd_shape_of_tensor(t, &ts);
+  char sa[96], sb[96];
+  if (ts.ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                    shape_str(&ts, sa, sizeof sa));
+    return;
+  }
+  tfd_shape es = {.ndims = ts.ndims - 1};
+  for (int d = 1; d < ts.ndims; d++) es.dims[d - 1] = ts.dims[d];
+  if (!compatible(&shape, &es)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Specified a list with shape %s from a tensor with shape %s",
+                    shape_str(&shape, sa, sizeof sa), shape_str(&es, sb, sizeof sb));
+    return;
+  }
+  const int32_t *idx = tfd_tensor_const_data(c->inputs[1]);
+  int64_t n = tfd_tensor_numel(c->inputs[1]);
+  if (n != ts.dims[0]) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid number of rows in input tensor. Expected: %" PRId64 " Actual: %" PRId64,
+                    n, ts.dims[0]);
+    return;
+  }
+  int64_t highest = -1;
+  for (int64_t j = 0; j < n; j++) {
+    if (idx[j] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices in TensorListScatter must all be non-negative.");
+      return;
+    }
+    if (num != -1 && idx[j] >= num) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorListScatter: Trying to scatter at index %d in list with size %d",
+                      idx[j], num);
+      return;
+    }
+    if (idx[j] > highest) highest = idx[j];
+  }
+  int64_t size = highest + 1 > num ? highest + 1 : num;
+  if (!check_count(c, k, size)) return;
+  tensor_list *l = list_new(tfd_tensor_dtype(t), &shape, size);
+  for (int64_t j = 0; l && j < n; j++) {
+    tfd_status tmp = TFD_STATUS_INIT;
+    tfd_tensor *row = tfd_tensor_slice(t, j, &tmp);
+    if (!row) {
+      tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+      tfd_status_clear(&tmp);
+      tfd_variant_unref(&l->base);
+      return;
+    }
+    tfd_tensor_unref(l->items[idx[j]]); /* a repeated index: the last row wins, as TensorFlow's */
+    l->items[idx[j]] = row;
+  }
+  c->outputs[0] = list_output(c, k, l);
+}
+
+static void k_scatter_into(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l) return;
+  tfd_tensor *t = c->inputs[1];
+  const tfd_tensor *indices = c->inputs[2];
+  char sa[96], sb[96];
+  if (tfd_tensor_dtype(t) != l->element_dtype) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid data types; input tensor type: %s list element_type: %s",
+                    tfd_dtype_name(tfd_tensor_dtype(t)), tfd_dtype_name(l->element_dtype));
+    return;
+  }
+  tfd_shape ts, is;
+  tfd_shape_of_tensor(t, &ts);
+  tfd_shape_of_tensor(indices, &is);
+  if (ts.ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                    shape_str(&ts, sa, sizeof sa));
+    return;
+  }
+  if (is.ndims != 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected indices to be a vector, but received shape: %s",
+                    shape_str(&is, sa, sizeof sa));
+    return;
+  }
+  if (is.dims[0] != ts.dims[0]) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected len(indices) == tensor.shape[0], but saw: %" PRId64 " vs. %" PRId64,
+                    is.dims[0], ts.dims[0]);
+    return;
+  }
+  /* Checks TensorFlow leaves out (its kernel would index out of its vector or keep an element of
+   * another shape): a negative index, and rows that do not fit the list's element_shape. */
+  tfd_shape es = {.ndims = ts.ndims - 1};
+  for (int d = 1; d < ts.ndims; d++) es.dims[d - 1] = ts.dims[d];
+  if (!compatible(&l->element_shape, &es)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Tried to scatter tensors with incompatible shape into a list. Item element shape: %s list shape: %s",
+                    shape_str(&es, sa, sizeof sa), shape_str(&l->element_shape, sb, sizeof sb));
+    return;
+  }
+  const int32_t *idx = tfd_tensor_const_data(indices);
+  int64_t highest = -1;
+  for (int64_t j = 0; j < is.dims[0]; j++) {
+    if (idx[j] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Indices in TensorListScatter must all be non-negative.");
+      return;
+    }
+    if (idx[j] > highest) highest = idx[j];
+  }
+  if (!check_count(c, k, highest + 1)) return;
+  tensor_list *out = writable_list(c, k, l);
+  if (!out) return;
+  if (highest + 1 > out->n) {
+    if (!list_reserve(out, highest + 1)) {
+      tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory growing a TensorList");
+      return;
+    }
+    for (int64_t i = out->n; i <= highest; i++) out->items[i] = NULL;
+    out->n = highest + 1;
+  }
+  for (int64_t j = 0; j < is.dims[0]; j++) {
+    tfd_status tmp = TFD_STATUS_INIT;
+    tfd_tensor *row = tfd_tensor_slice(t, j, &tmp);
+    if (!row) {
+      tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
+      tfd_status_clear(&tmp);
+      return;
+    }
+    tfd_tensor_unref(out->items[idx[j]]);
+    out->items[idx[j]] = row;
+  }
+}
+
+static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l || !scalar_int32(c, k, c->inputs[1], "size must be an int32 scalar, got shape %s")) return;
+  int32_t size = *(const int32_t *)tfd_tensor_const_data(c->inputs[1]);
+  if (size < 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorListSlice expects size to be non-negative. Got: %d", size);
+    return;
+  }
+  if (!check_count(c, k, size)) return;
+  tensor_list *out = writable_list(c, k, l);
+  if (!out) return;
+  if (!list_reserve(out, size)) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory growing a TensorList");
+    return;
+  }
+  for (int64_t i = size; i < out->n; i++) tfd_tensor_unref(out->items[i]);
+  for (int64_t i = out->n; i < size; i++) out->items[i] = NULL;
+  out->n = size;
+}
+
+static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_shape shape;
+  if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
+  char sa[96], sb[96];
+  if (shape.ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorListSplit requires element_shape to be at least of rank 1, but saw: %s",
+                    shape_str(&shape, sa, sizeof sa));
+    return;
+  }
+  const tfd_tensor *t = c->inputs[0];
+  tfd_shape ts;
+  tfd_shape_of_tensor(t, &ts);
+  if (ts.ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                    shape_str(&ts, sa, sizeof sa));
+    return;
+  }
+  tfd_shape rest_t = {.ndims = ts.ndims - 1}, rest_e = {.ndims = -1};
+  for (int d = 1; d < ts.ndims; d++) rest_t.dims[d - 1] = ts.dims[d];
+  if (shape.ndims > 0) {
+    rest_e.ndims = shape.ndims - 1;
+    for (int d = 1; d < shape.ndims; d++) rest_e.dims[d - 1] = shape.dims[d];
+  }
+  if (!compatible(&rest_e, &rest_t)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "tensor shape %s is not compatible with element_shape %s",
+                    shape_str(&ts, sa, sizeof sa), shape_str(&shape, sb, sizeof sb));
+    return;
+  }
+  const tfd_tensor *lengths = c->inputs[2];
+  tfd_shape ls;
+  tfd_shape_of_tensor(lengths, &ls);
+  if (ls.ndims != 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected lengths to be a vector, received shape: %s",
+                    shape_str(&ls, sa, sizeof sa));
+    return;
+  }
+  const int64_t *len = tfd_tensor_const_data(lengths);
+  int64_t start = 0, end = 0;
+  for (int64_t i = 0; i < ls.dims[0]; i++) {
+    if (len[i] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid value in lengths: %" PRId64, len[i]);
+      return;
+    }
+    end = start + len[i];
+    if (end > ts.dims[0]) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Attempting to slice [%" PRId64 ", %" PRId64 "] from tensor with length %" PRId64,
+                      start, end, ts.dims[0]);
+      return;
+    }
+    start = end;
+  }
+  if (end != ts.dims[0]) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Unused values in tensor. Length of tensor: %" PRId64 " Values used: %" PRId64,
+                    ts.dims[0], end);
+    return;
+  }
+  if (!check_count(c, k, ls.dims[0])) return;
+  tensor_list *l = list_new(tfd_tensor_dtype(t), &shape, ls.dims[0]);
+  if (!l) {
+    c->outputs[0] = list_output(c, k, NULL);
+    return;
+  }
+  size_t row = (size_t)tfd_shape_numel(&rest_t) * tfd_dtype_size(tfd_tensor_dtype(t));
+  const char *src = tfd_tensor_const_data(t);
+  int64_t dims[TFD_MAX_DIMS];
+  for (int d = 1; d < ts.ndims; d++) dims[d] = ts.dims[d];
+  for (int64_t i = 0; i < ls.dims[0]; i++) {
+    dims[0] = len[i];
+    tfd_tensor *piece = tfd_kernel_alloc(c, k, tfd_tensor_dtype(t), dims, ts.ndims);
+    if (!piece) {
+      tfd_variant_unref(&l->base);
+      return;
+    }
+    memcpy(tfd_tensor_data(piece), src, (size_t)len[i] * row);
+    src += (size_t)len[i] * row;
+    l->items[i] = piece;
+  }
+  c->outputs[0] = list_output(c, k, l);
+}
+
+/* TensorListConcat (element_shape attr in k->state; no leading_dims) and TensorListConcatV2. */
+static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tensor_list *l = input_list(c, k, 0);
+  if (!l || !same_dtype(c, k, l)) return;
+  bool v2 = c->num_inputs > 1;
+  int64_t first = -1;
+  tfd_shape rest = {.ndims = -1};
+  char buf[96];
+  if (v2) {
+    tfd_shape es;
+    if (!element_shape(c, k, l, 1, &es)) return;
+    if (es.ndims == 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Concat requires elements to be at least vectors, found scalars instead.");
+      return;
+    }
+    if (es.ndims > 0) {
+      first = es.dims[0];
+      rest.ndims = es.ndims - 1;
+      for (int d = 1; d < es.ndims; d++) rest.dims[d - 1] = es.dims[d];
+    }
+  } else {
+    const tfd_shape *attr = k->state;
+    if (attr && attr->ndims > 0) {
+      rest.ndims = attr->ndims - 1;
+      for (int d = 1; d < attr->ndims; d++) rest.dims[d - 1] = attr->dims[d];
+    } else if (attr && attr->ndims == 0) {
+      rest.ndims = 0; /* TensorFlow takes dims [1:] of a scalar shape: none */
+    }
+  }
+  if (l->n == 0 && !fully_defined(&rest)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "All except the first dimension must be fully defined when concating an empty tensor list. element_shape: %s",
+                    shape_str(&rest, buf, sizeof buf));
+    return;
+  }
+  for (int64_t i = 0; i < l->n; i++) /* TensorFlow checks this only below; an element is copied by its bytes */
+    if (l->items[i] && tfd_tensor_ndims(l->items[i]) == 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Concat saw a scalar shape at index %" PRId64 " but requires at least vectors.",
+                      i);
+      return;
+    }
+  if (!fully_defined(&l->element_shape)) {
+    bool check_dim = first == -1;
+    int64_t inferred = first;
+    for (int64_t i = 0; i < l->n; i++) {
+      const tfd_tensor *t = l->items[i];
+      if (!t) continue;
+      tfd_shape ts, tr;
+      tfd_shape_of_tensor(t, &ts);
+      tr.ndims = ts.ndims - 1;
+      for (int d = 1; d < ts.ndims; d++) tr.dims[d - 1] = ts.dims[d];
+      if (!merge(c, k, &rest, &tr, &rest)) return;
+      if (first != -1 && first != ts.dims[0]) {
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                        "First entry of element_shape input does not match the first dim of list element at index: %" PRId64
+                        " Expected: %" PRId64 " Actual: %" PRId64,
+                        i, first, ts.dims[0]);
+        return;
+      }
+      if (check_dim) {
+        if (inferred == -1) inferred = ts.dims[0];
+        else if (inferred != ts.dims[0]) {
+          inferred = -1;
+          check_dim = false;
+        }
+      }
+    }
+    first = inferred;
+  }
+  if (!fully_defined(&rest)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Trying to concat list with only uninitialized tensors but element_shape_except_first_dim_ is not fully "
+                    "defined: %s",
+                    shape_str(&rest, buf, sizeof buf));
+    return;
+  }
+  int64_t nlead = v2 ? tfd_tensor_numel(c->inputs[2]) : 0;
+  const int64_t *lead = v2 ? tfd_tensor_const_data(c->inputs[2]) : NULL;
+  int64_t n = l->n;
+  tfd_tensor *lengths = tfd_kernel_alloc(c, k, TFD_INT64, &n, 1);
+  if (!lengths) return;
+  int64_t *lens = tfd_tensor_data(lengths);
+  int64_t total = 0;
+  for (int64_t i = 0; i < l->n; i++) {
+    int64_t dim;
+    if (l->items[i]) dim = tfd_tensor_dim(l->items[i], 0);
+    else if ((!v2 || i >= nlead) && first != -1) dim = first;
+    else if (!v2) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                      "Concating lists with uninitialized tensors is not supported in this version of TensorListConcat. "
+                      "Consider updating your GraphDef to run the newer version.");
+      tfd_tensor_unref(lengths);
+      return;
+    } else if (i >= nlead) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                      "List contains uninitialized tensor at index %" PRId64 " but leading_dims has only %" PRId64 " elements.", i,
+                      nlead);
+      tfd_tensor_unref(lengths);
+      return;
+    } else dim = lead[i];
+    if (dim < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "leading_dims[%" PRId64 "] is %" PRId64 "; a length must be at least 0", i, dim);
+      tfd_tensor_unref(lengths);
+      return;
+    }
+    lens[i] = dim;
+    total += dim;
+  }
+  /* Every set element must have the trailing dims the output has (copied by its bytes below). */
+  for (int64_t i = 0; i < l->n; i++) {
+    if (!l->items[i]) continue;
+    tfd_shape want = {.ndims = rest.ndims + 1};
+    want.dims[0] = lens[i];
+    for (int d = 0; d < rest.ndims; d++) want.dims[d + 1] = rest.dims[d];
+    if (!item_is(c, k, l->items[i], &want)) {
+      tfd_tensor_unref(lengths);
+      return;
+    }
+  }
+  int64_t dims[TFD_MAX_DIMS];
+  dims[0] = total;
+  for (int d = 0; d < rest.ndims; d++) dims[d + 1] = rest.dims[d];
+  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, rest.ndims + 1);
+  if (!out) {
+    tfd_tensor_unref(lengths);
+    return;
+  }
+  size_t row = (size_t)tfd_shape_numel(&rest) * tfd_dtype_size(l->element_dtype);
+  char *dst = tfd_tensor_data(out);
+  for (int64_t i = 0; i < l->n; i++) {
+    size_t bytes = (size_t)lens[i] * row;
+    if (!l->items[i]) memset(dst, 0, bytes);
+    else if (bytes) memcpy(dst, tfd_tensor_const_data(l->items[i]), bytes);
+    dst += bytes;
+  }
+  c->outputs[0] = out;
+  c->outputs[1] = lengths;
+}
+
+static void concat_cleanup(tfd_kernel *k) { free(k->state); }
+
 tfd_code tfd_setup_tensor_list(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   k->dst = tfd_attr_dtype(init->node, strcmp(op, "TensorListElementShape") == 0 ? "shape_type" : "element_dtype", 0);
@@ -500,6 +954,22 @@ tfd_code tfd_setup_tensor_list(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
     k->index = tfd_attr_int(init->node, "num_elements", -1);
   } else if (strcmp(op, "TensorListLength") == 0) k->compute = k_length;
   else if (strcmp(op, "TensorListElementShape") == 0) k->compute = k_element_shape;
+  else if (strcmp(op, "TensorListGather") == 0) k->compute = k_gather;
+  else if (strcmp(op, "TensorListScatter") == 0 || strcmp(op, "TensorListScatterV2") == 0) k->compute = k_scatter;
+  else if (strcmp(op, "TensorListScatterIntoExistingList") == 0) k->compute = k_scatter_into;
+  else if (strcmp(op, "TensorListResize") == 0) k->compute = k_resize;
+  else if (strcmp(op, "TensorListSplit") == 0) k->compute = k_split;
+  else if (strcmp(op, "TensorListConcatV2") == 0) k->compute = k_concat;
+  else if (strcmp(op, "TensorListConcat") == 0) {
+    const tfd_attr_value *es = tfd_node_def_attr(init->node, "element_shape");
+    tfd_shape *shape = malloc(sizeof *shape);
+    if (!shape) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    shape->ndims = -1;
+    if (es && es->type == TFD_ATTR_SHAPE) *shape = es->shape;
+    k->state = shape;
+    k->cleanup = concat_cleanup;
+    k->compute = k_concat;
+  }
   else return tfd_status_setf(st, TFD_INTERNAL, "no TensorList kernel for %s", op);
   return TFD_OK;
 }

@@ -213,6 +213,8 @@ const char *tfd_attr_string(const tfd_node_def *n, const char *name, const char 
 
 /* Setup functions of the kernel families (one file each). */
 tfd_code tfd_setup_basic(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* hash tables (issue 26, lists helper) */
+tfd_code tfd_setup_lookup_table(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_gather(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);

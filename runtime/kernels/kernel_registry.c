@@ -104,6 +104,19 @@ static const kernel_entry kernels[] = {
     CPU("TensorListPushBack", tfd_setup_tensor_list), CPU("TensorListPopBack", tfd_setup_tensor_list),
     CPU("TensorListStack", tfd_setup_tensor_list), CPU("TensorListLength", tfd_setup_tensor_list),
     CPU("TensorListElementShape", tfd_setup_tensor_list), CPU("NonMaxSuppressionV2", tfd_setup_nms),
+    /* TensorList gather/scatter/split/concat/resize (issue 26, lists helper) */
+    CPU("TensorListGather", tfd_setup_tensor_list), CPU("TensorListScatter", tfd_setup_tensor_list),
+    CPU("TensorListScatterV2", tfd_setup_tensor_list), CPU("TensorListScatterIntoExistingList", tfd_setup_tensor_list),
+    CPU("TensorListResize", tfd_setup_tensor_list), CPU("TensorListSplit", tfd_setup_tensor_list),
+    CPU("TensorListConcat", tfd_setup_tensor_list), CPU("TensorListConcatV2", tfd_setup_tensor_list),
+    /* ---- end of the TensorList gather/scatter kernels ---- */
+    /* hash tables (issue 26, lists helper) */
+    CPU("HashTableV2", tfd_setup_lookup_table), CPU("MutableHashTableV2", tfd_setup_lookup_table),
+    CPU("InitializeTableV2", tfd_setup_lookup_table), CPU("LookupTableImportV2", tfd_setup_lookup_table),
+    CPU("LookupTableInsertV2", tfd_setup_lookup_table), CPU("LookupTableRemoveV2", tfd_setup_lookup_table),
+    CPU("LookupTableFindV2", tfd_setup_lookup_table), CPU("LookupTableSizeV2", tfd_setup_lookup_table),
+    CPU("LookupTableExportV2", tfd_setup_lookup_table),
+    /* ---- end of the hash table kernels ---- */
     CPU("NonMaxSuppressionV3", tfd_setup_nms), CPU("NonMaxSuppressionV4", tfd_setup_nms),
     CPU("NonMaxSuppressionV5", tfd_setup_nms), CPU("Where", tfd_setup_where),
     /* scatters, searches, uniques (k_scatter.c); FusedBatchNormV2 is FusedBatchNorm's kernel */

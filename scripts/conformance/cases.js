@@ -499,6 +499,16 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
     { extra: [{ name: 'cat', op: 'TensorListConcat', input: ['op'], attr: { element_dtype: dt('float32'), element_shape: shp([2]) } }] });
   tl('TensorListSplit', 'then Stack', [F([4]), Ki([2]), K('int64', [2], [2, 2])], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'stack:0',
     { extra: [eshape([2]), stack('op', 'float32')] });
+  tl('TensorListFromTensor', 'then Gather [1,1,0] int32, element_shape -1', [I([3, 2]), Ks(-1)], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'g:0',
+    { extra: [kc('gi', 'int32', [3], [1, 1, 0]), kc('ges', 'int32', [], [-1]),
+      { name: 'g', op: 'TensorListGather', input: ['op', 'gi', 'ges'], attr: { element_dtype: dt('int32') } }] });
+  tl('TensorListScatter', 'int32 element_shape -1, then Length', [I([2, 3]), Ki([0, 4]), Ks(-1)], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'len:0',
+    { extra: [{ name: 'len', op: 'TensorListLength', input: ['op'] }] });
+  tl('TensorListReserve', 'Resize to 0 then Length', [Ki([2]), Ks(3)], { element_dtype: dt('float32'), shape_type: dt('int32') }, 'len:0',
+    { extra: [kc('n', 'int32', [], [0]), { name: 'rs', op: 'TensorListResize', input: ['op', 'n'] },
+      { name: 'len', op: 'TensorListLength', input: ['rs'] }] });
+  tl('TensorListFromTensor', 'int32 [2,2,3] then Concat', [I([2, 2, 3]), Ki([2, 3])], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'cat:0',
+    { extra: [{ name: 'cat', op: 'TensorListConcat', input: ['op'], attr: { element_dtype: dt('int32'), element_shape: shp([2, 3]) } }] });
   tl('TensorListFromTensor', 'then PopBack', [I([3, 2]), Ki([2])], { element_dtype: dt('int32'), shape_type: dt('int32') }, 'pop:1',
     { extra: [eshape([2]), { name: 'pop', op: 'TensorListPopBack', input: ['op', 'eshape'], attr: { element_dtype: dt('int32') } }] });
   C('Identity', 'after a NoOp', [F([2])], {}, { inputNames: ['in0', '^noop'], extra: [{ name: 'noop', op: 'NoOp' }] });
@@ -523,6 +533,20 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       { name: 'q', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '2' }, { size: '2' }] }, intVal: [-4, 3, 0, 3] } } } },
       { name: 'dflt', op: 'Const', attr: { dtype: dt('int32'), value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [] }, intVal: [0] } } } },
       { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('int32') } }] });
+
+  C('HashTableV2', 'int32 keys, int32 values: import, missing keys get the default', [], { key_dtype: dt('int32'), value_dtype: dt('int32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0', 'size:0'], extra: [
+      kc('keys', 'int32', [4], [10, -3, 0, 7]), kc('vals', 'int32', [4], [1, 2, 3, 4]),
+      { name: 'imp', op: 'LookupTableImportV2', input: ['op', 'keys', 'vals'], attr: { Tin: dt('int32'), Tout: dt('int32') } },
+      kc('q', 'int32', [5], [7, 8, -3, 10, 1]), kc('dflt', 'int32', [], [-99]),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^imp'], attr: { Tin: dt('int32'), Tout: dt('int32') } },
+      { name: 'size', op: 'LookupTableSizeV2', input: ['op', '^imp'] }] });
+  C('HashTableV2', 'int32 keys, float32 values: InitializeTableV2, find with default 0.5', [], { key_dtype: dt('int32'), value_dtype: dt('float32'), shared_name: 'shared_t', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      kc('keys', 'int32', [3], [2, 4, 6]), kc('vals', 'float32', [3], [-1.5, 0.25, 8]),
+      { name: 'init', op: 'InitializeTableV2', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('float32') } },
+      kc('q', 'int32', [3], [6, 5, 2]), kc('dflt', 'float32', [], [0.5]),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('float32') } }] });
 
   // ---- sparse ----
   fam('sparse');
