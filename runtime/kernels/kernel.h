@@ -246,6 +246,14 @@ void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
  * Multinomial (k_random_ext.c). */
 tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* Issue 26's image/einsum family: Einsum (k_einsum.c), CropAndResize (k_crop_and_resize.c),
+ * ImageProjectiveTransformV3 (k_image_transform.c); IdentityN, ShapeN, Print and the FakeQuant ops
+ * (k_identity_n.c). */
+tfd_code tfd_setup_einsum(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_identity_n(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_fake_quant(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 
 /* Elementwise work is split over the intra-op pool above this many elements. */
