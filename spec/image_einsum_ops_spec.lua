@@ -236,3 +236,217 @@ describe("Einsum", function()
     assert.are.same({ 2, 2 }, y.shape)
   end)
 end)
+
+-- ---- CropAndResize reference (crop_and_resize_op.cc's formulas) ----
+local function ref_crop(img, ishape, boxes, box_ind, ch, cw, method, extrap)
+  local _, H, W, D = table.unpack(ishape)
+  local out = {}
+  local function px(b, y, x, d) return img[((b * H + y) * W + x) * D + d + 1] end
+  local function round(v) return v >= 0 and math.floor(v + 0.5) or -math.floor(-v + 0.5) end
+  for n = 0, #box_ind - 1 do
+    local y1, x1, y2, x2 = boxes[n * 4 + 1], boxes[n * 4 + 2], boxes[n * 4 + 3], boxes[n * 4 + 4]
+    local b = box_ind[n + 1]
+    local hs = ch > 1 and (y2 - y1) * (H - 1) / (ch - 1) or 0
+    local ws = cw > 1 and (x2 - x1) * (W - 1) / (cw - 1) or 0
+    for y = 0, ch - 1 do
+      local in_y = ch > 1 and y1 * (H - 1) + y * hs or 0.5 * (y1 + y2) * (H - 1)
+      for x = 0, cw - 1 do
+        local in_x = cw > 1 and x1 * (W - 1) + x * ws or 0.5 * (x1 + x2) * (W - 1)
+        for d = 0, D - 1 do
+          local v
+          if in_y < 0 or in_y > H - 1 or in_x < 0 or in_x > W - 1 then
+            v = extrap
+          elseif method == "nearest" then
+            v = px(b, round(in_y), round(in_x), d)
+          else
+            local t, bo, l, r = math.floor(in_y), math.ceil(in_y), math.floor(in_x), math.ceil(in_x)
+            local yl, xl = in_y - t, in_x - l
+            local top = px(b, t, l, d) + (px(b, t, r, d) - px(b, t, l, d)) * xl
+            local bottom = px(b, bo, l, d) + (px(b, bo, r, d) - px(b, bo, l, d)) * xl
+            v = top + (bottom - top) * yl
+          end
+          out[#out + 1] = v
+        end
+      end
+    end
+  end
+  return out
+end
+
+describe("CropAndResize", function()
+  after_each(function() tfdev.factory.reset() end)
+  local F = function(shape, v) return tfdev.tensor(nest(v, shape), "float32") end
+  local I = function(v) return tfdev.tensor(v, "int32") end
+
+  it("samples each box bilinearly or at the nearest pixel, for every image dtype, as TensorFlow's formulas", function()
+    local boxes = { 0, 0, 1, 1, 0.25, 0.1, 0.75, 0.9, 1, 0.8, 0, 0.2, -0.5, -0.25, 1.25, 1.5, 0.3, 0.3, 0.3, 0.3 }
+    local box_ind = { 0, 1, 1, 0, 1 }
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64", "uint8", "float16" }) do
+      local img, iv = tensor({ 2, 4, 5, 3 }, 11, dt)
+      for _, method in ipairs({ "bilinear", "nearest" }) do
+        for _, crop in ipairs({ { 3, 4 }, { 1, 1 }, { 1, 3 }, { 5, 2 } }) do
+          local y = run("CropAndResize", { img, F({ 5, 4 }, boxes), I(box_ind), I(crop) },
+            { method = method, extrapolation_value = -2.5 })
+          assert.are.same({ 5, crop[1], crop[2], 3 }, y.shape)
+          assert.are.equal("float32", y.dtype)
+          close(ref_crop(iv, { 2, 4, 5, 3 }, boxes, box_ind, crop[1], crop[2], method, -2.5), flatten(y:totable()), 1e-5,
+            dt .. " " .. method .. " " .. crop[1] .. "x" .. crop[2])
+        end
+      end
+    end
+  end)
+
+  it("gives [0, h, w, depth] for no boxes", function()
+    local img = tensor({ 1, 2, 2, 3 }, 1, "float32")
+    local y = run("CropAndResize", { img, tfdev.from_bytes("float32", { 0, 4 }, ""), tfdev.from_bytes("int32", { 0 }, ""), I({ 2, 2 }) })
+    assert.are.same({ 0, 2, 2, 3 }, y.shape)
+  end)
+
+  it("refuses bad arguments with TensorFlow's texts", function()
+    local img = tensor({ 1, 3, 3, 1 }, 1, "float32")
+    local box = F({ 1, 4 }, { 0, 0, 1, 1 })
+    local C = function(ins, attrs) return run("CropAndResize", ins, attrs) end
+    h.raises("OUT_OF_RANGE", "box_index has values outside [0, batch_size)", C, { img, box, I({ 1 }), I({ 2, 2 }) })
+    h.raises("OUT_OF_RANGE", "box_index has values outside [0, batch_size)", C, { img, box, I({ -1 }), I({ 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "crop dimensions must be positive", C, { img, box, I({ 0 }), I({ 0, 2 }) })
+    h.raises("INVALID_ARGUMENT", "boxes values must be finite, received boxes[0]: 0, nan, 1, 1", C,
+      { img, F({ 1, 4 }, { 0, 0 / 0, 1, 1 }), I({ 0 }), I({ 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "image dimensions must be positive", C,
+      { tfdev.from_bytes("float32", { 1, 0, 3, 1 }, ""), box, I({ 0 }), I({ 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "Value for attr 'method' of \"cubic\" is not in the list of allowed values", C,
+      { img, box, I({ 0 }), I({ 2, 2 }) }, { method = "cubic" })
+    h.raises("INVALID_ARGUMENT", "Dimension must be 4 but is 3", C, { img, F({ 1, 3 }, { 0, 0, 1 }), I({ 0 }), I({ 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "Dimension must be 2 but is 3", C, { img, box, I({ 0 }), I({ 2, 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "Dimensions must be equal, but are 1 and 2", C, { img, box, I({ 0, 0 }), I({ 2, 2 }) })
+    h.raises("INVALID_ARGUMENT", "image (input 0) must have rank 4, got rank 3", C,
+      { (tensor({ 3, 3, 1 }, 1, "float32")), box, I({ 0 }), I({ 2, 2 }) })
+  end)
+end)
+
+-- ---- ImageProjectiveTransformV3 reference (image_ops.h: MapCoordinate, nearest and bilinear reads) ----
+local function trunc(v) return v >= 0 and math.floor(v) or -math.floor(-v) end
+-- v rounded to float32, as the kernel's float arithmetic rounds each step (its coordinates decide which pixel).
+local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+local function clamp(v, lo, hi) return v < lo and lo or v > hi and hi or v end
+local function map_coord(mode, c, len)
+  if mode == "CONSTANT" then return c end
+  if mode == "NEAREST" then return clamp(c, 0, len - 1) end
+  if mode == "REFLECT" then
+    if c < 0 then
+      if len <= 1 then c = 0 else
+        local sz2 = 2 * len
+        if c < sz2 then c = f32(sz2 * trunc(f32(-c / sz2)) + c) end
+        c = c < -len and f32(c + sz2) or -c - 1
+      end
+    elseif c > len - 1 then
+      if len <= 1 then c = 0 else
+        local sz2 = 2 * len
+        c = f32(c - sz2 * trunc(f32(c / sz2)))
+        if c >= len then c = f32(sz2 - c - 1) end
+      end
+    end
+  else -- WRAP
+    if c < 0 then
+      if len <= 1 then c = 0 else c = f32(c + len * (trunc(f32(-c / (len - 1))) + 1)) end
+    elseif c > len - 1 then
+      if len <= 1 then c = 0 else c = f32(c - len * trunc(f32(c / (len - 1)))) end
+    end
+  end
+  return clamp(c, 0, len - 1)
+end
+
+local function ref_transform(img, ishape, tr, oh, ow, interp, mode, fill, int)
+  local N, H, W, C = table.unpack(ishape)
+  local function read(b, y, x, ch)
+    if y < 0 or y >= H or x < 0 or x >= W then return fill end
+    return img[((b * H + y) * W + x) * C + ch + 1]
+  end
+  local function round(v) return v >= 0 and math.floor(v + 0.5) or -math.floor(-v + 0.5) end
+  local out = {}
+  for b = 0, N - 1 do
+    local t = {}
+    for i = 1, 8 do t[i] = f32(tr[(#tr == 8 and 0 or b * 8) + i]) end
+    for y = 0, oh - 1 do
+      for x = 0, ow - 1 do
+        local proj = f32(f32(f32(t[7] * x) + f32(t[8] * y)) + 1)
+        for ch = 0, C - 1 do
+          local v
+          if proj == 0 then v = fill else
+            local ix = map_coord(mode, f32(f32(f32(f32(t[1] * x) + f32(t[2] * y)) + t[3]) / proj), W)
+            local iy = map_coord(mode, f32(f32(f32(f32(t[4] * x) + f32(t[5] * y)) + t[6]) / proj), H)
+            if interp == "NEAREST" then v = read(b, round(iy), round(ix), ch) else
+              local y0, x0 = math.floor(iy), math.floor(ix)
+              local y1, x1 = y0 + 1, x0 + 1
+              local wx1, wx0, wy1, wy0 = f32(x1 - ix), f32(ix - x0), f32(y1 - iy), f32(iy - y0)
+              local vf = f32(f32(wx1 * read(b, y0, x0, ch)) + f32(wx0 * read(b, y0, x1, ch)))
+              local vc = f32(f32(wx1 * read(b, y1, x0, ch)) + f32(wx0 * read(b, y1, x1, ch)))
+              v = f32(f32(wy1 * vf) + f32(wy0 * vc))
+              if int then v = trunc(v) end
+            end
+          end
+          out[#out + 1] = v
+        end
+      end
+    end
+  end
+  return out
+end
+
+describe("ImageProjectiveTransformV3", function()
+  after_each(function() tfdev.factory.reset() end)
+  local F = function(shape, v) return tfdev.tensor(nest(v, shape), "float32") end
+  local I = function(v) return tfdev.tensor(v, "int32") end
+  local S = function(v) return tfdev.tensor(v, "float32") end
+
+  it("maps each output pixel through its image's transform, every fill mode and interpolation, as TensorFlow", function()
+    local one = { 0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01 }
+    local per = { 1, 0, 0.5, 0, 1, -0.5, 0, 0, 0.5, -0.7, 2.5, 0.6, 0.5, -3.25, 0, 0.1 }
+    for _, dt in ipairs({ "float32", "float64", "int32", "int64" }) do
+      local img, iv = tensor({ 2, 4, 5, 2 }, 5, dt)
+      for _, mode in ipairs({ "CONSTANT", "REFLECT", "WRAP", "NEAREST" }) do
+        for _, interp in ipairs({ "NEAREST", "BILINEAR" }) do
+          for _, tr in ipairs({ one, per }) do
+            local y = run("ImageProjectiveTransformV3", { img, F({ #tr // 8, 8 }, tr), I({ 6, 7 }), S(-3) },
+              { interpolation = interp, fill_mode = mode, dtype = dt })
+            assert.are.same({ 2, 6, 7, 2 }, y.shape)
+            assert.are.equal(dt, y.dtype)
+            local int = dt == "int32" or dt == "int64"
+            close(ref_transform(iv, { 2, 4, 5, 2 }, tr, 6, 7, interp, mode, -3, int), flatten(y:totable()), 1e-5,
+              table.concat({ dt, mode, interp, #tr }, " "))
+          end
+        end
+      end
+    end
+  end)
+
+  it("gives fill_value where the projection is 0, and an empty batch an empty output", function()
+    local img = tensor({ 1, 2, 2, 1 }, 1, "float32")
+    local y = run("ImageProjectiveTransformV3", { img, F({ 1, 8 }, { 1, 0, 0, 0, 1, 0, -1, 0 }), I({ 2, 2 }), S(9) },
+      { interpolation = "NEAREST", dtype = "float32" })
+    local v = flatten(y:totable())
+    assert.are.equal(9, v[2]) -- x = 1: projection 1 - 1 = 0
+    assert.are.equal(9, v[4])
+    local e = run("ImageProjectiveTransformV3", { tfdev.from_bytes("float32", { 0, 2, 2, 1 }, ""), F({ 1, 8 }, { 1, 0, 0, 0, 1, 0, 0, 0 }),
+      I({ 3, 3 }), S(0) }, { interpolation = "BILINEAR", dtype = "float32" })
+    assert.are.same({ 0, 3, 3, 1 }, e.shape)
+  end)
+
+  it("refuses bad arguments with TensorFlow's texts", function()
+    local img = tensor({ 2, 3, 3, 1 }, 1, "float32")
+    local tr = F({ 1, 8 }, { 1, 0, 0, 0, 1, 0, 0, 0 })
+    local P = function(ins, attrs) return run("ImageProjectiveTransformV3", ins, attrs) end
+    local A = { interpolation = "NEAREST", dtype = "float32" }
+    h.raises("INVALID_ARGUMENT", "Input transform should be num_images x 8 or 1 x 8", P,
+      { img, F({ 3, 8 }, values(24, 1)), I({ 3, 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "Input transform should be num_images x 8 or 1 x 8", P, { img, F({ 1, 6 }, values(6, 1)), I({ 3, 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "output dimensions must be positive", P, { img, tr, I({ 0, 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "output shape must have two elements", P, { img, tr, I({ 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "Invalid interpolation CUBIC. Supported types: NEAREST, BILINEAR", P, { img, tr, I({ 3, 3 }), S(0) },
+      { interpolation = "CUBIC", dtype = "float32" })
+    h.raises("INVALID_ARGUMENT", "Invalid mode MIRROR. Supported types: REFLECT, WRAP, CONSTANT, NEAREST", P,
+      { img, tr, I({ 3, 3 }), S(0) }, { interpolation = "NEAREST", fill_mode = "MIRROR", dtype = "float32" })
+    h.raises("INVALID_ARGUMENT", "fill_value (input 3) must have rank 0, got rank 1", P, { img, tr, I({ 3, 3 }), S({ 0 }) }, A)
+    h.raises("INVALID_ARGUMENT", "images (input 0) must have rank 4, got rank 3", P, { (tensor({ 3, 3, 1 }, 1, "float32")), tr, I({ 3, 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "missing required attr 'interpolation'", P, { img, tr, I({ 3, 3 }), S(0) }, { dtype = "float32" })
+  end)
+end)

@@ -22,6 +22,13 @@ static inline float pixel(const void *img, tfd_dtype dt, int64_t i) {
   }
 }
 
+/* A float as TensorFlow's StrCat writes it: "nan" for any NaN. */
+static const char *fmt_float(float v, char *buf, size_t cap) {
+  if (isnan(v)) snprintf(buf, cap, "nan");
+  else snprintf(buf, cap, "%g", (double)v);
+  return buf;
+}
+
 static void shape_string(const tfd_tensor *t, char *buf, size_t cap) {
   size_t n = (size_t)snprintf(buf, cap, "[");
   for (int d = 0; d < tfd_tensor_ndims(t) && n < cap; d++)
@@ -59,9 +66,10 @@ static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
     for (int64_t i = 0; i < n; i++)
       for (int j = 0; j < 4; j++)
         if (!isfinite(bx[i * 4 + j])) {
-          tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "boxes values must be finite, received boxes[%lld]: %g, %g, %g, %g",
-                          (long long)i, (double)bx[i * 4], (double)bx[i * 4 + 1], (double)bx[i * 4 + 2],
-                          (double)bx[i * 4 + 3]);
+          char v[4][32];
+          tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "boxes values must be finite, received boxes[%lld]: %s, %s, %s, %s",
+                          (long long)i, fmt_float(bx[i * 4], v[0], 32), fmt_float(bx[i * 4 + 1], v[1], 32),
+                          fmt_float(bx[i * 4 + 2], v[2], 32), fmt_float(bx[i * 4 + 3], v[3], 32));
           return;
         }
     if (tfd_tensor_ndims(box_ind) != 1) {
