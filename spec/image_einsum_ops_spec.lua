@@ -450,3 +450,172 @@ describe("ImageProjectiveTransformV3", function()
     h.raises("INVALID_ARGUMENT", "missing required attr 'interpolation'", P, { img, tr, I({ 3, 3 }), S(0) }, { dtype = "float32" })
   end)
 end)
+
+describe("IdentityN and ShapeN", function()
+  after_each(function() tfdev.factory.reset() end)
+
+  it("IdentityN hands each input on as its own output, any dtypes and shapes", function()
+    local a, b, c = tfdev.tensor({ true, false }, "bool"), tfdev.from_bytes("float32", { 0, 3 }, ""), tfdev.tensor({ { 1, 2 } }, "int64")
+    local x, y, z = run("IdentityN", { a, b, c }, { T = { "bool", "float32", "int64" } }, 3)
+    assert.are.same({ true, false }, x:totable())
+    assert.are.same({ 0, 3 }, y.shape)
+    assert.are.equal("int64", z.dtype)
+    assert.are.same({ { 1, 2 } }, z:totable())
+    local g = tfdev.graph()
+    local p = g:placeholder("float32", { -1, 2 }, { name = "p" })
+    local q = g:placeholder("uint8", { 3 }, { name = "q" })
+    local n = g:op("IdentityN", { p, q }, { T = { "float32", "uint8" }, name = "n" })
+    assert.truthy(n)
+    local s <close> = tfdev.session { optimize_graph = false }
+    s:create(g)
+    local o1, o2 = table.unpack(s:run({ p = tfdev.tensor({ { 1, 2 } }, "float32"), q = tfdev.tensor({ 7, 8, 9 }, "uint8") }, { "n:0", "n:1" }))
+    assert.are.same({ { 1, 2 } }, o1:totable())
+    assert.are.same({ 7, 8, 9 }, o2:totable())
+  end)
+
+  it("IdentityN refuses a T that does not describe its inputs", function()
+    local f, i = tfdev.tensor({ 1 }, "float32"), tfdev.tensor({ 1 }, "int32")
+    h.raises("INVALID_ARGUMENT", "node 'y' (IdentityN): input 1 is int32 but attr 'T' says float32", run, "IdentityN", { f, i },
+      { T = { "float32", "float32" } }, 2)
+    h.raises("INVALID_ARGUMENT", "attr 'T' lists 1 dtypes for 2 inputs", run, "IdentityN", { f, i }, { T = { "float32" } }, 1)
+    h.raises("INVALID_ARGUMENT", "attr 'T' must list 1 to 32 dtypes", run, "IdentityN", { f, i }, {}, 2)
+  end)
+
+  it("ShapeN gives each input's shape in out_type, N defaulting to the input count", function()
+    local a, b, c = tfdev.tensor(5, "float32"), tfdev.from_bytes("float32", { 0, 2 }, ""), tfdev.tensor({ { { 1 }, { 2 } } }, "float32")
+    local x, y, z = run("ShapeN", { a, b, c }, {}, 3)
+    assert.are.same({}, x:totable())
+    assert.are.same({ 0 }, x.shape)
+    assert.are.same({ 0, 2 }, y:totable())
+    assert.are.same({ 1, 2, 1 }, z:totable())
+    assert.are.equal("int32", z.dtype)
+    local u, v = run("ShapeN", { tfdev.tensor({ 1, 2, 3 }, "int32"), tfdev.tensor({ { 1 } }, "int32") }, { N = 2, out_type = "int64" }, 2)
+    assert.are.equal("int64", u.dtype)
+    assert.are.same({ 3 }, u:totable())
+    assert.are.same({ 1, 1 }, v:totable())
+  end)
+
+  it("ShapeN refuses mixed dtypes, a wrong N and a non-index out_type", function()
+    local f, i = tfdev.tensor({ 1 }, "float32"), tfdev.tensor({ 1 }, "int32")
+    h.raises("INVALID_ARGUMENT", "node 'y' (ShapeN): input 0 is float32 but input 1 is int32", run, "ShapeN", { f, i }, {}, 2)
+    h.raises("INVALID_ARGUMENT", "attr 'N' is 3 but the node has 2 inputs", run, "ShapeN", { f, f }, { N = 3 }, 2)
+    h.raises("INVALID_ARGUMENT", "out_type must be int32 or int64, got float32", run, "ShapeN", { f }, { out_type = "float32" }, 1)
+  end)
+end)
+
+describe("Print", function()
+  after_each(function() tfdev.factory.reset() end)
+  local exe = os.getenv("TFDEV_EXE")
+
+  it("passes input 0 on", function()
+    local x = tfdev.tensor({ 1.5, -2 }, "float32")
+    local y = run("Print", { x, tfdev.tensor({ 1, 2, 3, 4 }, "int32") }, { U = { "int32" }, message = "m", summarize = 2 })
+    assert.are.same({ 1.5, -2 }, y:totable())
+    assert.are.same({ 7 }, run("Print", { tfdev.tensor({ 7 }, "int64") }):totable())
+    h.raises("INVALID_ARGUMENT", "node 'y' (Print): input 1 is int32 but attr 'U' says float32", run, "Print",
+      { x, tfdev.tensor({ 1 }, "int32") }, { U = { "float32" } })
+  end)
+
+  it("writes the message and each data input's first summarize values to stderr, the first first_n runs", function()
+    if not exe then return pending("TFDEV_EXE is not set") end
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local tfdev = require "tfdev"
+local g = { node = {
+  { name = "x", op = "Const", attr = { value = tfdev.tensor({ 1.5, 2, 3, 4 }, "float32") } },
+  { name = "i", op = "Const", attr = { value = tfdev.tensor({ { 1, 2 }, { 3, 4 } }, "int32") } },
+  { name = "p", op = "Print", input = { "x", "x", "i" }, attr = { U = { "float32", "int32" }, message = "x and i: ",
+    summarize = 3, first_n = 2 } } } }
+local s = tfdev.session { optimize_graph = false }
+s:create(g)
+for _ = 1, 3 do s:run({}, { "p" }) end
+s:close()
+]])
+    f:close()
+    local p = assert(io.popen(exe .. " " .. script .. " 2>&1 >/dev/null"))
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    -- Tensor::SummarizeValue: a row per bracket pair above the last dimension, "..." where it is cut
+    assert.are.equal("x and i: [1.5 2 3...][[1 2][3...]...]\nx and i: [1.5 2 3...][[1 2][3...]...]\n", out)
+  end)
+end)
+
+-- ---- FakeQuant: fake_quant_ops_functor.h's Nudge and quantisation, in float32 steps ----
+local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+local function ref_fake_quant(xs, min, max, bits, narrow, vars)
+  local qmin, qmax = narrow and 1 or 0, (1 << bits) - 1
+  if vars and min == 0 and max == 0 then local z = {} for i = 1, #xs do z[i] = 0 end return z end
+  min, max = f32(min), f32(max)
+  local scale = f32(f32(max - min) / (qmax - qmin))
+  local zp_from_min = f32(qmin - f32(min / scale))
+  local zp = zp_from_min < qmin and qmin or zp_from_min > qmax and qmax or math.floor(zp_from_min + 0.5)
+  local nmin, nmax = f32((qmin - zp) * scale), f32((qmax - zp) * scale)
+  local inv = f32(1 / scale)
+  local out = {}
+  for i, x in ipairs(xs) do
+    local v = f32(math.max(math.min(f32(x), nmax), nmin) - nmin)
+    local q = vars and f32(v / scale) or f32(v * inv)
+    out[i] = f32(f32(math.floor(f32(q + 0.5)) * scale) + nmin)
+  end
+  return out
+end
+
+describe("FakeQuantWithMinMaxArgs and FakeQuantWithMinMaxVars", function()
+  after_each(function() tfdev.factory.reset() end)
+  local F = function(v) return tfdev.tensor(v, "float32") end
+  local function both(xs, min, max, bits, narrow)
+    local a = run("FakeQuantWithMinMaxArgs", { F(xs) }, { min = min, max = max, num_bits = bits, narrow_range = narrow })
+    local v = run("FakeQuantWithMinMaxVars", { F(xs), F(min), F(max) }, { num_bits = bits, narrow_range = narrow })
+    return flatten(a:totable()), flatten(v:totable())
+  end
+
+  -- TensorFlow's fake_quant_ops_test.cc: {num_bits, narrow_range, min, max, inputs, expected}.
+  local worked = {
+    { 8, false, -10.0, 53.75, { -10.1, -10.0, -9.9, -9.75, 53.75, 53.8 }, { -10.0, -10.0, -10.0, -9.75, 53.75, 53.75 } },
+    { 8, true, -10.0, 53.5, { -10.1, -10.0, -9.9, -9.75, 53.5, 53.6 }, { -10.0, -10.0, -10.0, -9.75, 53.5, 53.5 } },
+    { 8, false, -0.1, 63.65, { -0.1, 0.0, 0.1, 0.25, 63.75, 63.8 }, { 0.0, 0.0, 0.0, 0.25, 63.75, 63.75 } },
+    { 8, false, -0.125, 63.625, { -0.26, -0.25, -0.24, 0.0, 63.5, 63.6 }, { -0.25, -0.25, -0.25, 0.0, 63.5, 63.5 } },
+    { 4, false, -6.0, 1.5, { -6.1, -6.0, -5.9, -5.5, 1.5, 1.6 }, { -6.0, -6.0, -6.0, -5.5, 1.5, 1.5 } },
+    { 4, true, -6.0, 1.0, { -6.1, -6.0, -5.9, -5.5, 1.0, 1.1 }, { -6.0, -6.0, -6.0, -5.5, 1.0, 1.0 } },
+  }
+
+  it("matches TensorFlow's worked examples, Args and Vars alike", function()
+    for n, w in ipairs(worked) do
+      local a, v = both(w[5], w[3], w[4], w[1], w[2])
+      close(w[6], a, 1e-6, "Args example " .. n)
+      close(w[6], v, 1e-6, "Vars example " .. n)
+    end
+  end)
+
+  it("follows the nudging formula for other ranges, bit widths and shapes", function()
+    local xs = values(40, 3)
+    for _, r in ipairs({ { -1, 1 }, { -0.3, 7.1 }, { 0, 2.5 }, { -5, -0.5 }, { 0.5, 3 } }) do
+      for _, bits in ipairs({ 2, 5, 8, 16 }) do
+        for _, narrow in ipairs({ false, true }) do
+          local a, v = both(xs, r[1], r[2], bits, narrow)
+          local what = string.format("[%g, %g] %d bits%s", r[1], r[2], bits, narrow and " narrow" or "")
+          close(ref_fake_quant(xs, r[1], r[2], bits, narrow, false), a, 1e-6, "Args " .. what)
+          close(ref_fake_quant(xs, r[1], r[2], bits, narrow, true), v, 1e-6, "Vars " .. what)
+        end
+      end
+    end
+    local y = run("FakeQuantWithMinMaxArgs", { F({ { 0.3, -7 }, { 9, 0 } }) })
+    assert.are.same({ 2, 2 }, y.shape)
+    assert.are.same({ 0, 0 }, run("FakeQuantWithMinMaxArgs", { tfdev.from_bytes("float32", { 0, 0 }, "") }).shape)
+    assert.are.same({ 0, 0, 0 }, run("FakeQuantWithMinMaxVars", { F({ 1, -2, 3 }), F(0), F(0) }):totable())
+  end)
+
+  it("refuses bad ranges, bit widths, min/max ranks and dtypes with TensorFlow's texts", function()
+    h.raises("INVALID_ARGUMENT", "min has to be smaller than max, was: 1 >= 1", run, "FakeQuantWithMinMaxArgs", { F({ 1 }) },
+      { min = 1, max = 1 })
+    h.raises("INVALID_ARGUMENT", "num_bits must be between 2 and 16, inclusive", run, "FakeQuantWithMinMaxArgs", { F({ 1 }) },
+      { num_bits = 1 })
+    h.raises("INVALID_ARGUMENT", "num_bits must be between 2 and 16, inclusive", run, "FakeQuantWithMinMaxVars",
+      { F({ 1 }), F(-1), F(1) }, { num_bits = 17 })
+    h.raises("INVALID_ARGUMENT", "min (input 1) must have rank 0, got rank 1", run, "FakeQuantWithMinMaxVars",
+      { F({ 1 }), F({ -1 }), F(1) })
+    h.raises("INVALID_ARGUMENT", "input 0 must be float32, got float64", run, "FakeQuantWithMinMaxArgs", { tfdev.tensor({ 1 }, "float64") })
+  end)
+end)

@@ -47,13 +47,15 @@ static void append_element(char **buf, size_t *len, size_t *cap, const tfd_tenso
   case TFD_FLOAT32: case TFD_FLOAT16: {
     float v = tfd_tensor_dtype(t) == TFD_FLOAT32 ? ((const float *)d)[i] : tfd_half_to_float(((const uint16_t *)d)[i]);
     snprintf(s, sizeof s, "%.6g", v);
-    if (strtof(s, NULL) != v && !isnan(v)) snprintf(s, sizeof s, "%.9g", v);
+    if (isnan(v)) snprintf(s, sizeof s, "nan");
+    else if (strtof(s, NULL) != v) snprintf(s, sizeof s, "%.9g", v);
     break;
   }
   case TFD_FLOAT64: {
     double v = ((const double *)d)[i];
     snprintf(s, sizeof s, "%.15g", v);
-    if (strtod(s, NULL) != v && !isnan(v)) snprintf(s, sizeof s, "%.17g", v);
+    if (isnan(v)) snprintf(s, sizeof s, "nan");
+    else if (strtod(s, NULL) != v) snprintf(s, sizeof s, "%.17g", v);
     break;
   }
   case TFD_INT32: snprintf(s, sizeof s, "%d", (int)((const int32_t *)d)[i]); break;
@@ -69,9 +71,38 @@ static void append_element(char **buf, size_t *len, size_t *cap, const tfd_tenso
   }
 }
 
+/* Tensor::SummarizeValue's PrintOneDim (its legacy, non-v2 form): the first `limit` values, a bracket
+ * pair per row above the last dimension, "..." where a row is cut short. */
+static void print_dim(char **buf, size_t *len, size_t *cap, const tfd_tensor *t, int dim, int64_t limit, int64_t *at) {
+  if (*at >= limit) return;
+  int nd = tfd_tensor_ndims(t);
+  int64_t count = tfd_tensor_dim(t, dim);
+  if (dim == nd - 1) {
+    for (int64_t i = 0; i < count; i++) {
+      if (*at >= limit) {
+        if (dim != 0) *len += (size_t)snprintf(*buf + *len, *cap - *len, "...");
+        return;
+      }
+      if (i > 0) (*buf)[(*len)++] = ' ';
+      (*buf)[*len] = 0;
+      append_element(buf, len, cap, t, (*at)++);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    bool open = false;
+    if (*at < limit) {
+      (*buf)[(*len)++] = '[';
+      open = true;
+    }
+    print_dim(buf, len, cap, t, dim + 1, limit, at);
+    if (*at < limit || open) (*buf)[(*len)++] = ']';
+  }
+}
+
 /* Print: input 0 passes on; the message and each data input's first `summarize` values go to stderr
- * as one line, "message[v v v...][...]" (Tensor::SummarizeValue), the first first_n runs (all when
- * first_n < 0). */
+ * as one line, message then "[values]" per data input (Tensor::SummarizeValue), the first first_n runs
+ * (all when first_n < 0). */
 static void k_print(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
   if (k->index >= 0 && atomic_fetch_add(&k->counter, 1) >= (uint64_t)k->index) return;
@@ -80,7 +111,8 @@ static void k_print(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int i = 1; i < c->num_inputs; i++) {
     int64_t n = tfd_tensor_numel(c->inputs[i]);
     if (summarize >= 0 && n > summarize) n = summarize;
-    cap += (size_t)n * 32 + 8;
+    /* each value, its separator and the brackets and "..." of its rows */
+    cap += (size_t)n * 40 + 8 * (size_t)(tfd_tensor_ndims(c->inputs[i]) + 1) + 8;
   }
   char *buf = malloc(cap);
   if (!buf) {
@@ -90,12 +122,15 @@ static void k_print(tfd_kernel *k, tfd_kernel_ctx *c) {
   len = (size_t)snprintf(buf, cap, "%s", k->key);
   for (int i = 1; i < c->num_inputs; i++) {
     const tfd_tensor *t = c->inputs[i];
-    int64_t n = tfd_tensor_numel(t), lim = summarize >= 0 && n > summarize ? summarize : n;
+    int64_t n = tfd_tensor_numel(t), lim = summarize >= 0 && n > summarize ? summarize : n, at = 0;
     buf[len++] = '[';
-    for (int64_t j = 0; j < lim; j++) {
-      if (j) buf[len++] = ' ';
-      buf[len] = 0;
-      append_element(&buf, &len, &cap, t, j);
+    if (tfd_tensor_ndims(t) == 0) {
+      for (int64_t j = 0; j < lim; j++) {
+        buf[len] = 0;
+        append_element(&buf, &len, &cap, t, j);
+      }
+    } else {
+      print_dim(&buf, &len, &cap, t, 0, lim, &at);
     }
     if (lim < n) len += (size_t)snprintf(buf + len, cap - len, "...");
     buf[len++] = ']';
