@@ -447,6 +447,8 @@ describe("ImageProjectiveTransformV3", function()
       { img, tr, I({ 3, 3 }), S(0) }, { interpolation = "NEAREST", fill_mode = "MIRROR", dtype = "float32" })
     h.raises("INVALID_ARGUMENT", "fill_value (input 3) must have rank 0, got rank 1", P, { img, tr, I({ 3, 3 }), S({ 0 }) }, A)
     h.raises("INVALID_ARGUMENT", "images (input 0) must have rank 4, got rank 3", P, { (tensor({ 3, 3, 1 }, 1, "float32")), tr, I({ 3, 3 }), S(0) }, A)
+    h.raises("INVALID_ARGUMENT", "dtype is int32 but input 0 is float32", P, { img, tr, I({ 3, 3 }), S(0) },
+      { interpolation = "NEAREST", dtype = "int32" })
     h.raises("INVALID_ARGUMENT", "missing required attr 'interpolation'", P, { img, tr, I({ 3, 3 }), S(0) }, { dtype = "float32" })
   end)
 end)

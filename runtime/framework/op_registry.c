@@ -2458,8 +2458,11 @@ static tfd_code infer_einsum(tfd_infer_ctx *c, tfd_status *st) {
   tfd_shape ob = {0};
   if (bcast_known) {
     ob = bcast[0];
-    if (sp.num_inputs == 2 && tfd_broadcast_shapes(&bcast[0], &bcast[1], &ob, st) != TFD_OK)
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s", node_name(c), op, tfd_status_message(st));
+    if (sp.num_inputs == 2 && tfd_broadcast_shapes(&bcast[0], &bcast[1], &ob, st) != TFD_OK) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", tfd_status_message(st));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s", node_name(c), op, why);
+    }
   }
   if (sp.out_ellipsis < 0 && bcast_known && ob.ndims > 0)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
