@@ -147,6 +147,8 @@ describe("Einsum", function()
     { "i...,i...->...", { 2, 3 }, { 2, 3 } },
     { "...ij,jk->...ik", { 2, 3 }, { 3, 2 } },
     { "b...d,b...d->b...", { 2, 3, 4 }, { 2, 1, 4 } },
+    { "bqhd,bkhd->bhqk", { 2, 3, 2, 4 }, { 2, 2, 2, 4 } },
+    { "ijk->jik", { 2, 3, 4 } },
   }
   for _, dt in ipairs({ "float32", "float64", "int32", "int64" }) do
     it("computes TensorFlow's einsum for " .. dt .. ": products, transposes, reductions, diagonals, ellipses", function()

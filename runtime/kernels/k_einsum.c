@@ -69,6 +69,25 @@ WALK(int64_t, uint64_t)
 static void run_walk(tfd_dtype dt, const walk *w, const void *src, void *dst) {
   for (int d = 0; d < w->nk; d++)
     if (w->ksize[d] == 0) return;
+  int last = w->nk - 1;
+  if (w->ns == 0 && last > 0 && w->ksrc[last] == 1 && w->kdst[last] == 1) {
+    /* A transpose that keeps the innermost dimension: whole rows at a time. */
+    size_t es = tfd_dtype_size(dt), row = (size_t)w->ksize[last] * es;
+    int64_t ki[MAXL] = {0}, rows = 1, so = 0, dof = 0;
+    for (int d = 0; d < last; d++) rows *= w->ksize[d];
+    for (int64_t r = 0; r < rows; r++) {
+      memcpy((char *)dst + dof * (int64_t)es, (const char *)src + so * (int64_t)es, row);
+      for (int d = last - 1; d >= 0; d--) {
+        so += w->ksrc[d];
+        dof += w->kdst[d];
+        if (++ki[d] < w->ksize[d]) break;
+        so -= w->ksrc[d] * w->ksize[d];
+        dof -= w->kdst[d] * w->ksize[d];
+        ki[d] = 0;
+      }
+    }
+    return;
+  }
   switch (dt) {
   case TFD_FLOAT32: walk_float(w, src, dst); break;
   case TFD_FLOAT64: walk_double(w, src, dst); break;
