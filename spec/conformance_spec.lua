@@ -259,6 +259,18 @@ local EXCEPTIONS = {
   -- Convolution family: TensorFlow's CPU Conv3D takes no dilations above 1 (conv_ops_3d.cc,
   -- LaunchConvOp<CPUDevice>: "CPU implementation of Conv3D currently only supports dilated rates of 1.").
   ["Conv3D/float32 dilation 2"] = { refuses = "TensorFlow's CPU Conv3D kernel takes no dilations above 1" },
+  -- ShapeN: TensorFlow's ShapeNOp gives out_type (int32 here); TensorFlow.js gives float32 vectors of the same values.
+  ["ShapeN/two"] = function(ref) return with(ref, { dtype = "int32" }) end,
+  ["ShapeN/int32 three, scalar and empty"] = function(ref) return with(ref, { dtype = "int32" }) end,
+  -- ImageProjectiveTransformV3 with one transform row per image: TensorFlow's ProjectiveGenerator (image_ops.h)
+  -- reads row b for image b; TensorFlow.js gives zeros for the second image. TensorFlow's values for it, by the
+  -- bilinear formula: output (y, x) reads input (y/2, x/2) of [[2.625,-0.625,-1.1875],[-0.375,-0.875,1.9375],...].
+  ["ImageProjectiveTransformV3/per-image transforms bilinear"] = function(ref)
+    local v = {}
+    for i = 1, 9 do v[i] = ref.values[i] end
+    for i, x in ipairs({ 2.625, 1.0, -0.625, 1.125, 0.1875, -0.75, -0.375, -0.625, -0.875 }) do v[9 + i] = x end
+    return with(ref, { values = v })
+  end,
 }
 
 -- Cases where tfdev disagrees with TensorFlow (real findings, to fix in tfdev): "Op/case name" -> what is wrong.

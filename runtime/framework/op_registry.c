@@ -7,6 +7,7 @@
 #include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "einsum_spec.h"
 #include "op_registry.h"
 #include "tfdev/custom_op.h"
 
@@ -2864,6 +2865,260 @@ static const tfd_attr_def attrs_max_pool_argmax[] = {A_T, {"ksize", TFD_ATTR_LIS
 static const tfd_attr_def attrs_dilation2d[] = {A_T, {"strides", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
                                                 {"rates", TFD_ATTR_LIST_INT, true, 0, 0, NULL},
                                                 {"padding", TFD_ATTR_STRING, true, 0, 0, NULL}, END};
+/* ---- issue 26, image/einsum family: Einsum, CropAndResize, ImageProjectiveTransformV3, IdentityN,
+ * ShapeN, Print, FakeQuantWithMinMaxArgs/Vars (kernels in k_einsum.c, k_crop_and_resize.c,
+ * k_image_transform.c, k_identity_n.c) ---- */
+
+/* Einsum: TensorFlow's EinsumShape: the equation's form, each input's rank against its subscript, the
+ * labels' sizes merged, the ellipsis dimensions broadcast; the kernel repeats the checks on values. */
+static tfd_code infer_einsum(tfd_infer_ctx *c, tfd_status *st) {
+  const char *eq = attr(c, "equation")->s, *op = "Einsum";
+  char err[320];
+  tfd_einsum_spec sp;
+  if (!tfd_einsum_parse(eq, &sp, err, sizeof err))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s", node_name(c), op, err);
+  if (c->num_inputs != sp.num_inputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Expected %d inputs for equation %s but got: %d",
+                           node_name(c), op, sp.num_inputs, eq, c->num_inputs);
+  if (c->num_inputs == 2 && same_types(c, 0, 1, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+  c->out_types[0] = c->in_types[0];
+  int64_t label_dim[TFD_EINSUM_MAX_LABELS];
+  for (int l = 0; l < TFD_EINSUM_MAX_LABELS; l++) label_dim[l] = -2; /* -2: not seen, -1: unknown */
+  tfd_shape bcast[2];
+  bool bcast_known = true;
+  for (int i = 0; i < sp.num_inputs; i++) {
+    const tfd_shape *in = &c->in_shapes[i];
+    int named = sp.num_labels[i];
+    bcast[i].ndims = 0;
+    if (in->ndims < 0) {
+      if (sp.ellipsis[i] >= 0) bcast_known = false;
+      continue;
+    }
+    if (sp.ellipsis[i] >= 0 ? in->ndims < named : in->ndims != named)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                             "node '%s' (%s): Shape must be rank %s%d but is rank %d for %dth input and equation: %s",
+                             node_name(c), op, sp.ellipsis[i] >= 0 ? "at least " : "", named, in->ndims, i, eq);
+    int nb = in->ndims - named;
+    if (sp.ellipsis[i] >= 0) {
+      bcast[i].ndims = nb;
+      for (int d = 0; d < nb; d++) bcast[i].dims[d] = in->dims[sp.ellipsis[i] + d];
+    }
+    for (int j = 0; j < named; j++) {
+      int axis = sp.ellipsis[i] >= 0 && j >= sp.ellipsis[i] ? j + nb : j;
+      int l = sp.labels[i][j];
+      int64_t d = in->dims[axis];
+      if (label_dim[l] == -2 || label_dim[l] == -1) label_dim[l] = d;
+      else if (d >= 0 && d != label_dim[l])
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (%s): Dimensions must be equal, but are %lld and %lld for label '%c' of "
+                               "equation %s",
+                               node_name(c), op, (long long)label_dim[l], (long long)d, sp.chars[l], eq);
+    }
+  }
+  tfd_shape ob = {0};
+  if (bcast_known) {
+    ob = bcast[0];
+    if (sp.num_inputs == 2 && tfd_broadcast_shapes(&bcast[0], &bcast[1], &ob, st) != TFD_OK) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", tfd_status_message(st));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s", node_name(c), op, why);
+    }
+  }
+  if (sp.out_ellipsis < 0 && bcast_known && ob.ndims > 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): Shape must be at most rank 0 but is rank %d for einsum equation '%s' without "
+                           "ellipsis (...) in the output subscripts where input(s) have non-empty broadcasting shape",
+                           node_name(c), op, ob.ndims, eq);
+  for (int j = 0; j < sp.num_out; j++)
+    if (label_dim[sp.out[j]] == -2 && sp.num_inputs > 0) {
+      bool seen = false;
+      for (int i = 0; i < sp.num_inputs; i++)
+        for (int k = 0; k < sp.num_labels[i]; k++) seen |= sp.labels[i][k] == sp.out[j];
+      if (!seen)
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                               "node '%s' (%s): Einsum output subscripts for equation '%s' has label '%c' which is not "
+                               "present in the input subscripts",
+                               node_name(c), op, eq, sp.chars[sp.out[j]]);
+    }
+  if (sp.out_ellipsis >= 0 && !bcast_known) {
+    unknown(&c->out_shapes[0]);
+    return TFD_OK;
+  }
+  tfd_shape *o = &c->out_shapes[0];
+  int nb = sp.out_ellipsis >= 0 ? ob.ndims : 0;
+  if (sp.num_out + nb > TFD_MAX_DIMS)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): output rank %d exceeds %d", node_name(c), op,
+                           sp.num_out + nb, TFD_MAX_DIMS);
+  o->ndims = sp.num_out + nb;
+  for (int j = 0, a = 0; j < sp.num_out; j++) {
+    if (j == sp.out_ellipsis)
+      for (int d = 0; d < nb; d++) o->dims[a++] = ob.dims[d];
+    o->dims[a++] = label_dim[sp.out[j]] < 0 ? -1 : label_dim[sp.out[j]];
+  }
+  if (sp.out_ellipsis == sp.num_out)
+    for (int d = 0; d < nb; d++) o->dims[sp.num_out + d] = ob.dims[d];
+  return TFD_OK;
+}
+
+/* CropAndResize: image [batch, h, w, depth], boxes [n, 4], box_ind [n], crop_size [2] -> float32
+ * [n, crop_h, crop_w, depth] (TensorFlow's shape function's checks). */
+static tfd_code infer_crop_and_resize(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = "CropAndResize", *method = attr(c, "method")->s;
+  if (strcmp(method, "bilinear") != 0 && strcmp(method, "nearest") != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): Value for attr 'method' of \"%s\" is not in the list of allowed values: "
+                           "\"bilinear\", \"nearest\"",
+                           node_name(c), op, method);
+  if (need_rank(c, 0, 4, "image", st) != TFD_OK || need_rank(c, 1, 2, "boxes", st) != TFD_OK ||
+      need_rank(c, 2, 1, "box_ind", st) != TFD_OK || need_rank(c, 3, 1, "crop_size", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_FLOAT32 || c->in_types[2] != TFD_INT32 || c->in_types[3] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): boxes must be float32, box_ind and crop_size int32; got %s, %s, %s", node_name(c),
+                           op, tfd_dtype_name(c->in_types[1]), tfd_dtype_name(c->in_types[2]),
+                           tfd_dtype_name(c->in_types[3]));
+  const tfd_shape *b = &c->in_shapes[1], *bi = &c->in_shapes[2], *cs = &c->in_shapes[3];
+  if (b->ndims == 2 && b->dims[1] >= 0 && b->dims[1] != 4)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Dimension must be 4 but is %lld", node_name(c), op,
+                           (long long)b->dims[1]);
+  if (cs->ndims == 1 && cs->dims[0] >= 0 && cs->dims[0] != 2)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Dimension must be 2 but is %lld", node_name(c), op,
+                           (long long)cs->dims[0]);
+  int64_t n = b->ndims == 2 ? b->dims[0] : -1, nb = bi->ndims == 1 ? bi->dims[0] : -1;
+  if (n >= 0 && nb >= 0 && n != nb)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Dimensions must be equal, but are %lld and %lld",
+                           node_name(c), op, (long long)n, (long long)nb);
+  c->out_types[0] = TFD_FLOAT32;
+  tfd_shape *o = &c->out_shapes[0];
+  o->ndims = 4;
+  o->dims[0] = n >= 0 ? n : nb;
+  o->dims[1] = o->dims[2] = -1;
+  o->dims[3] = c->in_shapes[0].ndims == 4 ? c->in_shapes[0].dims[3] : -1;
+  const tfd_tensor *size = c->in_values ? c->in_values[3] : NULL;
+  if (size && tfd_tensor_numel(size) == 2)
+    for (int i = 0; i < 2; i++) o->dims[1 + i] = ((const int32_t *)tfd_tensor_const_data(size))[i];
+  for (int i = 1; i < 3; i++)
+    if (o->dims[i] < -1) o->dims[i] = -1; /* the kernel reports a negative size */
+  return TFD_OK;
+}
+
+/* ImageProjectiveTransformV3: images [n, h, w, c] of dtype, transforms [1 or n, 8], output_shape int32 [2],
+ * fill_value a float32 scalar -> [n, out_h, out_w, c]. */
+static tfd_code infer_image_transform(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = "ImageProjectiveTransformV3";
+  const char *interp = attr(c, "interpolation")->s, *fill = attr(c, "fill_mode")->s;
+  if (strcmp(interp, "NEAREST") != 0 && strcmp(interp, "BILINEAR") != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Invalid interpolation %s. Supported types: NEAREST, BILINEAR",
+                           node_name(c), op, interp);
+  if (strcmp(fill, "CONSTANT") != 0 && strcmp(fill, "REFLECT") != 0 && strcmp(fill, "WRAP") != 0 &&
+      strcmp(fill, "NEAREST") != 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): Invalid mode %s. Supported types: REFLECT, WRAP, CONSTANT, NEAREST", node_name(c),
+                           op, fill);
+  if (need_rank(c, 0, 4, "images", st) != TFD_OK || need_rank(c, 1, 2, "transforms", st) != TFD_OK ||
+      need_rank(c, 2, 1, "output_shape", st) != TFD_OK || need_rank(c, 3, 0, "fill_value", st) != TFD_OK)
+    return TFD_INVALID_ARGUMENT;
+  if (c->in_types[1] != TFD_FLOAT32 || c->in_types[2] != TFD_INT32 || c->in_types[3] != TFD_FLOAT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): transforms and fill_value must be float32, output_shape int32; got %s, %s, %s",
+                           node_name(c), op, tfd_dtype_name(c->in_types[1]), tfd_dtype_name(c->in_types[2]),
+                           tfd_dtype_name(c->in_types[3]));
+  c->out_types[0] = c->in_types[0];
+  tfd_shape *o = &c->out_shapes[0];
+  const tfd_shape *in = &c->in_shapes[0];
+  o->ndims = 4;
+  o->dims[0] = in->ndims == 4 ? in->dims[0] : -1;
+  o->dims[3] = in->ndims == 4 ? in->dims[3] : -1;
+  o->dims[1] = o->dims[2] = -1;
+  const tfd_tensor *size = c->in_values ? c->in_values[2] : NULL;
+  if (size && tfd_tensor_numel(size) == 2)
+    for (int i = 0; i < 2; i++) {
+      int32_t v = ((const int32_t *)tfd_tensor_const_data(size))[i];
+      o->dims[1 + i] = v >= 0 ? v : -1;
+    }
+  return TFD_OK;
+}
+
+/* IdentityN: each input as it is; attr T lists their dtypes. */
+static tfd_code infer_identity_n(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *t = attr(c, "T");
+  if ((int)t->list_len != c->num_inputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (IdentityN): attr 'T' lists %d dtypes for %d inputs",
+                           node_name(c), (int)t->list_len, c->num_inputs);
+  for (int i = 0; i < c->num_inputs; i++) {
+    if (t->list_type[i] != c->in_types[i])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (IdentityN): input %d is %s but attr 'T' says %s",
+                             node_name(c), i, tfd_dtype_name(c->in_types[i]), tfd_dtype_name(t->list_type[i]));
+    c->out_types[i] = c->in_types[i];
+    c->out_shapes[i] = c->in_shapes[i];
+  }
+  return TFD_OK;
+}
+
+/* ShapeN: Shape of each of N inputs of one dtype T. */
+static tfd_code infer_shape_n(tfd_infer_ctx *c, tfd_status *st) {
+  tfd_dtype out = attr(c, "out_type")->dtype;
+  if (!(TFD_TYPES_INDEX & (1u << out)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ShapeN): out_type must be int32 or int64, got %s",
+                           node_name(c), tfd_dtype_name(out));
+  if (attr(c, "N")->i != c->num_inputs)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (ShapeN): attr 'N' is %lld but the node has %d inputs",
+                           node_name(c), (long long)attr(c, "N")->i, c->num_inputs);
+  for (int i = 0; i < c->num_inputs; i++) {
+    if (same_types(c, 0, i, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
+    c->out_types[i] = out;
+    c->out_shapes[i].ndims = 1;
+    c->out_shapes[i].dims[0] = c->in_shapes[i].ndims;
+  }
+  return TFD_OK;
+}
+
+/* Print: input 0 passes through; the data inputs are what U lists. */
+static tfd_code infer_print(tfd_infer_ctx *c, tfd_status *st) {
+  const tfd_attr_value *u = attr(c, "U");
+  if (u && (int)u->list_len != c->num_inputs - 1)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Print): attr 'U' lists %d dtypes for %d data inputs",
+                           node_name(c), (int)u->list_len, c->num_inputs - 1);
+  for (int i = 1; u && i < c->num_inputs; i++)
+    if (u->list_type[i - 1] != c->in_types[i])
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Print): input %d is %s but attr 'U' says %s",
+                             node_name(c), i, tfd_dtype_name(c->in_types[i]), tfd_dtype_name(u->list_type[i - 1]));
+  return infer_same(c, st);
+}
+
+/* FakeQuantWithMinMaxArgs/Vars: float32 in, float32 out of the same shape; Vars' min and max are scalars. */
+static tfd_code infer_fake_quant(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  for (int i = 0; i < c->num_inputs; i++)
+    if (c->in_types[i] != TFD_FLOAT32)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d must be float32, got %s", node_name(c),
+                             op, i, tfd_dtype_name(c->in_types[i]));
+  if (c->num_inputs == 3 && (need_rank(c, 1, 0, "min", st) != TFD_OK || need_rank(c, 2, 0, "max", st) != TFD_OK))
+    return TFD_INVALID_ARGUMENT;
+  return infer_same(c, st);
+}
+
+static const tfd_attr_def attrs_einsum[] = {{"equation", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                            {"N", TFD_ATTR_INT, false, 0, 0, NULL}, A_T, END};
+static const tfd_attr_def attrs_crop_and_resize[] = {A_T, {"method", TFD_ATTR_STRING, false, 0, 0, "bilinear"},
+                                                     {"extrapolation_value", TFD_ATTR_FLOAT, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_image_transform[] = {{"dtype", TFD_ATTR_TYPE, false, 0, 0, NULL},
+                                                     {"interpolation", TFD_ATTR_STRING, true, 0, 0, NULL},
+                                                     {"fill_mode", TFD_ATTR_STRING, false, 0, 0, "CONSTANT"}, END};
+static const tfd_attr_def attrs_identity_n[] = {{"T", TFD_ATTR_LIST_TYPE, true, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_shape_n[] = {{"N", TFD_ATTR_INT, false, 0, 0, NULL}, A_T,
+                                             {"out_type", TFD_ATTR_TYPE, false, TFD_INT32, 0, NULL}, END};
+static const tfd_attr_def attrs_print[] = {A_T, {"U", TFD_ATTR_LIST_TYPE, false, 0, 0, NULL},
+                                           {"message", TFD_ATTR_STRING, false, 0, 0, ""},
+                                           {"first_n", TFD_ATTR_INT, false, -1, 0, NULL},
+                                           {"summarize", TFD_ATTR_INT, false, 3, 0, NULL}, END};
+static const tfd_attr_def attrs_fake_quant_args[] = {{"min", TFD_ATTR_FLOAT, false, 0, -6.0, NULL},
+                                                     {"max", TFD_ATTR_FLOAT, false, 0, 6.0, NULL},
+                                                     {"num_bits", TFD_ATTR_INT, false, 8, 0, NULL},
+                                                     {"narrow_range", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+static const tfd_attr_def attrs_fake_quant_vars[] = {{"num_bits", TFD_ATTR_INT, false, 8, 0, NULL},
+                                                     {"narrow_range", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
+/* ---- end of the image/einsum family's definitions ---- */
 
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
@@ -3111,6 +3366,16 @@ static const tfd_op_def ops[] = {
     {"AvgPool3D", 1, 1, 1, false, false, "T", 0, FLT16, attrs_pool3d, infer_conv3d_family, false},
     {"MaxPoolWithArgmax", 1, 1, 2, false, false, "T", 0, REAL, attrs_max_pool_argmax, infer_conv3d_family, false},
     {"Dilation2D", 2, 2, 1, false, false, "T", 0, REAL, attrs_dilation2d, infer_conv3d_family, false},
+    /* issue 26, image/einsum family (its definitions are in the block above the table) */
+    {"Einsum", 1, 2, 1, false, false, "T", 0, NUM, attrs_einsum, infer_einsum, false},
+    {"CropAndResize", 4, 4, 1, false, false, "T", 0, REAL, attrs_crop_and_resize, infer_crop_and_resize, false},
+    {"ImageProjectiveTransformV3", 4, 4, 1, false, false, "dtype", 0, REAL, attrs_image_transform, infer_image_transform, false},
+    {"IdentityN", 1, -1, TFD_OUTPUTS_FROM_ATTR, false, true, NULL, 0, 0, attrs_identity_n, infer_identity_n, false},
+    {"ShapeN", 1, -1, TFD_OUTPUTS_FROM_ATTR, false, true, "T", 0, 0, attrs_shape_n, infer_shape_n, false},
+    {"Print", 1, -1, 1, true, false, "T", 0, 0, attrs_print, infer_print, false},
+    {"FakeQuantWithMinMaxArgs", 1, 1, 1, false, false, NULL, 0, 0, attrs_fake_quant_args, infer_fake_quant, false},
+    {"FakeQuantWithMinMaxVars", 3, 3, 1, false, false, NULL, 0, 0, attrs_fake_quant_vars, infer_fake_quant, false},
+    /* end of the image/einsum family */
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},
@@ -3312,13 +3577,20 @@ void tfd_infer_set_output(tfd_infer_context *c, int i, tfd_dtype dtype, const tf
   else c->out_shapes[i].ndims = -1;
 }
 
-/* Ops whose output count is an int attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR), plus `extra`
- * (RaggedGather: its OUTPUT_RAGGED_RANK splits and the values). */
+/* Ops whose output count comes from an attr of the node (num_outputs TFD_OUTPUTS_FROM_ATTR): an int
+ * (Unpack's num, ShapeN's N) or the length of a list(type) (IdentityN's T), plus `extra` (RaggedGather:
+ * its OUTPUT_RAGGED_RANK splits and the values). per_input: one output per input, so a node without the
+ * attr (a builder that leaves N to its default) has as many as inputs. */
 static const struct {
   const char *op, *attr;
+  bool list, per_input;
   int extra;
-} output_count_attrs[] = {{"Unpack", "num", 0}, {"Split", "num_split", 0}, {"SplitV", "num_split", 0},
-                          {"RaggedGather", "OUTPUT_RAGGED_RANK", 1}};
+} output_count_attrs[] = {{"Unpack", "num", false, false, 0},
+                          {"Split", "num_split", false, false, 0},
+                          {"SplitV", "num_split", false, false, 0},
+                          {"RaggedGather", "OUTPUT_RAGGED_RANK", false, false, 1},
+                          {"ShapeN", "N", false, true, 0},
+                          {"IdentityN", "T", true, true, 0}};
 
 static int output_count_entry(const tfd_op_def *op) {
   for (size_t i = 0; i < sizeof output_count_attrs / sizeof output_count_attrs[0]; i++)
@@ -3335,10 +3607,14 @@ const char *tfd_op_num_outputs_attr(const tfd_op_def *op) {
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node) {
   if (op->num_outputs >= 0) return op->num_outputs;
   if (op->num_outputs == TFD_OUTPUTS_FROM_ATTR) {
-    int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
+    int e = output_count_entry(op);
     const tfd_attr_value *n = e >= 0 ? tfd_node_def_attr(node, output_count_attrs[e].attr) : NULL;
-    if (!n || n->type != TFD_ATTR_INT || n->i < 1 - extra || n->i > TFD_MAX_OP_OUTPUTS - extra) return -1;
-    return (int)n->i + extra;
+    if (!n) return -1;
+    int extra = output_count_attrs[e].extra;
+    int64_t count = output_count_attrs[e].list ? (n->type == TFD_ATTR_LIST_TYPE ? (int64_t)n->list_len : -1)
+                                               : (n->type == TFD_ATTR_INT ? n->i : -1);
+    if (count < 0 || count + extra < 1 || count + extra > TFD_MAX_OP_OUTPUTS) return -1;
+    return (int)(count + extra);
   }
   const tfd_attr_value *types = tfd_node_def_attr(node, "component_types");
   if (!types || types->type != TFD_ATTR_LIST_TYPE || types->list_len < 1 || types->list_len > TFD_MAX_QUEUE_COMPONENTS)
@@ -3491,10 +3767,20 @@ tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int 
   }
   *num_outputs = tfd_op_num_outputs(op, node);
   if (*num_outputs >= 0) return TFD_OK;
+  int e = op->num_outputs == TFD_OUTPUTS_FROM_ATTR ? output_count_entry(op) : -1;
+  if (e >= 0 && output_count_attrs[e].per_input && !tfd_node_def_attr(node, output_count_attrs[e].attr) &&
+      !output_count_attrs[e].list && num_inputs <= TFD_MAX_OP_OUTPUTS) {
+    *num_outputs = num_inputs; /* the attr's default, which tfd_op_complete_attrs fills in */
+    return TFD_OK;
+  }
+  if (e >= 0 && output_count_attrs[e].list)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): attr '%s' must list 1 to %d dtypes (tfdev supports at most %d outputs)", name,
+                           op->name, output_count_attrs[e].attr, TFD_MAX_OP_OUTPUTS, TFD_MAX_OP_OUTPUTS);
   if (op->num_outputs == TFD_OUTPUTS_PER_COMPONENT)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): component_types must list 1 to %d dtypes", name,
                            op->name, TFD_MAX_QUEUE_COMPONENTS);
-  int e = output_count_entry(op), extra = e >= 0 ? output_count_attrs[e].extra : 0;
+  int extra = e >= 0 ? output_count_attrs[e].extra : 0;
   return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
                          "node '%s' (%s): attr '%s' must be an int from %d to %d (tfdev supports at most %d outputs)", name,
                          op->name, tfd_op_num_outputs_attr(op), 1 - extra, TFD_MAX_OP_OUTPUTS - extra, TFD_MAX_OP_OUTPUTS);

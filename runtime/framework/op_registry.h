@@ -28,7 +28,8 @@
 
 /* tfd_op_def.num_outputs values other than a fixed count. */
 #define TFD_OUTPUTS_PER_COMPONENT (-1) /* one per entry of the node's component_types (queue dequeues) */
-#define TFD_OUTPUTS_FROM_ATTR (-2)     /* the node's int attr named by tfd_op_num_outputs_attr (Unpack, Split; RaggedGather's plus 1) */
+/* the node's attr named by tfd_op_num_outputs_attr (Unpack, Split, ShapeN, IdentityN; RaggedGather's plus 1) */
+#define TFD_OUTPUTS_FROM_ATTR (-2)
 
 /* The attribute the graph optimiser sets (true) on a MatMul or _FusedMatMul
  * whose weights (input 1) come straight from a Const in the same partition:
@@ -88,8 +89,9 @@ const tfd_op_def *tfd_op_at(int i);
 /* How many outputs a node of op has: the op's count; for ops with one
  * output per component (queue dequeues), the length of the node's
  * component_types (1 to TFD_MAX_QUEUE_COMPONENTS); for ops counting their outputs in an int attr (Unpack's
- * num, Split's num_split), that attr (RaggedGather: OUTPUT_RAGGED_RANK + 1). -1 when the attr is
- * missing or the count would not be 1 to TFD_MAX_OP_OUTPUTS. */
+ * num, Split's num_split, ShapeN's N), that attr (RaggedGather: OUTPUT_RAGGED_RANK + 1), or in a
+ * list(type) attr (IdentityN's T), its length. -1 when the attr is missing or the count would not be 1
+ * to TFD_MAX_OP_OUTPUTS (tfd_op_check_arity then takes the input count for ShapeN, whose N defaults to it). */
 int tfd_op_num_outputs(const tfd_op_def *op, const tfd_node_def *node);
 /* The attr a variable output count comes from ("component_types", "num",
  * "num_split"), or NULL for ops with a fixed count. */

@@ -253,6 +253,14 @@ tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_st
 tfd_code tfd_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_sparse_fill(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+/* Issue 26's image/einsum family: Einsum (k_einsum.c), CropAndResize (k_crop_and_resize.c),
+ * ImageProjectiveTransformV3 (k_image_transform.c); IdentityN, ShapeN, Print and the FakeQuant ops
+ * (k_identity_n.c). */
+tfd_code tfd_setup_einsum(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_identity_n(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_fake_quant(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_math(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 /* issue 26, convolution family: Conv3D, MaxPool3D, AvgPool3D (k_conv3d.c); Dilation2D,
  * MaxPoolWithArgmax (k_dilation.c). */

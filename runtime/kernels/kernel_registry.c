@@ -29,6 +29,12 @@ static const kernel_entry kernels[] = {
     CPU("Transpose", tfd_setup_basic), CPU("Cast", tfd_setup_basic), CPU("Fill", tfd_setup_basic),
     CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic), CPU("Shape", tfd_setup_basic),
     CPU("Size", tfd_setup_basic), CPU("BroadcastTo", tfd_setup_basic),
+    /* issue 26, image/einsum family */
+    CPU("Einsum", tfd_setup_einsum), CPU("CropAndResize", tfd_setup_crop_and_resize),
+    CPU("ImageProjectiveTransformV3", tfd_setup_image_transform), CPU("IdentityN", tfd_setup_identity_n),
+    CPU("ShapeN", tfd_setup_identity_n), CPU("Print", tfd_setup_identity_n),
+    CPU("FakeQuantWithMinMaxArgs", tfd_setup_fake_quant), CPU("FakeQuantWithMinMaxVars", tfd_setup_fake_quant),
+    /* end of the image/einsum family */
     CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
     CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
     CPU("SparseToDense", tfd_setup_sparse_to_dense),

@@ -240,6 +240,15 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Einsum', 'matmul', [F([2, 3]), F([3, 2])], { equation: 'ij,jk->ik', N: 2 });
   C('Einsum', 'batch dot', [F([2, 3]), F([2, 3])], { equation: 'bi,bi->b', N: 2 });
   C('Einsum', 'transpose', [F([2, 3])], { equation: 'ij->ji', N: 1 });
+  C('Einsum', 'batch matmul', [F([2, 2, 3]), F([2, 3, 2])], { equation: 'bij,bjk->bik', N: 2 });
+  C('Einsum', 'attention scores', [F([1, 2, 3, 4]), F([1, 2, 2, 4])], { equation: 'bhqd,bhkd->bhqk', N: 2 });
+  C('Einsum', 'transposed a', [F([3, 2]), F([3, 4])], { equation: 'ji,jk->ik', N: 2 });
+  C('Einsum', 'transposed b', [F([2, 3]), F([4, 3])], { equation: 'ij,kj->ik', N: 2 });
+  C('Einsum', 'output transposed', [F([2, 3]), F([3, 4])], { equation: 'ij,jk->ki', N: 2 });
+  C('Einsum', 'outer product', [F([3]), F([4])], { equation: 'i,j->ij', N: 2 });
+  C('Einsum', 'row sums', [F([2, 3])], { equation: 'ij->i', N: 1 });
+  C('Einsum', 'int32 matmul', [I([2, 3]), I([3, 2])], { equation: 'ij,jk->ik', N: 2 });
+  C('Einsum', 'int32 batch dot', [I([2, 3]), I([2, 3])], { equation: 'bi,bi->b', N: 2 });
   C('MatrixBandPart', 'float32 lower 1 upper 0', [F([3, 3]), Ks(1), Ks(0)], { Tindex: dt('int32') });
   C('MatrixBandPart', 'int32 lower -1 upper 1', [I([2, 3, 4]), Ks(-1), Ks(1)], { Tindex: dt('int32') });
 
@@ -341,7 +350,20 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   }
   C('CropAndResize', 'bilinear', [F([1, 4, 4, 1]), V('float32', [2, 4], [0, 0, 1, 1, 0.25, 0.25, 0.75, 1]), V('int32', [2], [0, 0]), Ki([3, 3])], { method: 'bilinear', extrapolation_value: fl(0) });
   C('CropAndResize', 'nearest, outside', [F([1, 3, 3, 2]), V('float32', [1, 4], [-0.5, 0, 1, 1.5]), V('int32', [1], [0]), Ki([2, 3])], { method: 'nearest', extrapolation_value: fl(-1) });
+  C('CropAndResize', 'flipped box', [F([1, 3, 4, 1]), V('float32', [1, 4], [1, 0.8, 0, 0.2]), V('int32', [1], [0]), Ki([3, 2])], { method: 'bilinear', extrapolation_value: fl(0) });
+  C('CropAndResize', 'crop size 1', [F([2, 3, 3, 2]), V('float32', [2, 4], [0, 0, 1, 1, 0.2, 0.1, 0.6, 0.9]), V('int32', [2], [1, 0]), Ki([1, 1])], { method: 'bilinear', extrapolation_value: fl(0) });
+  C('CropAndResize', 'bilinear extrapolation', [F([1, 3, 3, 1]), V('float32', [1, 4], [-0.5, -0.5, 1.5, 1.5]), V('int32', [1], [0]), Ki([3, 3])], { method: 'bilinear', extrapolation_value: fl(7.5) });
+  C('CropAndResize', 'int32 image', [I([1, 3, 3, 1]), V('float32', [1, 4], [0, 0, 1, 1]), V('int32', [1], [0]), Ki([2, 2])], { method: 'bilinear', extrapolation_value: fl(0) });
   C('ImageProjectiveTransformV3', 'translate nearest', [F([1, 3, 3, 1]), V('float32', [1, 8], [1, 0, 1, 0, 1, 0, 0, 0]), Ki([3, 3]), Ks(0, 'float32')], { interpolation: 'NEAREST', fill_mode: 'CONSTANT', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'nearest constant', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'NEAREST', fill_mode: 'CONSTANT', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'bilinear constant', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'BILINEAR', fill_mode: 'CONSTANT', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'nearest reflect', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'NEAREST', fill_mode: 'REFLECT', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'bilinear reflect', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'BILINEAR', fill_mode: 'REFLECT', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'nearest wrap', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'NEAREST', fill_mode: 'WRAP', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'bilinear wrap', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'BILINEAR', fill_mode: 'WRAP', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'nearest nearest', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'NEAREST', fill_mode: 'NEAREST', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'bilinear nearest', [F([1, 4, 5, 2]), V('float32', [1, 8], [0.9, 0.3, -1.5, -0.2, 1.1, 1.25, 0.02, -0.01]), Ki([5, 4]), Ks(-3.5, 'float32')], { interpolation: 'BILINEAR', fill_mode: 'NEAREST', dtype: dt('float32') });
+  C('ImageProjectiveTransformV3', 'per-image transforms bilinear', [F([2, 3, 3, 1]), V('float32', [2, 8], [1, 0, 0.5, 0, 1, -0.5, 0, 0, 0.5, 0, 0, 0, 0.5, 0, 0, 0]), Ki([3, 3]), Ks(0, 'float32')], { interpolation: 'BILINEAR', fill_mode: 'CONSTANT', dtype: dt('float32') });
 
   // ---- creation ----
   fam('creation');
@@ -404,6 +426,7 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Identity', 'float32', [F([2, 2])]);
   C('Identity', 'bool empty', [B([0])]);
   C('IdentityN', 'two', [F([2]), I([3])], { T: dts(['float32', 'int32']) }, { T: false, outs: [0, 1] });
+  C('IdentityN', 'three with bool and empty', [B([2]), F([0, 3]), I([2, 2])], { T: dts(['bool', 'float32', 'int32']) }, { T: false, outs: [0, 1, 2] });
   C('Snapshot', 'int32', [I([3])]);
   C('StopGradient', 'float32', [F([3])]);
   C('Rank', 'float32 rank 3', [F([1, 2, 3])]);
@@ -412,7 +435,8 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('Size', 'bool empty', [B([0, 4])], { out_type: dt('int32') });
   C('Shape', 'float32', [F([2, 3, 1])], { out_type: dt('int32') });
   C('Shape', 'int32 scalar', [I([])], { out_type: dt('int32') });
-  C('ShapeN', 'two', [F([2]), I([1, 3])], { out_type: dt('int32'), N: 2 }, { outs: [0, 1] });
+  C('ShapeN', 'two', [F([2]), F([1, 3])], { out_type: dt('int32'), N: 2 }, { outs: [0, 1] });
+  C('ShapeN', 'int32 three, scalar and empty', [I([]), I([0, 2]), I([2, 1, 3])], { out_type: dt('int32'), N: 3 }, { outs: [0, 1, 2] });
   C('Print', 'identity of x', [F([3]), F([3])], { T: 'float32', U: dts(['float32']), message: 'x', first_n: -1, summarize: 3 }, { T: false });
 
   // ---- control ----
