@@ -233,25 +233,32 @@ static void k_reserve(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = list_output(c, k, l);
 }
 
+/* Whether t (its shape into *ts) is at least a vector whose rows fit the list's element shape, as
+ * TensorListFromTensor and TensorListScatter check it; reports TensorFlow's text when not. */
+static bool rows_fit(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *t, const tfd_shape *shape, tfd_shape *ts) {
+  tfd_shape_of_tensor(t, ts);
+  char sa[96], sb[96];
+  if (ts->ndims == 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                    shape_str(ts, sa, sizeof sa));
+    return false;
+  }
+  tfd_shape es = {.ndims = ts->ndims - 1};
+  for (int d = 1; d < ts->ndims; d++) es.dims[d - 1] = ts->dims[d];
+  if (!compatible(shape, &es)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Specified a list with shape %s from a tensor with shape %s",
+                    shape_str(shape, sa, sizeof sa), shape_str(&es, sb, sizeof sb));
+    return false;
+  }
+  return true;
+}
+
 static void k_from_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
   tfd_tensor *t = c->inputs[0];
   tfd_shape ts;
-  tfd_shape_of_tensor(t, &ts);
-  char sa[96], sb[96];
-  if (ts.ndims == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
-                    shape_str(&ts, sa, sizeof sa));
-    return;
-  }
-  tfd_shape es = {.ndims = ts.ndims - 1};
-  for (int d = 1; d < ts.ndims; d++) es.dims[d - 1] = ts.dims[d];
-  if (!compatible(&shape, &es)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Specified a list with shape %s from a tensor with shape %s",
-                    shape_str(&shape, sa, sizeof sa), shape_str(&es, sb, sizeof sb));
-    return;
-  }
+  if (!rows_fit(c, k, t, &shape, &ts)) return;
   if (!check_count(c, k, ts.dims[0])) return;
   tensor_list *l = list_new(tfd_tensor_dtype(t), &shape, ts.dims[0]);
   for (int64_t i = 0; l && i < ts.dims[0]; i++) {
@@ -573,20 +580,7 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   tfd_tensor *t = c->inputs[0];
   tfd_shape ts;
-  tfd_shape_of_tensor(t, &ts);
-  char sa[96], sb[96];
-  if (ts.ndims == 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
-                    shape_str(&ts, sa, sizeof sa));
-    return;
-  }
-  tfd_shape es = {.ndims = ts.ndims - 1};
-  for (int d = 1; d < ts.ndims; d++) es.dims[d - 1] = ts.dims[d];
-  if (!compatible(&shape, &es)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Specified a list with shape %s from a tensor with shape %s",
-                    shape_str(&shape, sa, sizeof sa), shape_str(&es, sb, sizeof sb));
-    return;
-  }
+  if (!rows_fit(c, k, t, &shape, &ts)) return;
   const int32_t *idx = tfd_tensor_const_data(c->inputs[1]);
   int64_t n = tfd_tensor_numel(c->inputs[1]);
   if (n != ts.dims[0]) {
