@@ -146,3 +146,17 @@ bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int 
   }
   return tfd_prelu_alpha_size(c, k, c->inputs[1], dims, *nd, na);
 }
+
+bool tfd_clip_shapes(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_shape s[3]) {
+  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
+  bool ok = true;
+  for (int i = 1; i < 3; i++) ok = ok && (s[i].ndims == 0 || tfd_shape_equal(&s[i], &s[0]));
+  if (ok) return true;
+  char b0[96], b1[96], b2[96];
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                  "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. "
+                  "input shape: %sclip_value_min shape: %sclip_value_max shape: %s",
+                  tfd_shape_string(&s[0], b0, sizeof b0), tfd_shape_string(&s[1], b1, sizeof b1),
+                  tfd_shape_string(&s[2], b2, sizeof b2));
+  return false;
+}

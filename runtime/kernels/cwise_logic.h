@@ -10,6 +10,9 @@
 
 /* Inputs [first, first + count) all of input first's dtype. */
 bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, int count);
+/* ClipByValue's shapes (t, min, max) into s: each bound a scalar or shaped exactly like t, as TensorFlow's
+ * ClipOp takes them; false, with TensorFlow's text reported, otherwise. */
+bool tfd_clip_shapes(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_shape s[3]);
 /* Input i is bool (`what` names it). */
 bool tfd_cwise_need_bool(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what);
 /* The numpy broadcast of a and b into *out. */

@@ -375,18 +375,8 @@ static void k_clip(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   tfd_shape s[3];
-  for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
+  if (!tfd_clip_shapes(c, k, s)) return;
   bool ok = true;
-  for (int i = 1; i < 3; i++) ok = ok && (s[i].ndims == 0 || tfd_shape_equal(&s[i], &s[0]));
-  if (!ok) { /* k_math.c's text */
-    char b0[96], b1[96], b2[96];
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                    "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. "
-                    "input shape: %sclip_value_min shape: %sclip_value_max shape: %s",
-                    tfd_shape_string(&s[0], b0, sizeof b0), tfd_shape_string(&s[1], b1, sizeof b1),
-                    tfd_shape_string(&s[2], b2, sizeof b2));
-    return;
-  }
   tfd_tensor *y = tfd_dk_alloc(c, k, dt, s[0].dims, s[0].ndims);
   if (!y) return;
   int64_t n = tfd_tensor_numel(y);
