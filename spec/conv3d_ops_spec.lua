@@ -39,19 +39,7 @@ local function run(op, inputs, attrs, nout)
   return table.unpack(h.run_node(op, inputs, attrs, fetches))
 end
 
--- The same node on placeholders of unknown shape, fed: the shapes reach the kernel unchecked by inference.
-local function run_fed(op, inputs, attrs)
-  local g, names, feeds = { node = {} }, {}, {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Placeholder", attr = { dtype = t.dtype } }
-    feeds[names[i]] = t
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs }
-  local s <close> = tfdev.session { optimize_graph = false }
-  s:create(g)
-  return s:run(feeds, { "y" })[1]
-end
+local run_fed = h.run_fed -- the shapes reach the kernel unchecked by inference
 
 local function assert_close(want, got, tol, what)
   assert.are.equal(#want, #got, what .. ": element count")

@@ -15,19 +15,7 @@ end
 
 local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end
 
--- Runs op on inputs fed to Placeholders of unknown shape, so that the kernel, not shape inference, sees them.
-local function run_fed(op, inputs, attrs)
-  local g, names, feeds = { node = {} }, {}, {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    feeds[names[i]] = t
-    g.node[i] = { name = names[i], op = "Placeholder", attr = { dtype = t.dtype } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
-  local s <close> = tfdev.session { optimize_graph = false }
-  s:create(g)
-  return s:run(feeds, { "y" })[1]
-end
+local run_fed = h.run_fed
 
 local function empty(shape, dt) return tfdev.tensor { shape = shape, dtype = dt or "float32" } end
 

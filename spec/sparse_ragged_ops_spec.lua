@@ -12,22 +12,7 @@ local function L(v) return tfdev.tensor(v, "int64") end
 local function F(v) return tfdev.tensor(v, "float32") end
 local function empty(shape, dt) return tfdev.tensor { shape = shape, dtype = dt or "float32" } end
 
--- Runs op on inputs fed to Placeholders of unknown shape, so that the kernel, not shape inference, sees them;
--- returns its first `nout` outputs (one when nout is nil).
-local function run(op, inputs, attrs, nout)
-  local g, names, feeds = { node = {} }, {}, {}
-  for i, t in ipairs(inputs) do
-    names[i] = "in" .. i
-    feeds[names[i]] = t
-    g.node[i] = { name = names[i], op = "Placeholder", attr = { dtype = t.dtype } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
-  local fetches = { "y" }
-  for i = 1, nout or 0 do fetches[i] = "y:" .. (i - 1) end
-  local s <close> = tfdev.session { optimize_graph = false }
-  s:create(g)
-  return table.unpack(s:run(feeds, fetches))
-end
+local run = h.run_fed
 
 local function vals(op, inputs, attrs) return run(op, inputs, attrs):totable() end
 

@@ -100,6 +100,23 @@ function helpers.run_node(op, inputs, attrs, fetches, fold)
   return s:run({}, fetches or { "y" })
 end
 
+--- Runs one node "y" of `op` over inputs fed to Placeholders of unknown shape, so that the kernel, not
+--- shape inference, sees them. Returns y's first `nout` outputs (one when nout is nil).
+function helpers.run_fed(op, inputs, attrs, nout)
+  local g, names, feeds = { node = {} }, {}, {}
+  for i, t in ipairs(inputs) do
+    names[i] = "in" .. i
+    feeds[names[i]] = t
+    g.node[i] = { name = names[i], op = "Placeholder", attr = { dtype = t.dtype } }
+  end
+  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
+  local fetches = { "y" }
+  for i = 1, nout or 0 do fetches[i] = "y:" .. (i - 1) end
+  local s <close> = tfdev.session { optimize_graph = false }
+  s:create(g)
+  return table.unpack(s:run(feeds, fetches))
+end
+
 --- TensorFlow's sliding window for one dimension: the output size and the padding before it.
 --- padding is "SAME", "VALID" or "EXPLICIT" (then `explicit` = {before, after}).
 function helpers.window(n, k, stride, dilation, padding, explicit)
