@@ -44,7 +44,7 @@ static const device_kernel device_kernels[] = {
     {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
     {"ArgMin", tfd_dk_setup_reduce}, {"TopKV2", tfd_dk_setup_reduce},
     /* data movement (dk_shape.c) */
-    {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
+    {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Concat", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
     {"Unpack", tfd_dk_setup_shape}, {"Slice", tfd_dk_setup_shape}, {"StridedSlice", tfd_dk_setup_shape},
     {"Split", tfd_dk_setup_shape}, {"SplitV", tfd_dk_setup_shape}, {"Tile", tfd_dk_setup_shape},
     {"Pad", tfd_dk_setup_shape}, {"PadV2", tfd_dk_setup_shape}, {"MirrorPad", tfd_dk_setup_shape},

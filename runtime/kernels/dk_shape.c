@@ -1,5 +1,5 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
- * MirrorPad of k_image.c): Transpose, ConcatV2, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
+ * MirrorPad of k_image.c): Transpose, ConcatV2, Concat, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
  * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
  * DepthToSpace, SpaceToDepth (k_depth_space.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
@@ -24,6 +24,7 @@
 enum {
   S_TRANSPOSE,
   S_CONCAT,
+  S_CONCAT_V1, /* Concat: the axis first */
   S_PACK,
   S_UNPACK,
   S_SLICE,
@@ -57,6 +58,7 @@ static const struct {
   tfd_kernel_setup_fn cpu;
 } ops[] = {
     {"Transpose", S_TRANSPOSE, tfd_setup_basic},   {"ConcatV2", S_CONCAT, tfd_setup_basic},
+    {"Concat", S_CONCAT_V1, tfd_setup_basic},
     {"Pack", S_PACK, tfd_setup_shape},             {"Unpack", S_UNPACK, tfd_setup_shape},
     {"Slice", S_SLICE, tfd_setup_shape},           {"StridedSlice", S_STRIDED_SLICE, tfd_setup_shape},
     {"Split", S_SPLIT, tfd_setup_shape},           {"SplitV", S_SPLIT_V, tfd_setup_shape},
@@ -375,6 +377,21 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
   finish(c, out, ok);
 }
 
+/* Concat (TF1) is ConcatV2 with its axis moved from the front to the back. */
+static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *moved[65], **in = c->num_inputs <= 65 ? moved : malloc((size_t)c->num_inputs * sizeof *in);
+  if (!in) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
+  in[c->num_inputs - 1] = c->inputs[0];
+  tfd_kernel_ctx v2 = *c;
+  v2.inputs = in;
+  k_concat(k, &v2, m);
+  if (in != moved) free(in);
+}
+
 static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
@@ -675,6 +692,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
   switch (k->dk_op) {
     case S_TRANSPOSE: k_transpose(k, c, m); break;
     case S_CONCAT: k_concat(k, c, m); break;
+    case S_CONCAT_V1: k_concat_v1(k, c, m); break;
     case S_PACK: k_pack(k, c, m); break;
     case S_UNPACK: k_unpack(k, c, m); break;
     case S_SLICE: k_slice(k, c, m); break;
