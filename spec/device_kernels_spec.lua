@@ -632,6 +632,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           check("GatherV2 batch_dims -1 " .. dt .. " " .. idt, "GatherV2", { p, T({ { 1 }, { 0 }, { 4 }, { 2 } }, idt),
             T(1) }, { batch_dims = -1 })
           check("GatherV2 no indices " .. dt .. " " .. idt, "GatherV2", { p, tfdev.tensor { dtype = idt, shape = { 0 } }, T(1) })
+          check("Gather " .. dt .. " " .. idt, "Gather", { p, T({ { 3, 0 }, { 1, 1 } }, idt) })
+          check("Gather no indices " .. dt .. " " .. idt, "Gather", { p, tfdev.tensor { dtype = idt, shape = { 0 } } })
           check("GatherNd depth 1 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3 }, { 0 } }, idt) })
           check("GatherNd depth 2 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3, 4 }, { 0, 1 }, { 2, 2 } }, idt) })
           check("GatherNd depth 3 " .. dt .. " " .. idt, "GatherNd", { p, T({ { { 3, 4, 2 } }, { { 0, 1, 0 } } }, idt) })
@@ -688,6 +690,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check_error("GatherV2 index out of range (int32, checked on the host)", "GatherV2", { x, T({ 0, 2 }), T(0) },
         "indices[1] = 2 is not in [0, 2)")
       check_error("GatherV2 axis out of range", "GatherV2", { x, T({ 0 }), T(2) }, "Expected axis in the range")
+      check_error("Gather index out of range", "Gather", { x, T({ 0, 2 }) }, "is not in [0, 2)")
       check_error("GatherV2 batch_dims above the axis", "GatherV2", { x, T({ { 0 }, { 1 } }), T(0) }, { batch_dims = 1 },
         "must be less than or equal to axis")
       check_error("GatherNd index out of range (int32)", "GatherNd", { x, T({ { 1, 3 } }) }, "does not index into param shape")

@@ -1,6 +1,6 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Concat, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
- * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
+ * Tile, Pad, PadV2, MirrorPad, GatherV2, Gather, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
  * DepthToSpace, SpaceToDepth (k_depth_space.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
@@ -36,6 +36,7 @@ enum {
   S_PAD_V2,
   S_MIRROR_PAD,
   S_GATHER,
+  S_GATHER_V1, /* Gather: GatherV2 along axis 0 (k->value, a host scalar 0, from tfd_setup_gather) */
   S_GATHER_ND,
   S_RANGE,
   S_FILL,
@@ -64,7 +65,8 @@ static const struct {
     {"Split", S_SPLIT, tfd_setup_shape},           {"SplitV", S_SPLIT_V, tfd_setup_shape},
     {"Tile", S_TILE, tfd_setup_shape},             {"Pad", S_PAD, tfd_setup_conv},
     {"PadV2", S_PAD_V2, tfd_setup_conv},           {"MirrorPad", S_MIRROR_PAD, tfd_setup_image},
-    {"GatherV2", S_GATHER, tfd_setup_gather},      {"GatherNd", S_GATHER_ND, tfd_setup_gather},
+    {"GatherV2", S_GATHER, tfd_setup_gather},
+    {"Gather", S_GATHER_V1, tfd_setup_gather},      {"GatherNd", S_GATHER_ND, tfd_setup_gather},
     {"Range", S_RANGE, tfd_setup_shape},           {"Fill", S_FILL, tfd_setup_basic},
     {"ZerosLike", S_ZEROS_LIKE, tfd_setup_basic},  {"OnesLike", S_ONES_LIKE, tfd_setup_basic},
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
@@ -704,6 +706,14 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_PAD_V2: k_pad(k, c, m); break;
     case S_MIRROR_PAD: k_mirror_pad(k, c, m); break;
     case S_GATHER: k_gather(k, c, m); break;
+    case S_GATHER_V1: {
+      tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], k->value};
+      tfd_kernel_ctx v2 = *c;
+      v2.inputs = in;
+      v2.num_inputs = 3;
+      k_gather(k, &v2, m);
+      break;
+    }
     case S_GATHER_ND: k_gather_nd(k, c, m); break;
     case S_RANGE: k_range(k, c, m); break;
     case S_FILL: k_fill(k, c, m); break;
