@@ -460,6 +460,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         for _, axis in ipairs { 0, 1, 2, -1 } do
           local a, b = rand(dt, { 2, 3, 4 }, 0, 9), rand(dt, { 2, 3, 4 }, 0, 9)
           check("ConcatV2 axis " .. axis .. " " .. dt, "ConcatV2", { a, x, b, T(axis) })
+          check("Concat axis " .. axis .. " " .. dt, "Concat", { T(axis), a, x, b })
           check("Pack axis " .. axis .. " " .. dt, "Pack", { a, x, b }, { axis = axis })
           local n = ({ [0] = 2, 3, 4, [-1] = 4 })[axis]
           local fetches = {}
@@ -468,6 +469,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           check("Split axis " .. axis .. " " .. dt, "Split", { T(axis), x }, { num_split = n }, { fetches = fetches })
         end
         check("ConcatV2 with an empty part " .. dt, "ConcatV2", { x, rand(dt, { 2, 0, 4 }), T(1, "int64") })
+        check("Concat with an empty part " .. dt, "Concat", { T(1), x, rand(dt, { 2, 0, 4 }) })
         check("Pack of scalars " .. dt, "Pack", { rand(dt, {}, 0, 9), rand(dt, {}, 0, 9) }, { axis = 0 })
         check("SplitV " .. dt, "SplitV", { x, T({ 1, -1, 2 }), T(2) }, { num_split = 3 },
           { fetches = { "y:0", "y:1", "y:2" } })
@@ -630,6 +632,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           check("GatherV2 batch_dims -1 " .. dt .. " " .. idt, "GatherV2", { p, T({ { 1 }, { 0 }, { 4 }, { 2 } }, idt),
             T(1) }, { batch_dims = -1 })
           check("GatherV2 no indices " .. dt .. " " .. idt, "GatherV2", { p, tfdev.tensor { dtype = idt, shape = { 0 } }, T(1) })
+          check("Gather " .. dt .. " " .. idt, "Gather", { p, T({ { 3, 0 }, { 1, 1 } }, idt) })
+          check("Gather no indices " .. dt .. " " .. idt, "Gather", { p, tfdev.tensor { dtype = idt, shape = { 0 } } })
           check("GatherNd depth 1 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3 }, { 0 } }, idt) })
           check("GatherNd depth 2 " .. dt .. " " .. idt, "GatherNd", { p, T({ { 3, 4 }, { 0, 1 }, { 2, 2 } }, idt) })
           check("GatherNd depth 3 " .. dt .. " " .. idt, "GatherNd", { p, T({ { { 3, 4, 2 } }, { { 0, 1, 0 } } }, idt) })
@@ -668,6 +672,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check_error("Transpose with a short perm", "Transpose", { x, T({ 0 }) }, "perm has 1 entries")
       check_error("ConcatV2 of mismatched shapes", "ConcatV2", { x, rand("float32", { 3, 3 }), T(1) }, "does not match")
       check_error("ConcatV2 axis out of range", "ConcatV2", { x, x, T(2, "int64") }, "out of range")
+      check_error("Concat of mismatched shapes", "Concat", { T(1), x, rand("float32", { 3, 3 }) }, "does not match")
+      check_error("Concat axis out of range", "Concat", { T(2), x, x }, "out of range")
       check_error("Pack axis out of range", "Pack", { x, x }, { axis = 3 }, "out of range")
       check_error("Slice out of range", "Slice", { x, T({ 1, 2 }), T({ 2, 1 }) }, "Expected begin[0] in [0, 2]")
       check_error("Slice out of range, int64", "Slice", { x, T({ 0, 2 }, "int64"), T({ 1, 2 }, "int64") }, "size[1]")
@@ -684,6 +690,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check_error("GatherV2 index out of range (int32, checked on the host)", "GatherV2", { x, T({ 0, 2 }), T(0) },
         "indices[1] = 2 is not in [0, 2)")
       check_error("GatherV2 axis out of range", "GatherV2", { x, T({ 0 }), T(2) }, "Expected axis in the range")
+      check_error("Gather index out of range", "Gather", { x, T({ 0, 2 }) }, "is not in [0, 2)")
       check_error("GatherV2 batch_dims above the axis", "GatherV2", { x, T({ { 0 }, { 1 } }), T(0) }, { batch_dims = 1 },
         "must be less than or equal to axis")
       check_error("GatherNd index out of range (int32)", "GatherNd", { x, T({ { 1, 3 } }) }, "does not index into param shape")

@@ -44,11 +44,11 @@ static const device_kernel device_kernels[] = {
     {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
     {"ArgMin", tfd_dk_setup_reduce}, {"TopKV2", tfd_dk_setup_reduce},
     /* data movement (dk_shape.c) */
-    {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
+    {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Concat", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
     {"Unpack", tfd_dk_setup_shape}, {"Slice", tfd_dk_setup_shape}, {"StridedSlice", tfd_dk_setup_shape},
     {"Split", tfd_dk_setup_shape}, {"SplitV", tfd_dk_setup_shape}, {"Tile", tfd_dk_setup_shape},
     {"Pad", tfd_dk_setup_shape}, {"PadV2", tfd_dk_setup_shape}, {"MirrorPad", tfd_dk_setup_shape},
-    {"GatherV2", tfd_dk_setup_shape}, {"GatherNd", tfd_dk_setup_shape}, {"Range", tfd_dk_setup_shape},
+    {"GatherV2", tfd_dk_setup_shape}, {"Gather", tfd_dk_setup_shape}, {"GatherNd", tfd_dk_setup_shape}, {"Range", tfd_dk_setup_shape},
     {"Fill", tfd_dk_setup_shape}, {"ZerosLike", tfd_dk_setup_shape}, {"OnesLike", tfd_dk_setup_shape},
     {"ExpandDims", tfd_dk_setup_shape}, {"Squeeze", tfd_dk_setup_shape}, {"Shape", tfd_dk_setup_shape},
     {"BroadcastTo", tfd_dk_setup_shape}, {"DepthToSpace", tfd_dk_setup_shape}, {"SpaceToDepth", tfd_dk_setup_shape},

@@ -1,6 +1,6 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
- * MirrorPad of k_image.c): Transpose, ConcatV2, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
- * Tile, Pad, PadV2, MirrorPad, GatherV2, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
+ * MirrorPad of k_image.c): Transpose, ConcatV2, Concat, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
+ * Tile, Pad, PadV2, MirrorPad, GatherV2, Gather, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
  * DepthToSpace, SpaceToDepth (k_depth_space.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
@@ -24,6 +24,7 @@
 enum {
   S_TRANSPOSE,
   S_CONCAT,
+  S_CONCAT_V1, /* Concat: the axis first */
   S_PACK,
   S_UNPACK,
   S_SLICE,
@@ -35,6 +36,7 @@ enum {
   S_PAD_V2,
   S_MIRROR_PAD,
   S_GATHER,
+  S_GATHER_V1, /* Gather: GatherV2 along axis 0 (k->value, a host scalar 0, from tfd_setup_gather) */
   S_GATHER_ND,
   S_RANGE,
   S_FILL,
@@ -57,12 +59,14 @@ static const struct {
   tfd_kernel_setup_fn cpu;
 } ops[] = {
     {"Transpose", S_TRANSPOSE, tfd_setup_basic},   {"ConcatV2", S_CONCAT, tfd_setup_basic},
+    {"Concat", S_CONCAT_V1, tfd_setup_basic},
     {"Pack", S_PACK, tfd_setup_shape},             {"Unpack", S_UNPACK, tfd_setup_shape},
     {"Slice", S_SLICE, tfd_setup_shape},           {"StridedSlice", S_STRIDED_SLICE, tfd_setup_shape},
     {"Split", S_SPLIT, tfd_setup_shape},           {"SplitV", S_SPLIT_V, tfd_setup_shape},
     {"Tile", S_TILE, tfd_setup_shape},             {"Pad", S_PAD, tfd_setup_conv},
     {"PadV2", S_PAD_V2, tfd_setup_conv},           {"MirrorPad", S_MIRROR_PAD, tfd_setup_image},
-    {"GatherV2", S_GATHER, tfd_setup_gather},      {"GatherNd", S_GATHER_ND, tfd_setup_gather},
+    {"GatherV2", S_GATHER, tfd_setup_gather},
+    {"Gather", S_GATHER_V1, tfd_setup_gather},      {"GatherNd", S_GATHER_ND, tfd_setup_gather},
     {"Range", S_RANGE, tfd_setup_shape},           {"Fill", S_FILL, tfd_setup_basic},
     {"ZerosLike", S_ZEROS_LIKE, tfd_setup_basic},  {"OnesLike", S_ONES_LIKE, tfd_setup_basic},
     {"ExpandDims", S_EXPAND_DIMS, tfd_setup_shape}, {"Squeeze", S_SQUEEZE, tfd_setup_shape},
@@ -375,6 +379,21 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
   finish(c, out, ok);
 }
 
+/* Concat (TF1) is ConcatV2 with its axis moved from the front to the back. */
+static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *moved[65], **in = c->num_inputs <= 65 ? moved : malloc((size_t)c->num_inputs * sizeof *in);
+  if (!in) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return;
+  }
+  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
+  in[c->num_inputs - 1] = c->inputs[0];
+  tfd_kernel_ctx v2 = *c;
+  v2.inputs = in;
+  k_concat(k, &v2, m);
+  if (in != moved) free(in);
+}
+
 static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
@@ -675,6 +694,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
   switch (k->dk_op) {
     case S_TRANSPOSE: k_transpose(k, c, m); break;
     case S_CONCAT: k_concat(k, c, m); break;
+    case S_CONCAT_V1: k_concat_v1(k, c, m); break;
     case S_PACK: k_pack(k, c, m); break;
     case S_UNPACK: k_unpack(k, c, m); break;
     case S_SLICE: k_slice(k, c, m); break;
@@ -686,6 +706,14 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_PAD_V2: k_pad(k, c, m); break;
     case S_MIRROR_PAD: k_mirror_pad(k, c, m); break;
     case S_GATHER: k_gather(k, c, m); break;
+    case S_GATHER_V1: {
+      tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], k->value};
+      tfd_kernel_ctx v2 = *c;
+      v2.inputs = in;
+      v2.num_inputs = 3;
+      k_gather(k, &v2, m);
+      break;
+    }
     case S_GATHER_ND: k_gather_nd(k, c, m); break;
     case S_RANGE: k_range(k, c, m); break;
     case S_FILL: k_fill(k, c, m); break;
