@@ -381,13 +381,8 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
 
 /* Concat (TF1) is ConcatV2 with its axis moved from the front to the back. */
 static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
-  tfd_tensor *moved[65], **in = c->num_inputs <= 65 ? moved : malloc((size_t)c->num_inputs * sizeof *in);
-  if (!in) {
-    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    return;
-  }
-  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
-  in[c->num_inputs - 1] = c->inputs[0];
+  tfd_tensor *moved[65], **in = tfd_concat_v1_inputs(c, k, moved, 65);
+  if (!in) return;
   tfd_kernel_ctx v2 = *c;
   v2.inputs = in;
   k_concat(k, &v2, m);

@@ -10,6 +10,7 @@
 #include "../core/half.h"
 #include "device_math_elem.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 #include "shape_logic.h"
 
 static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
@@ -255,13 +256,8 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* Concat, TensorFlow 1's form (concat_dim, values...): ConcatV2 over the inputs with the axis moved last. */
 static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *moved[65], **in = c->num_inputs <= 65 ? moved : malloc((size_t)c->num_inputs * sizeof *in);
-  if (!in) {
-    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
-    return;
-  }
-  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
-  in[c->num_inputs - 1] = c->inputs[0];
+  tfd_tensor *moved[65], **in = tfd_concat_v1_inputs(c, k, moved, 65);
+  if (!in) return;
   tfd_kernel_ctx v2 = *c;
   v2.inputs = in;
   k_concat(k, &v2);

@@ -1,5 +1,6 @@
 /* kernel_shared.h: host logic that kernels of every family use, on the CPU and on devices. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../core/status_internal.h"
 #include "device_kernel.h"
@@ -68,4 +69,15 @@ const char *tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, in
   int nd = tfd_tensor_ndims(t) - from;
   for (int i = 0; i < nd; i++) d[i] = tfd_tensor_dim(t, i + from);
   return tfd_shape_text(buf, cap, d, nd < 0 ? 0 : nd);
+}
+
+tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor **buf, int cap) {
+  tfd_tensor **in = c->num_inputs <= cap ? buf : malloc((size_t)c->num_inputs * sizeof *in);
+  if (!in) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
+  in[c->num_inputs - 1] = c->inputs[0];
+  return in;
 }

@@ -30,6 +30,11 @@ bool tfd_kernel_read_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int ran
  * cannot overflow. */
 int64_t tfd_dims_product(const tfd_tensor *t, int from, int to);
 
+/* Concat (TensorFlow 1: concat_dim, values...) runs as ConcatV2 (values..., axis): its inputs in that
+ * order, in buf when cap holds them, else in an array the caller frees (NULL, reported, when out of
+ * memory). The tensors are borrowed from c. */
+tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor **buf, int cap);
+
 /* "1,0": flat position i of a tensor shaped like t in its first `upto` dimensions (TensorFlow's index
  * notation in errors), written into buf. */
 const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap);
