@@ -29,7 +29,6 @@ bool lm_is_recurrent(const char *cls) {
 /* One recurrent layer to build: what its config says, where its weights are. */
 typedef struct rnn {
   lctx *c;
-  const call *l;
   const cJSON *cfg;
   const char *prefix;  /* its nodes' names */
   const char *weights; /* its weights' prefix: the layer, or "<bidirectional>/forward_<layer>" */
@@ -286,7 +285,7 @@ static char *build(const rnn *r, const char *x, const char *mask) {
 
 /* An rnn of a SimpleRNN/LSTM/GRU config; false (status set) for what tfdev does not build. */
 static bool rnn_of(lctx *c, const call *l, const char *cls, const cJSON *cfg, rnn *r) {
-  *r = (rnn){.c = c, .l = l, .cfg = cfg, .prefix = l->prefix, .weights = l->layer};
+  *r = (rnn){.c = c, .cfg = cfg, .prefix = l->prefix, .weights = l->layer};
   r->kind = !strcmp(cls, "LSTM") ? CELL_LSTM : !strcmp(cls, "GRU") ? CELL_GRU : CELL_SIMPLE;
   if (strcmp(cls, "LSTM") && strcmp(cls, "GRU") && strcmp(cls, "SimpleRNN"))
     return lm_unsupported(c, l, "a wrapped layer other than SimpleRNN, LSTM and GRU") != NULL;
