@@ -172,6 +172,10 @@ local EXCEPTIONS = {
   -- TensorFlow's LookupTableFindV2 keeps the keys' shape (lookup_table_op.cc: output_shape = key.shape() with the
   -- table's value_shape appended, [] for a HashTable); TensorFlow.js flattens it.
   ["HashTableV2/int32 keys: InitializeTableV2, find"] = function(ref) return with(ref, { shape = { 2, 2 } }) end,
+  ["HashTable/v1: int32 keys: import, find, size"] = function(ref, i)
+    if i == 1 then return with(ref, { shape = { 2, 2 } }) end
+    return table_size_int64(ref, i)
+  end,
   ["MatrixBandPart/float32 lower 1 upper 0"] = tf_band_part,
   ["MatrixBandPart/int32 lower -1 upper 1"] = tf_band_part,
   ["Cumsum/float32 axis -1 exclusive"] = exclusive_rows("sum"),

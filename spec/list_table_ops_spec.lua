@@ -433,4 +433,26 @@ describe("hash tables", function()
     h.raises("INVALID_ARGUMENT", "Key must be type int64 but got int32", run,
       { m, const("rk", i32 { 1 }), { name = "rm", op = "LookupTableRemoveV2", input = { "m", "rk" } } }, {}, { "rm" })
   end)
+
+  it("TensorFlow 1's names (HashTable, InitializeTable, LookupTableFind, ...) run the same tables", function()
+    local out = run(cat({ table_node("t", { op = "HashTable" }) }, init("i", "t", i32 { 1, 5 }, f32 { 0.5, 1.5 }, "InitializeTable"),
+      { const("q", i32 { { 5, 2 } }), const("d", f32(-1)),
+        { name = "f", op = "LookupTableFind", input = { "t", "q", "d", "^i" } },
+        { name = "n", op = "LookupTableSize", input = { "t", "^i" } } }), { "f", "n" })
+    assert.are.same({ { 1.5, -1 } }, out[1]:totable())
+    assert.are.equal(2, out[2]:item())
+    assert.are.equal("int64", out[2].dtype)
+    local m = table_node("m", { op = "MutableHashTable", key_dtype = "int64", value_dtype = "int32" })
+    out = run(cat({ m }, init("ins", "m", i64 { 7, 8 }, i32 { 70, 80 }, "LookupTableInsert"),
+      init("imp", "m", i64 { 9 }, i32 { 90 }, "LookupTableImport"),
+      { { name = "ex", op = "LookupTableExport", input = { "m", "^ins", "^imp" }, attr = { Tkeys = "int64", Tvalues = "int32" } } }),
+      { "ex:0", "ex:1" })
+    assert.are.same({ 9 }, out[1]:totable())
+    assert.are.same({ 90 }, out[2]:totable())
+    -- the checks are the V2 ops': a MutableHashTable is not initialized by InitializeTable, float keys are refused
+    h.raises("INVALID_ARGUMENT", "which InitializeTable does not initialize", run,
+      cat({ m }, init("i", "m", i64 { 1 }, i32 { 2 }, "InitializeTable")), {}, { "i" })
+    h.raises("INVALID_ARGUMENT", "key_dtype float32 is not supported", run,
+      { table_node("t", { op = "HashTable", key_dtype = "float32" }) }, { "t" })
+  end)
 end)

@@ -1982,7 +1982,7 @@ static tfd_code need_table(tfd_infer_ctx *c, tfd_status *st) {
 static tfd_code infer_table_kv(tfd_infer_ctx *c, tfd_status *st) {
   if (need_table(c, st) != TFD_OK) return TFD_INVALID_ARGUMENT;
   const char *op = op_name(c);
-  bool init = strcmp(op, "InitializeTableV2") == 0;
+  bool init = strncmp(op, "InitializeTable", 15) == 0;
   const char *names[2] = {init ? "Tkey" : "Tin", init ? "Tval" : "Tout"};
   for (int i = 0; i < 2 && i + 1 < c->num_inputs; i++) {
     const tfd_attr_value *a = attr(c, names[i]);
@@ -1990,7 +1990,7 @@ static tfd_code infer_table_kv(tfd_infer_ctx *c, tfd_status *st) {
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): input %d is %s but %s is %s", node_name(c), op, i + 1,
                              tfd_dtype_name(c->in_types[i + 1]), names[i], tfd_dtype_name(a->dtype));
   }
-  if (strcmp(op, "LookupTableFindV2") == 0) {
+  if (strncmp(op, "LookupTableFind", 15) == 0) {
     c->out_types[0] = c->in_types[2];
     c->out_shapes[0] = c->in_shapes[1];
   }
@@ -3294,6 +3294,15 @@ static const tfd_op_def ops[] = {
     {"LookupTableFindV2", 3, 3, 1, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
     {"LookupTableSizeV2", 1, 1, 1, true, false, NULL, 0, 0, attrs_none, infer_table_size, false},
     {"LookupTableExportV2", 1, 1, 2, true, false, NULL, 0, 0, attrs_table_export, infer_table_export, false},
+    /* TensorFlow 1's names for the same tables: a string-ref handle there, the resource here */
+    {"HashTable", 0, 0, 1, true, false, NULL, 0, 0, attrs_hash_table, infer_hash_table, false},
+    {"MutableHashTable", 0, 0, 1, true, false, NULL, 0, 0, attrs_hash_table, infer_hash_table, false},
+    {"InitializeTable", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_init, infer_table_kv, false},
+    {"LookupTableImport", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableInsert", 3, 3, 0, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableFind", 3, 3, 1, true, false, NULL, 0, 0, attrs_table_in_out, infer_table_kv, false},
+    {"LookupTableSize", 1, 1, 1, true, false, NULL, 0, 0, attrs_none, infer_table_size, false},
+    {"LookupTableExport", 1, 1, 2, true, false, NULL, 0, 0, attrs_table_export, infer_table_export, false},
     /* ---- end of the hash table rows ---- */
     /* detection: non-maximum suppression (k_nms.c), Where (k_where.c) */
     {"NonMaxSuppressionV2", 4, 4, 1, false, false, "T", 0, F16 | (1u << TFD_FLOAT32), attrs_nms_v2, infer_nms, false},

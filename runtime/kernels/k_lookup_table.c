@@ -1,5 +1,6 @@
 /* Hash tables (TensorFlow's lookup_table_op.h/.cc, lookup_interface.cc): HashTableV2 and
- * MutableHashTableV2 resources with numeric keys and scalar values, and the ops that use them.
+ * MutableHashTableV2 resources with numeric keys and scalar values, and the ops that use them
+ * (TensorFlow 1's names for them too).
  *
  * A table lives in the device's resource manager under (container, "LookupTable", name), so it
  * outlives the step that made it: every run of a session finds the same table, and another node
@@ -341,8 +342,8 @@ static void k_initialize(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   if (!same_shape(c, k, keys, vals)) goto out;
   if (t->is_mutable) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "table %s is a MutableHashTable, which InitializeTableV2 does not initialize",
-                    ((const tfd_resource_handle *)tfd_tensor_const_data(c->inputs[0]))->name);
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "table %s is a MutableHashTable, which %s does not initialize",
+                    ((const tfd_resource_handle *)tfd_tensor_const_data(c->inputs[0]))->name, k->op->name);
     goto out;
   }
   pthread_mutex_lock(&t->mu);
@@ -501,11 +502,18 @@ static void k_export(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
+/* TensorFlow 1's table ops (HashTable, InitializeTable, LookupTableFind, ...) pass a string-ref handle
+ * where the V2 ops pass a resource; tfdev gives both the resource, so a v1 name runs its V2 kernel. */
+static bool table_op_is(const char *op, const char *base) {
+  size_t n = strlen(base);
+  return strncmp(op, base, n) == 0 && (op[n] == '\0' || strcmp(op + n, "V2") == 0);
+}
+
 tfd_code tfd_setup_lookup_table(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
-  if (strcmp(op, "HashTableV2") == 0 || strcmp(op, "MutableHashTableV2") == 0) {
-    k->tb = strcmp(op, "MutableHashTableV2") == 0;
+  if (table_op_is(op, "HashTable") || table_op_is(op, "MutableHashTable")) {
+    k->tb = table_op_is(op, "MutableHashTable");
     k->types[0] = tfd_attr_dtype(n, "key_dtype", 0);
     k->types[1] = tfd_attr_dtype(n, "value_dtype", 0);
     const char *container = tfd_attr_string(n, "container", ""), *name = tfd_attr_string(n, "shared_name", "");
@@ -522,13 +530,13 @@ tfd_code tfd_setup_lookup_table(tfd_kernel *k, const tfd_kernel_init *init, tfd_
     k->state = s;
     k->cleanup = table_kernel_cleanup;
     k->compute = k_table;
-  } else if (strcmp(op, "InitializeTableV2") == 0) k->compute = k_initialize;
-  else if (strcmp(op, "LookupTableImportV2") == 0) k->compute = k_import;
-  else if (strcmp(op, "LookupTableInsertV2") == 0) k->compute = k_insert;
-  else if (strcmp(op, "LookupTableRemoveV2") == 0) k->compute = k_remove;
-  else if (strcmp(op, "LookupTableFindV2") == 0) k->compute = k_find;
-  else if (strcmp(op, "LookupTableSizeV2") == 0) k->compute = k_size;
-  else if (strcmp(op, "LookupTableExportV2") == 0) k->compute = k_export;
+  } else if (table_op_is(op, "InitializeTable")) k->compute = k_initialize;
+  else if (table_op_is(op, "LookupTableImport")) k->compute = k_import;
+  else if (table_op_is(op, "LookupTableInsert")) k->compute = k_insert;
+  else if (table_op_is(op, "LookupTableRemove")) k->compute = k_remove;
+  else if (table_op_is(op, "LookupTableFind")) k->compute = k_find;
+  else if (table_op_is(op, "LookupTableSize")) k->compute = k_size;
+  else if (table_op_is(op, "LookupTableExport")) k->compute = k_export;
   else return tfd_status_setf(st, TFD_INTERNAL, "no lookup table kernel for %s", op);
   return TFD_OK;
 }

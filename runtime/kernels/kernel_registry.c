@@ -122,6 +122,10 @@ static const kernel_entry kernels[] = {
     CPU("LookupTableInsertV2", tfd_setup_lookup_table), CPU("LookupTableRemoveV2", tfd_setup_lookup_table),
     CPU("LookupTableFindV2", tfd_setup_lookup_table), CPU("LookupTableSizeV2", tfd_setup_lookup_table),
     CPU("LookupTableExportV2", tfd_setup_lookup_table),
+    CPU("HashTable", tfd_setup_lookup_table), CPU("MutableHashTable", tfd_setup_lookup_table),
+    CPU("InitializeTable", tfd_setup_lookup_table), CPU("LookupTableImport", tfd_setup_lookup_table),
+    CPU("LookupTableInsert", tfd_setup_lookup_table), CPU("LookupTableFind", tfd_setup_lookup_table),
+    CPU("LookupTableSize", tfd_setup_lookup_table), CPU("LookupTableExport", tfd_setup_lookup_table),
     /* ---- end of the hash table kernels ---- */
     CPU("NonMaxSuppressionV3", tfd_setup_nms), CPU("NonMaxSuppressionV4", tfd_setup_nms),
     CPU("NonMaxSuppressionV5", tfd_setup_nms), CPU("Where", tfd_setup_where),

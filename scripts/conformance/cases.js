@@ -572,6 +572,21 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
       kc('q', 'int32', [3], [6, 5, 2]), kc('dflt', 'float32', [], [0.5]),
       { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('float32') } }] });
 
+  // TensorFlow 1's table ops: the same tables under the v1 names (TF.js maps both onto one implementation).
+  C('HashTable', 'v1: int32 keys: import, find, size', [], { key_dtype: dt('int32'), value_dtype: dt('float32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0', 'size:0'], extra: [
+      kc('keys', 'int32', [3], [4, -2, 11]), kc('vals', 'float32', [3], [0.5, -1.5, 2]),
+      { name: 'imp', op: 'LookupTableImport', input: ['op', 'keys', 'vals'], attr: { Tin: dt('int32'), Tout: dt('float32') } },
+      kc('q', 'int32', [2, 2], [11, 3, -2, 4]), kc('dflt', 'float32', [], [7]),
+      { name: 'find', op: 'LookupTableFind', input: ['op', 'q', 'dflt', '^imp'], attr: { Tin: dt('int32'), Tout: dt('float32') } },
+      { name: 'size', op: 'LookupTableSize', input: ['op', '^imp'] }] });
+  C('HashTable', 'v1: int32 keys: InitializeTable, find', [], { key_dtype: dt('int32'), value_dtype: dt('int32'), shared_name: 'v1_t', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      kc('keys', 'int32', [2], [8, 9]), kc('vals', 'int32', [2], [80, 90]),
+      { name: 'init', op: 'InitializeTable', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('int32') } },
+      kc('q', 'int32', [3], [9, 1, 8]), kc('dflt', 'int32', [], [-1]),
+      { name: 'find', op: 'LookupTableFind', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('int32') } }] });
+
   // ---- sparse ----
   fam('sparse');
   for (const op of ['SparseSegmentSum', 'SparseSegmentMean']) {
