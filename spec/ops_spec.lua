@@ -319,4 +319,15 @@ describe("device:compute (eager)", function()
     local sim = tfdev.device.cpu { name = "/job:localhost/replica:0/task:0/device:SIM:0", device_type = "SIM" }
     h.raises("NOT_FOUND", "no SIM kernel for op Neg", sim.compute, sim, "Neg", { { 1 } })
   end)
+
+  it("counts outputs as a graph does: ShapeN's N defaults to its inputs, a missing num is refused", function()
+    local a, b = d:compute("ShapeN", { tfdev.tensor({ { 1, 2, 3 } }), tfdev.tensor { 1, 2 } })
+    assert.are.same({ 1, 3 }, a:totable())
+    assert.are.same({ 2 }, b:totable())
+    local x, y = d:compute("Unpack", { tfdev.tensor { { 1, 2 }, { 3, 4 } } }, { num = 2 })
+    assert.are.same({ 1, 2 }, x:totable())
+    assert.are.same({ 3, 4 }, y:totable())
+    h.raises("INVALID_ARGUMENT", "node 'Unpack' (Unpack): attr 'num' must be an int from 1 to 32", d.compute, d, "Unpack",
+      { tfdev.tensor { { 1, 2 }, { 3, 4 } } })
+  end)
 end)

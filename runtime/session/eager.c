@@ -58,10 +58,11 @@ tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *
     snprintf(in, sizeof in, "_in_%d", i);
     code = tfd_node_def_add_input(n, in, st);
   }
-  /* A bad component_types gives no fetches here; the build then says what is wrong. */
-  int nout = tfd_op_num_outputs(def, spec);
-  if (nout < 0) nout = 0;
-  if (nout > TFD_MAX_EAGER_OUTPUTS) /* callers give room for 4 (include/tfdev/session.h) */
+  /* The graph's own rule for the output count: ShapeN without N has one output per input, a missing or
+   * bad count (Unpack's num, a queue's component_types) is refused naming the attr. */
+  int nout = 0;
+  if (code == TFD_OK) code = tfd_op_check_arity(def, spec, num_inputs, &nout, st);
+  if (code == TFD_OK && nout > TFD_MAX_EAGER_OUTPUTS) /* callers give room for 4 (include/tfdev/session.h) */
     code = tfd_status_setf(st, TFD_UNIMPLEMENTED, "op %s has %d outputs; eager execution returns at most %d (run it in a graph)",
                            op, nout, TFD_MAX_EAGER_OUTPUTS);
   for (int o = 0; code == TFD_OK && o < nout; o++) {
