@@ -750,6 +750,22 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check_error("BatchMatMulV2 batches that do not broadcast", "BatchMatMulV2",
         { rand("float32", { 2, 3, 4 }), rand("float32", { 3, 4, 2 }) }, "batch dimensions do not broadcast")
     end)
+
+    it("BatchMatMul (TensorFlow 1's) with equal batches, and its refusals of broadcasting", function()
+      for _, dt in ipairs { "float32", "float64" } do
+        check("BatchMatMul " .. dt, "BatchMatMul", { rand(dt, { 2, 3, 3, 4 }), rand(dt, { 2, 3, 4, 2 }) })
+        check("BatchMatMul adjoints " .. dt, "BatchMatMul", { rand(dt, { 3, 4, 3 }), rand(dt, { 3, 2, 4 }) },
+          { adj_x = true, adj_y = true })
+        check("BatchMatMul empty batch " .. dt, "BatchMatMul", { rand(dt, { 0, 3, 4 }), rand(dt, { 0, 4, 2 }) })
+        check("BatchMatMul k = 0 " .. dt, "BatchMatMul", { rand(dt, { 2, 3, 0 }), rand(dt, { 2, 0, 2 }) })
+      end
+      check_error("BatchMatMul of batches that would broadcast", "BatchMatMul",
+        { rand("float32", { 2, 3, 4 }), rand("float32", { 1, 4, 2 }) }, "In[0].dim(0) and In[1].dim(0) must be the same")
+      check_error("BatchMatMul of different ranks", "BatchMatMul",
+        { rand("float32", { 2, 3, 4 }), rand("float32", { 4, 2 }) }, "In[0] and In[1] has different ndims")
+      check_error("BatchMatMul of vectors", "BatchMatMul", { rand("float32", { 4 }), rand("float32", { 4 }) },
+        "ndims must be >= 2")
+    end)
   end)
 
   describe("convolutions, pools, images", function()

@@ -56,6 +56,7 @@ static const device_kernel device_kernels[] = {
     {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
+    {"BatchMatMul", tfd_dk_setup_matmul},
     /* convolutions and pools (dk_conv.c) */
     {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv},
     {"DepthwiseConv2dNative", tfd_dk_setup_conv}, {"_FusedDepthwiseConv2dNative", tfd_dk_setup_conv},
@@ -74,7 +75,7 @@ static const device_kernel device_kernels[] = {
 /* Kernels that compute fewer dtypes than their op allows (TensorFlow's TypeConstraint): the placer
  * puts the others on the CPU. The products are written for floating point (device_math.h's matmul). */
 static uint32_t types_of(const char *op) {
-  static const char *const float_only[] = {"MatMul", "_FusedMatMul", "BatchMatMulV2"};
+  static const char *const float_only[] = {"MatMul", "_FusedMatMul", "BatchMatMulV2", "BatchMatMul"};
   for (size_t i = 0; i < sizeof float_only / sizeof *float_only; i++)
     if (strcmp(op, float_only[i]) == 0) return (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64);
   return 0;

@@ -1,6 +1,6 @@
 /* Device kernels of the products (k_matmul.c, k_batch.c): MatMul, _FusedMatMul (bias and an
- * activation in the product's epilogue) and BatchMatMulV2, whose broadcast batch dimensions become
- * per-batch offsets into the operands; the checks and shapes are matmul_logic.h's, as the CPU
+ * activation in the product's epilogue) and BatchMatMulV2 (and TensorFlow 1's BatchMatMul), whose
+ * broadcast batch dimensions become per-batch offsets into the operands; the checks and shapes are matmul_logic.h's, as the CPU
  * kernels'. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "matmul_logic.h"
 
 typedef struct matmul_params {
-  bool fused, batch;
+  bool fused, batch, v1; /* v1: BatchMatMul, TensorFlow 1's, whose batch dims must be equal */
   tfd_activation act;
   double alpha; /* LeakyRelu's slope */
 } matmul_params;
@@ -48,6 +48,7 @@ static void k_batch_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   tfd_batch_matmul_shape s;
+  if (((matmul_params *)k->dk_params)->v1 && !tfd_batch_matmul_v1_check(c, k)) return;
   if (!tfd_batch_matmul_check(c, k, &s)) return;
   int nb = s.nb;
   int64_t rows = s.m, n = s.n, kx = s.k, *dims = s.dims;
@@ -81,7 +82,8 @@ tfd_code tfd_dk_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_sta
   matmul_params *p = calloc(1, sizeof *p);
   if (!p) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   k->dk_params = p;
-  p->batch = strcmp(op, "BatchMatMulV2") == 0;
+  p->v1 = strcmp(op, "BatchMatMul") == 0;
+  p->batch = p->v1 || strcmp(op, "BatchMatMulV2") == 0;
   if (p->batch) { /* the CPU setup reads adj_x and adj_y into k->ta and k->tb, and keeps nothing else */
     if (tfd_setup_batch_matmul(k, init, st) != TFD_OK) return tfd_status_code(st);
     k->compute = k_batch_matmul;

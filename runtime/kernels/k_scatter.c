@@ -13,6 +13,7 @@
 #include "../core/half.h"
 #include "kernel.h"
 #include "kernel_shared.h"
+#include "matmul_logic.h"
 
 #define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
@@ -297,25 +298,7 @@ done:
 
 /* ---- BatchMatMul: the legacy op, without broadcasting ---- */
 static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
-  char a[TEXT_CAP], b[TEXT_CAP];
-  int nd = tfd_tensor_ndims(x);
-  if (nd != tfd_tensor_ndims(y)) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s",
-                    tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
-    return;
-  }
-  if (nd < 2) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] ndims must be >= 2: %d", nd);
-    return;
-  }
-  for (int d = 0; d < nd - 2; d++)
-    if (tfd_tensor_dim(x, d) != tfd_tensor_dim(y, d)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", d, d,
-                      tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
-      return;
-    }
-  tfd_batch_matmul_compute(k, c);
+  if (tfd_batch_matmul_v1_check(c, k)) tfd_batch_matmul_compute(k, c);
 }
 
 /* ---- LowerBound, UpperBound ---- */

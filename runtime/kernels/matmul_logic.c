@@ -6,6 +6,7 @@
 
 #include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "kernel_shared.h"
 #include "matmul_logic.h"
 
 /* The fused_ops TensorFlow's _FusedMatMul kernel accepts: BiasAdd, then at most one activation. */
@@ -138,4 +139,26 @@ void tfd_int_matmul(tfd_dtype dt, const void *A, int64_t lda, bool ta, const voi
                     int64_t m, int64_t n, int64_t k) {
   if (dt == TFD_INT32) int_matmul_int32_t(A, lda, ta, B, ldb, tb, C, m, n, k);
   else int_matmul_int64_t(A, lda, ta, B, ldb, tb, C, m, n, k);
+}
+
+bool tfd_batch_matmul_v1_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+  tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
+  char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
+  int nd = tfd_tensor_ndims(x);
+  if (nd != tfd_tensor_ndims(y)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s",
+                    tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
+    return false;
+  }
+  if (nd < 2) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] ndims must be >= 2: %d", nd);
+    return false;
+  }
+  for (int d = 0; d < nd - 2; d++)
+    if (tfd_tensor_dim(x, d) != tfd_tensor_dim(y, d)) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", d, d,
+                      tfd_tensor_shape_text(a, sizeof a, x, 0), tfd_tensor_shape_text(b, sizeof b, y, 0));
+      return false;
+    }
+  return true;
 }

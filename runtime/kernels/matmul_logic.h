@@ -30,6 +30,9 @@ typedef struct tfd_batch_matmul_shape {
   int64_t x_strides[TFD_MAX_DIMS], y_strides[TFD_MAX_DIMS];
 } tfd_batch_matmul_shape;
 bool tfd_batch_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_batch_matmul_shape *s);
+/* BatchMatMul (TensorFlow 1's op) before BatchMatMulV2's checks: equal ranks of at least 2 and equal
+ * batch dimensions, no broadcasting; false after failing the kernel with TensorFlow's texts. */
+bool tfd_batch_matmul_v1_check(tfd_kernel_ctx *c, const tfd_kernel *k);
 
 /* Where output batch i (row-major over s->dims[:nb]) reads x and y, in elements. Inline: the CPU
  * kernel asks once per product, between BLAS calls. */
