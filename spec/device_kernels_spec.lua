@@ -414,6 +414,40 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       end
     end)
 
+    it("All and Any (bool), EuclideanNorm (every number dtype) over any axes, keep_dims, empties", function()
+      local b = rand("bool", { 3, 4, 5 })
+      local sparse = tfdev.tensor { dtype = "bool", shape = { 3, 4, 5 }, data = (function()
+        local d = {}
+        for i = 1, 60 do d[i] = i % 17 == 0 end
+        return d
+      end)() }
+      for _, axes in ipairs(axes_cases) do
+        for _, keep in ipairs { false, true } do
+          local tag = " axes {" .. table.concat(axes, ",") .. "}" .. (keep and " kept" or "")
+          local ax = tfdev.tensor { dtype = "int32", shape = { #axes }, data = axes }
+          for _, op in ipairs { "All", "Any" } do
+            check(op .. tag, op, { b, ax }, { keep_dims = keep })
+            check(op .. " mostly false" .. tag, op, { sparse, ax }, { keep_dims = keep })
+          end
+          for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+            check("EuclideanNorm " .. dt .. tag, "EuclideanNorm", { rand(dt, { 3, 4, 5 }, -3, 3), ax }, { keep_dims = keep })
+          end
+        end
+      end
+      for _, op in ipairs { "All", "Any" } do
+        check(op .. " over an empty axis", op, { rand("bool", { 3, 0, 2 }), T({ 1 }) })
+        check(op .. " of an empty kept axis", op, { rand("bool", { 0, 4 }), T({ 1 }) })
+        check(op .. " int64 axes", op, { b, T({ -1, 0 }, "int64") })
+        check_error(op .. " over an axis out of range", op, { b, T({ 3 }) }, "Invalid reduction dimension 3")
+      end
+      assert.are.same({ true, true }, run_on(GPU0, "All", { rand("bool", { 2, 0 }), T({ 1 }) })[1]:totable()) -- TensorFlow's
+      assert.are.same({ false, false }, run_on(GPU0, "Any", { rand("bool", { 2, 0 }), T({ 1 }) })[1]:totable())
+      check("EuclideanNorm over an empty axis", "EuclideanNorm", { rand("float32", { 3, 0 }), T({ 1 }) })
+      check("EuclideanNorm of a scalar", "EuclideanNorm", { rand("float64", {}), T({}, "int32") })
+      check_error("EuclideanNorm over an axis out of range", "EuclideanNorm", { rand("float32", { 2 }), T({ 1 }) },
+        "Invalid reduction dimension 1")
+    end)
+
     it("ArgMax, ArgMin and TopKV2", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         local x = rand(dt, { 3, 4, 5 }, -2, 2) -- integers in [-2, 2]: many ties

@@ -1,5 +1,6 @@
 /* Device kernels of the reductions (k_reduce.c) and of the index-picking reductions of k_gather.c:
- * Sum, Mean, Max, Min, Prod over any axes with keep_dims, ArgMax, ArgMin and TopKV2, with the checks
+ * Sum, Mean, Max, Min, Prod over any axes with keep_dims, All, Any and EuclideanNorm composed around
+ * them, ArgMax, ArgMin and TopKV2, with the checks
  * and shapes of reduce_logic.h, which the CPU kernels call too. Reduced axes are merged into one middle axis of [outer, n, inner];
  * reduced axes that are not adjacent are first brought together by a transposing copy. int32 runs
  * the CPU kernel on the host; int32 results of device data (ArgMax's output_type int32, TopKV2's
@@ -10,13 +11,14 @@
 #include "kernel_shared.h"
 #include "reduce_logic.h"
 
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K, R_ALL, R_ANY, R_EUCLIDEAN_NORM };
 
 static const struct {
   const char *name;
   int dm; /* tfd_dm_reduce for the reductions */
 } ops[] = {{"Sum", TFD_DM_SUM}, {"Mean", TFD_DM_MEAN}, {"Max", TFD_DM_MAX}, {"Min", TFD_DM_MIN},
-           {"Prod", TFD_DM_PROD}, {"ArgMax", 0},      {"ArgMin", 0},      {"TopKV2", 0}};
+           {"Prod", TFD_DM_PROD}, {"ArgMax", 0},      {"ArgMin", 0},      {"TopKV2", 0},
+           {"All", 0},            {"Any", 0},         {"EuclideanNorm", 0}};
 
 /* A result the math wrote into device memory, moved to where its dtype lives (int32: the host). */
 static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
@@ -47,36 +49,12 @@ static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, 
   return ok;
 }
 
-static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const tfd_device_math *m = tfd_dk_math(k, c);
-  if (!m) return;
-  tfd_tensor *in = c->inputs[0];
-  int nd = tfd_tensor_ndims(in), op = ops[k->dk_op].dm, ond;
-  bool reduce[TFD_MAX_DIMS];
-  int64_t odims[TFD_MAX_DIMS], count;
-  if (!tfd_reduce_shape(c, k, false, reduce, odims, &ond, &count)) return;
-  tfd_dtype dt = tfd_tensor_dtype(in);
-  if (!tfd_dk_arith_dtype(dt)) {
-    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
-    return;
-  }
-  tfd_tensor *out = tfd_dk_alloc(c, k, dt, odims, ond);
-  if (!out) return;
-  if (tfd_tensor_numel(out) == 0) {
-    c->outputs[0] = out;
-    return;
-  }
-  unsigned char identity[16];
-  if (count == 0 && (op == TFD_DM_MAX || op == TFD_DM_MIN) && tfd_reduce_identity(dt, op == TFD_DM_MAX, identity)) {
-    tfd_status st = TFD_STATUS_INIT; /* Max/Min of nothing: the identity everywhere */
-    if (tfd_dk_ok(k, c, m->fill(c->device, tfd_dtype_size(dt), identity, tfd_tensor_data(out), tfd_tensor_numel(out), &st), &st))
-      c->outputs[0] = out;
-    else
-      tfd_tensor_unref(out);
-    return;
-  }
-  /* The input's dimensions, size-1 ones dropped (they change nothing), neighbours of the same kind
-   * (reduced or kept) merged: [K] R [K] is one call; anything else is transposed first. */
+/* Reduces x (of in's dims, dtype dt, in device memory) over the axes marked in reduce into out by op.
+ * The input's dimensions, size-1 ones dropped (they change nothing), neighbours of the same kind
+ * (reduced or kept) merged: [K] R [K] is one call; anything else is transposed first. */
+static bool reduce_axes(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, tfd_dtype dt,
+                        const tfd_tensor *in, const void *x, const bool *reduce, tfd_tensor *out) {
+  int nd = tfd_tensor_ndims(in);
   int64_t gsize[TFD_MAX_DIMS];
   bool gred[TFD_MAX_DIMS];
   int ng = 0, nred = 0;
@@ -93,7 +71,6 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
     ng++;
   }
   int64_t outer = 1, n = 1, inner = 1;
-  const void *x = tfd_tensor_const_data(in);
   tfd_tensor *moved = NULL;
   if (nred <= 1) {
     bool seen = false;
@@ -122,13 +99,89 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (!moved || (tfd_dk_walk(&w, nd, dims, 2, strides, NULL) > 0 &&
                    !tfd_dk_ok(k, c, m->copy_walk(c->device, tfd_dtype_size(dt), x, tfd_tensor_data(moved), &w, &st), &st))) {
       tfd_tensor_unref(moved);
-      tfd_tensor_unref(out);
-      return;
+      return false;
     }
     x = tfd_tensor_const_data(moved);
   }
   bool ok = reduce3(k, c, m, op, dt, x, outer, n, inner, out);
   tfd_tensor_unref(moved);
+  return ok;
+}
+
+static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0];
+  int op = ops[k->dk_op].dm, ond;
+  bool reduce[TFD_MAX_DIMS];
+  int64_t odims[TFD_MAX_DIMS], count;
+  if (!tfd_reduce_shape(c, k, false, reduce, odims, &ond, &count)) return;
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  if (!tfd_dk_arith_dtype(dt)) {
+    tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
+    return;
+  }
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, odims, ond);
+  if (!out) return;
+  if (tfd_tensor_numel(out) == 0) {
+    c->outputs[0] = out;
+    return;
+  }
+  unsigned char identity[16];
+  if (count == 0 && (op == TFD_DM_MAX || op == TFD_DM_MIN) && tfd_reduce_identity(dt, op == TFD_DM_MAX, identity)) {
+    tfd_status st = TFD_STATUS_INIT; /* Max/Min of nothing: the identity everywhere */
+    if (tfd_dk_ok(k, c, m->fill(c->device, tfd_dtype_size(dt), identity, tfd_tensor_data(out), tfd_tensor_numel(out), &st), &st))
+      c->outputs[0] = out;
+    else
+      tfd_tensor_unref(out);
+    return;
+  }
+  if (reduce_axes(k, c, m, op, dt, in, tfd_tensor_const_data(in), reduce, out)) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+/* ---- All, Any (bool), EuclideanNorm (float32, float64): composed around a reduction ----
+ * All and Any are Min and Max of the input cast to int64, cast back to bool (an empty axis gives
+ * true and false, as TensorFlow's reducers start); EuclideanNorm is the square root of the Sum of the
+ * squares. */
+static void k_reduce_composed(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0];
+  int ond;
+  bool reduce[TFD_MAX_DIMS], norm = k->dk_op == R_EUCLIDEAN_NORM;
+  int64_t odims[TFD_MAX_DIMS], count;
+  if (!tfd_reduce_shape(c, k, false, reduce, odims, &ond, &count)) return;
+  tfd_dtype dt = tfd_tensor_dtype(in), work = norm ? dt : TFD_INT64;
+  tfd_tensor *out = tfd_dk_alloc(c, k, norm ? dt : TFD_BOOL, odims, ond);
+  if (!out) return;
+  int64_t n_in = tfd_tensor_numel(in), n_out = tfd_tensor_numel(out);
+  tfd_status st = TFD_STATUS_INIT;
+  if (n_out == 0 || (count == 0 && !norm)) { /* nothing to reduce: All's true, Any's false */
+    unsigned char v = k->dk_op == R_ALL;
+    if (n_out == 0 || tfd_dk_ok(k, c, m->fill(c->device, 1, &v, tfd_tensor_data(out), n_out, &st), &st))
+      c->outputs[0] = out;
+    else
+      tfd_tensor_unref(out);
+    return;
+  }
+  int64_t in_dims[TFD_MAX_DIMS];
+  for (int d = 0; d < tfd_tensor_ndims(in); d++) in_dims[d] = tfd_tensor_dim(in, d);
+  tfd_tensor *pre = tfd_dk_alloc_device(c, k, work, in_dims, tfd_tensor_ndims(in));
+  tfd_tensor *red = pre && !norm ? tfd_dk_alloc_device(c, k, work, odims, ond) : NULL;
+  bool ok = pre && (norm || red);
+  if (ok && n_in > 0)
+    ok = tfd_dk_ok(k, c, norm ? m->unary(c->device, TFD_DM_SQUARE, dt, tfd_tensor_const_data(in), tfd_tensor_data(pre), n_in, 0, &st)
+                              : m->cast(c->device, TFD_BOOL, TFD_INT64, tfd_tensor_const_data(in), tfd_tensor_data(pre), n_in, &st),
+                   &st);
+  int op = norm ? TFD_DM_SUM : k->dk_op == R_ALL ? TFD_DM_MIN : TFD_DM_MAX;
+  ok = ok && reduce_axes(k, c, m, op, work, in, tfd_tensor_const_data(pre), reduce, norm ? out : red);
+  if (ok)
+    ok = tfd_dk_ok(k, c, norm ? m->unary(c->device, TFD_DM_SQRT, dt, tfd_tensor_const_data(out), tfd_tensor_data(out), n_out, 0, &st)
+                              : m->cast(c->device, TFD_INT64, TFD_BOOL, tfd_tensor_const_data(red), tfd_tensor_data(out), n_out, &st),
+                   &st);
+  tfd_tensor_unref(pre);
+  tfd_tensor_unref(red);
   if (ok) c->outputs[0] = out;
   else tfd_tensor_unref(out);
 }
@@ -210,6 +263,13 @@ tfd_code tfd_dk_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_sta
   while (i < (int)(sizeof ops / sizeof ops[0]) && strcmp(ops[i].name, name) != 0) i++;
   if (i == (int)(sizeof ops / sizeof ops[0])) return tfd_status_setf(st, TFD_INTERNAL, "no reduction device kernel for %s", name);
   k->dk_op = i;
+  if (i >= R_ALL) { /* T is bool for All and Any; EuclideanNorm's integers run on the host, as its CPU kernel sums them */
+    tfd_kernel_setup_fn cpu = i == R_EUCLIDEAN_NORM ? tfd_setup_count_norm : tfd_setup_array;
+    if (i == R_EUCLIDEAN_NORM && k->T != TFD_FLOAT32 && k->T != TFD_FLOAT64) return tfd_dk_setup_on_host(k, init, cpu, st);
+    if (cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
+    k->compute = k_reduce_composed;
+    return TFD_OK;
+  }
   tfd_kernel_setup_fn cpu = i >= R_ARG_MAX ? tfd_setup_gather : tfd_setup_reduce;
   if (!tfd_dk_arith_dtype(k->T)) return tfd_dk_setup_on_host(k, init, cpu, st);
   if (cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
