@@ -676,7 +676,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       end
     end)
 
-    it("Range, Fill, ZerosLike, OnesLike, Shape, ExpandDims and Squeeze", function()
+    it("Range, Fill, ZerosLike, OnesLike, Shape, ExpandDims, Squeeze and the ops that hand inputs on", function()
       check("Range float32", "Range", { T(-1.5, "float32"), T(3.2, "float32"), T(0.25, "float32") })
       check("Range float64 downwards", "Range", { T(5, "float64"), T(-2, "float64"), T(-0.7, "float64") })
       check("Range int64", "Range", { T(-7, "int64"), T(20, "int64"), T(3, "int64") })
@@ -697,7 +697,14 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         check("ExpandDims int64 axis " .. dt, "ExpandDims", { x, T(1, "int64") })
         check("Squeeze " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) })
         check("Squeeze dims " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) }, { squeeze_dims = { -2 } })
+        check("EnsureShape " .. dt, "EnsureShape", { x }, { shape = { -1, 2 } })
+        check("StopGradient " .. dt, "StopGradient", { x })
+        check("Snapshot " .. dt, "Snapshot", { x })
+        check("IdentityN " .. dt, "IdentityN", { x, rand("float32", { 2 }) }, { T = { dt, "float32" } },
+          { fetches = { "y:0", "y:1" } })
       end
+      check_error("EnsureShape of the wrong shape", "EnsureShape", { rand("float32", { 3, 2 }) }, { shape = { 3, 3 } },
+        "is not compatible with expected shape [3,3]")
     end)
 
     it("refuses what the CPU kernels refuse", function()
@@ -899,13 +906,15 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "ksize must be 4 values")
     end)
 
-    it("FusedBatchNorm, FusedBatchNormV3, ResizeBilinear and ResizeNearestNeighbor", function()
+    it("FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3, ResizeBilinear and ResizeNearestNeighbor", function()
       local x = rand("float32", { 2, 3, 4, 5 })
       local args = { x, rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }, 0.1, 2) }
       check("FusedBatchNorm", "FusedBatchNorm", args, { is_training = false, epsilon = 0.01 },
         { fetches = { "y:0", "y:1", "y:2", "y:3", "y:4" } })
       check("FusedBatchNormV3", "FusedBatchNormV3", args, { is_training = false },
         { fetches = { "y:0", "y:1", "y:2", "y:3", "y:4", "y:5" } })
+      check("FusedBatchNormV2", "FusedBatchNormV2", args, { is_training = false, epsilon = 0.02 },
+        { fetches = { "y:0", "y:1", "y:2", "y:3", "y:4" } })
       check_error("FusedBatchNorm with a short scale", "FusedBatchNorm", { x, rand("float32", { 4 }), args[3], args[4], args[5] },
         { is_training = false }, "scale must be a float32 vector of 5 elements")
       for _, dt in ipairs { "float32", "float64", "int64", "uint8", "float16", "int32" } do

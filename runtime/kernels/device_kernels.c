@@ -55,6 +55,10 @@ static const device_kernel device_kernels[] = {
     {"BroadcastTo", tfd_dk_setup_shape}, {"DepthToSpace", tfd_dk_setup_shape}, {"SpaceToDepth", tfd_dk_setup_shape},
     {"SpaceToBatchND", tfd_dk_setup_shape}, {"BatchToSpaceND", tfd_dk_setup_shape},
     {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
+    /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
+     * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
+    {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},
+    {"IdentityN", tfd_setup_identity_n},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     {"BatchMatMul", tfd_dk_setup_matmul},
@@ -65,7 +69,7 @@ static const device_kernel device_kernels[] = {
     {"AvgPool", tfd_dk_setup_conv},
     /* images and normalisation (dk_image.c) */
     {"Conv2DBackpropInput", tfd_dk_setup_image}, {"FusedBatchNorm", tfd_dk_setup_image},
-    {"FusedBatchNormV3", tfd_dk_setup_image}, {"ResizeBilinear", tfd_dk_setup_image},
+    {"FusedBatchNormV2", tfd_dk_setup_image}, {"FusedBatchNormV3", tfd_dk_setup_image}, {"ResizeBilinear", tfd_dk_setup_image},
     {"ResizeNearestNeighbor", tfd_dk_setup_image},
     /* random numbers and variables (dk_state.c) */
     {"RandomUniform", tfd_dk_setup_state}, {"RandomStandardNormal", tfd_dk_setup_state},

@@ -1,5 +1,5 @@
-/* Device kernels of the image and normalisation ops (k_image.c): FusedBatchNorm and
- * FusedBatchNormV3 (inference), ResizeBilinear and ResizeNearestNeighbor (align_corners,
+/* Device kernels of the image and normalisation ops (k_image.c): FusedBatchNorm, V2 and
+ * V3 (inference), ResizeBilinear and ResizeNearestNeighbor (align_corners,
  * half_pixel_centers; the coordinates are device_math_elem.h's, which the CPU kernel uses too) and
  * Conv2DBackpropInput, with the attributes, checks and shapes of image_logic.h and conv_logic.h,
  * which the CPU kernels call too. Images whose dtype lives on the
