@@ -676,7 +676,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       end
     end)
 
-    it("Range, Fill, ZerosLike, OnesLike, Shape, ExpandDims, Squeeze and the ops that hand inputs on", function()
+    it("Range, Fill, ZerosLike, OnesLike, Shape, ExpandDims, Squeeze, OneHot and the ops that hand inputs on", function()
       check("Range float32", "Range", { T(-1.5, "float32"), T(3.2, "float32"), T(0.25, "float32") })
       check("Range float64 downwards", "Range", { T(5, "float64"), T(-2, "float64"), T(-0.7, "float64") })
       check("Range int64", "Range", { T(-7, "int64"), T(20, "int64"), T(3, "int64") })
@@ -703,6 +703,24 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         check("IdentityN " .. dt, "IdentityN", { x, rand("float32", { 2 }) }, { T = { dt, "float32" } },
           { fetches = { "y:0", "y:1" } })
       end
+      for _, dt in ipairs(dtypes) do
+        local on, off = rand(dt, {}, 1, 9), rand(dt, {}, dt == "uint8" and 0 or -9, 0)
+        for _, it in ipairs { "int32", "int64", "uint8" } do
+          local ix = tfdev.tensor { dtype = it, shape = { 2, 3 }, data = it == "uint8" and { 0, 2, 1, 4, 3, 0 } or { 0, 2, -1, 4, 3, 1 } }
+          for _, axis in ipairs { -1, 0, 1, 2 } do
+            check("OneHot " .. dt .. " " .. it .. " axis " .. axis, "OneHot", { ix, T(4), on, off }, { axis = axis })
+          end
+        end
+        check("OneHot " .. dt .. " depth 0", "OneHot", { T({ 1, 2 }, "int64"), T(0), on, off })
+        check("OneHot " .. dt .. " no indices", "OneHot", { tfdev.tensor { dtype = "int64", shape = { 0 } }, T(3), on, off })
+        check("OneHot " .. dt .. " scalar index", "OneHot", { T(2, "int64"), T(3), on, off })
+      end
+      local on, off = T(1, "float32"), T(0, "float32")
+      check_error("OneHot with a negative depth", "OneHot", { T({ 1 }, "int64"), T(-1), on, off }, "depth must be non-negative")
+      check_error("OneHot with a vector on_value", "OneHot", { T({ 1 }, "int64"), T(2), T({ 1 }, "float32"), off },
+        "on_value must be a scalar")
+      check_error("OneHot with an axis out of range", "OneHot", { T({ 1 }, "int64"), T(2), on, off }, { axis = 2 },
+        "Expected axis to be -1 or between [0, 2)")
       check_error("EnsureShape of the wrong shape", "EnsureShape", { rand("float32", { 3, 2 }) }, { shape = { 3, 3 } },
         "is not compatible with expected shape [3,3]")
     end)

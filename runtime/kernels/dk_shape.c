@@ -1,7 +1,7 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Concat, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
  * Tile, Pad, PadV2, MirrorPad, GatherV2, Gather, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
- * DepthToSpace, SpaceToDepth (k_depth_space.c), with the checks
+ * DepthToSpace, SpaceToDepth (k_depth_space.c), OneHot (k_array.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
  * ones are there already, int64 ones are copied out. Elements move by size, so every dtype but
@@ -51,6 +51,7 @@ enum {
   S_SPACE_BATCH, /* SpaceToBatchND, BatchToSpaceND (tfd_setup_space_batch's keep_dims: to batch) */
   S_REVERSE,     /* ReverseV2, Reverse (tfd_setup_array's keep_dims: a bool per dimension) */
   S_BAND_PART,
+  S_ONE_HOT,
 };
 
 static const struct {
@@ -75,6 +76,7 @@ static const struct {
     {"SpaceToBatchND", S_SPACE_BATCH, tfd_setup_space_batch}, {"BatchToSpaceND", S_SPACE_BATCH, tfd_setup_space_batch},
     {"ReverseV2", S_REVERSE, tfd_setup_array}, {"Reverse", S_REVERSE, tfd_setup_array},
     {"MatrixBandPart", S_BAND_PART, tfd_setup_array},
+    {"OneHot", S_ONE_HOT, tfd_setup_array},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -682,6 +684,57 @@ static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math
   finish(c, out, n == 0 || tfd_dk_ok(k, c, m->fill(c->device, tfd_dtype_size(dt), value, tfd_tensor_data(out), n, &st), &st));
 }
 
+/* ---- OneHot: indices (as int64 in device memory) == iota(depth), walked against each other into a
+ * bool mask of the output's shape, then a Select of on_value and off_value read with stride 0 (an
+ * index out of [0, depth) matches nothing, so its row is all off_value, as the CPU kernel's) ---- */
+static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+  tfd_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
+  int nd = tfd_tensor_ndims(ix), out_nd = nd + 1, ax;
+  int64_t dims[TFD_MAX_DIMS], depth;
+  if (!tfd_one_hot_shape(c, k, dims, &ax, &depth)) return;
+  tfd_dtype dt = tfd_tensor_dtype(on);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, dims, out_nd);
+  if (!out) return;
+  int64_t total = tfd_tensor_numel(out), n_ix = tfd_tensor_numel(ix);
+  if (total == 0) {
+    c->outputs[0] = out;
+    return;
+  }
+  tfd_status st = TFD_STATUS_INIT;
+  /* int32 indices live on the host: copied in, then widened with the others */
+  tfd_tensor *src = tfd_dk_lives_on_device(c->device, tfd_tensor_dtype(ix)) ? tfd_tensor_ref(ix) : tfd_dk_to_device(c, k, ix);
+  int64_t ix_dims[TFD_MAX_DIMS];
+  dims_of(ix, ix_dims);
+  tfd_tensor *wide = src ? tfd_dk_alloc_device(c, k, TFD_INT64, ix_dims, nd) : NULL;
+  tfd_tensor *iota = wide ? tfd_dk_alloc_device(c, k, TFD_INT64, &depth, 1) : NULL;
+  tfd_tensor *mask = iota ? tfd_dk_alloc_device(c, k, TFD_BOOL, dims, out_nd) : NULL;
+  bool ok = mask != NULL;
+  if (ok && n_ix > 0)
+    ok = tfd_dk_ok(k, c, m->cast(c->device, tfd_tensor_dtype(src), TFD_INT64, tfd_tensor_const_data(src), tfd_tensor_data(wide),
+                                 n_ix, &st), &st);
+  ok = ok && tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(iota), depth, &st), &st);
+  int64_t ix_strides[TFD_MAX_DIMS], strides[3][TFD_MAX_DIMS], out_strides[TFD_MAX_DIMS];
+  tfd_dk_strides(nd, ix_dims, ix_strides);
+  tfd_dk_strides(out_nd, dims, out_strides);
+  for (int d = 0, j = 0; d < out_nd; d++) {
+    strides[0][d] = d == ax ? 0 : ix_strides[j++]; /* the index, the same along the depth axis */
+    strides[1][d] = d == ax ? 1 : 0;               /* the position along the depth axis */
+  }
+  tfd_dm_walk w;
+  if (ok && tfd_dk_walk(&w, out_nd, dims, 2, strides, NULL) > 0)
+    ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_EQUAL, TFD_INT64, tfd_tensor_const_data(wide), tfd_tensor_const_data(iota),
+                                   tfd_tensor_data(mask), &w, &st), &st);
+  for (int d = 0; d < out_nd; d++) strides[0][d] = out_strides[d], strides[1][d] = strides[2][d] = 0;
+  if (ok && tfd_dk_walk(&w, out_nd, dims, 3, strides, NULL) > 0)
+    ok = tfd_dk_ok(k, c, m->select(c->device, tfd_dtype_size(dt), tfd_tensor_const_data(mask), tfd_tensor_const_data(on),
+                                   tfd_tensor_const_data(off), tfd_tensor_data(out), &w, &st), &st);
+  tfd_tensor_unref(src);
+  tfd_tensor_unref(wide);
+  tfd_tensor_unref(iota);
+  tfd_tensor_unref(mask);
+  finish(c, out, ok);
+}
+
 /* ---- dispatch and setup ---- */
 static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
@@ -718,6 +771,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_SPACE_BATCH: k_space_batch(k, c, m); break;
     case S_REVERSE: k_reverse(k, c, m); break;
     case S_BAND_PART: k_band_part(k, c, m); break;
+    case S_ONE_HOT: k_one_hot(k, c, m); break;
     default: k_zeros_ones(k, c, m); break;
   }
 }

@@ -116,42 +116,10 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- OneHot ---- */
 static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const tfd_tensor *ix = c->inputs[0], *depth_t = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
-  char text[TEXT_CAP];
-  int nd = tfd_tensor_ndims(ix), out_nd = nd + 1;
-  int64_t axis = k->index;
-  if (tfd_tensor_ndims(depth_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
-                    tfd_tensor_shape_text(text, sizeof text, depth_t, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(on) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
-                    tfd_tensor_shape_text(text, sizeof text, on, 0));
-    return;
-  }
-  if (tfd_tensor_ndims(off) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
-                    tfd_tensor_shape_text(text, sizeof text, off, 0));
-    return;
-  }
-  if (!(axis == -1 || (axis >= 0 && axis < out_nd))) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld", out_nd,
-                    (long long)axis);
-    return;
-  }
-  if (out_nd > TFD_MAX_DIMS) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "OneHot result would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
-  }
-  int64_t depth = *(const int32_t *)tfd_tensor_const_data(depth_t);
-  if (depth < 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
-    return;
-  }
-  int ax = axis == -1 ? nd : (int)axis;
-  int64_t dims[TFD_MAX_DIMS], prefix = 1, suffix = 1;
-  for (int i = 0, j = 0; i < out_nd; i++) dims[i] = i == ax ? depth : tfd_tensor_dim(ix, j++);
+  const tfd_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
+  int nd = tfd_tensor_ndims(ix), out_nd = nd + 1, ax;
+  int64_t dims[TFD_MAX_DIMS], depth, prefix = 1, suffix = 1;
+  if (!tfd_one_hot_shape(c, k, dims, &ax, &depth)) return;
   for (int i = 0; i < ax; i++) prefix *= tfd_tensor_dim(ix, i);
   for (int i = ax; i < nd; i++) suffix *= tfd_tensor_dim(ix, i);
   tfd_dtype dt = tfd_tensor_dtype(on);

@@ -556,3 +556,44 @@ bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   }
   return true;
 }
+
+bool tfd_one_hot_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *axis_out, int64_t *depth_out) {
+  const tfd_tensor *ix = c->inputs[0], *depth_t = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
+  char text[TFD_SHAPE_TEXT_CAP];
+  int nd = tfd_tensor_ndims(ix), out_nd = nd + 1;
+  int64_t axis = k->index;
+  if (tfd_tensor_ndims(depth_t) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, depth_t, 0));
+    return false;
+  }
+  if (tfd_tensor_ndims(on) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, on, 0));
+    return false;
+  }
+  if (tfd_tensor_ndims(off) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
+                    tfd_tensor_shape_text(text, sizeof text, off, 0));
+    return false;
+  }
+  if (!(axis == -1 || (axis >= 0 && axis < out_nd))) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld", out_nd,
+                    (long long)axis);
+    return false;
+  }
+  if (out_nd > TFD_MAX_DIMS) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "OneHot result would have more than %d dimensions", TFD_MAX_DIMS);
+    return false;
+  }
+  int64_t depth = *(const int32_t *)tfd_tensor_const_data(depth_t);
+  if (depth < 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
+    return false;
+  }
+  int ax = axis == -1 ? nd : (int)axis;
+  for (int i = 0, j = 0; i < out_nd; i++) dims[i] = i == ax ? depth : tfd_tensor_dim(ix, j++);
+  *axis_out = ax;
+  *depth_out = depth;
+  return true;
+}
