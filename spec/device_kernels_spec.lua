@@ -715,6 +715,13 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         check("OneHot " .. dt .. " no indices", "OneHot", { tfdev.tensor { dtype = "int64", shape = { 0 } }, T(3), on, off })
         check("OneHot " .. dt .. " scalar index", "OneHot", { T(2, "int64"), T(3), on, off })
       end
+      for _, dt in ipairs { "float32", "float64" } do
+        check("LinSpace " .. dt, "LinSpace", { T(-1.5, dt), T(2.25, dt), T(7) })
+        check("LinSpace " .. dt .. " int64 num, downwards", "LinSpace", { T(3, dt), T(-3, dt), T(4, "int64") })
+        check("LinSpace " .. dt .. " one value", "LinSpace", { T(3, dt), T(9, dt), T(1) })
+      end
+      check_error("LinSpace of no values", "LinSpace", { T(0, "float32"), T(1, "float32"), T(0) }, "Requires num > 0: 0")
+      check_error("LinSpace from a vector", "LinSpace", { T({ 0 }, "float32"), T(1, "float32"), T(2) }, "start must be a scalar")
       local on, off = T(1, "float32"), T(0, "float32")
       check_error("OneHot with a negative depth", "OneHot", { T({ 1 }, "int64"), T(-1), on, off }, "depth must be non-negative")
       check_error("OneHot with a vector on_value", "OneHot", { T({ 1 }, "int64"), T(2), T({ 1 }, "float32"), off },

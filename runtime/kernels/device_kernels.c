@@ -55,7 +55,7 @@ static const device_kernel device_kernels[] = {
     {"BroadcastTo", tfd_dk_setup_shape}, {"DepthToSpace", tfd_dk_setup_shape}, {"SpaceToDepth", tfd_dk_setup_shape},
     {"SpaceToBatchND", tfd_dk_setup_shape}, {"BatchToSpaceND", tfd_dk_setup_shape},
     {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
-    {"OneHot", tfd_dk_setup_shape},
+    {"OneHot", tfd_dk_setup_shape}, {"LinSpace", tfd_dk_setup_shape},
     /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},

@@ -1,7 +1,7 @@
 /* Device kernels of the ops that rearrange data (k_basic.c, k_shape.c, k_gather.c, Pad of k_conv.c,
  * MirrorPad of k_image.c): Transpose, ConcatV2, Concat, Pack, Unpack, Slice, StridedSlice, Split, SplitV,
  * Tile, Pad, PadV2, MirrorPad, GatherV2, Gather, GatherNd, Range, Fill, ZerosLike, OnesLike, BroadcastTo,
- * DepthToSpace, SpaceToDepth (k_depth_space.c), OneHot (k_array.c), with the checks
+ * DepthToSpace, SpaceToDepth (k_depth_space.c), OneHot and LinSpace (k_array.c), with the checks
  * and shapes of shape_logic.h and gather_logic.h, which the CPU kernels call too; ExpandDims and Squeeze make views of their input's buffer, Shape is
  * computed on the host. Shape-like inputs (perms, axes, sizes, paddings) are read on the host: int32
  * ones are there already, int64 ones are copied out. Elements move by size, so every dtype but
@@ -52,6 +52,7 @@ enum {
   S_REVERSE,     /* ReverseV2, Reverse (tfd_setup_array's keep_dims: a bool per dimension) */
   S_BAND_PART,
   S_ONE_HOT,
+  S_LIN_SPACE,
 };
 
 static const struct {
@@ -77,6 +78,7 @@ static const struct {
     {"ReverseV2", S_REVERSE, tfd_setup_array}, {"Reverse", S_REVERSE, tfd_setup_array},
     {"MatrixBandPart", S_BAND_PART, tfd_setup_array},
     {"OneHot", S_ONE_HOT, tfd_setup_array},
+    {"LinSpace", S_LIN_SPACE, tfd_setup_array},
 };
 
 static void dims_of(const tfd_tensor *t, int64_t *dims) {
@@ -786,6 +788,9 @@ tfd_code tfd_dk_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   k->dk_op = op;
   if (op == S_SQUEEZE) return cpu(k, init, st);                                    /* a view */
   if (op == S_EXPAND_DIMS) return tfd_dk_setup_host_inputs(k, init, cpu, 1u << 1, st); /* a view; its axis on the host */
+  /* LinSpace is made on the host from its three scalars, as TensorFlow's GPU kernel is (its start,
+   * stop, num and output all in host memory): num elements of a serial formula, then one copy in */
+  if (op == S_LIN_SPACE) return tfd_dk_setup_on_host(k, init, cpu, st);
   if (op == S_SHAPE) { /* made on the host from the input's dims, which never leave the device */
     tfd_code code = tfd_dk_setup_on_host(k, init, cpu, st);
     k->host_inputs = 0;
