@@ -448,6 +448,28 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "Invalid reduction dimension 1")
     end)
 
+    it("Cumsum and Cumprod over every axis, exclusive and reverse, every number dtype", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "uint8", "float16" } do
+        local x = rand(dt, { 3, 4, 5 }, 0, 3)
+        for _, op in ipairs { "Cumsum", "Cumprod" } do
+          for _, axis in ipairs { 0, 1, 2, -1, -3 } do
+            for _, ex in ipairs { false, true } do
+              for _, rev in ipairs { false, true } do
+                check(string.format("%s %s axis %d%s%s", op, dt, axis, ex and " exclusive" or "", rev and " reverse" or ""), op,
+                  { x, T(axis) }, { exclusive = ex, reverse = rev })
+              end
+            end
+          end
+          check(op .. " " .. dt .. " int64 axis", op, { x, T(1, "int64") })
+          check(op .. " " .. dt .. " empty", op, { rand(dt, { 2, 0, 3 }), T(1) }, { exclusive = true })
+        end
+      end
+      check("Cumprod int64 wraps", "Cumprod", { T({ 4294967296, 4294967296, 3 }, "int64"), T(0) })
+      check_error("Cumsum over an axis out of range", "Cumsum", { rand("float32", { 2, 3 }), T(2) },
+        "ScanOp: Expected scan axis in the range [-2, 2), but got 2")
+      check_error("Cumsum over a vector of axes", "Cumsum", { rand("float32", { 2, 3 }), T({ 0 }) }, "axis must be a scalar")
+    end)
+
     it("ArgMax, ArgMin and TopKV2", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         local x = rand(dt, { 3, 4, 5 }, -2, 2) -- integers in [-2, 2]: many ties

@@ -90,6 +90,10 @@ cudaError_t tfd_cuda_reduce(const tfd_cuda_launch *l, int op, tfd_dtype dt, cons
 /* The workspace tfd_cuda_reduce needs (0: none). */
 size_t tfd_cuda_reduce_workspace(const tfd_cuda_launch *l, int op, tfd_dtype dt, int64_t outer, int64_t n,
                                  int64_t inner);
+/* Cumsum/Cumprod along the middle axis of [outer, n, inner]: one thread per (outer, inner) column,
+ * walking it in order as the CPU kernel does (n is short next to the columns in practice). */
+cudaError_t tfd_cuda_scan(const tfd_cuda_launch *l, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
+                          int64_t outer, int64_t n, int64_t inner, void *y);
 cudaError_t tfd_cuda_arg_reduce(const tfd_cuda_launch *l, bool is_min, tfd_dtype dt, const void *x, int64_t outer,
                                 int64_t n, int64_t inner, tfd_dtype out_dtype, void *y, void *workspace);
 size_t tfd_cuda_arg_reduce_workspace(const tfd_cuda_launch *l, tfd_dtype dt, int64_t outer, int64_t n, int64_t inner);

@@ -244,6 +244,17 @@ static tfd_code bad_sizes(struct tfd_device *d, const char *entry, tfd_status *s
   return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: cuda %s: negative size", d && d->name ? d->name : "GPU", entry);
 }
 
+static tfd_code cuda_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
+                          int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *st) {
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return tfd_cuda_unimplemented(d, "scan", dt, st);
+  if (outer < 0 || n < 0 || inner < 0) return bad_sizes(d, "scan", st);
+  if (outer == 0 || n == 0 || inner == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "scan", dt, outer * n * inner, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "scan kernel launch", tfd_cuda_scan(&c.l, prod, exclusive, reverse, dt, x, outer, n, inner, y), st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer,
                             int64_t n, int64_t inner, void *y, tfd_status *st) {
   if ((int)op < 0 || op >= TFD_DM_REDUCE_COUNT || !is_number(dt) || (op == TFD_DM_MEAN && !is_float(dt)))
@@ -408,6 +419,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .gather = cuda_gather,
     .gather_nd = cuda_gather_nd,
     .reduce = cuda_reduce,
+    .scan = cuda_scan,
     .arg_reduce = cuda_arg_reduce,
     .softmax = cuda_softmax,
     .top_k = cuda_top_k,

@@ -43,7 +43,8 @@ static const device_kernel device_kernels[] = {
     {"Sum", tfd_dk_setup_reduce}, {"Mean", tfd_dk_setup_reduce}, {"Max", tfd_dk_setup_reduce},
     {"Min", tfd_dk_setup_reduce}, {"Prod", tfd_dk_setup_reduce}, {"ArgMax", tfd_dk_setup_reduce},
     {"ArgMin", tfd_dk_setup_reduce}, {"TopKV2", tfd_dk_setup_reduce}, {"All", tfd_dk_setup_reduce},
-    {"Any", tfd_dk_setup_reduce}, {"EuclideanNorm", tfd_dk_setup_reduce},
+    {"Any", tfd_dk_setup_reduce}, {"EuclideanNorm", tfd_dk_setup_reduce}, {"Cumsum", tfd_dk_setup_reduce},
+    {"Cumprod", tfd_dk_setup_reduce},
     /* data movement (dk_shape.c) */
     {"Transpose", tfd_dk_setup_shape}, {"ConcatV2", tfd_dk_setup_shape}, {"Concat", tfd_dk_setup_shape}, {"Pack", tfd_dk_setup_shape},
     {"Unpack", tfd_dk_setup_shape}, {"Slice", tfd_dk_setup_shape}, {"StridedSlice", tfd_dk_setup_shape},

@@ -255,6 +255,12 @@ typedef struct tfd_device_math {
    * extreme; y int32 or int64. */
   tfd_code (*arg_reduce)(struct tfd_device *d, bool is_min, tfd_dtype dtype, const void *x, int64_t outer, int64_t n,
                          int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *status);
+  /* Cumsum (prod false) or Cumprod of x viewed as [outer, n, inner] along its middle axis into y (the
+   * same shape): y[o, j, i] accumulates x[o, 0..j, i] (exclusive: 0..j-1, the first the identity;
+   * reverse: from the end), one element after another in the element's dtype, as the CPU kernel
+   * does (integers wrap). float32, float64, int64. */
+  tfd_code (*scan)(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dtype, const void *x,
+                   int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *status);
   /* Softmax (or LogSoftmax) of each row of x [rows, cols] into y. */
   tfd_code (*softmax)(struct tfd_device *d, tfd_dtype dtype, const void *x, int64_t rows, int64_t cols, bool log,
                       void *y, tfd_status *status);

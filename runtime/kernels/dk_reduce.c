@@ -1,6 +1,6 @@
 /* Device kernels of the reductions (k_reduce.c) and of the index-picking reductions of k_gather.c:
  * Sum, Mean, Max, Min, Prod over any axes with keep_dims, All, Any and EuclideanNorm composed around
- * them, ArgMax, ArgMin and TopKV2, with the checks
+ * them, Cumsum and Cumprod (the scan entry), ArgMax, ArgMin and TopKV2, with the checks
  * and shapes of reduce_logic.h, which the CPU kernels call too. Reduced axes are merged into one middle axis of [outer, n, inner];
  * reduced axes that are not adjacent are first brought together by a transposing copy. int32 runs
  * the CPU kernel on the host; int32 results of device data (ArgMax's output_type int32, TopKV2's
@@ -10,15 +10,17 @@
 #include "device_kernel.h"
 #include "kernel_shared.h"
 #include "reduce_logic.h"
+#include "shape_logic.h"
 
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K, R_ALL, R_ANY, R_EUCLIDEAN_NORM };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARG_MAX, R_ARG_MIN, R_TOP_K, R_ALL, R_ANY, R_EUCLIDEAN_NORM, R_CUMSUM, R_CUMPROD };
 
 static const struct {
   const char *name;
   int dm; /* tfd_dm_reduce for the reductions */
 } ops[] = {{"Sum", TFD_DM_SUM}, {"Mean", TFD_DM_MEAN}, {"Max", TFD_DM_MAX}, {"Min", TFD_DM_MIN},
            {"Prod", TFD_DM_PROD}, {"ArgMax", 0},      {"ArgMin", 0},      {"TopKV2", 0},
-           {"All", 0},            {"Any", 0},         {"EuclideanNorm", 0}};
+           {"All", 0},            {"Any", 0},         {"EuclideanNorm", 0},
+           {"Cumsum", 0},         {"Cumprod", 0}};
 
 /* A result the math wrote into device memory, moved to where its dtype lives (int32: the host). */
 static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
@@ -186,6 +188,29 @@ static void k_reduce_composed(tfd_kernel *k, tfd_kernel_ctx *c) {
   else tfd_tensor_unref(out);
 }
 
+/* ---- Cumsum, Cumprod (exclusive and reverse in k->ta and k->tb, as tfd_setup_array keeps them) ---- */
+static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *in = c->inputs[0];
+  int64_t axis, dims[TFD_MAX_DIMS];
+  if (!tfd_scan_axis(c, k, &axis)) return;
+  int nd = tfd_tensor_ndims(in);
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, dims, nd);
+  if (!out) return;
+  tfd_status st = TFD_STATUS_INIT;
+  if (tfd_tensor_numel(in) > 0 &&
+      !tfd_dk_ok(k, c, m->scan(c->device, k->dk_op == R_CUMPROD, k->ta, k->tb, dt, tfd_tensor_const_data(in),
+                               tfd_dims_product(in, 0, (int)axis), dims[axis], tfd_dims_product(in, (int)axis + 1, nd),
+                               tfd_tensor_data(out), &st), &st)) {
+    tfd_tensor_unref(out);
+    return;
+  }
+  c->outputs[0] = out;
+}
+
 /* ---- ArgMax, ArgMin ---- */
 static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
@@ -263,6 +288,12 @@ tfd_code tfd_dk_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_sta
   while (i < (int)(sizeof ops / sizeof ops[0]) && strcmp(ops[i].name, name) != 0) i++;
   if (i == (int)(sizeof ops / sizeof ops[0])) return tfd_status_setf(st, TFD_INTERNAL, "no reduction device kernel for %s", name);
   k->dk_op = i;
+  if (i >= R_CUMSUM) { /* the scans: int32, uint8 and float16 run the CPU kernel on the host */
+    if (!tfd_dk_arith_dtype(k->T)) return tfd_dk_setup_on_host(k, init, tfd_setup_array, st);
+    if (tfd_setup_array(k, init, st) != TFD_OK) return tfd_status_code(st);
+    k->compute = k_scan;
+    return TFD_OK;
+  }
   if (i >= R_ALL) { /* T is bool for All and Any; EuclideanNorm's integers run on the host, as its CPU kernel sums them */
     tfd_kernel_setup_fn cpu = i == R_EUCLIDEAN_NORM ? tfd_setup_count_norm : tfd_setup_array;
     if (i == R_EUCLIDEAN_NORM && k->T != TFD_FLOAT32 && k->T != TFD_FLOAT64) return tfd_dk_setup_on_host(k, init, cpu, st);

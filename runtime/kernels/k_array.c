@@ -227,22 +227,10 @@ static void k_lin_space(tfd_kernel *k, tfd_kernel_ctx *c) {
 #define WRAP_I64(v) ((int64_t)(v))
 
 static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
-  char text[TEXT_CAP];
-  if (tfd_tensor_ndims(axis_t) != 0) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s",
-                    tfd_tensor_shape_text(text, sizeof text, axis_t, 0));
-    return;
-  }
-  if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return;
+  const tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
-  int64_t axis = tfd_tensor_get_index(axis_t, 0);
-  if (axis < 0) axis += nd; /* TensorFlow names the axis after adding the rank to a negative one */
-  if (axis < 0 || axis >= nd) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: Expected scan axis in the range [%d, %d), but got %lld", -nd, nd,
-                    (long long)axis);
-    return;
-  }
+  int64_t axis;
+  if (!tfd_scan_axis(c, k, &axis)) return;
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *o = tfd_kernel_alloc_like(c, k, dt, in);
   if (!o) return;

@@ -597,3 +597,27 @@ bool tfd_one_hot_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, in
   *depth_out = depth;
   return true;
 }
+
+bool tfd_scan_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out) {
+  const tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
+  char text[TFD_SHAPE_TEXT_CAP];
+  if (tfd_tensor_ndims(axis_t) != 0) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s",
+                    tfd_tensor_shape_text(text, sizeof text, axis_t, 0));
+    return false;
+  }
+  if (!tfd_kernel_check_index(c, k, axis_t, "axis")) return false;
+  tfd_tensor *ah = tfd_kernel_host_input(c, k, 1); /* an int64 axis is in device memory on a GPU */
+  if (!ah) return false;
+  int nd = tfd_tensor_ndims(in);
+  int64_t axis = tfd_tensor_get_index(ah, 0);
+  tfd_tensor_unref(ah);
+  if (axis < 0) axis += nd; /* TensorFlow names the axis after adding the rank to a negative one */
+  if (axis < 0 || axis >= nd) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "ScanOp: Expected scan axis in the range [%d, %d), but got %lld", -nd, nd,
+                    (long long)axis);
+    return false;
+  }
+  *axis_out = axis;
+  return true;
+}

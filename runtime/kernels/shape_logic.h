@@ -82,6 +82,9 @@ bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
 /* OneHot (indices, depth (int32, on the host), on_value, off_value; axis in k->index): TensorFlow's
  * checks; the output's dims (rank of indices + 1), the axis the depth goes in and the depth. */
+/* Cumsum, Cumprod (x, axis: a scalar int32/int64 read on the host): TensorFlow's checks; the axis,
+ * a negative one counted from the end. */
+bool tfd_scan_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis);
 bool tfd_one_hot_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *axis, int64_t *depth);
 
 #endif

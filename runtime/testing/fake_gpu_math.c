@@ -377,6 +377,34 @@ static int64_t ld_int(const void *p, tfd_dtype dt, int64_t i) {
   return v;
 }
 
+/* Device memory holds elements inverted: read and written through ld and st. */
+#define FAKE_SCAN(T, ACC)                                                      \
+  do {                                                                         \
+    for (int64_t o = 0; o < outer; o++)                                        \
+      for (int64_t q = 0; q < inner; q++) {                                    \
+        ACC acc = prod ? (ACC)1 : (ACC)0;                                      \
+        for (int64_t j0 = 0; j0 < n; j0++) {                                   \
+          int64_t j = reverse ? n - 1 - j0 : j0, at = (o * n + j) * inner + q; \
+          T xv, out;                                                           \
+          ld(&xv, x, at, sizeof xv);                                           \
+          out = (T)acc;                                                        \
+          acc = prod ? (ACC)(acc * (ACC)xv) : (ACC)(acc + (ACC)xv);            \
+          if (!exclusive) out = (T)acc;                                        \
+          st(y, at, &out, sizeof out);                                         \
+        }                                                                      \
+      }                                                                        \
+  } while (0)
+
+static tfd_code run_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
+                         int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *status) {
+  (void)d;
+  if (dt == TFD_FLOAT32) FAKE_SCAN(float, float);
+  else if (dt == TFD_FLOAT64) FAKE_SCAN(double, double);
+  else if (dt == TFD_INT64) FAKE_SCAN(int64_t, uint64_t); /* wraps */
+  else return unimplemented(status, "scan", dt);
+  return TFD_OK;
+}
+
 static tfd_code run_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                           int64_t inner, void *y, tfd_status *status) {
   (void)d;
@@ -722,7 +750,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_REDUCE, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
+  C_GATHER_ND, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -831,6 +859,8 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_GATHER_ND:
       return run_gather_nd(c->d, c->p[0], c->dims[0], c->nd, c->p[1], c->t0, c->i0, c->depth, c->es, c->y, st);
     case C_REDUCE: return run_reduce(c->d, (tfd_dm_reduce)c->op, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
+    case C_SCAN:
+      return run_scan(c->d, c->op & 1, c->op & 2, c->op & 4, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
     case C_ARG_REDUCE: return run_arg_reduce(c->d, c->flag, c->t0, c->p[0], c->i0, c->i1, c->i2, c->t1, c->y, st);
     case C_SOFTMAX: return run_softmax(c->d, c->t0, c->p[0], c->i0, c->i1, c->flag, c->y, st);
     case C_TOP_K: return run_top_k(c->d, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, c->t1, c->y2, st);
@@ -939,6 +969,12 @@ static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, 
   fake_call c = {.kind = C_REDUCE, .d = d, .op = op, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
   return submit(&c, st);
 }
+static tfd_code fg_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
+                        int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_SCAN, .d = d, .op = (prod ? 1 : 0) | (exclusive ? 2 : 0) | (reverse ? 4 : 0), .t0 = dt,
+                 .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
+  return submit(&c, st);
+}
 static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                               int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *st) {
   fake_call c = {.kind = C_ARG_REDUCE, .d = d, .flag = is_min, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner,
@@ -1043,6 +1079,7 @@ static const tfd_device_math fake_math = {
     .gather = fg_gather,
     .gather_nd = fg_gather_nd,
     .reduce = fg_reduce,
+    .scan = fg_scan,
     .arg_reduce = fg_arg_reduce,
     .softmax = fg_softmax,
     .top_k = fg_top_k,
