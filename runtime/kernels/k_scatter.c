@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 #include "matmul_logic.h"
+#include "scatter_logic.h"
 
 #define TEXT_CAP TFD_SHAPE_TEXT_CAP
 
@@ -185,94 +186,124 @@ static bool scatter_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   return true;
 }
 
-static void k_scatter_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
+void tfd_scatter_plan_free(tfd_scatter_plan *p) {
+  free(p->slots);
+  p->slots = NULL;
+}
+
+bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p) {
+  memset(p, 0, sizeof *p);
   tfd_tensor *upd = c->inputs[1];
-  if (!tfd_kernel_check_index(c, k, c->inputs[0], "indices") || !tfd_kernel_check_index(c, k, c->inputs[2], "shape")) return;
+  if (!tfd_kernel_check_index(c, k, c->inputs[0], "indices") || !tfd_kernel_check_index(c, k, c->inputs[2], "shape")) return false;
   if (tfd_tensor_numel(c->inputs[2]) > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must have at most %d sizes, got %lld", TFD_MAX_DIMS,
                     (long long)tfd_tensor_numel(c->inputs[2]));
-    return;
+    return false;
   }
-  tfd_tensor *ix = tfd_kernel_host_input(c, k, 0), *sh = tfd_kernel_host_input(c, k, 2);
-  int64_t *slots = NULL;
-  uint8_t *seen = NULL;
-  if (!ix || !sh) goto done;
-  int64_t dims[TFD_MAX_DIMS];
-  int nd = (int)tfd_tensor_numel(sh);
-  for (int d = 0; d < nd; d++) {
-    dims[d] = tfd_tensor_get_index(sh, d);
-    if (dims[d] < 0) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[d]);
-      goto done;
+  tfd_tensor *ix = tfd_kernel_host_input(c, k, 0), *sh = ix ? tfd_kernel_host_input(c, k, 2) : NULL;
+  bool ok = sh != NULL;
+  p->nd = ok ? (int)tfd_tensor_numel(sh) : 0;
+  for (int d = 0; ok && d < p->nd; d++) {
+    p->dims[d] = tfd_tensor_get_index(sh, d);
+    if (p->dims[d] < 0) {
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)p->dims[d]);
+      ok = false;
     }
   }
-  int64_t depth, slice, n;
-  if (!scatter_check(c, k, ix, upd, dims, nd, false, sh, &depth, &slice, &n)) goto done;
-  tfd_dtype dt = tfd_tensor_dtype(upd);
-  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, dims, nd);
-  if (!out) goto done;
-  int64_t total = tfd_tensor_numel(out);
-  if (total == 0 || n == 0) {
-    if (total) memset(tfd_tensor_data(out), 0, (size_t)total * tfd_dtype_size(dt));
-    c->outputs[0] = out;
-    goto done;
+  int64_t depth = 0, total = 1;
+  ok = ok && scatter_check(c, k, ix, upd, p->dims, p->nd, false, sh, &depth, &p->slice, &p->n);
+  for (int d = 0; ok && d < p->nd; d++) total *= p->dims[d];
+  if (ok && total > 0 && p->n > 0) {
+    if (!(p->slots = malloc((size_t)p->n * sizeof *p->slots))) {
+      oom(c, k);
+      ok = false;
+    } else {
+      ok = scatter_slots(c, k, ix, p->dims, p->nd, depth, p->n, p->slots);
+    }
   }
-  slots = malloc((size_t)n * sizeof *slots);
-  seen = calloc((size_t)(total / slice), 1);
-  if (!slots || !seen) {
-    oom(c, k);
-    tfd_tensor_unref(out);
-    goto done;
-  }
-  if (!scatter_slots(c, k, ix, dims, nd, depth, n, slots)) {
-    tfd_tensor_unref(out);
-    goto done;
-  }
-  size_t es = tfd_dtype_size(dt), row = (size_t)slice * es;
-  char *o = tfd_tensor_data(out);
-  const char *src = tfd_tensor_const_data(upd);
-  /* The first update of a slot is copied, later ones added; slots no update names stay zero. */
-  for (int64_t u = 0; u < n; u++) {
-    if (!seen[slots[u]])
-      memcpy(o + (size_t)slots[u] * row, src + (size_t)u * row, row);
-    else
-      add_into(o + (size_t)slots[u] * row, src + (size_t)u * row, slice, dt);
-    seen[slots[u]] = 1;
-  }
-  for (int64_t s = 0; s < total / slice; s++)
-    if (!seen[s]) memset(o + (size_t)s * row, 0, row);
-  c->outputs[0] = out;
-done:
-  free(slots);
-  free(seen);
-  if (ix) tfd_tensor_unref(ix);
-  if (sh) tfd_tensor_unref(sh);
+  if (!ok || total == 0) p->n = 0;
+  if (!ok) tfd_scatter_plan_free(p);
+  tfd_tensor_unref(ix);
+  tfd_tensor_unref(sh);
+  return ok;
 }
 
-static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
+bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p) {
+  memset(p, 0, sizeof *p);
   tfd_tensor *in = c->inputs[0], *upd = c->inputs[2];
-  if (!tfd_kernel_check_index(c, k, c->inputs[1], "indices")) return;
+  if (!tfd_kernel_check_index(c, k, c->inputs[1], "indices")) return false;
   if (tfd_tensor_dtype(in) != tfd_tensor_dtype(upd)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "tensor is %s but updates is %s", tfd_dtype_name(tfd_tensor_dtype(in)),
                     tfd_dtype_name(tfd_tensor_dtype(upd)));
+    return false;
+  }
+  p->nd = tfd_tensor_ndims(in);
+  for (int d = 0; d < p->nd; d++) p->dims[d] = tfd_tensor_dim(in, d);
+  tfd_tensor *ix = tfd_kernel_host_input(c, k, 1);
+  if (!ix) return false;
+  int64_t depth;
+  bool ok = scatter_check(c, k, ix, upd, p->dims, p->nd, true, NULL, &depth, &p->slice, &p->n);
+  if (ok && tfd_tensor_numel(in) > 0 && p->n > 0) {
+    if (!(p->slots = malloc((size_t)p->n * sizeof *p->slots))) {
+      oom(c, k);
+      ok = false;
+    } else {
+      ok = scatter_slots(c, k, ix, p->dims, p->nd, depth, p->n, p->slots);
+    }
+  }
+  if (!ok || tfd_tensor_numel(in) == 0) p->n = 0;
+  if (!ok) tfd_scatter_plan_free(p);
+  tfd_tensor_unref(ix);
+  return ok;
+}
+
+static void k_scatter_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_scatter_plan p;
+  if (!tfd_scatter_nd_plan(c, k, &p)) return;
+  tfd_tensor *upd = c->inputs[1];
+  tfd_dtype dt = tfd_tensor_dtype(upd);
+  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, p.dims, p.nd);
+  int64_t total = out ? tfd_tensor_numel(out) : 0, n = p.n, slice = p.slice;
+  uint8_t *seen = out && n > 0 ? calloc((size_t)(total / slice), 1) : NULL;
+  if (!out || (n > 0 && !seen)) {
+    if (out) oom(c, k);
+    tfd_tensor_unref(out);
+    tfd_scatter_plan_free(&p);
     return;
   }
-  int64_t dims[TFD_MAX_DIMS];
-  int nd = tfd_tensor_ndims(in);
-  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
-  tfd_tensor *ix = tfd_kernel_host_input(c, k, 1);
-  if (!ix) return;
-  int64_t depth, slice, n, *slots = NULL;
-  if (!scatter_check(c, k, ix, upd, dims, nd, true, NULL, &depth, &slice, &n)) goto done;
-  slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
-  if (!slots) {
-    oom(c, k);
-    goto done;
+  size_t es = tfd_dtype_size(dt), row = (size_t)slice * es;
+  char *o = tfd_tensor_data(out);
+  if (n == 0) {
+    if (total) memset(o, 0, (size_t)total * es);
+  } else {
+    const char *src = tfd_tensor_const_data(upd);
+    /* The first update of a slot is copied, later ones added; slots no update names stay zero. */
+    for (int64_t u = 0; u < n; u++) {
+      if (!seen[p.slots[u]])
+        memcpy(o + (size_t)p.slots[u] * row, src + (size_t)u * row, row);
+      else
+        add_into(o + (size_t)p.slots[u] * row, src + (size_t)u * row, slice, dt);
+      seen[p.slots[u]] = 1;
+    }
+    for (int64_t s = 0; s < total / slice; s++)
+      if (!seen[s]) memset(o + (size_t)s * row, 0, row);
   }
-  if (tfd_tensor_numel(in) > 0 && !scatter_slots(c, k, ix, dims, nd, depth, n, slots)) goto done;
+  c->outputs[0] = out;
+  free(seen);
+  tfd_scatter_plan_free(&p);
+}
+
+static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_scatter_plan p;
+  if (!tfd_tensor_scatter_plan(c, k, &p)) return;
+  tfd_tensor *in = c->inputs[0], *upd = c->inputs[2];
   tfd_dtype dt = tfd_tensor_dtype(in);
-  tfd_tensor *out = tfd_kernel_forward_or_alloc(c, k, 0, dt, dims, nd);
-  if (!out) goto done;
+  tfd_tensor *out = tfd_kernel_forward_or_alloc(c, k, 0, dt, p.dims, p.nd);
+  if (!out) {
+    tfd_scatter_plan_free(&p);
+    return;
+  }
+  int64_t n = p.n, slice = p.slice;
   size_t es = tfd_dtype_size(dt), row = (size_t)slice * es;
   char *o = tfd_tensor_data(out);
   const char *src = tfd_tensor_const_data(upd), *base = tfd_tensor_const_data(in);
@@ -282,18 +313,16 @@ static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t *from = o != base && rows > 0 && row >= 32 ? malloc((size_t)rows * sizeof *from) : NULL;
   if (from) {
     for (int64_t r = 0; r < rows; r++) from[r] = -1;
-    for (int64_t u = 0; u < n; u++) from[slots[u]] = u;
+    for (int64_t u = 0; u < n; u++) from[p.slots[u]] = u;
     for (int64_t r = 0; r < rows; r++)
       memcpy(o + (size_t)r * row, from[r] >= 0 ? src + (size_t)from[r] * row : base + (size_t)r * row, row);
     free(from);
   } else if (tfd_tensor_numel(in) > 0) {
     if (o != base) memcpy(o, base, (size_t)tfd_tensor_numel(in) * es);
-    for (int64_t u = 0; u < n; u++) memcpy(o + (size_t)slots[u] * row, src + (size_t)u * row, row);
+    for (int64_t u = 0; u < n; u++) memcpy(o + (size_t)p.slots[u] * row, src + (size_t)u * row, row);
   }
   c->outputs[0] = out;
-done:
-  free(slots);
-  tfd_tensor_unref(ix);
+  tfd_scatter_plan_free(&p);
 }
 
 /* ---- BatchMatMul: the legacy op, without broadcasting ---- */

@@ -1,0 +1,27 @@
+/* The checks and index arithmetic ScatterNd and TensorScatterUpdate share between their CPU kernels
+ * (k_scatter.c, which implements these beside its other scatter checks) and their device kernels
+ * (dk_scatter.c): every index checked on the host with TensorFlow's texts and turned into the row
+ * ("slot") of the [numel / slice, slice] view of the output it names. */
+#ifndef TFDEV_RUNTIME_SCATTER_LOGIC_H
+#define TFDEV_RUNTIME_SCATTER_LOGIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel.h"
+
+typedef struct tfd_scatter_plan {
+  int64_t dims[TFD_MAX_DIMS]; /* the output's */
+  int nd;
+  int64_t slice;  /* elements per update */
+  int64_t n;      /* updates (0 when the output is empty) */
+  int64_t *slots; /* n output rows, malloc'd: freed by tfd_scatter_plan_free */
+} tfd_scatter_plan;
+
+/* ScatterNd (indices, updates, shape) and TensorScatterUpdate (tensor, indices, updates): false after
+ * failing the kernel, with nothing to free; on success the caller frees the plan. */
+bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p);
+bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p);
+void tfd_scatter_plan_free(tfd_scatter_plan *p);
+
+#endif
