@@ -839,6 +839,33 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 2, 3, 4 }), rand("float32", { 3, 4, 2 }) }, "batch dimensions do not broadcast")
     end)
 
+    it("ScatterNd and TensorScatterUpdate: rows and elements, repeated indices, every dtype, their refusals", function()
+      for _, dt in ipairs { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" } do
+        for _, it in ipairs { "int32", "int64" } do
+          local rows = tfdev.tensor({ { 2 }, { 0 }, { 2 }, { 3 } }, it)
+          local elems = tfdev.tensor({ { 1, 2 }, { 0, 0 }, { 1, 2 } }, it)
+          local tag = dt .. " " .. it
+          if dt ~= "bool" then
+            check("ScatterNd rows " .. tag, "ScatterNd", { rows, rand(dt, { 4, 3 }, 0, 5), T({ 5, 3 }, it) })
+            check("ScatterNd elements " .. tag, "ScatterNd", { elems, rand(dt, { 3 }, 0, 5), T({ 2, 3 }, it) })
+          end
+          check("TensorScatterUpdate rows " .. tag, "TensorScatterUpdate", { rand(dt, { 5, 3 }, 0, 9), rows, rand(dt, { 4, 3 }, 0, 9) })
+          check("TensorScatterUpdate elements " .. tag, "TensorScatterUpdate",
+            { rand(dt, { 2, 3 }, 0, 9), elems, rand(dt, { 3 }, 0, 9) })
+          check("TensorScatterUpdate no updates " .. tag, "TensorScatterUpdate",
+            { rand(dt, { 2, 3 }, 0, 9), tfdev.tensor { dtype = it, shape = { 0, 1 } }, tfdev.tensor { dtype = dt, shape = { 0, 3 } } })
+        end
+      end
+      check("ScatterNd into an empty shape", "ScatterNd",
+        { tfdev.tensor { dtype = "int32", shape = { 0, 1 } }, tfdev.tensor { dtype = "float32", shape = { 0 } }, T({ 0 }) })
+      check_error("ScatterNd index out of range", "ScatterNd", { T({ { 5 } }), rand("float32", { 1 }), T({ 3 }) },
+        "indices[0] = [5] does not index into shape [3]")
+      check_error("ScatterNd int64 index out of range", "ScatterNd", { T({ { -1 } }, "int64"), rand("float64", { 1 }), T({ 3 }, "int64") },
+        "does not index into shape [3]")
+      check_error("TensorScatterUpdate of mismatched updates", "TensorScatterUpdate",
+        { rand("float32", { 2, 3 }), T({ { 1 } }), rand("float32", { 1, 2 }) }, "must match the inner")
+    end)
+
     it("BatchMatMul (TensorFlow 1's) with equal batches, and its refusals of broadcasting", function()
       for _, dt in ipairs { "float32", "float64" } do
         check("BatchMatMul " .. dt, "BatchMatMul", { rand(dt, { 2, 3, 3, 4 }), rand(dt, { 2, 3, 4, 2 }) })
@@ -1161,7 +1188,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("places the scatter, search, unique, count and sampling ops on the CPU beside a GPU (they have no device kernel)", function()
+    it("places the search, unique, count and sampling ops on the CPU beside a GPU (they have no device kernel), ScatterNd on it", function()
       local s <close> = tfdev.session { optimize_graph = false }
       local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
       s:create { node = {
@@ -1182,7 +1209,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ 5 }, out[3]:totable())
       assert.are.same({ 0, 0, 1 }, out[4]:totable())
       assert.are.same({ 2 }, out[5].shape)
-      for _, name in ipairs { "sc", "lb", "un", "bc", "tn" } do assert.are.equal(CPU0, s:placement(name), name) end
+      for _, name in ipairs { "lb", "un", "bc", "tn" } do assert.are.equal(CPU0, s:placement(name), name) end
+      assert.are.equal(GPU0, s:placement("sc"))
       cases = cases + 1
     end)
 

@@ -90,6 +90,9 @@ cudaError_t tfd_cuda_reduce(const tfd_cuda_launch *l, int op, tfd_dtype dt, cons
 /* The workspace tfd_cuda_reduce needs (0: none). */
 size_t tfd_cuda_reduce_workspace(const tfd_cuda_launch *l, int op, tfd_dtype dt, int64_t outer, int64_t n,
                                  int64_t inner);
+/* x's rows into y's rows slots[u]: summed with atomics (add) or written by word. */
+cudaError_t tfd_cuda_scatter_rows(const tfd_cuda_launch *l, bool add, tfd_dtype dt, size_t es, const void *x,
+                                  const int64_t *slots, int64_t n, int64_t row, void *y);
 /* Cumsum/Cumprod along the middle axis of [outer, n, inner]: one thread per (outer, inner) column,
  * walking it in order as the CPU kernel does (n is short next to the columns in practice). */
 cudaError_t tfd_cuda_scan(const tfd_cuda_launch *l, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,

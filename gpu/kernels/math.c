@@ -244,6 +244,18 @@ static tfd_code bad_sizes(struct tfd_device *d, const char *entry, tfd_status *s
   return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: cuda %s: negative size", d && d->name ? d->name : "GPU", entry);
 }
 
+static tfd_code cuda_scatter_rows(struct tfd_device *d, bool add, tfd_dtype dt, size_t es, const void *x,
+                                  const int64_t *slots, int64_t n, int64_t row, void *y, tfd_status *st) {
+  if (add ? dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64 : es == 16 || !word_size(es))
+    return tfd_cuda_unimplemented(d, add ? "scatter_rows (add)" : "scatter_rows", dt, st);
+  if (n < 0 || row < 0) return bad_sizes(d, "scatter_rows", st);
+  if (n == 0 || row == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "scatter_rows", dt, n * row, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "scatter_rows kernel launch", tfd_cuda_scatter_rows(&c.l, add, dt, es, x, slots, n, row, y), st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
                           int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *st) {
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return tfd_cuda_unimplemented(d, "scan", dt, st);
@@ -420,6 +432,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .gather_nd = cuda_gather_nd,
     .reduce = cuda_reduce,
     .scan = cuda_scan,
+    .scatter_rows = cuda_scatter_rows,
     .arg_reduce = cuda_arg_reduce,
     .softmax = cuda_softmax,
     .top_k = cuda_top_k,

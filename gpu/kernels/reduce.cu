@@ -481,6 +481,52 @@ extern "C" size_t tfd_cuda_reduce_workspace(const tfd_cuda_launch *l, int op, tf
   }
 }
 
+// ---- scatter_rows (ScatterNd, TensorScatterUpdate) ----
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    scatter_write(const T *x, const int64_t *slots, int64_t n, int64_t row, T *y) {
+  for (int64_t i = first_index(); i < n * row; i += grid_step()) y[slots[i / row] * row + i % row] = x[i];
+}
+
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    scatter_add(const T *x, const int64_t *slots, int64_t n, int64_t row, T *y) {
+  for (int64_t i = first_index(); i < n * row; i += grid_step()) atomicAdd(&y[slots[i / row] * row + i % row], x[i]);
+}
+
+template <typename T>
+static cudaError_t launch_scatter_add(const tfd_cuda_launch *l, const void *x, const int64_t *slots, int64_t n, int64_t row,
+                                      void *y) {
+  scatter_add<T><<<grid_for(l, n * row), TFD_CUDA_THREADS, 0, l->stream>>>((const T *)x, slots, n, row, (T *)y);
+  return cudaGetLastError();
+}
+
+template <typename T>
+static cudaError_t launch_scatter_write(const tfd_cuda_launch *l, const void *x, const int64_t *slots, int64_t n, int64_t row,
+                                        void *y) {
+  scatter_write<T><<<grid_for(l, n * row), TFD_CUDA_THREADS, 0, l->stream>>>((const T *)x, slots, n, row, (T *)y);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t tfd_cuda_scatter_rows(const tfd_cuda_launch *l, bool add, tfd_dtype dt, size_t es, const void *x,
+                                             const int64_t *slots, int64_t n, int64_t row, void *y) {
+  if (add) {
+    switch (dt) {
+      case TFD_FLOAT32: return launch_scatter_add<float>(l, x, slots, n, row, y);
+      case TFD_FLOAT64: return launch_scatter_add<double>(l, x, slots, n, row, y);
+      case TFD_INT64: return launch_scatter_add<unsigned long long>(l, x, slots, n, row, y); // wraps as int64 adds
+      default: return cudaErrorInvalidValue;
+    }
+  }
+  switch (es) {
+    case 1: return launch_scatter_write<uint8_t>(l, x, slots, n, row, y);
+    case 2: return launch_scatter_write<uint16_t>(l, x, slots, n, row, y);
+    case 4: return launch_scatter_write<uint32_t>(l, x, slots, n, row, y);
+    case 8: return launch_scatter_write<unsigned long long>(l, x, slots, n, row, y);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 // ---- scan (Cumsum, Cumprod) ----
 template <typename T, typename ACC>
 __global__ void __launch_bounds__(TFD_CUDA_THREADS)

@@ -239,6 +239,13 @@ typedef struct tfd_device_math {
    * (device). An index outside [0, limit) gives a row of zeros. */
   tfd_code (*gather)(struct tfd_device *d, const void *x, const void *idx, tfd_dtype idx_dtype, int64_t batches,
                      int64_t outer, int64_t limit, int64_t per, size_t inner_bytes, void *y, tfd_status *status);
+  /* ScatterNd and TensorScatterUpdate: x's row u (row elements of dtype) into y's row slots[u]
+   * (int64, device memory, checked in range by the device kernel) for u in [0, n). add: summed into
+   * y (float32, float64, int64; repeated rows sum in an unspecified order on a real GPU, as
+   * TensorFlow's atomic adds do); else written by element size (of repeated rows one update wins,
+   * unspecified which, as on TensorFlow's GPUs). */
+  tfd_code (*scatter_rows)(struct tfd_device *d, bool add, tfd_dtype dtype, size_t elem_bytes, const void *x,
+                           const int64_t *slots, int64_t n, int64_t row, void *y, tfd_status *status);
   /* GatherNd: x of x_dims (nd), idx [count, depth] int32/int64 (device), y [count] rows of the
    * x_dims[depth..] slice (slice_bytes each); an index tuple out of range gives zeros. */
   tfd_code (*gather_nd)(struct tfd_device *d, const void *x, const int64_t *x_dims, int nd, const void *idx,

@@ -377,6 +377,37 @@ static int64_t ld_int(const void *p, tfd_dtype dt, int64_t i) {
   return v;
 }
 
+/* In submission order, so repeated rows end as the CPU kernels leave them (the last update wins, or
+ * the sums in order). */
+static tfd_code run_scatter_rows(struct tfd_device *d, bool add, tfd_dtype dt, size_t es, const void *x, const int64_t *slots,
+                                 int64_t n, int64_t row, void *y, tfd_status *status) {
+  (void)d;
+  if (es > 16) return unimplemented(status, "scatter_rows", dt);
+  if (add && dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return unimplemented(status, "scatter_rows (add)", dt);
+  for (int64_t u = 0; u < n; u++) {
+    int64_t slot;
+    ld(&slot, slots, u, sizeof slot);
+    for (int64_t e = 0; e < row; e++) {
+      int64_t from = u * row + e, to = slot * row + e;
+      if (!add) {
+        unsigned char v[16];
+        ld(v, x, from, es);
+        st(y, to, v, es);
+      } else if (dt == TFD_INT64) {
+        int64_t a, b;
+        ld(&a, y, to, 8), ld(&b, x, from, 8);
+        a = (int64_t)((uint64_t)a + (uint64_t)b);
+        st(y, to, &a, 8);
+      } else if (dt == TFD_FLOAT64) {
+        std_(y, to, ldd(y, to) + ldd(x, from));
+      } else {
+        stf(y, to, ldf(y, to) + ldf(x, from));
+      }
+    }
+  }
+  return TFD_OK;
+}
+
 /* Device memory holds elements inverted: read and written through ld and st. */
 #define FAKE_SCAN(T, ACC)                                                      \
   do {                                                                         \
@@ -750,7 +781,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -859,6 +890,7 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_GATHER_ND:
       return run_gather_nd(c->d, c->p[0], c->dims[0], c->nd, c->p[1], c->t0, c->i0, c->depth, c->es, c->y, st);
     case C_REDUCE: return run_reduce(c->d, (tfd_dm_reduce)c->op, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
+    case C_SCATTER_ROWS: return run_scatter_rows(c->d, c->flag, c->t0, c->es, c->p[0], c->p[1], c->i0, c->i1, c->y, st);
     case C_SCAN:
       return run_scan(c->d, c->op & 1, c->op & 2, c->op & 4, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
     case C_ARG_REDUCE: return run_arg_reduce(c->d, c->flag, c->t0, c->p[0], c->i0, c->i1, c->i2, c->t1, c->y, st);
@@ -967,6 +999,11 @@ static tfd_code fg_gather_nd(struct tfd_device *d, const void *x, const int64_t 
 static tfd_code fg_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                           int64_t inner, void *y, tfd_status *st) {
   fake_call c = {.kind = C_REDUCE, .d = d, .op = op, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_scatter_rows(struct tfd_device *d, bool add, tfd_dtype dt, size_t es, const void *x, const int64_t *slots,
+                                int64_t n, int64_t row, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_SCATTER_ROWS, .d = d, .flag = add, .t0 = dt, .es = es, .p = {x, slots}, .i0 = n, .i1 = row, .y = y};
   return submit(&c, st);
 }
 static tfd_code fg_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
@@ -1080,6 +1117,7 @@ static const tfd_device_math fake_math = {
     .gather_nd = fg_gather_nd,
     .reduce = fg_reduce,
     .scan = fg_scan,
+    .scatter_rows = fg_scatter_rows,
     .arg_reduce = fg_arg_reduce,
     .softmax = fg_softmax,
     .top_k = fg_top_k,
