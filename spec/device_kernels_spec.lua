@@ -866,6 +866,27 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 2, 3 }), T({ { 1 } }), rand("float32", { 1, 2 }) }, "must match the inner")
     end)
 
+    it("Where: coordinates of the true elements for every dtype and rank, NaN true and -0 false", function()
+      local function sparse(dt, dims) -- about a third of the elements zero, placed at random
+        local data = {}
+        for i = 1, numel(dims) do
+          local zero = math.random() < 0.35
+          if dt == "bool" then data[i] = not zero else data[i] = zero and 0 or math.random(1, 5) end
+        end
+        return tfdev.tensor { dtype = dt, shape = dims, data = data }
+      end
+      for _, dt in ipairs { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" } do
+        check("Where " .. dt .. " rank 3", "Where", { sparse(dt, { 3, 4, 5 }) })
+        check("Where " .. dt .. " rank 1", "Where", { sparse(dt, { 7 }) })
+        check("Where " .. dt .. " scalar", "Where", { rand(dt, {}, 1, 1) })
+        check("Where " .. dt .. " empty", "Where", { rand(dt, { 2, 0, 3 }) })
+        check("Where " .. dt .. " none true", "Where", { tfdev.tensor { dtype = dt, shape = { 2, 3 } } })
+      end
+      check("Where all true, rank 5", "Where", { tfdev.tensor({ { { { { 1, 2 } } }, { { { 3, 4 } } } } }, "float32") })
+      check("Where NaN and signed zeros", "Where", { T({ 0 / 0, -0.0, 0.0, 1 }, "float32") })
+      assert.are.same({ { 0 }, { 3 } }, run_on(GPU0, "Where", { T({ 0 / 0, -0.0, 0.0, 1 }, "float32") })[1]:totable())
+    end)
+
     it("BatchMatMul (TensorFlow 1's) with equal batches, and its refusals of broadcasting", function()
       for _, dt in ipairs { "float32", "float64" } do
         check("BatchMatMul " .. dt, "BatchMatMul", { rand(dt, { 2, 3, 3, 4 }), rand(dt, { 2, 3, 4, 2 }) })

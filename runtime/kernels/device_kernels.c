@@ -58,7 +58,7 @@ static const device_kernel device_kernels[] = {
     {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
     {"OneHot", tfd_dk_setup_shape}, {"LinSpace", tfd_dk_setup_shape},
     /* scatters (dk_scatter.c) */
-    {"ScatterNd", tfd_dk_setup_scatter}, {"TensorScatterUpdate", tfd_dk_setup_scatter},
+    {"ScatterNd", tfd_dk_setup_scatter}, {"TensorScatterUpdate", tfd_dk_setup_scatter}, {"Where", tfd_dk_setup_where},
     /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},

@@ -1,4 +1,4 @@
-/* Device kernels of ScatterNd and TensorScatterUpdate (k_scatter.c): the indices are checked on the
+/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c) and Where (k_where.c): the indices are checked on the
  * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
  * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
@@ -55,6 +55,121 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_scatter_plan_free(&p);
   if (ok) c->outputs[0] = out;
   else tfd_tensor_unref(out);
+}
+
+/* ---- Where: a compaction by the same scatter. Element i is true when x[i] != 0 (cast to bool, so
+ * NaN is true and -0 false, as the CPU kernel's test); the true ones are numbered by an exclusive
+ * Cumsum of the flags, the false ones sent to one spare row past the count; each element's
+ * coordinates (iota div stride mod dim, per axis) are scattered to its row, and the rows before the
+ * spare one are the output, in row-major order as TensorFlow's. The count goes to the host once. ---- */
+typedef struct where_temps {
+  tfd_tensor *flag, *flag64, *slot, *coords, *col, *iota, *rows, *sum, *host_sum, *scalar[3];
+} where_temps;
+
+static void where_free(where_temps *t) {
+  tfd_tensor *all[] = {t->flag, t->flag64, t->slot, t->coords, t->col, t->iota, t->rows, t->sum, t->host_sum,
+                       t->scalar[0], t->scalar[1], t->scalar[2]};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tfd_tensor_unref(all[i]);
+}
+
+/* y = op(x, scalar v) over n int64s. */
+static bool int64_op(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op, const void *x,
+                     const tfd_tensor *v, void *y, int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+  tfd_dm_walk w;
+  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->binary(c->device, op, TFD_INT64, x, tfd_tensor_const_data(v), y, &w, &st), &st);
+}
+
+static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  const tfd_tensor *in = c->inputs[0];
+  tfd_dtype dt = tfd_tensor_dtype(in);
+  int nd = tfd_tensor_ndims(in);
+  int64_t n = tfd_tensor_numel(in), count = 0, one = 1, dims[TFD_MAX_DIMS];
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(in, d);
+  where_temps t = {0};
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = true;
+  if (n > 0) { /* the flags, as bool and int64, and their count on the host */
+    t.flag = dt == TFD_BOOL ? tfd_tensor_ref((tfd_tensor *)in) : tfd_dk_alloc_device(c, k, TFD_BOOL, &n, 1);
+    ok = t.flag && (dt == TFD_BOOL || tfd_dk_ok(k, c, m->cast(c->device, dt, TFD_BOOL, tfd_tensor_const_data(in),
+                                                               tfd_tensor_data(t.flag), n, &st), &st));
+    ok = ok && (t.flag64 = tfd_dk_alloc_device(c, k, TFD_INT64, &n, 1)) &&
+         tfd_dk_ok(k, c, m->cast(c->device, TFD_BOOL, TFD_INT64, tfd_tensor_const_data(t.flag), tfd_tensor_data(t.flag64), n,
+                                 &st), &st);
+    ok = ok && (t.sum = tfd_dk_alloc_device(c, k, TFD_INT64, &one, 1)) &&
+         tfd_dk_ok(k, c, m->reduce(c->device, TFD_DM_SUM, TFD_INT64, tfd_tensor_const_data(t.flag64), 1, n, 1,
+                                   tfd_tensor_data(t.sum), &st), &st);
+    /* host memory: where int32 lives */
+    ok = ok && (t.host_sum = tfd_dk_move(c, k, t.sum, tfd_kernel_memory_for(c->device, TFD_INT32)));
+    if (ok) count = *(const int64_t *)tfd_tensor_const_data(t.host_sum);
+  }
+  int64_t odims[2] = {count, nd};
+  tfd_tensor *out = ok ? tfd_dk_alloc(c, k, TFD_INT64, odims, 2) : NULL;
+  ok = out != NULL;
+  if (ok && count > 0 && nd > 0) {
+    /* rows: the exclusive Cumsum of the flags where true, count where false */
+    t.scalar[0] = tfd_dk_scalar(c, k, m, TFD_INT64, &count);
+    ok = t.scalar[0] && (t.rows = tfd_dk_alloc_device(c, k, TFD_INT64, &n, 1)) &&
+         (t.slot = tfd_dk_alloc_device(c, k, TFD_INT64, &n, 1)) &&
+         tfd_dk_ok(k, c, m->scan(c->device, false, true, false, TFD_INT64, tfd_tensor_const_data(t.flag64), 1, n, 1,
+                                 tfd_tensor_data(t.rows), &st), &st);
+    if (ok) {
+      int64_t strides[3][TFD_MAX_DIMS] = {{1}, {1}, {0}};
+      tfd_dm_walk w;
+      tfd_dk_walk(&w, 1, &n, 3, strides, NULL);
+      ok = tfd_dk_ok(k, c, m->select(c->device, 8, tfd_tensor_const_data(t.flag), tfd_tensor_const_data(t.rows),
+                                     tfd_tensor_const_data(t.scalar[0]), tfd_tensor_data(t.slot), &w, &st), &st);
+    }
+    /* coordinates [n, nd]: column d is (i / stride_d) mod dims[d] */
+    int64_t cdims[2] = {n, nd};
+    ok = ok && (t.coords = tfd_dk_alloc_device(c, k, TFD_INT64, cdims, 2)) && (t.iota = tfd_dk_alloc_device(c, k, TFD_INT64, &n, 1)) &&
+         (t.col = tfd_dk_alloc_device(c, k, TFD_INT64, &n, 1)) &&
+         tfd_dk_ok(k, c, m->range(c->device, TFD_INT64, 0, 1, tfd_tensor_data(t.iota), n, &st), &st);
+    int64_t stride = 1;
+    for (int d = nd - 1; d >= 0 && ok; d--) {
+      const void *src = tfd_tensor_const_data(t.iota);
+      tfd_tensor_unref(t.scalar[1]), tfd_tensor_unref(t.scalar[2]);
+      t.scalar[1] = tfd_dk_scalar(c, k, m, TFD_INT64, &stride);
+      t.scalar[2] = t.scalar[1] ? tfd_dk_scalar(c, k, m, TFD_INT64, &dims[d]) : NULL;
+      ok = t.scalar[2] != NULL;
+      if (ok && stride > 1) {
+        ok = int64_op(k, c, m, TFD_DM_FLOOR_DIV, src, t.scalar[1], tfd_tensor_data(t.col), n);
+        src = tfd_tensor_const_data(t.col);
+      }
+      if (ok && d > 0) {
+        ok = int64_op(k, c, m, TFD_DM_FLOOR_MOD, src, t.scalar[2], tfd_tensor_data(t.col), n);
+        src = tfd_tensor_const_data(t.col);
+      }
+      int64_t strides[2][TFD_MAX_DIMS] = {{1}, {nd}}, offsets[2] = {0, d};
+      tfd_dm_walk w;
+      tfd_dk_walk(&w, 1, &n, 2, strides, offsets);
+      ok = ok && tfd_dk_ok(k, c, m->copy_walk(c->device, 8, src, tfd_tensor_data(t.coords), &w, &st), &st);
+      stride *= dims[d];
+    }
+    /* scattered into count + 1 rows (the last one takes the false elements), the first count kept */
+    int64_t fdims[2] = {count + 1, nd}, total = count * nd, cs[2][TFD_MAX_DIMS] = {{1}, {1}};
+    tfd_tensor *full = ok ? tfd_dk_alloc_device(c, k, TFD_INT64, fdims, 2) : NULL;
+    ok = full && tfd_dk_ok(k, c, m->scatter_rows(c->device, false, TFD_INT64, 8, tfd_tensor_const_data(t.coords),
+                                                 tfd_tensor_const_data(t.slot), n, nd, tfd_tensor_data(full), &st), &st);
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &total, 2, cs, NULL);
+    ok = ok && tfd_dk_ok(k, c, m->copy_walk(c->device, 8, tfd_tensor_const_data(full), tfd_tensor_data(out), &w, &st), &st);
+    tfd_tensor_unref(full);
+  }
+  where_free(&t);
+  if (ok) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+tfd_code tfd_dk_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  if (!tfd_dk_lives_on_device(init->device, k->T)) return tfd_dk_setup_on_host(k, init, tfd_setup_where, st);
+  if (tfd_setup_where(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->compute = k_where;
+  return TFD_OK;
 }
 
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
