@@ -866,6 +866,30 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 2, 3 }), T({ { 1 } }), rand("float32", { 1, 2 }) }, "must match the inner")
     end)
 
+    it("SparseToDense: values or one value over a default, validated or not, every dtype, the refusals", function()
+      for _, dt in ipairs { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" } do
+        for _, it in ipairs { "int32", "int64" } do
+          local tag = dt .. " " .. it
+          local ix = tfdev.tensor({ { 0, 1 }, { 1, 0 }, { 2, 3 } }, it)
+          check("SparseToDense " .. tag, "SparseToDense", { ix, T({ 3, 4 }, it), rand(dt, { 3 }, 1, 9), rand(dt, {}, 0, 0) })
+          check("SparseToDense one value " .. tag, "SparseToDense", { ix, T({ 3, 4 }, it), rand(dt, {}, 1, 9), rand(dt, {}, 0, 0) })
+          check("SparseToDense vector " .. tag, "SparseToDense", { tfdev.tensor({ 4, 1 }, it), T({ 6 }, it), rand(dt, { 2 }, 1, 9),
+            rand(dt, {}, 0, 0) }, { validate_indices = false })
+          check("SparseToDense no indices " .. tag, "SparseToDense", { tfdev.tensor { dtype = it, shape = { 0, 2 } }, T({ 2, 2 }, it),
+            tfdev.tensor { dtype = dt, shape = { 0 } }, rand(dt, {}, 1, 1) })
+        end
+      end
+      check("SparseToDense repeats without validation (the last wins)", "SparseToDense",
+        { T({ 1, 1, 0 }), T({ 3 }), T({ 5, 6, 7 }, "float32"), T(0, "float32") }, { validate_indices = false })
+      local v, d = T({ 1, 2 }, "float32"), T(0, "float32")
+      check_error("SparseToDense of unsorted indices", "SparseToDense", { T({ 2, 1 }), T({ 3 }), v, d }, "is out of order")
+      check_error("SparseToDense of repeated indices", "SparseToDense", { T({ 1, 1 }), T({ 3 }), v, d }, "indices[1] = [1] is repeated")
+      check_error("SparseToDense out of bounds", "SparseToDense", { T({ 0, 3 }, "int64"), T({ 3 }, "int64"), v, d },
+        "is out of bounds: need 0 <= index < [3]")
+      check_error("SparseToDense with a short value list", "SparseToDense", { T({ 0, 1 }), T({ 3 }), T({ 1 }, "float32"), d },
+        "sparse_values has incorrect shape")
+    end)
+
     it("Where: coordinates of the true elements for every dtype and rank, NaN true and -0 false", function()
       local function sparse(dt, dims) -- about a third of the elements zero, placed at random
         local data = {}

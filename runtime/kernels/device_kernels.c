@@ -59,6 +59,7 @@ static const device_kernel device_kernels[] = {
     {"OneHot", tfd_dk_setup_shape}, {"LinSpace", tfd_dk_setup_shape},
     /* scatters (dk_scatter.c) */
     {"ScatterNd", tfd_dk_setup_scatter}, {"TensorScatterUpdate", tfd_dk_setup_scatter}, {"Where", tfd_dk_setup_where},
+    {"SparseToDense", tfd_dk_setup_sparse_to_dense},
     /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},

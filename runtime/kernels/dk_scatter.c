@@ -1,4 +1,4 @@
-/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c) and Where (k_where.c): the indices are checked on the
+/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense and Where (k_where.c): the indices are checked on the
  * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
  * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
@@ -55,6 +55,52 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_scatter_plan_free(&p);
   if (ok) c->outputs[0] = out;
   else tfd_tensor_unref(out);
+}
+
+/* ---- SparseToDense: the default everywhere (a stride-0 copy of the scalar), then the values (a
+ * scalar one spread over n rows first) scattered to their offsets ---- */
+static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_scatter_plan p;
+  if (!tfd_sparse_to_dense_plan(c, k, &p)) return;
+  tfd_tensor *vals = c->inputs[2], *spread = NULL, *slots = NULL;
+  tfd_dtype dt = tfd_tensor_dtype(vals);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = tfd_dk_alloc(c, k, dt, p.dims, p.nd);
+  int64_t total = out ? tfd_tensor_numel(out) : 0;
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = out != NULL;
+  if (ok && total > 0) {
+    int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &total, 2, strides, NULL);
+    ok = tfd_dk_ok(k, c, m->copy_walk(c->device, es, tfd_tensor_const_data(c->inputs[3]), tfd_tensor_data(out), &w, &st), &st);
+  }
+  const void *x = tfd_tensor_const_data(vals);
+  if (ok && p.n > 0 && tfd_tensor_ndims(vals) == 0) {
+    int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &p.n, 2, strides, NULL);
+    ok = (spread = tfd_dk_alloc_device(c, k, dt, &p.n, 1)) != NULL &&
+         tfd_dk_ok(k, c, m->copy_walk(c->device, es, x, tfd_tensor_data(spread), &w, &st), &st);
+    if (ok) x = tfd_tensor_const_data(spread);
+  }
+  if (ok && p.n > 0 && total > 0 && (ok = (slots = device_slots(c, k, &p)) != NULL))
+    ok = tfd_dk_ok(k, c, m->scatter_rows(c->device, false, dt, es, x, tfd_tensor_const_data(slots), p.n, 1,
+                                         tfd_tensor_data(out), &st), &st);
+  tfd_tensor_unref(spread);
+  tfd_tensor_unref(slots);
+  tfd_scatter_plan_free(&p);
+  if (ok) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+tfd_code tfd_dk_setup_sparse_to_dense(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  if (!tfd_dk_lives_on_device(init->device, k->T)) return tfd_dk_setup_on_host(k, init, tfd_setup_sparse_to_dense, st);
+  if (tfd_setup_sparse_to_dense(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->compute = k_sparse_to_dense;
+  return TFD_OK;
 }
 
 /* ---- Where: a compaction by the same scatter. Element i is true when x[i] != 0 (cast to bool, so

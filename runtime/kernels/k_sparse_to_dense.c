@@ -5,10 +5,12 @@
  * index at fault is named with TensorFlow's text; without it, a later repeat overwrites an earlier
  * one and only an index out of bounds is refused. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
 #include "kernel_shared.h"
+#include "scatter_logic.h"
 #include "shape_logic.h"
 
 /* The checks TensorFlow makes before it allocates; *n and *r: the number of indices and their rank. */
@@ -93,16 +95,35 @@ static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, in
   return offset;
 }
 
+bool tfd_sparse_to_dense_plan(tfd_kernel_ctx *c, tfd_kernel *k, tfd_scatter_plan *p) {
+  memset(p, 0, sizeof *p);
+  int64_t n, r;
+  if (!check_inputs(k, c, &n, &r) || !tfd_shape_input(c, k, 1, p->dims, &p->nd)) return false;
+  tfd_tensor *ix = tfd_kernel_host_input(c, k, 0);
+  if (!ix) return false;
+  p->slice = 1;
+  p->slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->slots);
+  bool ok = p->slots != NULL, validate = k->keep_dims;
+  if (!ok) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld indices", (long long)n);
+  int64_t prev[TFD_MAX_DIMS], at[TFD_MAX_DIMS];
+  for (int64_t i = 0; ok && i < n; i++) ok = (p->slots[i] = locate(k, c, ix, i, (int)r, p->dims, validate, prev, at)) >= 0;
+  tfd_tensor_unref(ix);
+  if (!ok) {
+    tfd_scatter_plan_free(p);
+    return false;
+  }
+  p->n = n;
+  return true;
+}
+
 static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
-  int64_t n, r, dims[TFD_MAX_DIMS];
-  int nd;
-  if (!check_inputs(k, c, &n, &r) || !tfd_shape_input(c, k, 1, dims, &nd)) return;
-  tfd_tensor *vals = c->inputs[2], *ix = tfd_kernel_host_input(c, k, 0);
-  if (!ix) return;
+  tfd_scatter_plan p;
+  if (!tfd_sparse_to_dense_plan(c, k, &p)) return;
+  tfd_tensor *vals = c->inputs[2];
   tfd_dtype dt = tfd_tensor_dtype(vals);
-  tfd_tensor *o = tfd_kernel_alloc(c, k, dt, dims, nd);
+  tfd_tensor *o = tfd_kernel_alloc(c, k, dt, p.dims, p.nd);
   if (!o) {
-    tfd_tensor_unref(ix);
+    tfd_scatter_plan_free(&p);
     return;
   }
   size_t esz = tfd_dtype_size(dt);
@@ -114,18 +135,9 @@ static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
     for (int64_t have = 1; have < total; have *= 2)
       memcpy(dst + (size_t)have * esz, dst, (size_t)(have * 2 <= total ? have : total - have) * esz);
   }
-  bool validate = k->keep_dims, scalar = tfd_tensor_ndims(vals) == 0;
-  int64_t prev[TFD_MAX_DIMS], at[TFD_MAX_DIMS];
-  for (int64_t i = 0; i < n; i++) {
-    int64_t off = locate(k, c, ix, i, (int)r, dims, validate, prev, at);
-    if (off < 0) {
-      tfd_tensor_unref(o);
-      tfd_tensor_unref(ix);
-      return;
-    }
-    memcpy(dst + (size_t)off * esz, src + (scalar ? 0 : (size_t)i * esz), esz);
-  }
-  tfd_tensor_unref(ix);
+  bool scalar = tfd_tensor_ndims(vals) == 0;
+  for (int64_t i = 0; i < p.n; i++) memcpy(dst + (size_t)p.slots[i] * esz, src + (scalar ? 0 : (size_t)i * esz), esz);
+  tfd_scatter_plan_free(&p);
   c->outputs[0] = o;
 }
 

@@ -1,4 +1,4 @@
-/* The checks and index arithmetic ScatterNd and TensorScatterUpdate share between their CPU kernels
+/* The checks and index arithmetic ScatterNd, TensorScatterUpdate and SparseToDense share between their CPU kernels
  * (k_scatter.c, which implements these beside its other scatter checks) and their device kernels
  * (dk_scatter.c): every index checked on the host with TensorFlow's texts and turned into the row
  * ("slot") of the [numel / slice, slice] view of the output it names. */
@@ -22,6 +22,10 @@ typedef struct tfd_scatter_plan {
  * failing the kernel, with nothing to free; on success the caller frees the plan. */
 bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p);
 bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p);
+/* SparseToDense (sparse_indices, output_shape, sparse_values, default_value; validate_indices in
+ * k->keep_dims), implemented in k_sparse_to_dense.c: slice 1, a slot per index (repeats allowed only
+ * without validation, the later one winning). */
+bool tfd_sparse_to_dense_plan(tfd_kernel_ctx *c, tfd_kernel *k, tfd_scatter_plan *p);
 void tfd_scatter_plan_free(tfd_scatter_plan *p);
 
 #endif
