@@ -1025,6 +1025,40 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "ksize must be 4 values")
     end)
 
+    it("Conv3D, MaxPool3D and AvgPool3D (composed from the 2-D entries) against the CPU's", function()
+      local volumes = {
+        { "SAME, stride 1", { 2, 4, 5, 6, 3 }, { 3, 3, 3 }, { 1, 1, 1 }, "SAME" },
+        { "SAME, stride 2, even sizes", { 1, 6, 4, 8, 2 }, { 2, 3, 2 }, { 2, 2, 2 }, "SAME" },
+        { "VALID, stride 1 and 3", { 2, 5, 7, 4, 3 }, { 2, 2, 3 }, { 1, 3, 1 }, "VALID" },
+        { "VALID, window as large as the volume", { 1, 3, 3, 3, 2 }, { 3, 3, 3 }, { 1, 1, 1 }, "VALID" },
+        { "SAME, 1x1x1", { 2, 3, 2, 4, 5 }, { 1, 1, 1 }, { 1, 1, 1 }, "SAME" },
+        { "SAME, window deeper than the volume", { 1, 2, 4, 4, 1 }, { 4, 3, 3 }, { 1, 2, 1 }, "SAME" },
+      }
+      for _, dt in ipairs { "float32", "float64", "float16" } do
+        for _, v in ipairs(volumes) do
+          local what, xs, ks, st, pad = v[1], v[2], v[3], v[4], v[5]
+          local x = rand(dt, xs)
+          local strides = { 1, st[1], st[2], st[3], 1 }
+          check("Conv3D " .. what .. " " .. dt, "Conv3D", { x, rand(dt, { ks[1], ks[2], ks[3], xs[5], 4 }) },
+            { strides = strides, padding = pad }, { tol = dt == "float16" and 2e-2 or nil })
+          for _, op in ipairs { "MaxPool3D", "AvgPool3D" } do
+            check(op .. " " .. what .. " " .. dt, op, { x }, { ksize = { 1, ks[1], ks[2], ks[3], 1 }, strides = strides, padding = pad },
+              { tol = dt == "float16" and 2e-3 or nil })
+          end
+        end
+        check("Conv3D empty batch " .. dt, "Conv3D", { rand(dt, { 0, 3, 3, 3, 2 }), rand(dt, { 2, 2, 2, 2, 3 }) },
+          { strides = { 1, 1, 1, 1, 1 }, padding = "SAME" })
+        check("MaxPool3D empty batch " .. dt, "MaxPool3D", { rand(dt, { 0, 3, 3, 3, 2 }) },
+          { ksize = { 1, 2, 2, 2, 1 }, strides = { 1, 1, 1, 1, 1 }, padding = "VALID" })
+      end
+      check_error("Conv3D of mismatched channels", "Conv3D", { rand("float32", { 1, 3, 3, 3, 4 }), rand("float32", { 1, 1, 1, 2, 3 }) },
+        { strides = { 1, 1, 1, 1, 1 }, padding = "SAME" }, "Number of channels in filter (2) must match")
+      check_error("Conv3D with dilations", "Conv3D", { rand("float32", { 1, 3, 3, 3, 2 }), rand("float32", { 1, 1, 1, 2, 3 }) },
+        { strides = { 1, 1, 1, 1, 1 }, dilations = { 1, 2, 1, 1, 1 }, padding = "SAME" }, "only supports dilated rates of 1")
+      check_error("MaxPool3D of a 4-D input", "MaxPool3D", { rand("float32", { 1, 3, 3, 2 }) },
+        { ksize = { 1, 1, 1, 1, 1 }, strides = { 1, 1, 1, 1, 1 }, padding = "SAME" }, "tensor_in must be 5-dimensional")
+    end)
+
     it("FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3, ResizeBilinear and ResizeNearestNeighbor", function()
       local x = rand("float32", { 2, 3, 4, 5 })
       local args = { x, rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }), rand("float32", { 5 }, 0.1, 2) }

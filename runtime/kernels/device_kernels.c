@@ -72,6 +72,8 @@ static const device_kernel device_kernels[] = {
     {"DepthwiseConv2dNative", tfd_dk_setup_conv}, {"_FusedDepthwiseConv2dNative", tfd_dk_setup_conv},
     {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
     {"AvgPool", tfd_dk_setup_conv},
+    /* 3-D convolution and pools, from the 2-D entries (dk_conv3d.c) */
+    {"Conv3D", tfd_dk_setup_conv3d}, {"MaxPool3D", tfd_dk_setup_conv3d}, {"AvgPool3D", tfd_dk_setup_conv3d},
     /* images and normalisation (dk_image.c) */
     {"Conv2DBackpropInput", tfd_dk_setup_image}, {"FusedBatchNorm", tfd_dk_setup_image},
     {"FusedBatchNormV2", tfd_dk_setup_image}, {"FusedBatchNormV3", tfd_dk_setup_image}, {"ResizeBilinear", tfd_dk_setup_image},

@@ -21,6 +21,7 @@
 
 #include "../core/checked.h"
 #include "../core/half.h"
+#include "conv3d_logic.h"
 #include "kernel.h"
 #include "window.h"
 
@@ -201,19 +202,39 @@ static job3 *new_job(tfd_kernel *k, tfd_kernel_ctx *c) {
   return j;
 }
 
-static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* The volume's sizes into s (TensorFlow's checks first): false with the kernel failed. */
+static bool pool3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, job3 *j) {
   const conv3d_params *p = k->state;
   tfd_tensor *x = c->inputs[0];
   if (tfd_tensor_ndims(x) != 5) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "tensor_in must be 5-dimensional");
-    return;
+    return false;
   }
-  job3 *j = new_job(k, c);
-  if (!j) return;
   j->op = k->code, j->dt = tfd_tensor_dtype(x);
   j->n = tfd_tensor_dim(x, 0), j->c = tfd_tensor_dim(x, 4);
   for (int i = 0; i < 3; i++) j->in[i] = tfd_tensor_dim(x, 1 + i), j->k[i] = p->ksize[i];
-  if (geometry(k, c, p, j)) {
+  return geometry(k, c, p, j);
+}
+
+static void export_shape(const job3 *j, tfd_conv3d_dims *s) {
+  s->max = j->op == OP_MAXPOOL3D;
+  s->n = j->n, s->c = j->c, s->o = j->o;
+  for (int i = 0; i < 3; i++) s->in[i] = j->in[i], s->k[i] = j->k[i], s->out[i] = j->out[i], s->pad[i] = j->pad[i],
+                              s->stride[i] = j->stride[i];
+}
+
+bool tfd_pool3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s) {
+  job3 j = {0};
+  if (!pool3d_shape(c, k, &j)) return false;
+  export_shape(&j, s);
+  return true;
+}
+
+static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0];
+  job3 *j = new_job(k, c);
+  if (!j) return;
+  if (pool3d_shape(c, k, j)) {
     int64_t dims[5] = {j->n, j->out[0], j->out[1], j->out[2], j->c};
     tfd_tensor *y = tfd_kernel_alloc(c, k, j->dt, dims, 5);
     if (y) {
@@ -295,59 +316,82 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
   free(tmp);
 }
 
-static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* Conv3D's checks before the output exists, and its volume's sizes. */
+static bool conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, job3 *j) {
   const conv3d_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   if (tfd_tensor_ndims(x) != 5) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be 5-dimensional");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(f) != 5) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter must be 5-dimensional");
-    return;
+    return false;
   }
   if (tfd_tensor_dtype(f) != tfd_tensor_dtype(x)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter is %s but input is %s", tfd_dtype_name(tfd_tensor_dtype(f)),
                     tfd_dtype_name(tfd_tensor_dtype(x)));
-    return;
+    return false;
   }
   int64_t in_depth = tfd_tensor_dim(x, 4), f_depth = tfd_tensor_dim(f, 3);
   if (f_depth == 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter_depth must be non-zero");
-    return;
+    return false;
   }
   if (in_depth % f_depth != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input depth must be evenly divisible by filter depth: %lld vs %lld",
                     (long long)in_depth, (long long)f_depth);
-    return;
+    return false;
   }
   if (tfd_tensor_numel(f) == 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter must not have zero elements (i.e. all dimensions must be non-zero)");
-    return;
+    return false;
   }
-  job3 *j = new_job(k, c);
-  if (!j) return;
   j->op = OP_CONV3D, j->dt = tfd_tensor_dtype(x);
   j->n = tfd_tensor_dim(x, 0), j->c = in_depth, j->o = tfd_tensor_dim(f, 4);
   for (int i = 0; i < 3; i++) j->in[i] = tfd_tensor_dim(x, 1 + i), j->k[i] = tfd_tensor_dim(f, i);
+  return geometry(k, c, p, j);
+}
+
+/* The checks TensorFlow makes once the (non-empty) output exists. */
+static bool conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k) {
+  const conv3d_params *p = k->state;
+  int64_t in_depth = tfd_tensor_dim(c->inputs[0], 4), f_depth = tfd_tensor_dim(c->inputs[1], 3);
+  if (p->dilation[0] != 1 || p->dilation[1] != 1 || p->dilation[2] != 1) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "CPU implementation of Conv3D currently only supports dilated rates of 1.");
+    return false;
+  }
+  if (f_depth != in_depth) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Number of channels in filter (%lld) must match last dimension of input (%lld)",
+                    (long long)f_depth, (long long)in_depth);
+    return false;
+  }
+  return true;
+}
+
+bool tfd_conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s) {
+  job3 j = {0};
+  if (!conv3d_shape(c, k, &j)) return false;
+  export_shape(&j, s);
+  return true;
+}
+
+bool tfd_conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k) { return conv3d_ready(c, k); }
+
+static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *f = c->inputs[1];
+  job3 *j = new_job(k, c);
+  if (!j) return;
   tfd_tensor *y = NULL;
   float *wide = NULL;
-  if (geometry(k, c, p, j)) {
+  if (conv3d_shape(c, k, j)) {
     int64_t dims[5] = {j->n, j->out[0], j->out[1], j->out[2], j->o};
     y = tfd_kernel_alloc(c, k, j->dt, dims, 5);
   }
   if (!y) goto done;
   c->outputs[0] = y;
-  if (tfd_tensor_numel(y) == 0) goto done;
-  if (p->dilation[0] != 1 || p->dilation[1] != 1 || p->dilation[2] != 1) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "CPU implementation of Conv3D currently only supports dilated rates of 1.");
-    goto done;
-  }
-  if (f_depth != in_depth) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Number of channels in filter (%lld) must match last dimension of input (%lld)",
-                    (long long)f_depth, (long long)in_depth);
-    goto done;
-  }
+  if (tfd_tensor_numel(y) == 0 || !conv3d_ready(c, k)) goto done;
+  tfd_tensor *x = c->inputs[0];
   j->kdim = tfd_tensor_numel(f) / j->o; /* kd * kh * kw * c: the filter exists, so it counts */
   j->rows = tfd_tensor_numel(y) / j->o;
   if (j->kdim > INT32_MAX / 8 || j->o > INT32_MAX) {
