@@ -1088,7 +1088,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
   end)
 
   describe("state", function()
-    it("seeded RandomUniform and RandomStandardNormal draw the CPU's numbers", function()
+    it("seeded RandomUniform, RandomStandardNormal, TruncatedNormal and RandomUniformInt draw the CPU's numbers", function()
       for _, op in ipairs { "RandomUniform", "RandomStandardNormal" } do
         for _, dt in ipairs { "float32", "float64" } do
           local tol = op == "RandomUniform" and 0 or RANDOM_TOL
@@ -1097,6 +1097,19 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           check(op .. " " .. dt .. " scalar", op, { T({}) }, { dtype = dt, seed2 = 3 }, { tol = tol })
         end
       end
+      for _, dt in ipairs { "float32", "float64" } do
+        check("TruncatedNormal " .. dt, "TruncatedNormal", { T({ 4, 60 }) }, { dtype = dt, seed = 5, seed2 = 9 }, { tol = RANDOM_TOL })
+        check("TruncatedNormal " .. dt .. " empty", "TruncatedNormal", { T({ 0, 3 }, "int64") }, { dtype = dt, seed = 5 })
+      end
+      for _, dt in ipairs { "int64", "int32" } do
+        check("RandomUniformInt " .. dt, "RandomUniformInt", { T({ 5, 40 }), T(-7, dt), T(1000003, dt) },
+          { Tout = dt, seed = 2, seed2 = 8 })
+        check("RandomUniformInt " .. dt .. " one value", "RandomUniformInt", { T({ 6 }), T(4, dt), T(5, dt) }, { Tout = dt, seed = 2 })
+        check_error("RandomUniformInt " .. dt .. " of an empty range", "RandomUniformInt", { T({ 2 }), T(5, dt), T(5, dt) },
+          { Tout = dt, seed = 2 }, "Need minval < maxval: 5 >= 5")
+      end
+      check("RandomUniformInt int64 over the whole range", "RandomUniformInt",
+        { T({ 50 }), T(math.mininteger, "int64"), T(math.maxinteger, "int64") }, { Tout = "int64", seed = 4 })
       -- Runs of one session draw on along the stream, on either device alike.
       local function two_draws(device)
         local s <close> = tfdev.session { optimize_graph = false }
@@ -1267,7 +1280,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("places the search, unique, count and sampling ops on the CPU beside a GPU (they have no device kernel), ScatterNd on it", function()
+    it("places the search, unique and count ops on the CPU beside a GPU (they have no device kernel), ScatterNd and TruncatedNormal on it", function()
       local s <close> = tfdev.session { optimize_graph = false }
       local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
       s:create { node = {
@@ -1288,8 +1301,9 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ 5 }, out[3]:totable())
       assert.are.same({ 0, 0, 1 }, out[4]:totable())
       assert.are.same({ 2 }, out[5].shape)
-      for _, name in ipairs { "lb", "un", "bc", "tn" } do assert.are.equal(CPU0, s:placement(name), name) end
+      for _, name in ipairs { "lb", "un", "bc" } do assert.are.equal(CPU0, s:placement(name), name) end
       assert.are.equal(GPU0, s:placement("sc"))
+      assert.are.equal(GPU0, s:placement("tn"))
       cases = cases + 1
     end)
 

@@ -71,6 +71,8 @@ cudaError_t tfd_cuda_copy_walk(const tfd_cuda_launch *l, size_t elem_bytes, cons
                                const tfd_dm_walk *w, int64_t count);
 /* elem_bytes 1 to 16. */
 cudaError_t tfd_cuda_fill(const tfd_cuda_launch *l, size_t elem_bytes, const void *value, void *y, int64_t n);
+cudaError_t tfd_cuda_random_ext(const tfd_cuda_launch *l, bool truncated, tfd_dtype dt, uint64_t seed, uint64_t base,
+                                int64_t lo, uint64_t range, void *y, int64_t n);
 cudaError_t tfd_cuda_range(const tfd_cuda_launch *l, tfd_dtype dt, double start, double delta, void *y, int64_t n);
 /* nd 1 to TFD_MAX_DIMS; count = product of out_dims. */
 cudaError_t tfd_cuda_tile(const tfd_cuda_launch *l, size_t elem_bytes, const void *x, const int64_t *in_dims,

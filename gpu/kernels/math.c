@@ -392,6 +392,16 @@ static tfd_code cuda_random(struct tfd_device *d, bool normal, tfd_dtype dt, uin
   return TFD_OK;
 }
 
+static tfd_code cuda_random_ext(struct tfd_device *d, bool truncated, tfd_dtype dt, uint64_t seed, uint64_t base, int64_t lo,
+                                uint64_t range, void *y, int64_t n, tfd_status *st) {
+  if (truncated ? !is_float(dt) : dt != TFD_INT64) return tfd_cuda_unimplemented(d, "random_ext", dt, st);
+  if (n <= 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "random_ext", dt, n, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "random_ext kernel launch", tfd_cuda_random_ext(&c.l, truncated, dt, seed, base, lo, range, y, n), st);
+  return TFD_OK;
+}
+
 /* ---- step graphs: CUDA graphs made by stream capture (gpu_context.c) ---- */
 static tfd_code cuda_capture_begin(struct tfd_device *d, tfd_status *st) {
   tfd_cuda_call c;
@@ -443,6 +453,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .pool = cuda_pool,
     .resize = cuda_resize,
     .random = cuda_random,
+    .random_ext = cuda_random_ext,
     .capture_begin = cuda_capture_begin,
     .capture_end = cuda_capture_end,
     .graph_launch = cuda_graph_launch,

@@ -20,6 +20,28 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) random_kernel(bool normal, u
 
 using namespace tfd_cuda;
 
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    truncated_kernel(uint64_t seed, uint64_t base, T *y, int64_t n, bool f32) {
+  for (int64_t i = first_index(); i < n; i += grid_step()) y[i] = (T)tfd_dm_truncated_normal(seed, base, i, f32);
+}
+
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    uniform_int_kernel(uint64_t seed, uint64_t base, int64_t lo, uint64_t range, int64_t *y, int64_t n) {
+  for (int64_t i = first_index(); i < n; i += grid_step()) y[i] = tfd_dm_uniform_int(seed, base, i, lo, range);
+}
+
+extern "C" cudaError_t tfd_cuda_random_ext(const tfd_cuda_launch *l, bool truncated, tfd_dtype dt, uint64_t seed,
+                                           uint64_t base, int64_t lo, uint64_t range, void *y, int64_t n) {
+  if (!truncated)
+    uniform_int_kernel<<<grid_for(l, n), TFD_CUDA_THREADS, 0, l->stream>>>(seed, base, lo, range, (int64_t *)y, n);
+  else if (dt == TFD_FLOAT64)
+    truncated_kernel<double><<<grid_for(l, n), TFD_CUDA_THREADS, 0, l->stream>>>(seed, base, (double *)y, n, false);
+  else
+    truncated_kernel<float><<<grid_for(l, n), TFD_CUDA_THREADS, 0, l->stream>>>(seed, base, (float *)y, n, true);
+  return cudaGetLastError();
+}
+
 extern "C" cudaError_t tfd_cuda_random(const tfd_cuda_launch *l, bool normal, tfd_dtype dt, uint64_t seed,
                                        uint64_t counter, void *y, int64_t n) {
   if (dt == TFD_FLOAT64)

@@ -282,6 +282,12 @@ typedef struct tfd_device_math {
                          const void *mean, const void *variance, float epsilon, int64_t rows, int64_t c, void *y,
                          tfd_status *status);
 
+  /* TruncatedNormal (truncated; float32, float64) or RandomUniformInt (int64 in [lo, lo + range)):
+   * element i from its own sub-stream of seed at counter block base, device_math_elem.h's
+   * tfd_dm_truncated_normal and tfd_dm_uniform_int, so the CPU kernels' numbers. */
+  tfd_code (*random_ext)(struct tfd_device *d, bool truncated, tfd_dtype dtype, uint64_t seed, uint64_t base, int64_t lo,
+                         uint64_t range, void *y, int64_t n, tfd_status *status);
+
   /* ---- products, convolutions, images ---- */
   tfd_code (*matmul)(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status);
   tfd_code (*conv2d)(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status);

@@ -363,6 +363,37 @@ static inline TFD_HD double tfd_dm_random(bool normal, uint64_t seed, uint64_t c
   return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
 }
 
+/* TruncatedNormal and RandomUniformInt (k_random_ext.c) give each element its own sub-stream of the
+ * node's seed, so that redrawing one (TruncatedNormal's rejections) moves no other. */
+static inline TFD_HD uint64_t tfd_dm_element_seed(uint64_t seed, uint64_t base, int64_t i) {
+  return tfd_dm_mix(seed ^ tfd_dm_mix(base + (uint64_t)i));
+}
+
+/* Element i of a TruncatedNormal draw: standard normals whose magnitude reaches 2 are dropped and
+ * drawn again, as TensorFlow does, each try a Box-Muller pair of the element's stream; the bound on
+ * tries only guards a stream that never lands inside (probability 0.0455 per try). float32 keeps the
+ * bound after rounding. */
+static inline TFD_HD double tfd_dm_truncated_normal(uint64_t seed, uint64_t base, int64_t i, bool f32) {
+  uint64_t s = tfd_dm_element_seed(seed, base, i);
+  double v = 0;
+  for (uint64_t t = 0; t < 1000; t++) {
+    v = tfd_dm_random(true, s, 0, t);
+    if (fabs(v) < 2.0) break;
+    v = 0;
+  }
+  if (f32) {
+    float f = (float)v;
+    if (fabsf(f) >= 2.0f) f = copysignf(1.9999999f, f);
+    v = f;
+  }
+  return v;
+}
+
+/* Element i of a RandomUniformInt draw in [lo, lo + range). */
+static inline TFD_HD int64_t tfd_dm_uniform_int(uint64_t seed, uint64_t base, int64_t i, int64_t lo, uint64_t range) {
+  return (int64_t)((uint64_t)lo + tfd_dm_mix(tfd_dm_element_seed(seed, base, i)) % range);
+}
+
 /* A float32 uniform keeps [0, 1) after rounding. */
 static inline TFD_HD float tfd_dm_uniform_f32(double v) {
   float f = (float)v;

@@ -1,6 +1,7 @@
 /* Device kernels of the stateful ops: RandomUniform and RandomStandardNormal (k_random.c's
  * counter-based streams, drawn by the math from the same seed and counter, so a seeded graph gives
- * the same numbers on a GPU as on the CPU), and resource variables (k_variable.c) whose value lives
+ * the same numbers on a GPU as on the CPU), TruncatedNormal and RandomUniformInt (k_random_ext.c's
+ * per-element sub-streams, likewise), and resource variables (k_variable.c) whose value lives
  * in the device's memory: VarHandleOp makes its handle on the host (handles live there),
  * ReadVariableOp and AssignVariableOp hand the tensor on where it is, AssignAddVariableOp adds in
  * device memory. */
@@ -25,6 +26,28 @@ static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_status st = TFD_STATUS_INIT;
   if (n > 0 &&
       !tfd_dk_ok(k, c, m->random(c->device, k->code != 0, k->dst, k->seed, base, tfd_tensor_data(out), n, &st), &st)) {
+    tfd_tensor_unref(out);
+    return;
+  }
+  c->outputs[0] = out;
+}
+
+/* TruncatedNormal and RandomUniformInt (k_random_ext.c's sub-streams, the math's random_ext): the
+ * CPU kernel's reservation of n counters per run, so the same numbers. */
+static void k_random_ext(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  bool truncated = k->dk_op == 0;
+  int64_t dims[TFD_MAX_DIMS], bound[2] = {0, 1};
+  int nd;
+  if (!(truncated ? tfd_random_shape(c, k, dims, &nd) : tfd_uniform_int_args(c, k, dims, &nd, bound))) return;
+  tfd_tensor *out = tfd_dk_alloc(c, k, k->dst, dims, nd);
+  if (!out) return;
+  int64_t n = tfd_tensor_numel(out);
+  uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)n);
+  tfd_status st = TFD_STATUS_INIT;
+  if (n > 0 && !tfd_dk_ok(k, c, m->random_ext(c->device, truncated, k->dst, k->seed, base, bound[0],
+                                              (uint64_t)bound[1] - (uint64_t)bound[0], tfd_tensor_data(out), n, &st), &st)) {
     tfd_tensor_unref(out);
     return;
   }
@@ -58,6 +81,17 @@ static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old,
 
 tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
+  bool truncated = strcmp(op, "TruncatedNormal") == 0;
+  if (truncated || strcmp(op, "RandomUniformInt") == 0) { /* int32 and float16 draw on the host */
+    k->dk_op = truncated ? 0 : 1;
+    tfd_dtype dst = truncated ? tfd_attr_dtype(init->node, "dtype", TFD_FLOAT32)
+                              : tfd_attr_dtype(init->node, "Tout", TFD_INT32);
+    if (truncated ? dst != TFD_FLOAT32 && dst != TFD_FLOAT64 : dst != TFD_INT64)
+      return tfd_dk_setup_on_host(k, init, tfd_setup_random_ext, st);
+    if (tfd_setup_random_ext(k, init, st) != TFD_OK) return tfd_status_code(st);
+    k->compute = k_random_ext;
+    return TFD_OK;
+  }
   if (strncmp(op, "Random", 6) == 0) {
     if (tfd_setup_random(k, init, st) != TFD_OK) return tfd_status_code(st);
     k->compute = k_random;

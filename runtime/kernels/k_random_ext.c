@@ -13,11 +13,8 @@
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
-/* The stream of element i of a run that reserved counter block `base`: each element has its own
- * sub-stream, so that redrawing one (TruncatedNormal's rejections) moves no other. */
-static uint64_t element_seed(const tfd_kernel *k, uint64_t base, int64_t i) {
-  return tfd_dm_mix(k->seed ^ tfd_dm_mix(base + (uint64_t)i));
-}
+/* The stream of element i of a run that reserved counter block `base` (device_math_elem.h's). */
+static uint64_t element_seed(const tfd_kernel *k, uint64_t base, int64_t i) { return tfd_dm_element_seed(k->seed, base, i); }
 
 static void k_truncated_normal(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t dims[TFD_MAX_DIMS];
@@ -28,66 +25,56 @@ static void k_truncated_normal(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t n = tfd_tensor_numel(out);
   uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)n);
   for (int64_t i = 0; i < n; i++) {
-    uint64_t s = element_seed(k, base, i);
-    double v = 0;
-    /* Standard normals whose magnitude reaches 2 are dropped and drawn again, as TensorFlow does;
-     * each try is a Box-Muller pair of the element's stream. The bound on tries only guards a
-     * stream that never lands inside (probability 0.0455 per try). */
-    for (uint64_t t = 0; t < 1000; t++) {
-      v = tfd_dm_random(true, s, 0, t);
-      if (fabs(v) < 2.0) break;
-      v = 0;
-    }
-    if (k->dst == TFD_FLOAT32) {
-      float f = (float)v;
-      if (fabsf(f) >= 2.0f) f = copysignf(1.9999999f, f);
-      ((float *)tfd_tensor_data(out))[i] = f;
-    } else {
-      ((double *)tfd_tensor_data(out))[i] = v;
-    }
+    double v = tfd_dm_truncated_normal(k->seed, base, i, k->dst == TFD_FLOAT32);
+    if (k->dst == TFD_FLOAT32) ((float *)tfd_tensor_data(out))[i] = (float)v;
+    else ((double *)tfd_tensor_data(out))[i] = v;
   }
   c->outputs[0] = out;
 }
 
-static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
-  int64_t dims[TFD_MAX_DIMS];
-  int nd;
+bool tfd_uniform_int_args(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *bound) {
   char text[TFD_MAX_DIMS * 21 + 3];
-  if (!tfd_random_shape(c, k, dims, &nd)) return;
+  if (!tfd_random_shape(c, k, dims, nd)) return false;
   static const char *const what[] = {"minval", "maxval"};
-  int64_t bound[2];
   for (int b = 0; b < 2; b++) {
     tfd_tensor *t = c->inputs[1 + b];
     if (tfd_tensor_ndims(t) != 0) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be 0-D, got shape %s", what[b],
                       tfd_tensor_shape_text(text, sizeof text, t, 0));
-      return;
+      return false;
     }
     if (tfd_tensor_dtype(t) != k->dst) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s is %s but Tout is %s", what[b], tfd_dtype_name(tfd_tensor_dtype(t)),
                       tfd_dtype_name(k->dst));
-      return;
+      return false;
     }
     tfd_tensor *h = tfd_kernel_host_input(c, k, 1 + b);
-    if (!h) return;
+    if (!h) return false;
     bound[b] = tfd_tensor_get_index(h, 0);
     tfd_tensor_unref(h);
   }
   int64_t n = 1;
-  for (int d = 0; d < nd; d++) n *= dims[d];
+  for (int d = 0; d < *nd; d++) n *= dims[d];
   /* TensorFlow checks the bounds only when there is something to draw. */
   if (n > 0 && bound[0] >= bound[1]) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld", (long long)bound[0],
                     (long long)bound[1]);
-    return;
+    return false;
   }
+  return true;
+}
+
+static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
+  int64_t dims[TFD_MAX_DIMS], bound[2], n = 1;
+  int nd;
+  if (!tfd_uniform_int_args(c, k, dims, &nd, bound)) return;
+  for (int d = 0; d < nd; d++) n *= dims[d];
   tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, nd);
   if (!out) return;
   uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)n);
   uint64_t range = (uint64_t)bound[1] - (uint64_t)bound[0];
   for (int64_t i = 0; i < n; i++) {
-    uint64_t r = tfd_dm_mix(element_seed(k, base, i)) % range;
-    int64_t v = (int64_t)((uint64_t)bound[0] + r);
+    int64_t v = tfd_dm_uniform_int(k->seed, base, i, bound[0], range);
     if (k->dst == TFD_INT64)
       ((int64_t *)tfd_tensor_data(out))[i] = v;
     else

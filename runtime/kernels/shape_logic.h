@@ -80,6 +80,9 @@ bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 
 /* RandomUniform and RandomStandardNormal (shape): the output's dims, *nd of them. */
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
+/* RandomUniformInt (shape, minval, maxval; Tout in k->dst): the shape and the two bounds, checked with
+ * TensorFlow's texts (implemented in k_random_ext.c, beside the CPU kernel). */
+bool tfd_uniform_int_args(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *bound);
 /* OneHot (indices, depth (int32, on the host), on_value, off_value; axis in k->index): TensorFlow's
  * checks; the output's dims (rank of indices + 1), the axis the depth goes in and the depth. */
 /* Cumsum, Cumprod (x, axis: a scalar int32/int64 read on the host): TensorFlow's checks; the axis,

@@ -763,6 +763,23 @@ static tfd_code run_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_sta
 }
 
 /* ---- random numbers ---- */
+static tfd_code run_random_ext(struct tfd_device *d, bool truncated, tfd_dtype dt, uint64_t seed, uint64_t base, int64_t lo,
+                               uint64_t range, void *y, int64_t n, tfd_status *status) {
+  (void)d;
+  if (truncated ? dt != TFD_FLOAT32 && dt != TFD_FLOAT64 : dt != TFD_INT64) return unimplemented(status, "random_ext", dt);
+  for (int64_t i = 0; i < n; i++) {
+    if (!truncated) {
+      int64_t v = tfd_dm_uniform_int(seed, base, i, lo, range);
+      st(y, i, &v, 8);
+    } else if (dt == TFD_FLOAT32) {
+      stf(y, i, (float)tfd_dm_truncated_normal(seed, base, i, true));
+    } else {
+      std_(y, i, tfd_dm_truncated_normal(seed, base, i, false));
+    }
+  }
+  return TFD_OK;
+}
+
 static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
                           tfd_status *status) {
   (void)d;
@@ -781,7 +798,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -903,6 +920,8 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_POOL: return run_pool(c->d, &c->pool, st);
     case C_RESIZE: return run_resize(c->d, &c->resize, st);
     case C_RANDOM: return run_random(c->d, c->flag, c->t0, c->u0, c->u1, c->y, c->i0, st);
+    case C_RANDOM_EXT:
+      return run_random_ext(c->d, c->flag, c->t0, c->u0, c->u1, c->i1, (uint64_t)c->i2, c->y, c->i0, st);
   }
   return tfd_status_setf(st, TFD_INTERNAL, "fakegpu: unknown recorded call %d", (int)c->kind);
 }
@@ -1059,6 +1078,12 @@ static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_stat
   fake_call c = {.kind = C_RESIZE, .d = d, .resize = *p};
   return submit(&c, st);
 }
+static tfd_code fg_random_ext(struct tfd_device *d, bool truncated, tfd_dtype dt, uint64_t seed, uint64_t base, int64_t lo,
+                              uint64_t range, void *y, int64_t n, tfd_status *st) {
+  fake_call c = {.kind = C_RANDOM_EXT, .d = d, .flag = truncated, .t0 = dt, .u0 = seed, .u1 = base, .i1 = lo,
+                 .i2 = (int64_t)range, .y = y, .i0 = n};
+  return submit(&c, st);
+}
 static tfd_code fg_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter, void *y, int64_t n,
                           tfd_status *st) {
   fake_call c = {.kind = C_RANDOM, .d = d, .flag = normal, .t0 = dt, .u0 = seed, .u1 = counter, .y = y, .i0 = n};
@@ -1127,6 +1152,7 @@ static const tfd_device_math fake_math = {
     .pool = fg_pool,
     .resize = fg_resize,
     .random = fg_random,
+    .random_ext = fg_random_ext,
     .capture_begin = fg_capture_begin,
     .capture_end = fg_capture_end,
     .graph_launch = fg_graph_launch,
