@@ -26,7 +26,8 @@ end
 
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
-    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks", "conv3d" } do
+    "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks", "conv3d",
+    "states" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))
@@ -123,9 +124,13 @@ describe("layers models by hand", function()
         { { class_name = "ConvLSTM2D", config = { name = "m", filters = 1 } } } },
       { "UNIMPLEMENTED", "layer 'lstm' (LSTM): an input of rank 2 (it takes [batch, time, features]) is not supported",
         { { class_name = "LSTM", config = { name = "lstm", units = 2 } } } },
-      { "UNIMPLEMENTED", "layer 'g' (GRU): return_state is not supported",
+      { "UNIMPLEMENTED", "layer 'b' (Bidirectional): return_state in a Bidirectional layer is not supported",
         { { class_name = "Reshape", config = { name = "r", target_shape = { 2, 1 } } },
-          { class_name = "GRU", config = { name = "g", units = 2, return_state = true } } } },
+          { class_name = "Bidirectional", config = { name = "b",
+            layer = { class_name = "GRU", config = { name = "g", units = 2, return_state = true } } } } } },
+      { "UNIMPLEMENTED", "layer 'g' (GRU): a stateful layer is not supported",
+        { { class_name = "Reshape", config = { name = "r", target_shape = { 2, 1 } } },
+          { class_name = "GRU", config = { name = "g", units = 2, stateful = true } } } },
       { "UNIMPLEMENTED", "layer 'c' (Conv2D): data_format channels_first is not supported",
         { { class_name = "Conv2D", config = { name = "c", filters = 1, kernel_size = 1, data_format = "channels_first" } } } },
       { "UNIMPLEMENTED", "layer 'd': activation 'gelu' is not supported",

@@ -772,6 +772,12 @@ static tfd_code run_call(lctx *c, const cJSON *layer, const char *name, int64_t 
                                                      : lm_failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
   if (y && !lm_node(c, prefix, "Identity", y, NULL)) code = tfd_status_code(c->st);
   if (code == TFD_OK) code = record(c, name, node_index, prefix, rank);
+  for (int i = 0; i < c->n_states; i++) { /* return_state: outputs 1.. of this call */
+    if (code == TFD_OK) code = record_k(c, name, node_index, i + 1, c->states[i], 2);
+    free(c->states[i]);
+    c->states[i] = NULL;
+  }
+  c->n_states = 0;
   const char *in_mask = n_in > 0 ? lm_mask_of(c, in[0]) : NULL;
   char *mask = c->made_mask ? c->made_mask : in_mask && passes_mask(&l) ? tfd_format("%s", in_mask) : NULL;
   c->made_mask = NULL;

@@ -13,7 +13,8 @@
  * go_backwards reverses the time axis first and, as in Keras, returns the outputs in that order.
  * A Keras mask on the input (Embedding's mask_zero, Masking) makes a masked step keep the state, so that
  * its output repeats the last one, as Keras and TensorFlow.js compute it.
- * Not here: return_state, stateful layers and the Keras 3 cell naming. */
+ * return_state makes the final h (and c) outputs 1 and 2 of the layer's call, as Keras lists them.
+ * Not here: return_state inside Bidirectional, stateful layers and the Keras 3 cell naming. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ typedef struct rnn {
   const char *weights; /* its weights' prefix: the layer, or "<bidirectional>/forward_<layer>" */
   cell_kind kind;
   int64_t units;
-  bool backwards, sequences;
+  bool backwards, sequences, state; /* state: return_state */
   const char *act, *ract;
 } rnn;
 
@@ -275,6 +276,17 @@ static char *build(const rnn *r, const char *x, const char *mask) {
   } else if (ok) {
     y = lm_op2(c, p, "Identity", vh.exit, NULL);
   }
+  if (y && r->state) { /* Keras's [output, h] or [output, h, c] */
+    c->states[0] = lm_op2(c, p, "Identity", vh.exit, NULL);
+    c->states[1] = lstm && c->states[0] ? lm_op2(c, p, "Identity", vc.exit, NULL) : NULL;
+    c->n_states = lstm ? 2 : 1;
+    if (!c->states[0] || (lstm && !c->states[1])) {
+      free(c->states[0]), free(c->states[1]);
+      c->states[0] = c->states[1] = NULL, c->n_states = 0;
+      free(y);
+      y = NULL;
+    }
+  }
   free(w), free(u), free(b), free(bin), free(brec), free(perm), free(xt), free(xw), free(shape), free(steps), free(batch);
   free(units), free(zaxis), free(hshape), free(zero), free(h0), free(ta), free(flow0), free(i0), free(frame);
   free(t_in), free(xw_in), free(u_in), free(rb_in), free(ta_in), free(mt), free(mt_in), free(less), free(cond);
@@ -291,7 +303,7 @@ static bool rnn_of(lctx *c, const call *l, const char *cls, const cJSON *cfg, rn
     return lm_unsupported(c, l, "a wrapped layer other than SimpleRNN, LSTM and GRU") != NULL;
   r->units = lm_int_of(lm_num(cfg, "units", 0));
   if (r->units < 1 || r->units > (1 << 24)) return lm_unsupported(c, l, "a number of units outside 1..2^24") != NULL;
-  if (lm_flag(cfg, "return_state", false)) return lm_unsupported(c, l, "return_state") != NULL;
+  r->state = lm_flag(cfg, "return_state", false);
   if (lm_flag(cfg, "stateful", false)) return lm_unsupported(c, l, "a stateful layer") != NULL;
   r->backwards = lm_flag(cfg, "go_backwards", false);
   r->sequences = lm_flag(cfg, "return_sequences", false);
@@ -308,6 +320,7 @@ static char *bidirectional(lctx *c, const call *l, int *rank) {
   const char *mode = cJSON_IsString(mm) ? mm->valuestring : mm && !cJSON_IsNull(mm) ? "?" : mm ? "none" : "concat";
   if (strcmp(mode, "concat") && strcmp(mode, "sum") && strcmp(mode, "mul") && strcmp(mode, "ave"))
     return lm_unsupported(c, l, "a merge_mode other than concat, sum, mul and ave");
+  if (lm_flag(icfg, "return_state", false)) return lm_unsupported(c, l, "return_state in a Bidirectional layer");
   rnn fw, bw;
   if (!rnn_of(c, l, icls, icfg, &fw) || !rnn_of(c, l, icls, icfg, &bw)) return NULL;
   char *fp = tfd_format("%s/forward", l->prefix), *bp = tfd_format("%s/backward", l->prefix);

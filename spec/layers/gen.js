@@ -249,5 +249,11 @@ async function main() {
     inputs: [tf.tensor([[0, 0, 3, 5, 0, 7], [2, 4, 6, 1, 3, 0]], [2, 6], 'int32'),
       tf.tensor([[[0.5, 0.5], [0.1, 0.5], [0.5, 0.5], [-0.3, 0.2], [0.9, -0.4]],
         [[0.2, 0.7], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]], [2, 5, 2])] });
+  // return_state: each cell's final states as outputs of their own ([output, h, c] and [output, h])
+  const sx = tfl.input({ shape: [5, 3], name: 'sx' });
+  const [lo, lh, lc] = L.lstm({ units: 4, returnState: true, returnSequences: true, recurrentActivation: 'sigmoid', ...rec }).apply(sx);
+  const [go, gh] = L.gru({ units: 3, returnState: true, goBackwards: true, ...rec }).apply(lo);
+  const [so, sh] = L.simpleRNN({ units: 2, returnState: true, ...rec }).apply(sx);
+  await make('states', tfl.model({ inputs: sx, outputs: [lo, L.concatenate().apply([lh, lc, gh, sh]), go, so] }));
 }
 main().catch(e => { console.error(e); process.exit(1); });
