@@ -118,6 +118,23 @@ describe("layers models by hand", function()
     end
   end)
 
+  it("finds a recurrent layer's weights under Keras's cell names (lstm/lstm_cell/kernel) as under TensorFlow.js's", function()
+    local W = { 0.1, -0.2, 0.3, 0.05, -0.4, 0.25, -0.3, 0.2, 0.1, -0.15, 0.35, -0.05 }
+    local U = { 0.2, 0.1, -0.1, 0.3, 0.05, -0.2, -0.25, 0.15, 0.2, 0.1, -0.3, 0.4 }
+    local B = { 0.01, -0.02, 0.03, 0.04, -0.05, 0.06 }
+    local layers = function() return { { class_name = "Reshape", config = { name = "r", target_shape = { 3, 2 } } },
+      { class_name = "GRU", config = { name = "g", units = 2, recurrent_activation = "sigmoid" } } } end
+    local xs = { { 0.5, -1, 0.25, 2, -0.75, 1.5 } }
+    local m1 <close> = tfdev.model(model(layers(), 6,
+      { { "g/kernel", { 2, 6 }, W }, { "g/recurrent_kernel", { 2, 6 }, U }, { "g/bias", { 6 }, B } }))
+    local want = m1:run { r_input = xs }[1]:totable()[1]
+    local m2 <close> = tfdev.model(model(layers(), 6,
+      { { "g/gru_cell/kernel", { 2, 6 }, W }, { "g/gru_cell/recurrent_kernel", { 2, 6 }, U }, { "g/gru_cell/bias", { 6 }, B } }))
+    local got = m2:run { r_input = xs }[1]:totable()[1]
+    for i = 1, 2 do assert.near(want[i], got[i], 1e-7) end
+    assert.are_not.equal(0, want[1])
+  end)
+
   it("names the layer and what tfdev lacks", function()
     local cases = {
       { "UNIMPLEMENTED", "layer 'm': layer class 'ConvLSTM2D' is not supported",

@@ -565,20 +565,60 @@ static tfd_code signature_of(ctx *c, const cJSON *root, tfd_graph_def *g) {
   return TFD_OK;
 }
 
+static tfd_code fill_node(ctx *c, const weight_spec *ws, tfd_node_def *n, const unsigned char *src);
+
+/* Keras (tf.keras 2 and Keras 3) names a recurrent layer's weights through its cell
+ * ("lstm/lstm_cell/kernel", "bidirectional/forward_lstm/lstm_cell/kernel"); the layers reader names
+ * them as TensorFlow.js saves them ("lstm/kernel"). A weight no node asks for is tried again without
+ * a path component ending in "_cell"; *key is then the name found (malloc'd), else NULL. */
+static tfd_node_def *cell_weight(tfd_strmap *unfilled, const char *name, char **key) {
+  *key = NULL;
+  size_t len = strlen(name);
+  for (const char *at = name; (at = strstr(at, "_cell/")) != NULL; at++) {
+    const char *start = at;
+    while (start > name && start[-1] != '/') start--;
+    const char *end = at + strlen("_cell/");
+    char *alt = malloc(len + 1);
+    if (!alt) return NULL;
+    memcpy(alt, name, (size_t)(start - name));
+    strcpy(alt + (start - name), end);
+    tfd_node_def *n = tfd_strmap_get(unfilled, alt);
+    if (n) {
+      *key = alt;
+      return n;
+    }
+    free(alt);
+  }
+  return NULL;
+}
+
 static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, size_t len, size_t *offset,
                             tfd_strmap *unfilled) {
   weight_spec ws;
   if (weight_spec_of(c, w, &ws) != TFD_OK) return tfd_status_code(c->st);
-  const char *where = ws.where, *qtype = ws.qtype;
-  tfd_dtype dt = ws.dt;
-  int64_t numel = ws.numel, bytes = ws.bytes;
+  const char *where = ws.where;
+  int64_t bytes = ws.bytes;
   if ((uint64_t)bytes > len - *offset)
     return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes at offset %zu, but the group's files hold %zu", where,
                  (long long)bytes, *offset, len);
   const unsigned char *src = data + *offset;
   *offset += (size_t)bytes;
+  char *alias = NULL;
   tfd_node_def *n = tfd_strmap_get(unfilled, ws.name);
+  if (!n) n = cell_weight(unfilled, ws.name, &alias);
   if (!n) return TFD_OK; /* TensorFlow.js also skips weights no node asks for */
+  tfd_code code = fill_node(c, &ws, n, src);
+  if (code == TFD_OK) tfd_strmap_remove(unfilled, alias ? alias : ws.name);
+  free(alias);
+  return code;
+}
+
+/* n's value from a weight's stored bytes at src (dequantized, widened to n's declared dtype). */
+static tfd_code fill_node(ctx *c, const weight_spec *wsp, tfd_node_def *n, const unsigned char *src) {
+  const weight_spec ws = *wsp;
+  const char *where = ws.where, *qtype = ws.qtype;
+  tfd_dtype dt = ws.dt;
+  int64_t numel = ws.numel, bytes = ws.bytes;
   tfd_tensor *t = tfd_tensor_new(NULL, dt, ws.s.dims, ws.s.ndims, c->st);
   if (!t) return tfd_status_code(c->st);
   if (!qtype) {
@@ -627,7 +667,6 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
   tfd_code code = tfd_node_def_set_attr(n, "value", &value, c->st);
   if (code == TFD_OK) code = tfd_node_def_set_attr(n, "dtype", &type, c->st);
   tfd_tensor_unref(t);
-  if (code == TFD_OK) tfd_strmap_remove(unfilled, ws.name);
   return code;
 }
 
