@@ -13,7 +13,8 @@
  * go_backwards reverses the time axis first and, as in Keras, returns the outputs in that order.
  * A Keras mask on the input (Embedding's mask_zero, Masking) makes a masked step keep the state, so that
  * its output repeats the last one, as Keras and TensorFlow.js compute it.
- * return_state makes the final h (and c) outputs 1 and 2 of the layer's call, as Keras lists them.
+ * return_state makes the final h (and c) outputs 1 and 2 of the layer's call, as Keras lists them. The
+ * generic RNN over a SimpleRNNCell, LSTMCell or GRUCell builds as the layer of that cell.
  * Not here: return_state inside Bidirectional, stateful layers and the Keras 3 cell naming. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 typedef enum { CELL_SIMPLE, CELL_LSTM, CELL_GRU } cell_kind;
 
 bool lm_is_recurrent(const char *cls) {
-  return !strcmp(cls, "SimpleRNN") || !strcmp(cls, "LSTM") || !strcmp(cls, "GRU") || !strcmp(cls, "Bidirectional");
+  return !strcmp(cls, "SimpleRNN") || !strcmp(cls, "LSTM") || !strcmp(cls, "GRU") || !strcmp(cls, "Bidirectional") ||
+         !strcmp(cls, "RNN");
 }
 
 /* One recurrent layer to build: what its config says, where its weights are. */
@@ -295,18 +297,31 @@ static char *build(const rnn *r, const char *x, const char *mask) {
   return y;
 }
 
-/* An rnn of a SimpleRNN/LSTM/GRU config; false (status set) for what tfdev does not build. */
+/* An rnn of a SimpleRNN/LSTM/GRU config, or of an RNN over a SimpleRNNCell/LSTMCell/GRUCell (the
+ * cell's config gives the units and activations, the layer's the sequences, state and direction; the
+ * weights are the layer's, as for the named layers); false (status set) for what tfdev does not build. */
 static bool rnn_of(lctx *c, const call *l, const char *cls, const cJSON *cfg, rnn *r) {
+  const cJSON *outer = cfg;
+  if (!strcmp(cls, "RNN")) {
+    const cJSON *cell = lm_get(cfg, "cell");
+    const char *ccls = lm_str(cell, "class_name", "");
+    cls = !strcmp(ccls, "SimpleRNNCell") ? "SimpleRNN"
+          : !strcmp(ccls, "LSTMCell")    ? "LSTM"
+          : !strcmp(ccls, "GRUCell")     ? "GRU"
+                                         : "";
+    if (!*cls) return lm_unsupported(c, l, "an RNN over a cell other than SimpleRNNCell, LSTMCell and GRUCell") != NULL;
+    cfg = lm_get(cell, "config");
+  }
   *r = (rnn){.c = c, .cfg = cfg, .prefix = l->prefix, .weights = l->layer};
   r->kind = !strcmp(cls, "LSTM") ? CELL_LSTM : !strcmp(cls, "GRU") ? CELL_GRU : CELL_SIMPLE;
   if (strcmp(cls, "LSTM") && strcmp(cls, "GRU") && strcmp(cls, "SimpleRNN"))
     return lm_unsupported(c, l, "a wrapped layer other than SimpleRNN, LSTM and GRU") != NULL;
   r->units = lm_int_of(lm_num(cfg, "units", 0));
   if (r->units < 1 || r->units > (1 << 24)) return lm_unsupported(c, l, "a number of units outside 1..2^24") != NULL;
-  r->state = lm_flag(cfg, "return_state", false);
-  if (lm_flag(cfg, "stateful", false)) return lm_unsupported(c, l, "a stateful layer") != NULL;
-  r->backwards = lm_flag(cfg, "go_backwards", false);
-  r->sequences = lm_flag(cfg, "return_sequences", false);
+  r->state = lm_flag(outer, "return_state", false);
+  if (lm_flag(outer, "stateful", false)) return lm_unsupported(c, l, "a stateful layer") != NULL;
+  r->backwards = lm_flag(outer, "go_backwards", false);
+  r->sequences = lm_flag(outer, "return_sequences", false);
   r->act = lm_str(cfg, "activation", "tanh");
   r->ract = lm_str(cfg, "recurrent_activation", "hard_sigmoid");
   return true;

@@ -255,5 +255,11 @@ async function main() {
   const [go, gh] = L.gru({ units: 3, returnState: true, goBackwards: true, ...rec }).apply(lo);
   const [so, sh] = L.simpleRNN({ units: 2, returnState: true, ...rec }).apply(sx);
   await make('states', tfl.model({ inputs: sx, outputs: [lo, L.concatenate().apply([lh, lc, gh, sh]), go, so] }));
+  // the generic RNN over each cell
+  m = tfl.sequential();
+  m.add(L.rnn({ cell: L.lstmCell({ units: 4, recurrentActivation: 'sigmoid', ...rec }), returnSequences: true, inputShape: [5, 3] }));
+  m.add(L.rnn({ cell: L.gruCell({ units: 3, ...rec }), returnSequences: true, goBackwards: true }));
+  m.add(L.rnn({ cell: L.simpleRNNCell({ units: 2, ...rec }) }));
+  await make('rnn_cells', m);
 }
 main().catch(e => { console.error(e); process.exit(1); });
