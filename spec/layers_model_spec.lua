@@ -27,7 +27,7 @@ end
 describe("layers models against tfjs-layers", function()
   for _, name in ipairs { "mlp", "mlp_uint8_shards", "mlp_float16", "cnn", "image", "sequence", "embedding",
     "activations", "functional", "recurrent", "bidirectional", "nested", "transpose", "dot", "masks", "conv3d",
-    "states", "rnn_cells" } do
+    "states", "rnn_cells", "bidirectional_states" } do
     it(name, function()
       local dir = root .. "/" .. name
       local ref = tfdev.json.decode(read(dir .. "/reference.json"))
@@ -141,10 +141,6 @@ describe("layers models by hand", function()
         { { class_name = "ConvLSTM2D", config = { name = "m", filters = 1 } } } },
       { "UNIMPLEMENTED", "layer 'lstm' (LSTM): an input of rank 2 (it takes [batch, time, features]) is not supported",
         { { class_name = "LSTM", config = { name = "lstm", units = 2 } } } },
-      { "UNIMPLEMENTED", "layer 'b' (Bidirectional): return_state in a Bidirectional layer is not supported",
-        { { class_name = "Reshape", config = { name = "r", target_shape = { 2, 1 } } },
-          { class_name = "Bidirectional", config = { name = "b",
-            layer = { class_name = "GRU", config = { name = "g", units = 2, return_state = true } } } } } },
       { "UNIMPLEMENTED", "layer 'n' (RNN): an RNN over a cell other than SimpleRNNCell, LSTMCell and GRUCell is not supported",
         { { class_name = "Reshape", config = { name = "r", target_shape = { 2, 1 } } },
           { class_name = "RNN", config = { name = "n", cell = { class_name = "StackedRNNCells", config = {} } } } } },

@@ -31,7 +31,8 @@ typedef struct lctx {
   int depth; /* of model nesting */
   tfd_strmap masks; /* Keras masks: output node name -> its bool [batch, time] mask tensor (malloc'd) */
   char *made_mask;  /* the mask the layer being built made for its output (Embedding, Masking), or NULL */
-  char *states[2];  /* a recurrent layer's return_state outputs (h, and c for an LSTM): outputs 1.. of its call */
+  char *states[4];  /* a recurrent layer's return_state outputs (h, and c for an LSTM; Bidirectional: the forward
+                       then the backward ones): outputs 1.. of its call */
   int n_states;
 } lctx;
 

@@ -15,7 +15,7 @@
  * its output repeats the last one, as Keras and TensorFlow.js compute it.
  * return_state makes the final h (and c) outputs 1 and 2 of the layer's call, as Keras lists them. The
  * generic RNN over a SimpleRNNCell, LSTMCell or GRUCell builds as the layer of that cell.
- * Not here: return_state inside Bidirectional, stateful layers and the Keras 3 cell naming. */
+ * Not here: stateful layers and stacked cells. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +335,6 @@ static char *bidirectional(lctx *c, const call *l, int *rank) {
   const char *mode = cJSON_IsString(mm) ? mm->valuestring : mm && !cJSON_IsNull(mm) ? "?" : mm ? "none" : "concat";
   if (strcmp(mode, "concat") && strcmp(mode, "sum") && strcmp(mode, "mul") && strcmp(mode, "ave"))
     return lm_unsupported(c, l, "a merge_mode other than concat, sum, mul and ave");
-  if (lm_flag(icfg, "return_state", false)) return lm_unsupported(c, l, "return_state in a Bidirectional layer");
   rnn fw, bw;
   if (!rnn_of(c, l, icls, icfg, &fw) || !rnn_of(c, l, icls, icfg, &bw)) return NULL;
   char *fp = tfd_format("%s/forward", l->prefix), *bp = tfd_format("%s/backward", l->prefix);
@@ -345,7 +344,21 @@ static char *bidirectional(lctx *c, const call *l, int *rank) {
     fw.prefix = fp, fw.weights = fwts, bw.prefix = bp, bw.weights = bwts;
     bw.backwards = !fw.backwards;
     const char *mask = lm_mask_of(c, l->in[0]);
-    char *yf = build(&fw, l->in[0], mask), *yb = yf ? build(&bw, l->in[0], mask) : NULL;
+    char *yf = build(&fw, l->in[0], mask), *fstates[2] = {c->states[0], c->states[1]};
+    int nf = c->n_states;
+    c->states[0] = c->states[1] = NULL, c->n_states = 0;
+    char *yb = yf ? build(&bw, l->in[0], mask) : NULL;
+    /* return_state: the forward layer's states, then the backward one's, as Keras lists them */
+    char *bstates[2] = {c->states[0], c->states[1]};
+    int nb = c->n_states;
+    for (int i = 0; i < 4; i++) c->states[i] = NULL;
+    for (int i = 0; i < 2; i++) {
+      if (i < nf) c->states[i] = fstates[i];
+      else free(fstates[i]);
+      if (i < nb) c->states[nf + i] = bstates[i];
+      else free(bstates[i]);
+    }
+    c->n_states = nf + nb;
     if (yb && fw.sequences) { /* the backward outputs back in time order, as Keras returns them */
       char *ax = ints1(c, l->prefix, (int64_t[]){1}, 1);
       yb = ax ? lm_then(c, l->prefix, "ReverseV2", yb, ax) : (free(yb), NULL);
@@ -365,6 +378,10 @@ static char *bidirectional(lctx *c, const call *l, int *rank) {
       }
     }
     free(yf), free(yb);
+  }
+  if (!y) { /* no output, no states */
+    for (int i = 0; i < 4; i++) free(c->states[i]), c->states[i] = NULL;
+    c->n_states = 0;
   }
   *rank = fw.sequences ? 3 : 2;
   free(fp), free(bp), free(fwts), free(bwts);

@@ -261,5 +261,11 @@ async function main() {
   m.add(L.rnn({ cell: L.gruCell({ units: 3, ...rec }), returnSequences: true, goBackwards: true }));
   m.add(L.rnn({ cell: L.simpleRNNCell({ units: 2, ...rec }) }));
   await make('rnn_cells', m);
+  // Bidirectional's return_state: [output, forward h (and c), backward h (and c)]
+  const bx = tfl.input({ shape: [4, 3], name: 'bx' });
+  const [bo, bfh, bfc, bbh, bbc] = L.bidirectional({ layer: L.lstm({ units: 2, returnState: true, ...rec }) }).apply(bx);
+  const [go2, gfh, gbh] = L.bidirectional({ layer: L.gru({ units: 3, returnState: true, returnSequences: true, ...rec }),
+    mergeMode: 'sum' }).apply(bx);
+  await make('bidirectional_states', tfl.model({ inputs: bx, outputs: [bo, bfh, bfc, bbh, bbc, go2, gfh, gbh] }));
 }
 main().catch(e => { console.error(e); process.exit(1); });
