@@ -614,12 +614,11 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
 }
 
 /* n's value from a weight's stored bytes at src (dequantized, widened to n's declared dtype). */
-static tfd_code fill_node(ctx *c, const weight_spec *wsp, tfd_node_def *n, const unsigned char *src) {
-  const weight_spec ws = *wsp;
-  const char *where = ws.where, *qtype = ws.qtype;
-  tfd_dtype dt = ws.dt;
-  int64_t numel = ws.numel, bytes = ws.bytes;
-  tfd_tensor *t = tfd_tensor_new(NULL, dt, ws.s.dims, ws.s.ndims, c->st);
+static tfd_code fill_node(ctx *c, const weight_spec *ws, tfd_node_def *n, const unsigned char *src) {
+  const char *where = ws->where, *qtype = ws->qtype;
+  tfd_dtype dt = ws->dt;
+  int64_t numel = ws->numel, bytes = ws->bytes;
+  tfd_tensor *t = tfd_tensor_new(NULL, dt, ws->s.dims, ws->s.ndims, c->st);
   if (!t) return tfd_status_code(c->st);
   if (!qtype) {
     memcpy(tfd_tensor_data(t), src, (size_t)bytes);
@@ -632,12 +631,12 @@ static tfd_code fill_node(ctx *c, const weight_spec *wsp, tfd_node_def *n, const
     for (int64_t i = 0; i < numel; i++) o[i] = tfd_half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
   } else {
     double scale = 1, min = 0;
-    if (!double_of(field(ws.q, "scale", NULL), &scale) || !double_of(field(ws.q, "min", NULL), &min)) {
+    if (!double_of(field(ws->q, "scale", NULL), &scale) || !double_of(field(ws->q, "min", NULL), &min)) {
       tfd_tensor_unref(t);
       return failf(c, TFD_INVALID_ARGUMENT, "%s: %s quantization needs scale and min", where, qtype);
     }
     for (int64_t i = 0; i < numel; i++) {
-      double u = ws.stored == 1 ? src[i] : (double)(src[2 * i] | src[2 * i + 1] << 8);
+      double u = ws->stored == 1 ? src[i] : (double)(src[2 * i] | src[2 * i + 1] << 8);
       double x = u * scale + min;
       if (dt == TFD_FLOAT32) ((float *)tfd_tensor_data(t))[i] = (float)x;
       else if (dt == TFD_INT32) ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)lrint(x);
@@ -650,7 +649,7 @@ static tfd_code fill_node(ctx *c, const weight_spec *wsp, tfd_node_def *n, const
   const tfd_attr_value *declared = tfd_node_def_attr(n, "dtype");
   if (declared && declared->type == TFD_ATTR_TYPE &&
       ((dt == TFD_INT32 && declared->dtype == TFD_INT64) || (dt == TFD_FLOAT32 && declared->dtype == TFD_FLOAT64))) {
-    tfd_tensor *wide = tfd_tensor_new(NULL, declared->dtype, ws.s.dims, ws.s.ndims, c->st);
+    tfd_tensor *wide = tfd_tensor_new(NULL, declared->dtype, ws->s.dims, ws->s.ndims, c->st);
     if (!wide) {
       tfd_tensor_unref(t);
       return tfd_status_code(c->st);

@@ -32,6 +32,14 @@ tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_devi
 bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
                            tfd_tensor *y, double alpha);
 
+/* y = op(a, b) over n elements of dtype (b one element, read with stride 0, when b_scalar), and y[i] =
+ * x[i * x_stride] over n elements of es bytes (x_stride 0 spreads one element): the contiguous walks
+ * the device kernels compose with. False with the error reported; n 0 does nothing. */
+bool tfd_dk_binary_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op, tfd_dtype dtype,
+                        const void *a, const void *b, bool b_scalar, void *y, int64_t n);
+bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x,
+                      int64_t x_stride, void *y, int64_t n);
+
 /* t in the memory `to` (a new reference: t itself when it is there already). NULL, reported. */
 tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to);
 /* t in the memory its dtype lives in on the device (a result computed elsewhere). */
@@ -49,6 +57,11 @@ tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_ke
  * others left where they are: kernels that only read shapes, or make views (ExpandDims, Shape). */
 tfd_code tfd_dk_setup_host_inputs(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
                                   uint32_t mask, tfd_status *st);
+
+/* Sets k up with cpu_setup's attributes to run `compute` on the device when on_device, else (a dtype
+ * that lives on the host, or that the device math does not take) the CPU kernel on the host. */
+tfd_code tfd_dk_setup_either(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup, bool on_device,
+                             void (*compute)(tfd_kernel *, tfd_kernel_ctx *), tfd_status *st);
 
 /* Fills w for an output of dims[nd] read by nops operands at strides[op][d] (elements; 0 broadcasts)
  * from offsets[op]: dimensions of size 1 are dropped and neighbours every operand walks alike are

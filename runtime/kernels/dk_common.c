@@ -56,16 +56,32 @@ tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_devi
   return t;
 }
 
-bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
-                           tfd_tensor *y, double alpha) {
-  int64_t n = tfd_tensor_numel(x), strides[2][TFD_MAX_DIMS] = {{1}, {0}};
+bool tfd_dk_binary_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op, tfd_dtype dtype,
+                        const void *a, const void *b, bool b_scalar, void *y, int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {b_scalar ? 0 : 1}};
   tfd_dm_walk w;
   if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) == 0) return true;
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->binary(c->device, op, dtype, a, b, y, &w, &st), &st);
+}
+
+bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x,
+                      int64_t x_stride, void *y, int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{x_stride}, {1}};
+  tfd_dm_walk w;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) == 0) return true;
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->copy_walk(c->device, es, x, y, &w, &st), &st);
+}
+
+bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+                           tfd_tensor *y, double alpha) {
+  int64_t n = tfd_tensor_numel(x);
+  if (n == 0) return true;
   tfd_tensor *a = tfd_dk_scalar(c, k, m, TFD_FLOAT64, &alpha);
   if (!a) return false;
-  tfd_status st = TFD_STATUS_INIT;
-  bool ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_PRELU, TFD_FLOAT64, tfd_tensor_const_data(x), tfd_tensor_const_data(a),
-                                      tfd_tensor_data(y), &w, &st), &st);
+  bool ok = tfd_dk_binary_flat(k, c, m, TFD_DM_PRELU, TFD_FLOAT64, tfd_tensor_const_data(x), tfd_tensor_const_data(a), true,
+                               tfd_tensor_data(y), n);
   tfd_tensor_unref(a);
   return ok;
 }
@@ -135,6 +151,14 @@ tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_ke
   k->host_compute = k->compute;
   k->host_inputs = UINT32_MAX;
   k->compute = staged_compute;
+  return TFD_OK;
+}
+
+tfd_code tfd_dk_setup_either(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup, bool on_device,
+                             void (*compute)(tfd_kernel *, tfd_kernel_ctx *), tfd_status *st) {
+  if (!on_device) return tfd_dk_setup_on_host(k, init, cpu_setup, st);
+  if (cpu_setup(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->compute = compute;
   return TFD_OK;
 }
 

@@ -39,16 +39,6 @@ static bool check_generic(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x,
   return false;
 }
 
-/* y = op(a, b) over n contiguous elements with b one value (stride 0) or n values. */
-static bool binary_flat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, const void *a, const void *b,
-                        bool b_scalar, void *y, int64_t n) {
-  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {b_scalar ? 0 : 1}};
-  tfd_dm_walk w;
-  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) == 0) return true;
-  tfd_status st = TFD_STATUS_INIT;
-  return tfd_dk_ok(k, c, m->binary(c->device, op, TFD_FLOAT32, a, b, y, &w, &st), &st);
-}
-
 /* The fused batch norm as one multiply and one add per channel: bn [2, o] = scale / sqrt(variance +
  * epsilon), then offset - mean * that (k_conv.c's fused_args, in the same float operations). */
 static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const conv_params *p,
@@ -63,11 +53,11 @@ static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tf
     const void *scale = tfd_tensor_const_data(c->inputs[2]), *offset = tfd_tensor_const_data(c->inputs[3]),
                *mean = tfd_tensor_const_data(c->inputs[4]), *var = tfd_tensor_const_data(c->inputs[5]);
     tfd_status st = TFD_STATUS_INIT;
-    ok = binary_flat(k, c, m, TFD_DM_ADD, var, tfd_tensor_const_data(e), true, shift, o) &&
+    ok = tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, TFD_FLOAT32, var, tfd_tensor_const_data(e), true, shift, o) &&
          tfd_dk_ok(k, c, m->unary(c->device, TFD_DM_SQRT, TFD_FLOAT32, shift, shift, o, 0, &st), &st) &&
-         binary_flat(k, c, m, TFD_DM_DIV, scale, shift, false, factor, o) &&
-         binary_flat(k, c, m, TFD_DM_MUL, mean, factor, false, shift, o) &&
-         binary_flat(k, c, m, TFD_DM_SUB, offset, shift, false, shift, o);
+         tfd_dk_binary_flat(k, c, m, TFD_DM_DIV, TFD_FLOAT32, scale, shift, false, factor, o) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_MUL, TFD_FLOAT32, mean, factor, false, shift, o) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_SUB, TFD_FLOAT32, offset, shift, false, shift, o);
   }
   tfd_tensor_unref(e);
   if (!ok) {

@@ -98,13 +98,9 @@ static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
                      .pad_before = {s.pad[1], s.pad[2]}, .pad_after = {pad_after[0], pad_after[1]},
                      .addend = part ? NULL : tfd_tensor_const_data(y), .act = TFD_ACT_NONE};
     ok = ok && tfd_dk_ok(k, c, m->conv2d(c->device, &q, &st), &st);
-    if (ok && part) {
-      int64_t flat[2][TFD_MAX_DIMS] = {{1}, {1}};
-      tfd_dm_walk all;
-      tfd_dk_walk(&all, 1, &total, 2, flat, NULL);
-      ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_ADD, dt, tfd_tensor_const_data(y), tfd_tensor_const_data(part),
-                                     tfd_tensor_data(y), &all, &st), &st);
-    }
+    if (ok && part)
+      ok = tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, dt, tfd_tensor_const_data(y), tfd_tensor_const_data(part), false,
+                              tfd_tensor_data(y), total);
   }
   tfd_tensor_unref(g);
   tfd_tensor_unref(part);
@@ -113,8 +109,6 @@ static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_dk_setup_conv3d(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  if (k->T != TFD_FLOAT32 && k->T != TFD_FLOAT64) return tfd_dk_setup_on_host(k, init, tfd_setup_conv3d, st);
-  if (tfd_setup_conv3d(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->compute = strcmp(init->op->name, "Conv3D") == 0 ? k_conv3d : k_pool3d;
-  return TFD_OK;
+  return tfd_dk_setup_either(k, init, tfd_setup_conv3d, k->T == TFD_FLOAT32 || k->T == TFD_FLOAT64,
+                             strcmp(init->op->name, "Conv3D") == 0 ? k_conv3d : k_pool3d, st);
 }

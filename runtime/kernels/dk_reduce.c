@@ -42,11 +42,8 @@ static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, 
   if (!int_mean) return true;
   tfd_tensor *count = tfd_dk_scalar(c, k, m, TFD_INT64, &n);
   if (!count) return false;
-  int64_t total = outer * inner, strides[2][TFD_MAX_DIMS] = {{1}, {0}};
-  tfd_dm_walk w;
-  tfd_dk_walk(&w, 1, &total, 2, strides, NULL);
-  bool ok = tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_DIV, TFD_INT64, tfd_tensor_const_data(y), tfd_tensor_const_data(count),
-                                      tfd_tensor_data(y), &w, &st), &st);
+  bool ok = tfd_dk_binary_flat(k, c, m, TFD_DM_DIV, TFD_INT64, tfd_tensor_const_data(y), tfd_tensor_const_data(count), true,
+                               tfd_tensor_data(y), outer * inner);
   tfd_tensor_unref(count);
   return ok;
 }

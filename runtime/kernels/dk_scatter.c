@@ -37,16 +37,9 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_status st = TFD_STATUS_INIT;
   bool ok = out != NULL;
   if (ok && total > 0) {
-    if (add) {
-      unsigned char zero[16] = {0};
-      ok = tfd_dk_ok(k, c, m->fill(c->device, es, zero, tfd_tensor_data(out), total, &st), &st);
-    } else {
-      int64_t strides[2][TFD_MAX_DIMS] = {{1}, {1}};
-      tfd_dm_walk w;
-      tfd_dk_walk(&w, 1, &total, 2, strides, NULL);
-      ok = tfd_dk_ok(k, c, m->copy_walk(c->device, es, tfd_tensor_const_data(c->inputs[0]), tfd_tensor_data(out), &w, &st),
-                     &st);
-    }
+    unsigned char zero[16] = {0};
+    ok = add ? tfd_dk_ok(k, c, m->fill(c->device, es, zero, tfd_tensor_data(out), total, &st), &st)
+             : tfd_dk_copy_flat(k, c, m, es, tfd_tensor_const_data(c->inputs[0]), 1, tfd_tensor_data(out), total);
   }
   if (ok && p.n > 0 && (ok = (slots = device_slots(c, k, &p)) != NULL))
     ok = tfd_dk_ok(k, c, m->scatter_rows(c->device, add, dt, es, tfd_tensor_const_data(upd), tfd_tensor_const_data(slots), p.n,
@@ -71,19 +64,11 @@ static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t total = out ? tfd_tensor_numel(out) : 0;
   tfd_status st = TFD_STATUS_INIT;
   bool ok = out != NULL;
-  if (ok && total > 0) {
-    int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
-    tfd_dm_walk w;
-    tfd_dk_walk(&w, 1, &total, 2, strides, NULL);
-    ok = tfd_dk_ok(k, c, m->copy_walk(c->device, es, tfd_tensor_const_data(c->inputs[3]), tfd_tensor_data(out), &w, &st), &st);
-  }
+  ok = ok && tfd_dk_copy_flat(k, c, m, es, tfd_tensor_const_data(c->inputs[3]), 0, tfd_tensor_data(out), total);
   const void *x = tfd_tensor_const_data(vals);
   if (ok && p.n > 0 && tfd_tensor_ndims(vals) == 0) {
-    int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
-    tfd_dm_walk w;
-    tfd_dk_walk(&w, 1, &p.n, 2, strides, NULL);
     ok = (spread = tfd_dk_alloc_device(c, k, dt, &p.n, 1)) != NULL &&
-         tfd_dk_ok(k, c, m->copy_walk(c->device, es, x, tfd_tensor_data(spread), &w, &st), &st);
+         tfd_dk_copy_flat(k, c, m, es, x, 0, tfd_tensor_data(spread), p.n);
     if (ok) x = tfd_tensor_const_data(spread);
   }
   if (ok && p.n > 0 && total > 0 && (ok = (slots = device_slots(c, k, &p)) != NULL))
@@ -97,10 +82,8 @@ static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_dk_setup_sparse_to_dense(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  if (!tfd_dk_lives_on_device(init->device, k->T)) return tfd_dk_setup_on_host(k, init, tfd_setup_sparse_to_dense, st);
-  if (tfd_setup_sparse_to_dense(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->compute = k_sparse_to_dense;
-  return TFD_OK;
+  return tfd_dk_setup_either(k, init, tfd_setup_sparse_to_dense, tfd_dk_lives_on_device(init->device, k->T), k_sparse_to_dense,
+                             st);
 }
 
 /* ---- Where: a compaction by the same scatter. Element i is true when x[i] != 0 (cast to bool, so
@@ -116,16 +99,6 @@ static void where_free(where_temps *t) {
   tfd_tensor *all[] = {t->flag, t->flag64, t->slot, t->coords, t->col, t->iota, t->rows, t->sum, t->host_sum,
                        t->scalar[0], t->scalar[1], t->scalar[2]};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) tfd_tensor_unref(all[i]);
-}
-
-/* y = op(x, scalar v) over n int64s. */
-static bool int64_op(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op, const void *x,
-                     const tfd_tensor *v, void *y, int64_t n) {
-  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {0}};
-  tfd_dm_walk w;
-  tfd_dk_walk(&w, 1, &n, 2, strides, NULL);
-  tfd_status st = TFD_STATUS_INIT;
-  return tfd_dk_ok(k, c, m->binary(c->device, op, TFD_INT64, x, tfd_tensor_const_data(v), y, &w, &st), &st);
 }
 
 static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -183,11 +156,13 @@ static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
       t.scalar[2] = t.scalar[1] ? tfd_dk_scalar(c, k, m, TFD_INT64, &dims[d]) : NULL;
       ok = t.scalar[2] != NULL;
       if (ok && stride > 1) {
-        ok = int64_op(k, c, m, TFD_DM_FLOOR_DIV, src, t.scalar[1], tfd_tensor_data(t.col), n);
+        ok = tfd_dk_binary_flat(k, c, m, TFD_DM_FLOOR_DIV, TFD_INT64, src, tfd_tensor_const_data(t.scalar[1]), true,
+                                tfd_tensor_data(t.col), n);
         src = tfd_tensor_const_data(t.col);
       }
       if (ok && d > 0) {
-        ok = int64_op(k, c, m, TFD_DM_FLOOR_MOD, src, t.scalar[2], tfd_tensor_data(t.col), n);
+        ok = tfd_dk_binary_flat(k, c, m, TFD_DM_FLOOR_MOD, TFD_INT64, src, tfd_tensor_const_data(t.scalar[2]), true,
+                                tfd_tensor_data(t.col), n);
         src = tfd_tensor_const_data(t.col);
       }
       int64_t strides[2][TFD_MAX_DIMS] = {{1}, {nd}}, offsets[2] = {0, d};
@@ -197,13 +172,11 @@ static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
       stride *= dims[d];
     }
     /* scattered into count + 1 rows (the last one takes the false elements), the first count kept */
-    int64_t fdims[2] = {count + 1, nd}, total = count * nd, cs[2][TFD_MAX_DIMS] = {{1}, {1}};
+    int64_t fdims[2] = {count + 1, nd};
     tfd_tensor *full = ok ? tfd_dk_alloc_device(c, k, TFD_INT64, fdims, 2) : NULL;
     ok = full && tfd_dk_ok(k, c, m->scatter_rows(c->device, false, TFD_INT64, 8, tfd_tensor_const_data(t.coords),
                                                  tfd_tensor_const_data(t.slot), n, nd, tfd_tensor_data(full), &st), &st);
-    tfd_dm_walk w;
-    tfd_dk_walk(&w, 1, &total, 2, cs, NULL);
-    ok = ok && tfd_dk_ok(k, c, m->copy_walk(c->device, 8, tfd_tensor_const_data(full), tfd_tensor_data(out), &w, &st), &st);
+    ok = ok && tfd_dk_copy_flat(k, c, m, 8, tfd_tensor_const_data(full), 1, tfd_tensor_data(out), count * nd);
     tfd_tensor_unref(full);
   }
   where_free(&t);
@@ -212,18 +185,12 @@ static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_dk_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  if (!tfd_dk_lives_on_device(init->device, k->T)) return tfd_dk_setup_on_host(k, init, tfd_setup_where, st);
-  if (tfd_setup_where(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->compute = k_where;
-  return TFD_OK;
+  return tfd_dk_setup_either(k, init, tfd_setup_where, tfd_dk_lives_on_device(init->device, k->T), k_where, st);
 }
 
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   bool add = strcmp(init->op->name, "ScatterNd") == 0;
   k->dk_op = add ? 0 : 1;
-  if (!tfd_dk_lives_on_device(init->device, k->T) || (add && !tfd_dk_arith_dtype(k->T)))
-    return tfd_dk_setup_on_host(k, init, tfd_setup_scatter, st);
-  if (tfd_setup_scatter(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->compute = k_scatter;
-  return TFD_OK;
+  bool on_device = tfd_dk_lives_on_device(init->device, k->T) && (!add || tfd_dk_arith_dtype(k->T));
+  return tfd_dk_setup_either(k, init, tfd_setup_scatter, on_device, k_scatter, st);
 }

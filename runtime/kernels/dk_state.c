@@ -67,12 +67,8 @@ static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old,
   }
   tfd_tensor *sum = tfd_dk_alloc(c, k, dt, dims, tfd_tensor_ndims(old));
   if (!sum) return NULL;
-  int64_t strides[2][TFD_MAX_DIMS] = {{1}, {1}};
-  tfd_dm_walk w;
-  tfd_status st = TFD_STATUS_INIT;
-  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) > 0 &&
-      !tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_ADD, dt, tfd_tensor_const_data(old), tfd_tensor_const_data(delta),
-                                 tfd_tensor_data(sum), &w, &st), &st)) {
+  if (!tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, dt, tfd_tensor_const_data(old), tfd_tensor_const_data(delta), false,
+                          tfd_tensor_data(sum), n)) {
     tfd_tensor_unref(sum);
     return NULL;
   }
