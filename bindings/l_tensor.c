@@ -72,7 +72,8 @@ static tfd_dtype check_dtype(lua_State *L, int idx) {
   const char *name = tfdev_check_name(L, idx, "dtype");
   tfd_dtype dt = tfd_dtype_from_name(name);
   if (!dt || dt == TFD_RESOURCE || dt == TFD_VARIANT)
-    tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool)", name);
+    tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool, uint8, float16, complex64)", name);
   return dt;
 }
 
@@ -94,6 +95,18 @@ static const char *path_string(lua_State *L, const int64_t *idx, int depth) {
 /* Writes the Lua value at the top of the stack as element i of data. */
 static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, const int64_t *path, int depth) {
   int t = lua_type(L, -1);
+  if (dt == TFD_COMPLEX64) { /* a {re, im} pair, as totable() gives it */
+    bool ok = t == LUA_TTABLE && lua_rawlen(L, -1) == 2;
+    for (int k = 0; ok && k < 2; k++) {
+      ok = lua_rawgeti(L, -1, k + 1) == LUA_TNUMBER;
+      ((float *)data)[2 * i + k] = (float)lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    if (!ok)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s is not a {re, im} pair of numbers (dtype complex64)",
+                  path_string(L, path, depth));
+    return;
+  }
   if (dt == TFD_BOOL) {
     if (t != LUA_TBOOLEAN)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s is a %s, expected a boolean (dtype bool)",
@@ -143,7 +156,7 @@ typedef struct fill_state {
 /* Walks the nested table at the top of the stack, checking it is rectangular. */
 static void fill_nested(lua_State *L, fill_state *f, int depth) {
   if (depth == f->ndims) {
-    if (lua_istable(L, -1))
+    if (lua_istable(L, -1) && f->dt != TFD_COMPLEX64)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "ragged nested table: element %s is a table, expected a %s",
                   path_string(L, f->path, depth), f->dt == TFD_BOOL ? "boolean" : "number");
     write_element(L, f->dt, f->data, f->next++, f->path, depth);
@@ -164,11 +177,17 @@ static void fill_nested(lua_State *L, fill_state *f, int depth) {
   }
 }
 
-/* Shape of a nested table: follows the first element down. */
-static int infer_shape(lua_State *L, int idx, int64_t *dims) {
+/* Shape of a nested table: follows the first element down. A complex64 element is itself a table, a
+ * {re, im} pair: the innermost level is the pairs, not a dimension. */
+static int infer_shape(lua_State *L, int idx, tfd_dtype dt, int64_t *dims) {
   int nd = 0;
   lua_pushvalue(L, idx);
   while (lua_istable(L, -1)) {
+    if (dt == TFD_COMPLEX64 && lua_rawlen(L, -1) > 0 && lua_rawgeti(L, -1, 1) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (dt == TFD_COMPLEX64 && lua_rawlen(L, -1) > 0) lua_pop(L, 1);
     if (nd == TFD_MAX_DIMS) tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table is deeper than %d levels", TFD_MAX_DIMS);
     dims[nd++] = (int64_t)lua_rawlen(L, -1);
     if (dims[nd - 1] == 0) break;
@@ -241,11 +260,16 @@ static int tensor_from_spec(lua_State *L, int idx) {
   bool nested = false;
   if (data_idx && lua_istable(L, data_idx) && lua_rawlen(L, data_idx) > 0) {
     nested = lua_rawgeti(L, data_idx, 1) == LUA_TTABLE;
+    /* complex64 elements are {re, im} tables themselves: nested only when the first entry holds tables */
+    if (nested && dt == TFD_COMPLEX64) {
+      nested = lua_rawgeti(L, -1, 1) == LUA_TTABLE;
+      lua_pop(L, 1);
+    }
     lua_pop(L, 1);
   }
   if (nd < 0) {
     if (!data_idx) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "a tensor spec needs a shape, data, or both");
-    nd = infer_shape(L, data_idx, dims);
+    nd = infer_shape(L, data_idx, dt, dims);
     nested = true;
   }
   tfd_status *st = tfdev_new_status(L);
@@ -302,7 +326,7 @@ static int tensor_new(lua_State *L) {
   tfd_dtype dt = lua_isnoneornil(L, 2) ? infer_dtype(L, idx, 0) : check_dtype(L, 2);
   if (!dt) dt = TFD_FLOAT32;
   int64_t dims[TFD_MAX_DIMS];
-  int nd = infer_shape(L, idx, dims);
+  int nd = infer_shape(L, idx, dt, dims);
   tfd_status *st = tfdev_new_status(L);
   tfd_tensor *tensor = tfd_tensor_new(tfdev_state(L)->host, dt, dims, nd, st);
   if (!tensor) return tfdev_raise_status(L, st);
@@ -389,6 +413,13 @@ static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
     case TFD_BOOL: lua_pushboolean(L, ((const unsigned char *)d)[i]); break;
     case TFD_UINT8: lua_pushinteger(L, ((const uint8_t *)d)[i]); break;
     case TFD_FLOAT16: lua_pushnumber(L, tfd_half_to_float(((const uint16_t *)d)[i])); break;
+    case TFD_COMPLEX64:
+      lua_createtable(L, 2, 0);
+      lua_pushnumber(L, ((const float *)d)[2 * i]);
+      lua_rawseti(L, -2, 1);
+      lua_pushnumber(L, ((const float *)d)[2 * i + 1]);
+      lua_rawseti(L, -2, 2);
+      break;
     case TFD_RESOURCE: {
       const tfd_resource_handle *h = &((const tfd_resource_handle *)d)[i];
       lua_pushfstring(L, "%s/%s", h->container, h->name);
@@ -524,6 +555,9 @@ static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
     case TFD_BOOL: snprintf(s, sizeof s, "%s", ((const unsigned char *)d)[i] ? "true" : "false"); break;
     case TFD_UINT8: snprintf(s, sizeof s, "%d", ((const uint8_t *)d)[i]); break;
     case TFD_FLOAT16: snprintf(s, sizeof s, "%.4g", (double)tfd_half_to_float(((const uint16_t *)d)[i])); break;
+    case TFD_COMPLEX64:
+      snprintf(s, sizeof s, "%.7g%+.7gi", (double)((const float *)d)[2 * i], (double)((const float *)d)[2 * i + 1]);
+      break;
     case TFD_RESOURCE: snprintf(s, sizeof s, "<resource %.50s>", ((const tfd_resource_handle *)d)[i].name); break;
     case TFD_VARIANT: snprintf(s, sizeof s, "%s", ((void *const *)d)[i] ? "<variant>" : "<empty variant>"); break;
   }
@@ -595,20 +629,20 @@ static int tensor_copy_from(lua_State *L) {
   return 1;
 }
 
-/* tensor:fill(v): every element set to v (a number, or a boolean for bool tensors), in place, with the
- * same checks as tensor:copy_from. Returns the tensor. */
+/* tensor:fill(v): every element set to v (a number, a boolean for bool tensors, a {re, im} pair for
+ * complex64 ones), in place, with the same checks as tensor:copy_from. Returns the tensor. */
 static int tensor_fill(lua_State *L) {
   lua_settop(L, 2);
   tfd_tensor *t = tfdev_check_tensor(L, 1);
   tfd_dtype dt = tfd_tensor_dtype(t);
   if (dt == TFD_RESOURCE || dt == TFD_VARIANT)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: %s tensors cannot be written in place", tfd_dtype_name(dt));
-  if (lua_isnil(L, 2))
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", dt == TFD_BOOL ? "a boolean" : "a number");
-  bool want_bool = dt == TFD_BOOL;
-  if (lua_type(L, 2) != (want_bool ? LUA_TBOOLEAN : LUA_TNUMBER))
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes a %s, got a %s", tfd_dtype_name(dt),
-                       want_bool ? "boolean" : "number", luaL_typename(L, 2));
+  int want = dt == TFD_BOOL ? LUA_TBOOLEAN : dt == TFD_COMPLEX64 ? LUA_TTABLE : LUA_TNUMBER;
+  const char *what = dt == TFD_BOOL ? "a boolean" : dt == TFD_COMPLEX64 ? "a {re, im} pair" : "a number";
+  if (lua_isnil(L, 2)) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", what);
+  if (lua_type(L, 2) != want)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes %s, got a %s", tfd_dtype_name(dt), what,
+                       luaL_typename(L, 2));
   unsigned char element[8] = {0};
   write_element(L, dt, element, 0, NULL, 0); /* integer and range checks, and the conversion, as in a table */
   tfd_status *st = tfdev_new_status(L);
@@ -636,6 +670,10 @@ static bool elements_equal(tfd_dtype dt, const void *a, const void *b, int64_t n
     switch (dt) {
       case TFD_FLOAT32: eq = ((const float *)a)[i] == ((const float *)b)[i]; break;
       case TFD_FLOAT64: eq = ((const double *)a)[i] == ((const double *)b)[i]; break;
+      case TFD_COMPLEX64:
+        eq = ((const float *)a)[2 * i] == ((const float *)b)[2 * i] &&
+             ((const float *)a)[2 * i + 1] == ((const float *)b)[2 * i + 1];
+        break;
       case TFD_FLOAT16:
         eq = tfd_half_to_float(((const uint16_t *)a)[i]) == tfd_half_to_float(((const uint16_t *)b)[i]);
         break;

@@ -16,7 +16,10 @@ local TOL = {
   Acos = 1e-4, Asin = 1e-4, Atan = 1e-4, Atan2 = 1e-4, Cos = 1e-4, Cosh = 1e-4, Sin = 1e-4, Sinh = 1e-4,
   Tan = 1e-4, Tanh = 1e-4, Exp = 1e-4, Expm1 = 1e-4, Log = 1e-4, Log1p = 1e-4, Sigmoid = 1e-4, Softplus = 1e-4,
   Elu = 1e-4, Selu = 1e-4, Erf = 1e-4, Asinh = 1e-4, Acosh = 1e-4, Atanh = 1e-4, Pow = 1e-4, Rsqrt = 1e-4,
-  Softmax = 1e-4, LogSoftmax = 1e-4, LRN = 1e-4, EuclideanNorm = 1e-4,
+  Softmax = 1e-4, LogSoftmax = 1e-4, LRN = 1e-4, EuclideanNorm = 1e-4, ComplexAbs = 1e-4,
+  -- Fourier transforms: TensorFlow.js sums in float32 (a direct sum for lengths that are not powers of two), tfdev
+  -- in float64; both errors grow with the length.
+  FFT = 1e-4, IFFT = 1e-4, RFFT = 1e-4, IRFFT = 1e-4,
   -- Reductions and products sum in a different order (blocked or vectorised) than TensorFlow.js's left-to-right loop.
   Sum = 1e-4, Mean = 1e-4, Prod = 1e-4, Cumsum = 1e-4, Cumprod = 1e-4, MatMul = 1e-4, BatchMatMul = 1e-4,
   BatchMatMulV2 = 1e-4, _FusedMatMul = 1e-4, Einsum = 1e-4, Conv2D = 1e-4, _FusedConv2D = 1e-4,
@@ -262,6 +265,8 @@ local EXCEPTIONS = {
   ["BroadcastTo/bool scalar to [0]"] = function(ref) return with(ref, { shape = { 0 }, values = {} }) end,
   -- Convolution family: TensorFlow's CPU Conv3D takes no dilations above 1 (conv_ops_3d.cc,
   -- LaunchConvOp<CPUDevice>: "CPU implementation of Conv3D currently only supports dilated rates of 1.").
+  -- TensorFlow.js's irfft gives a vector's inverse as a [1, n] matrix; TensorFlow's IRFFT keeps the input's rank.
+  ["IRFFT/complex64 [5] to 8"] = function(ref) return with(ref, { shape = { 8 } }) end,
   ["Conv3D/float32 dilation 2"] = { refuses = "TensorFlow's CPU Conv3D kernel takes no dilations above 1" },
   -- ShapeN: TensorFlow's ShapeNOp gives out_type (int32 here); TensorFlow.js gives float32 vectors of the same values.
   ["ShapeN/two"] = function(ref) return with(ref, { dtype = "int32" }) end,
@@ -304,15 +309,19 @@ local function value(v) if type(v) == "string" then return SPECIALS[v] end retur
 
 local function make_tensor(t)
   local data = {}
+  if t.dtype == "complex64" then -- the data's real and imaginary parts in turn; tfdev takes {re, im} pairs
+    for i = 1, #t.values // 2 do data[i] = { value(t.values[2 * i - 1]), value(t.values[2 * i]) } end
+    return tfdev.tensor { dtype = t.dtype, shape = t.shape, data = data }
+  end
   for i, v in ipairs(t.values) do data[i] = value(v) end
   return tfdev.tensor { dtype = t.dtype, shape = t.shape, data = data }
 end
 
-local UNPACK = { float32 = "<f", float64 = "<d", int32 = "<i4", int64 = "<i8", bool = "B", uint8 = "B" }
+local UNPACK = { float32 = "<f", float64 = "<d", int32 = "<i4", int64 = "<i8", bool = "B", uint8 = "B", complex64 = "<f" }
 local function flat(t)
   local fmt, bytes, out, pos = UNPACK[t.dtype], t:bytes(), {}, 1
   assert(fmt, "no reader for dtype " .. tostring(t.dtype))
-  for i = 1, t:numel() do
+  for i = 1, t:numel() * (t.dtype == "complex64" and 2 or 1) do
     out[i], pos = string.unpack(fmt, bytes, pos)
     if t.dtype == "bool" then out[i] = out[i] ~= 0 end
   end
@@ -334,7 +343,7 @@ local function compare(op, got, ref, tol)
   for i, rv in ipairs(ref.values) do
     local r, g = value(rv), vals[i]
     local ok
-    if ref.dtype == "float32" then
+    if ref.dtype == "float32" or ref.dtype == "complex64" then
       if r ~= r then ok = g ~= g
       elseif r == math.huge or r == -math.huge then ok = g == r
       else ok = math.abs(g - r) <= tol * math.max(1, math.abs(r)) end

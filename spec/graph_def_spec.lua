@@ -32,7 +32,7 @@ local function shape(dims)
   return table.concat(parts)
 end
 -- TensorProto: dtype = 1, tensor_shape = 2, tensor_content = 4, float_val = 5, double_val = 6,
--- int_val = 7, int64_val = 10, bool_val = 11.
+-- int_val = 7, scomplex_val = 9, int64_val = 10, bool_val = 11.
 local function tensor(dtype, dims, fields) return int(1, dtype) .. msg(2, shape(dims)) .. (fields or "") end
 -- AttrValue: list = 1, s = 2, i = 3, f = 4, b = 5, type = 6, shape = 7, tensor = 8, func = 10.
 local function attr(name, value) return msg(5, bytes(1, name), msg(2, value)) end
@@ -44,7 +44,7 @@ local function node(name, op, inputs, attrs, device)
   for _, a in ipairs(attrs or {}) do parts[#parts + 1] = a end
   return msg(1, table.concat(parts))
 end
-local DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_HALF = 1, 2, 3, 9, 10, 19
+local DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_HALF, DT_COMPLEX64 = 1, 2, 3, 9, 10, 19, 8
 local VERSIONS = msg(4, int(1, 1205))
 
 local function const(name, dtype, dims, fields)
@@ -69,6 +69,7 @@ describe("tfdev.graph_def", function()
       const("d", DT_DOUBLE, {}, packed(6, "<d", { 0.1 })),                    -- scalar
       const("b", DT_BOOL, { 3 }, packed(11, "varint", { 1, 0, 1 })),
       const("neg", DT_INT64, { 2 }, packed(10, "varint", { -5, 7 })),
+      const("cx", DT_COMPLEX64, { 3 }, packed(9, "<f", { 1, -2, 0.5, 4 })), -- scomplex_val pairs, the last repeats
       node("x", "Placeholder", {}, { attr("dtype", int(6, DT_FLOAT)), attr("shape", msg(7, shape { -1, 3 })) },
         "/device:CPU:0"),
       node("u", "Placeholder", {}, { attr("dtype", int(6, DT_FLOAT)), attr("shape", msg(7, shape "unknown")) }),
@@ -94,6 +95,7 @@ describe("tfdev.graph_def", function()
     assert.are.equal(0.1, n.d.attr.value:item())
     assert.are.same({ true, false, true }, n.b.attr.value:totable())
     assert.are.same({ -5, 7 }, n.neg.attr.value:totable())
+    assert.are.same({ { 1, -2 }, { 0.5, 4 }, { 0.5, 4 } }, n.cx.attr.value:totable())
     assert.are.same({ -1, 3 }, n.x.attr.shape)
     assert.are.equal("/device:CPU:0", n.x.device)
     assert.is_nil(n.u.attr.shape) -- unknown rank: tables leave the shape out

@@ -22,7 +22,8 @@ extern "C" {
 static inline size_t tfd_cuda_dtype_size(tfd_dtype dt) {
   switch (dt) {
     case TFD_FLOAT64:
-    case TFD_INT64: return 8;
+    case TFD_INT64:
+    case TFD_COMPLEX64: return 8;
     case TFD_FLOAT32:
     case TFD_INT32: return 4;
     case TFD_FLOAT16: return 2;
@@ -40,6 +41,7 @@ static inline const char *tfd_cuda_dtype_name(tfd_dtype dt) {
     case TFD_UINT8: return "uint8";
     case TFD_BOOL: return "bool";
     case TFD_FLOAT16: return "float16";
+    case TFD_COMPLEX64: return "complex64";
     case TFD_RESOURCE: return "resource";
     default: return "unknown dtype";
   }

@@ -25,6 +25,9 @@ typedef enum tfd_dtype {
   TFD_FLOAT64 = 2,
   TFD_INT32 = 3,
   TFD_UINT8 = 4,
+  /* TensorFlow's DT_COMPLEX64: a float32 real part then a float32 imaginary part, the layout of C's
+   * float complex and of numpy's complex64 */
+  TFD_COMPLEX64 = 8,
   TFD_INT64 = 9,
   TFD_BOOL = 10,
   TFD_FLOAT16 = 19, /* TensorFlow's DT_HALF: stored as IEEE half, computed in float32 */

@@ -17,6 +17,7 @@ static inline const char *tfd_dtype_name_inline(tfd_dtype dt) {
     case TFD_BOOL: return "bool";
     case TFD_UINT8: return "uint8";
     case TFD_FLOAT16: return "float16";
+    case TFD_COMPLEX64: return "complex64";
     case TFD_RESOURCE: return "resource";
     case TFD_VARIANT: return "variant";
   }

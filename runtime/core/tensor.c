@@ -58,11 +58,11 @@ static bool drop_ref(tfd_refcount *r) { return tfd_refcount_get(r) == 1 || tfd_r
 const char *tfd_dtype_name(tfd_dtype dt) { return tfd_dtype_name_inline(dt); }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
-  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32,    TFD_INT64, TFD_BOOL,
-                                  TFD_UINT8,   TFD_FLOAT16, TFD_RESOURCE, TFD_VARIANT};
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64,  TFD_INT32,    TFD_INT64,  TFD_BOOL,
+                                  TFD_UINT8,   TFD_FLOAT16,  TFD_RESOURCE, TFD_VARIANT, TFD_COMPLEX64};
   /* TensorFlow's DataType enum names, as GraphDefs in protobuf's text and JSON forms write them. */
-  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32",    "DT_INT64",  "DT_BOOL",
-                                         "DT_UINT8", "DT_HALF",   "DT_RESOURCE", "DT_VARIANT"};
+  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32",    "DT_INT64",   "DT_BOOL",
+                                         "DT_UINT8", "DT_HALF",   "DT_RESOURCE", "DT_VARIANT", "DT_COMPLEX64"};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(name, tfd_dtype_name(all[i])) == 0 || strcmp(name, tf_names[i]) == 0) return all[i];
@@ -78,6 +78,7 @@ size_t tfd_dtype_size(tfd_dtype dt) {
     case TFD_BOOL: return 1;
     case TFD_UINT8: return 1;
     case TFD_FLOAT16: return 2;
+    case TFD_COMPLEX64: return 8;
     case TFD_RESOURCE: return sizeof(tfd_resource_handle);
     case TFD_VARIANT: return sizeof(tfd_variant *);
   }

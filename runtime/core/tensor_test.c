@@ -19,6 +19,11 @@ static void test_dtypes(void) {
   CHECK_INT(tfd_dtype_from_name("DT_STRING"), 0);
   CHECK_INT(tfd_dtype_size(TFD_FLOAT64), 8);
   CHECK_INT(tfd_dtype_size(TFD_BOOL), 1);
+  CHECK_INT(tfd_dtype_from_name("complex64"), TFD_COMPLEX64);
+  CHECK_INT(tfd_dtype_from_name("DT_COMPLEX64"), TFD_COMPLEX64);
+  CHECK_STR(tfd_dtype_name(TFD_COMPLEX64), "complex64");
+  CHECK_INT(tfd_dtype_size(TFD_COMPLEX64), 8);
+  CHECK_INT(tfd_dtype_from_name("complex128"), 0);
 }
 
 static void test_tensor_shape_and_alignment(void) {

@@ -1213,8 +1213,9 @@ static tfd_code infer_transpose(tfd_infer_ctx *c, tfd_status *st) {
 
 static tfd_code infer_cast(tfd_infer_ctx *c, tfd_status *st) {
   tfd_dtype dst = attr(c, "DstT")->dtype;
-  if (!(TFD_TYPES_ALL & (1u << dst)))
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (Cast): DstT=%s is not allowed (Cast makes numbers or bool)",
+  if (!((TFD_TYPES_ALL | TFD_TYPES_COMPLEX) & (1u << dst)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (Cast): DstT=%s is not allowed (Cast makes numbers, complex64 or bool)",
                            node_name(c), tfd_dtype_name(dst));
   c->out_types[0] = dst;
   c->out_shapes[0] = c->in_shapes[0];
@@ -3120,6 +3121,70 @@ static const tfd_attr_def attrs_fake_quant_vars[] = {{"num_bits", TFD_ATTR_INT, 
                                                      {"narrow_range", TFD_ATTR_BOOL, false, 0, 0, NULL}, END};
 /* ---- end of the image/einsum family's definitions ---- */
 
+/* ---- complex numbers and spectral ops: TensorFlow's pairs (float32, complex64) and (float64,
+ * complex128) restricted to the first, since tfdev has no complex128 ---- */
+static const tfd_attr_def attrs_complex[] = {{"T", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
+                                             {"Tout", TFD_ATTR_TYPE, false, TFD_COMPLEX64, 0, NULL}, END};
+static const tfd_attr_def attrs_complex_part[] = {{"T", TFD_ATTR_TYPE, false, TFD_COMPLEX64, 0, NULL},
+                                                  {"Tout", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL}, END};
+static const tfd_attr_def attrs_fft[] = {{"Tcomplex", TFD_ATTR_TYPE, false, TFD_COMPLEX64, 0, NULL}, END};
+static const tfd_attr_def attrs_rfft[] = {{"Treal", TFD_ATTR_TYPE, false, TFD_FLOAT32, 0, NULL},
+                                          {"Tcomplex", TFD_ATTR_TYPE, false, TFD_COMPLEX64, 0, NULL}, END};
+
+/* The output type attr `name` must be `want`, the partner of the input's type. */
+static tfd_code check_partner_type(tfd_infer_ctx *c, const char *name, tfd_dtype want, tfd_status *st) {
+  tfd_dtype got = attr(c, name)->dtype;
+  if (got == want) return TFD_OK;
+  return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s=%s is not allowed with %s input (only %s)",
+                         node_name(c), tfd_node_def_op(c->node), name, tfd_dtype_name(got) ? tfd_dtype_name(got) : "?",
+                         tfd_dtype_name(c->in_types[0]), tfd_dtype_name(want));
+}
+
+/* Complex(real, imag): broadcast like a binary op, complex64 out. */
+static tfd_code infer_complex(tfd_infer_ctx *c, tfd_status *st) {
+  if (check_partner_type(c, "Tout", TFD_COMPLEX64, st) != TFD_OK || infer_binary(c, st) != TFD_OK)
+    return tfd_status_code(st);
+  c->out_types[0] = TFD_COMPLEX64;
+  return TFD_OK;
+}
+
+/* Real, Imag, ComplexAbs: a float32 per complex64 element. */
+static tfd_code infer_complex_part(tfd_infer_ctx *c, tfd_status *st) {
+  if (check_partner_type(c, "Tout", TFD_FLOAT32, st) != TFD_OK) return tfd_status_code(st);
+  c->out_types[0] = TFD_FLOAT32;
+  c->out_shapes[0] = c->in_shapes[0];
+  return TFD_OK;
+}
+
+/* FFT, IFFT (same shape), RFFT and IRFFT (the innermost dimension becomes fft_length / 2 + 1, or
+ * fft_length, when fft_length is known). */
+static tfd_code infer_fft(tfd_infer_ctx *c, tfd_status *st) {
+  const char *op = tfd_node_def_op(c->node);
+  bool real = c->num_inputs == 2, forward = op[0] == 'F' || op[0] == 'R';
+  const tfd_shape *in = &c->in_shapes[0];
+  if (in->ndims == 0)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): Shape must be at least rank 1 but is rank 0",
+                           node_name(c), op);
+  c->out_shapes[0] = *in;
+  c->out_types[0] = TFD_COMPLEX64;
+  if (!real) return TFD_OK;
+  if (check_partner_type(c, forward ? "Tcomplex" : "Treal", forward ? TFD_COMPLEX64 : TFD_FLOAT32, st) != TFD_OK)
+    return tfd_status_code(st);
+  c->out_types[0] = forward ? TFD_COMPLEX64 : TFD_FLOAT32;
+  const tfd_shape *len = &c->in_shapes[1];
+  if (c->in_types[1] != TFD_INT32)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fft_length must be int32, got %s", node_name(c),
+                           op, tfd_dtype_name(c->in_types[1]));
+  if (len->ndims >= 0 && (len->ndims != 1 || (len->dims[0] >= 0 && len->dims[0] != 1)))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): fft_length must have shape [1]", node_name(c), op);
+  const tfd_tensor *v = c->in_values ? c->in_values[1] : NULL;
+  if (in->ndims > 0) {
+    int64_t n = v && tfd_tensor_numel(v) == 1 ? ((const int32_t *)tfd_tensor_const_data(v))[0] : -1;
+    c->out_shapes[0].dims[in->ndims - 1] = n < 0 ? -1 : forward && n ? n / 2 + 1 : n;
+  }
+  return TFD_OK;
+}
+
 #define NUM TFD_TYPES_NUMBER
 #define FLT TFD_TYPES_FLOAT
 #define ALL TFD_TYPES_ALL
@@ -3131,6 +3196,7 @@ static const tfd_attr_def attrs_fake_quant_vars[] = {{"num_bits", TFD_ATTR_INT, 
 #define FLT16 (FLT | F16)
 #define REAL (NUM | (1u << TFD_UINT8) | F16)
 #define U8 (1u << TFD_UINT8)
+#define C64 TFD_TYPES_COMPLEX
 #define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same, false}
 #define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false}
 
@@ -3191,7 +3257,7 @@ static const tfd_op_def ops[] = {
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Reshape", 2, 2, 1, false, true, "T", 0, 0, attrs_reshape, infer_reshape, false},
     {"Transpose", 2, 2, 1, false, false, "T", 0, ALL, attrs_transpose, infer_transpose, false},
-    {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL, attrs_cast, infer_cast, false},
+    {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL | C64, attrs_cast, infer_cast, false},
     {"Fill", 2, 2, 1, false, false, "T", 1, ALL, attrs_fill, infer_fill, false},
     {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
     {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL, attrs_t, infer_same, false},
@@ -3385,6 +3451,15 @@ static const tfd_op_def ops[] = {
     {"FakeQuantWithMinMaxArgs", 1, 1, 1, false, false, NULL, 0, 0, attrs_fake_quant_args, infer_fake_quant, false},
     {"FakeQuantWithMinMaxVars", 3, 3, 1, false, false, NULL, 0, 0, attrs_fake_quant_vars, infer_fake_quant, false},
     /* end of the image/einsum family */
+    /* complex numbers and spectral ops (definitions above the table) */
+    {"Complex", 2, 2, 1, false, false, "T", 0, 1u << TFD_FLOAT32, attrs_complex, infer_complex, false},
+    {"Real", 1, 1, 1, false, false, "T", 0, C64, attrs_complex_part, infer_complex_part, false},
+    {"Imag", 1, 1, 1, false, false, "T", 0, C64, attrs_complex_part, infer_complex_part, false},
+    {"ComplexAbs", 1, 1, 1, false, false, "T", 0, C64, attrs_complex_part, infer_complex_part, false},
+    {"FFT", 1, 1, 1, false, false, "Tcomplex", 0, C64, attrs_fft, infer_fft, false},
+    {"IFFT", 1, 1, 1, false, false, "Tcomplex", 0, C64, attrs_fft, infer_fft, false},
+    {"RFFT", 2, 2, 1, false, false, "Treal", 0, 1u << TFD_FLOAT32, attrs_rfft, infer_fft, false},
+    {"IRFFT", 2, 2, 1, false, false, "Tcomplex", 0, C64, attrs_rfft, infer_fft, false},
     /* Internal ops the session adds: feeds, fetches, and transfers between partitions. */
     {"_Feed", 0, 0, 1, false, true, NULL, 0, 0, attrs_feed, infer_placeholder, true},
     {"_Fetch", 1, 1, 0, false, true, "T", 0, TFD_TYPES_ANY_AND_VARIANT, attrs_fetch, infer_none, true},

@@ -62,6 +62,8 @@ typedef struct tfd_attr_def {
 /* Types that are stored and moved (Cast, Identity, Reshape, ...): numbers, bool, uint8, float16. */
 #define TFD_TYPES_ALL (TFD_TYPES_NUMBER | (1u << TFD_BOOL) | (1u << TFD_UINT8) | (1u << TFD_FLOAT16))
 #define TFD_TYPES_INDEX ((1u << TFD_INT32) | (1u << TFD_INT64))
+/* complex64: stored, moved and cast, and computed by the complex and spectral ops. */
+#define TFD_TYPES_COMPLEX (1u << TFD_COMPLEX64)
 /* allowed_types 0 means any dtype but variant: kernels that copy elements would copy references
  * without counting them. Ops that only pass tensors on (Identity, control flow, transfers) say this. */
 #define TFD_TYPES_ANY_AND_VARIANT (~0u)

@@ -192,13 +192,20 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   if (shape_of(c, field(t, "tensorShape", "tensor_shape"), where, true, &s) != TFD_OK ||
       sizes(c, &s, tfd_dtype_size(dt), where, &numel, &bytes) != TFD_OK)
     return NULL;
-  static const char *const camel[] = {"",        "floatVal", "doubleVal", "intVal",  "intVal", "", "", "", "", "int64Val",
-                                      "boolVal", "",         "",          "",        "",       "", "", "", "", "halfVal"};
-  static const char *const snake[] = {"",         "float_val", "double_val", "int_val", "int_val", "", "", "", "",
-                                      "int64_val", "bool_val",  "",           "",        "",        "", "", "", "", "",
-                                      "half_val"};
+  static const char *const camel[] = {"",        "floatVal", "doubleVal", "intVal", "intVal", "", "", "", "scomplexVal",
+                                      "int64Val", "boolVal", "",         "",          "",       "",       "", "", "", "",
+                                      "halfVal"};
+  static const char *const snake[] = {"",         "float_val", "double_val", "int_val", "int_val", "", "", "",
+                                      "scomplex_val", "int64_val", "bool_val",  "",           "",        "",
+                                      "",         "",          "",           "",        "",        "half_val"};
   const cJSON *content = field(t, "tensorContent", "tensor_content"), *vals = field(t, camel[dt], snake[dt]);
   int nvals = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
+  int per_value = dt == TFD_COMPLEX64 ? 2 : 1; /* scomplexVal holds real and imaginary parts in turn */
+  if (nvals % per_value) {
+    failf(c, TFD_INVALID_ARGUMENT, "%s: scomplexVal has %d floats, not real and imaginary pairs", where, nvals);
+    return NULL;
+  }
+  nvals /= per_value;
   *no_values = !content && nvals == 0 && numel > 0; /* an empty tensor needs no values */
   if (nvals > numel) {
     failf(c, TFD_INVALID_ARGUMENT, "%s: %d values for a tensor of %lld elements", where, nvals, (long long)numel);
@@ -238,13 +245,18 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   cJSON_ArrayForEach(v, vals) {
     double d = 0;
     int64_t n = 0;
-    bool ok = dt == TFD_BOOL                         ? cJSON_IsBool(v)
-              : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 ? double_of(v, &d)
-                                                       : int64_of(v, &n);
+    bool ok = dt == TFD_BOOL                                               ? cJSON_IsBool(v)
+              : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_COMPLEX64 ? double_of(v, &d)
+                                                                             : int64_of(v, &n);
     if (!ok) {
       failf(c, TFD_INVALID_ARGUMENT, "%s: value %lld is not a %s", where, (long long)i, tfd_dtype_name(dt));
       tfd_tensor_unref(out);
       return NULL;
+    }
+    if (dt == TFD_COMPLEX64) { /* float i is part i % 2 of element i / 2; the last pair repeats */
+      for (int64_t k = i / 2; k < (i / 2 == nvals - 1 ? numel : i / 2 + 1); k++) ((float *)data)[2 * k + i % 2] = (float)d;
+      i++;
+      continue;
     }
     for (int64_t k = i; k < (i == nvals - 1 ? numel : i + 1); k++) {
       switch (dt) {
@@ -426,7 +438,9 @@ static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
   tfd_dtype dt = strcmp(dtype->valuestring, "float32") == 0 ? TFD_FLOAT32
                  : strcmp(dtype->valuestring, "int32") == 0 ? TFD_INT32
                  : strcmp(dtype->valuestring, "bool") == 0 ? TFD_BOOL
-                                                           : 0;
+                 /* TensorFlow.js writes a complex64 weight as float32 real, imaginary pairs */
+                 : strcmp(dtype->valuestring, "complex64") == 0 ? TFD_COMPLEX64
+                                                               : 0;
   if (!dt) return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, dtype->valuestring);
   ws->dt = dt;
   /* Its shape, as a TensorShapeProto-like list of sizes. */
@@ -446,6 +460,8 @@ static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
                                             : strcmp(qtype, "uint8") == 0                                   ? 1
                                                                                                             : 0;
   if (!ws->stored) return failf(c, TFD_UNIMPLEMENTED, "%s: quantization dtype '%s' is not supported", where, qtype);
+  if (qtype && dt == TFD_COMPLEX64)
+    return failf(c, TFD_UNIMPLEMENTED, "%s: quantized complex64 weights are not supported", where);
   if (sizes(c, s, ws->stored, where, &ws->numel, &ws->bytes) != TFD_OK) return tfd_status_code(c->st);
   if (ws->bytes > MAX_WEIGHT_BYTES)
     return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes, over tfdev's limit of %lld for one weight", where,

@@ -41,7 +41,7 @@ static const char *data_type_name(int dt) {
 
 static bool supported_dtype(int dt) {
   return dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT32 || dt == TFD_INT64 || dt == TFD_BOOL ||
-         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE || dt == TFD_VARIANT;
+         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE || dt == TFD_VARIANT || dt == TFD_COMPLEX64;
 }
 
 /* "node 'n' attr 'a': " for messages. */
@@ -132,6 +132,13 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
     case TFD_BOOL: nvals = p->n_bool_val; break;
     case TFD_UINT8: nvals = p->n_int_val; break;   /* TensorFlow keeps uint8 values in int_val */
     case TFD_FLOAT16: nvals = p->n_half_val; break; /* and float16 bit patterns in half_val */
+    case TFD_COMPLEX64: /* and complex64 values as real, imaginary pairs of scomplex_val */
+      if (p->n_scomplex_val % 2) {
+        fail(st, TFD_INVALID_ARGUMENT, w, "scomplex_val has %zu floats, not real and imaginary pairs", p->n_scomplex_val);
+        return NULL;
+      }
+      nvals = p->n_scomplex_val / 2;
+      break;
     default: break;
   }
   if (p->tensor_content.len > 0) {
@@ -164,6 +171,15 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
       case TFD_BOOL: FILL(bool, p->bool_val, nvals, TRUTH); break;
       case TFD_UINT8: FILL(uint8_t, p->int_val, nvals, (uint8_t)); break;
       case TFD_FLOAT16: FILL(uint16_t, p->half_val, nvals, (uint16_t)); break;
+      case TFD_COMPLEX64: {
+        float *o = data;
+        for (int64_t i = 0; i < numel; i++) {
+          size_t k = i < (int64_t)nvals ? (size_t)i : nvals - 1;
+          o[2 * i] = p->scomplex_val[2 * k];
+          o[2 * i + 1] = p->scomplex_val[2 * k + 1];
+        }
+        break;
+      }
       default: break;
     }
   }

@@ -283,7 +283,7 @@ static inline TFD_HD float tfd_dm_batch_norm_factor(float scale, float variance,
 }
 
 /* ---- Cast ---- */
-/* Element i of any numeric or bool array as a double. */
+/* Element i of any numeric or bool array as a double; of a complex64 one, its real part. */
 static inline TFD_HD double tfd_dm_get_f(const void *d, tfd_dtype dt, int64_t i) {
   switch (dt) {
     case TFD_FLOAT32: return ((const float *)d)[i];
@@ -293,6 +293,7 @@ static inline TFD_HD double tfd_dm_get_f(const void *d, tfd_dtype dt, int64_t i)
     case TFD_BOOL: return ((const unsigned char *)d)[i];
     case TFD_UINT8: return ((const uint8_t *)d)[i];
     case TFD_FLOAT16: return tfd_half_to_float(((const uint16_t *)d)[i]);
+    case TFD_COMPLEX64: return ((const float *)d)[2 * i];
     default: return 0;
   }
 }
@@ -318,7 +319,8 @@ static inline TFD_HD int64_t tfd_dm_get_i(const void *d, tfd_dtype dt, int64_t i
 
 /* dst[i] = (dt) src[j] (src of dtype st), TensorFlow's Cast: to int32 from floats saturates, from
  * int64 wraps modulo 2^32; to uint8 integers wrap modulo 256 and floats saturate; to bool x != 0;
- * to float16 rounds to nearest even. */
+ * to float16 rounds to nearest even. From complex64 to a real type the imaginary part is dropped (to
+ * bool both parts count); to complex64 a real value gets imaginary part 0. */
 static inline TFD_HD void tfd_dm_put(void *dst, tfd_dtype dt, int64_t i, const void *src, tfd_dtype st, int64_t j) {
   switch (dt) {
     case TFD_FLOAT32: ((float *)dst)[i] = (float)tfd_dm_get_f(src, st, j); break;
@@ -330,7 +332,14 @@ static inline TFD_HD void tfd_dm_put(void *dst, tfd_dtype dt, int64_t i, const v
       break;
     }
     case TFD_INT64: ((int64_t *)dst)[i] = tfd_dm_get_i(src, st, j); break;
-    case TFD_BOOL: ((unsigned char *)dst)[i] = tfd_dm_get_f(src, st, j) != 0; break;
+    case TFD_BOOL:
+      ((unsigned char *)dst)[i] =
+          tfd_dm_get_f(src, st, j) != 0 || (st == TFD_COMPLEX64 && ((const float *)src)[2 * j + 1] != 0);
+      break;
+    case TFD_COMPLEX64:
+      ((float *)dst)[2 * i] = (float)tfd_dm_get_f(src, st, j);
+      ((float *)dst)[2 * i + 1] = st == TFD_COMPLEX64 ? ((const float *)src)[2 * j + 1] : 0.0f;
+      break;
     case TFD_UINT8: {
       int64_t v = tfd_dm_get_i(src, st, j);
       bool from_float = st == TFD_FLOAT32 || st == TFD_FLOAT64 || st == TFD_FLOAT16;

@@ -504,13 +504,13 @@ static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- setup ---- */
-/* Whether the math runs op on T (else the CPU kernel runs on the host). */
-static bool on_device(const cwise_op *o, tfd_dtype T) {
+/* Whether the math runs op on T, making out (else the CPU kernel runs on the host). */
+static bool on_device(const cwise_op *o, tfd_dtype T, tfd_dtype out) {
   switch (o->kind) {
     case K_LOGIC: return true;
     case K_SELECT:
     case K_SELECT_V2: return T != TFD_INT32;
-    case K_CAST: return T != TFD_INT32;
+    case K_CAST: return T != TFD_INT32 && T != TFD_COMPLEX64 && out != TFD_COMPLEX64;
     case K_COMPARE: return tfd_dk_arith_dtype(T) || T == TFD_BOOL;
     case K_PRELU: return true;
     case K_UNARY: return o->dm == TFD_DM_LOGICAL_NOT || tfd_dk_arith_dtype(T);
@@ -527,7 +527,7 @@ tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   if (i == sizeof ops / sizeof ops[0]) return tfd_status_setf(st, TFD_INTERNAL, "no elementwise device kernel for %s", name);
   const cwise_op *o = &ops[i];
   k->dk_op = (int)i;
-  if (!on_device(o, k->T)) return tfd_dk_setup_on_host(k, init, o->cpu, st);
+  if (!on_device(o, k->T, init->out_types[0])) return tfd_dk_setup_on_host(k, init, o->cpu, st);
   if (o->cpu && o->cpu(k, init, st) != TFD_OK) return tfd_status_code(st);
   switch (o->kind) {
     case K_UNARY: k->compute = k_unary; break;

@@ -134,6 +134,10 @@ static const kernel_entry kernels[] = {
     CPU("BatchMatMul", tfd_setup_scatter), CPU("LowerBound", tfd_setup_scatter), CPU("UpperBound", tfd_setup_scatter),
     CPU("Unique", tfd_setup_scatter), CPU("UniqueV2", tfd_setup_scatter), CPU("ListDiff", tfd_setup_scatter),
     CPU("FusedBatchNormV2", tfd_setup_image),
+    /* complex numbers and Fourier transforms (k_spectral.c) */
+    CPU("Complex", tfd_setup_spectral), CPU("Real", tfd_setup_spectral), CPU("Imag", tfd_setup_spectral),
+    CPU("ComplexAbs", tfd_setup_spectral), CPU("FFT", tfd_setup_spectral), CPU("IFFT", tfd_setup_spectral),
+    CPU("RFFT", tfd_setup_spectral), CPU("IRFFT", tfd_setup_spectral),
     /* counts, randoms, normalisation (k_count_norm.c, k_random_ext.c) */
     CPU("Bincount", tfd_setup_count_norm), CPU("DenseBincount", tfd_setup_count_norm), CPU("LRN", tfd_setup_count_norm),
     CPU("EuclideanNorm", tfd_setup_count_norm), CPU("TruncatedNormal", tfd_setup_random_ext),

@@ -56,7 +56,8 @@ static void *fetch(const void *dev, size_t bytes, tfd_status *status) {
 static size_t esize(tfd_dtype dt) {
   switch (dt) {
     case TFD_FLOAT64:
-    case TFD_INT64: return 8;
+    case TFD_INT64:
+    case TFD_COMPLEX64: return 8;
     case TFD_BOOL:
     case TFD_UINT8: return 1;
     case TFD_FLOAT16: return 2;

@@ -1,7 +1,7 @@
 // The conformance cases gen.js runs, by converter op family: for each op its dtypes, the attrs that change the
 // result, and edge shapes (empty, scalar, broadcast, negative axes). Inputs are drawn as the cases are declared.
 'use strict';
-module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp }) {
+module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp }) {
   const SPECIAL = () => V('float32', [6], [0, 'NaN', 'Infinity', '-Infinity', 1.5, -2.5]);
   const fixnum = (t) => ({ ...t, values: t.values.map((v) => (typeof v === 'string' ? Number(v) : v)) });
 
@@ -604,4 +604,39 @@ module.exports = function ({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, flo
   C('RaggedRange', 'float32 scalar delta', [V('float32', [2], [0, 1]), V('float32', [2], [1, 2.5]), V('float32', [], [0.5])], { Tsplits: dt('int32') }, { T: 'float32', outs: [0, 1] });
   C('RaggedTensorToTensor', 'ROW_SPLITS', [Ki([3, 4]), F([5]), Ks(0, 'float32'), V('int32', [4], [0, 2, 2, 5])],
     { row_partition_types: strs(['ROW_SPLITS']), num_row_partition_tensors: 1, Tindex: dt('int32'), Tshape: dt('int32') }, { T: 'float32' });
+
+  // ---- complex numbers (basic_math's, appended so the family's earlier cases keep their inputs) ----
+  fam('basic_math_complex');
+  C('Complex', 'float32 [2,3]', [F([2, 3]), F([2, 3])], { Tout: dt('complex64') });
+  // TensorFlow.js refuses shapes that differ; TensorFlow broadcasts them (spec/complex_spec.lua checks that).
+  C('Complex', 'float32 scalars', [F([]), F([])], { Tout: dt('complex64') });
+  C('Complex', 'float32 empty [0,3]', [F([0, 3]), F([0, 3])], { Tout: dt('complex64') });
+  for (const op of ['Real', 'Imag', 'ComplexAbs']) {
+    C(op, 'complex64 [2,3]', [CX([2, 3])], { Tout: dt('float32') });
+    C(op, 'complex64 scalar', [CX([])], { Tout: dt('float32') });
+    C(op, 'complex64 empty [0,2]', [CX([0, 2])], { Tout: dt('float32') });
+  }
+  C('ComplexAbs', 'complex64 const', [K('complex64', [3], [3, 4, -5, 12, 0, -2])], { Tout: dt('float32') });
+  cast('float32 to complex64', F([2, 3]), 'complex64');
+  cast('int32 to complex64', I([5]), 'complex64');
+  cast('complex64 to float32', CX([2, 2]), 'float32');
+
+  // ---- spectral: TensorFlow.js ignores fft_length, so the cases give the lengths it uses ----
+  fam('spectral');
+  for (const op of ['FFT', 'IFFT']) {
+    C(op, 'complex64 [8] (power of two)', [CX([8])]);
+    C(op, 'complex64 [2,5] (Bluestein)', [CX([2, 5])]);
+    C(op, 'complex64 [3,1]', [CX([3, 1])]);
+    C(op, 'complex64 [2,2,12]', [CX([2, 2, 12])]);
+    C(op, 'complex64 [1,97] (prime)', [CX([1, 97])]);
+  }
+  C('RFFT', 'float32 [8]', [F([8]), Ki([8])]);
+  C('RFFT', 'float32 [3,6]', [F([3, 6]), Ki([6])]);
+  C('RFFT', 'float32 [2,5] (odd)', [F([2, 5]), Ki([5])]);
+  C('RFFT', 'float32 [2,2,1]', [F([2, 2, 1]), Ki([1])]);
+  C('RFFT', 'float32 [1,100]', [F([1, 100]), Ki([100])]);
+  C('IRFFT', 'complex64 [5] to 8', [CX([5]), Ki([8])]);
+  C('IRFFT', 'complex64 [2,4] to 6', [CX([2, 4]), Ki([6])]);
+  C('IRFFT', 'complex64 [3,2] to 2', [CX([3, 2]), Ki([2])]);
+  C('IRFFT', 'complex64 [1,51] to 100', [CX([1, 51]), Ki([100])]);
 };

@@ -49,6 +49,8 @@ function bvals(n) { const out = []; for (let i = 0; i < n; i++) out.push(rnd() <
 function F(shape, lo, hi) { return { dtype: 'float32', shape, values: fvals(numel(shape), lo, hi) }; }
 function I(shape, lo, hi) { return { dtype: 'int32', shape, values: ivals(numel(shape), lo, hi) }; }
 function B(shape) { return { dtype: 'bool', shape, values: bvals(numel(shape)) }; }
+// complex64: values are real and imaginary parts in turn, as TensorFlow.js's dataSync() gives them.
+function CX(shape, lo, hi) { return { dtype: 'complex64', shape, values: fvals(2 * numel(shape), lo, hi) }; }
 function V(dtype, shape, values) { return { dtype, shape, values }; }
 function K(dtype, shape, values) { return { dtype, shape, values, konst: true }; } // a Const input
 const Ki = (values) => K('int32', [values.length], values); // 1-D int32 const (axes, shapes, sizes)
@@ -57,7 +59,7 @@ const R = (dtype, shape, lo, hi) => dtype === 'float32' ? F(shape, lo, hi) : dty
 
 // ---- attrs in protobuf's JSON mapping ----------------------------------------------------------------------------
 const DT = { float32: 'DT_FLOAT', int32: 'DT_INT32', bool: 'DT_BOOL', int64: 'DT_INT64', variant: 'DT_VARIANT',
-  resource: 'DT_RESOURCE', string: 'DT_STRING' };
+  resource: 'DT_RESOURCE', string: 'DT_STRING', complex64: 'DT_COMPLEX64' };
 const dt = (d) => ({ type: DT[d] });
 const fl = (x) => ({ f: x });                          // float attr (plain JS numbers are ints)
 const ints = (xs) => ({ list: { i: xs.map(String) } });
@@ -104,6 +106,7 @@ function tensorJSON(t) {
   else if (t.dtype === 'int32') tensor.intVal = t.values;
   else if (t.dtype === 'bool') tensor.boolVal = t.values;
   else if (t.dtype === 'int64') tensor.int64Val = t.values.map(String); // TensorFlow.js holds these as int32
+  else if (t.dtype === 'complex64') tensor.scomplexVal = t.values;
   else throw new Error('const dtype ' + t.dtype);
   return tensor;
 }
@@ -130,7 +133,7 @@ function buildGraph(c) {
 
 // TensorFlow.js takes Consts' values from weights only: every Const of the graph becomes a weight, its bytes read
 // from the value in the node (as TensorFlow reads a TensorProto: fewer values than elements repeat the last one).
-const WDT = { DT_FLOAT: 'float32', DT_INT32: 'int32', DT_BOOL: 'bool', DT_INT64: 'int32' };
+const WDT = { DT_FLOAT: 'float32', DT_INT32: 'int32', DT_BOOL: 'bool', DT_INT64: 'int32', DT_COMPLEX64: 'complex64' };
 function weightsOf(nodes) {
   const specs = [];
   const bufs = [];
@@ -138,12 +141,13 @@ function weightsOf(nodes) {
     if (n.op !== 'Const') continue;
     const t = n.attr.value.tensor;
     const shape = t.tensorShape.dim.map((d) => Number(d.size));
-    const given = (t.floatVal || t.intVal || t.boolVal || t.int64Val || []).map((v) => (typeof v === 'string' ? Number(v) : v));
+    const given = (t.floatVal || t.intVal || t.boolVal || t.int64Val || t.scomplexVal || []).map((v) => (typeof v === 'string' ? Number(v) : v));
     const vals = [];
-    for (let k = 0; k < numel(shape); k++) vals.push(given.length ? given[Math.min(k, given.length - 1)] : 0);
+    const per = t.scomplexVal ? 2 : 1; // a complex value is a pair of floats; the last pair repeats
+    for (let k = 0; k < per * numel(shape); k++) vals.push(given.length ? given[Math.min(k, given.length - per + (k % per))] : 0);
     const dtype = WDT[t.dtype];
     specs.push({ name: n.name, shape, dtype });
-    const arr = dtype === 'float32' ? new Float32Array(vals) : dtype === 'int32' ? new Int32Array(vals)
+    const arr = dtype === 'float32' || dtype === 'complex64' ? new Float32Array(vals) : dtype === 'int32' ? new Int32Array(vals)
       : new Uint8Array(vals.map((b) => (b ? 1 : 0)));
     bufs.push(Buffer.from(arr.buffer));
   }
@@ -158,7 +162,7 @@ function num(x, dtype) {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
-  if (dtype !== 'float32') return x;
+  if (dtype !== 'float32' && dtype !== 'complex64') return x;
   for (let p = 1; p <= 9; p++) {
     const y = parseFloat(x.toPrecision(p));
     if (Math.fround(y) === x) return y;
@@ -175,7 +179,11 @@ async function runCase(c) {
     weightSpecs: w.specs, weightData: w.data }));
   const feeds = {};
   c.inputs.forEach((t, i) => {
-    if (!t.konst) feeds['in' + i] = tf.tensor(t.values.map((v) => (typeof v === 'string' ? Number(v) : v)), t.shape, t.dtype);
+    if (t.konst) return;
+    const vals = t.values.map((v) => (typeof v === 'string' ? Number(v) : v));
+    feeds['in' + i] = t.dtype === 'complex64'
+      ? tf.complex(tf.tensor(vals.filter((_, k) => k % 2 === 0), t.shape), tf.tensor(vals.filter((_, k) => k % 2 === 1), t.shape))
+      : tf.tensor(vals, t.shape, t.dtype);
   });
   const fetch = c.opts.fetch || (c.opts.outs || [0]).map((k) => 'op:' + k);
   let res = await model.executeAsync(feeds, fetch);
@@ -195,7 +203,7 @@ async function runCase(c) {
 }
 
 // Inputs are drawn as cases.js declares the cases, from one seeded sequence: the same every run.
-require('./cases.js')({ fam, C, F, I, B, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp, numel });
+require('./cases.js')({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp, numel });
 
 async function main() {
   await tf.setBackend('cpu');
