@@ -121,6 +121,26 @@ describe("Complex, Real, Imag, ComplexAbs and Cast", function()
     assert.are.same({ false, true, true }, b:totable())
   end)
 
+  it("add, subtract, multiply, divide and negate, broadcasting, also where the optimiser rewrites", function()
+    local a, b = c64 { { 1, 2 }, { 3, -4 } }, c64 { 0.5, 1 }
+    assert.are.same({ { 1.5, 3 }, { 3.5, -3 } }, h.run_node("AddV2", { a, b })[1]:totable())
+    assert.are.same({ { 0.5, 1 }, { 2.5, -5 } }, h.run_node("Sub", { a, b })[1]:totable())
+    assert.are.same({ { -1.5, 2 }, { 5.5, 1 } }, h.run_node("Mul", { a, b })[1]:totable())
+    assert.are.same({ { 2, 0 }, { -2, -4 } }, h.run_node("RealDiv", { a, b })[1]:totable())
+    -- Smith's division: no overflow where |b|^2 would overflow float32
+    local big = h.run_node("RealDiv", { c64 { 1e30, 1e30 }, c64 { 1e30, 1e30 } })[1]:item()
+    assert.are.same({ 1, 0 }, big)
+    assert.are.same({ { -1, -2 }, { -3, 4 } }, h.run_node("Neg", { a })[1]:totable())
+    local s <close> = tfdev.session { optimize_graph = true }
+    s:create { node = {
+      { name = "x", op = "Placeholder", attr = { dtype = "complex64" } },
+      { name = "sq", op = "Mul", input = { "x", "x" } },
+      { name = "twice", op = "Add", input = { "x", "x" } },
+      { name = "z", op = "Sub", input = { "sq", "twice" } },
+    } }
+    assert.are.same({ { -5, 0 } }, s:run({ x = { { 1, 2 } } }, { "z" })[1]:totable()) -- (1+2i)^2 - 2(1+2i)
+  end)
+
   it("refuse the dtypes TensorFlow does not pair", function()
     h.raises("INVALID_ARGUMENT", "Tout=float32 is not allowed with float32 input (only complex64)", h.run_node,
       "Complex", { f32 { 1 }, f32 { 2 } }, { Tout = "float32" })
@@ -129,7 +149,7 @@ describe("Complex, Real, Imag, ComplexAbs and Cast", function()
     h.raises("INVALID_ARGUMENT", "float64", h.run_node, "Complex",
       { tfdev.tensor({ 1 }, "float64"), tfdev.tensor({ 2 }, "float64") })
     h.raises("INVALID_ARGUMENT", "ComplexAbs", h.run_node, "ComplexAbs", { f32 { 1 } })
-    h.raises("INVALID_ARGUMENT", "Add", h.run_node, "Add", { c64 { { 1, 2 } }, c64 { { 1, 2 } } })
+    h.raises("INVALID_ARGUMENT", "Maximum", h.run_node, "Maximum", { c64 { { 1, 2 } }, c64 { { 1, 2 } } })
   end)
 end)
 

@@ -33,6 +33,7 @@ local function rand(dt, dims, lo, hi)
   local data = {}
   for i = 1, numel(dims) do
     if dt == "bool" then data[i] = math.random() < 0.5
+    elseif dt == "complex64" then data[i] = { math.random(lo or -9, hi or 9), (lo or -2) + ((hi or 2) - (lo or -2)) * math.random() }
     elseif dt == "int32" or dt == "int64" or dt == "uint8" then data[i] = math.random(lo or -9, hi or 9)
     else data[i] = (lo or -2) + ((hi or 2) - (lo or -2)) * math.random() end
   end
@@ -505,7 +506,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
   end)
 
   describe("data movement", function()
-    local dtypes = { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" }
+    local dtypes = { "float32", "int64", "bool", "float16", "uint8", "float64", "int32", "complex64" }
     it("Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Tile over every dtype", function()
       for _, dt in ipairs(dtypes) do
         local x = rand(dt, { 2, 3, 4 }, 0, 9)

@@ -438,11 +438,11 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  (void)st;
   static const char *const binary[] = {"Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"};
   static const char *const unary[] = {"Neg", "Abs",  "Square",  "Relu", "Relu6", "Exp",
                                       "Log", "Sqrt", "Sigmoid", "Tanh", "Elu",   "LeakyRelu"};
   const char *op = init->op->name;
+  if (init->num_inputs > 0 && init->in_types[0] == TFD_COMPLEX64) return tfd_setup_spectral(k, init, st);
   if (strcmp(op, "AddV2") == 0) op = "Add";
   for (int i = 0; i < B_COUNT; i++)
     if (strcmp(op, binary[i]) == 0) {

@@ -1,7 +1,8 @@
 /* Complex numbers and the discrete Fourier transforms, as TensorFlow's CPU kernels compute them and
- * with their error texts: Complex (real and imaginary parts, broadcast), Real, Imag, ComplexAbs, and
- * FFT, IFFT, RFFT, IRFFT over the innermost dimension (complex64 and float32: tfdev has no
- * complex128).
+ * with their error texts: Complex (real and imaginary parts, broadcast), Real, Imag, ComplexAbs,
+ * complex64 arithmetic (Add, AddV2, Sub, Mul, RealDiv with broadcasting, Neg: k_cwise.c hands these
+ * over), and FFT, IFFT, RFFT, IRFFT over the innermost dimension (complex64 and float32: tfdev has
+ * no complex128).
  *
  * A transform of length n runs in double precision as an iterative radix-2 FFT when n is a power of
  * two and by Bluestein's chirp-z method (three power-of-two FFTs of at least 2n - 1 points) otherwise,
@@ -16,7 +17,7 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 
-enum { S_COMPLEX, S_REAL, S_IMAG, S_ABS, S_FFT, S_IFFT, S_RFFT, S_IRFFT };
+enum { S_COMPLEX, S_REAL, S_IMAG, S_ABS, S_FFT, S_IFFT, S_RFFT, S_IRFFT, S_ADD, S_ADDV2, S_SUB, S_MUL, S_DIV, S_NEG };
 
 /* ---- Complex, Real, Imag, ComplexAbs ---- */
 static void complex_row(void *o_, const void *const *in, const int64_t *s, int64_t n) {
@@ -55,6 +56,65 @@ static void k_complex_part(tfd_kernel *k, tfd_kernel_ctx *c) {
       for (int64_t i = 0; i < n; i++) o[i] = hypotf(a[2 * i], a[2 * i + 1]);
       break;
   }
+  c->outputs[0] = y;
+}
+
+/* ---- complex64 arithmetic ---- */
+#define COMPLEX_ROW(NAME, EXPR_RE, EXPR_IM)                                       \
+  static void NAME(void *o_, const void *const *in, const int64_t *s, int64_t n) { \
+    float *o = o_;                                                                \
+    const float *a = in[0], *b = in[1];                                           \
+    for (int64_t i = 0; i < n; i++) {                                             \
+      float ar = a[2 * i * s[0]], ai = a[2 * i * s[0] + 1];                       \
+      float br = b[2 * i * s[1]], bi = b[2 * i * s[1] + 1];                       \
+      float re = (EXPR_RE), im = (EXPR_IM);                                       \
+      o[2 * i] = re;                                                              \
+      o[2 * i + 1] = im;                                                          \
+    }                                                                             \
+  }
+COMPLEX_ROW(add_row, ar + br, ai + bi)
+COMPLEX_ROW(sub_row, ar - br, ai - bi)
+COMPLEX_ROW(mul_row, ar * br - ai * bi, ar * bi + ai * br)
+
+/* a / b by Smith's method, as std::complex divides: no overflow from squaring b's parts. */
+static void div_row(void *o_, const void *const *in, const int64_t *s, int64_t n) {
+  float *o = o_;
+  const float *a = in[0], *b = in[1];
+  for (int64_t i = 0; i < n; i++) {
+    double ar = a[2 * i * s[0]], ai = a[2 * i * s[0] + 1], br = b[2 * i * s[1]], bi = b[2 * i * s[1] + 1], re, im;
+    if (fabs(br) >= fabs(bi)) {
+      double r = bi / br, d = br + bi * r;
+      re = (ar + ai * r) / d;
+      im = (ai - ar * r) / d;
+    } else {
+      double r = br / bi, d = bi + br * r;
+      re = (ar * r + ai) / d;
+      im = (ai * r - ar) / d;
+    }
+    o[2 * i] = (float)re;
+    o[2 * i + 1] = (float)im;
+  }
+}
+
+static void k_complex_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
+  tfd_shape s[2], out;
+  tfd_shape_of_tensor(c->inputs[0], &s[0]);
+  tfd_shape_of_tensor(c->inputs[1], &s[1]);
+  if (!tfd_cwise_broadcast(c, k, &s[0], &s[1], &out)) return;
+  tfd_cwise_row_fn fn = k->code == S_SUB ? sub_row : k->code == S_MUL ? mul_row : k->code == S_DIV ? div_row : add_row;
+  tfd_cwise_run_rows(k, c, fn, 2, c->inputs, s, TFD_COMPLEX64, &out, k->code >= S_MUL ? 4 : 1);
+}
+
+static void k_complex_neg(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0];
+  int64_t dims[TFD_MAX_DIMS];
+  for (int i = 0; i < tfd_tensor_ndims(x); i++) dims[i] = tfd_tensor_dim(x, i);
+  const float *a = tfd_tensor_const_data(x); /* read before forwarding: x may become y */
+  tfd_tensor *y = tfd_kernel_forward_or_alloc(c, k, 0, TFD_COMPLEX64, dims, tfd_tensor_ndims(x));
+  if (!y) return;
+  float *o = tfd_tensor_data(y);
+  for (int64_t i = 0, n = 2 * tfd_tensor_numel(y); i < n; i++) o[i] = -a[i];
   c->outputs[0] = y;
 }
 
@@ -292,13 +352,18 @@ static void k_fft(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  static const char *const names[] = {"Complex", "Real", "Imag", "ComplexAbs", "FFT", "IFFT", "RFFT", "IRFFT"};
+  static const char *const names[] = {"Complex", "Real", "Imag", "ComplexAbs", "FFT", "IFFT", "RFFT",
+                                      "IRFFT",   "Add",  "AddV2", "Sub",       "Mul", "RealDiv", "Neg"};
   const char *op = init->op->name;
   int code = 0;
   while (code < (int)(sizeof names / sizeof names[0]) && strcmp(op, names[code]) != 0) code++;
   if (code == (int)(sizeof names / sizeof names[0]))
     return tfd_status_setf(st, TFD_INTERNAL, "no spectral kernel for %s", op);
   k->code = code;
-  k->compute = code == S_COMPLEX ? k_complex : code <= S_ABS ? k_complex_part : k_fft;
+  k->compute = code == S_COMPLEX ? k_complex
+               : code <= S_ABS   ? k_complex_part
+               : code <= S_IRFFT ? k_fft
+               : code == S_NEG   ? k_complex_neg
+                                 : k_complex_binary;
   return TFD_OK;
 }

@@ -620,6 +620,12 @@ module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints,
   cast('float32 to complex64', F([2, 3]), 'complex64');
   cast('int32 to complex64', I([5]), 'complex64');
   cast('complex64 to float32', CX([2, 2]), 'float32');
+  // TensorFlow.js's complex arithmetic gives NaN where it broadcasts: spec/complex_spec.lua checks tfdev's.
+  for (const op of ['Add', 'AddV2', 'Sub', 'Mul']) {
+    C(op, 'complex64 [2,3]', [CX([2, 3]), CX([2, 3])]);
+    C(op, 'complex64 scalars', [CX([]), CX([])]);
+  }
+  // TensorFlow.js has no complex RealDiv or Neg: spec/complex_spec.lua checks tfdev's.
 
   // ---- spectral: TensorFlow.js ignores fft_length, so the cases give the lengths it uses ----
   fam('spectral');
