@@ -110,10 +110,11 @@ static tfd_node_def *add(tfd_graph_def *g, const char *name, const char *op, con
   return n;
 }
 
-static void placeholder(tfd_graph_def *g, const char *name) {
-  tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32};
+static void placeholder_of(tfd_graph_def *g, const char *name, tfd_dtype dtype) {
+  tfd_attr_value dt = {.type = TFD_ATTR_TYPE, .dtype = dtype};
   tfd_node_def_set_attr(add(g, name, "Placeholder", NULL, NULL), "dtype", &dt, NULL);
 }
+static void placeholder(tfd_graph_def *g, const char *name) { placeholder_of(g, name, TFD_FLOAT32); }
 
 static void constant(tfd_graph_def *g, const char *name, tfd_tensor *t) {
   tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
@@ -1139,6 +1140,85 @@ static void bench_math(void) {
   tfd_tensor_unref(b);
 }
 
+/* ---- complex64 and the Fourier transforms, against their C floors ---- */
+typedef struct complex_job {
+  int kind; /* 0 Complex, 1 ComplexAbs, 2 Mul, 3 FFT */
+  float *y, *work;
+  const float *a, *b, *tw;
+  int64_t n, rows;
+} complex_job;
+static void complex_floor(void *arg) {
+  complex_job *j = arg;
+  switch (j->kind) {
+    case 0: floor_complex_make(j->y, j->a, j->b, j->n); break;
+    case 1: floor_complex_abs(j->y, j->a, j->n); break;
+    case 2: floor_complex_mul(j->y, j->a, j->b, j->n); break;
+    default: /* the kernel reads its input and writes a new output: so does the floor */
+      memcpy(j->work, j->a, (size_t)(j->rows * j->n) * 2 * sizeof(float));
+      floor_fft_rows(j->work, j->rows, j->n, j->tw);
+  }
+}
+
+static tfd_tensor *complex_tensor(int64_t n, unsigned seed) {
+  int64_t twice[1] = {2 * n}, dims[1] = {n};
+  tfd_tensor *f = random_tensor(twice, 1, seed);
+  tfd_tensor *c = tfd_tensor_from_bytes(NULL, TFD_COMPLEX64, dims, 1, tfd_tensor_data(f), (size_t)n * 8, NULL);
+  tfd_tensor_unref(f);
+  return c;
+}
+
+static void bench_complex(void) {
+  table_title("complex64 and the Fourier transforms vs -O3 C loops (512K elements, 4 MiB outputs as in the table above;"
+              " FFT 512 rows of 1024)",
+              "1: tfdev intra_op_threads=1 inter_op_threads=1; the C loop on the calling thread");
+  header("M elements/s (FFT: rows x length)", "C loop");
+  int reps = quick ? 11 : 31;
+  int64_t n = 1 << 19, dims[1] = {n}, fft_dims[2] = {512, 1024};
+  tfd_tensor *re = random_tensor(dims, 1, 70), *im = random_tensor(dims, 1, 71);
+  tfd_tensor *za = complex_tensor(n, 72), *zb = complex_tensor(n, 73);
+  tfd_tensor *zf = tfd_tensor_reshape(za, fft_dims, 2, NULL);
+  float *y = malloc((size_t)n * 2 * sizeof *y), *work = malloc((size_t)n * 2 * sizeof *work), tw[1024];
+  for (int k = 0; k < 512; k++) {
+    tw[2 * k] = (float)cos(-2 * M_PI * k / 1024);
+    tw[2 * k + 1] = (float)sin(-2 * M_PI * k / 1024);
+  }
+  tfd_status *st = tfd_status_new();
+  static const struct {
+    const char *op, *label;
+    int kind;
+  } ops[] = {{"Complex", "Complex [512K] float32 with [512K]", 0},
+             {"ComplexAbs", "ComplexAbs [512K] complex64", 1},
+             {"Mul", "Mul [512K] complex64 with [512K]", 2},
+             {"FFT", "FFT [512,1024] complex64", 3}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+    int kind = ops[i].kind;
+    tfd_graph_def *g = tfd_graph_def_new();
+    placeholder_of(g, "x", kind == 0 ? TFD_FLOAT32 : TFD_COMPLEX64);
+    placeholder_of(g, "x2", kind == 0 ? TFD_FLOAT32 : TFD_COMPLEX64);
+    add(g, "y", ops[i].op, "x", kind == 0 || kind == 2 ? "x2" : NULL);
+    tfd_session *s = session(1, 1, g);
+    const char *feeds[] = {"x", "x2"};
+    tfd_tensor *in[2] = {kind == 0 ? re : kind == 3 ? zf : za, kind == 0 ? im : zb};
+    run_ctx rc = {s, callable(s, feeds, kind == 0 || kind == 2 ? 2 : 1, "y"), in, st};
+    complex_job job = {kind, y, work, tfd_tensor_data(in[0]), tfd_tensor_data(in[1]), tw, kind == 3 ? 1024 : n, 512};
+    double ours, base;
+    compare(run_once, &rc, complex_floor, &job, 3, reps, &ours, &base);
+    row(ops[i].label, (double)n / 1e6 / ours, (double)n / 1e6 / base, kind == 3 ? NONE : RATIO_AT_LEAST, 0.8);
+    tfd_session_free(s);
+    tfd_graph_def_free(g);
+  }
+  printf("  (FFT: tfdev computes in double for every length, radix-2 here; the floor is a float radix-2 for powers\n"
+         "   of two only. Peers: TensorFlow.js sums directly for other lengths; no PyTorch figure in this table)\n");
+  free(y);
+  free(work);
+  tfd_status_free(st);
+  tfd_tensor_unref(re);
+  tfd_tensor_unref(im);
+  tfd_tensor_unref(za);
+  tfd_tensor_unref(zb);
+  tfd_tensor_unref(zf);
+}
+
 static void bench_data_movement(void) {
   table_title("Data movement: rearranging kernels vs memcpy of the same bytes (16 MiB float32 outputs)",
               "1: tfdev intra_op_threads=1 inter_op_threads=1; memcpy on the calling thread");
@@ -1225,6 +1305,7 @@ int main(int argc, char **argv) {
   bench_add();
   bench_data_movement();
   bench_math();
+  bench_complex();
   if (checks_failed) {
     printf("\nFAILED: an MLP output differs from tfdev's by more than 1e-4, or a peer wrote none (table above)\n");
     return 1;

@@ -104,6 +104,53 @@ TFD_VECTOR_CLONES static void floor_math_f32(floor_math op, float *restrict y, c
   }
 }
 
+/* complex64 elementwise, as a C programmer writes it over float pairs: the floors of k_spectral.c's
+ * Complex (parts interleaved), ComplexAbs (hypotf) and complex Mul rows. */
+static void floor_complex_make(float *restrict y, const float *restrict re, const float *restrict im, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    y[2 * i] = re[i];
+    y[2 * i + 1] = im[i];
+  }
+}
+static void floor_complex_abs(float *restrict y, const float *restrict z, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = hypotf(z[2 * i], z[2 * i + 1]);
+}
+static void floor_complex_mul(float *restrict y, const float *restrict a, const float *restrict b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float ar = a[2 * i], ai = a[2 * i + 1], br = b[2 * i], bi = b[2 * i + 1];
+    y[2 * i] = ar * br - ai * bi;
+    y[2 * i + 1] = ar * bi + ai * br;
+  }
+}
+
+/* A textbook in-place radix-2 FFT of rows of n complex floats (n a power of two), twiddles tw[k] =
+ * exp(-2 pi i k / n) precomputed for k < n / 2: the floor of tfdev's FFT at power-of-two lengths. */
+static void floor_fft_rows(float *x, int64_t rows, int64_t n, const float *tw) {
+  for (int64_t r = 0; r < rows; r++, x += 2 * n) {
+    for (int64_t i = 1, j = 0; i < n; i++) {
+      int64_t bit = n >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) {
+        float tr = x[2 * i], ti = x[2 * i + 1];
+        x[2 * i] = x[2 * j], x[2 * i + 1] = x[2 * j + 1];
+        x[2 * j] = tr, x[2 * j + 1] = ti;
+      }
+    }
+    for (int64_t len = 2; len <= n; len <<= 1) {
+      int64_t half = len >> 1, step = n / len;
+      for (int64_t b = 0; b < n; b += len)
+        for (int64_t k = 0; k < half; k++) {
+          float wr = tw[2 * k * step], wi = tw[2 * k * step + 1];
+          float *u = x + 2 * (b + k), *v = x + 2 * (b + k + half);
+          float vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
+          v[0] = u[0] - vr, v[1] = u[1] - vi;
+          u[0] += vr, u[1] += vi;
+        }
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
