@@ -867,6 +867,31 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 2, 3 }), T({ { 1 } }), rand("float32", { 1, 2 }) }, "must match the inner")
     end)
 
+    it("the sparse segment reductions: Sum, Mean and SqrtN, WithNumSegments, repeats, gaps, and their refusals", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        for _, it in ipairs { "int32", "int64" } do
+          local ops = (dt == "float32" or dt == "float64") and { "Sum", "Mean", "SqrtN" } or { "Sum" }
+          for _, r in ipairs(ops) do
+            local tag = r .. " " .. dt .. " " .. it
+            local ix = tfdev.tensor({ 0, 2, 1, 1, 3, 0, 2, 2, 2, 1, 0, 3, 3 }, it)
+            local seg = tfdev.tensor({ 0, 0, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3 }, it) -- 10 rows in one: divided, not scaled
+            check("SparseSegment" .. tag, "SparseSegment" .. r, { rand(dt, { 4, 3, 2 }, 0, 5), ix, seg })
+            check("SparseSegment" .. tag .. " WithNumSegments", "SparseSegment" .. r .. "WithNumSegments",
+              { rand(dt, { 4, 3 }, 0, 5), ix, seg, T(6, it) })
+            check("SparseSegment" .. tag .. " no indices", "SparseSegment" .. r,
+              { rand(dt, { 4, 3 }, 0, 5), tfdev.tensor { dtype = it, shape = { 0 } }, tfdev.tensor { dtype = it, shape = { 0 } } })
+          end
+        end
+      end
+      local x = rand("float32", { 3, 2 })
+      check_error("SparseSegmentSum index out of range", "SparseSegmentSum", { x, T({ 0, 5 }), T({ 0, 1 }) },
+        "Bad: indices[1] == 5 out of range [0, 3)")
+      check_error("SparseSegmentMean ids not sorted", "SparseSegmentMean", { x, T({ 0, 1 }), T({ 1, 0 }) },
+        "segment ids are not increasing")
+      check_error("SparseSegmentSqrtN int64 ids past num_segments", "SparseSegmentSqrtNWithNumSegments",
+        { x, T({ 0, 1 }, "int64"), T({ 0, 4 }, "int64"), T(2, "int64") }, "segment ids must be < num_segments")
+    end)
+
     it("SparseToDense: values or one value over a default, validated or not, every dtype, the refusals", function()
       for _, dt in ipairs { "float32", "int64", "bool", "float16", "uint8", "float64", "int32" } do
         for _, it in ipairs { "int32", "int64" } do

@@ -60,6 +60,10 @@ static const device_kernel device_kernels[] = {
     /* scatters (dk_scatter.c) */
     {"ScatterNd", tfd_dk_setup_scatter}, {"TensorScatterUpdate", tfd_dk_setup_scatter}, {"Where", tfd_dk_setup_where},
     {"SparseToDense", tfd_dk_setup_sparse_to_dense},
+    {"SparseSegmentSum", tfd_dk_setup_sparse_segment}, {"SparseSegmentMean", tfd_dk_setup_sparse_segment},
+    {"SparseSegmentSqrtN", tfd_dk_setup_sparse_segment}, {"SparseSegmentSumWithNumSegments", tfd_dk_setup_sparse_segment},
+    {"SparseSegmentMeanWithNumSegments", tfd_dk_setup_sparse_segment},
+    {"SparseSegmentSqrtNWithNumSegments", tfd_dk_setup_sparse_segment},
     /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},

@@ -1,12 +1,16 @@
-/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense and Where (k_where.c): the indices are checked on the
+/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense, Where (k_where.c) and the sparse
+ * segment reductions (k_sparse_segment.c): the indices are checked on the
  * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
  * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
  * its tensor (any dtype by size; int32 lives on the host). Repeated indices end as on TensorFlow's
  * GPUs: sums in any order, one write winning. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device_kernel.h"
+#include "kernel_shared.h"
 #include "scatter_logic.h"
 
 /* The plan's rows in device memory; NULL with the error reported. */
@@ -186,6 +190,70 @@ static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 tfd_code tfd_dk_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   return tfd_dk_setup_either(k, init, tfd_setup_where, tfd_dk_lives_on_device(init->device, k->T), k_where, st);
+}
+
+/* ---- SparseSegmentSum/Mean/SqrtN(WithNumSegments): the plan (k_sparse_segment.c's checks, on host
+ * copies of the indices and ids), the data rows gathered in index order, summed into zeros at their
+ * segments' rows by scatter_rows, and Mean and SqrtN's rows divided by their count or its root. The
+ * sums run in any order on a real GPU, as TensorFlow's GPU kernel's atomic adds do. ---- */
+static void k_sparse_segment(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *data = c->inputs[0], *host[3] = {NULL, NULL, NULL}, *idx = NULL, *rows = NULL, *slots = NULL,
+             *div = NULL, *hdiv = NULL;
+  bool with_num = k->keep_dims, ok = true;
+  for (int i = 0; ok && i < (with_num ? 3 : 2); i++) ok = (host[i] = tfd_kernel_host_input(c, k, i + 1)) != NULL;
+  tfd_scatter_plan p = {0};
+  ok = ok && tfd_sparse_segment_plan(c, k, data, host[0], host[1], host[2], &p);
+  tfd_dtype dt = tfd_tensor_dtype(data);
+  size_t es = tfd_dtype_size(dt);
+  tfd_tensor *out = ok ? tfd_dk_alloc(c, k, dt, p.dims, p.nd) : NULL;
+  int64_t total = out ? tfd_tensor_numel(out) : 0, gdims[2] = {p.n, p.slice};
+  tfd_status st = TFD_STATUS_INIT;
+  ok = out != NULL;
+  unsigned char zero[16] = {0};
+  if (ok && total > 0) ok = tfd_dk_ok(k, c, m->fill(c->device, es, zero, tfd_tensor_data(out), total, &st), &st);
+  if (ok && p.n > 0 && p.slice > 0) {
+    ok = (idx = tfd_dk_to_device(c, k, host[0])) && (rows = tfd_dk_alloc_device(c, k, dt, gdims, 2)) &&
+         tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(data), tfd_tensor_const_data(idx),
+                                   tfd_tensor_dtype(idx), 1, 1, tfd_tensor_dim(data, 0), p.n, (size_t)p.slice * es,
+                                   tfd_tensor_data(rows), &st), &st);
+    ok = ok && (slots = device_slots(c, k, &p)) &&
+         tfd_dk_ok(k, c, m->scatter_rows(c->device, true, dt, es, tfd_tensor_const_data(rows), tfd_tensor_const_data(slots),
+                                         p.n, p.slice, tfd_tensor_data(out), &st), &st);
+  }
+  if (ok && (k->code & 3) != 0 && p.n > 0 && total > 0) { /* Mean, SqrtN: each row over its count (1 when empty) */
+    ok = (hdiv = tfd_tensor_new(NULL, dt, p.dims, p.nd, NULL)) != NULL;
+    if (!ok) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    int64_t segs = total / p.slice, *count = ok ? calloc((size_t)segs, sizeof *count) : NULL;
+    if (ok && !count) {
+      tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+      ok = false;
+    }
+    for (int64_t j = 0; ok && j < p.n; j++) count[p.slots[j]]++;
+    for (int64_t r = 0; ok && r < segs; r++) {
+      double n = count[r] > 1 ? (k->code & 3) == 1 ? (double)count[r] : sqrt((double)count[r]) : 1.0;
+      for (int64_t e = r * p.slice; e < (r + 1) * p.slice; e++) {
+        if (dt == TFD_FLOAT32) ((float *)tfd_tensor_data(hdiv))[e] = (float)n;
+        else ((double *)tfd_tensor_data(hdiv))[e] = n;
+      }
+    }
+    free(count);
+    ok = ok && (div = tfd_dk_to_device(c, k, hdiv)) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_DIV, dt, tfd_tensor_const_data(out), tfd_tensor_const_data(div), false,
+                            tfd_tensor_data(out), total);
+  }
+  for (int i = 0; i < 3; i++) tfd_tensor_unref(host[i]);
+  tfd_tensor_unref(idx), tfd_tensor_unref(rows), tfd_tensor_unref(slots), tfd_tensor_unref(div), tfd_tensor_unref(hdiv);
+  tfd_scatter_plan_free(&p);
+  if (ok) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+tfd_code tfd_dk_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  bool sum = strstr(init->op->name, "Sum") != NULL;
+  bool on_device = sum ? tfd_dk_arith_dtype(k->T) : k->T == TFD_FLOAT32 || k->T == TFD_FLOAT64;
+  return tfd_dk_setup_either(k, init, tfd_setup_sparse_segment, on_device, k_sparse_segment, st);
 }
 
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

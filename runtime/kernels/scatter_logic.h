@@ -1,4 +1,4 @@
-/* The checks and index arithmetic ScatterNd, TensorScatterUpdate and SparseToDense share between their CPU kernels
+/* The checks and index arithmetic ScatterNd, TensorScatterUpdate, SparseToDense and the sparse segment reductions share between their CPU kernels
  * (k_scatter.c, which implements these beside its other scatter checks) and their device kernels
  * (dk_scatter.c): every index checked on the host with TensorFlow's texts and turned into the row
  * ("slot") of the [numel / slice, slice] view of the output it names. */
@@ -26,6 +26,12 @@ bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter
  * k->keep_dims), implemented in k_sparse_to_dense.c: slice 1, a slot per index (repeats allowed only
  * without validation, the later one winning). */
 bool tfd_sparse_to_dense_plan(tfd_kernel_ctx *c, tfd_kernel *k, tfd_scatter_plan *p);
+/* SparseSegmentSum/Mean/SqrtN(WithNumSegments) (data, indices, segment_ids[, num_segments];
+ * WithNumSegments in k->keep_dims), implemented in k_sparse_segment.c: dims the output's, slice the
+ * elements per data row, n the indices, slots[j] the (sorted) segment of index j; every index and id
+ * checked in TensorFlow's order. data is read for its shape only; the others on the host. */
+bool tfd_sparse_segment_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *data, const tfd_tensor *ix,
+                             const tfd_tensor *seg, const tfd_tensor *ns, tfd_scatter_plan *p);
 void tfd_scatter_plan_free(tfd_scatter_plan *p);
 
 #endif
