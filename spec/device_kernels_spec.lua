@@ -867,6 +867,25 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 2, 3 }), T({ { 1 } }), rand("float32", { 1, 2 }) }, "must match the inner")
     end)
 
+    it("FakeQuantWithMinMaxArgs and Vars: bits, narrow range, nudged bounds, NaN and infinities, zero range, refusals", function()
+      local special = tfdev.tensor({ 0 / 0, math.huge, -math.huge, 0, -0.0, 5.999, -6.001, 1e30 }, "float32")
+      for _, x in ipairs { rand("float32", { 3, 40 }, -8, 8), special, rand("float32", { 0, 3 }) } do
+        for _, a in ipairs { {}, { min = -1.5, max = 2.25, num_bits = 4 }, { min = 0.1, max = 3, narrow_range = true },
+          { min = -10, max = -2, num_bits = 16 } } do
+          local tag = ("min %s max %s bits %s narrow %s [%s]"):format(a.min, a.max, a.num_bits, a.narrow_range,
+            table.concat(x.shape, ","))
+          check("FakeQuantWithMinMaxArgs " .. tag, "FakeQuantWithMinMaxArgs", { x }, a)
+          local lo, hi = tfdev.tensor(a.min or -6, "float32"), tfdev.tensor(a.max or 6, "float32")
+          check("FakeQuantWithMinMaxVars " .. tag, "FakeQuantWithMinMaxVars", { x, lo, hi },
+            { num_bits = a.num_bits, narrow_range = a.narrow_range })
+        end
+      end
+      check("FakeQuantWithMinMaxVars zero range", "FakeQuantWithMinMaxVars",
+        { rand("float32", { 5 }), tfdev.tensor(0, "float32"), tfdev.tensor(0, "float32") })
+      check_error("FakeQuantWithMinMaxVars vector min", "FakeQuantWithMinMaxVars",
+        { rand("float32", { 5 }), tfdev.tensor({ 0 }, "float32"), tfdev.tensor(1, "float32") }, "`min` must be rank 0 but is rank 1")
+    end)
+
     it("the sparse segment reductions: Sum, Mean and SqrtN, WithNumSegments, repeats, gaps, and their refusals", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         for _, it in ipairs { "int32", "int64" } do

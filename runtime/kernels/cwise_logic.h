@@ -56,6 +56,18 @@ bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 /* Prelu (x, alpha): x float32, alpha as above; x's dims (*nd of them) and alpha's count *na. */
 bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
 
+/* FakeQuantWithMinMaxArgs (min, max attrs: min_t NULL) and FakeQuantWithMinMaxVars (min_t, max_t
+ * float32 scalars read on the host), implemented in k_identity_n.c: the nudged range and scale of
+ * TensorFlow's Nudge (x maps to floor((clamp(x) - nmin) * inv + 0.5) * scale + nmin, Vars dividing
+ * by scale instead), zero when Vars' min and max are both 0 (the output is zeros); false, reported,
+ * when Vars' bounds are not scalars. */
+typedef struct tfd_fake_quant_params {
+  float nmin, nmax, scale, inv;
+  bool vars, zero;
+} tfd_fake_quant_params;
+bool tfd_fake_quant_range(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
+                          tfd_fake_quant_params *r);
+
 /* A unary elementwise row of input T (named x in EXPR) and output TO: the output is shaped like the
  * input, so always contiguous. ATTR: a function attribute (TFD_VECTOR_CLONES) or nothing. */
 #define TFD_UNARY_ROW(ATTR, NAME, T, TO, EXPR)                                          \

@@ -81,6 +81,7 @@ bool tfd_dk_arith_dtype(tfd_dtype dt);
 
 /* Setups of the device-kernel families (one file each). */
 tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_fake_quant(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_reduce(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);

@@ -26,6 +26,7 @@ static const device_kernel device_kernels[] = {
     {"Less", tfd_dk_setup_cwise}, {"LessEqual", tfd_dk_setup_cwise}, {"Greater", tfd_dk_setup_cwise},
     {"GreaterEqual", tfd_dk_setup_cwise}, {"LogicalAnd", tfd_dk_setup_cwise}, {"LogicalOr", tfd_dk_setup_cwise},
     {"Select", tfd_dk_setup_cwise}, {"SelectV2", tfd_dk_setup_cwise}, {"AddN", tfd_dk_setup_cwise},
+    {"FakeQuantWithMinMaxArgs", tfd_dk_setup_fake_quant}, {"FakeQuantWithMinMaxVars", tfd_dk_setup_fake_quant},
     {"BiasAdd", tfd_dk_setup_cwise}, {"Softmax", tfd_dk_setup_cwise}, {"Prelu", tfd_dk_setup_cwise},
     {"Cast", tfd_dk_setup_cwise},
     {"Floor", tfd_dk_setup_cwise}, {"Ceil", tfd_dk_setup_cwise}, {"Sin", tfd_dk_setup_cwise},

@@ -503,6 +503,60 @@ static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = y;
 }
 
+/* ---- FakeQuantWithMinMaxArgs/Vars: the CPU kernel's float32 arithmetic, step by step, as a chain of
+ * the math's entries over the output: fminf(x, nmax) as CLIP_MIN(nmax, x) (a NaN gives nmax, as
+ * fminf does), fmaxf(., nmin) as CLIP_MAX(nmin, .), then - nmin, * inv (Vars: / scale), + 0.5,
+ * floor, * scale, + nmin. The nudged range comes from the CPU kernel's code (cwise_logic.h). ---- */
+static bool scalar_first(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op,
+                         const tfd_tensor *s, const void *x, void *y, int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
+  tfd_dm_walk w;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, NULL) == 0) return true;
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->binary(c->device, op, TFD_FLOAT32, tfd_tensor_const_data(s), x, y, &w, &st), &st);
+}
+
+static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  bool vars = c->num_inputs == 3;
+  tfd_tensor *x = c->inputs[0], *lo = NULL, *hi = NULL, *sc[5] = {NULL};
+  bool ok = !vars || ((lo = tfd_kernel_host_input(c, k, 1)) && (hi = tfd_kernel_host_input(c, k, 2)));
+  tfd_fake_quant_params r;
+  ok = ok && tfd_fake_quant_range(c, k, lo, hi, &r);
+  int nd = tfd_tensor_ndims(x);
+  int64_t n = tfd_tensor_numel(x), dims[TFD_MAX_DIMS];
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(x, d);
+  tfd_tensor *y = ok ? tfd_dk_alloc(c, k, TFD_FLOAT32, dims, nd) : NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  ok = y != NULL;
+  if (ok && n > 0 && r.zero) {
+    float zero = 0.0f;
+    ok = tfd_dk_ok(k, c, m->fill(c->device, sizeof zero, &zero, tfd_tensor_data(y), n, &st), &st);
+  } else if (ok && n > 0) {
+    const float v[5] = {r.nmax, r.nmin, vars ? r.scale : r.inv, 0.5f, r.scale};
+    for (int i = 0; ok && i < 5; i++) ok = (sc[i] = tfd_dk_scalar(c, k, m, TFD_FLOAT32, &v[i])) != NULL;
+    void *o = tfd_tensor_data(y);
+    ok = ok && scalar_first(k, c, m, TFD_DM_CLIP_MIN, sc[0], tfd_tensor_const_data(x), o, n) &&
+         scalar_first(k, c, m, TFD_DM_CLIP_MAX, sc[1], o, o, n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_SUB, TFD_FLOAT32, o, tfd_tensor_const_data(sc[1]), true, o, n) &&
+         tfd_dk_binary_flat(k, c, m, vars ? TFD_DM_DIV : TFD_DM_MUL, TFD_FLOAT32, o, tfd_tensor_const_data(sc[2]), true, o,
+                            n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, TFD_FLOAT32, o, tfd_tensor_const_data(sc[3]), true, o, n) &&
+         tfd_dk_ok(k, c, m->unary(c->device, TFD_DM_FLOOR, TFD_FLOAT32, o, o, n, 0.0f, &st), &st) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_MUL, TFD_FLOAT32, o, tfd_tensor_const_data(sc[4]), true, o, n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, TFD_FLOAT32, o, tfd_tensor_const_data(sc[1]), true, o, n);
+  }
+  tfd_tensor_unref(lo), tfd_tensor_unref(hi);
+  for (int i = 0; i < 5; i++) tfd_tensor_unref(sc[i]);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+tfd_code tfd_dk_setup_fake_quant(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_fake_quant, true, k_fake_quant, st);
+}
+
 /* ---- setup ---- */
 /* Whether the math runs op on T, making out (else the CPU kernel runs on the host). */
 static bool on_device(const cwise_op *o, tfd_dtype T, tfd_dtype out) {

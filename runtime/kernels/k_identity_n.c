@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/half.h"
+#include "cwise_logic.h"
 #include "kernel.h"
 
 enum { K_IDENTITY_N, K_SHAPE_N, K_PRINT };
@@ -187,20 +188,33 @@ static void nudge(float min, float max, int quant_min, int quant_max, float *nud
   *nudged_max = (qmax - zp) * *scale;
 }
 
-static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* cwise_logic.h */
+bool tfd_fake_quant_range(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
+                          tfd_fake_quant_params *r) {
   const fake_quant *fq = k->state;
-  bool vars = c->num_inputs == 3;
+  r->vars = min_t != NULL;
   float min = fq->min, max = fq->max;
-  if (vars) {
-    for (int i = 1; i < 3; i++)
-      if (tfd_tensor_ndims(c->inputs[i]) != 0) {
-        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "`%s` must be rank 0 but is rank %d", i == 1 ? "min" : "max",
-                        tfd_tensor_ndims(c->inputs[i]));
-        return;
+  if (r->vars) {
+    const tfd_tensor *t[2] = {min_t, max_t};
+    for (int i = 0; i < 2; i++)
+      if (tfd_tensor_ndims(t[i]) != 0) {
+        tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "`%s` must be rank 0 but is rank %d", i == 0 ? "min" : "max",
+                        tfd_tensor_ndims(t[i]));
+        return false;
       }
-    min = *(const float *)tfd_tensor_const_data(c->inputs[1]);
-    max = *(const float *)tfd_tensor_const_data(c->inputs[2]);
+    min = *(const float *)tfd_tensor_const_data(min_t);
+    max = *(const float *)tfd_tensor_const_data(max_t);
   }
+  r->zero = r->vars && min == 0.0f && max == 0.0f; /* TensorFlow's Vars functor: nothing to quantize into */
+  if (!r->zero) nudge(min, max, fq->quant_min, fq->quant_max, &r->nmin, &r->nmax, &r->scale);
+  r->inv = r->zero ? 0.0f : 1.0f / r->scale;
+  return true;
+}
+
+static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
+  bool vars = c->num_inputs == 3;
+  tfd_fake_quant_params r;
+  if (!tfd_fake_quant_range(c, k, vars ? c->inputs[1] : NULL, vars ? c->inputs[2] : NULL, &r)) return;
   tfd_tensor *in = c->inputs[0];
   int64_t dims[TFD_MAX_DIMS];
   for (int d = 0; d < tfd_tensor_ndims(in); d++) dims[d] = tfd_tensor_dim(in, d);
@@ -210,19 +224,17 @@ static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t n = tfd_tensor_numel(in);
   const float *x = tfd_tensor_const_data(in);
   float *y = tfd_tensor_data(out);
-  if (vars && min == 0.0f && max == 0.0f) { /* TensorFlow's Vars functor: nothing to quantize into */
+  if (r.zero) {
     for (int64_t i = 0; i < n; i++) y[i] = 0.0f;
     return;
   }
-  float nmin, nmax, scale;
-  nudge(min, max, fq->quant_min, fq->quant_max, &nmin, &nmax, &scale);
+  float nmin = r.nmin, nmax = r.nmax, scale = r.scale, inv = r.inv;
   if (vars) {
     for (int64_t i = 0; i < n; i++) {
       float v = fmaxf(fminf(x[i], nmax), nmin) - nmin;
       y[i] = floorf(v / scale + 0.5f) * scale + nmin;
     }
   } else {
-    const float inv = 1.0f / scale;
     for (int64_t i = 0; i < n; i++) {
       float v = fmaxf(fminf(x[i], nmax), nmin) - nmin;
       y[i] = floorf(v * inv + 0.5f) * scale + nmin;
