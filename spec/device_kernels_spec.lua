@@ -886,6 +886,33 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 5 }), tfdev.tensor({ 0 }, "float32"), tfdev.tensor(1, "float32") }, "`min` must be rank 0 but is rank 1")
     end)
 
+    it("Bincount and DenseBincount: weighted, counted, binary, dropped values, batches, and their refusals", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
+        local arr = T({ 1, 3, 3, 0, 7, 3, 1, 12 })
+        local none = tfdev.tensor { dtype = dt, shape = { 0 } }
+        check("Bincount weighted " .. dt, "Bincount", { arr, T(8), rand(dt, { 8 }, 0, 5) })
+        check("Bincount counted " .. dt, "Bincount", { arr, T(5), none })
+        check("Bincount empty " .. dt, "Bincount", { T({}), T(3), none })
+        for _, it in ipairs { "int32", "int64" } do
+          local x = tfdev.tensor({ { 0, 2, 2, 5 }, { 4, 4, 1, 9 } }, it)
+          for _, binary in ipairs { false, true } do
+            local tag = dt .. " " .. it .. (binary and " binary" or "")
+            check("DenseBincount weighted " .. tag, "DenseBincount", { x, T(6, it), rand(dt, { 2, 4 }, 0, 5) },
+              { binary_output = binary })
+            check("DenseBincount counted " .. tag, "DenseBincount", { x, T(6, it), none }, { binary_output = binary })
+            check("DenseBincount vector " .. tag, "DenseBincount", { tfdev.tensor({ 3, 0, 3 }, it), T(4, it), none },
+              { binary_output = binary })
+          end
+        end
+      end
+      check_error("Bincount of a negative value", "Bincount", { T({ 1, -1 }), T(3), rand("float32", { 2 }) },
+        "Input arr must be non-negative!")
+      check_error("Bincount with weights of another shape", "Bincount", { T({ 1, 2 }), T(3), rand("float32", { 3 }) },
+        "If weights are passed, they must have the same shape")
+      check_error("DenseBincount of rank 3", "DenseBincount", { T({ { { 1 } } }), T(3), rand("float32", { 0 }) },
+        "Shape must be at most rank 2 but is rank 3")
+    end)
+
     it("the sparse segment reductions: Sum, Mean and SqrtN, WithNumSegments, repeats, gaps, and their refusals", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         for _, it in ipairs { "int32", "int64" } do
@@ -1325,7 +1352,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("places the search, unique and count ops on the CPU beside a GPU (they have no device kernel), ScatterNd and TruncatedNormal on it", function()
+    it("places the search and unique ops on the CPU beside a GPU (they have no device kernel), ScatterNd, Bincount and TruncatedNormal on it", function()
       local s <close> = tfdev.session { optimize_graph = false }
       local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
       s:create { node = {
@@ -1346,8 +1373,9 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ 5 }, out[3]:totable())
       assert.are.same({ 0, 0, 1 }, out[4]:totable())
       assert.are.same({ 2 }, out[5].shape)
-      for _, name in ipairs { "lb", "un", "bc" } do assert.are.equal(CPU0, s:placement(name), name) end
+      for _, name in ipairs { "lb", "un" } do assert.are.equal(CPU0, s:placement(name), name) end
       assert.are.equal(GPU0, s:placement("sc"))
+      assert.are.equal(GPU0, s:placement("bc"))
       assert.are.equal(GPU0, s:placement("tn"))
       cases = cases + 1
     end)

@@ -1,5 +1,5 @@
-/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense, Where (k_where.c) and the sparse
- * segment reductions (k_sparse_segment.c): the indices are checked on the
+/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense, Where (k_where.c), the sparse
+ * segment reductions (k_sparse_segment.c) and Bincount (k_count_norm.c): the indices are checked on the
  * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
  * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
@@ -254,6 +254,56 @@ tfd_code tfd_dk_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init,
   bool sum = strstr(init->op->name, "Sum") != NULL;
   bool on_device = sum ? tfd_dk_arith_dtype(k->T) : k->T == TFD_FLOAT32 || k->T == TFD_FLOAT64;
   return tfd_dk_setup_either(k, init, tfd_setup_sparse_segment, on_device, k_sparse_segment, st);
+}
+
+/* ---- Bincount and DenseBincount: the plan's checks on host copies of arr and size, then the weights
+ * of the elements that land in a bin (gathered; ones when unweighted) summed into zeros at their bins
+ * by scatter_rows, or 1 written there for binary_output. The sums run in the weights' dtype (the CPU
+ * kernel sums in double) and in any order on a real GPU, as TensorFlow's atomic adds do. ---- */
+static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *w = c->inputs[2], *ah = tfd_kernel_host_input(c, k, 0), *sh = ah ? tfd_kernel_host_input(c, k, 1) : NULL;
+  tfd_tensor *upd = NULL, *from = NULL, *slots = NULL, *out = NULL;
+  tfd_scatter_plan p = {0};
+  bool ok = sh && tfd_bincount_plan(c, k, ah, sh, w, &p);
+  bool binary = k->code == 1 && k->keep_dims, weighted = tfd_tensor_numel(w) > 0;
+  tfd_dtype dt = tfd_tensor_dtype(w);
+  size_t es = tfd_dtype_size(dt);
+  ok = ok && (out = tfd_dk_alloc(c, k, dt, p.dims, p.nd)) != NULL;
+  int64_t bins = out ? tfd_tensor_numel(out) : 0;
+  tfd_status st = TFD_STATUS_INIT;
+  unsigned char zero[16] = {0}, unit[16];
+  if (ok && bins > 0) ok = tfd_dk_ok(k, c, m->fill(c->device, es, zero, tfd_tensor_data(out), bins, &st), &st);
+  if (ok && p.n > 0) {
+    ok = (upd = tfd_dk_alloc_device(c, k, dt, &p.n, 1)) != NULL;
+    if (ok && weighted && !binary) { /* the weights of the elements p.from names, in order */
+      tfd_tensor *hf = tfd_tensor_new(NULL, TFD_INT64, &p.n, 1, NULL);
+      if (hf) memcpy(tfd_tensor_data(hf), p.from, (size_t)p.n * sizeof *p.from);
+      else tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+      ok = hf && (from = tfd_dk_to_device(c, k, hf)) &&
+           tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(w), tfd_tensor_const_data(from), TFD_INT64, 1, 1,
+                                     tfd_tensor_numel(w), p.n, es, tfd_tensor_data(upd), &st), &st);
+      tfd_tensor_unref(hf);
+    } else if (ok) {
+      int64_t i64 = 1;
+      double f64 = 1;
+      float f32 = 1;
+      memcpy(unit, dt == TFD_FLOAT32 ? (const void *)&f32 : dt == TFD_FLOAT64 ? (const void *)&f64 : (const void *)&i64, es);
+      ok = tfd_dk_ok(k, c, m->fill(c->device, es, unit, tfd_tensor_data(upd), p.n, &st), &st);
+    }
+    ok = ok && (slots = device_slots(c, k, &p)) &&
+         tfd_dk_ok(k, c, m->scatter_rows(c->device, !binary, dt, es, tfd_tensor_const_data(upd), tfd_tensor_const_data(slots),
+                                         p.n, 1, tfd_tensor_data(out), &st), &st);
+  }
+  tfd_tensor_unref(ah), tfd_tensor_unref(sh), tfd_tensor_unref(upd), tfd_tensor_unref(from), tfd_tensor_unref(slots);
+  tfd_scatter_plan_free(&p);
+  if (ok) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+}
+
+tfd_code tfd_dk_setup_bincount(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_count_norm, tfd_dk_arith_dtype(k->T), k_bincount, st);
 }
 
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "kernel_shared.h"
 #include "reduce_logic.h"
+#include "scatter_logic.h"
 
 /* Element i of a numeric buffer as double, and stored back (the bins' sums are made in double,
  * which holds every int32 sum exactly and int64 ones below 2^53). */
@@ -61,32 +62,32 @@ static void store(void *p, tfd_dtype dt, int64_t i, double v) {
 
 /* ---- Bincount (arr int32, size int32 scalar, weights), DenseBincount (input [N] or [B, N], size,
  * weights; binary_output in k->keep_dims) ---- */
-static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *arr = c->inputs[0], *size_t_ = c->inputs[1], *w = c->inputs[2];
-  bool dense = k->code == 1, binary = dense && k->keep_dims;
+/* scatter_logic.h */
+bool tfd_bincount_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *arr, const tfd_tensor *size_t_,
+                       const tfd_tensor *w, tfd_scatter_plan *p) {
+  memset(p, 0, sizeof *p);
+  bool dense = k->code == 1;
   char a[TFD_MAX_DIMS * 21 + 3], b[TFD_MAX_DIMS * 21 + 3];
   int nd = tfd_tensor_ndims(arr);
   if (dense && nd > 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Shape must be at most rank 2 but is rank %d", nd);
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(size_t_) != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Shape must be rank 0 but is rank %d", tfd_tensor_ndims(size_t_));
-    return;
+    return false;
   }
-  if (!tfd_kernel_check_index(c, k, arr, dense ? "input" : "arr") || !tfd_kernel_check_index(c, k, size_t_, "size")) return;
+  if (!tfd_kernel_check_index(c, k, arr, dense ? "input" : "arr") || !tfd_kernel_check_index(c, k, size_t_, "size"))
+    return false;
   if (tfd_tensor_dtype(size_t_) != tfd_tensor_dtype(arr)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size is %s but %s is %s", tfd_dtype_name(tfd_tensor_dtype(size_t_)),
                     dense ? "input" : "arr", tfd_dtype_name(tfd_tensor_dtype(arr)));
-    return;
+    return false;
   }
-  tfd_tensor *sh = tfd_kernel_host_input(c, k, 1);
-  if (!sh) return;
-  int64_t size = tfd_tensor_get_index(sh, 0);
-  tfd_tensor_unref(sh);
+  int64_t size = tfd_tensor_get_index(size_t_, 0);
   if (size < 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size (%lld) must be non-negative", (long long)size);
-    return;
+    return false;
   }
   bool weighted = tfd_tensor_numel(w) > 0;
   bool same = tfd_tensor_ndims(w) == nd;
@@ -94,45 +95,64 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (weighted && !same) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "If weights are passed, they must have the same shape (%s) as arr (%s)",
                     tfd_tensor_shape_text(a, sizeof a, w, 0), tfd_tensor_shape_text(b, sizeof b, arr, 0));
-    return;
+    return false;
   }
-  tfd_tensor *ah = tfd_kernel_host_input(c, k, 0);
-  if (!ah) return;
-  int64_t n = tfd_tensor_numel(ah);
+  int64_t n = tfd_tensor_numel(arr);
   for (int64_t i = 0; i < n; i++)
-    if (tfd_tensor_get_index(ah, i) < 0) {
-      tfd_tensor_unref(ah);
+    if (tfd_tensor_get_index(arr, i) < 0) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input arr must be non-negative!");
-      return;
+      return false;
     }
   bool rows2 = dense && nd == 2;
   int64_t rows = rows2 ? tfd_tensor_dim(arr, 0) : 1, cols = rows2 ? tfd_tensor_dim(arr, 1) : n;
-  int64_t dims[2] = {rows, size};
+  p->nd = rows2 ? 2 : 1;
+  p->dims[0] = rows2 ? rows : size;
+  p->dims[1] = size;
+  p->slice = 1;
+  if (n > 0 && (!(p->slots = malloc((size_t)n * sizeof *p->slots)) || !(p->from = malloc((size_t)n * sizeof *p->from)))) {
+    tfd_scatter_plan_free(p);
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
+    return false;
+  }
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < cols; j++) {
+      int64_t i = r * cols + j, v = tfd_tensor_get_index(arr, i);
+      if (v >= size) continue; /* values past the last bin are dropped */
+      p->slots[p->n] = r * size + v;
+      p->from[p->n++] = i;
+    }
+  return true;
+}
+
+static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *w = c->inputs[2];
+  tfd_tensor *ah = tfd_kernel_host_input(c, k, 0), *sh = ah ? tfd_kernel_host_input(c, k, 1) : NULL;
+  tfd_scatter_plan p;
+  bool ok = sh && tfd_bincount_plan(c, k, ah, sh, w, &p);
+  tfd_tensor_unref(ah);
+  tfd_tensor_unref(sh);
+  if (!ok) return;
+  bool binary = k->code == 1 && k->keep_dims, weighted = tfd_tensor_numel(w) > 0;
   tfd_dtype dt = tfd_tensor_dtype(w);
-  tfd_tensor *out = rows2 ? tfd_kernel_alloc(c, k, dt, dims, 2) : tfd_kernel_alloc(c, k, dt, &size, 1);
-  double *acc = out ? calloc((size_t)(rows * size > 0 ? rows * size : 1), sizeof *acc) : NULL;
+  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, p.dims, p.nd);
+  int64_t bins = out ? tfd_tensor_numel(out) : 0;
+  double *acc = out ? calloc((size_t)(bins > 0 ? bins : 1), sizeof *acc) : NULL;
   if (!acc) {
     if (out) {
       tfd_tensor_unref(out);
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
     }
-    tfd_tensor_unref(ah);
+    tfd_scatter_plan_free(&p);
     return;
   }
   const void *wv = tfd_tensor_const_data(w);
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t j = 0; j < cols; j++) {
-      int64_t i = r * cols + j, v = tfd_tensor_get_index(ah, i);
-      if (v >= size) continue; /* values past the last bin are dropped */
-      double *bin = &acc[r * size + v];
-      if (binary)
-        *bin = 1;
-      else
-        *bin += weighted ? load(wv, dt, i) : 1;
-    }
-  for (int64_t i = 0; i < rows * size; i++) store(tfd_tensor_data(out), dt, i, acc[i]);
+  for (int64_t u = 0; u < p.n; u++) {
+    if (binary) acc[p.slots[u]] = 1;
+    else acc[p.slots[u]] += weighted ? load(wv, dt, p.from[u]) : 1;
+  }
+  for (int64_t i = 0; i < bins; i++) store(tfd_tensor_data(out), dt, i, acc[i]);
   free(acc);
-  tfd_tensor_unref(ah);
+  tfd_scatter_plan_free(&p);
   c->outputs[0] = out;
 }
 

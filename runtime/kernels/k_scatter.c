@@ -188,7 +188,8 @@ static bool scatter_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 
 void tfd_scatter_plan_free(tfd_scatter_plan *p) {
   free(p->slots);
-  p->slots = NULL;
+  free(p->from);
+  p->slots = p->from = NULL;
 }
 
 bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p) {
