@@ -781,6 +781,57 @@ static void test_arg_reduce(void) {
   }
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* LowerBound/UpperBound: sorted rows of few distinct values (ties), values past both ends. */
+static void run_search_case(bool upper, tfd_dtype dt, tfd_dtype out, int64_t rows, int64_t n, int64_t mv) {
+  size_t es = esize(dt);
+  double *row = malloc((size_t)(n > 0 ? n : 1) * sizeof *row);
+  void *hs = malloc((size_t)(rows * n + 1) * es), *hv = malloc((size_t)(rows * mv + 1) * es);
+  void *hy = malloc((size_t)(rows * mv + 1) * 8), *want = malloc((size_t)(rows * mv + 1) * 8);
+  fill_random(hv, dt, rows * mv, -25, 25);
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t j = 0; j < n; j++) row[j] = (double)(int64_t)uniform(-20, 20);
+    qsort(row, (size_t)n, sizeof *row, cmp_double);
+    for (int64_t j = 0; j < n; j++) tfd_dm_put(hs, dt, r * n + j, &row[j], TFD_FLOAT64, 0);
+    for (int64_t j = 0; j < mv; j++) {
+      double x = get(hv, dt, r * mv + j);
+      int64_t lo = 0, hi = n;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double e = get(hs, dt, r * n + mid);
+        if (upper ? !(x < e) : e < x) lo = mid + 1;
+        else hi = mid;
+      }
+      tfd_dm_put(want, out, r * mv + j, &lo, TFD_INT64, 0);
+    }
+  }
+  void *s = up(hs, (size_t)(rows * n + 1) * es), *v = up(hv, (size_t)(rows * mv + 1) * es);
+  void *y = dnew((size_t)(rows * mv + 1) * esize(out));
+  RUN(m->search_sorted(d, upper, dt, s, v, rows, n, mv, out, y, ST));
+  down(hy, y, (size_t)(rows * mv + 1) * esize(out));
+  char what[80];
+  snprintf(what, sizeof what, "search_sorted %s %s [%lld, %lld] x %lld", upper ? "upper" : "lower", tfd_dtype_name(dt),
+           (long long)rows, (long long)n, (long long)mv);
+  CHECK_INT(compare(what, hy, want, out, rows * mv, 0, 0), 0);
+  dfree(s, (size_t)(rows * n + 1) * es);
+  dfree(v, (size_t)(rows * mv + 1) * es);
+  dfree(y, (size_t)(rows * mv + 1) * esize(out));
+  free(row), free(hs), free(hv), free(hy), free(want);
+}
+
+static void test_search_sorted(void) {
+  int64_t shapes[][3] = {{1, 1, 1}, {3, 0, 4}, {2, 1000, 5000}, {100, 7, 33}, {1, 100000, 1000}};
+  tfd_dtype dts[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT64};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+    for (int t = 0; t < 3; t++)
+      for (int upper = 0; upper < 2; upper++)
+        run_search_case(upper, dts[t], t % 2 ? TFD_INT64 : TFD_INT32, shapes[sh][0], shapes[sh][1], shapes[sh][2]);
+}
+
 static void test_softmax(void) {
   int64_t shapes[][2] = {{1, 1}, {5, 10}, {3, 1000}, {1, 1024}, {2, 5000}, {1000, 7}, {4, 100000}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -1443,6 +1494,7 @@ static const tfd_test tests[] = {
     {"gather (rows of 3 to 1024 bytes, indices out of range) and gather_nd", test_gather},
     {"reduce: every op and dtype, rows, columns, split axes, NaN rules", test_reduce},
     {"arg_reduce: ties, NaN rules, split axes", test_arg_reduce},
+    {"search_sorted: lower and upper bounds, ties, values past either end", test_search_sorted},
     {"softmax and log softmax: warp and block rows", test_softmax},
     {"top_k: selection and sorting paths, ties, NaN", test_top_k},
     {"matmul: transposes, batches, broadcasts, every epilogue, empty sums", test_matmul},

@@ -913,6 +913,28 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "Shape must be at most rank 2 but is rank 3")
     end)
 
+    it("LowerBound and UpperBound: every dtype, both out_types, ties, values past either end, NaN, empties, refusals", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "float16" } do
+        for _, out in ipairs { "int32", "int64" } do
+          local sorted = tfdev.tensor({ { 1, 2, 2, 2, 5, 9 }, { -3, 0, 0, 4, 4, 7 } }, dt)
+          local values = tfdev.tensor({ { 2, 0, 10, 5, 3 }, { 4, -5, 0, 7, 8 } }, dt)
+          for _, op in ipairs { "LowerBound", "UpperBound" } do
+            local tag = op .. " " .. dt .. " " .. out
+            check(tag, op, { sorted, values }, { out_type = out })
+            check(tag .. " empty values", op, { sorted, tfdev.tensor { dtype = dt, shape = { 2, 0 } } }, { out_type = out })
+            check(tag .. " empty rows", op, { tfdev.tensor { dtype = dt, shape = { 2, 0 } }, values }, { out_type = out })
+          end
+        end
+      end
+      local nan = tfdev.tensor({ { 0 / 0, 1, -math.huge, math.huge } }, "float32")
+      check("LowerBound NaN and infinities", "LowerBound", { tfdev.tensor({ { -1, 0, 1, 2 } }, "float32"), nan })
+      check("UpperBound NaN and infinities", "UpperBound", { tfdev.tensor({ { -1, 0, 1, 2 } }, "float32"), nan })
+      check_error("LowerBound of a vector", "LowerBound", { rand("float32", { 3 }), rand("float32", { 1, 2 }) },
+        "sorted input argument must be a matrix")
+      check_error("UpperBound with rows that differ", "UpperBound", { rand("float32", { 2, 3 }), rand("float32", { 3, 2 }) },
+        "Leading dim_size of both tensors must match.")
+    end)
+
     it("the sparse segment reductions: Sum, Mean and SqrtN, WithNumSegments, repeats, gaps, and their refusals", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         for _, it in ipairs { "int32", "int64" } do
@@ -1352,7 +1374,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("places the search and unique ops on the CPU beside a GPU (they have no device kernel), ScatterNd, Bincount and TruncatedNormal on it", function()
+    it("places the unique ops on the CPU beside a GPU (they have no device kernel), ScatterNd, LowerBound, Bincount and TruncatedNormal on it", function()
       local s <close> = tfdev.session { optimize_graph = false }
       local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
       s:create { node = {
@@ -1373,10 +1395,8 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ 5 }, out[3]:totable())
       assert.are.same({ 0, 0, 1 }, out[4]:totable())
       assert.are.same({ 2 }, out[5].shape)
-      for _, name in ipairs { "lb", "un" } do assert.are.equal(CPU0, s:placement(name), name) end
-      assert.are.equal(GPU0, s:placement("sc"))
-      assert.are.equal(GPU0, s:placement("bc"))
-      assert.are.equal(GPU0, s:placement("tn"))
+      assert.are.equal(CPU0, s:placement("un"))
+      for _, name in ipairs { "sc", "lb", "bc", "tn" } do assert.are.equal(GPU0, s:placement(name), name) end
       cases = cases + 1
     end)
 

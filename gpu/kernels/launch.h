@@ -97,6 +97,9 @@ size_t tfd_cuda_reduce_workspace(const tfd_cuda_launch *l, int op, tfd_dtype dt,
 /* x's rows into y's rows slots[u]: summed with atomics (add) or written by word. */
 cudaError_t tfd_cuda_scatter_rows(const tfd_cuda_launch *l, bool add, tfd_dtype dt, size_t es, const void *x,
                                   const int64_t *slots, int64_t n, int64_t row, void *y);
+/* LowerBound/UpperBound: one thread per value, a binary search of its sorted row. */
+cudaError_t tfd_cuda_search_sorted(const tfd_cuda_launch *l, bool upper, tfd_dtype dt, const void *sorted,
+                                   const void *values, int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y);
 /* Cumsum/Cumprod along the middle axis of [outer, n, inner]: one thread per (outer, inner) column,
  * walking it in order as the CPU kernel does (n is short next to the columns in practice). */
 cudaError_t tfd_cuda_scan(const tfd_cuda_launch *l, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,

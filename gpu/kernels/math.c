@@ -256,6 +256,19 @@ static tfd_code cuda_scatter_rows(struct tfd_device *d, bool add, tfd_dtype dt, 
   return TFD_OK;
 }
 
+static tfd_code cuda_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt, const void *sorted, const void *values,
+                                   int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y, tfd_status *st) {
+  if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return tfd_cuda_unimplemented(d, "search_sorted", dt, st);
+  if (out_dt != TFD_INT32 && out_dt != TFD_INT64) return tfd_cuda_unimplemented(d, "search_sorted (output)", out_dt, st);
+  if (rows < 0 || n < 0 || m < 0) return bad_sizes(d, "search_sorted", st);
+  if (rows == 0 || m == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "search_sorted", dt, rows * m, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "search_sorted kernel launch", tfd_cuda_search_sorted(&c.l, upper, dt, sorted, values, rows, n, m, out_dt, y),
+         st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_scan(struct tfd_device *d, bool prod, bool exclusive, bool reverse, tfd_dtype dt, const void *x,
                           int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *st) {
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return tfd_cuda_unimplemented(d, "scan", dt, st);
@@ -442,6 +455,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .gather_nd = cuda_gather_nd,
     .reduce = cuda_reduce,
     .scan = cuda_scan,
+    .search_sorted = cuda_search_sorted,
     .scatter_rows = cuda_scatter_rows,
     .arg_reduce = cuda_arg_reduce,
     .softmax = cuda_softmax,

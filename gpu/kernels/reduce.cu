@@ -527,6 +527,47 @@ extern "C" cudaError_t tfd_cuda_scatter_rows(const tfd_cuda_launch *l, bool add,
   }
 }
 
+// ---- LowerBound, UpperBound: a binary search per value, as the CPU kernel's ----
+template <typename T, typename O>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    search_kernel(bool upper, const T *sorted, const T *values, int64_t rows, int64_t n, int64_t m, O *y) {
+  for (int64_t i = first_index(); i < rows * m; i += grid_step()) {
+    const T *row = sorted + (i / m) * n;
+    T x = values[i];
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (upper ? !(x < row[mid]) : row[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    y[i] = (O)lo;
+  }
+}
+
+template <typename T>
+static cudaError_t launch_search(const tfd_cuda_launch *l, bool upper, const void *sorted, const void *values, int64_t rows,
+                                 int64_t n, int64_t m, bool out64, void *y) {
+  if (out64)
+    search_kernel<T, int64_t><<<grid_for(l, rows * m), TFD_CUDA_THREADS, 0, l->stream>>>(
+        upper, (const T *)sorted, (const T *)values, rows, n, m, (int64_t *)y);
+  else
+    search_kernel<T, int32_t><<<grid_for(l, rows * m), TFD_CUDA_THREADS, 0, l->stream>>>(
+        upper, (const T *)sorted, (const T *)values, rows, n, m, (int32_t *)y);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t tfd_cuda_search_sorted(const tfd_cuda_launch *l, bool upper, tfd_dtype dt, const void *sorted,
+                                              const void *values, int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt,
+                                              void *y) {
+  bool out64 = out_dt == TFD_INT64;
+  switch (dt) {
+    case TFD_FLOAT32: return launch_search<float>(l, upper, sorted, values, rows, n, m, out64, y);
+    case TFD_FLOAT64: return launch_search<double>(l, upper, sorted, values, rows, n, m, out64, y);
+    case TFD_INT64: return launch_search<int64_t>(l, upper, sorted, values, rows, n, m, out64, y);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 // ---- scan (Cumsum, Cumprod) ----
 template <typename T, typename ACC>
 __global__ void __launch_bounds__(TFD_CUDA_THREADS)

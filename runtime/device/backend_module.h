@@ -17,7 +17,7 @@
 #include "device_internal.h"
 #include "tfdev/device_factory.h"
 
-#define TFD_BACKEND_ABI 4
+#define TFD_BACKEND_ABI 5
 #define TFD_BACKEND_ENTRY "tfd_backend_module_entry"
 
 /* What a module may call in the runtime that loaded it. */

@@ -66,6 +66,7 @@ static const device_kernel device_kernels[] = {
     {"SparseSegmentMeanWithNumSegments", tfd_dk_setup_sparse_segment},
     {"SparseSegmentSqrtNWithNumSegments", tfd_dk_setup_sparse_segment},
     {"Bincount", tfd_dk_setup_bincount}, {"DenseBincount", tfd_dk_setup_bincount},
+    {"LowerBound", tfd_dk_setup_search_sorted}, {"UpperBound", tfd_dk_setup_search_sorted},
     /* ops that hand their inputs on by reference, touching no element (EnsureShape reads only the
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},

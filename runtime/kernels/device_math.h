@@ -288,6 +288,14 @@ typedef struct tfd_device_math {
   tfd_code (*random_ext)(struct tfd_device *d, bool truncated, tfd_dtype dtype, uint64_t seed, uint64_t base, int64_t lo,
                          uint64_t range, void *y, int64_t n, tfd_status *status);
 
+  /* ---- searches ---- */
+  /* LowerBound (upper false) and UpperBound: for each row r < rows and value j < m, y[r * m + j] = the
+   * first position of sorted row r (n elements) whose element is not less than (upper: greater than)
+   * values[r * m + j], by binary search as std::lower_bound/upper_bound; float32, float64, int64; y
+   * int32 or int64 (device memory). */
+  tfd_code (*search_sorted)(struct tfd_device *d, bool upper, tfd_dtype dtype, const void *sorted, const void *values,
+                            int64_t rows, int64_t n, int64_t m, tfd_dtype out_dtype, void *y, tfd_status *status);
+
   /* ---- products, convolutions, images ---- */
   tfd_code (*matmul)(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status);
   tfd_code (*conv2d)(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status);

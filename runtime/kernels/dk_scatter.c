@@ -1,5 +1,6 @@
-/* Device kernels of ScatterNd, TensorScatterUpdate (k_scatter.c), SparseToDense, Where (k_where.c), the sparse
- * segment reductions (k_sparse_segment.c) and Bincount (k_count_norm.c): the indices are checked on the
+/* Device kernels of ScatterNd, TensorScatterUpdate, LowerBound, UpperBound (k_scatter.c), SparseToDense, Where
+ * (k_where.c), the sparse segment reductions (k_sparse_segment.c) and Bincount (k_count_norm.c): the indices are
+ * checked on the
  * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
  * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
@@ -304,6 +305,27 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 tfd_code tfd_dk_setup_bincount(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   return tfd_dk_setup_either(k, init, tfd_setup_count_norm, tfd_dk_arith_dtype(k->T), k_bincount, st);
+}
+
+/* ---- LowerBound and UpperBound: the CPU kernel's checks, then the math's binary search per value;
+ * an int32 result is made in device memory and moved to the host, where int32 lives. ---- */
+static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !tfd_search_sorted_check(c, k)) return;
+  tfd_tensor *s = c->inputs[0], *v = c->inputs[1];
+  int64_t dims[2] = {tfd_tensor_dim(v, 0), tfd_tensor_dim(v, 1)};
+  tfd_tensor *y = tfd_dk_alloc_device(c, k, k->dst, dims, 2);
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = y && tfd_dk_ok(k, c, m->search_sorted(c->device, k->code == 1, tfd_tensor_dtype(s), tfd_tensor_const_data(s),
+                                                  tfd_tensor_const_data(v), dims[0], tfd_tensor_dim(s, 1), dims[1], k->dst,
+                                                  tfd_tensor_data(y), &st), &st);
+  tfd_tensor *out = ok ? tfd_dk_to_home(c, k, y) : NULL;
+  tfd_tensor_unref(y);
+  if (out) c->outputs[0] = out;
+}
+
+tfd_code tfd_dk_setup_search_sorted(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_scatter, tfd_dk_arith_dtype(k->T), k_search_sorted, st);
 }
 
 tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

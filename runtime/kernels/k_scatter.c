@@ -332,30 +332,37 @@ static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- LowerBound, UpperBound ---- */
-static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* scatter_logic.h */
+bool tfd_search_sorted_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
   tfd_tensor *s = c->inputs[0], *v = c->inputs[1];
   if (tfd_tensor_ndims(s) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "sorted input argument must be a matrix");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(v) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "values argument must be a matrix");
-    return;
+    return false;
   }
   if (tfd_tensor_dim(s, 0) != tfd_tensor_dim(v, 0)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Leading dim_size of both tensors must match.");
-    return;
+    return false;
   }
   if (tfd_tensor_numel(v) >= INT_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "values tensor size must less than INT_MAX");
-    return;
+    return false;
   }
-  int64_t rows = tfd_tensor_dim(s, 0), len = tfd_tensor_dim(s, 1), m = tfd_tensor_dim(v, 1);
-  if (k->dst == TFD_INT32 && len >= INT_MAX) {
+  if (k->dst == TFD_INT32 && tfd_tensor_dim(s, 1) >= INT_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "trailing dim_size must less than INT_MAX for int32 output type, was %lld",
-                    (long long)len);
-    return;
+                    (long long)tfd_tensor_dim(s, 1));
+    return false;
   }
+  return true;
+}
+
+static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *s = c->inputs[0], *v = c->inputs[1];
+  if (!tfd_search_sorted_check(c, k)) return;
+  int64_t rows = tfd_tensor_dim(s, 0), len = tfd_tensor_dim(s, 1), m = tfd_tensor_dim(v, 1);
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, k->dst, v);
   if (!out) return;
   bool upper = k->code == 1, i64 = k->dst == TFD_INT64;

@@ -40,6 +40,9 @@ bool tfd_sparse_segment_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_t
  * arr and size are read on the host; weights for its shape only. */
 bool tfd_bincount_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *arr, const tfd_tensor *size,
                        const tfd_tensor *weights, tfd_scatter_plan *p);
+/* LowerBound and UpperBound (sorted_inputs [B, N], values [B, M]; out_type in k->dst), implemented in
+ * k_scatter.c: TensorFlow's shape checks; false, reported, when one fails. */
+bool tfd_search_sorted_check(tfd_kernel_ctx *c, const tfd_kernel *k);
 void tfd_scatter_plan_free(tfd_scatter_plan *p);
 
 #endif

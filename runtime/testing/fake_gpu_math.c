@@ -437,6 +437,40 @@ static tfd_code run_scan(struct tfd_device *d, bool prod, bool exclusive, bool r
   return TFD_OK;
 }
 
+/* LowerBound/UpperBound: the CPU kernel's binary search over inverted memory. */
+#define FAKE_SEARCH(T)                                                      \
+  do {                                                                      \
+    for (int64_t r = 0; r < rows; r++)                                      \
+      for (int64_t j = 0; j < m; j++) {                                     \
+        T x, e;                                                             \
+        ld(&x, values, r * m + j, sizeof x);                                \
+        int64_t lo = 0, hi = n;                                             \
+        while (lo < hi) {                                                   \
+          int64_t mid = lo + (hi - lo) / 2;                                 \
+          ld(&e, sorted, r * n + mid, sizeof e);                            \
+          if (upper ? !(x < e) : e < x) lo = mid + 1;                       \
+          else hi = mid;                                                    \
+        }                                                                   \
+        if (out64) st(y, r * m + j, &lo, sizeof lo);                        \
+        else {                                                              \
+          int32_t v = (int32_t)lo;                                          \
+          st(y, r * m + j, &v, sizeof v);                                   \
+        }                                                                   \
+      }                                                                     \
+  } while (0)
+
+static tfd_code run_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt, const void *sorted, const void *values,
+                                  int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y, tfd_status *status) {
+  (void)d;
+  bool out64 = out_dt == TFD_INT64;
+  if (out_dt != TFD_INT32 && out_dt != TFD_INT64) return unimplemented(status, "search_sorted (output)", out_dt);
+  if (dt == TFD_FLOAT32) FAKE_SEARCH(float);
+  else if (dt == TFD_FLOAT64) FAKE_SEARCH(double);
+  else if (dt == TFD_INT64) FAKE_SEARCH(int64_t);
+  else return unimplemented(status, "search_sorted", dt);
+  return TFD_OK;
+}
+
 static tfd_code run_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                           int64_t inner, void *y, tfd_status *status) {
   (void)d;
@@ -799,7 +833,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM, C_RANDOM_EXT
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -911,6 +945,8 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_SCATTER_ROWS: return run_scatter_rows(c->d, c->flag, c->t0, c->es, c->p[0], c->p[1], c->i0, c->i1, c->y, st);
     case C_SCAN:
       return run_scan(c->d, c->op & 1, c->op & 2, c->op & 4, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
+    case C_SEARCH_SORTED:
+      return run_search_sorted(c->d, c->flag, c->t0, c->p[0], c->p[1], c->i0, c->i1, c->i2, c->t1, c->y, st);
     case C_ARG_REDUCE: return run_arg_reduce(c->d, c->flag, c->t0, c->p[0], c->i0, c->i1, c->i2, c->t1, c->y, st);
     case C_SOFTMAX: return run_softmax(c->d, c->t0, c->p[0], c->i0, c->i1, c->flag, c->y, st);
     case C_TOP_K: return run_top_k(c->d, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, c->t1, c->y2, st);
@@ -1032,6 +1068,12 @@ static tfd_code fg_scan(struct tfd_device *d, bool prod, bool exclusive, bool re
                  .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
   return submit(&c, st);
 }
+static tfd_code fg_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt, const void *sorted, const void *values,
+                                 int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_SEARCH_SORTED, .d = d, .flag = upper, .t0 = dt, .p = {sorted, values}, .i0 = rows, .i1 = n,
+                 .i2 = m, .t1 = out_dt, .y = y};
+  return submit(&c, st);
+}
 static tfd_code fg_arg_reduce(struct tfd_device *d, bool is_min, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                               int64_t inner, tfd_dtype out_dtype, void *y, tfd_status *st) {
   fake_call c = {.kind = C_ARG_REDUCE, .d = d, .flag = is_min, .t0 = dt, .p = {x}, .i0 = outer, .i1 = n, .i2 = inner,
@@ -1143,6 +1185,7 @@ static const tfd_device_math fake_math = {
     .gather_nd = fg_gather_nd,
     .reduce = fg_reduce,
     .scan = fg_scan,
+    .search_sorted = fg_search_sorted,
     .scatter_rows = fg_scatter_rows,
     .arg_reduce = fg_arg_reduce,
     .softmax = fg_softmax,
