@@ -886,6 +886,19 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 5 }), tfdev.tensor({ 0 }, "float32"), tfdev.tensor(1, "float32") }, "`min` must be rank 0 but is rank 1")
     end)
 
+    it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
+      for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
+        for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },
+          { depth_radius = 7, bias = 0.5, alpha = 0.3, beta = 1.5 } } do
+          local tag = ("[%s] r %s bias %s alpha %s beta %s"):format(table.concat(shape, ","), a.depth_radius, a.bias,
+            a.alpha, a.beta)
+          check("LRN " .. tag, "LRN", { rand("float32", shape, -3, 3) }, a, { tol = 1e-5 })
+        end
+      end
+      check("LRN float16", "LRN", { rand("float16", { 1, 2, 2, 6 }, -3, 3) }, { depth_radius = 2 })
+      check_error("LRN of rank 3", "LRN", { rand("float32", { 2, 2, 3 }) }, "in must be 4-dimensional")
+    end)
+
     it("Bincount and DenseBincount: weighted, counted, binary, dropped values, batches, and their refusals", function()
       for _, dt in ipairs { "float32", "float64", "int64", "int32" } do
         local arr = T({ 1, 3, 3, 0, 7, 3, 1, 12 })

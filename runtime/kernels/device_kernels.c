@@ -75,7 +75,7 @@ static const device_kernel device_kernels[] = {
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     {"BatchMatMul", tfd_dk_setup_matmul},
     /* convolutions and pools (dk_conv.c) */
-    {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv},
+    {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv}, {"LRN", tfd_dk_setup_lrn},
     {"DepthwiseConv2dNative", tfd_dk_setup_conv}, {"_FusedDepthwiseConv2dNative", tfd_dk_setup_conv},
     {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
     {"AvgPool", tfd_dk_setup_conv},

@@ -6,13 +6,15 @@
  * norm's per-channel scale and shift are made on the device from its inputs (scale / sqrt(variance +
  * epsilon), offset - mean * that), as the CPU kernel makes them; an addend that only broadcasts
  * against the output is added after the convolution, as the CPU kernel does. float32 and float64 run
- * on the device; int32 and float16 run the CPU kernel on the host. */
+ * on the device; int32 and float16 run the CPU kernel on the host. LRN's window sum over depth runs as
+ * a convolution too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "conv_logic.h"
 #include "cwise_logic.h"
 #include "device_kernel.h"
+#include "reduce_logic.h"
 
 /* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. For a filter
  * the optimiser marked constant, the slot where the math keeps its own layout of it
@@ -212,6 +214,49 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
   if (ok) c->outputs[0] = y;
   else tfd_tensor_unref(y);
+}
+
+/* ---- LRN: x / (bias + alpha * sum)^beta, the sum of squares over [d - r, d + r] of each pixel's
+ * depth made as a convolution: the squares seen as a [1, N*H*W, D, 1] image, a [1, 2r + 1] filter of
+ * ones, r zeros of padding either side; then the scalar steps, in float32 (the CPU kernel computes in
+ * double, so the last bits may differ). ---- */
+static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !tfd_lrn_check(c, k)) return;
+  const tfd_lrn_params *lp = k->state;
+  tfd_tensor *x = c->inputs[0], *sq = NULL, *sum = NULL, *ones = NULL, *sc[3] = {NULL};
+  int64_t n = tfd_tensor_numel(x), depth = tfd_tensor_dim(x, 3), r = k->index, taps = 2 * r + 1, dims[4];
+  for (int d = 0; d < 4; d++) dims[d] = tfd_tensor_dim(x, d);
+  tfd_tensor *y = tfd_dk_alloc(c, k, TFD_FLOAT32, dims, 4);
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = y != NULL;
+  if (ok && n > 0) {
+    const float one = 1.0f, v[3] = {(float)lp->alpha, (float)lp->bias, (float)lp->beta};
+    ok = (sq = tfd_dk_alloc_device(c, k, TFD_FLOAT32, &n, 1)) && (sum = tfd_dk_alloc_device(c, k, TFD_FLOAT32, &n, 1)) &&
+         (ones = tfd_dk_alloc_device(c, k, TFD_FLOAT32, &taps, 1)) &&
+         tfd_dk_ok(k, c, m->fill(c->device, sizeof one, &one, tfd_tensor_data(ones), taps, &st), &st) &&
+         tfd_dk_ok(k, c, m->unary(c->device, TFD_DM_SQUARE, TFD_FLOAT32, tfd_tensor_const_data(x), tfd_tensor_data(sq), n,
+                                  0.0f, &st), &st);
+    for (int i = 0; ok && i < 3; i++) ok = (sc[i] = tfd_dk_scalar(c, k, m, TFD_FLOAT32, &v[i])) != NULL;
+    tfd_dm_conv q = {.dtype = TFD_FLOAT32, .x = ok ? tfd_tensor_const_data(sq) : NULL,
+                     .filter = ok ? tfd_tensor_const_data(ones) : NULL, .y = ok ? tfd_tensor_data(sum) : NULL,
+                     .n = 1, .h = n / depth, .w = depth, .c = 1, .kh = 1, .kw = taps, .o = 1, .oh = n / depth, .ow = depth,
+                     .stride = {1, 1}, .dilation = {1, 1}, .pad_before = {0, r}, .pad_after = {0, r}};
+    void *s = ok ? tfd_tensor_data(sum) : NULL;
+    ok = ok && run_conv(k, c, m, &q) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_MUL, TFD_FLOAT32, s, tfd_tensor_const_data(sc[0]), true, s, n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, TFD_FLOAT32, s, tfd_tensor_const_data(sc[1]), true, s, n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_POW, TFD_FLOAT32, s, tfd_tensor_const_data(sc[2]), true, s, n) &&
+         tfd_dk_binary_flat(k, c, m, TFD_DM_DIV, TFD_FLOAT32, tfd_tensor_const_data(x), s, false, tfd_tensor_data(y), n);
+  }
+  tfd_tensor_unref(sq), tfd_tensor_unref(sum), tfd_tensor_unref(ones);
+  for (int i = 0; i < 3; i++) tfd_tensor_unref(sc[i]);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+tfd_code tfd_dk_setup_lrn(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_count_norm, k->T == TFD_FLOAT32, k_lrn, st);
 }
 
 tfd_code tfd_dk_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

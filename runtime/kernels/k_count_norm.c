@@ -157,17 +157,17 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- LRN (input [N, H, W, D]; depth_radius in k->index, bias, alpha, beta in k->state) ---- */
-typedef struct lrn_params {
-  double bias, alpha, beta;
-} lrn_params;
+/* reduce_logic.h */
+bool tfd_lrn_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+  if (tfd_tensor_ndims(c->inputs[0]) == 4) return true;
+  tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "in must be 4-dimensional");
+  return false;
+}
 
 static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0];
-  const lrn_params *p = k->state;
-  if (tfd_tensor_ndims(x) != 4) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "in must be 4-dimensional");
-    return;
-  }
+  const tfd_lrn_params *p = k->state;
+  if (!tfd_lrn_check(c, k)) return;
   tfd_dtype dt = tfd_tensor_dtype(x);
   tfd_tensor *y = tfd_kernel_alloc_like(c, k, dt, x);
   if (!y) return;
@@ -253,7 +253,7 @@ tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_st
     if (r < 0 || r > INT32_MAX)
       return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (LRN): depth_radius = %lld larger than int max",
                              tfd_node_def_name(init->node), (long long)r);
-    lrn_params *p = malloc(sizeof *p);
+    tfd_lrn_params *p = malloc(sizeof *p);
     if (!p)
       return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "node '%s' (LRN): out of memory", tfd_node_def_name(init->node));
     p->bias = tfd_attr_float(init->node, "bias", 1.0);

@@ -29,4 +29,11 @@ bool tfd_top_k_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *kk, int64_
  * floats, the lowest / highest integer; written into value (16 bytes); false for another dtype. */
 bool tfd_reduce_identity(tfd_dtype dt, bool max, void *value);
 
+/* LRN (k_count_norm.c): the attributes its setup keeps in k->state (depth_radius in k->index), and
+ * TensorFlow's check of the input's rank (false, reported, unless 4). */
+typedef struct tfd_lrn_params {
+  double bias, alpha, beta;
+} tfd_lrn_params;
+bool tfd_lrn_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+
 #endif
