@@ -22,6 +22,7 @@
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
+#include "function_library.h"
 #include "graph_def_internal.h"
 #include "json_syntax.h"
 #include "layers_model.h"
@@ -367,6 +368,11 @@ static tfd_code attr_of(ctx *c, tfd_node_def *n, const char *name, const cJSON *
     v = (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t};
   } else if ((x = field(a, "list", NULL))) {
     code = list_of(c, x, where, &v, &owned);
+  } else if ((x = field(a, "func", NULL)) && tfd_function_attr(tfd_node_def_op(n), name)) {
+    /* If's branches, While's cond and body, a call's f: the function's name, for the inlining pass */
+    const cJSON *fname = field(x, "name", NULL);
+    if (!cJSON_IsString(fname)) return failf(c, TFD_INVALID_ARGUMENT, "%s: a function attr needs a name", where);
+    v = (tfd_attr_value){.type = TFD_ATTR_STRING, .s = fname->valuestring};
   } else if (field(a, "func", NULL) || field(a, "placeholder", NULL)) {
     return failf(c, TFD_UNIMPLEMENTED, "%s: function and placeholder attrs are not supported", where);
   } else {
@@ -380,16 +386,16 @@ static tfd_code attr_of(ctx *c, tfd_node_def *n, const char *name, const cJSON *
   return code;
 }
 
-static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_strmap *unfilled) {
-  const cJSON *nodes = field(topology, "node", NULL);
+/* The nodes of a list (the graph's, where = "modelTopology.node", or a function's nodeDef) into g. */
+static tfd_code nodes_of(ctx *c, const cJSON *nodes, const char *where, tfd_graph_def *g, tfd_strmap *unfilled) {
   if (!nodes) return TFD_OK;
-  if (!cJSON_IsArray(nodes)) return failf(c, TFD_INVALID_ARGUMENT, "modelTopology.node must be a list");
+  if (!cJSON_IsArray(nodes)) return failf(c, TFD_INVALID_ARGUMENT, "%s must be a list", where);
   int i = 0;
   const cJSON *nd;
   cJSON_ArrayForEach(nd, nodes) {
     const cJSON *name = field(nd, "name", NULL), *op = field(nd, "op", NULL), *device = field(nd, "device", NULL);
     if (!cJSON_IsString(name) || !cJSON_IsString(op))
-      return failf(c, TFD_INVALID_ARGUMENT, "modelTopology.node[%d] needs a name and an op (strings)", i);
+      return failf(c, TFD_INVALID_ARGUMENT, "%s[%d] needs a name and an op (strings)", where, i);
     tfd_node_def *n = tfd_graph_def_add_node(g, name->valuestring, op->valuestring, c->st);
     if (!n) return tfd_status_code(c->st);
     if (cJSON_IsString(device) && tfd_node_def_set_device(n, device->valuestring, c->st) != TFD_OK)
@@ -403,6 +409,9 @@ static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_st
     bool no_values = false;
     cJSON_ArrayForEach(a, attrs) {
       bool empty = false;
+      /* the output shapes of a call or of If/While: lists of shapes tfdev does not hold, and the
+       * inlined nodes infer their own */
+      if (tfd_function_op(op->valuestring) && strcmp(a->string, "output_shapes") == 0) continue;
       if (attr_of(c, n, a->string, a, &empty) != TFD_OK) return tfd_status_code(c->st);
       if (strcmp(a->string, "value") == 0) no_values = empty;
     }
@@ -410,6 +419,44 @@ static tfd_code nodes_of(ctx *c, const cJSON *topology, tfd_graph_def *g, tfd_st
         !tfd_strmap_put(unfilled, name->valuestring, n))
       return failf(c, TFD_RESOURCE_EXHAUSTED, "out of memory");
     i++;
+  }
+  return TFD_OK;
+}
+
+/* ---- the function library (modelTopology.library.function): signatures, bodies, returns ---- */
+static tfd_code args_of(ctx *c, tfd_function_def *f, const cJSON *args, bool output) {
+  const cJSON *a;
+  cJSON_ArrayForEach(a, args) {
+    const cJSON *name = field(a, "name", NULL), *type = field(a, "type", NULL), *ta = field(a, "typeAttr", "type_attr");
+    tfd_dtype dt = type ? dtype_of(type) : 0;
+    if (!cJSON_IsString(name) || (type && !dt) || (!type && !cJSON_IsString(ta)))
+      return failf(c, type && !dt ? TFD_UNIMPLEMENTED : TFD_INVALID_ARGUMENT,
+                   "function '%s': an %s argument needs a name and a dtype tfdev has (or a type attr)", f->name,
+                   output ? "output" : "input");
+    if (tfd_function_def_add_arg(f, output, name->valuestring, dt, dt ? NULL : ta->valuestring, c->st) != TFD_OK)
+      return tfd_status_code(c->st);
+  }
+  return TFD_OK;
+}
+
+static tfd_code library_of(ctx *c, const cJSON *topology, tfd_function_library *lib, tfd_strmap *unfilled) {
+  const cJSON *fns = field(field(topology, "library", NULL), "function", NULL), *fn;
+  cJSON_ArrayForEach(fn, fns) {
+    const cJSON *sig = field(fn, "signature", NULL), *name = field(sig, "name", NULL), *ret = field(fn, "ret", NULL), *r;
+    if (!cJSON_IsString(name)) return failf(c, TFD_INVALID_ARGUMENT, "library.function: a function needs signature.name");
+    tfd_function_def *f = tfd_function_library_add(lib, name->valuestring, c->st);
+    if (!f) return failf(c, tfd_status_code(c->st), "%s", tfd_status_message(c->st));
+    char where[300];
+    snprintf(where, sizeof where, "function '%.200s' nodeDef", f->name);
+    if (args_of(c, f, field(sig, "inputArg", "input_arg"), false) != TFD_OK ||
+        args_of(c, f, field(sig, "outputArg", "output_arg"), true) != TFD_OK ||
+        nodes_of(c, field(fn, "nodeDef", "node_def"), where, f->body, unfilled) != TFD_OK)
+      return tfd_status_code(c->st);
+    cJSON_ArrayForEach(r, ret) {
+      if (!cJSON_IsString(r)) return failf(c, TFD_INVALID_ARGUMENT, "function '%s': ret values must be strings", f->name);
+      if (tfd_function_def_set_ret(f, r->string, r->valuestring, c->st) != TFD_OK)
+        return failf(c, tfd_status_code(c->st), "%s", tfd_status_message(c->st));
+    }
   }
   return TFD_OK;
 }
@@ -805,6 +852,7 @@ static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
   cJSON *root = cJSON_ParseWithLength(text, len);
   tfd_graph_def *g = NULL;
   tfd_strmap unfilled = TFD_STRMAP_INIT;
+  tfd_function_library lib = TFD_FUNCTION_LIBRARY_INIT;
   if (!root) {
     /* cJSON says NULL for both: well-formed text it could not parse means memory ran out. */
     const char *at = cJSON_GetErrorPtr();
@@ -828,7 +876,8 @@ static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
     goto done;
   }
   if (layers ? tfd_layers_model_to_graph(topology, g, &unfilled, c.path, st) != TFD_OK
-             : nodes_of(&c, topology, g, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK ||
+             : nodes_of(&c, field(topology, "node", NULL), "modelTopology.node", g, &unfilled) != TFD_OK ||
+                   library_of(&c, topology, &lib, &unfilled) != TFD_OK || signature_of(&c, root, g) != TFD_OK ||
                    uint8_inputs_as_tfjs(&c, g) != TFD_OK)
     goto fail;
   const cJSON *manifest = field(root, "weightsManifest", "weights_manifest");
@@ -849,12 +898,17 @@ static tfd_graph_def *parse_json_model(ctx c, const char *text, size_t len) {
           first, unfilled.size);
     goto fail;
   }
+  if (tfd_function_library_inline(g, &lib, st) != TFD_OK) {
+    failf(&c, tfd_status_code(st), "%s", tfd_status_message(st));
+    goto fail;
+  }
   goto done;
 fail:
   tfd_graph_def_free(g);
   g = NULL;
 done:
   tfd_strmap_free(&unfilled);
+  tfd_function_library_free(&lib);
   cJSON_Delete(root);
   return g;
 }

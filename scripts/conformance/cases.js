@@ -1,7 +1,7 @@
 // The conformance cases gen.js runs, by converter op family: for each op its dtypes, the attrs that change the
 // result, and edge shapes (empty, scalar, broadcast, negative axes). Inputs are drawn as the cases are declared.
 'use strict';
-module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp }) {
+module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp, cnode, fdef, func }) {
   const SPECIAL = () => V('float32', [6], [0, 'NaN', 'Infinity', '-Infinity', 1.5, -2.5]);
   const fixnum = (t) => ({ ...t, values: t.values.map((v) => (typeof v === 'string' ? Number(v) : v)) });
 
@@ -645,4 +645,52 @@ module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints,
   C('IRFFT', 'complex64 [2,4] to 6', [CX([2, 4]), Ki([6])]);
   C('IRFFT', 'complex64 [3,2] to 2', [CX([3, 2]), Ki([2])]);
   C('IRFFT', 'complex64 [1,51] to 100', [CX([1, 51]), Ki([100])]);
+
+  // ---- functional control flow: If/StatelessIf and While/StatelessWhile over the graph's function library ----
+  fam('control_functional');
+  const T = (d) => ({ T: dt(d) });
+  const branchFns = [
+    fdef('then_f', [['a', 'float32'], ['b', 'float32']], [['r', 'float32']], [
+      cnode('then_f/ten', V('float32', [], [10])),
+      { name: 'm', op: 'Mul', input: ['a', 'then_f/ten:output:0'], attr: T('float32') },
+      { name: 's', op: 'AddV2', input: ['m:z:0', 'b'], attr: T('float32') }], { r: 's:z:0' }),
+    fdef('else_f', [['a', 'float32'], ['b', 'float32']], [['r', 'float32']], [
+      { name: 'd', op: 'Sub', input: ['a', 'b'], attr: T('float32') }], { r: 'd:z:0' }),
+  ];
+  const ifAttrs = (tcond) => ({ Tcond: dt(tcond), Tin: dts(['float32', 'float32']), Tout: dts(['float32']),
+    then_branch: func('then_f'), else_branch: func('else_f') });
+  for (const op of ['If', 'StatelessIf']) {
+    for (const c of [true, false])
+      C(op, `bool condition ${c}`, [V('bool', [], [c]), F([2, 3]), F([2, 3])], ifAttrs('bool'), { T: false, library: branchFns });
+    C(op, 'int32 condition 0', [V('int32', [], [0]), F([4]), F([4])], ifAttrs('int32'), { T: false, library: branchFns });
+    C(op, 'int32 condition 7', [V('int32', [], [7]), F([4]), F([4])], ifAttrs('int32'), { T: false, library: branchFns });
+  }
+  // while (i < n) { x = x * 0.5 + 1; i = i + 1 }, and the same with a branch inside the body
+  const loopFns = [
+    fdef('cond_f', [['x', 'float32'], ['i', 'int32'], ['n', 'int32']], [['ok', 'bool']], [
+      { name: 'lt', op: 'Less', input: ['i', 'n'], attr: T('int32') }], { ok: 'lt:z:0' }),
+    fdef('body_f', [['x', 'float32'], ['i', 'int32'], ['n', 'int32']], [['x2', 'float32'], ['i2', 'int32'], ['n2', 'int32']], [
+      cnode('body_f/half', V('float32', [], [0.5])), cnode('body_f/one', V('float32', [], [1])),
+      cnode('body_f/inc', V('int32', [], [1])),
+      { name: 'h', op: 'Mul', input: ['x', 'body_f/half:output:0'], attr: T('float32') },
+      { name: 'p', op: 'AddV2', input: ['h:z:0', 'body_f/one:output:0'], attr: T('float32') },
+      { name: 'j', op: 'AddV2', input: ['i', 'body_f/inc:output:0'], attr: T('int32') }], { x2: 'p:z:0', i2: 'j:z:0', n2: 'n' }),
+  ];
+  const whileAttrs = (body) => ({ T: dts(['float32', 'int32', 'int32']), cond: func('cond_f'), body: func(body),
+    parallel_iterations: 10 });
+  for (const op of ['While', 'StatelessWhile']) {
+    C(op, 'three iterations', [F([2, 3]), V('int32', [], [0]), V('int32', [], [3])], whileAttrs('body_f'),
+      { T: false, library: loopFns, outs: [0, 1, 2] });
+    C(op, 'no iteration', [F([4]), V('int32', [], [5]), V('int32', [], [2])], whileAttrs('body_f'),
+      { T: false, library: loopFns, outs: [0, 1] });
+  }
+  const nested = loopFns.concat(branchFns, [
+    fdef('body_if', [['x', 'float32'], ['i', 'int32'], ['n', 'int32']], [['x2', 'float32'], ['i2', 'int32'], ['n2', 'int32']], [
+      cnode('body_if/two', V('int32', [], [2])), cnode('body_if/inc', V('int32', [], [1])),
+      { name: 'mod', op: 'FloorMod', input: ['i', 'body_if/two:output:0'], attr: T('int32') },
+      { name: 'odd', op: 'Cast', input: ['mod:z:0'], attr: { SrcT: dt('int32'), DstT: dt('bool') } },
+      { name: 'br', op: 'StatelessIf', input: ['odd:y:0', 'x', 'x'], attr: ifAttrs('bool') },
+      { name: 'j', op: 'AddV2', input: ['i', 'body_if/inc:output:0'], attr: T('int32') }], { x2: 'br:output:0', i2: 'j:z:0', n2: 'n' })]);
+  C('While', 'a StatelessIf in the body', [F([3]), V('int32', [], [0]), V('int32', [], [4])], whileAttrs('body_if'),
+    { T: false, library: nested, outs: [0, 1] });
 };

@@ -131,8 +131,9 @@ function buildGraph(c) {
   return nodes;
 }
 
-// TensorFlow.js takes Consts' values from weights only: every Const of the graph becomes a weight, its bytes read
-// from the value in the node (as TensorFlow reads a TensorProto: fewer values than elements repeat the last one).
+// TensorFlow.js takes Consts' values from weights only: every Const of the graph (and of its library's functions, which
+// therefore name theirs uniquely) becomes a weight, its bytes read from the value in the node (as TensorFlow reads a
+// TensorProto: fewer values than elements repeat the last one).
 const WDT = { DT_FLOAT: 'float32', DT_INT32: 'int32', DT_BOOL: 'bool', DT_INT64: 'int32', DT_COMPLEX64: 'complex64' };
 function weightsOf(nodes) {
   const specs = [];
@@ -174,9 +175,11 @@ const tensorOut = (t) => ({ dtype: t.dtype, shape: t.shape, values: Array.from(t
 const skipped = [];
 async function runCase(c) {
   const nodes = buildGraph(c);
-  const w = weightsOf(nodes);
-  const model = await tfc.loadGraphModel(tf.io.fromMemory({ modelTopology: { node: nodes, versions: { producer: 1 } },
-    weightSpecs: w.specs, weightData: w.data }));
+  const library = c.opts.library;
+  const w = weightsOf(nodes.concat(...(library || []).map((f) => f.nodeDef)));
+  const topology = { node: nodes, versions: { producer: 1 } };
+  if (library) topology.library = { function: library };
+  const model = await tfc.loadGraphModel(tf.io.fromMemory({ modelTopology: topology, weightSpecs: w.specs, weightData: w.data }));
   const feeds = {};
   c.inputs.forEach((t, i) => {
     if (t.konst) return;
@@ -196,14 +199,21 @@ async function runCase(c) {
   Object.values(feeds).forEach((t) => t.dispose());
   model.dispose();
   return {
-    op: c.op, name: c.name, graph: nodes,
+    op: c.op, name: c.name, graph: nodes, ...(library ? { library } : {}),
     inputs: c.inputs.map((t, i) => ({ name: 'in' + i, dtype: t.dtype, shape: t.shape, values: t.values.map((x) => num(x, t.dtype)), ...(t.konst ? { const: true } : {}) })),
     outputs: outs,
   };
 }
 
 // Inputs are drawn as cases.js declares the cases, from one seeded sequence: the same every run.
-require('./cases.js')({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp, numel });
+// A Const node of tensor spec t (for function bodies), and a FunctionDef: args as [name, dtype], nodes in the function
+// syntax ("arg", "node:output_arg:0"), ret mapping output names to tensors.
+const cnode = (name, t) => ({ name, op: 'Const', attr: { dtype: dt(t.dtype), value: { tensor: tensorJSON(t) } } });
+const fdef = (name, ins, outs, nodes, ret) => ({
+  signature: { name, inputArg: ins.map(([n, d]) => ({ name: n, type: DT[d] })), outputArg: outs.map(([n, d]) => ({ name: n, type: DT[d] })) },
+  nodeDef: nodes, ret });
+const func = (name) => ({ func: { name } });
+require('./cases.js')({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints, floats, strs, dts, shp, numel, cnode, fdef, func });
 
 async function main() {
   await tf.setBackend('cpu');
