@@ -215,8 +215,8 @@ describe("tfdev.graph_def", function()
       node("n", "NoOp", {}, { attr("fn", msg(10, bytes(1, "f"))) }))
     parse_fails("UNIMPLEMENTED", "lists of shapes are not supported",
       node("n", "NoOp", {}, { attr("shapes", msg(1, msg(7, shape { 1 }))) }))
-    -- A node calling the function library (library = 2 { function = 1 { signature = 1 { name = 1 }}})
-    parse_fails("UNIMPLEMENTED", "node 'call' calls function 'my_fn' of the graph's function library",
+    -- A node calling a library function without outputs (library = 2 { function = 1 { signature = 1 { name = 1 }}})
+    parse_fails("UNIMPLEMENTED", "node 'call' (my_fn): a call without outputs is not supported",
       node("call", "my_fn", {}) .. msg(2, msg(1, msg(1, bytes(1, "my_fn")))))
     -- An uncalled library is ignored.
     assert.are.equal(1, #tfdev.graph_def.parse(node("n", "NoOp") .. msg(2, msg(1, msg(1, bytes(1, "unused"))))).node)
@@ -778,5 +778,103 @@ describe("files that are not graph models say what they are", function()
     local layers = write("layers.json", '{"format": "layers-model", "modelTopology": {"class_name": "RNN"}}')
     h.raises("UNIMPLEMENTED", "a layers model of class 'RNN' (tfdev reads Sequential and functional models)",
       tfdev.graph_def.load, layers)
+  end)
+end)
+
+-- ---- function libraries: FunctionDefLibrary = 2 { function = 1 { signature = 1 (name = 1, input_arg = 2,
+-- output_arg = 3, each ArgDef name = 1, type = 3, type_attr = 4), node_def = 3, ret = 4 (map: key = 1, value = 2) } } ----
+local function argdef(field, name, dtype) return msg(field, bytes(1, name), int(3, dtype)) end
+local function fdef(name, ins, outs, nodes, rets)
+  local sig = { bytes(1, name) }
+  for _, a in ipairs(ins) do sig[#sig + 1] = argdef(2, a[1], a[2]) end
+  for _, a in ipairs(outs) do sig[#sig + 1] = argdef(3, a[1], a[2]) end
+  local parts = { msg(1, table.concat(sig)) }
+  for _, n in ipairs(nodes) do parts[#parts + 1] = (n:gsub("^\10", "\26", 1)) end -- NodeDef as node_def = 3
+  for k, v in pairs(rets) do parts[#parts + 1] = msg(4, bytes(1, k), bytes(2, v)) end
+  return msg(1, table.concat(parts))
+end
+local function library(...) return msg(2, ...) end
+local function func(name) return msg(10, bytes(1, name)) end
+local function types(list) return msg(1, packed(6, "varint", list)) end
+local function fconst(name, dtype, fields) -- a Const inside a function body
+  return node(name, "Const", {}, { attr("dtype", int(6, dtype)), attr("value", msg(8, tensor(dtype, {}, fields))) })
+end
+
+describe("tfdev.graph_def function libraries", function()
+  after_each(function() tfdev.factory.reset() end)
+  local function parse_fails(code, fragment, pb) h.raises(code, fragment, tfdev.graph_def.parse, pb) end
+
+  local add_one = fdef("add_one", { { "x", DT_FLOAT } }, { { "y", DT_FLOAT } }, {
+    fconst("one", DT_FLOAT, packed(5, "<f", { 1 })),
+    node("s", "AddV2", { "x", "one:output:0" }, { attr("T", int(6, DT_FLOAT)) }) }, { y = "s:z:0" })
+  local twice = fdef("twice", { { "x", DT_FLOAT } }, { { "y", DT_FLOAT } }, {
+    node("a", "add_one", { "x" }), node("b", "add_one", { "a:y:0" }) }, { y = "b:y:0" })
+  local neg = fdef("neg", { { "x", DT_FLOAT } }, { { "y", DT_FLOAT } }, { node("n", "Neg", { "x" }) }, { y = "n:y:0" })
+  local less = fdef("less3", { { "i", DT_INT32 }, { "v", DT_FLOAT } }, { { "ok", DT_BOOL } }, {
+    fconst("three", DT_INT32, packed(7, "varint", { 3 })),
+    node("lt", "Less", { "i", "three:output:0" }, { attr("T", int(6, DT_INT32)) }) }, { ok = "lt:z:0" })
+  local step = fdef("step", { { "i", DT_INT32 }, { "v", DT_FLOAT } }, { { "i2", DT_INT32 }, { "v2", DT_FLOAT } }, {
+    fconst("inc", DT_INT32, packed(7, "varint", { 1 })),
+    node("j", "AddV2", { "i", "inc:output:0" }, { attr("T", int(6, DT_INT32)) }),
+    node("w", "twice", { "v" }) }, { i2 = "j:z:0", v2 = "w:y:0" })
+
+  local function graph(...)
+    return table.concat { node("x", "Placeholder", {}, { attr("dtype", int(6, DT_FLOAT)) }), ... }
+  end
+
+  it("inlines calls by name and by PartitionedCall, and lowers If and While to frames", function()
+    local pb = graph(
+      node("called", "twice", { "x" }),
+      node("pcall", "StatefulPartitionedCall", { "x" }, { attr("f", func("add_one")), attr("Tin", types { DT_FLOAT }),
+        attr("Tout", types { DT_FLOAT }) }),
+      node("pos", "Greater", { "x", "zero" }, { attr("T", int(6, DT_FLOAT)) }),
+      const("zero", DT_FLOAT, {}, packed(5, "<f", { 0 })),
+      node("branch", "If", { "pos", "x" }, { attr("Tcond", int(6, DT_BOOL)), attr("Tin", types { DT_FLOAT }),
+        attr("Tout", types { DT_FLOAT }), attr("then_branch", func("twice")), attr("else_branch", func("neg")),
+        attr("output_shapes", msg(1, msg(7, shape {}))) }),
+      const("i0", DT_INT32, {}, packed(7, "varint", { 0 })),
+      node("loop", "While", { "i0", "x" }, { attr("T", types { DT_INT32, DT_FLOAT }), attr("cond", func("less3")),
+        attr("body", func("step")), attr("parallel_iterations", int(3, 10)) }),
+      node("last", "Identity", { "loop:1" }, { attr("T", int(6, DT_FLOAT)) }),
+      library(add_one, twice, neg, less, step))
+    local gd = tfdev.graph_def.parse(pb)
+    for _, n in ipairs(gd.node) do
+      assert.is_nil(({ If = 1, While = 1, StatefulPartitionedCall = 1, twice = 1, add_one = 1 })[n.op], n.name .. " " .. n.op)
+    end
+    local s <close> = tfdev.session()
+    s:create(gd)
+    for _, x in ipairs { 1.5, -4 } do
+      local out = s:run({ x = tfdev.tensor(x, "float32") }, { "called", "pcall", "branch", "loop:0", "last" })
+      assert.are.equal(x + 2, out[1]:item())
+      assert.are.equal(x + 1, out[2]:item())
+      assert.are.equal(x > 0 and x + 2 or -x, out[3]:item())
+      assert.are.equal(3, out[4]:item())
+      assert.are.equal(x + 6, out[5]:item())
+    end
+    -- the lowered graph saves and loads as a plain GraphDef
+    local again = tfdev.graph_def.parse(tfdev.graph_def.serialize(gd))
+    assert.are.equal(#gd.node, #again.node)
+  end)
+
+  it("refuses unknown functions, arity and output mismatches and recursion, naming the node", function()
+    parse_fails("NOT_FOUND", "node 'c' (PartitionedCall): function 'nope' is not in the graph's library",
+      graph(node("c", "PartitionedCall", { "x" }, { attr("f", func("nope")) }), library(add_one)))
+    parse_fails("INVALID_ARGUMENT", "node 'c' (add_one): function 'add_one' takes 1 inputs, given 2",
+      graph(node("c", "add_one", { "x", "x" }), library(add_one)))
+    local loop = fdef("loop", { { "x", DT_FLOAT } }, { { "y", DT_FLOAT } }, { node("again", "loop", { "x" }) }, { y = "again:y:0" })
+    parse_fails("INVALID_ARGUMENT", "function 'loop' calls itself", graph(node("c", "loop", { "x" }), library(loop)))
+    local two = fdef("two", { { "x", DT_FLOAT } }, { { "a", DT_FLOAT }, { "b", DT_FLOAT } }, { node("n", "Neg", { "x" }) },
+      { a = "n:y:0", b = "x" })
+    parse_fails("INVALID_ARGUMENT", "its branches 'two' and 'neg' return 2 and 1 outputs",
+      graph(node("i", "If", { "x", "x" }, { attr("then_branch", func("two")), attr("else_branch", func("neg")) }),
+        library(two, neg)))
+    parse_fails("INVALID_ARGUMENT", "its cond 'two' returns 2 outputs, not 1",
+      graph(node("w", "While", { "x" }, { attr("cond", func("two")), attr("body", func("neg")) }), library(two, neg)))
+    local noret = fdef("noret", { { "x", DT_FLOAT } }, { { "y", DT_FLOAT } }, {}, {})
+    parse_fails("INVALID_ARGUMENT", "function 'noret' does not say what output 'y' returns",
+      graph(node("c", "noret", { "x" }), library(noret)))
+    parse_fails("INVALID_ARGUMENT", "the function library defines 'neg' twice", graph(library(neg, neg)))
+    parse_fails("UNIMPLEMENTED", "function-valued attrs ('neg') are not supported",
+      graph(node("n", "NoOp", {}, { attr("fn", func("neg")) }), library(neg)))
   end)
 end)

@@ -104,10 +104,15 @@ TFD_API const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const cha
  * status set, naming the node and attr at fault: INVALID_ARGUMENT for bytes
  * that are not a GraphDef and for values tfdev cannot hold (shapes above
  * TFD_MAX_DIMS, negative sizes, tensor contents of the wrong size, strings
- * with NUL bytes), UNIMPLEMENTED for dtypes without kernels (DT_HALF,
- * DT_STRING, ...), function-valued attrs and nodes that call the graph's
- * function library, RESOURCE_EXHAUSTED for a constant that would expand past
- * 1 GiB from a few values. Versions and an uncalled library are ignored. */
+ * with NUL bytes), UNIMPLEMENTED for dtypes without kernels (DT_BFLOAT16,
+ * DT_STRING, ...) and function-valued attrs of ops other than the calls and
+ * control flow below, RESOURCE_EXHAUSTED for a constant that would expand
+ * past 1 GiB from a few values. The function library is inlined: calls
+ * (PartitionedCall, StatefulPartitionedCall, an op named after a function)
+ * are replaced by the function's nodes and If/StatelessIf/While/
+ * StatelessWhile lowered to TensorFlow 1 frames, so the graph def returned
+ * holds no library; NOT_FOUND for a function the library lacks,
+ * INVALID_ARGUMENT for arity mismatches and recursion. Versions are ignored. */
 TFD_API tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
 /* Reads and parses a file; the format is told by the content: a binary
  * GraphDef, or a TensorFlow.js graph model (model.json, with its weight

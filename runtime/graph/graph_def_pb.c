@@ -23,6 +23,7 @@
 #include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "function_library.h"
 #include "graph_def_internal.h"
 #include "../framework/op_registry.h"
 #include "tensorflow/core/framework/graph.pb-c.h"
@@ -280,6 +281,11 @@ static tfd_code attr_of(const Tensorflow__AttrValue *a, const where *w, tfd_node
       if (!a->list) return tfd_node_def_set_attr(n, w->attr, &(tfd_attr_value){.type = TFD_ATTR_LIST_STRING}, st);
       return list_of(a->list, w, n, st);
     case TENSORFLOW__ATTR_VALUE__VALUE_FUNC:
+      if (tfd_function_attr(tfd_node_def_op(n), w->attr) && a->func && a->func->name && *a->func->name) {
+        /* If's branches, While's cond and body, a call's f: the function's name, for the inlining pass */
+        v = (tfd_attr_value){.type = TFD_ATTR_STRING, .s = a->func->name};
+        break;
+      }
       return fail(st, TFD_UNIMPLEMENTED, w, "function-valued attrs ('%s') are not supported",
                   a->func && a->func->name ? a->func->name : "");
     case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER:
@@ -290,19 +296,66 @@ static tfd_code attr_of(const Tensorflow__AttrValue *a, const where *w, tfd_node
   return tfd_node_def_set_attr(n, w->attr, &v, st);
 }
 
-/* A node that calls a function of the graph's library: refused by the function's name. */
-static tfd_code check_library(const Tensorflow__GraphDef *g, tfd_status *st) {
-  if (!g->library) return TFD_OK;
-  for (size_t f = 0; f < g->library->n_function; f++) {
-    const Tensorflow__FunctionDef *fn = g->library->function[f];
-    const char *name = fn && fn->signature ? fn->signature->name : NULL;
-    if (!name || !*name) continue;
-    for (size_t i = 0; i < g->n_node; i++)
-      if (g->node[i]->op && strcmp(g->node[i]->op, name) == 0)
-        return tfd_status_setf(st, TFD_UNIMPLEMENTED,
-                               "GraphDef: node '%s' calls function '%s' of the graph's function library; tfdev runs "
-                               "graphs without functions (freeze or inline the function first)",
-                               g->node[i]->name, name);
+/* NodeDefs into g: the graph's nodes, or a function's body. */
+static tfd_code nodes_into(tfd_graph_def *g, Tensorflow__NodeDef *const *nodes, size_t count, tfd_status *st) {
+  tfd_code code = TFD_OK;
+  for (size_t i = 0; i < count && code == TFD_OK; i++) {
+    const Tensorflow__NodeDef *p = nodes[i];
+    tfd_node_def *n = tfd_graph_def_add_node(g, p->name, p->op, st);
+    if (!n) return tfd_status_code(st);
+    if (p->device && *p->device) code = tfd_node_def_set_device(n, p->device, st);
+    for (size_t k = 0; k < p->n_input && code == TFD_OK; k++) code = tfd_node_def_add_input(n, p->input[k], st);
+    for (size_t k = 0; k < p->n_attr && code == TFD_OK; k++) {
+      const Tensorflow__NodeDef__AttrEntry *e = p->attr[k];
+      where w = {p->name, e->key ? e->key : ""};
+      /* the output shapes of a call or of If/While: lists of shapes tfdev does not hold, and the
+       * inlined nodes infer their own */
+      if (e->key && tfd_function_op(p->op) && strcmp(e->key, "output_shapes") == 0) continue;
+      if (!e->key || !*e->key) code = fail(st, TFD_INVALID_ARGUMENT, &w, "an attr without a name");
+      else if (!e->value) code = fail(st, TFD_INVALID_ARGUMENT, &w, "the attr has no value");
+      else code = attr_of(e->value, &w, n, st);
+    }
+  }
+  return code;
+}
+
+static tfd_code args_into(tfd_function_def *f, Tensorflow__ArgDef *const *args, size_t count, bool output, tfd_status *st) {
+  for (size_t i = 0; i < count; i++) {
+    const Tensorflow__ArgDef *a = args[i];
+    bool typed = a->type != 0, attr = a->type_attr && *a->type_attr;
+    if (!a->name || !*a->name || (!typed && !attr) || (a->number_attr && *a->number_attr) ||
+        (a->type_list_attr && *a->type_list_attr))
+      return tfd_status_setf(st, TFD_UNIMPLEMENTED,
+                             "GraphDef: function '%s': %s argument %zu is not one tensor of a dtype or type attr", f->name,
+                             output ? "output" : "input", i);
+    if (typed && !supported_dtype(a->type))
+      return tfd_status_setf(st, TFD_UNIMPLEMENTED, "GraphDef: function '%s': argument '%s' has dtype %s", f->name, a->name,
+                             data_type_name(a->type));
+    if (tfd_function_def_add_arg(f, output, a->name, typed ? (tfd_dtype)a->type : 0, typed ? NULL : a->type_attr, st) != TFD_OK)
+      return tfd_status_code(st);
+  }
+  return TFD_OK;
+}
+
+/* The library's functions: signatures, bodies and returns. */
+static tfd_code library_into(tfd_function_library *lib, const Tensorflow__FunctionDefLibrary *l, tfd_status *st) {
+  for (size_t i = 0; l && i < l->n_function; i++) {
+    const Tensorflow__FunctionDef *fn = l->function[i];
+    const Tensorflow__OpDefSignature *sig = fn ? fn->signature : NULL;
+    if (!sig || !sig->name || !*sig->name)
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: library function %zu has no name", i);
+    tfd_function_def *f = tfd_function_library_add(lib, sig->name, st);
+    tfd_code code = !f                                                            ? tfd_status_code(st)
+                    : args_into(f, sig->input_arg, sig->n_input_arg, false, st) != TFD_OK ? tfd_status_code(st)
+                    : args_into(f, sig->output_arg, sig->n_output_arg, true, st) != TFD_OK ? tfd_status_code(st)
+                                                                                 : nodes_into(f->body, fn->node_def, fn->n_node_def, st);
+    for (size_t k = 0; code == TFD_OK && k < fn->n_ret; k++) {
+      const Tensorflow__FunctionDef__RetEntry *r = fn->ret[k];
+      code = r && r->key && r->value ? tfd_function_def_set_ret(f, r->key, r->value, st)
+                                     : tfd_status_setf(st, TFD_INVALID_ARGUMENT, "GraphDef: function '%s': an empty ret entry",
+                                                       f->name);
+    }
+    if (code != TFD_OK) return code;
   }
   return TFD_OK;
 }
@@ -369,24 +422,12 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
     return NULL;
   }
   tfd_graph_def *out = tfd_graph_def_new();
-  tfd_code code = out ? check_library(g, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
-  for (size_t i = 0; i < g->n_node && code == TFD_OK; i++) {
-    const Tensorflow__NodeDef *p = g->node[i];
-    tfd_node_def *n = tfd_graph_def_add_node(out, p->name, p->op, st);
-    if (!n) {
-      code = tfd_status_code(st);
-      break;
-    }
-    if (p->device && *p->device) code = tfd_node_def_set_device(n, p->device, st);
-    for (size_t k = 0; k < p->n_input && code == TFD_OK; k++) code = tfd_node_def_add_input(n, p->input[k], st);
-    for (size_t k = 0; k < p->n_attr && code == TFD_OK; k++) {
-      const Tensorflow__NodeDef__AttrEntry *e = p->attr[k];
-      where w = {p->name, e->key ? e->key : ""};
-      if (!e->key || !*e->key) code = fail(st, TFD_INVALID_ARGUMENT, &w, "an attr without a name");
-      else if (!e->value) code = fail(st, TFD_INVALID_ARGUMENT, &w, "the attr has no value");
-      else code = attr_of(e->value, &w, n, st);
-    }
-  }
+  tfd_function_library lib = TFD_FUNCTION_LIBRARY_INIT;
+  tfd_code code = out ? nodes_into(out, g->node, g->n_node, st) : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
+  if (code == TFD_OK) code = library_into(&lib, g->library, st);
+  if (code == TFD_OK && tfd_function_library_inline(out, &lib, st) != TFD_OK)
+    code = tfd_status_prefixf(st, "GraphDef: ");
+  tfd_function_library_free(&lib);
   free_unpacked(g);
   if (code != TFD_OK) {
     tfd_graph_def_free(out);
