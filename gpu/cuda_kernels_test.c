@@ -11,6 +11,7 @@
  * largest cases; TFDEV_GPU_TEST_PROBE=1 only says whether it would run (exit 0) or skip. Exits 77
  * with a SKIP line on a machine without a GPU. */
 #include <cuda_runtime_api.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -832,6 +833,61 @@ static void test_search_sorted(void) {
         run_search_case(upper, dts[t], t % 2 ? TFD_INT64 : TFD_INT32, shapes[sh][0], shapes[sh][1], shapes[sh][2]);
 }
 
+/* Dilation2D (filter) and MaxPoolWithArgmax (argmax) against k_dilation.c's loop on the host. */
+static void run_window_case(bool dilation, int64_t n, int64_t h, int64_t w, int64_t ch, int64_t kh, int64_t kw, int64_t s,
+                            int64_t r, int64_t pad) {
+  int64_t oh = (h + 2 * pad - ((kh - 1) * r + 1)) / s + 1, ow = (w + 2 * pad - ((kw - 1) * r + 1)) / s + 1;
+  int64_t nx = n * h * w * ch, nf = kh * kw * ch, ny = n * oh * ow * ch;
+  float *hx = malloc((size_t)nx * 4), *hf = malloc((size_t)(nf + 1) * 4), *hy = malloc((size_t)ny * 4);
+  float *want = malloc((size_t)ny * 4);
+  int64_t *ha = malloc((size_t)ny * 8), *wa = malloc((size_t)ny * 8);
+  for (int64_t i = 0; i < nx; i++) hx[i] = (float)(int64_t)uniform(-8, 8); /* ties */
+  for (int64_t i = 0; i < nf; i++) hf[i] = (float)uniform(-2, 2);
+  for (int64_t b = 0; b < n; b++)
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++)
+        for (int64_t c = 0; c < ch; c++) {
+          float best = -FLT_MAX;
+          int64_t where = -1;
+          for (int64_t i = 0; i < kh; i++)
+            for (int64_t j = 0; j < kw; j++) {
+              int64_t iy = oy * s - pad + i * r, ix = ox * s - pad + j * r;
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              int64_t flat = ((b * h + iy) * w + ix) * ch + c;
+              float v = hx[flat];
+              if (dilation) {
+                v += hf[(i * kw + j) * ch + c];
+                if (v > best) best = v;
+              } else if (where < 0 || v > best) {
+                best = v, where = flat - b * h * w * ch;
+              }
+            }
+          int64_t at = ((b * oh + oy) * ow + ox) * ch + c;
+          want[at] = best, wa[at] = where;
+        }
+  void *x = up(hx, (size_t)nx * 4), *f = up(hf, (size_t)(nf + 1) * 4), *y = dnew((size_t)ny * 4), *a = dnew((size_t)ny * 8);
+  tfd_dm_window_max q = {.dtype = TFD_FLOAT32, .x = x, .filter = dilation ? f : NULL, .y = y, .argmax = dilation ? NULL : a,
+                         .n = n, .h = h, .w = w, .c = ch, .kh = kh, .kw = kw, .oh = oh, .ow = ow, .stride = {s, s},
+                         .rate = {r, r}, .pad_before = {pad, pad}};
+  RUN(m->window_max(d, &q, ST));
+  down(hy, y, (size_t)ny * 4);
+  CHECK_INT(compare(dilation ? "window_max dilation" : "window_max argmax", hy, want, TFD_FLOAT32, ny, 0, 0), 0);
+  if (!dilation) {
+    down(ha, a, (size_t)ny * 8);
+    CHECK_INT(compare("window_max argmax indices", ha, wa, TFD_INT64, ny, 0, 0), 0);
+  }
+  dfree(x, (size_t)nx * 4), dfree(f, (size_t)(nf + 1) * 4), dfree(y, (size_t)ny * 4), dfree(a, (size_t)ny * 8);
+  free(hx), free(hf), free(hy), free(want), free(ha), free(wa);
+}
+
+static void test_window_max(void) {
+  for (int dil = 0; dil < 2; dil++) {
+    run_window_case(dil, 2, 9, 11, 5, 3, 3, 1, 1, 1);
+    run_window_case(dil, 1, 64, 64, 32, 2, 3, 2, 1, 0);
+    if (dil) run_window_case(dil, 3, 20, 17, 4, 3, 2, 1, 2, 2);
+  }
+}
+
 static void test_softmax(void) {
   int64_t shapes[][2] = {{1, 1}, {5, 10}, {3, 1000}, {1, 1024}, {2, 5000}, {1000, 7}, {4, 100000}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -1495,6 +1551,7 @@ static const tfd_test tests[] = {
     {"reduce: every op and dtype, rows, columns, split axes, NaN rules", test_reduce},
     {"arg_reduce: ties, NaN rules, split axes", test_arg_reduce},
     {"search_sorted: lower and upper bounds, ties, values past either end", test_search_sorted},
+    {"window_max: Dilation2D and MaxPoolWithArgmax windows, ties, padding, rates", test_window_max},
     {"softmax and log softmax: warp and block rows", test_softmax},
     {"top_k: selection and sorting paths, ties, NaN", test_top_k},
     {"matmul: transposes, batches, broadcasts, every epilogue, empty sums", test_matmul},

@@ -886,6 +886,32 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { rand("float32", { 5 }), tfdev.tensor({ 0 }, "float32"), tfdev.tensor(1, "float32") }, "`min` must be rank 0 but is rank 1")
     end)
 
+    it("Dilation2D and MaxPoolWithArgmax: every dtype, strides, rates, both paddings, ties, batch indices, refusals", function()
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "float16", "uint8" } do
+        local x = rand(dt, { 2, 7, 6, 3 }, 0, 9) -- small integers: ties in every window
+        for _, pad in ipairs { "SAME", "VALID" } do
+          for _, g in ipairs { { s = 1, r = 1, k = 3 }, { s = 2, r = 1, k = 2 }, { s = 1, r = 2, k = 3 }, { s = 3, r = 2, k = 1 } } do
+            local tag = ("%s %s stride %d rate %d taps %d"):format(dt, pad, g.s, g.r, g.k)
+            check("Dilation2D " .. tag, "Dilation2D", { x, rand(dt, { g.k, g.k + 1, 3 }, 0, 4) },
+              { strides = { 1, g.s, g.s, 1 }, rates = { 1, g.r, g.r, 1 }, padding = pad })
+            if g.r == 1 then
+              for _, wb in ipairs { false, true } do
+                check("MaxPoolWithArgmax " .. tag .. (wb and " batch index" or ""), "MaxPoolWithArgmax", { x },
+                  { ksize = { 1, g.k, g.k + 1, 1 }, strides = { 1, g.s, g.s, 1 }, padding = pad, include_batch_in_index = wb },
+                  { fetches = { "y:0", "y:1" } })
+              end
+            end
+          end
+        end
+      end
+      check("Dilation2D empty batch", "Dilation2D", { rand("float32", { 0, 3, 3, 2 }), rand("float32", { 2, 2, 2 }) },
+        { strides = { 1, 1, 1, 1 }, rates = { 1, 1, 1, 1 }, padding = "SAME" })
+      check_error("Dilation2D depth mismatch", "Dilation2D", { rand("float32", { 1, 3, 3, 2 }), rand("float32", { 2, 2, 3 }) },
+        { strides = { 1, 1, 1, 1 }, rates = { 1, 1, 1, 1 }, padding = "SAME" }, "input and filter must have the same depth")
+      check_error("MaxPoolWithArgmax of rank 3", "MaxPoolWithArgmax", { rand("float32", { 3, 3, 2 }) },
+        { ksize = { 1, 2, 2, 1 }, strides = { 1, 1, 1, 1 }, padding = "VALID" }, "tensor_in must be 4-dimensional")
+    end)
+
     it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
       for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
         for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },

@@ -116,10 +116,66 @@ cudaError_t launch_nearest(const tfd_cuda_launch *l, const tfd_dm_resize *p, flo
   return cudaGetLastError();
 }
 
+// Dilation2D (filter) and MaxPoolWithArgmax (argmax): one thread per output element, k_dilation.c's loop.
+template <typename T>
+__device__ inline T window_add(T a, T b) {
+  return a + b;
+}
+template <>
+__device__ inline int64_t window_add<int64_t>(int64_t a, int64_t b) {
+  return (int64_t)((unsigned long long)a + (unsigned long long)b); // wraps as the CPU's
+}
+
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) window_max_kernel(tfd_dm_window_max p, T lowest, int64_t total) {
+  const T *x = (const T *)p.x, *f = (const T *)p.filter;
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t ch = i % p.c, r = i / p.c, ox = r % p.ow;
+    r /= p.ow;
+    int64_t oy = r % p.oh, b = r / p.oh, where = -1;
+    T best = lowest;
+    for (int64_t ti = 0; ti < p.kh; ti++) {
+      int64_t iy = oy * p.stride[0] - p.pad_before[0] + ti * p.rate[0];
+      if (iy < 0 || iy >= p.h) continue;
+      for (int64_t tj = 0; tj < p.kw; tj++) {
+        int64_t ix = ox * p.stride[1] - p.pad_before[1] + tj * p.rate[1];
+        if (ix < 0 || ix >= p.w) continue;
+        int64_t flat = ((b * p.h + iy) * p.w + ix) * p.c + ch;
+        T v = x[flat];
+        if (f) {
+          v = window_add<T>(v, f[(ti * p.kw + tj) * p.c + ch]);
+          if (v > best) best = v;
+        } else if (where < 0 || v > best) {
+          best = v;
+          where = p.with_batch ? flat : flat - b * p.h * p.w * p.c;
+        }
+      }
+    }
+    ((T *)p.y)[i] = best;
+    if (p.argmax) p.argmax[i] = where;
+  }
+}
+
+template <typename T>
+cudaError_t launch_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p, T lowest, int64_t total) {
+  window_max_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, lowest, total);
+  return cudaGetLastError();
+}
+
 }  // namespace
 }  // namespace tfd_cuda
 
 using namespace tfd_cuda;
+
+extern "C" cudaError_t tfd_cuda_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p) {
+  int64_t total = p->n * p->oh * p->ow * p->c;
+  switch (p->dtype) {
+    case TFD_FLOAT32: return launch_window_max<float>(l, p, -3.402823466e+38f, total);
+    case TFD_FLOAT64: return launch_window_max<double>(l, p, -1.7976931348623157e+308, total);
+    case TFD_INT64: return launch_window_max<int64_t>(l, p, (int64_t)(-9223372036854775807LL - 1), total);
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 extern "C" cudaError_t tfd_cuda_pool(const tfd_cuda_launch *l, const tfd_dm_pool *p) {
   switch (p->dtype) {

@@ -120,6 +120,8 @@ cudaError_t tfd_cuda_batch_norm(const tfd_cuda_launch *l, tfd_dtype dt, const vo
 /* ---- image.cu ---- */
 cudaError_t tfd_cuda_pool(const tfd_cuda_launch *l, const tfd_dm_pool *p);
 cudaError_t tfd_cuda_resize(const tfd_cuda_launch *l, const tfd_dm_resize *p);
+/* Dilation2D and MaxPoolWithArgmax: one thread per output element. */
+cudaError_t tfd_cuda_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p);
 
 /* ---- random.cu ---- */
 cudaError_t tfd_cuda_random(const tfd_cuda_launch *l, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter,

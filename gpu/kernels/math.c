@@ -375,6 +375,19 @@ static tfd_code cuda_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status
   return TFD_OK;
 }
 
+static tfd_code cuda_window_max(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *st) {
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64 && p->dtype != TFD_INT64)
+    return tfd_cuda_unimplemented(d, "window_max", p->dtype, st);
+  if (p->n < 0 || p->h < 0 || p->w < 0 || p->c < 0 || p->oh < 0 || p->ow < 0 || p->kh < 0 || p->kw < 0)
+    return bad_sizes(d, "window_max", st);
+  int64_t n = p->n * p->oh * p->ow * p->c;
+  if (n == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "window_max", p->dtype, n, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "window_max kernel launch", tfd_cuda_window_max(&c.l, p), st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
   tfd_dtype in = p->in_dtype;
   bool real = is_number(in) || in == TFD_UINT8 || in == TFD_FLOAT16;
@@ -466,6 +479,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .release_packed = tfd_cuda_conv_release_packed,
     .pool = cuda_pool,
     .resize = cuda_resize,
+    .window_max = cuda_window_max,
     .random = cuda_random,
     .random_ext = cuda_random_ext,
     .capture_begin = cuda_capture_begin,

@@ -76,6 +76,7 @@ static const device_kernel device_kernels[] = {
     {"BatchMatMul", tfd_dk_setup_matmul},
     /* convolutions and pools (dk_conv.c) */
     {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv}, {"LRN", tfd_dk_setup_lrn},
+    {"Dilation2D", tfd_dk_setup_window_max}, {"MaxPoolWithArgmax", tfd_dk_setup_window_max},
     {"DepthwiseConv2dNative", tfd_dk_setup_conv}, {"_FusedDepthwiseConv2dNative", tfd_dk_setup_conv},
     {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
     {"AvgPool", tfd_dk_setup_conv},

@@ -182,6 +182,23 @@ typedef struct tfd_dm_pool {
   int64_t stride[2], pad_before[2];
 } tfd_dm_pool;
 
+/* Dilation2D (filter set) and MaxPoolWithArgmax (argmax set), NHWC, k_dilation.c's loops: for
+ * output pixel (b, oy, ox) the taps (i, j) at input (oy * stride[0] - pad_before[0] + i * rate[0],
+ * ox * stride[1] - pad_before[1] + j * rate[1]) that lie inside the image. Dilation2D: the maximum
+ * of x + filter[i, j, c] (the dtype's add), from the dtype's lowest value. MaxPoolWithArgmax: the
+ * first in-bounds element, replaced only by a strictly greater one, and its flat index ((b * h + y)
+ * * w + x) * c + ch (b only when with_batch). float32, float64, int64. */
+typedef struct tfd_dm_window_max {
+  tfd_dtype dtype;
+  const void *x;      /* device [n, h, w, c] */
+  const void *filter; /* device [kh, kw, c], or NULL */
+  void *y;            /* device [n, oh, ow, c] */
+  int64_t *argmax;    /* device int64 [n, oh, ow, c], or NULL */
+  int64_t n, h, w, c, kh, kw, oh, ow;
+  int64_t stride[2], rate[2], pad_before[2];
+  bool with_batch;
+} tfd_dm_window_max;
+
 typedef struct tfd_dm_resize {
   tfd_dtype in_dtype, out_dtype; /* ResizeBilinear makes float32 from any real dtype */
   bool bilinear;                 /* else nearest neighbour */
@@ -304,6 +321,7 @@ typedef struct tfd_device_math {
   void (*release_packed)(struct tfd_device *d, void *packed);
   tfd_code (*pool)(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status);
   tfd_code (*resize)(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status);
+  tfd_code (*window_max)(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *status);
 
   /* ---- random numbers ---- */
   /* The CPU kernels' counter-based streams (k_random.c): element i of a uniform draw is

@@ -7,13 +7,14 @@
  * epsilon), offset - mean * that), as the CPU kernel makes them; an addend that only broadcasts
  * against the output is added after the convolution, as the CPU kernel does. float32 and float64 run
  * on the device; int32 and float16 run the CPU kernel on the host. LRN's window sum over depth runs as
- * a convolution too. */
+ * a convolution too; Dilation2D and MaxPoolWithArgmax run the math's window_max. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "conv_logic.h"
 #include "cwise_logic.h"
 #include "device_kernel.h"
+#include "dilation_logic.h"
 #include "reduce_logic.h"
 
 /* The attributes (conv_logic.h), and LeakyRelu's slope as the math's epilogue takes it. For a filter
@@ -253,6 +254,39 @@ static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int i = 0; i < 3; i++) tfd_tensor_unref(sc[i]);
   if (ok) c->outputs[0] = y;
   else tfd_tensor_unref(y);
+}
+
+/* ---- Dilation2D and MaxPoolWithArgmax: the CPU kernel's checks and geometry (dilation_logic.h),
+ * then the math's window_max over the device tensors; int32, uint8 and float16 on host copies. ---- */
+static void k_window_max(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  bool dil = c->num_inputs == 2;
+  tfd_window_geometry g;
+  if (!m || !(dil ? tfd_dilation_check(c, k, &g) : tfd_argmax_pool_check(c, k, &g))) return;
+  tfd_tensor *x = c->inputs[0];
+  int64_t dims[4] = {g.n, g.oh, g.ow, g.c};
+  tfd_tensor *y = tfd_dk_alloc(c, k, tfd_tensor_dtype(x), dims, 4), *a = NULL;
+  if (!y || (!dil && !(a = tfd_dk_alloc(c, k, TFD_INT64, dims, 4)))) {
+    tfd_tensor_unref(y);
+    return;
+  }
+  tfd_dm_window_max q = {.dtype = tfd_tensor_dtype(x), .x = tfd_tensor_const_data(x),
+                         .filter = dil ? tfd_tensor_const_data(c->inputs[1]) : NULL, .y = tfd_tensor_data(y),
+                         .argmax = a ? tfd_tensor_data(a) : NULL, .n = g.n, .h = g.h, .w = g.w, .c = g.c, .kh = g.kh,
+                         .kw = g.kw, .oh = g.oh, .ow = g.ow, .stride = {g.stride[0], g.stride[1]},
+                         .rate = {g.rate[0], g.rate[1]}, .pad_before = {g.pad_t, g.pad_l}, .with_batch = g.with_batch};
+  tfd_status st = TFD_STATUS_INIT;
+  if (tfd_tensor_numel(y) > 0 && !tfd_dk_ok(k, c, m->window_max(c->device, &q, &st), &st)) {
+    tfd_tensor_unref(y);
+    tfd_tensor_unref(a);
+    return;
+  }
+  c->outputs[0] = y;
+  if (a) c->outputs[1] = a;
+}
+
+tfd_code tfd_dk_setup_window_max(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_dilation, tfd_dk_arith_dtype(k->T), k_window_max, st);
 }
 
 tfd_code tfd_dk_setup_lrn(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {

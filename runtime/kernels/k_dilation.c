@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/half.h"
+#include "dilation_logic.h"
 #include "kernel.h"
 #include "window.h"
 
@@ -230,21 +231,22 @@ static int64_t row_cost(int64_t rows, int64_t a, int64_t b, int64_t c) {
   return cost;
 }
 
-static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* dilation_logic.h */
+bool tfd_dilation_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g) {
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   char s[160];
   if (tfd_tensor_ndims(x) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be 4-dimensional%s", shape_text(x, s, sizeof s));
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(f) != 3) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter must be 3-dimensional: %s", shape_text(f, s, sizeof s));
-    return;
+    return false;
   }
   if (tfd_tensor_dtype(f) != tfd_tensor_dtype(x)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "filter is %s but input is %s", tfd_dtype_name(tfd_tensor_dtype(f)),
                     tfd_dtype_name(tfd_tensor_dtype(x)));
-    return;
+    return false;
   }
   djob j = {.dt = tfd_tensor_dtype(x), .p = k->state};
   j.n = tfd_tensor_dim(x, 0), j.h = tfd_tensor_dim(x, 1), j.w = tfd_tensor_dim(x, 2), j.c = tfd_tensor_dim(x, 3);
@@ -252,7 +254,7 @@ static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (tfd_tensor_dim(f, 2) != j.c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld", (long long)j.c,
                     (long long)tfd_tensor_dim(f, 2));
-    return;
+    return false;
   }
   /* The effective filter, rate - 1 gaps between taps: kh + (kh - 1) * (rate - 1), in int64. */
   int64_t span[2] = {0, 0};
@@ -260,11 +262,27 @@ static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
     int64_t kk = i ? j.kw : j.kh, gaps = kk > 0 ? kk - 1 : 0;
     if (gaps > 0 && j.p->rate[i] - 1 > (INT64_MAX / 8) / gaps) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Dilation2D: the dilated filter is too large");
-      return;
+      return false;
     }
     span[i] = kk + gaps * (j.p->rate[i] - 1);
   }
-  if (!geometry(k, c, &j, span)) return;
+  if (!geometry((tfd_kernel *)k, c, &j, span)) return false;
+  *g = (tfd_window_geometry){j.n, j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, j.pad_t, j.pad_l,
+                             {j.p->stride[0], j.p->stride[1]}, {j.p->rate[0], j.p->rate[1]}, false};
+  return true;
+}
+
+/* The CPU kernels' job from the checked geometry. */
+static djob job_of(const tfd_kernel *k, tfd_dtype dt, const tfd_window_geometry *g) {
+  return (djob){.dt = dt, .p = k->state, .n = g->n, .h = g->h, .w = g->w, .c = g->c, .kh = g->kh, .kw = g->kw,
+                .oh = g->oh, .ow = g->ow, .pad_t = g->pad_t, .pad_l = g->pad_l};
+}
+
+static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
+  tfd_window_geometry g;
+  if (!tfd_dilation_check(c, k, &g)) return;
+  djob j = job_of(k, tfd_tensor_dtype(x), &g);
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
   tfd_tensor *y = tfd_kernel_alloc(c, k, j.dt, dims, 4);
   if (!y) return;
@@ -275,17 +293,28 @@ static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_threadpool_parallel_for(c->intra_pool, rows, row_cost(rows, j.ow * j.c, j.kh, j.kw), dilation_range, &j);
 }
 
-static void k_argmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* dilation_logic.h */
+bool tfd_argmax_pool_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g) {
   tfd_tensor *x = c->inputs[0];
   if (tfd_tensor_ndims(x) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "tensor_in must be 4-dimensional");
-    return;
+    return false;
   }
   const dil_params *p = k->state;
   djob j = {.dt = tfd_tensor_dtype(x), .p = p};
   j.n = tfd_tensor_dim(x, 0), j.h = tfd_tensor_dim(x, 1), j.w = tfd_tensor_dim(x, 2), j.c = tfd_tensor_dim(x, 3);
   j.kh = p->ksize[0], j.kw = p->ksize[1];
-  if (!geometry(k, c, &j, p->ksize)) return;
+  if (!geometry((tfd_kernel *)k, c, &j, p->ksize)) return false;
+  *g = (tfd_window_geometry){j.n, j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, j.pad_t, j.pad_l,
+                             {p->stride[0], p->stride[1]}, {1, 1}, p->with_batch};
+  return true;
+}
+
+static void k_argmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0];
+  tfd_window_geometry g;
+  if (!tfd_argmax_pool_check(c, k, &g)) return;
+  djob j = job_of(k, tfd_tensor_dtype(x), &g);
   int64_t dims[4] = {j.n, j.oh, j.ow, j.c};
   tfd_tensor *y = tfd_kernel_alloc(c, k, j.dt, dims, 4);
   if (!y) return;

@@ -762,6 +762,49 @@ static tfd_code run_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status 
   return TFD_OK;
 }
 
+/* Dilation2D and MaxPoolWithArgmax: k_dilation.c's loops over inverted memory. */
+#define FAKE_WINDOW_MAX(T, LOWEST, ADD)                                                                   \
+  do {                                                                                                  \
+    for (int64_t b = 0; b < p->n; b++)                                                                  \
+      for (int64_t oy = 0; oy < p->oh; oy++)                                                            \
+        for (int64_t ox = 0; ox < p->ow; ox++)                                                          \
+          for (int64_t ch = 0; ch < p->c; ch++) {                                                       \
+            T best = LOWEST, v, tap;                                                                    \
+            int64_t where = -1, at = ((b * p->oh + oy) * p->ow + ox) * p->c + ch;                       \
+            for (int64_t i = 0; i < p->kh; i++) {                                                       \
+              int64_t iy = oy * p->stride[0] - p->pad_before[0] + i * p->rate[0];                       \
+              if (iy < 0 || iy >= p->h) continue;                                                       \
+              for (int64_t j = 0; j < p->kw; j++) {                                                     \
+                int64_t ix = ox * p->stride[1] - p->pad_before[1] + j * p->rate[1];                     \
+                if (ix < 0 || ix >= p->w) continue;                                                     \
+                int64_t flat = ((b * p->h + iy) * p->w + ix) * p->c + ch;                               \
+                ld(&v, p->x, flat, sizeof v);                                                           \
+                if (p->filter) {                                                                        \
+                  ld(&tap, p->filter, (i * p->kw + j) * p->c + ch, sizeof tap);                         \
+                  v = ADD(v, tap);                                                                      \
+                  if (v > best) best = v;                                                               \
+                } else if (where < 0 || v > best) {                                                     \
+                  best = v;                                                                             \
+                  where = p->with_batch ? flat : flat - b * p->h * p->w * p->c;                         \
+                }                                                                                       \
+              }                                                                                         \
+            }                                                                                           \
+            st(p->y, at, &best, sizeof best);                                                           \
+            if (p->argmax) st(p->argmax, at, &where, sizeof where);                                     \
+          }                                                                                             \
+  } while (0)
+#define PLAIN_ADD(a, b) ((a) + (b))
+#define WRAP_ADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+
+static tfd_code run_window_max(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype == TFD_FLOAT32) FAKE_WINDOW_MAX(float, -FLT_MAX, PLAIN_ADD);
+  else if (p->dtype == TFD_FLOAT64) FAKE_WINDOW_MAX(double, -DBL_MAX, PLAIN_ADD);
+  else if (p->dtype == TFD_INT64) FAKE_WINDOW_MAX(int64_t, INT64_MIN, WRAP_ADD);
+  else return unimplemented(status, "window_max", p->dtype);
+  return TFD_OK;
+}
+
 static tfd_code run_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
   (void)d;
   size_t es = esize(p->in_dtype);
@@ -833,7 +876,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_RANDOM, C_RANDOM_EXT
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -856,6 +899,7 @@ typedef struct fake_call {
   tfd_dm_conv conv;
   tfd_dm_pool pool;
   tfd_dm_resize resize;
+  tfd_dm_window_max window_max;
   void *own[2];
 } fake_call;
 
@@ -956,6 +1000,7 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_CONV2D: return run_conv2d(c->d, &c->conv, st);
     case C_POOL: return run_pool(c->d, &c->pool, st);
     case C_RESIZE: return run_resize(c->d, &c->resize, st);
+    case C_WINDOW_MAX: return run_window_max(c->d, &c->window_max, st);
     case C_RANDOM: return run_random(c->d, c->flag, c->t0, c->u0, c->u1, c->y, c->i0, st);
     case C_RANDOM_EXT:
       return run_random_ext(c->d, c->flag, c->t0, c->u0, c->u1, c->i1, (uint64_t)c->i2, c->y, c->i0, st);
@@ -1117,6 +1162,10 @@ static tfd_code fg_pool(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *
   fake_call c = {.kind = C_POOL, .d = d, .pool = *p};
   return submit(&c, st);
 }
+static tfd_code fg_window_max(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *st) {
+  fake_call c = {.kind = C_WINDOW_MAX, .d = d, .window_max = *p};
+  return submit(&c, st);
+}
 static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
   fake_call c = {.kind = C_RESIZE, .d = d, .resize = *p};
   return submit(&c, st);
@@ -1195,6 +1244,7 @@ static const tfd_device_math fake_math = {
     .conv2d = fg_conv2d,
     .pool = fg_pool,
     .resize = fg_resize,
+    .window_max = fg_window_max,
     .random = fg_random,
     .random_ext = fg_random_ext,
     .capture_begin = fg_capture_begin,
