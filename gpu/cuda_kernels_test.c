@@ -888,6 +888,57 @@ static void test_window_max(void) {
   }
 }
 
+/* CropAndResize against k_crop_and_resize.c's loop on the host (float32 image; bilinear and nearest). */
+static void run_crop_case(bool nearest, int64_t ch, int64_t cw) {
+  const int64_t batch = 2, h = 13, w = 11, depth = 3, n = 4;
+  const float boxes[16] = {0, 0, 1, 1, 0.2f, 0.9f, 0.7f, 0.1f, -0.3f, 0.1f, 1.4f, 0.6f, 0.5f, 0.5f, 0.5f, 0.5f};
+  const int32_t ind[4] = {1, 0, 1, 0};
+  int64_t nx = batch * h * w * depth, ny = n * ch * cw * depth;
+  float *hx = malloc((size_t)nx * 4), *hy = malloc((size_t)ny * 4), *want = malloc((size_t)ny * 4);
+  fill_random(hx, TFD_FLOAT32, nx, -5, 5);
+  for (int64_t b = 0; b < n; b++)
+    for (int64_t y = 0; y < ch; y++)
+      for (int64_t x = 0; x < cw; x++)
+        for (int64_t dd = 0; dd < depth; dd++) {
+          const float y1 = boxes[b * 4], x1 = boxes[b * 4 + 1], y2 = boxes[b * 4 + 2], x2 = boxes[b * 4 + 3];
+          const float hs = ch > 1 ? (y2 - y1) * (float)(h - 1) / (float)(ch - 1) : 0;
+          const float ws = cw > 1 ? (x2 - x1) * (float)(w - 1) / (float)(cw - 1) : 0;
+          const float in_y = ch > 1 ? y1 * (float)(h - 1) + (float)y * hs : 0.5f * (y1 + y2) * (float)(h - 1);
+          const float in_x = cw > 1 ? x1 * (float)(w - 1) + (float)x * ws : 0.5f * (x1 + x2) * (float)(w - 1);
+          const int64_t base = ind[b] * h * w * depth;
+          float v = -1.5f;
+          if (!(in_y < 0 || in_y > (float)(h - 1) || in_x < 0 || in_x > (float)(w - 1))) {
+            if (nearest) {
+              v = hx[base + ((int64_t)roundf(in_y) * w + (int64_t)roundf(in_x)) * depth + dd];
+            } else {
+              int64_t t = (int64_t)floorf(in_y), bo = (int64_t)ceilf(in_y), l = (int64_t)floorf(in_x), r = (int64_t)ceilf(in_x);
+              float yl = in_y - (float)t, xl = in_x - (float)l;
+              float tl = hx[base + (t * w + l) * depth + dd], tr = hx[base + (t * w + r) * depth + dd];
+              float bl = hx[base + (bo * w + l) * depth + dd], br = hx[base + (bo * w + r) * depth + dd];
+              float top = tl + (tr - tl) * xl, bottom = bl + (br - bl) * xl;
+              v = top + (bottom - top) * yl;
+            }
+          }
+          want[((b * ch + y) * cw + x) * depth + dd] = v;
+        }
+  void *x = up(hx, (size_t)nx * 4), *bx = up(boxes, sizeof boxes), *bi = up(ind, sizeof ind), *y = dnew((size_t)ny * 4);
+  tfd_dm_crop q = {.dtype = TFD_FLOAT32, .image = x, .boxes = bx, .box_ind = bi, .y = y, .n = n, .h = h, .w = w,
+                   .depth = depth, .crop_h = ch, .crop_w = cw, .nearest = nearest, .extrapolation = -1.5f};
+  RUN(m->crop_and_resize(d, &q, ST));
+  down(hy, y, (size_t)ny * 4);
+  CHECK_INT(compare(nearest ? "crop_and_resize nearest" : "crop_and_resize bilinear", hy, want, TFD_FLOAT32, ny, 1e-6, 1e-5), 0);
+  dfree(x, (size_t)nx * 4), dfree(bx, sizeof boxes), dfree(bi, sizeof ind), dfree(y, (size_t)ny * 4);
+  free(hx), free(hy), free(want);
+}
+
+static void test_crop_and_resize(void) {
+  for (int nearest = 0; nearest < 2; nearest++) {
+    run_crop_case(nearest, 7, 5);
+    run_crop_case(nearest, 1, 1);
+    run_crop_case(nearest, 1, 9);
+  }
+}
+
 static void test_softmax(void) {
   int64_t shapes[][2] = {{1, 1}, {5, 10}, {3, 1000}, {1, 1024}, {2, 5000}, {1000, 7}, {4, 100000}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -1552,6 +1603,7 @@ static const tfd_test tests[] = {
     {"arg_reduce: ties, NaN rules, split axes", test_arg_reduce},
     {"search_sorted: lower and upper bounds, ties, values past either end", test_search_sorted},
     {"window_max: Dilation2D and MaxPoolWithArgmax windows, ties, padding, rates", test_window_max},
+    {"crop_and_resize: bilinear and nearest, flipped and outside boxes, one-pixel crops", test_crop_and_resize},
     {"softmax and log softmax: warp and block rows", test_softmax},
     {"top_k: selection and sorting paths, ties, NaN", test_top_k},
     {"matmul: transposes, batches, broadcasts, every epilogue, empty sums", test_matmul},

@@ -912,6 +912,27 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { ksize = { 1, 2, 2, 1 }, strides = { 1, 1, 1, 1 }, padding = "VALID" }, "tensor_in must be 4-dimensional")
     end)
 
+    it("CropAndResize: every dtype, both methods, flipped and outside boxes, one-pixel crops, refusals", function()
+      local boxes = tfdev.tensor({ { 0, 0, 1, 1 }, { 0.2, 0.9, 0.7, 0.1 }, { -0.3, 0.1, 1.4, 0.6 }, { 0.5, 0.5, 0.5, 0.5 } },
+        "float32")
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "uint8", "float16" } do
+        local image = rand(dt, { 2, 7, 9, 3 }, 0, 9)
+        for _, method in ipairs { "bilinear", "nearest" } do
+          for _, crop in ipairs { { 5, 4 }, { 1, 1 }, { 1, 6 } } do
+            local tag = ("%s %s crop %dx%d"):format(dt, method, crop[1], crop[2])
+            check("CropAndResize " .. tag, "CropAndResize", { image, boxes, T({ 1, 0, 1, 0 }), T(crop) },
+              { method = method, extrapolation_value = -2.5 })
+          end
+        end
+      end
+      check("CropAndResize no boxes", "CropAndResize", { rand("float32", { 1, 3, 3, 2 }),
+        tfdev.tensor { dtype = "float32", shape = { 0, 4 } }, tfdev.tensor { dtype = "int32", shape = { 0 } }, T({ 2, 2 }) })
+      check_error("CropAndResize box index out of range", "CropAndResize",
+        { rand("float32", { 1, 3, 3, 2 }), boxes, T({ 0, 0, 1, 0 }), T({ 2, 2 }) }, "box_index has values outside [0, batch_size)")
+      check_error("CropAndResize of a non-finite box", "CropAndResize", { rand("float32", { 1, 3, 3, 2 }),
+        tfdev.tensor({ { 0, 0 / 0, 1, 1 } }, "float32"), T({ 0 }), T({ 2, 2 }) }, "boxes values must be finite")
+    end)
+
     it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
       for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
         for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },

@@ -156,6 +156,48 @@ __global__ void __launch_bounds__(TFD_CUDA_THREADS) window_max_kernel(tfd_dm_win
   }
 }
 
+// CropAndResize: one thread per output element, k_crop_and_resize.c's float arithmetic.
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) crop_kernel(tfd_dm_crop p, int64_t total) {
+  const T *img = (const T *)p.image;
+  const int64_t H = p.h, W = p.w, ch = p.crop_h, cw = p.crop_w, depth = p.depth;
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t dd = i % depth, r = i / depth, x = r % cw;
+    r /= cw;
+    int64_t y = r % ch, b = r / ch;
+    const float y1 = p.boxes[b * 4], x1 = p.boxes[b * 4 + 1], y2 = p.boxes[b * 4 + 2], x2 = p.boxes[b * 4 + 3];
+    const int64_t base = (int64_t)p.box_ind[b] * H * W * depth;
+    const float hs = ch > 1 ? __fdiv_rn(__fmul_rn(y2 - y1, (float)(H - 1)), (float)(ch - 1)) : 0;
+    const float ws = cw > 1 ? __fdiv_rn(__fmul_rn(x2 - x1, (float)(W - 1)), (float)(cw - 1)) : 0;
+    const float in_y = ch > 1 ? __fadd_rn(__fmul_rn(y1, (float)(H - 1)), __fmul_rn((float)y, hs))
+                              : __fmul_rn(__fmul_rn(0.5f, y1 + y2), (float)(H - 1));
+    const float in_x = cw > 1 ? __fadd_rn(__fmul_rn(x1, (float)(W - 1)), __fmul_rn((float)x, ws))
+                              : __fmul_rn(__fmul_rn(0.5f, x1 + x2), (float)(W - 1));
+    float v = p.extrapolation;
+    if (!(in_y < 0 || in_y > (float)(H - 1) || in_x < 0 || in_x > (float)(W - 1))) {
+      if (p.nearest) {
+        v = (float)img[base + ((int64_t)roundf(in_y) * W + (int64_t)roundf(in_x)) * depth + dd];
+      } else {
+        const int64_t top = (int64_t)floorf(in_y), bottom = (int64_t)ceilf(in_y);
+        const int64_t left = (int64_t)floorf(in_x), right = (int64_t)ceilf(in_x);
+        const float y_lerp = in_y - (float)top, x_lerp = in_x - (float)left;
+        const float tl = (float)img[base + (top * W + left) * depth + dd], tr = (float)img[base + (top * W + right) * depth + dd];
+        const float bl = (float)img[base + (bottom * W + left) * depth + dd],
+                    br = (float)img[base + (bottom * W + right) * depth + dd];
+        const float t = __fadd_rn(tl, __fmul_rn(tr - tl, x_lerp)), bo = __fadd_rn(bl, __fmul_rn(br - bl, x_lerp));
+        v = __fadd_rn(t, __fmul_rn(bo - t, y_lerp));
+      }
+    }
+    p.y[i] = v;
+  }
+}
+
+template <typename T>
+cudaError_t launch_crop(const tfd_cuda_launch *l, const tfd_dm_crop *p, int64_t total) {
+  crop_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, total);
+  return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launch_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p, T lowest, int64_t total) {
   window_max_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, lowest, total);
@@ -166,6 +208,16 @@ cudaError_t launch_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max 
 }  // namespace tfd_cuda
 
 using namespace tfd_cuda;
+
+extern "C" cudaError_t tfd_cuda_crop_and_resize(const tfd_cuda_launch *l, const tfd_dm_crop *p) {
+  int64_t total = p->n * p->crop_h * p->crop_w * p->depth;
+  switch (p->dtype) {
+    case TFD_FLOAT32: return launch_crop<float>(l, p, total);
+    case TFD_FLOAT64: return launch_crop<double>(l, p, total);
+    case TFD_INT64: return launch_crop<int64_t>(l, p, total);
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 extern "C" cudaError_t tfd_cuda_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p) {
   int64_t total = p->n * p->oh * p->ow * p->c;

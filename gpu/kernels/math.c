@@ -388,6 +388,19 @@ static tfd_code cuda_window_max(struct tfd_device *d, const tfd_dm_window_max *p
   return TFD_OK;
 }
 
+static tfd_code cuda_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *st) {
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64 && p->dtype != TFD_INT64)
+    return tfd_cuda_unimplemented(d, "crop_and_resize", p->dtype, st);
+  if (p->n < 0 || p->h <= 0 || p->w <= 0 || p->depth < 0 || p->crop_h <= 0 || p->crop_w <= 0)
+    return bad_sizes(d, "crop_and_resize", st);
+  int64_t n = p->n * p->crop_h * p->crop_w * p->depth;
+  if (n == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "crop_and_resize", p->dtype, n, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "crop_and_resize kernel launch", tfd_cuda_crop_and_resize(&c.l, p), st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
   tfd_dtype in = p->in_dtype;
   bool real = is_number(in) || in == TFD_UINT8 || in == TFD_FLOAT16;
@@ -480,6 +493,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .pool = cuda_pool,
     .resize = cuda_resize,
     .window_max = cuda_window_max,
+    .crop_and_resize = cuda_crop_and_resize,
     .random = cuda_random,
     .random_ext = cuda_random_ext,
     .capture_begin = cuda_capture_begin,

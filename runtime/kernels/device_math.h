@@ -199,6 +199,20 @@ typedef struct tfd_dm_window_max {
   bool with_batch;
 } tfd_dm_window_max;
 
+/* CropAndResize, k_crop_and_resize.c's sampling in float: box b of image box_ind[b] on a crop_h x
+ * crop_w grid, bilinear or nearest, extrapolation outside the image; image float32, float64 or int64
+ * (read as float), y float32. */
+typedef struct tfd_dm_crop {
+  tfd_dtype dtype;
+  const void *image;      /* device [batch, h, w, depth] */
+  const float *boxes;     /* device [n, 4]: y1, x1, y2, x2 */
+  const int32_t *box_ind; /* device [n], checked in [0, batch) */
+  float *y;               /* device [n, crop_h, crop_w, depth] */
+  int64_t n, h, w, depth, crop_h, crop_w;
+  bool nearest;
+  float extrapolation;
+} tfd_dm_crop;
+
 typedef struct tfd_dm_resize {
   tfd_dtype in_dtype, out_dtype; /* ResizeBilinear makes float32 from any real dtype */
   bool bilinear;                 /* else nearest neighbour */
@@ -322,6 +336,7 @@ typedef struct tfd_device_math {
   tfd_code (*pool)(struct tfd_device *d, const tfd_dm_pool *p, tfd_status *status);
   tfd_code (*resize)(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status);
   tfd_code (*window_max)(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *status);
+  tfd_code (*crop_and_resize)(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *status);
 
   /* ---- random numbers ---- */
   /* The CPU kernels' counter-based streams (k_random.c): element i of a uniform draw is

@@ -2,11 +2,12 @@
  * V3 (inference), ResizeBilinear and ResizeNearestNeighbor (align_corners,
  * half_pixel_centers; the coordinates are device_math_elem.h's, which the CPU kernel uses too) and
  * Conv2DBackpropInput, with the attributes, checks and shapes of image_logic.h and conv_logic.h,
- * which the CPU kernels call too. Images whose dtype lives on the
- * host (int32) run the CPU kernel there. */
+ * which the CPU kernels call too; CropAndResize (k_crop_and_resize.c). Images whose dtype lives on
+ * the host (int32), or that the math does not take (uint8, float16), run the CPU kernel there. */
 #include "conv_logic.h"
 #include "device_kernel.h"
 #include "image_logic.h"
+#include "kernel_shared.h"
 
 /* ---- FusedBatchNorm, FusedBatchNormV3 ---- */
 static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_image_attrs *p) {
@@ -105,4 +106,34 @@ tfd_code tfd_dk_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   if (tfd_setup_image(k, init, st) != TFD_OK) return tfd_status_code(st);
   k->compute = compute;
   return TFD_OK;
+}
+
+/* ---- CropAndResize: the CPU kernel's checks on host copies of the boxes (image_logic.h), the box
+ * indices copied in, then the math's crop_and_resize into a float32 output. ---- */
+static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *image = c->inputs[0], *boxes = tfd_kernel_host_input(c, k, 1), *ind = NULL, *dev_ind = NULL, *crop = NULL;
+  tfd_tensor *y = NULL;
+  tfd_crop_geometry g;
+  bool ok = boxes && (ind = tfd_kernel_host_input(c, k, 2)) && (crop = tfd_kernel_host_input(c, k, 3)) &&
+            tfd_crop_and_resize_check(c, k, image, boxes, ind, crop, &g);
+  int64_t dims[4] = {ok ? g.n : 0, ok ? g.crop_h : 0, ok ? g.crop_w : 0, ok ? g.depth : 0};
+  ok = ok && (y = tfd_dk_alloc(c, k, TFD_FLOAT32, dims, 4)) != NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  if (ok && tfd_tensor_numel(y) > 0) {
+    ok = (dev_ind = tfd_dk_to_device(c, k, ind)) != NULL;
+    tfd_dm_crop q = {.dtype = tfd_tensor_dtype(image), .image = tfd_tensor_const_data(image),
+                     .boxes = tfd_tensor_const_data(c->inputs[1]), .box_ind = ok ? tfd_tensor_const_data(dev_ind) : NULL,
+                     .y = tfd_tensor_data(y), .n = g.n, .h = g.h, .w = g.w, .depth = g.depth, .crop_h = g.crop_h,
+                     .crop_w = g.crop_w, .nearest = k->code == 1, .extrapolation = (float)k->alpha};
+    ok = ok && tfd_dk_ok(k, c, m->crop_and_resize(c->device, &q, &st), &st);
+  }
+  tfd_tensor_unref(boxes), tfd_tensor_unref(ind), tfd_tensor_unref(crop), tfd_tensor_unref(dev_ind);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+tfd_code tfd_dk_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_crop_and_resize, tfd_dk_arith_dtype(k->T), k_crop_and_resize, st);
 }

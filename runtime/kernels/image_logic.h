@@ -48,4 +48,13 @@ typedef struct tfd_resize_shape {
 } tfd_resize_shape;
 bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r);
 
+/* CropAndResize (k_crop_and_resize.c; method and extrapolation_value in k->code and k->alpha):
+ * TensorFlow's checks of the image, boxes (read on the host: boxes_host, box_ind_host, crop_host)
+ * and crop size, and the output's geometry. */
+typedef struct tfd_crop_geometry {
+  int64_t n, batch, h, w, depth, crop_h, crop_w;
+} tfd_crop_geometry;
+bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes_host,
+                               const tfd_tensor *box_ind_host, const tfd_tensor *crop_host, tfd_crop_geometry *g);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/half.h"
+#include "image_logic.h"
 #include "kernel.h"
 
 /* Image element i as float (the kernel's static_cast<float>). */
@@ -36,19 +37,20 @@ static void shape_string(const tfd_tensor *t, char *buf, size_t cap) {
   if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
-static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const tfd_tensor *image = c->inputs[0], *boxes = c->inputs[1], *box_ind = c->inputs[2], *crop = c->inputs[3];
+/* image_logic.h */
+bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes,
+                               const tfd_tensor *box_ind, const tfd_tensor *crop, tfd_crop_geometry *g) {
   char sh[160];
   if (tfd_tensor_ndims(image) != 4) {
     shape_string(image, sh, sizeof sh);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input image must be 4-D%s", sh);
-    return;
+    return false;
   }
   int64_t batch = tfd_tensor_dim(image, 0), H = tfd_tensor_dim(image, 1), W = tfd_tensor_dim(image, 2),
           depth = tfd_tensor_dim(image, 3);
   if (H <= 0 || W <= 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "image dimensions must be positive");
-    return;
+    return false;
   }
   int64_t n = 0;
   const float *bx = tfd_tensor_const_data(boxes);
@@ -56,12 +58,12 @@ static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (tfd_tensor_ndims(boxes) != 2) {
       shape_string(boxes, sh, sizeof sh);
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "boxes must be 2-D%s", sh);
-      return;
+      return false;
     }
     n = tfd_tensor_dim(boxes, 0);
     if (tfd_tensor_dim(boxes, 1) != 4) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "boxes must have 4 columns");
-      return;
+      return false;
     }
     for (int64_t i = 0; i < n; i++)
       for (int j = 0; j < 4; j++)
@@ -70,39 +72,50 @@ static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
           tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "boxes values must be finite, received boxes[%lld]: %s, %s, %s, %s",
                           (long long)i, fmt_float(bx[i * 4], v[0], 32), fmt_float(bx[i * 4 + 1], v[1], 32),
                           fmt_float(bx[i * 4 + 2], v[2], 32), fmt_float(bx[i * 4 + 3], v[3], 32));
-          return;
+          return false;
         }
     if (tfd_tensor_ndims(box_ind) != 1) {
       shape_string(box_ind, sh, sizeof sh);
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "box_index must be 1-D%s", sh);
-      return;
+      return false;
     }
     if (tfd_tensor_dim(box_ind, 0) != n) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "box_index has incompatible shape");
-      return;
+      return false;
     }
   }
   if (tfd_tensor_ndims(crop) != 1) {
     shape_string(crop, sh, sizeof sh);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "crop_size must be 1-D%s", sh);
-    return;
+    return false;
   }
   if (tfd_tensor_dim(crop, 0) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "crop_size must have two elements");
-    return;
+    return false;
   }
   const int32_t *cs = tfd_tensor_const_data(crop);
   int64_t ch = cs[0], cw = cs[1];
   if (ch <= 0 || cw <= 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "crop dimensions must be positive");
-    return;
+    return false;
   }
   const int32_t *bi = tfd_tensor_const_data(box_ind);
   for (int64_t b = 0; b < n; b++)
     if (bi[b] < 0 || bi[b] >= batch) {
       tfd_kernel_fail(c, k, TFD_OUT_OF_RANGE, "box_index has values outside [0, batch_size)");
-      return;
+      return false;
     }
+  *g = (tfd_crop_geometry){n, batch, H, W, depth, ch, cw};
+  return true;
+}
+
+static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_tensor *image = c->inputs[0], *boxes = c->inputs[1], *box_ind = c->inputs[2];
+  tfd_crop_geometry g;
+  if (!tfd_crop_and_resize_check(c, k, image, boxes, box_ind, c->inputs[3], &g)) return;
+  int64_t n = g.n, H = g.h, W = g.w, depth = g.depth, ch = g.crop_h, cw = g.crop_w;
+  const float *bx = tfd_tensor_const_data(boxes);
+  const int32_t *bi = tfd_tensor_const_data(box_ind);
   int64_t dims[4] = {n, ch, cw, depth};
   tfd_tensor *out = tfd_kernel_alloc(c, k, TFD_FLOAT32, dims, 4);
   if (!out) return;

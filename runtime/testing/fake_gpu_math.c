@@ -805,6 +805,59 @@ static tfd_code run_window_max(struct tfd_device *d, const tfd_dm_window_max *p,
   return TFD_OK;
 }
 
+/* CropAndResize: k_crop_and_resize.c's loop over inverted memory. */
+static float crop_pixel(const tfd_dm_crop *p, int64_t i) {
+  if (p->dtype == TFD_FLOAT32) return ldf(p->image, i);
+  if (p->dtype == TFD_FLOAT64) return (float)ldd(p->image, i);
+  int64_t v;
+  ld(&v, p->image, i, sizeof v);
+  return (float)v;
+}
+
+static tfd_code run_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64 && p->dtype != TFD_INT64)
+    return unimplemented(status, "crop_and_resize", p->dtype);
+  const int64_t H = p->h, W = p->w, ch = p->crop_h, cw = p->crop_w, depth = p->depth;
+  for (int64_t b = 0; b < p->n; b++) {
+    const float y1 = ldf(p->boxes, b * 4), x1 = ldf(p->boxes, b * 4 + 1), y2 = ldf(p->boxes, b * 4 + 2),
+                x2 = ldf(p->boxes, b * 4 + 3);
+    int32_t bi;
+    ld(&bi, p->box_ind, b, sizeof bi);
+    const int64_t base = bi * H * W * depth;
+    const float hs = ch > 1 ? (y2 - y1) * (float)(H - 1) / (float)(ch - 1) : 0;
+    const float ws = cw > 1 ? (x2 - x1) * (float)(W - 1) / (float)(cw - 1) : 0;
+    for (int64_t y = 0; y < ch; y++) {
+      const float in_y = ch > 1 ? y1 * (float)(H - 1) + (float)y * hs : 0.5f * (y1 + y2) * (float)(H - 1);
+      const int64_t top = (int64_t)floorf(in_y), bottom = (int64_t)ceilf(in_y), near_y = (int64_t)roundf(in_y);
+      const float y_lerp = in_y - (float)top;
+      for (int64_t x = 0; x < cw; x++) {
+        const float in_x = cw > 1 ? x1 * (float)(W - 1) + (float)x * ws : 0.5f * (x1 + x2) * (float)(W - 1);
+        const int64_t at = ((b * ch + y) * cw + x) * depth;
+        bool outside = in_y < 0 || in_y > (float)(H - 1) || in_x < 0 || in_x > (float)(W - 1);
+        const int64_t left = (int64_t)floorf(in_x), right = (int64_t)ceilf(in_x);
+        const float x_lerp = in_x - (float)left;
+        for (int64_t dd = 0; dd < depth; dd++) {
+          float v = p->extrapolation;
+          if (!outside && p->nearest) {
+            v = crop_pixel(p, base + (near_y * W + (int64_t)roundf(in_x)) * depth + dd);
+          } else if (!outside) {
+            const float top_left = crop_pixel(p, base + (top * W + left) * depth + dd),
+                        top_right = crop_pixel(p, base + (top * W + right) * depth + dd),
+                        bottom_left = crop_pixel(p, base + (bottom * W + left) * depth + dd),
+                        bottom_right = crop_pixel(p, base + (bottom * W + right) * depth + dd);
+            const float t = top_left + (top_right - top_left) * x_lerp;
+            const float bo = bottom_left + (bottom_right - bottom_left) * x_lerp;
+            v = t + (bo - t) * y_lerp;
+          }
+          stf(p->y, at + dd, v);
+        }
+      }
+    }
+  }
+  return TFD_OK;
+}
+
 static tfd_code run_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
   (void)d;
   size_t es = esize(p->in_dtype);
@@ -876,7 +929,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_RANDOM, C_RANDOM_EXT
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_CROP, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -900,6 +953,7 @@ typedef struct fake_call {
   tfd_dm_pool pool;
   tfd_dm_resize resize;
   tfd_dm_window_max window_max;
+  tfd_dm_crop crop;
   void *own[2];
 } fake_call;
 
@@ -1001,6 +1055,7 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_POOL: return run_pool(c->d, &c->pool, st);
     case C_RESIZE: return run_resize(c->d, &c->resize, st);
     case C_WINDOW_MAX: return run_window_max(c->d, &c->window_max, st);
+    case C_CROP: return run_crop_and_resize(c->d, &c->crop, st);
     case C_RANDOM: return run_random(c->d, c->flag, c->t0, c->u0, c->u1, c->y, c->i0, st);
     case C_RANDOM_EXT:
       return run_random_ext(c->d, c->flag, c->t0, c->u0, c->u1, c->i1, (uint64_t)c->i2, c->y, c->i0, st);
@@ -1166,6 +1221,10 @@ static tfd_code fg_window_max(struct tfd_device *d, const tfd_dm_window_max *p, 
   fake_call c = {.kind = C_WINDOW_MAX, .d = d, .window_max = *p};
   return submit(&c, st);
 }
+static tfd_code fg_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *st) {
+  fake_call c = {.kind = C_CROP, .d = d, .crop = *p};
+  return submit(&c, st);
+}
 static tfd_code fg_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
   fake_call c = {.kind = C_RESIZE, .d = d, .resize = *p};
   return submit(&c, st);
@@ -1245,6 +1304,7 @@ static const tfd_device_math fake_math = {
     .pool = fg_pool,
     .resize = fg_resize,
     .window_max = fg_window_max,
+    .crop_and_resize = fg_crop_and_resize,
     .random = fg_random,
     .random_ext = fg_random_ext,
     .capture_begin = fg_capture_begin,
