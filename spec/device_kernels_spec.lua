@@ -933,6 +933,28 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         tfdev.tensor({ { 0, 0 / 0, 1, 1 } }, "float32"), T({ 0 }), T({ 2, 2 }) }, "boxes values must be finite")
     end)
 
+    it("ImageProjectiveTransformV3: every dtype, fill mode and interpolation, per-image and shared transforms", function()
+      local c, sn = math.cos(0.4), math.sin(0.4)
+      local per_image = tfdev.tensor({ { c, -sn, 2.5, sn, c, -1.25, 0, 0 }, { 1.3, 0.2, -4, -0.1, 0.8, 3, 0.01, -0.02 } }, "float32")
+      local shared = tfdev.tensor({ { 0.5, 0, 1, 0, 2, -3, 0, 0 } }, "float32")
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "uint8", "float16" } do
+        local images = rand(dt, { 2, 6, 7, 2 }, 0, 9)
+        for _, mode in ipairs { "CONSTANT", "REFLECT", "WRAP", "NEAREST" } do
+          for _, interp in ipairs { "NEAREST", "BILINEAR" } do
+            for i, tr in ipairs { per_image, shared } do
+              local tag = ("%s %s %s %s"):format(dt, mode, interp, i == 1 and "per image" or "shared")
+              check("ImageProjectiveTransformV3 " .. tag, "ImageProjectiveTransformV3",
+                { images, tr, T({ 5, 8 }), tfdev.tensor(-1.5, "float32") },
+                { dtype = dt, interpolation = interp, fill_mode = mode })
+            end
+          end
+        end
+      end
+      check_error("ImageProjectiveTransformV3 with a bad transform", "ImageProjectiveTransformV3",
+        { rand("float32", { 2, 3, 3, 1 }), rand("float32", { 2, 7 }), T({ 3, 3 }), tfdev.tensor(0, "float32") },
+        { dtype = "float32", interpolation = "NEAREST" }, "Input transform should be num_images x 8 or 1 x 8")
+    end)
+
     it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
       for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
         for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },

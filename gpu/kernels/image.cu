@@ -198,6 +198,46 @@ cudaError_t launch_crop(const tfd_cuda_launch *l, const tfd_dm_crop *p, int64_t 
   return cudaGetLastError();
 }
 
+// ImageProjectiveTransformV3: one thread per output element, device_math_elem.h's coordinates.
+template <typename T>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS) transform_kernel(tfd_dm_transform p, int64_t total) {
+  const T *img = (const T *)p.images, fill = (T)p.fill;
+  for (int64_t i = first_index(); i < total; i += grid_step()) {
+    int64_t ch = i % p.c, r = i / p.c, x = r % p.ow;
+    r /= p.ow;
+    int64_t y = r % p.oh, b = r / p.oh;
+    float t[8], in_x = 0, in_y = 0;
+    for (int q = 0; q < 8; q++) t[q] = p.transforms[(p.one_transform ? 0 : 8 * b) + q];
+    bool ok = tfd_dm_transform_point(t, x, y, p.mode, p.h, p.w, &in_x, &in_y);
+    T out = fill;
+    if (ok && !p.bilinear) {
+      int64_t ry = tfd_dm_transform_index(in_y, true), rx = tfd_dm_transform_index(in_x, true);
+      if (ry >= 0 && ry < p.h && rx >= 0 && rx < p.w) out = img[((b * p.h + ry) * p.w + rx) * p.c + ch];
+    } else if (ok) {
+      const float y0 = floorf(in_y), x0 = floorf(in_x), y1 = y0 + 1, x1 = x0 + 1;
+      int64_t iy0 = tfd_dm_transform_index(in_y, false), ix0 = tfd_dm_transform_index(in_x, false);
+      bool far = iy0 == -2 || ix0 == -2;
+      int64_t ys[2] = {far ? -2 : iy0, far ? -2 : iy0 + 1}, xs[2] = {far ? -2 : ix0, far ? -2 : ix0 + 1};
+      float v[2][2];
+      for (int a = 0; a < 2; a++)
+        for (int e = 0; e < 2; e++) {
+          bool in = ys[a] >= 0 && ys[a] < p.h && xs[e] >= 0 && xs[e] < p.w;
+          v[a][e] = (float)(in ? img[((b * p.h + ys[a]) * p.w + xs[e]) * p.c + ch] : fill);
+        }
+      const float vf = __fadd_rn(__fmul_rn(x1 - in_x, v[0][0]), __fmul_rn(in_x - x0, v[0][1]));
+      const float vc = __fadd_rn(__fmul_rn(x1 - in_x, v[1][0]), __fmul_rn(in_x - x0, v[1][1]));
+      out = (T)__fadd_rn(__fmul_rn(y1 - in_y, vf), __fmul_rn(in_y - y0, vc));
+    }
+    ((T *)p.y)[i] = out;
+  }
+}
+
+template <typename T>
+cudaError_t launch_transform(const tfd_cuda_launch *l, const tfd_dm_transform *p, int64_t total) {
+  transform_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, total);
+  return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launch_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p, T lowest, int64_t total) {
   window_max_kernel<T><<<grid_for(l, total), TFD_CUDA_THREADS, 0, l->stream>>>(*p, lowest, total);
@@ -215,6 +255,16 @@ extern "C" cudaError_t tfd_cuda_crop_and_resize(const tfd_cuda_launch *l, const 
     case TFD_FLOAT32: return launch_crop<float>(l, p, total);
     case TFD_FLOAT64: return launch_crop<double>(l, p, total);
     case TFD_INT64: return launch_crop<int64_t>(l, p, total);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" cudaError_t tfd_cuda_image_transform(const tfd_cuda_launch *l, const tfd_dm_transform *p) {
+  int64_t total = p->n * p->oh * p->ow * p->c;
+  switch (p->dtype) {
+    case TFD_FLOAT32: return launch_transform<float>(l, p, total);
+    case TFD_FLOAT64: return launch_transform<double>(l, p, total);
+    case TFD_INT64: return launch_transform<int64_t>(l, p, total);
     default: return cudaErrorInvalidValue;
   }
 }

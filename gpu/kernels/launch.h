@@ -124,6 +124,8 @@ cudaError_t tfd_cuda_resize(const tfd_cuda_launch *l, const tfd_dm_resize *p);
 cudaError_t tfd_cuda_window_max(const tfd_cuda_launch *l, const tfd_dm_window_max *p);
 /* CropAndResize: one thread per output element, the CPU's float operations rounded as it rounds them. */
 cudaError_t tfd_cuda_crop_and_resize(const tfd_cuda_launch *l, const tfd_dm_crop *p);
+/* ImageProjectiveTransformV3: one thread per output element. */
+cudaError_t tfd_cuda_image_transform(const tfd_cuda_launch *l, const tfd_dm_transform *p);
 
 /* ---- random.cu ---- */
 cudaError_t tfd_cuda_random(const tfd_cuda_launch *l, bool normal, tfd_dtype dt, uint64_t seed, uint64_t counter,

@@ -401,6 +401,18 @@ static tfd_code cuda_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p,
   return TFD_OK;
 }
 
+static tfd_code cuda_image_transform(struct tfd_device *d, const tfd_dm_transform *p, tfd_status *st) {
+  if (p->dtype != TFD_FLOAT32 && p->dtype != TFD_FLOAT64 && p->dtype != TFD_INT64)
+    return tfd_cuda_unimplemented(d, "image_transform", p->dtype, st);
+  if (p->n < 0 || p->h < 0 || p->w < 0 || p->c < 0 || p->oh <= 0 || p->ow <= 0) return bad_sizes(d, "image_transform", st);
+  int64_t n = p->n * p->oh * p->ow * p->c;
+  if (n == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "image_transform", p->dtype, n, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "image_transform kernel launch", tfd_cuda_image_transform(&c.l, p), st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *st) {
   tfd_dtype in = p->in_dtype;
   bool real = is_number(in) || in == TFD_UINT8 || in == TFD_FLOAT16;
@@ -494,6 +506,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .resize = cuda_resize,
     .window_max = cuda_window_max,
     .crop_and_resize = cuda_crop_and_resize,
+    .image_transform = cuda_image_transform,
     .random = cuda_random,
     .random_ext = cuda_random_ext,
     .capture_begin = cuda_capture_begin,

@@ -97,6 +97,7 @@ tfd_code tfd_dk_setup_lrn(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
 tfd_code tfd_dk_setup_window_max(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 
 #endif

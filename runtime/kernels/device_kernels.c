@@ -85,7 +85,7 @@ static const device_kernel device_kernels[] = {
     /* images and normalisation (dk_image.c) */
     {"Conv2DBackpropInput", tfd_dk_setup_image}, {"FusedBatchNorm", tfd_dk_setup_image},
     {"FusedBatchNormV2", tfd_dk_setup_image}, {"FusedBatchNormV3", tfd_dk_setup_image}, {"ResizeBilinear", tfd_dk_setup_image},
-    {"CropAndResize", tfd_dk_setup_crop_and_resize},
+    {"CropAndResize", tfd_dk_setup_crop_and_resize}, {"ImageProjectiveTransformV3", tfd_dk_setup_image_transform},
     {"ResizeNearestNeighbor", tfd_dk_setup_image},
     /* random numbers and variables (dk_state.c) */
     {"RandomUniform", tfd_dk_setup_state}, {"RandomStandardNormal", tfd_dk_setup_state},

@@ -213,6 +213,21 @@ typedef struct tfd_dm_crop {
   float extrapolation;
 } tfd_dm_crop;
 
+/* ImageProjectiveTransformV3, k_image_transform.c's sampling (device_math_elem.h's
+ * tfd_dm_transform_point): nearest pixels copied, bilinear blends in float cast back to the dtype; a
+ * pixel outside the image (or a zero projection) reads (dtype) fill. float32, float64, int64. */
+typedef struct tfd_dm_transform {
+  tfd_dtype dtype;
+  const void *images;      /* device [n, h, w, c] */
+  const float *transforms; /* device [n, 8], or [1, 8] when one_transform */
+  bool one_transform;
+  void *y; /* device [n, oh, ow, c] */
+  int64_t n, h, w, c, oh, ow;
+  bool bilinear;
+  int mode; /* TFD_DM_FILL_* */
+  float fill;
+} tfd_dm_transform;
+
 typedef struct tfd_dm_resize {
   tfd_dtype in_dtype, out_dtype; /* ResizeBilinear makes float32 from any real dtype */
   bool bilinear;                 /* else nearest neighbour */
@@ -337,6 +352,7 @@ typedef struct tfd_device_math {
   tfd_code (*resize)(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status);
   tfd_code (*window_max)(struct tfd_device *d, const tfd_dm_window_max *p, tfd_status *status);
   tfd_code (*crop_and_resize)(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *status);
+  tfd_code (*image_transform)(struct tfd_device *d, const tfd_dm_transform *p, tfd_status *status);
 
   /* ---- random numbers ---- */
   /* The CPU kernels' counter-based streams (k_random.c): element i of a uniform draw is

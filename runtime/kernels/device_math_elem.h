@@ -282,6 +282,69 @@ static inline TFD_HD float tfd_dm_batch_norm_factor(float scale, float variance,
   return 1.0f / sqrtf(variance + epsilon) * scale;
 }
 
+/* ---- ImageProjectiveTransformV3: TensorFlow's ProjectiveGenerator (image_ops.h) ---- */
+enum { TFD_DM_FILL_CONSTANT, TFD_DM_FILL_REFLECT, TFD_DM_FILL_WRAP, TFD_DM_FILL_NEAREST };
+
+static inline TFD_HD float tfd_dm_clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* MapCoordinate<mode>: TensorFlow's arithmetic, int64 and float mixed as there. */
+static inline TFD_HD float tfd_dm_map_coord(int mode, float c, int64_t len) {
+  if (mode == TFD_DM_FILL_CONSTANT) return c;
+  if (mode == TFD_DM_FILL_NEAREST) return tfd_dm_clampf(c, 0.0f, (float)(len - 1));
+  float in = c;
+  if (mode == TFD_DM_FILL_REFLECT) {
+    if (in < 0) {
+      if (len <= 1) in = 0;
+      else {
+        const int64_t sz2 = 2 * len;
+        if (in < (float)sz2) in = (float)(sz2 * (int64_t)(-in / (float)sz2)) + in;
+        in = in < (float)-len ? in + (float)sz2 : -in - 1;
+      }
+    } else if (in > (float)(len - 1)) {
+      if (len <= 1) in = 0;
+      else {
+        const int64_t sz2 = 2 * len;
+        in -= (float)(sz2 * (int64_t)(in / (float)sz2));
+        if (in >= (float)len) in = (float)sz2 - in - 1;
+      }
+    }
+  } else { /* WRAP */
+    if (in < 0) {
+      if (len <= 1) in = 0;
+      else {
+        const int64_t sz = len - 1;
+        in += (float)(len * ((int64_t)(-in / (float)sz) + 1));
+      }
+    } else if (in > (float)(len - 1)) {
+      if (len <= 1) in = 0;
+      else {
+        const int64_t sz = len - 1;
+        in -= (float)(len * (int64_t)(in / (float)sz));
+      }
+    }
+  }
+  return tfd_dm_clampf(in, 0.0f, (float)(len - 1));
+}
+
+/* Where output pixel (x, y) reads under transform t[8], mapped by fill mode `mode` into an h x w
+ * image; false when the projection's denominator is 0 (the pixel is fill_value). */
+static inline TFD_HD bool tfd_dm_transform_point(const float *t, int64_t x, int64_t y, int mode, int64_t h, int64_t w,
+                                                 float *in_x, float *in_y) {
+  const float fx = (float)x, fy = (float)y;
+  const float proj = t[6] * fx + t[7] * fy + 1.f;
+  if (proj == 0) return false;
+  *in_x = tfd_dm_map_coord(mode, (t[0] * fx + t[1] * fy + t[2]) / proj, w);
+  *in_y = tfd_dm_map_coord(mode, (t[3] * fx + t[4] * fy + t[5]) / proj, h);
+  return true;
+}
+
+/* DenseIndex(std::round(v)) for the nearest pixel, and floor(v) for bilinear: a coordinate too far
+ * out for int64 becomes -2, which reads fill_value either way. */
+static inline TFD_HD int64_t tfd_dm_transform_index(float v, bool round) {
+  float r = round ? roundf(v) : floorf(v);
+  return fabsf(r) < 9e18f ? (int64_t)r : -2;
+}
+
 /* ---- Cast ---- */
 /* Element i of any numeric or bool array as a double; of a complex64 one, its real part. */
 static inline TFD_HD double tfd_dm_get_f(const void *d, tfd_dtype dt, int64_t i) {

@@ -2,7 +2,8 @@
  * V3 (inference), ResizeBilinear and ResizeNearestNeighbor (align_corners,
  * half_pixel_centers; the coordinates are device_math_elem.h's, which the CPU kernel uses too) and
  * Conv2DBackpropInput, with the attributes, checks and shapes of image_logic.h and conv_logic.h,
- * which the CPU kernels call too; CropAndResize (k_crop_and_resize.c). Images whose dtype lives on
+ * which the CPU kernels call too; CropAndResize (k_crop_and_resize.c) and ImageProjectiveTransformV3
+ * (k_image_transform.c). Images whose dtype lives on
  * the host (int32), or that the math does not take (uint8, float16), run the CPU kernel there. */
 #include "conv_logic.h"
 #include "device_kernel.h"
@@ -136,4 +137,33 @@ static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 tfd_code tfd_dk_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   return tfd_dk_setup_either(k, init, tfd_setup_crop_and_resize, tfd_dk_arith_dtype(k->T), k_crop_and_resize, st);
+}
+
+/* ---- ImageProjectiveTransformV3: the CPU kernel's checks (image_logic.h) on host copies of the
+ * output shape and fill value, then the math's image_transform. ---- */
+static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *images = c->inputs[0], *tr = c->inputs[1], *shape = tfd_kernel_host_input(c, k, 2), *fill = NULL, *y = NULL;
+  int64_t oh = 0, ow = 0;
+  bool ok = shape && (fill = tfd_kernel_host_input(c, k, 3)) &&
+            tfd_image_transform_check(c, k, images, tr, shape, fill, &oh, &ow);
+  int64_t dims[4] = {ok ? tfd_tensor_dim(images, 0) : 0, oh, ow, ok ? tfd_tensor_dim(images, 3) : 0};
+  ok = ok && (y = tfd_dk_alloc(c, k, tfd_tensor_dtype(images), dims, 4)) != NULL;
+  tfd_status st = TFD_STATUS_INIT;
+  if (ok && tfd_tensor_numel(y) > 0) {
+    tfd_dm_transform q = {.dtype = tfd_tensor_dtype(images), .images = tfd_tensor_const_data(images),
+                          .transforms = tfd_tensor_const_data(tr), .one_transform = tfd_tensor_dim(tr, 0) == 1,
+                          .y = tfd_tensor_data(y), .n = dims[0], .h = tfd_tensor_dim(images, 1),
+                          .w = tfd_tensor_dim(images, 2), .c = dims[3], .oh = oh, .ow = ow, .bilinear = k->code == 1,
+                          .mode = (int)k->index, .fill = *(const float *)tfd_tensor_const_data(fill)};
+    ok = tfd_dk_ok(k, c, m->image_transform(c->device, &q, &st), &st);
+  }
+  tfd_tensor_unref(shape), tfd_tensor_unref(fill);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+tfd_code tfd_dk_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_image_transform, tfd_dk_arith_dtype(k->T), k_image_transform, st);
 }

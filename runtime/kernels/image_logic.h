@@ -57,4 +57,10 @@ typedef struct tfd_crop_geometry {
 bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes_host,
                                const tfd_tensor *box_ind_host, const tfd_tensor *crop_host, tfd_crop_geometry *g);
 
+/* ImageProjectiveTransformV3 (k_image_transform.c; interpolation in k->code, 1 bilinear; fill mode in
+ * k->index, TFD_DM_FILL_*): TensorFlow's checks of the images, transforms, output shape and fill
+ * value (the last three read on the host), and the output's size. */
+bool tfd_image_transform_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *transforms,
+                               const tfd_tensor *shape_host, const tfd_tensor *fill, int64_t *oh, int64_t *ow);
+
 #endif

@@ -8,50 +8,9 @@
 #include <string.h>
 
 #include "../core/half.h"
+#include "device_math_elem.h"
+#include "image_logic.h"
 #include "kernel.h"
-
-enum { FILL_CONSTANT, FILL_REFLECT, FILL_WRAP, FILL_NEAREST };
-
-static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-/* MapCoordinate<mode>: TensorFlow's arithmetic, int64 and float mixed as there. */
-static float map_coord(int mode, float c, int64_t len) {
-  if (mode == FILL_CONSTANT) return c;
-  if (mode == FILL_NEAREST) return clampf(c, 0.0f, (float)(len - 1));
-  float in = c;
-  if (mode == FILL_REFLECT) {
-    if (in < 0) {
-      if (len <= 1) in = 0;
-      else {
-        const int64_t sz2 = 2 * len;
-        if (in < (float)sz2) in = (float)(sz2 * (int64_t)(-in / (float)sz2)) + in;
-        in = in < (float)-len ? in + (float)sz2 : -in - 1;
-      }
-    } else if (in > (float)(len - 1)) {
-      if (len <= 1) in = 0;
-      else {
-        const int64_t sz2 = 2 * len;
-        in -= (float)(sz2 * (int64_t)(in / (float)sz2));
-        if (in >= (float)len) in = (float)sz2 - in - 1;
-      }
-    }
-  } else { /* WRAP */
-    if (in < 0) {
-      if (len <= 1) in = 0;
-      else {
-        const int64_t sz = len - 1;
-        in += (float)(len * ((int64_t)(-in / (float)sz) + 1));
-      }
-    } else if (in > (float)(len - 1)) {
-      if (len <= 1) in = 0;
-      else {
-        const int64_t sz = len - 1;
-        in -= (float)(len * (int64_t)(in / (float)sz));
-      }
-    }
-  }
-  return clampf(in, 0.0f, (float)(len - 1));
-}
 
 static inline double get(const void *p, tfd_dtype dt, int64_t i) {
   switch (dt) {
@@ -90,41 +49,51 @@ static inline const char *at(const sampler *s, int64_t b, int64_t y, int64_t x, 
   return s->in + (size_t)(((b * s->H + y) * s->W + x) * s->C + ch) * s->es;
 }
 
-static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
-  const tfd_tensor *images = c->inputs[0], *tr = c->inputs[1], *shape = c->inputs[2], *fillv = c->inputs[3];
+/* image_logic.h */
+bool tfd_image_transform_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *tr,
+                               const tfd_tensor *shape, const tfd_tensor *fillv, int64_t *oh, int64_t *ow) {
   if (tfd_tensor_ndims(images) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input images must have rank 4");
-    return;
+    return false;
   }
   int64_t n = tfd_tensor_dim(images, 0);
   if (tfd_tensor_ndims(tr) != 2 || (tfd_tensor_dim(tr, 0) != n && tfd_tensor_dim(tr, 0) != 1) || tfd_tensor_dim(tr, 1) != 8) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input transform should be num_images x 8 or 1 x 8");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(shape) != 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "output shape must be 1-dimensional");
-    return;
+    return false;
   }
   if (tfd_tensor_numel(shape) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "output shape must have two elements");
-    return;
+    return false;
   }
   const int32_t *os = tfd_tensor_const_data(shape);
   if (os[0] <= 0 || os[1] <= 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "output dimensions must be positive");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(fillv) != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "fill_value must be a scalar");
-    return;
+    return false;
   }
+  *oh = os[0], *ow = os[1];
+  return true;
+}
+
+static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_tensor *images = c->inputs[0], *tr = c->inputs[1], *fillv = c->inputs[3];
+  int64_t oh, ow;
+  if (!tfd_image_transform_check(c, k, images, tr, c->inputs[2], fillv, &oh, &ow)) return;
+  int64_t n = tfd_tensor_dim(images, 0);
   tfd_dtype dt = tfd_tensor_dtype(images);
   sampler s = {tfd_tensor_const_data(images), dt, tfd_dtype_size(dt), tfd_tensor_dim(images, 1),
                tfd_tensor_dim(images, 2), tfd_tensor_dim(images, 3), NULL};
   char fill[8];
   put(fill, dt, 0, *(const float *)tfd_tensor_const_data(fillv));
   s.fill = fill;
-  int64_t oh = os[0], ow = os[1], dims[4] = {n, oh, ow, s.C};
+  int64_t dims[4] = {n, oh, ow, s.C};
   tfd_tensor *out = tfd_kernel_alloc(c, k, dt, dims, 4);
   if (!out) return;
   c->outputs[0] = out;
@@ -138,27 +107,24 @@ static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
     for (int64_t y = 0; y < oh; y++)
       for (int64_t x = 0; x < ow; x++) {
         int64_t base = ((b * oh + y) * ow + x) * s.C;
-        const float fx = (float)x, fy = (float)y;
-        const float proj = t[6] * fx + t[7] * fy + 1.f;
-        if (proj == 0) {
+        float in_x, in_y;
+        if (!tfd_dm_transform_point(t, x, y, mode, s.H, s.W, &in_x, &in_y)) {
           for (int64_t ch = 0; ch < s.C; ch++) memcpy(o + (size_t)(base + ch) * s.es, fill, s.es);
           continue;
         }
-        const float in_x = map_coord(mode, (t[0] * fx + t[1] * fy + t[2]) / proj, s.W);
-        const float in_y = map_coord(mode, (t[3] * fx + t[4] * fy + t[5]) / proj, s.H);
         if (!bilinear) {
-          /* DenseIndex(std::round(v)): a coordinate too far out for int64 reads fill_value either way */
-          int64_t ry = fabsf(in_y) < 9e18f ? (int64_t)roundf(in_y) : -1, rx = fabsf(in_x) < 9e18f ? (int64_t)roundf(in_x) : -1;
+          int64_t ry = tfd_dm_transform_index(in_y, true), rx = tfd_dm_transform_index(in_x, true);
           for (int64_t ch = 0; ch < s.C; ch++) memcpy(o + (size_t)(base + ch) * s.es, at(&s, b, ry, rx, ch), s.es);
           continue;
         }
         const float y0 = floorf(in_y), x0 = floorf(in_x), y1 = y0 + 1, x1 = x0 + 1;
-        const bool far = !(fabsf(y0) < 9e18f && fabsf(x0) < 9e18f);
-        const int64_t iy0 = far ? -2 : (int64_t)y0, ix0 = far ? -2 : (int64_t)x0, iy1 = far ? -2 : (int64_t)y1,
-                      ix1 = far ? -2 : (int64_t)x1;
+        const int64_t iy0 = tfd_dm_transform_index(in_y, false), ix0 = tfd_dm_transform_index(in_x, false);
+        const bool far = iy0 == -2 || ix0 == -2;
+        const int64_t iy1 = far ? -2 : iy0 + 1, ix1 = far ? -2 : ix0 + 1;
+        const int64_t iy0f = far ? -2 : iy0, ix0f = far ? -2 : ix0;
         for (int64_t ch = 0; ch < s.C; ch++) {
-          const float v00 = (float)get(at(&s, b, iy0, ix0, ch), dt, 0), v01 = (float)get(at(&s, b, iy0, ix1, ch), dt, 0);
-          const float v10 = (float)get(at(&s, b, iy1, ix0, ch), dt, 0), v11 = (float)get(at(&s, b, iy1, ix1, ch), dt, 0);
+          const float v00 = (float)get(at(&s, b, iy0f, ix0f, ch), dt, 0), v01 = (float)get(at(&s, b, iy0f, ix1, ch), dt, 0);
+          const float v10 = (float)get(at(&s, b, iy1, ix0f, ch), dt, 0), v11 = (float)get(at(&s, b, iy1, ix1, ch), dt, 0);
           const float vf = (x1 - in_x) * v00 + (in_x - x0) * v01;
           const float vc = (x1 - in_x) * v10 + (in_x - x0) * v11;
           put(o, dt, base + ch, (y1 - in_y) * vf + (in_y - y0) * vc);
@@ -172,7 +138,7 @@ tfd_code tfd_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, t
   if (strcmp(interp, "NEAREST") == 0) k->code = 0;
   else if (strcmp(interp, "BILINEAR") == 0) k->code = 1;
   else return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Invalid interpolation %s. Supported types: NEAREST, BILINEAR", interp);
-  static const char *const modes[] = {"CONSTANT", "REFLECT", "WRAP", "NEAREST"};
+  static const char *const modes[] = {"CONSTANT", "REFLECT", "WRAP", "NEAREST"}; /* TFD_DM_FILL_* order */
   k->index = -1;
   for (int m = 0; m < 4; m++)
     if (strcmp(fill, modes[m]) == 0) k->index = m;

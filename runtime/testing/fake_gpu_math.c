@@ -858,6 +858,53 @@ static tfd_code run_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p, 
   return TFD_OK;
 }
 
+/* ImageProjectiveTransformV3: k_image_transform.c's loop over inverted memory. */
+#define FAKE_TRANSFORM(T)                                                                                  \
+  do {                                                                                                   \
+    const T fill = (T)p->fill;                                                                           \
+    for (int64_t b = 0; b < p->n; b++)                                                                   \
+      for (int64_t y = 0; y < p->oh; y++)                                                                \
+        for (int64_t x = 0; x < p->ow; x++) {                                                            \
+          float t[8], in_x = 0, in_y = 0;                                                                \
+          for (int q = 0; q < 8; q++) t[q] = ldf(p->transforms, (p->one_transform ? 0 : 8 * b) + q);    \
+          bool ok = tfd_dm_transform_point(t, x, y, p->mode, p->h, p->w, &in_x, &in_y);                 \
+          for (int64_t ch = 0; ch < p->c; ch++) {                                                        \
+            T out = fill;                                                                                \
+            if (ok && !p->bilinear) {                                                                    \
+              int64_t ry = tfd_dm_transform_index(in_y, true), rx = tfd_dm_transform_index(in_x, true);  \
+              if (ry >= 0 && ry < p->h && rx >= 0 && rx < p->w)                                          \
+                ld(&out, p->images, ((b * p->h + ry) * p->w + rx) * p->c + ch, sizeof out);              \
+            } else if (ok) {                                                                             \
+              const float y0 = floorf(in_y), x0 = floorf(in_x), y1 = y0 + 1, x1 = x0 + 1;                 \
+              int64_t iy0 = tfd_dm_transform_index(in_y, false), ix0 = tfd_dm_transform_index(in_x, false); \
+              bool far = iy0 == -2 || ix0 == -2;                                                         \
+              int64_t ys[2] = {far ? -2 : iy0, far ? -2 : iy0 + 1}, xs[2] = {far ? -2 : ix0, far ? -2 : ix0 + 1}; \
+              float v[2][2];                                                                             \
+              for (int a = 0; a < 2; a++)                                                                \
+                for (int e = 0; e < 2; e++) {                                                            \
+                  T px = fill;                                                                           \
+                  if (ys[a] >= 0 && ys[a] < p->h && xs[e] >= 0 && xs[e] < p->w)                          \
+                    ld(&px, p->images, ((b * p->h + ys[a]) * p->w + xs[e]) * p->c + ch, sizeof px);      \
+                  v[a][e] = (float)px;                                                                   \
+                }                                                                                        \
+              const float vf = (x1 - in_x) * v[0][0] + (in_x - x0) * v[0][1];                             \
+              const float vc = (x1 - in_x) * v[1][0] + (in_x - x0) * v[1][1];                             \
+              out = (T)((y1 - in_y) * vf + (in_y - y0) * vc);                                            \
+            }                                                                                            \
+            st(p->y, ((b * p->oh + y) * p->ow + x) * p->c + ch, &out, sizeof out);                       \
+          }                                                                                              \
+        }                                                                                                \
+  } while (0)
+
+static tfd_code run_image_transform(struct tfd_device *d, const tfd_dm_transform *p, tfd_status *status) {
+  (void)d;
+  if (p->dtype == TFD_FLOAT32) FAKE_TRANSFORM(float);
+  else if (p->dtype == TFD_FLOAT64) FAKE_TRANSFORM(double);
+  else if (p->dtype == TFD_INT64) FAKE_TRANSFORM(int64_t);
+  else return unimplemented(status, "image_transform", p->dtype);
+  return TFD_OK;
+}
+
 static tfd_code run_resize(struct tfd_device *d, const tfd_dm_resize *p, tfd_status *status) {
   (void)d;
   size_t es = esize(p->in_dtype);
@@ -929,7 +976,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_CROP, C_RANDOM, C_RANDOM_EXT
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_CROP, C_TRANSFORM, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -954,6 +1001,7 @@ typedef struct fake_call {
   tfd_dm_resize resize;
   tfd_dm_window_max window_max;
   tfd_dm_crop crop;
+  tfd_dm_transform transform;
   void *own[2];
 } fake_call;
 
@@ -1056,6 +1104,7 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_RESIZE: return run_resize(c->d, &c->resize, st);
     case C_WINDOW_MAX: return run_window_max(c->d, &c->window_max, st);
     case C_CROP: return run_crop_and_resize(c->d, &c->crop, st);
+    case C_TRANSFORM: return run_image_transform(c->d, &c->transform, st);
     case C_RANDOM: return run_random(c->d, c->flag, c->t0, c->u0, c->u1, c->y, c->i0, st);
     case C_RANDOM_EXT:
       return run_random_ext(c->d, c->flag, c->t0, c->u0, c->u1, c->i1, (uint64_t)c->i2, c->y, c->i0, st);
@@ -1221,6 +1270,10 @@ static tfd_code fg_window_max(struct tfd_device *d, const tfd_dm_window_max *p, 
   fake_call c = {.kind = C_WINDOW_MAX, .d = d, .window_max = *p};
   return submit(&c, st);
 }
+static tfd_code fg_image_transform(struct tfd_device *d, const tfd_dm_transform *p, tfd_status *st) {
+  fake_call c = {.kind = C_TRANSFORM, .d = d, .transform = *p};
+  return submit(&c, st);
+}
 static tfd_code fg_crop_and_resize(struct tfd_device *d, const tfd_dm_crop *p, tfd_status *st) {
   fake_call c = {.kind = C_CROP, .d = d, .crop = *p};
   return submit(&c, st);
@@ -1305,6 +1358,7 @@ static const tfd_device_math fake_math = {
     .resize = fg_resize,
     .window_max = fg_window_max,
     .crop_and_resize = fg_crop_and_resize,
+    .image_transform = fg_image_transform,
     .random = fg_random,
     .random_ext = fg_random_ext,
     .capture_begin = fg_capture_begin,
