@@ -939,6 +939,41 @@ static void test_crop_and_resize(void) {
   }
 }
 
+/* Multinomial against k_random_ext.c's loop on the host (a draw could move only where CUDA's exp and
+ * glibc's differ in the last bit right at a class boundary). */
+static void test_multinomial(void) {
+  const int64_t rows = 5, classes = 37, samples = 2000;
+  float *hl = malloc((size_t)(rows * classes) * 4);
+  int64_t *hy = malloc((size_t)(rows * samples) * 8), *want = malloc((size_t)(rows * samples) * 8);
+  fill_random(hl, TFD_FLOAT32, rows * classes, -4, 4);
+  hl[3] = -INFINITY, hl[40] = NAN;
+  for (int64_t r = 0; r < rows; r++) {
+    double mx = -INFINITY, run = 0, cdf[37];
+    for (int64_t j = 0; j < classes; j++)
+      if (isfinite(hl[r * classes + j]) && hl[r * classes + j] > mx) mx = hl[r * classes + j];
+    for (int64_t j = 0; j < classes; j++) {
+      if (isfinite(hl[r * classes + j])) run += exp(hl[r * classes + j] - mx);
+      cdf[j] = run;
+    }
+    for (int64_t s = 0; s < samples; s++) {
+      double u = tfd_dm_unit(tfd_dm_element_seed(42, 1000, r * samples + s), 0) * run;
+      int64_t pick = classes - 1;
+      for (int64_t j = 0; j < classes; j++)
+        if (cdf[j] > u) {
+          pick = j;
+          break;
+        }
+      want[r * samples + s] = pick;
+    }
+  }
+  void *l = up(hl, (size_t)(rows * classes) * 4), *y = dnew((size_t)(rows * samples) * 8);
+  RUN(m->multinomial(d, TFD_FLOAT32, l, rows, classes, samples, 42, 1000, TFD_INT64, y, ST));
+  down(hy, y, (size_t)(rows * samples) * 8);
+  CHECK_INT(compare("multinomial", hy, want, TFD_INT64, rows * samples, 0, 0), 0);
+  dfree(l, (size_t)(rows * classes) * 4), dfree(y, (size_t)(rows * samples) * 8);
+  free(hl), free(hy), free(want);
+}
+
 static void test_softmax(void) {
   int64_t shapes[][2] = {{1, 1}, {5, 10}, {3, 1000}, {1, 1024}, {2, 5000}, {1000, 7}, {4, 100000}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -1604,6 +1639,7 @@ static const tfd_test tests[] = {
     {"search_sorted: lower and upper bounds, ties, values past either end", test_search_sorted},
     {"window_max: Dilation2D and MaxPoolWithArgmax windows, ties, padding, rates", test_window_max},
     {"crop_and_resize: bilinear and nearest, flipped and outside boxes, one-pixel crops", test_crop_and_resize},
+    {"multinomial: seeded draws against the CPU's loop, -inf and NaN logits", test_multinomial},
     {"softmax and log softmax: warp and block rows", test_softmax},
     {"top_k: selection and sorting paths, ties, NaN", test_top_k},
     {"matmul: transposes, batches, broadcasts, every epilogue, empty sums", test_matmul},

@@ -955,6 +955,23 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         { dtype = "float32", interpolation = "NEAREST" }, "Input transform should be num_images x 8 or 1 x 8")
     end)
 
+    it("Multinomial: seeded draws equal the CPU's, float32 and float64 logits (int32 on the host), both outputs", function()
+      local special = tfdev.tensor({ { 0, -math.huge, 1, 0 / 0, 2 }, { -1, -1, -1, -1, -1 } }, "float32")
+      for _, dt in ipairs { "float32", "float64", "int32" } do
+        for _, out in ipairs { "int64", "int32" } do
+          for _, ns in ipairs { 0, 1, 500 } do
+            local tag = ("%s %s %d samples"):format(dt, out, ns)
+            check("Multinomial " .. tag, "Multinomial", { rand(dt, { 3, 7 }, -3, 3), T(ns) },
+              { seed = 7, seed2 = 11, output_dtype = out })
+          end
+        end
+      end
+      check("Multinomial with -inf and NaN logits", "Multinomial", { special, T(300) }, { seed = 3, seed2 = 4 })
+      check_error("Multinomial of a vector", "Multinomial", { rand("float32", { 4 }), T(2) }, "logits should be a matrix")
+      check_error("Multinomial of no classes", "Multinomial", { rand("float32", { 2, 0 }), T(2) },
+        "num_classes should be positive")
+    end)
+
     it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
       for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
         for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },

@@ -97,6 +97,9 @@ size_t tfd_cuda_reduce_workspace(const tfd_cuda_launch *l, int op, tfd_dtype dt,
 /* x's rows into y's rows slots[u]: summed with atomics (add) or written by word. */
 cudaError_t tfd_cuda_scatter_rows(const tfd_cuda_launch *l, bool add, tfd_dtype dt, size_t es, const void *x,
                                   const int64_t *slots, int64_t n, int64_t row, void *y);
+/* Multinomial: one thread per sample. */
+cudaError_t tfd_cuda_multinomial(const tfd_cuda_launch *l, tfd_dtype dt, const void *logits, int64_t rows, int64_t classes,
+                                 int64_t samples, uint64_t seed, uint64_t base, tfd_dtype out_dt, void *y);
 /* LowerBound/UpperBound: one thread per value, a binary search of its sorted row. */
 cudaError_t tfd_cuda_search_sorted(const tfd_cuda_launch *l, bool upper, tfd_dtype dt, const void *sorted,
                                    const void *values, int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y);

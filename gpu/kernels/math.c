@@ -256,6 +256,19 @@ static tfd_code cuda_scatter_rows(struct tfd_device *d, bool add, tfd_dtype dt, 
   return TFD_OK;
 }
 
+static tfd_code cuda_multinomial(struct tfd_device *d, tfd_dtype dt, const void *logits, int64_t rows, int64_t classes,
+                                 int64_t samples, uint64_t seed, uint64_t base, tfd_dtype out_dt, void *y, tfd_status *st) {
+  if (!is_float(dt)) return tfd_cuda_unimplemented(d, "multinomial", dt, st);
+  if (out_dt != TFD_INT32 && out_dt != TFD_INT64) return tfd_cuda_unimplemented(d, "multinomial (output)", out_dt, st);
+  if (rows < 0 || classes <= 0 || samples < 0) return bad_sizes(d, "multinomial", st);
+  if (rows == 0 || samples == 0) return TFD_OK;
+  tfd_cuda_call c;
+  if (tfd_cuda_begin(d, "multinomial", dt, rows * samples, &c, st) != TFD_OK) return TFD_INTERNAL;
+  LAUNCH(&c, "multinomial kernel launch", tfd_cuda_multinomial(&c.l, dt, logits, rows, classes, samples, seed, base, out_dt, y),
+         st);
+  return TFD_OK;
+}
+
 static tfd_code cuda_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt, const void *sorted, const void *values,
                                    int64_t rows, int64_t n, int64_t m, tfd_dtype out_dt, void *y, tfd_status *st) {
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT64) return tfd_cuda_unimplemented(d, "search_sorted", dt, st);
@@ -494,6 +507,7 @@ const tfd_device_math tfd_cuda_device_math = {
     .reduce = cuda_reduce,
     .scan = cuda_scan,
     .search_sorted = cuda_search_sorted,
+    .multinomial = cuda_multinomial,
     .scatter_rows = cuda_scatter_rows,
     .arg_reduce = cuda_arg_reduce,
     .softmax = cuda_softmax,

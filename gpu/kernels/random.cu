@@ -50,3 +50,56 @@ extern "C" cudaError_t tfd_cuda_random(const tfd_cuda_launch *l, bool normal, tf
     random_kernel<float><<<grid_for(l, n), TFD_CUDA_THREADS, 0, l->stream>>>(normal, seed, counter, (float *)y, n);
   return cudaGetLastError();
 }
+
+// Multinomial: one thread per sample, k_random_ext.c's running mass walked in the same order (so the
+// same sums; CUDA's exp may differ from glibc's in a last bit, which can move a draw at a boundary).
+template <typename T, typename O>
+__global__ void __launch_bounds__(TFD_CUDA_THREADS)
+    multinomial_kernel(const T *logits, int64_t rows, int64_t classes, int64_t samples, uint64_t seed, uint64_t base, O *y) {
+  for (int64_t i = first_index(); i < rows * samples; i += grid_step()) {
+    const T *row = logits + (i / samples) * classes;
+    double mx = -INFINITY, run = 0;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = (double)row[j];
+      if (isfinite(v) && v > mx) mx = v;
+    }
+    for (int64_t j = 0; j < classes; j++) {
+      double v = (double)row[j];
+      if (isfinite(v)) run += exp(v - mx);
+    }
+    double u = tfd_dm_unit(tfd_dm_element_seed(seed, base, i), 0) * run, acc = 0;
+    int64_t pick = classes - 1;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = (double)row[j];
+      if (isfinite(v)) acc += exp(v - mx);
+      if (acc > u) {
+        pick = j;
+        break;
+      }
+    }
+    y[i] = (O)pick;
+  }
+}
+
+template <typename T>
+static cudaError_t launch_multinomial(const tfd_cuda_launch *l, const void *logits, int64_t rows, int64_t classes,
+                                      int64_t samples, uint64_t seed, uint64_t base, bool out64, void *y) {
+  if (out64)
+    multinomial_kernel<T, int64_t><<<grid_for(l, rows * samples), TFD_CUDA_THREADS, 0, l->stream>>>(
+        (const T *)logits, rows, classes, samples, seed, base, (int64_t *)y);
+  else
+    multinomial_kernel<T, int32_t><<<grid_for(l, rows * samples), TFD_CUDA_THREADS, 0, l->stream>>>(
+        (const T *)logits, rows, classes, samples, seed, base, (int32_t *)y);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t tfd_cuda_multinomial(const tfd_cuda_launch *l, tfd_dtype dt, const void *logits, int64_t rows,
+                                            int64_t classes, int64_t samples, uint64_t seed, uint64_t base,
+                                            tfd_dtype out_dt, void *y) {
+  bool out64 = out_dt == TFD_INT64;
+  switch (dt) {
+    case TFD_FLOAT32: return launch_multinomial<float>(l, logits, rows, classes, samples, seed, base, out64, y);
+    case TFD_FLOAT64: return launch_multinomial<double>(l, logits, rows, classes, samples, seed, base, out64, y);
+    default: return cudaErrorInvalidValue;
+  }
+}

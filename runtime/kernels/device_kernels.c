@@ -89,7 +89,7 @@ static const device_kernel device_kernels[] = {
     {"ResizeNearestNeighbor", tfd_dk_setup_image},
     /* random numbers and variables (dk_state.c) */
     {"RandomUniform", tfd_dk_setup_state}, {"RandomStandardNormal", tfd_dk_setup_state},
-    {"TruncatedNormal", tfd_dk_setup_state}, {"RandomUniformInt", tfd_dk_setup_state},
+    {"TruncatedNormal", tfd_dk_setup_state}, {"RandomUniformInt", tfd_dk_setup_state}, {"Multinomial", tfd_dk_setup_state},
     {"VarHandleOp", tfd_dk_setup_state}, {"ReadVariableOp", tfd_dk_setup_state},
     {"AssignVariableOp", tfd_dk_setup_state}, {"AssignAddVariableOp", tfd_dk_setup_state},
     {NULL, NULL}};

@@ -342,6 +342,13 @@ typedef struct tfd_device_math {
   tfd_code (*search_sorted)(struct tfd_device *d, bool upper, tfd_dtype dtype, const void *sorted, const void *values,
                             int64_t rows, int64_t n, int64_t m, tfd_dtype out_dtype, void *y, tfd_status *status);
 
+  /* Multinomial: y[r * samples + s] (int32 or int64) = the first class whose running mass
+   * sum_{j' <= j} exp(logit - max) (in double, finite logits only) exceeds u * the row's mass, u the
+   * unit draw of tfd_dm_element_seed(seed, base, r * samples + s); the last class if none does, as
+   * k_random_ext.c's kernel. logits float32 or float64. */
+  tfd_code (*multinomial)(struct tfd_device *d, tfd_dtype dtype, const void *logits, int64_t rows, int64_t classes,
+                          int64_t samples, uint64_t seed, uint64_t base, tfd_dtype out_dtype, void *y, tfd_status *status);
+
   /* ---- products, convolutions, images ---- */
   tfd_code (*matmul)(struct tfd_device *d, const tfd_dm_matmul *p, tfd_status *status);
   tfd_code (*conv2d)(struct tfd_device *d, const tfd_dm_conv *p, tfd_status *status);

@@ -54,6 +54,26 @@ static void k_random_ext(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
+/* Multinomial (k_random_ext.c's draws, the math's multinomial): the CPU kernel's checks and its
+ * reservation of rows * samples counters; an int32 result made in device memory, moved to the host. */
+static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  int64_t samples;
+  if (!m || !tfd_multinomial_check(c, k, &samples)) return;
+  tfd_tensor *logits = c->inputs[0];
+  int64_t dims[2] = {tfd_tensor_dim(logits, 0), samples}, n = dims[0] * samples;
+  tfd_tensor *y = tfd_dk_alloc_device(c, k, k->dst, dims, 2);
+  if (!y) return;
+  uint64_t base = atomic_fetch_add(&k->counter, (uint64_t)n);
+  tfd_status st = TFD_STATUS_INIT;
+  bool ok = n == 0 || tfd_dk_ok(k, c, m->multinomial(c->device, tfd_tensor_dtype(logits), tfd_tensor_const_data(logits), dims[0],
+                                                     tfd_tensor_dim(logits, 1), samples, k->seed, base, k->dst,
+                                                     tfd_tensor_data(y), &st), &st);
+  tfd_tensor *out = ok ? tfd_dk_to_home(c, k, y) : NULL;
+  tfd_tensor_unref(y);
+  if (out) c->outputs[0] = out;
+}
+
 /* old + delta in device memory, for AssignAddVariableOp (run under the variable's lock). */
 static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta) {
   const tfd_device_math *m = tfd_dk_math(k, c);
@@ -86,6 +106,13 @@ tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
       return tfd_dk_setup_on_host(k, init, tfd_setup_random_ext, st);
     if (tfd_setup_random_ext(k, init, st) != TFD_OK) return tfd_status_code(st);
     k->compute = k_random_ext;
+    return TFD_OK;
+  }
+  if (strcmp(op, "Multinomial") == 0) { /* integer logits draw on the host */
+    bool floats = k->T == TFD_FLOAT32 || k->T == TFD_FLOAT64;
+    if (!floats) return tfd_dk_setup_on_host(k, init, tfd_setup_random_ext, st);
+    if (tfd_setup_random_ext(k, init, st) != TFD_OK) return tfd_status_code(st);
+    k->compute = k_multinomial;
     return TFD_OK;
   }
   if (strncmp(op, "Random", 6) == 0) {

@@ -97,44 +97,54 @@ static double logit_at(const tfd_tensor *t, int64_t i) {
   }
 }
 
-static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* shape_logic.h */
+bool tfd_multinomial_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *samples_out) {
   tfd_tensor *logits = c->inputs[0], *ns = c->inputs[1];
   char text[TFD_MAX_DIMS * 21 + 3];
   if (tfd_tensor_ndims(logits) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits should be a matrix, got shape %s",
                     tfd_tensor_shape_text(text, sizeof text, logits, 0));
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(ns) != 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s",
                     tfd_tensor_shape_text(text, sizeof text, ns, 0));
-    return;
+    return false;
   }
   if (tfd_tensor_dtype(ns) != TFD_INT32) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_samples must be int32, got %s", tfd_dtype_name(tfd_tensor_dtype(ns)));
-    return;
+    return false;
   }
   tfd_tensor *nh = tfd_kernel_host_input(c, k, 1);
-  if (!nh) return;
+  if (!nh) return false;
   int64_t samples = tfd_tensor_get_index(nh, 0);
   tfd_tensor_unref(nh);
   if (samples < 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_samples should be nonnegative, got %lld", (long long)samples);
-    return;
+    return false;
   }
   int64_t rows = tfd_tensor_dim(logits, 0), classes = tfd_tensor_dim(logits, 1);
   if (rows > INT_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "batch_size should fit in int, got %lld", (long long)rows);
-    return;
+    return false;
   }
   if (classes > INT_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_classes should fit in int, got %lld", (long long)classes);
-    return;
+    return false;
   }
   if (classes <= 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "num_classes should be positive, got %lld", (long long)classes);
-    return;
+    return false;
   }
+  *samples_out = samples;
+  return true;
+}
+
+static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *logits = c->inputs[0];
+  int64_t samples;
+  if (!tfd_multinomial_check(c, k, &samples)) return;
+  int64_t rows = tfd_tensor_dim(logits, 0), classes = tfd_tensor_dim(logits, 1);
   int64_t dims[2] = {rows, samples};
   tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, dims, 2);
   if (!out) return;

@@ -80,6 +80,9 @@ bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 
 /* RandomUniform and RandomStandardNormal (shape): the output's dims, *nd of them. */
 bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd);
+/* Multinomial (logits [batch, classes], num_samples int32 scalar), implemented in k_random_ext.c:
+ * TensorFlow's checks; *samples the count. False, reported, when one fails. */
+bool tfd_multinomial_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *samples);
 /* RandomUniformInt (shape, minval, maxval; Tout in k->dst): the shape and the two bounds, checked with
  * TensorFlow's texts (implemented in k_random_ext.c, beside the CPU kernel). */
 bool tfd_uniform_int_args(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *bound);

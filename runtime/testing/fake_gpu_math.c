@@ -471,6 +471,44 @@ static tfd_code run_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt
   return TFD_OK;
 }
 
+/* Multinomial: k_random_ext.c's loop over inverted memory. */
+static tfd_code run_multinomial(struct tfd_device *d, tfd_dtype dt, const void *logits, int64_t rows, int64_t classes,
+                                int64_t samples, uint64_t seed, uint64_t base, tfd_dtype out_dt, void *y, tfd_status *status) {
+  (void)d;
+  if ((dt != TFD_FLOAT32 && dt != TFD_FLOAT64) || (out_dt != TFD_INT32 && out_dt != TFD_INT64))
+    return unimplemented(status, "multinomial", dt);
+  double *cdf = malloc((size_t)(classes > 0 ? classes : 1) * sizeof *cdf);
+  if (!cdf) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "fakegpu: out of memory");
+  for (int64_t r = 0; r < rows; r++) {
+    double mx = -INFINITY, run = 0;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = dt == TFD_FLOAT32 ? ldf(logits, r * classes + j) : ldd(logits, r * classes + j);
+      if (isfinite(v) && v > mx) mx = v;
+    }
+    for (int64_t j = 0; j < classes; j++) {
+      double v = dt == TFD_FLOAT32 ? ldf(logits, r * classes + j) : ldd(logits, r * classes + j);
+      if (isfinite(v)) run += exp(v - mx);
+      cdf[j] = run;
+    }
+    for (int64_t s = 0; s < samples; s++) {
+      double u = tfd_dm_unit(tfd_dm_element_seed(seed, base, r * samples + s), 0) * run;
+      int64_t pick = classes - 1;
+      for (int64_t j = 0; j < classes; j++)
+        if (cdf[j] > u) {
+          pick = j;
+          break;
+        }
+      if (out_dt == TFD_INT64) st(y, r * samples + s, &pick, sizeof pick);
+      else {
+        int32_t v = (int32_t)pick;
+        st(y, r * samples + s, &v, sizeof v);
+      }
+    }
+  }
+  free(cdf);
+  return TFD_OK;
+}
+
 static tfd_code run_reduce(struct tfd_device *d, tfd_dm_reduce op, tfd_dtype dt, const void *x, int64_t outer, int64_t n,
                           int64_t inner, void *y, tfd_status *status) {
   (void)d;
@@ -976,7 +1014,7 @@ static tfd_code run_random(struct tfd_device *d, bool normal, tfd_dtype dt, uint
  * runtime's step graphs (runtime/exec/step_graph.c) are checked in CI. ---- */
 typedef enum {
   C_UNARY, C_BINARY, C_SELECT, C_CAST, C_ADD_N, C_COPY_WALK, C_FILL, C_RANGE, C_TILE, C_MIRROR_PAD, C_GATHER,
-  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_CROP, C_TRANSFORM, C_RANDOM, C_RANDOM_EXT
+  C_GATHER_ND, C_SCATTER_ROWS, C_REDUCE, C_SCAN, C_SEARCH_SORTED, C_MULTINOMIAL, C_ARG_REDUCE, C_SOFTMAX, C_TOP_K, C_BATCH_NORM, C_MATMUL, C_CONV2D, C_POOL, C_RESIZE, C_WINDOW_MAX, C_CROP, C_TRANSFORM, C_RANDOM, C_RANDOM_EXT
 } call_kind;
 
 /* One recorded call: its arguments, host arrays copied into the call (dims) or owned (own). */
@@ -1091,6 +1129,8 @@ static tfd_code run_call(const fake_call *c, tfd_status *st) {
     case C_SCATTER_ROWS: return run_scatter_rows(c->d, c->flag, c->t0, c->es, c->p[0], c->p[1], c->i0, c->i1, c->y, st);
     case C_SCAN:
       return run_scan(c->d, c->op & 1, c->op & 2, c->op & 4, c->t0, c->p[0], c->i0, c->i1, c->i2, c->y, st);
+    case C_MULTINOMIAL:
+      return run_multinomial(c->d, c->t0, c->p[0], c->i0, c->i1, c->i2, c->u0, c->u1, c->t1, c->y, st);
     case C_SEARCH_SORTED:
       return run_search_sorted(c->d, c->flag, c->t0, c->p[0], c->p[1], c->i0, c->i1, c->i2, c->t1, c->y, st);
     case C_ARG_REDUCE: return run_arg_reduce(c->d, c->flag, c->t0, c->p[0], c->i0, c->i1, c->i2, c->t1, c->y, st);
@@ -1215,6 +1255,12 @@ static tfd_code fg_scan(struct tfd_device *d, bool prod, bool exclusive, bool re
                         int64_t outer, int64_t n, int64_t inner, void *y, tfd_status *st) {
   fake_call c = {.kind = C_SCAN, .d = d, .op = (prod ? 1 : 0) | (exclusive ? 2 : 0) | (reverse ? 4 : 0), .t0 = dt,
                  .p = {x}, .i0 = outer, .i1 = n, .i2 = inner, .y = y};
+  return submit(&c, st);
+}
+static tfd_code fg_multinomial(struct tfd_device *d, tfd_dtype dt, const void *logits, int64_t rows, int64_t classes,
+                               int64_t samples, uint64_t seed, uint64_t base, tfd_dtype out_dt, void *y, tfd_status *st) {
+  fake_call c = {.kind = C_MULTINOMIAL, .d = d, .t0 = dt, .p = {logits}, .i0 = rows, .i1 = classes, .i2 = samples,
+                 .u0 = seed, .u1 = base, .t1 = out_dt, .y = y};
   return submit(&c, st);
 }
 static tfd_code fg_search_sorted(struct tfd_device *d, bool upper, tfd_dtype dt, const void *sorted, const void *values,
@@ -1347,6 +1393,7 @@ static const tfd_device_math fake_math = {
     .reduce = fg_reduce,
     .scan = fg_scan,
     .search_sorted = fg_search_sorted,
+    .multinomial = fg_multinomial,
     .scatter_rows = fg_scatter_rows,
     .arg_reduce = fg_arg_reduce,
     .softmax = fg_softmax,
