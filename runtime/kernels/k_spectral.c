@@ -36,15 +36,6 @@ static void complex_row(void *o_, const void *const *in, const int64_t *s, int64
   }
 }
 
-static void k_complex(tfd_kernel *k, tfd_kernel_ctx *c) {
-  if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
-  tfd_shape s[2], out;
-  tfd_shape_of_tensor(c->inputs[0], &s[0]);
-  tfd_shape_of_tensor(c->inputs[1], &s[1]);
-  if (!tfd_cwise_broadcast(c, k, &s[0], &s[1], &out)) return;
-  tfd_cwise_run_rows(k, c, complex_row, 2, c->inputs, s, TFD_COMPLEX64, &out, 1);
-}
-
 static void k_complex_part(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor *x = c->inputs[0];
   tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_FLOAT32, x);
@@ -111,13 +102,19 @@ static void div_row(void *o_, const void *const *in, const int64_t *s, int64_t n
   }
 }
 
+/* Complex (parts in, complex64 out) and the complex64 arithmetic: numpy broadcasting by k_logic.c's
+ * engine, a row function per op. */
 static void k_complex_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_shape s[2], out;
   tfd_shape_of_tensor(c->inputs[0], &s[0]);
   tfd_shape_of_tensor(c->inputs[1], &s[1]);
   if (!tfd_cwise_broadcast(c, k, &s[0], &s[1], &out)) return;
-  tfd_cwise_row_fn fn = k->code == S_SUB ? sub_row : k->code == S_MUL ? mul_row : k->code == S_DIV ? div_row : add_row;
+  tfd_cwise_row_fn fn = k->code == S_COMPLEX ? complex_row
+                        : k->code == S_SUB   ? sub_row
+                        : k->code == S_MUL   ? mul_row
+                        : k->code == S_DIV   ? div_row
+                                             : add_row;
   tfd_cwise_run_rows(k, c, fn, 2, c->inputs, s, TFD_COMPLEX64, &out, k->code >= S_MUL ? 4 : 1);
 }
 
@@ -375,7 +372,7 @@ tfd_code tfd_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   if (code == (int)(sizeof names / sizeof names[0]))
     return tfd_status_setf(st, TFD_INTERNAL, "no spectral kernel for %s", op);
   k->code = code;
-  k->compute = code == S_COMPLEX ? k_complex
+  k->compute = code == S_COMPLEX ? k_complex_binary
                : code <= S_ABS   ? k_complex_part
                : code <= S_IRFFT ? k_fft
                : code == S_NEG   ? k_complex_neg
