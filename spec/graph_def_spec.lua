@@ -876,5 +876,9 @@ describe("tfdev.graph_def function libraries", function()
     parse_fails("INVALID_ARGUMENT", "the function library defines 'neg' twice", graph(library(neg, neg)))
     parse_fails("UNIMPLEMENTED", "function-valued attrs ('neg') are not supported",
       graph(node("n", "NoOp", {}, { attr("fn", func("neg")) }), library(neg)))
+    -- A graph built in Lua has no library to run If from: the error says where If comes from.
+    local s <close> = tfdev.session()
+    h.raises("NOT_FOUND", "op type not registered 'If' (tfdev runs it from a graph's function library", s.create, s,
+      { node = { { name = "c", op = "Const", attr = { value = tfdev.tensor(true) } }, { name = "i", op = "If", input = { "c" } } } })
   end)
 end)

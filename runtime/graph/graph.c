@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "function_library.h"
 #include "graph.h"
 #include "graph_def_internal.h"
 
@@ -60,6 +61,11 @@ static tfd_code resolve(tfd_graph *g, tfd_status *st) {
     const char *name = tfd_node_def_name(n->def);
     n->id = i;
     n->op = tfd_op_lookup(tfd_node_def_op(n->def));
+    if (!n->op && tfd_function_op(tfd_node_def_op(n->def)))
+      return tfd_status_setf(st, TFD_NOT_FOUND,
+                             "node '%s': op type not registered '%s' (tfdev runs it from a graph's function library, "
+                             "which the GraphDef and TensorFlow.js loaders inline; this graph has none)",
+                             name, tfd_node_def_op(n->def));
     if (!n->op)
       return tfd_status_setf(st, TFD_NOT_FOUND, "node '%s': op type not registered '%s'", name, tfd_node_def_op(n->def));
     /* A malformed device field is the placer's error to report (TensorFlow's "Malformed device
