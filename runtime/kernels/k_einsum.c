@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../framework/einsum_spec.h"
+#include "einsum_logic.h"
 #include "kernel.h"
 #include "matmul_logic.h"
 
@@ -20,15 +21,10 @@ void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 
 enum { T_BCAST, T_BATCH, T_FREE, T_CONTRACT, T_REDUCE };
-#define MAXL (TFD_EINSUM_MAX_LABELS + TFD_MAX_DIMS)
 
 /* dst[dst_off(keep idx)] = sum over the summed indices of src[src_off(keep idx, sum idx)]: the one
  * strided walk behind reduction, diagonals, transposition and inflation. */
-typedef struct walk {
-  int nk, ns;
-  int64_t ksize[MAXL], ksrc[MAXL], kdst[MAXL];
-  int64_t ssize[MAXL], ssrc[MAXL];
-} walk;
+typedef tfd_einsum_walk walk;
 
 #define WALK(T, ACC)                                                                       \
   static void walk_##T(const walk *w, const T *src, T *dst) {                              \
@@ -122,8 +118,11 @@ typedef struct operand {
   int64_t F, C;
 } operand;
 
-static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
+/* einsum_logic.h */
+void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
   const tfd_einsum_spec *sp = k->state;
+  tfd_tensor *out = NULL;
+  bool ok = false;
   char s1[160], s2[160];
   if (c->num_inputs != sp->num_inputs) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected %d inputs but got: %d", sp->num_inputs, c->num_inputs);
@@ -279,13 +278,8 @@ static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
         w.ssize[w.ns] = size[l];
         w.ssrc[w.ns++] = lstride[l];
       }
-    o->owned = malloc(total > 0 ? (size_t)total * es : 1);
-    if (!o->owned) {
-      free(op[0].owned);
-      tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory reducing input %d", i);
-      return;
-    }
-    if (total > 0) run_walk(dt, &w, tfd_tensor_const_data(t), o->owned);
+    if (!(o->owned = ex->temp(ex, total > 0 ? (size_t)total * es : 1))) goto done;
+    if (total > 0 && !ex->walk(ex, dt, &w, tfd_tensor_const_data(t), o->owned, true)) goto done;
     o->data = o->owned;
     o->trans = false;
   }
@@ -309,37 +303,30 @@ static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
     d1[n1++] = op[1].trans ? op[1].F : op[1].C;
     dims_string(d0, n0, s1, sizeof s1);
     dims_string(d1, n1, s2, sizeof s2);
-    free(op[0].owned);
-    free(op[1].owned);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid broadcasting dimensions: %s vs. %s", s1, s2);
-    return;
+    goto done;
   }
   int64_t odims[TFD_MAX_DIMS];
   for (int j = 0; j < out_rank; j++) odims[j] = size[out_labels[j]];
-  tfd_tensor *out = tfd_kernel_alloc(c, k, dt, odims, out_rank);
-  if (!out) {
-    free(op[0].owned);
-    free(op[1].owned);
-    return;
-  }
-  c->outputs[0] = out;
+  out = ex->output(ex, dt, odims, out_rank);
+  if (!out) goto done;
   bool direct = out_rank == nres;
   for (int j = 0; direct && j < nres; j++) direct = out_labels[j] == res_labels[j];
   int64_t rtotal = 1;
   for (int j = 0; j < nres; j++) rtotal *= size[res_labels[j]];
   char *res = NULL;
-  if (tfd_tensor_numel(out) == 0) goto done;
+  if (tfd_tensor_numel(out) == 0) {
+    ok = true;
+    goto done;
+  }
   if (sp->num_inputs == 1 && direct) { /* the reduced operand is the output */
-    memcpy(tfd_tensor_data(out), op[0].data, (size_t)rtotal * es);
+    if (ex->copy(ex, tfd_tensor_data(out), op[0].data, (size_t)rtotal * es)) ok = true;
     goto done;
   }
-  res = direct ? tfd_tensor_data(out) : malloc(rtotal > 0 ? (size_t)rtotal * es : 1);
-  if (!res) {
-    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the contraction's result");
-    goto done;
-  }
+  res = direct ? tfd_tensor_data(out) : ex->temp(ex, rtotal > 0 ? (size_t)rtotal * es : 1);
+  if (!res) goto done;
   if (sp->num_inputs == 1) {
-    memcpy(res, op[0].data, (size_t)rtotal * es);
+    if (!ex->copy(ex, res, op[0].data, (size_t)rtotal * es)) goto done;
   } else {
     /* One batch product: batch dims = broadcast then batch labels, each operand's stride per dim. */
     tfd_batch_matmul_shape s;
@@ -366,25 +353,11 @@ static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
       batches *= s.dims[d];
     }
     int64_t mat = s.m * s.n;
-    if (s.k == 0) memset(res, 0, (size_t)rtotal * es);
-    else if (mat > 0) {
-      int threads = c->intra_pool ? tfd_threadpool_num_threads(c->intra_pool) : 1;
-      if (dt != TFD_INT32 && dt != TFD_INT64 && openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
-      bool ta = op[0].trans, tb = !op[1].trans; /* operand 1 is [N, K] unless swapped */
-      int64_t lda = ta ? s.m : s.k, ldb = tb ? s.k : s.n;
-      for (int64_t b = 0; b < batches; b++) {
-        int64_t ox, oy;
-        tfd_batch_matmul_offsets(&s, b, &ox, &oy);
-        const char *A = op[0].data + ox * (int64_t)es, *B = op[1].data + oy * (int64_t)es;
-        char *C = res + b * mat * (int64_t)es;
-        if (dt == TFD_FLOAT32)
-          cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)s.m, (int)s.n,
-                      (int)s.k, 1.0f, (const float *)A, (int)lda, (const float *)B, (int)ldb, 0.0f, (float *)C, (int)s.n);
-        else if (dt == TFD_FLOAT64)
-          cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)s.m, (int)s.n,
-                      (int)s.k, 1.0, (const double *)A, (int)lda, (const double *)B, (int)ldb, 0.0, (double *)C, (int)s.n);
-        else tfd_int_matmul(dt, A, lda, ta, B, ldb, tb, C, s.m, s.n, s.k);
-      }
+    bool ta = op[0].trans, tb = !op[1].trans; /* operand 1 is [N, K] unless swapped */
+    if (s.k == 0) {
+      if (!ex->zero(ex, res, (size_t)rtotal * es)) goto done;
+    } else if (mat > 0 && !ex->matmul(ex, dt, &s, batches, ta, tb, op[0].data, op[1].data, res)) {
+      goto done;
     }
   }
   if (!direct) {
@@ -407,13 +380,78 @@ static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
     w.nk = nres;
     bool inflate = false;
     for (int j = 0; j < out_rank; j++) inflate |= out_count[out_labels[j]] > 1;
-    if (inflate) memset(tfd_tensor_data(out), 0, tfd_tensor_byte_size(out));
-    run_walk(dt, &w, res, tfd_tensor_data(out));
-    free(res);
+    if (inflate && !ex->zero(ex, tfd_tensor_data(out), tfd_tensor_byte_size(out))) goto done;
+    if (!ex->walk(ex, dt, &w, res, tfd_tensor_data(out), false)) goto done;
   }
+  ok = true;
 done:
-  free(op[0].owned);
-  free(op[1].owned);
+  if (ok && out) c->outputs[0] = out;
+  else tfd_tensor_unref(out);
+  ex->release(ex);
+}
+
+/* ---- the CPU's executor: malloc'd temporaries, run_walk, cblas (tfd_int_matmul for integers) ---- */
+typedef struct cpu_exec {
+  tfd_einsum_exec ex;
+  void *temps[4];
+  int ntemps;
+} cpu_exec;
+
+static void *cpu_temp(tfd_einsum_exec *ex, size_t bytes) {
+  cpu_exec *e = (cpu_exec *)ex;
+  void *p = e->ntemps < 4 ? malloc(bytes) : NULL;
+  if (!p) tfd_kernel_fail(ex->c, ex->k, TFD_RESOURCE_EXHAUSTED, "out of memory for a %zu-byte temporary", bytes);
+  else e->temps[e->ntemps++] = p;
+  return p;
+}
+static tfd_tensor *cpu_output(tfd_einsum_exec *ex, tfd_dtype dt, const int64_t *dims, int nd) {
+  return tfd_kernel_alloc(ex->c, ex->k, dt, dims, nd);
+}
+static bool cpu_walk(tfd_einsum_exec *ex, tfd_dtype dt, const tfd_einsum_walk *w, const void *src, void *dst, bool dense) {
+  (void)ex, (void)dense;
+  run_walk(dt, w, src, dst);
+  return true;
+}
+static bool cpu_copy(tfd_einsum_exec *ex, void *dst, const void *src, size_t bytes) {
+  (void)ex;
+  if (bytes) memcpy(dst, src, bytes);
+  return true;
+}
+static bool cpu_zero(tfd_einsum_exec *ex, void *dst, size_t bytes) {
+  (void)ex;
+  if (bytes) memset(dst, 0, bytes);
+  return true;
+}
+static bool cpu_matmul(tfd_einsum_exec *ex, tfd_dtype dt, const tfd_batch_matmul_shape *s, int64_t batches, bool ta, bool tb,
+                       const void *a, const void *b, void *c) {
+  size_t es = tfd_dtype_size(dt);
+  int threads = ex->c->intra_pool ? tfd_threadpool_num_threads(ex->c->intra_pool) : 1;
+  if (dt != TFD_INT32 && dt != TFD_INT64 && openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+  int64_t lda = ta ? s->m : s->k, ldb = tb ? s->k : s->n, mat = s->m * s->n;
+  for (int64_t bt = 0; bt < batches; bt++) {
+    int64_t ox, oy;
+    tfd_batch_matmul_offsets(s, bt, &ox, &oy);
+    const char *A = (const char *)a + ox * (int64_t)es, *B = (const char *)b + oy * (int64_t)es;
+    char *C = (char *)c + bt * mat * (int64_t)es;
+    if (dt == TFD_FLOAT32)
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)s->m, (int)s->n,
+                  (int)s->k, 1.0f, (const float *)A, (int)lda, (const float *)B, (int)ldb, 0.0f, (float *)C, (int)s->n);
+    else if (dt == TFD_FLOAT64)
+      cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)s->m, (int)s->n,
+                  (int)s->k, 1.0, (const double *)A, (int)lda, (const double *)B, (int)ldb, 0.0, (double *)C, (int)s->n);
+    else tfd_int_matmul(dt, A, lda, ta, B, ldb, tb, C, s->m, s->n, s->k);
+  }
+  return true;
+}
+static void cpu_release(tfd_einsum_exec *ex) {
+  cpu_exec *e = (cpu_exec *)ex;
+  for (int i = 0; i < e->ntemps; i++) free(e->temps[i]);
+  e->ntemps = 0;
+}
+
+static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
+  cpu_exec e = {{cpu_temp, cpu_output, cpu_walk, cpu_copy, cpu_zero, cpu_matmul, cpu_release, k, c, NULL}, {NULL}, 0};
+  tfd_einsum_run(k, c, &e.ex);
 }
 
 static void einsum_cleanup(tfd_kernel *k) {
