@@ -972,6 +972,27 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         "num_classes should be positive")
     end)
 
+    it("Einsum: contractions, batches, broadcasts, transposes, sums, diagonals, inflation on the host, refusals", function()
+      local cases = {
+        { "ij,jk->ik", { 3, 4 }, { 4, 5 } }, { "ij,kj->ik", { 3, 4 }, { 5, 4 } }, { "ji,jk->ki", { 4, 3 }, { 4, 5 } },
+        { "bij,bjk->bik", { 2, 3, 4 }, { 2, 4, 5 } }, { "bhqd,bhkd->bhqk", { 2, 3, 4, 5 }, { 2, 3, 6, 5 } },
+        { "bqhd,bkhd->bhqk", { 2, 4, 3, 5 }, { 2, 6, 3, 5 } }, { "...ij,...jk->...ik", { 2, 1, 3, 4 }, { 5, 4, 2 } },
+        { "ij->ji", { 3, 4 } }, { "ij->i", { 3, 4 } }, { "ijk->", { 2, 3, 4 } }, { "ii->i", { 4, 4 } }, { "iij->j", { 3, 3, 2 } },
+        { "ij,ij->ij", { 3, 4 }, { 3, 4 } }, { "i,j->ij", { 3 }, { 4 } }, { "ij,jk->", { 3, 4 }, { 4, 5 } },
+        { "abc,cd->dba", { 2, 3, 4 }, { 4, 5 } }, { "i->ii", { 3 } }, { "ij,jk->ik", { 0, 4 }, { 4, 5 } },
+        { "ij,jk->ik", { 3, 0 }, { 0, 5 } },
+      }
+      for _, dt in ipairs { "float32", "float64", "int32", "int64" } do
+        for _, cs in ipairs(cases) do
+          local inputs = { rand(dt, cs[2], -3, 3) }
+          if cs[3] then inputs[2] = rand(dt, cs[3], -3, 3) end
+          check("Einsum " .. cs[1] .. " " .. dt, "Einsum", inputs, { equation = cs[1] }, { tol = dt == "float32" and 1e-5 or nil })
+        end
+      end
+      check_error("Einsum size mismatch", "Einsum", { rand("float32", { 3, 4 }), rand("float32", { 5, 6 }) },
+        { equation = "ij,jk->ik" }, "Expected dimension 4 at axis 0")
+    end)
+
     it("LRN: radii within and past the depth, its attributes, float16 on the host, empties, refusals", function()
       for _, shape in ipairs { { 2, 3, 4, 8 }, { 1, 1, 2, 3 }, { 1, 5, 5, 64 }, { 0, 2, 2, 4 } } do
         for _, a in ipairs { {}, { depth_radius = 0 }, { depth_radius = 2, bias = 2, alpha = 1e-4, beta = 0.75 },

@@ -73,7 +73,7 @@ static const device_kernel device_kernels[] = {
     {"IdentityN", tfd_setup_identity_n},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
-    {"BatchMatMul", tfd_dk_setup_matmul},
+    {"BatchMatMul", tfd_dk_setup_matmul}, {"Einsum", tfd_dk_setup_einsum},
     /* convolutions and pools (dk_conv.c) */
     {"Conv2D", tfd_dk_setup_conv}, {"_FusedConv2D", tfd_dk_setup_conv}, {"LRN", tfd_dk_setup_lrn},
     {"Dilation2D", tfd_dk_setup_window_max}, {"MaxPoolWithArgmax", tfd_dk_setup_window_max},
