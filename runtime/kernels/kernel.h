@@ -150,7 +150,7 @@ tfd_code tfd_kernel_register_data_movement(const char *device_type, tfd_status *
  * tfd_device_math. A kernel run on a device without one fails with INTERNAL naming the device. */
 tfd_code tfd_kernel_register_device_kernels(const char *device_type, tfd_status *status);
 /* The allocator for a dtype's tensors on device d: its device memory, except the dtypes TensorFlow
- * keeps in host memory on such devices (int32, resource handles), which come from the device's host
+ * keeps in host memory on such devices (int32, resource handles, variants), which come from the device's host
  * allocator. On a CPU device, its allocator. Borrowed from the device. */
 tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt);
 /* Creates the kernel for a node on a device (NOT_FOUND when there is none). */

@@ -264,7 +264,7 @@ __attribute__((destructor)) static void free_added_kernels(void) {
 
 tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt) {
   tfd_allocator *a = d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = false});
-  if (a->device_memory && (dt == TFD_INT32 || dt == TFD_RESOURCE))
+  if (a->device_memory && (dt == TFD_INT32 || dt == TFD_RESOURCE || dt == TFD_VARIANT))
     return d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = true});
   return a;
 }
