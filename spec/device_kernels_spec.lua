@@ -1520,6 +1520,54 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("runs TensorFlow 2's If and While beside a GPU, their frames on it, matching TensorFlow.js", function()
+      local json = require "tfdev.json"
+      local root = os.getenv("TFDEV_SOURCE_DIR") or "."
+      local f = assert(io.open(root .. "/spec/conformance/control_functional.json"))
+      local data = json.decode(f:read("a"))
+      f:close()
+      local ran = 0
+      for _, c in ipairs(data.cases) do
+        local text = '{"format": "graph-model", "modelTopology": {"node": ' .. json.encode(c.graph) ..
+          ', "library": {"function": ' .. json.encode(c.library) .. '}}}'
+        local s <close> = tfdev.session { optimize_graph = false }
+        s:create(tfdev.graph_def.parse(text, { format = "tfjs" }))
+        local feeds, fetches = {}, {}
+        for _, t in ipairs(c.inputs) do feeds[t.name] = tfdev.tensor { dtype = t.dtype, shape = t.shape, data = t.values } end
+        for i, o in ipairs(c.outputs) do fetches[i] = o.name end
+        local out = s:run(feeds, fetches)
+        for i, o in ipairs(c.outputs) do
+          local got = flat(out[i]:totable())
+          for j, v in ipairs(o.values) do
+            assert(math.abs(got[j] - v) <= 1e-5 * math.max(1, math.abs(v)), c.op .. "/" .. c.name .. ": element " .. j)
+          end
+        end
+        if c.op:find("While") then
+          for _, n in ipairs { "op/merge_0", "op/switch_0", "op/loop_cond", "op/enter_0" } do
+            assert.are.equal(GPU0, s:placement(n), c.name .. " " .. n)
+          end
+        end
+        ran = ran + 1
+      end
+      assert.are.equal(13, ran)
+      cases = cases + ran
+    end)
+
+    it("passes TensorList handles (variants) through a GPU in host memory", function()
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "es", op = "Const", attr = { value = T({ 2 }) } },
+        { name = "l", op = "TensorListFromTensor", input = { "x", "es" }, attr = { element_dtype = "float32", shape_type = "int32" } },
+        { name = "on_gpu", op = "Identity", input = { "l" }, device = GPU0 },
+        { name = "y", op = "TensorListStack", input = { "on_gpu", "es" }, attr = { element_dtype = "float32" } },
+      } }
+      local x = rand("float32", { 3, 2 })
+      same(x, s:run({ x = x }, { "y" })[1], "TensorList through a GPU")
+      assert.are.equal(GPU0, s:placement("on_gpu"))
+      cases = cases + 1
+    end)
+
     it("runs ops eagerly on the GPU and returns host tensors", function()
       local s <close> = tfdev.session()
       local gpu = s:device_mgr():lookup(GPU0)
