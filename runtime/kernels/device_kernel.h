@@ -93,7 +93,6 @@ tfd_code tfd_dk_setup_bincount(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
 tfd_code tfd_dk_setup_search_sorted(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_matmul(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_einsum(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
-tfd_code tfd_dk_setup_control_flow(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_conv(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_lrn(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_window_max(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);

@@ -71,9 +71,9 @@ static const device_kernel device_kernels[] = {
      * shape): their CPU kernels serve a GPU as they are, as TensorFlow registers them for every device */
     {"EnsureShape", tfd_setup_array}, {"StopGradient", tfd_setup_array}, {"Snapshot", tfd_setup_array},
     {"IdentityN", tfd_setup_identity_n},
-    /* control flow (dk_control_flow.c) */
-    {"Enter", tfd_dk_setup_control_flow}, {"Exit", tfd_dk_setup_control_flow}, {"NextIteration", tfd_dk_setup_control_flow},
-    {"LoopCond", tfd_dk_setup_control_flow}, {"Switch", tfd_dk_setup_control_flow}, {"Merge", tfd_dk_setup_control_flow},
+    /* control flow: k_control_flow.c's kernels serve every device */
+    {"Enter", tfd_setup_control_flow}, {"Exit", tfd_setup_control_flow}, {"NextIteration", tfd_setup_control_flow},
+    {"LoopCond", tfd_setup_control_flow}, {"Switch", tfd_setup_control_flow}, {"Merge", tfd_setup_control_flow},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     {"BatchMatMul", tfd_dk_setup_matmul}, {"Einsum", tfd_dk_setup_einsum},
