@@ -177,17 +177,21 @@ static void fill_nested(lua_State *L, fill_state *f, int depth) {
   }
 }
 
+/* Whether the table at idx is a {re, im} pair (a complex64 element) rather than a level of nesting:
+ * it holds something and its first entry is no table. */
+static bool is_pair(lua_State *L, int idx) {
+  if (lua_rawlen(L, idx) == 0) return false;
+  bool pair = lua_rawgeti(L, idx, 1) != LUA_TTABLE;
+  lua_pop(L, 1);
+  return pair;
+}
+
 /* Shape of a nested table: follows the first element down. A complex64 element is itself a table, a
  * {re, im} pair: the innermost level is the pairs, not a dimension. */
 static int infer_shape(lua_State *L, int idx, tfd_dtype dt, int64_t *dims) {
   int nd = 0;
   lua_pushvalue(L, idx);
-  while (lua_istable(L, -1)) {
-    if (dt == TFD_COMPLEX64 && lua_rawlen(L, -1) > 0 && lua_rawgeti(L, -1, 1) != LUA_TTABLE) {
-      lua_pop(L, 1);
-      break;
-    }
-    if (dt == TFD_COMPLEX64 && lua_rawlen(L, -1) > 0) lua_pop(L, 1);
+  while (lua_istable(L, -1) && !(dt == TFD_COMPLEX64 && is_pair(L, -1))) {
     if (nd == TFD_MAX_DIMS) tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table is deeper than %d levels", TFD_MAX_DIMS);
     dims[nd++] = (int64_t)lua_rawlen(L, -1);
     if (dims[nd - 1] == 0) break;
@@ -261,10 +265,7 @@ static int tensor_from_spec(lua_State *L, int idx) {
   if (data_idx && lua_istable(L, data_idx) && lua_rawlen(L, data_idx) > 0) {
     nested = lua_rawgeti(L, data_idx, 1) == LUA_TTABLE;
     /* complex64 elements are {re, im} tables themselves: nested only when the first entry holds tables */
-    if (nested && dt == TFD_COMPLEX64) {
-      nested = lua_rawgeti(L, -1, 1) == LUA_TTABLE;
-      lua_pop(L, 1);
-    }
+    if (nested && dt == TFD_COMPLEX64) nested = lua_rawlen(L, -1) > 0 && !is_pair(L, -1);
     lua_pop(L, 1);
   }
   if (nd < 0) {

@@ -120,7 +120,9 @@ static const tfd_function_def *lookup(const tfd_function_library *lib, const cha
 
 static bool is_if(const char *op) { return strcmp(op, "If") == 0 || strcmp(op, "StatelessIf") == 0; }
 static bool is_while(const char *op) { return strcmp(op, "While") == 0 || strcmp(op, "StatelessWhile") == 0; }
-static bool is_call(const char *op) { return strcmp(op, "PartitionedCall") == 0 || strcmp(op, "StatefulPartitionedCall") == 0; }
+static bool is_call(const char *op) {
+  return strcmp(op, "PartitionedCall") == 0 || strcmp(op, "StatefulPartitionedCall") == 0;
+}
 
 bool tfd_function_op(const char *op) { return is_if(op) || is_while(op) || is_call(op); }
 
@@ -150,6 +152,9 @@ typedef struct lower {
 } lower;
 
 static tfd_code oom(lower *c) { return tfd_status_setf(c->st, TFD_RESOURCE_EXHAUSTED, "out of memory inlining functions"); }
+/* After a step returned nothing: the error it reported, or running out of memory (tfd_format and
+ * the allocations report none). */
+static tfd_code failed(lower *c) { return tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c); }
 
 /* Ops whose outputs come from several output arguments of one tensor each, by name: a function body
  * names such an output "node:arg:index". Other ops have one output argument (a list or a tensor). */
@@ -260,7 +265,8 @@ static char *map_ret(lower *c, const scope *s, size_t k, const char *node) {
 
 /* The output types of a call of f from node n: f's own, or n's attr where f names a type attr
  * (a list attr such as Tout gives all of them). */
-static tfd_code out_types(lower *c, const tfd_node_def *n, const tfd_function_def *f, const char *list_attr, tfd_dtype *types) {
+static tfd_code out_types(lower *c, const tfd_node_def *n, const tfd_function_def *f, const char *list_attr,
+                          tfd_dtype *types) {
   const tfd_attr_value *list = list_attr ? tfd_node_def_attr(n, list_attr) : NULL;
   for (size_t k = 0; k < f->n_out; k++) {
     types[k] = f->out_types[k];
@@ -311,7 +317,7 @@ static tfd_code inline_body(lower *c, const scope *s, const tfd_node_def *n, con
   char **r = code == TFD_OK ? calloc(f->n_out + 1, sizeof *r) : NULL;
   if (code == TFD_OK && !r) code = oom(c);
   for (size_t k = 0; code == TFD_OK && k < f->n_out; k++)
-    if (!(r[k] = map_ret(c, &in, k, n->name))) code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+    if (!(r[k] = map_ret(c, &in, k, n->name))) code = failed(c);
   free(prefix);
   if (code != TFD_OK) {
     free_strings(r, f->n_out);
@@ -347,7 +353,7 @@ static tfd_code map_inputs(lower *c, const scope *s, const tfd_node_def *n, mapp
       if ((n->inputs[i][0] == '^') != (pass == 1)) continue;
       if (!(m->in[m->n] = map_input(c, s, n->inputs[i], n->name))) {
         mapped_free(m);
-        return tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+        return failed(c);
       }
       m->n++;
       if (pass == 0) m->data++;
@@ -388,17 +394,20 @@ static char *truth(lower *c, const char *full, const char *what, const char *pre
 static tfd_code lower_if(lower *c, const scope *s, const tfd_node_def *n, const char *full, mapped *m) {
   const tfd_function_def *fs[2] = {function_of(c, n, "then_branch", s), NULL};
   if (!fs[0] || !(fs[1] = function_of(c, n, "else_branch", s))) return tfd_status_code(c->st);
-  if (m->data < 1) return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT, "node '%s' (%s) needs a condition input", n->name, n->op);
+  if (m->data < 1)
+    return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT, "node '%s' (%s) needs a condition input", n->name, n->op);
   if (fs[0]->n_out != fs[1]->n_out)
-    return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT, "node '%s' (%s): its branches '%s' and '%s' return %zu and %zu outputs",
-                           n->name, n->op, fs[0]->name, fs[1]->name, fs[0]->n_out, fs[1]->n_out);
+    return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): its branches '%s' and '%s' return %zu and %zu outputs", n->name, n->op,
+                           fs[0]->name, fs[1]->name, fs[0]->n_out, fs[1]->n_out);
   size_t nargs = m->data - 1, nout = fs[0]->n_out;
   const tfd_attr_value *tc = tfd_node_def_attr(n, "Tcond");
   char *pred = truth(c, full, "cond", m->in[0], tc && tc->type == TFD_ATTR_TYPE ? tc->dtype : 0);
-  char **sw = calloc(nargs + 2, sizeof *sw), **args[2] = {calloc(nargs + 1, sizeof(char *)), calloc(nargs + 1, sizeof(char *))};
+  char **sw = calloc(nargs + 2, sizeof *sw);
+  char **args[2] = {calloc(nargs + 1, sizeof(char *)), calloc(nargs + 1, sizeof(char *))};
   char *pivot[2] = {tfd_format("%s/pivot_t", full), tfd_format("%s/pivot_f", full)}, **outs[2] = {NULL, NULL};
   tfd_dtype *types = calloc(nout + 1, sizeof *types);
-  tfd_code code = pred && sw && args[0] && args[1] && pivot[0] && pivot[1] && types ? TFD_OK : oom(c);
+  tfd_code code = pred && sw && args[0] && args[1] && pivot[0] && pivot[1] && types ? TFD_OK : failed(c);
   /* Switches: the predicate's own (the pivots), then one per argument, each after the If's control inputs. */
   for (size_t j = 0; code == TFD_OK && j <= nargs; j++) {
     sw[j] = j == 0 ? tfd_format("%s/switch_pred", full) : tfd_format("%s/switch_%zu", full, j - 1);
@@ -406,14 +415,14 @@ static tfd_code lower_if(lower *c, const scope *s, const tfd_node_def *n, const 
     tfd_node_def *d = sw[j] ? add(c, sw[j], "Switch", in, 2) : NULL;
     for (size_t k = m->data; d && k < m->n; k++)
       if (tfd_node_def_add_input(d, m->in[k], c->st) != TFD_OK) d = NULL;
-    if (!d) code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+    if (!d) code = failed(c);
     for (int b = 0; code == TFD_OK && j > 0 && b < 2; b++)
       if (!(args[b][j - 1] = tfd_format("%s:%d", sw[j], 1 - b))) code = oom(c);
   }
   for (int b = 0; code == TFD_OK && b < 2; b++) {
     char *side = tfd_format("%s:%d", sw[0], 1 - b);
     const char *in[1] = {side};
-    if (!side || !add(c, pivot[b], "Identity", in, 1)) code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+    if (!side || !add(c, pivot[b], "Identity", in, 1)) code = failed(c);
     free(side);
   }
   for (int b = 0; code == TFD_OK && b < 2; b++)
@@ -425,7 +434,7 @@ static tfd_code lower_if(lower *c, const scope *s, const tfd_node_def *n, const 
     char *name = tfd_format("%s/merge_%zu", full, k);
     const char *in[2] = {outs[0][k], outs[1][k]};
     if (!name || !add(c, name, "Merge", in, 2) || !(merged[k] = tfd_format("%s:0", name)))
-      code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+      code = failed(c);
     free(name);
   }
   if (code == TFD_OK) code = outputs_node(c, n, full, merged, types, nout);
@@ -450,12 +459,14 @@ static tfd_code lower_while(lower *c, const scope *s, const tfd_node_def *n, con
     return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT, "node '%s' (%s): its cond '%s' returns %zu outputs, not 1", n->name,
                            n->op, cond->name, cond->n_out);
   if (body->n_out != nv)
-    return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT, "node '%s' (%s): its body '%s' returns %zu outputs for %zu loop variables",
-                           n->name, n->op, body->name, body->n_out, nv);
+    return tfd_status_setf(c->st, TFD_INVALID_ARGUMENT,
+                           "node '%s' (%s): its body '%s' returns %zu outputs for %zu loop variables", n->name, n->op,
+                           body->name, body->n_out, nv);
   const tfd_attr_value *pi = tfd_node_def_attr(n, "parallel_iterations");
   tfd_attr_value frame = {.type = TFD_ATTR_STRING, .s = full}, konst = {.type = TFD_ATTR_BOOL, .b = false},
                  iters = {.type = TFD_ATTR_INT, .i = pi && pi->type == TFD_ATTR_INT ? pi->i : 10};
-  char **merged = calloc(nv + 1, sizeof(char *)), **body_in = calloc(nv + 1, sizeof(char *)), **exits = calloc(nv + 1, sizeof(char *));
+  char **merged = calloc(nv + 1, sizeof(char *)), **body_in = calloc(nv + 1, sizeof(char *));
+  char **exits = calloc(nv + 1, sizeof(char *));
   char **cond_out = NULL, **body_out = NULL, *pred = NULL, *loop_cond = tfd_format("%s/loop_cond", full);
   tfd_dtype *types = calloc(nv + 1, sizeof *types), cond_type = 0;
   tfd_code code = merged && body_in && exits && types && loop_cond ? TFD_OK : oom(c);
@@ -470,13 +481,14 @@ static tfd_code lower_while(lower *c, const scope *s, const tfd_node_def *n, con
               tfd_node_def_set_attr(e, "is_constant", &konst, c->st) == TFD_OK &&
               tfd_node_def_set_attr(e, "parallel_iterations", &iters, c->st) == TFD_OK && add(c, merge, "Merge", in, 2) &&
               (merged[i] = tfd_format("%s:0", merge));
-    if (!ok) code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+    if (!ok) code = failed(c);
     free(enter), free(merge), free(next);
   }
   char *cond_pivot = code == TFD_OK ? tfd_format("%s/merge_0", full) : NULL;
-  if (code == TFD_OK) code = cond_pivot ? inline_body(c, s, n, cond, full, "cond", merged, nv, cond_pivot, NULL, 0, &cond_out) : oom(c);
+  if (code == TFD_OK)
+    code = cond_pivot ? inline_body(c, s, n, cond, full, "cond", merged, nv, cond_pivot, NULL, 0, &cond_out) : oom(c);
   cond_type = cond->out_types[0]; /* 0 (a type attr): taken as bool */
-  if (code == TFD_OK && !(pred = truth(c, full, "cond", cond_out[0], cond_type))) code = oom(c);
+  if (code == TFD_OK && !(pred = truth(c, full, "cond", cond_out[0], cond_type))) code = failed(c);
   if (code == TFD_OK && !add(c, loop_cond, "LoopCond", (const char *const *)&pred, 1)) code = tfd_status_code(c->st);
   for (size_t i = 0; code == TFD_OK && i < nv; i++) { /* Switch: false -> Exit, true -> Identity into the body */
     char *sw = tfd_format("%s/switch_%zu", full, i), *ex = tfd_format("%s/exit_%zu", full, i),
@@ -486,15 +498,16 @@ static tfd_code lower_while(lower *c, const scope *s, const tfd_node_def *n, con
     bool ok = sw && ex && bi && f && t && add(c, sw, "Switch", in, 2) && add(c, ex, "Exit", (const char *const *)&f, 1) &&
               add(c, bi, "Identity", (const char *const *)&t, 1) && (exits[i] = tfd_format("%s:0", ex)) &&
               (body_in[i] = tfd_format("%s:0", bi));
-    if (!ok) code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+    if (!ok) code = failed(c);
     free(sw), free(ex), free(bi), free(f), free(t);
   }
   char *body_pivot = code == TFD_OK ? tfd_format("%s/body_in_0", full) : NULL;
-  if (code == TFD_OK) code = body_pivot ? inline_body(c, s, n, body, full, "body", body_in, nv, body_pivot, NULL, 0, &body_out) : oom(c);
+  if (code == TFD_OK)
+    code = body_pivot ? inline_body(c, s, n, body, full, "body", body_in, nv, body_pivot, NULL, 0, &body_out) : oom(c);
   for (size_t i = 0; code == TFD_OK && i < nv; i++) {
     char *next = tfd_format("%s/next_%zu", full, i);
     if (!next || !add(c, next, "NextIteration", (const char *const *)&body_out[i], 1))
-      code = tfd_status_code(c->st) != TFD_OK ? tfd_status_code(c->st) : oom(c);
+      code = failed(c);
     free(next);
   }
   if (code == TFD_OK) code = out_types(c, n, body, "T", types);

@@ -54,10 +54,10 @@ static bool dev_copy_walk(tfd_einsum_exec *ex, size_t es, int nd, const int64_t 
 static bool dev_walk(tfd_einsum_exec *ex, tfd_dtype dt, const tfd_einsum_walk *w, const void *src, void *dst, bool dense) {
   dev_exec *e = (dev_exec *)ex;
   size_t es = tfd_dtype_size(dt);
-  int64_t dims[MAXL], strides[MAXL], keep = 1, sum = 1;
+  int64_t dims[TFD_EINSUM_MAX_AXES], strides[TFD_EINSUM_MAX_AXES], keep = 1, sum = 1;
   int nd = 0;
   if (!dense) { /* the output's order: the keep dimensions sorted by their output stride, largest first */
-    bool used[MAXL] = {false};
+    bool used[TFD_EINSUM_MAX_AXES] = {false};
     for (int a = 0; a < w->nk; a++) {
       int best = -1;
       for (int j = 0; j < w->nk; j++)
@@ -88,8 +88,8 @@ static bool dev_zero(tfd_einsum_exec *ex, void *dst, size_t bytes) {
          tfd_dk_ok(ex->k, ex->c, ((dev_exec *)ex)->m->fill(ex->c->device, 1, &zero, dst, (int64_t)bytes, &s), &s);
 }
 
-static bool dev_matmul(tfd_einsum_exec *ex, tfd_dtype dt, const tfd_batch_matmul_shape *sh, int64_t batches, bool ta, bool tb,
-                       const void *a, const void *b, void *c) {
+static bool dev_matmul(tfd_einsum_exec *ex, tfd_dtype dt, const tfd_batch_matmul_shape *sh, int64_t batches, bool ta,
+                       bool tb, const void *a, const void *b, void *c) {
   int64_t *off = malloc((size_t)(2 * batches + 1) * sizeof *off);
   if (!off) {
     tfd_kernel_fail(ex->c, ex->k, TFD_RESOURCE_EXHAUSTED, "out of memory");

@@ -1,8 +1,7 @@
 /* Device kernels of ScatterNd, TensorScatterUpdate, LowerBound, UpperBound (k_scatter.c), SparseToDense, Where
  * (k_where.c), the sparse segment reductions (k_sparse_segment.c) and Bincount (k_count_norm.c): the indices are
- * checked on the
- * host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those rows go
- * to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
+ * checked on the host and turned into output rows by scatter_logic.h's plan, as the CPU kernels do, and those
+ * rows go to the device for the math's scatter_rows: ScatterNd sums its updates into zeros (float32, float64,
  * int64; other dtypes run the CPU kernel on the host), TensorScatterUpdate writes them over a copy of
  * its tensor (any dtype by size; int32 lives on the host). Repeated indices end as on TensorFlow's
  * GPUs: sums in any order, one write winning. */
@@ -11,21 +10,26 @@
 #include <string.h>
 
 #include "device_kernel.h"
+#include "device_math_elem.h"
 #include "kernel_shared.h"
 #include "scatter_logic.h"
 
-/* The plan's rows in device memory; NULL with the error reported. */
-static tfd_tensor *device_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_scatter_plan *p) {
-  int64_t n = p->n;
+/* n int64s of the plan (its slots, or Bincount's from) in device memory; NULL with the error reported. */
+static tfd_tensor *device_int64s(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
   tfd_tensor *h = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
   if (!h) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld scatter rows", (long long)n);
     return NULL;
   }
-  memcpy(tfd_tensor_data(h), p->slots, (size_t)n * sizeof *p->slots);
+  memcpy(tfd_tensor_data(h), v, (size_t)n * sizeof *v);
   tfd_tensor *d = tfd_dk_to_device(c, k, h);
   tfd_tensor_unref(h);
   return d;
+}
+
+/* The plan's rows in device memory; NULL with the error reported. */
+static tfd_tensor *device_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_scatter_plan *p) {
+  return device_int64s(c, k, p->slots, p->n);
 }
 
 static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -279,23 +283,17 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (ok && p.n > 0) {
     ok = (upd = tfd_dk_alloc_device(c, k, dt, &p.n, 1)) != NULL;
     if (ok && weighted && !binary) { /* the weights of the elements p.from names, in order */
-      tfd_tensor *hf = tfd_tensor_new(NULL, TFD_INT64, &p.n, 1, NULL);
-      if (hf) memcpy(tfd_tensor_data(hf), p.from, (size_t)p.n * sizeof *p.from);
-      else tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
-      ok = hf && (from = tfd_dk_to_device(c, k, hf)) &&
+      ok = (from = device_int64s(c, k, p.from, p.n)) &&
            tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(w), tfd_tensor_const_data(from), TFD_INT64, 1, 1,
                                      tfd_tensor_numel(w), p.n, es, tfd_tensor_data(upd), &st), &st);
-      tfd_tensor_unref(hf);
-    } else if (ok) {
-      int64_t i64 = 1;
-      double f64 = 1;
-      float f32 = 1;
-      memcpy(unit, dt == TFD_FLOAT32 ? (const void *)&f32 : dt == TFD_FLOAT64 ? (const void *)&f64 : (const void *)&i64, es);
+    } else if (ok) { /* a count of one per element: 1 in the weights' dtype, as OnesLike makes it */
+      const int64_t one = 1;
+      tfd_dm_put(unit, dt, 0, &one, TFD_INT64, 0);
       ok = tfd_dk_ok(k, c, m->fill(c->device, es, unit, tfd_tensor_data(upd), p.n, &st), &st);
     }
     ok = ok && (slots = device_slots(c, k, &p)) &&
-         tfd_dk_ok(k, c, m->scatter_rows(c->device, !binary, dt, es, tfd_tensor_const_data(upd), tfd_tensor_const_data(slots),
-                                         p.n, 1, tfd_tensor_data(out), &st), &st);
+         tfd_dk_ok(k, c, m->scatter_rows(c->device, !binary, dt, es, tfd_tensor_const_data(upd),
+                                         tfd_tensor_const_data(slots), p.n, 1, tfd_tensor_data(out), &st), &st);
   }
   tfd_tensor_unref(ah), tfd_tensor_unref(sh), tfd_tensor_unref(upd), tfd_tensor_unref(from), tfd_tensor_unref(slots);
   tfd_scatter_plan_free(&p);

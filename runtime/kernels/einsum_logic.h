@@ -12,14 +12,15 @@
 #include "kernel.h"
 #include "matmul_logic.h"
 
-#define MAXL (TFD_EINSUM_MAX_LABELS + TFD_MAX_DIMS)
+/* The most axes a walk has: every label, and the broadcast dimensions of an ellipsis. */
+#define TFD_EINSUM_MAX_AXES (TFD_EINSUM_MAX_LABELS + TFD_MAX_DIMS)
 
 /* dst[dst_off(keep idx)] = sum over the summed indices of src[src_off(keep idx, sum idx)]: the one
  * strided walk behind reduction, diagonals, transposition and inflation. */
 typedef struct tfd_einsum_walk {
   int nk, ns;
-  int64_t ksize[MAXL], ksrc[MAXL], kdst[MAXL];
-  int64_t ssize[MAXL], ssrc[MAXL];
+  int64_t ksize[TFD_EINSUM_MAX_AXES], ksrc[TFD_EINSUM_MAX_AXES], kdst[TFD_EINSUM_MAX_AXES];
+  int64_t ssize[TFD_EINSUM_MAX_AXES], ssrc[TFD_EINSUM_MAX_AXES];
 } tfd_einsum_walk;
 
 /* What the algorithm asks of the memory it runs in. Each returns false (NULL) after reporting the

@@ -114,7 +114,7 @@ static const char *shape_text(const tfd_tensor *t, char *buf, size_t cap) {
 }
 
 /* Output size and padding of both spatial dimensions; false with the error set. */
-static bool geometry(tfd_kernel *k, tfd_kernel_ctx *c, djob *j, const int64_t span[2]) {
+static bool geometry(const tfd_kernel *k, tfd_kernel_ctx *c, djob *j, const int64_t span[2]) {
   int64_t in[2] = {j->h, j->w}, out[2], pad[2];
   for (int i = 0; i < 2; i++) {
     tfd_status *st = tfd_status_new();
@@ -266,7 +266,7 @@ bool tfd_dilation_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geome
     }
     span[i] = kk + gaps * (j.p->rate[i] - 1);
   }
-  if (!geometry((tfd_kernel *)k, c, &j, span)) return false;
+  if (!geometry(k, c, &j, span)) return false;
   *g = (tfd_window_geometry){j.n, j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, j.pad_t, j.pad_l,
                              {j.p->stride[0], j.p->stride[1]}, {j.p->rate[0], j.p->rate[1]}, false};
   return true;
@@ -304,7 +304,7 @@ bool tfd_argmax_pool_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_ge
   djob j = {.dt = tfd_tensor_dtype(x), .p = p};
   j.n = tfd_tensor_dim(x, 0), j.h = tfd_tensor_dim(x, 1), j.w = tfd_tensor_dim(x, 2), j.c = tfd_tensor_dim(x, 3);
   j.kh = p->ksize[0], j.kw = p->ksize[1];
-  if (!geometry((tfd_kernel *)k, c, &j, p->ksize)) return false;
+  if (!geometry(k, c, &j, p->ksize)) return false;
   *g = (tfd_window_geometry){j.n, j.h, j.w, j.c, j.kh, j.kw, j.oh, j.ow, j.pad_t, j.pad_l,
                              {p->stride[0], p->stride[1]}, {1, 1}, p->with_batch};
   return true;

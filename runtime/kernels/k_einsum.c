@@ -28,7 +28,7 @@ typedef tfd_einsum_walk walk;
 
 #define WALK(T, ACC)                                                                       \
   static void walk_##T(const walk *w, const T *src, T *dst) {                              \
-    int64_t ki[MAXL] = {0}, si[MAXL];                                                      \
+    int64_t ki[TFD_EINSUM_MAX_AXES] = {0}, si[TFD_EINSUM_MAX_AXES];                                                      \
     int64_t ktotal = 1, stotal = 1;                                                        \
     for (int d = 0; d < w->nk; d++) ktotal *= w->ksize[d];                                 \
     for (int d = 0; d < w->ns; d++) stotal *= w->ssize[d];                                 \
@@ -69,7 +69,7 @@ static void run_walk(tfd_dtype dt, const walk *w, const void *src, void *dst) {
   if (w->ns == 0 && last > 0 && w->ksrc[last] == 1 && w->kdst[last] == 1) {
     /* A transpose that keeps the innermost dimension: whole rows at a time. */
     size_t es = tfd_dtype_size(dt), row = (size_t)w->ksize[last] * es;
-    int64_t ki[MAXL] = {0}, rows = 1, so = 0, dof = 0;
+    int64_t ki[TFD_EINSUM_MAX_AXES] = {0}, rows = 1, so = 0, dof = 0;
     for (int d = 0; d < last; d++) rows *= w->ksize[d];
     for (int64_t r = 0; r < rows; r++) {
       memcpy((char *)dst + dof * (int64_t)es, (const char *)src + so * (int64_t)es, row);
@@ -129,8 +129,8 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
     return;
   }
   const int N = sp->num_distinct;
-  int64_t size[MAXL];
-  for (int l = 0; l < MAXL; l++) size[l] = -1;
+  int64_t size[TFD_EINSUM_MAX_AXES];
+  for (int l = 0; l < TFD_EINSUM_MAX_AXES; l++) size[l] = -1;
   int nb[2] = {0, 0}, max_nb = 0;
   operand op[2];
   memset(op, 0, sizeof op);
@@ -167,7 +167,7 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
     return;
   }
   /* Label types; broadcast label N + b is output broadcast dim b (right-aligned across inputs). */
-  int type[MAXL], in_count[2][MAXL] = {{0}}, out_count[MAXL] = {0};
+  int type[TFD_EINSUM_MAX_AXES], in_count[2][TFD_EINSUM_MAX_AXES] = {{0}}, out_count[TFD_EINSUM_MAX_AXES] = {0};
   for (int i = 0; i < sp->num_inputs; i++) {
     const tfd_tensor *t = c->inputs[i];
     op[i].rank = tfd_tensor_ndims(t);
@@ -178,7 +178,7 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
       in_count[i][l]++;
     }
   }
-  int out_labels[MAXL], out_rank = 0;
+  int out_labels[TFD_EINSUM_MAX_AXES], out_rank = 0;
   for (int j = 0; j <= sp->num_out; j++) {
     if (j == sp->out_ellipsis)
       for (int b = 0; b < max_nb; b++) out_labels[out_rank++] = N + b;
@@ -214,14 +214,14 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
   for (int i = 0; i < sp->num_inputs; i++) {
     operand *o = &op[i];
     const tfd_tensor *t = c->inputs[i];
-    int64_t stride[MAXL] = {0}, st = 1;
-    int64_t lstride[MAXL] = {0};
+    int64_t stride[TFD_EINSUM_MAX_AXES] = {0}, st = 1;
+    int64_t lstride[TFD_EINSUM_MAX_AXES] = {0};
     for (int a = o->rank - 1; a >= 0; a--) {
       stride[a] = st;
       st *= tfd_tensor_dim(t, a);
       lstride[o->labels[a]] += stride[a];
     }
-    int order[MAXL], no = 0;
+    int order[TFD_EINSUM_MAX_AXES], no = 0;
     bool plain = true;
     int want_types[4] = {T_BCAST, T_BATCH, T_FREE, T_CONTRACT};
     o->F = o->C = 1;
@@ -242,7 +242,7 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
     /* In place when the input's axes are `order` (or order with free and contract swapped). */
     if (plain && no == o->rank) {
       bool same = true, swapped = true;
-      int sw[MAXL], ns = 0;
+      int sw[TFD_EINSUM_MAX_AXES], ns = 0;
       for (int j = 0; j < no; j++)
         if (type[order[j]] == T_BCAST || type[order[j]] == T_BATCH) sw[ns++] = order[j];
       for (int j = 0; j < no; j++)
@@ -284,7 +284,7 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
     o->trans = false;
   }
   /* The result's labels: broadcast, batch, free of operand 0, free of operand 1. */
-  int res_labels[MAXL], nres = 0, nbatch = 0;
+  int res_labels[TFD_EINSUM_MAX_AXES], nres = 0, nbatch = 0;
   for (int b = 0; b < max_nb; b++) res_labels[nres++] = N + b;
   for (int l = 0; l < N; l++)
     if (type[l] == T_BATCH) res_labels[nres++] = l;
@@ -293,7 +293,7 @@ void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
     for (int l = 0; l < N; l++)
       if (type[l] == T_FREE && in_count[i][l] > 0) res_labels[nres++] = l;
   if (!bcast_ok) {
-    int64_t d0[MAXL], d1[MAXL];
+    int64_t d0[TFD_EINSUM_MAX_AXES], d1[TFD_EINSUM_MAX_AXES];
     int n0 = 0, n1 = 0;
     for (int j = 0; j < op[0].nbatch_own; j++) d0[n0++] = op[0].bdims[j];
     d0[n0++] = op[0].trans ? op[0].C : op[0].F;

@@ -10,6 +10,7 @@
  * fft_length and IRFFT reads the first fft_length / 2 + 1 bins, rebuilding the rest from Hermitian
  * symmetry, as TensorFlow's kernels do: neither pads, and a shorter input is INVALID_ARGUMENT. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,7 +254,7 @@ typedef struct fft_job {
   void *out;
   int64_t in_row, out_row; /* elements per row of input and output */
   int64_t n;               /* fft length */
-  bool oom;                /* a shard could not get its scratch */
+  atomic_bool oom;         /* a shard could not get its scratch (shards may set it at once) */
 } fft_job;
 
 static void fft_rows(int64_t begin, int64_t end, void *arg) {
@@ -262,7 +263,7 @@ static void fft_rows(int64_t begin, int64_t end, void *arg) {
   int64_t n = j->n;
   double *x = malloc(sizeof(double) * 2 * (size_t)p->m);
   if (!x) {
-    j->oom = true; /* read after the parallel loop returns */
+    atomic_store(&j->oom, true); /* read after the parallel loop returns */
     return;
   }
   for (int64_t r = begin; r < end; r++) {
@@ -357,10 +358,11 @@ static void k_fft(tfd_kernel *k, tfd_kernel_ctx *c) {
     int64_t cost = (int64_t)(5.0 * (double)plan.m * log2((double)plan.m) * (plan.chirp ? 3 : 1)) + 1;
     tfd_threadpool_parallel_for(c->intra_pool, rows, cost, fft_rows, &job);
   } else {
-    job.oom = true;
+    atomic_store(&job.oom, true);
   }
   plan_free(&plan);
-  if (job.oom) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for a transform of length %lld", (long long)n);
+  if (atomic_load(&job.oom))
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for a transform of length %lld", (long long)n);
 }
 
 tfd_code tfd_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
