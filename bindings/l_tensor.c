@@ -73,7 +73,8 @@ static tfd_dtype check_dtype(lua_State *L, int idx) {
   tfd_dtype dt = tfd_dtype_from_name(name);
   if (!dt || dt == TFD_RESOURCE || dt == TFD_VARIANT)
     tfdev_raise(L, TFD_INVALID_ARGUMENT,
-                "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool, uint8, float16, complex64)", name);
+                "unknown dtype '%s' (tfdev has float32, float64, int32, int64, bool, uint8, float16, complex64, string)",
+                name);
   return dt;
 }
 
@@ -92,9 +93,22 @@ static const char *path_string(lua_State *L, const int64_t *idx, int depth) {
   return lua_tostring(L, -1);
 }
 
-/* Writes the Lua value at the top of the stack as element i of data. */
-static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, const int64_t *path, int depth) {
+/* Writes the Lua value at the top of the stack as element i of data, which is tensor `tensor`'s (string
+ * elements are set through it). */
+static void write_element(lua_State *L, tfd_tensor *tensor, tfd_dtype dt, void *data, int64_t i, const int64_t *path,
+                          int depth) {
   int t = lua_type(L, -1);
+  if (dt == TFD_STRING) {
+    if (t != LUA_TSTRING)
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "element %s is a %s, expected a string (dtype string)",
+                  path_string(L, path, depth), lua_typename(L, t));
+    size_t len;
+    const char *bytes = lua_tolstring(L, -1, &len);
+    tfd_code code = tfd_tensor_set_string(tensor, i, bytes, len, NULL); /* a fresh tensor: only memory can fail */
+    if (code != TFD_OK)
+      tfdev_raise(L, code, "element %s: the %zu-byte string could not be stored", path_string(L, path, depth), len);
+    return;
+  }
   if (dt == TFD_COMPLEX64) { /* a {re, im} pair, as totable() gives it */
     bool ok = t == LUA_TTABLE && lua_rawlen(L, -1) == 2;
     for (int k = 0; ok && k < 2; k++) {
@@ -145,6 +159,7 @@ static void write_element(lua_State *L, tfd_dtype dt, void *data, int64_t i, con
 }
 
 typedef struct fill_state {
+  tfd_tensor *t;
   tfd_dtype dt;
   void *data;
   const int64_t *dims;
@@ -158,8 +173,8 @@ static void fill_nested(lua_State *L, fill_state *f, int depth) {
   if (depth == f->ndims) {
     if (lua_istable(L, -1) && f->dt != TFD_COMPLEX64)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "ragged nested table: element %s is a table, expected a %s",
-                  path_string(L, f->path, depth), f->dt == TFD_BOOL ? "boolean" : "number");
-    write_element(L, f->dt, f->data, f->next++, f->path, depth);
+                  path_string(L, f->path, depth), f->dt == TFD_BOOL ? "boolean" : f->dt == TFD_STRING ? "string" : "number");
+    write_element(L, f->t, f->dt, f->data, f->next++, f->path, depth);
     return;
   }
   if (!lua_istable(L, -1))
@@ -205,13 +220,16 @@ static int infer_shape(lua_State *L, int idx, tfd_dtype dt, int64_t *dims) {
 static tfd_dtype merge_dtype(lua_State *L, tfd_dtype a, tfd_dtype b) {
   if (!a) return b;
   if (!b) return a;
+  if ((a == TFD_STRING) != (b == TFD_STRING))
+    tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table mixes strings with %s; give a dtype",
+                a == TFD_STRING ? (b == TFD_BOOL ? "booleans" : "numbers") : (a == TFD_BOOL ? "booleans" : "numbers"));
   if ((a == TFD_BOOL) != (b == TFD_BOOL))
     tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table mixes booleans and numbers; give a dtype");
   return a == TFD_FLOAT32 || b == TFD_FLOAT32 ? TFD_FLOAT32 : a;
 }
 
 /* TensorFlow's inference for Python values: all booleans -> bool, all
- * integers -> int32, any float -> float32; 0 when there is no leaf. The
+ * integers -> int32, any float -> float32, strings -> string; 0 when there is no leaf. The
  * walk stops below TFD_MAX_DIMS levels: deeper tables (and tables that
  * contain themselves) can never be tensors, and recursing into them would
  * only exhaust the C stack. */
@@ -219,6 +237,7 @@ static tfd_dtype infer_dtype(lua_State *L, int idx, int depth) {
   switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN: return TFD_BOOL;
     case LUA_TNUMBER: return lua_isinteger(L, idx) ? TFD_INT32 : TFD_FLOAT32;
+    case LUA_TSTRING: return TFD_STRING;
     case LUA_TTABLE: {
       if (depth >= TFD_MAX_DIMS)
         tfdev_raise(L, TFD_INVALID_ARGUMENT, "nested table is deeper than %d levels (or contains itself)", TFD_MAX_DIMS);
@@ -286,7 +305,7 @@ static int tensor_from_spec(lua_State *L, int idx) {
   if (!data_idx) {
     memset(data, 0, tfd_tensor_byte_size(t));
   } else if (nested || !lua_istable(L, data_idx)) {
-    fill_state f = {dt, data, dims, nd, 0, {0}};
+    fill_state f = {t, dt, data, dims, nd, 0, {0}};
     lua_pushvalue(L, data_idx);
     fill_nested(L, &f, 0);
     lua_pop(L, 1);
@@ -297,7 +316,7 @@ static int tensor_from_spec(lua_State *L, int idx) {
     for (int64_t i = 0; i < numel; i++) {
       int64_t path[1] = {i};
       lua_rawgeti(L, data_idx, (lua_Integer)i + 1);
-      write_element(L, dt, data, i, path, 1);
+      write_element(L, t, dt, data, i, path, 1);
       lua_pop(L, 1);
     }
   }
@@ -321,8 +340,8 @@ static int tensor_new(lua_State *L) {
     }
   }
   int t = lua_type(L, idx);
-  if (t != LUA_TTABLE && t != LUA_TNUMBER && t != LUA_TBOOLEAN)
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.tensor expects a number, boolean or nested table, got %s",
+  if (t != LUA_TTABLE && t != LUA_TNUMBER && t != LUA_TBOOLEAN && t != LUA_TSTRING)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "tfdev.tensor expects a number, boolean, string or nested table, got %s",
                        luaL_typename(L, idx));
   tfd_dtype dt = lua_isnoneornil(L, 2) ? infer_dtype(L, idx, 0) : check_dtype(L, 2);
   if (!dt) dt = TFD_FLOAT32;
@@ -332,7 +351,7 @@ static int tensor_new(lua_State *L) {
   tfd_tensor *tensor = tfd_tensor_new(tfdev_state(L)->host, dt, dims, nd, st);
   if (!tensor) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, tensor);
-  fill_state f = {dt, tfd_tensor_data(tensor), dims, nd, 0, {0}};
+  fill_state f = {tensor, dt, tfd_tensor_data(tensor), dims, nd, 0, {0}};
   lua_pushvalue(L, idx);
   fill_nested(L, &f, 0);
   lua_pop(L, 1);
@@ -404,6 +423,12 @@ static void refuse_variant(lua_State *L, const tfd_tensor *t, const char *what) 
                 what);
 }
 
+static void push_string_element(lua_State *L, const tfd_tensor *t, int64_t i) {
+  size_t len;
+  const char *s = tfd_tensor_string_at(t, i, &len);
+  lua_pushlstring(L, s, len);
+}
+
 static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
   const void *d = tfd_tensor_const_data(t);
   switch (tfd_tensor_dtype(t)) {
@@ -427,6 +452,7 @@ static void push_element(lua_State *L, const tfd_tensor *t, int64_t i) {
       break;
     }
     case TFD_VARIANT: refuse_variant(L, t, "reading an element"); break;
+    case TFD_STRING: push_string_element(L, t, i); break;
   }
 }
 
@@ -493,6 +519,9 @@ static int tensor_numel(lua_State *L) {
 static int tensor_bytes(lua_State *L) {
   tfd_tensor *t = tfdev_check_tensor(L, 1);
   refuse_variant(L, t, "bytes()");
+  if (tfd_tensor_dtype(t) == TFD_STRING)
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "bytes(): a string tensor's elements are strings of their own: "
+                                                "read them with totable(), item() or indexing");
   lua_pushlstring(L, tfd_tensor_const_data(t), tfd_tensor_byte_size(t));
   return 1;
 }
@@ -545,6 +574,24 @@ static int tensor_len(lua_State *L) {
   return 1;
 }
 
+/* A string element as a quoted Lua literal: printable ASCII as is, the rest as \ddd escapes, and
+ * past 40 bytes an ellipsis. */
+static void add_string_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
+  size_t len;
+  const unsigned char *s = (const unsigned char *)tfd_tensor_string_at(t, i, &len);
+  luaL_addchar(b, '"');
+  for (size_t k = 0; k < len && k < 40; k++) {
+    if (s[k] >= 32 && s[k] < 127 && s[k] != '"' && s[k] != '\\') {
+      luaL_addchar(b, (char)s[k]);
+    } else {
+      char e[8];
+      snprintf(e, sizeof e, "\\%d", s[k]);
+      luaL_addstring(b, e);
+    }
+  }
+  luaL_addstring(b, len > 40 ? "\"..." : "\"");
+}
+
 static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
   char s[64];
   const void *d = tfd_tensor_const_data(t);
@@ -561,6 +608,7 @@ static void add_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
       break;
     case TFD_RESOURCE: snprintf(s, sizeof s, "<resource %.50s>", ((const tfd_resource_handle *)d)[i].name); break;
     case TFD_VARIANT: snprintf(s, sizeof s, "%s", ((void *const *)d)[i] ? "<variant>" : "<empty variant>"); break;
+    case TFD_STRING: add_string_element(b, t, i); return;
   }
   luaL_addstring(b, s);
 }
@@ -638,15 +686,26 @@ static int tensor_fill(lua_State *L) {
   tfd_dtype dt = tfd_tensor_dtype(t);
   if (dt == TFD_RESOURCE || dt == TFD_VARIANT)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: %s tensors cannot be written in place", tfd_dtype_name(dt));
-  int want = dt == TFD_BOOL ? LUA_TBOOLEAN : dt == TFD_COMPLEX64 ? LUA_TTABLE : LUA_TNUMBER;
-  const char *what = dt == TFD_BOOL ? "a boolean" : dt == TFD_COMPLEX64 ? "a {re, im} pair" : "a number";
+  int want = dt == TFD_BOOL ? LUA_TBOOLEAN : dt == TFD_COMPLEX64 ? LUA_TTABLE : dt == TFD_STRING ? LUA_TSTRING : LUA_TNUMBER;
+  const char *what = dt == TFD_BOOL        ? "a boolean"
+                     : dt == TFD_COMPLEX64 ? "a {re, im} pair"
+                     : dt == TFD_STRING    ? "a string"
+                                           : "a number";
   if (lua_isnil(L, 2)) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", what);
   if (lua_type(L, 2) != want)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes %s, got a %s", tfd_dtype_name(dt), what,
                        luaL_typename(L, 2));
-  unsigned char element[8] = {0};
-  write_element(L, dt, element, 0, NULL, 0); /* integer and range checks, and the conversion, as in a table */
   tfd_status *st = tfdev_new_status(L);
+  if (dt == TFD_STRING) { /* one string per element; each set is checked as tfd_tensor_fill would be */
+    size_t len;
+    const char *bytes = lua_tolstring(L, 2, &len);
+    for (int64_t i = 0; i < tfd_tensor_numel(t); i++)
+      if (tfd_tensor_set_string(t, i, bytes, len, st) != TFD_OK) return tfdev_raise_status(L, st);
+    lua_settop(L, 1);
+    return 1;
+  }
+  unsigned char element[8] = {0};
+  write_element(L, t, dt, element, 0, NULL, 0); /* integer and range checks, and the conversion, as in a table */
   if (tfd_tensor_fill(t, element, st) != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;
@@ -704,8 +763,16 @@ static int tensor_eq(lua_State *L) {
     /* Reading a device address from the host would crash: refuse, as an error the caller can see. */
     if (!tfd_tensor_on_host(x->t) || !tfd_tensor_on_host(y->t))
       return tfdev_raise(L, TFD_FAILED_PRECONDITION, "cannot compare a tensor in device memory: copy it to the host first");
-    eq = elements_equal(tfd_tensor_dtype(x->t), tfd_tensor_const_data(x->t), tfd_tensor_const_data(y->t),
-                        tfd_tensor_numel(x->t));
+    if (tfd_tensor_dtype(x->t) == TFD_STRING) {
+      for (int64_t i = 0; eq && i < tfd_tensor_numel(x->t); i++) {
+        size_t la, lb;
+        const char *a = tfd_tensor_string_at(x->t, i, &la), *b = tfd_tensor_string_at(y->t, i, &lb);
+        eq = la == lb && memcmp(a, b, la) == 0;
+      }
+    } else {
+      eq = elements_equal(tfd_tensor_dtype(x->t), tfd_tensor_const_data(x->t), tfd_tensor_const_data(y->t),
+                          tfd_tensor_numel(x->t));
+    }
   }
   lua_pushboolean(L, eq);
   return 1;

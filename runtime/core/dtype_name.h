@@ -18,6 +18,7 @@ static inline const char *tfd_dtype_name_inline(tfd_dtype dt) {
     case TFD_UINT8: return "uint8";
     case TFD_FLOAT16: return "float16";
     case TFD_COMPLEX64: return "complex64";
+    case TFD_STRING: return "string";
     case TFD_RESOURCE: return "resource";
     case TFD_VARIANT: return "variant";
   }

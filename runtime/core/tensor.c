@@ -20,12 +20,14 @@
 #include "status_internal.h"
 #include "tensor_internal.h"
 #include "tfdev/tensor.h"
+#include "tstring.h"
 #include "variant.h"
 
 typedef struct tfd_buffer {
   tfd_refcount refs;
   bool in_block;            /* data and headers are one block (see above) */
-  bool variant;             /* the elements are tfd_variant references, dropped with the buffer */
+  bool variant;             /* the elements are tfd_variant references (variants, strings), dropped with the buffer */
+  bool borrowed;            /* ... not yet taken: a kernel is copying them in (tfd_tensor_borrow_elements) */
   tfd_allocator *allocator; /* NULL: system memory */
   void *data;
   size_t size;
@@ -58,11 +60,12 @@ static bool drop_ref(tfd_refcount *r) { return tfd_refcount_get(r) == 1 || tfd_r
 const char *tfd_dtype_name(tfd_dtype dt) { return tfd_dtype_name_inline(dt); }
 
 tfd_dtype tfd_dtype_from_name(const char *name) {
-  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64,  TFD_INT32,    TFD_INT64,  TFD_BOOL,
-                                  TFD_UINT8,   TFD_FLOAT16,  TFD_RESOURCE, TFD_VARIANT, TFD_COMPLEX64};
+  static const tfd_dtype all[] = {TFD_FLOAT32, TFD_FLOAT64, TFD_INT32,    TFD_INT64,   TFD_BOOL,      TFD_UINT8,
+                                  TFD_FLOAT16, TFD_STRING,  TFD_RESOURCE, TFD_VARIANT, TFD_COMPLEX64};
   /* TensorFlow's DataType enum names, as GraphDefs in protobuf's text and JSON forms write them. */
-  static const char *const tf_names[] = {"DT_FLOAT", "DT_DOUBLE", "DT_INT32",    "DT_INT64",   "DT_BOOL",
-                                         "DT_UINT8", "DT_HALF",   "DT_RESOURCE", "DT_VARIANT", "DT_COMPLEX64"};
+  static const char *const tf_names[] = {"DT_FLOAT",  "DT_DOUBLE",   "DT_INT32",   "DT_INT64",
+                                         "DT_BOOL",   "DT_UINT8",    "DT_HALF",    "DT_STRING",
+                                         "DT_RESOURCE", "DT_VARIANT", "DT_COMPLEX64"};
   if (!name) return 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(name, tfd_dtype_name(all[i])) == 0 || strcmp(name, tf_names[i]) == 0) return all[i];
@@ -80,14 +83,21 @@ size_t tfd_dtype_size(tfd_dtype dt) {
     case TFD_FLOAT16: return 2;
     case TFD_COMPLEX64: return 8;
     case TFD_RESOURCE: return sizeof(tfd_resource_handle);
+    case TFD_STRING:
     case TFD_VARIANT: return sizeof(tfd_variant *);
   }
   return 0;
 }
 
+/* Dtypes whose elements are references to objects (variant.h, tstring.h): zeroed when made, dropped
+ * with the buffer, and kept in host memory. */
+static bool holds_refs(tfd_dtype dt) { return dt == TFD_VARIANT || dt == TFD_STRING; }
+/* Dtypes the host reads element by element: never in device memory. */
+static bool host_only(tfd_dtype dt) { return dt == TFD_RESOURCE || holds_refs(dt); }
+
 static void buffer_unref(tfd_buffer *b) {
   if (!drop_ref(&b->refs)) return;
-  if (__builtin_expect(b->variant, 0)) { /* each element holds a reference to its object (zeroed ones none) */
+  if (__builtin_expect(b->variant && !b->borrowed, 0)) { /* each element holds a reference (zeroed ones none) */
     tfd_variant **v = b->data;
     for (size_t i = 0; i < b->size / sizeof *v; i++) tfd_variant_unref(v[i]);
   }
@@ -154,7 +164,7 @@ static void init_tensor(tfd_tensor *t, tfd_dtype dtype, const int64_t *dims, int
 /* A tensor whose header and data are separate allocations: allocators without blocks. */
 static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                 int64_t numel, size_t size, tfd_status *status) {
-  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && allocator->device_memory) { /* read by the host */
+  if (host_only(dtype) && allocator->device_memory) { /* read by the host */
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s tensors live in host memory, not in %s", tfd_dtype_name(dtype),
                     allocator->name);
     return NULL;
@@ -168,8 +178,8 @@ static tfd_tensor *new_separate(tfd_allocator *allocator, tfd_dtype dtype, const
   b->data = tfd_allocator_allocate(allocator, TFD_TENSOR_ALIGNMENT, size, status);
   if (!b->data) goto fail;
   b->allocator = tfd_allocator_ref(allocator);
-  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && size) memset(b->data, 0, size);
-  b->variant = dtype == TFD_VARIANT;
+  if (host_only(dtype) && size) memset(b->data, 0, size);
+  b->variant = holds_refs(dtype);
   tfd_refcount_init(&b->refs);
   b->size = size;
   init_tensor(t, dtype, dims, ndims, numel, b);
@@ -209,8 +219,9 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
   b->data = (char *)block + BLOCK_HEADER;
   b->size = size;
   /* Resource handles are read as strings and variant elements as references: never hand out garbage. */
-  if ((dtype == TFD_RESOURCE || dtype == TFD_VARIANT) && size) memset(b->data, 0, size);
-  b->variant = dtype == TFD_VARIANT;
+  if (host_only(dtype) && size) memset(b->data, 0, size);
+  b->variant = holds_refs(dtype);
+  b->borrowed = false;
   init_tensor(t, dtype, dims, ndims, numel, b);
   t->in_block = true;
   return t;
@@ -238,6 +249,12 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
   }
   if (dtype == TFD_VARIANT) { /* bytes cannot hold a reference to a runtime object */
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "variant tensors cannot be made from bytes: only kernels make them");
+    return NULL;
+  }
+  if (dtype == TFD_STRING) {
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                    "string tensors cannot be made from bytes: make one with tfd_tensor_new and set its elements "
+                    "with tfd_tensor_set_string");
     return NULL;
   }
   if (dtype == TFD_RESOURCE) {
@@ -353,6 +370,9 @@ bool tfd_tensor_in_host_memory(const tfd_tensor *t) {
 
 tfd_code tfd_tensor_copy_host_into(tfd_tensor *src, tfd_tensor *dst, tfd_status *st) {
   size_t bytes = tfd_tensor_byte_size(src);
+  if (holds_refs(src->dtype) || holds_refs(dst->dtype))
+    return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "copying a tensor into another: %s tensors are not bytes",
+                           tfd_dtype_name(holds_refs(src->dtype) ? src->dtype : dst->dtype));
   if (!tfd_tensor_in_host_memory(src) || bytes != tfd_tensor_byte_size(dst))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION,
                            "copying a tensor into another: the source must be in host memory and the sizes equal "
@@ -418,11 +438,11 @@ static const char *describe(const tfd_tensor *t, char *buf, size_t cap) {
 
 /* Whether the caller may write t's elements: a step fed t holds a reference to it until the step
  * ends, so a shared buffer is exactly what must not change under someone. */
-static tfd_code check_writable(tfd_tensor *t, const char *what, tfd_status *st) {
+static tfd_code check_writable(tfd_tensor *t, const char *what, bool bytes, tfd_status *st) {
   if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: no tensor given", what);
-  if (t->dtype == TFD_RESOURCE || t->dtype == TFD_VARIANT)
-    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: %s tensors cannot be written in place", what,
-                           tfd_dtype_name(t->dtype));
+  if (t->dtype == TFD_RESOURCE || t->dtype == TFD_VARIANT || (t->dtype == TFD_STRING && bytes))
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: %s tensors cannot be written %s", what,
+                           tfd_dtype_name(t->dtype), bytes ? "from bytes" : "in place");
   if (!tfd_tensor_on_host(t))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: the tensor is in device memory, not on the host", what);
   if (!tfd_tensor_is_exclusive(t))
@@ -444,9 +464,13 @@ tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *
                            " elements): they need the same dtype and element count",
                            describe(t, a, sizeof a), t->numel, describe(src, b, sizeof b), src->numel);
   }
-  if (check_writable(t, "copy_from", st) != TFD_OK) return tfd_status_code(st);
+  if (check_writable(t, "copy_from", false, st) != TFD_OK) return tfd_status_code(st);
   if (!tfd_tensor_on_host(src))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "copy_from: the source is in device memory, not on the host");
+  if (t->dtype == TFD_STRING) { /* the strings are immutable: share them */
+    for (int64_t i = 0; i < t->numel; i++) tfd_tensor_set_variant_at(t, i, tfd_variant_ref(tfd_tensor_variant_at(src, i)));
+    return TFD_OK;
+  }
   /* Distinct buffers: t's is exclusive, so src cannot share it. */
   memcpy(tfd_tensor_data(t), tfd_tensor_const_data(src), tfd_tensor_byte_size(t));
   return TFD_OK;
@@ -462,7 +486,7 @@ tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbyt
                            "copy_from: the destination is %s (%zu bytes) and the source %zu bytes of data",
                            describe(t, a, sizeof a), tfd_tensor_byte_size(t), nbytes);
   }
-  if (check_writable(t, "copy_from", st) != TFD_OK) return tfd_status_code(st);
+  if (check_writable(t, "copy_from", true, st) != TFD_OK) return tfd_status_code(st);
   if (nbytes && !data) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "copy_from: %zu bytes announced but no data given", nbytes);
   if (nbytes) memcpy(tfd_tensor_data(t), data, nbytes);
   if (t->dtype == TFD_BOOL) {
@@ -475,7 +499,7 @@ tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbyt
 tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *st) {
   if (tfd_arg_required(st, "tfd_tensor_fill", "t", t) || tfd_arg_required(st, "tfd_tensor_fill", "element", element))
     return TFD_INVALID_ARGUMENT;
-  if (check_writable(t, "fill", st) != TFD_OK) return tfd_status_code(st);
+  if (check_writable(t, "fill", true, st) != TFD_OK) return tfd_status_code(st);
   if (!element) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "fill: no value given");
   size_t size = tfd_dtype_size(t->dtype);
   unsigned char *p = tfd_tensor_data(t);
@@ -490,4 +514,46 @@ tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *st) {
   }
   for (int64_t i = 0; i < t->numel; i++) memcpy(p + (size_t)i * size, v, size);
   return TFD_OK;
+}
+
+/* ---- string tensors ---- */
+const char *tfd_tensor_string_at(const tfd_tensor *t, int64_t i, size_t *len) {
+  size_t n = 0;
+  const char *s = t && t->dtype == TFD_STRING && i >= 0 && i < t->numel ? tfd_tensor_str(t, i, &n) : NULL;
+  if (len) *len = n;
+  return s;
+}
+
+tfd_code tfd_tensor_set_string(tfd_tensor *t, int64_t i, const void *bytes, size_t len, tfd_status *st) {
+  static const char fn[] = "tfd_tensor_set_string";
+  if (tfd_arg_required(st, fn, "t", t)) return TFD_INVALID_ARGUMENT;
+  if (len && !bytes) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: bytes is NULL but len is %zu", fn, len);
+  if (t->dtype != TFD_STRING)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: the tensor is %s, not string", fn, tfd_dtype_name(t->dtype));
+  if (i < 0 || i >= t->numel)
+    return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: element %" PRId64 " is outside [0, %" PRId64 ")", fn, i,
+                           t->numel);
+  if (check_writable(t, fn, false, st) != TFD_OK) return tfd_status_code(st);
+  if (!tfd_tensor_set_str(t, i, bytes, len))
+    return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory copying a %zu-byte string", fn, len);
+  return TFD_OK;
+}
+
+size_t tfd_tensor_string_bytes(const tfd_tensor *t) {
+  size_t total = 0, n;
+  if (t && t->dtype == TFD_STRING)
+    for (int64_t i = 0; i < t->numel; i++) total += (tfd_tensor_str(t, i, &n), n);
+  return total;
+}
+
+void tfd_tensor_borrow_elements(tfd_tensor *t) {
+  if (t->buf->variant) t->buf->borrowed = true;
+}
+
+void tfd_tensor_adopt_elements(tfd_tensor *t) {
+  tfd_buffer *b = t->buf;
+  if (!b->borrowed) return;
+  tfd_variant **v = b->data;
+  for (size_t i = 0; i < b->size / sizeof *v; i++) tfd_variant_ref(v[i]);
+  b->borrowed = false;
 }

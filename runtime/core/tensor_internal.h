@@ -30,4 +30,12 @@ bool tfd_tensor_in_host_memory(const tfd_tensor *t);
  * is not in host memory or the sizes differ. */
 tfd_code tfd_tensor_copy_host_into(tfd_tensor *src, tfd_tensor *dst, tfd_status *status);
 
+/* Marks fresh variant or string tensor t (from tfd_kernel_alloc) as borrowing its elements: a kernel
+ * that moves elements copies their references in as bytes without taking them, and if the tensor
+ * goes before tfd_tensor_adopt_elements, it drops none. No-op for other dtypes. */
+void tfd_tensor_borrow_elements(tfd_tensor *t);
+/* Takes a reference for each element of a borrowing tensor, which from then on owns them as any
+ * other; no-op for a tensor that is not borrowing. Called when the kernel that filled t returns. */
+void tfd_tensor_adopt_elements(tfd_tensor *t);
+
 #endif

@@ -361,7 +361,7 @@ tfd_executor *tfd_executor_new_with(tfd_graph *g, tfd_device *device, const char
   for (int i = 0; i < g->n; i++) {
     tfd_gnode *n = &g->nodes[i];
     item *it = &e->items[i];
-    kernel_maker mk = {{n->def, n->op, device, n->num_inputs, n->in_types, n->out_types}};
+    kernel_maker mk = {{n->def, n->op, device, n->num_inputs, n->in_types, n->out_types, n->num_outputs}};
     if (n->op->stateful && session_handle) {
       tfd_op_kernel *k = NULL;
       if (tfd_op_segment_find_or_create(tfd_device_op_segment(device), session_handle, tfd_gnode_name(n),

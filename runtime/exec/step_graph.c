@@ -61,7 +61,8 @@ tfd_step_graph *tfd_step_graph_new(const tfd_graph *g, tfd_kernel *const *kernel
                       : kernels[i]->on_caller_thread  ? "runs on the caller's thread"
                                                       : NULL;
     for (int o = 0; !why && o < n->num_outputs; o++)
-      if (n->out_types[o] == TFD_RESOURCE || n->out_types[o] == TFD_VARIANT) why = "outputs a resource or variant";
+      if (n->out_types[o] == TFD_RESOURCE || n->out_types[o] == TFD_VARIANT || n->out_types[o] == TFD_STRING)
+        why = "outputs a resource, variant or string";
     if (why) { /* a debug line says why a GPU partition runs node by node */
       tfd_log(TFD_LOG_DEBUG, "%s: no step graph for this partition: node '%s' (%s) %s", tfd_device_name(d),
               tfd_node_def_name(n->def), n->op->name, why);

@@ -3197,6 +3197,7 @@ static tfd_code infer_fft(tfd_infer_ctx *c, tfd_status *st) {
 #define REAL (NUM | (1u << TFD_UINT8) | F16)
 #define U8 (1u << TFD_UINT8)
 #define C64 TFD_TYPES_COMPLEX
+#define STR (1u << TFD_STRING)
 #define UNARY(n, types) {n, 1, 1, 1, false, false, "T", 0, types, attrs_t, infer_same, false}
 #define BINARY(n) {n, 2, 2, 1, false, false, "T", 0, NUM, attrs_t, infer_binary, false}
 #define BINARY_C(n) {n, 2, 2, 1, false, false, "T", 0, NUM | C64, attrs_t, infer_binary, false}
@@ -3227,8 +3228,8 @@ static const tfd_op_def ops[] = {
     {"LogicalAnd", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
     {"LogicalOr", 2, 2, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
     {"LogicalNot", 1, 1, 1, false, false, NULL, 0, 0, attrs_none, infer_logical, false},
-    {"Select", 3, 3, 1, false, false, "T", 1, ALL | C64, attrs_t, infer_select, false},
-    {"SelectV2", 3, 3, 1, false, false, "T", 1, ALL | C64, attrs_t, infer_select_v2, false},
+    {"Select", 3, 3, 1, false, false, "T", 1, ALL | C64 | STR, attrs_t, infer_select, false},
+    {"SelectV2", 3, 3, 1, false, false, "T", 1, ALL | C64 | STR, attrs_t, infer_select_v2, false},
     {"AddN", 1, -1, 1, false, false, "T", 0, NUM, attrs_t, infer_add_n, false},
     {"LeakyRelu", 1, 1, 1, false, false, "T", 0, FLT, attrs_leaky_relu, infer_same, false},
     {"Softmax", 1, 1, 1, false, false, "T", 0, FLT, attrs_t, infer_softmax, false},
@@ -3258,10 +3259,10 @@ static const tfd_op_def ops[] = {
     {"Mean", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Max", 2, 2, 1, false, false, "T", 0, NUM, attrs_reduce, infer_reduce, false},
     {"Reshape", 2, 2, 1, false, true, "T", 0, 0, attrs_reshape, infer_reshape, false},
-    {"Transpose", 2, 2, 1, false, false, "T", 0, ALL | C64, attrs_transpose, infer_transpose, false},
+    {"Transpose", 2, 2, 1, false, false, "T", 0, ALL | C64 | STR, attrs_transpose, infer_transpose, false},
     {"Cast", 1, 1, 1, false, false, "SrcT", 0, ALL | C64, attrs_cast, infer_cast, false},
-    {"Fill", 2, 2, 1, false, false, "T", 1, ALL | C64, attrs_fill, infer_fill, false},
-    {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL | C64, attrs_t, infer_same, false},
+    {"Fill", 2, 2, 1, false, false, "T", 1, ALL | C64 | STR, attrs_fill, infer_fill, false},
+    {"ZerosLike", 1, 1, 1, false, false, "T", 0, ALL | C64 | STR, attrs_t, infer_same, false},
     {"OnesLike", 1, 1, 1, false, false, "T", 0, ALL | C64, attrs_t, infer_same, false},
     {"Shape", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
     {"Size", 1, 1, 1, false, true, "T", 0, 0, attrs_shape, infer_shape, false},
@@ -3279,8 +3280,8 @@ static const tfd_op_def ops[] = {
     {"GatherNd", 2, 2, 1, false, false, "Tparams", 0, 0, attrs_gather_nd, infer_gather, false},
     {"Tile", 2, 2, 1, false, false, "T", 0, 0, attrs_tile, infer_tile, false},
     {"BroadcastTo", 2, 2, 1, false, false, "T", 0, 0, attrs_broadcast_to, infer_broadcast_to, false},
-    {"DepthToSpace", 1, 1, 1, false, false, "T", 0, ALL | C64, attrs_depth_space, infer_depth_space, false},
-    {"SpaceToDepth", 1, 1, 1, false, false, "T", 0, ALL | C64, attrs_depth_space, infer_depth_space, false},
+    {"DepthToSpace", 1, 1, 1, false, false, "T", 0, ALL | C64 | STR, attrs_depth_space, infer_depth_space, false},
+    {"SpaceToDepth", 1, 1, 1, false, false, "T", 0, ALL | C64 | STR, attrs_depth_space, infer_depth_space, false},
     {"SpaceToBatchND", 3, 3, 1, false, false, "T", 0, ALL | C64, attrs_space_to_batch, infer_space_batch, false},
     {"SparseToDense", 4, 4, 1, false, false, "T", 2, ALL, attrs_sparse_to_dense, infer_sparse_to_dense, false},
     {"BatchToSpaceND", 3, 3, 1, false, false, "T", 0, ALL | C64, attrs_batch_to_space, infer_space_batch, false},
@@ -3414,9 +3415,9 @@ static const tfd_op_def ops[] = {
     {"StopGradient", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
     {"Snapshot", 1, 1, 1, false, true, "T", 0, 0, attrs_t, infer_same, false},
     {"EnsureShape", 1, 1, 1, false, true, "T", 0, 0, attrs_ensure_shape, infer_ensure_shape, false},
-    {"ReverseV2", 2, 2, 1, false, false, "T", 0, ALL | C64, attrs_reverse_v2, infer_same_axis, false},
-    {"Reverse", 2, 2, 1, false, false, "T", 0, ALL | C64, attrs_t, infer_reverse, false},
-    {"OneHot", 4, 4, 1, false, false, "T", 2, ALL | C64, attrs_one_hot, infer_one_hot, false},
+    {"ReverseV2", 2, 2, 1, false, false, "T", 0, ALL | C64 | STR, attrs_reverse_v2, infer_same_axis, false},
+    {"Reverse", 2, 2, 1, false, false, "T", 0, ALL | C64 | STR, attrs_t, infer_reverse, false},
+    {"OneHot", 4, 4, 1, false, false, "T", 2, ALL | C64 | STR, attrs_one_hot, infer_one_hot, false},
     {"LinSpace", 3, 3, 1, false, false, "T", 0, FLT, attrs_lin_space, infer_lin_space, false},
     {"Cumsum", 2, 2, 1, false, false, "T", 0, REAL, attrs_scan, infer_same_axis, false},
     {"Cumprod", 2, 2, 1, false, false, "T", 0, REAL, attrs_scan, infer_same_axis, false},

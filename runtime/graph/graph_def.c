@@ -6,6 +6,7 @@
 
 #include "../core/api_args.h"
 #include "../core/status_internal.h"
+#include "../core/tstring.h"
 #include "graph_def_internal.h"
 
 static void attr_free(tfd_attr_value *v) {
@@ -385,5 +386,40 @@ tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *in
   else
     memcpy(node, name, len + 1);
   free(name);
+  return code;
+}
+
+tfd_code tfd_strings_from_content(tfd_tensor *t, const uint8_t *data, size_t len, tfd_status *st) {
+  int64_t n = tfd_tensor_numel(t);
+  size_t pos = 0;
+  uint32_t *lens = malloc((size_t)(n ? n : 1) * sizeof *lens);
+  if (!lens) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory reading a string tensor");
+  tfd_code code = TFD_OK;
+  for (int64_t i = 0; i < n && code == TFD_OK; i++) {
+    uint32_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (pos >= len || shift > 28) {
+        code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "the tensor content of a string tensor ends inside length %lld",
+                               (long long)i);
+        break;
+      }
+      uint8_t b = data[pos++];
+      v |= (uint32_t)(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    lens[i] = v;
+  }
+  for (int64_t i = 0; i < n && code == TFD_OK; i++) {
+    if (lens[i] > len - pos)
+      code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "the tensor content of a string tensor ends inside string %lld",
+                             (long long)i);
+    else if (!tfd_tensor_set_str(t, i, data + pos, lens[i]))
+      code = tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory reading a string tensor");
+    pos += lens[i];
+  }
+  if (code == TFD_OK && pos != len)
+    code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "the tensor content of a string tensor has %zu bytes past its strings",
+                           len - pos);
+  free(lens);
   return code;
 }

@@ -2,6 +2,8 @@
 #ifndef TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
 #define TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
 
+#include <stdint.h>
+
 #include "tfdev/graph_def.h"
 
 typedef struct node_attr {
@@ -27,6 +29,11 @@ struct tfd_graph_def {
 /* Splits an input string like tfd_parse_input, returning the node name (any
  * length) for the caller to free(); NULL with the status set on error. */
 char *tfd_input_node(const char *input, int *index, tfd_status *status);
+
+/* Sets string tensor t's elements from TensorFlow's tensor_content encoding of strings
+ * (EncodeStringList: every length as a varint32, then every string's bytes in turn), which must
+ * hold exactly t's element count. INVALID_ARGUMENT for content that ends early or runs over. */
+tfd_code tfd_strings_from_content(tfd_tensor *t, const uint8_t *data, size_t len, tfd_status *status);
 
 /* Constants expanded from a few typed values (a zeros tensor written as one value) may not grow
  * past this, in either reader: a small file must not allocate without bound. */

@@ -22,6 +22,7 @@
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
+#include "../core/tstring.h"
 #include "function_library.h"
 #include "graph_def_internal.h"
 #include "json_syntax.h"
@@ -178,6 +179,56 @@ static tfd_code sizes(ctx *c, const tfd_shape *s, size_t es, const char *where, 
   return TFD_OK;
 }
 
+/* A string TensorProto in JSON: stringVal (base64 strings; the last repeats when there are fewer), or
+ * tensorContent in TensorFlow's encoding of strings. */
+static tfd_tensor *strings_of(ctx *c, const cJSON *t, const tfd_shape *s, int64_t numel, const char *where,
+                              bool *no_values) {
+  const cJSON *content = field(t, "tensorContent", "tensor_content"), *vals = field(t, "stringVal", "string_val");
+  int nvals = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : 0;
+  *no_values = !content && nvals == 0 && numel > 0;
+  if (nvals > numel) {
+    failf(c, TFD_INVALID_ARGUMENT, "%s: %d values for a tensor of %lld elements", where, nvals, (long long)numel);
+    return NULL;
+  }
+  if (*no_values) return NULL;
+  if (numel * (int64_t)sizeof(void *) > TFD_MAX_EXPANDED_BYTES) {
+    failf(c, TFD_RESOURCE_EXHAUSTED, "%s: a string tensor of %lld elements is over tfdev's limit", where,
+          (long long)numel);
+    return NULL;
+  }
+  tfd_tensor *out = tfd_tensor_new(NULL, TFD_STRING, s->dims, s->ndims, c->st);
+  if (!out) return NULL;
+  size_t len = 0;
+  bool oom = false;
+  if (content) {
+    unsigned char *raw = cJSON_IsString(content) ? base64_decode(content->valuestring, &len, &oom) : NULL;
+    tfd_code code = raw ? tfd_strings_from_content(out, raw, len, c->st) : TFD_INVALID_ARGUMENT;
+    free(raw);
+    if (code == TFD_OK) return out;
+    if (!raw && oom) failf(c, TFD_RESOURCE_EXHAUSTED, "%s: out of memory decoding tensorContent", where);
+    else if (!raw) failf(c, TFD_INVALID_ARGUMENT, "%s: tensorContent is not base64", where);
+    else tfd_status_prefixf(c->st, "%s: ", where);
+    tfd_tensor_unref(out);
+    return NULL;
+  }
+  int64_t i = 0;
+  const cJSON *v = NULL;
+  cJSON_ArrayForEach(v, vals) {
+    unsigned char *raw = cJSON_IsString(v) ? base64_decode(v->valuestring, &len, &oom) : NULL;
+    bool ok = raw != NULL;
+    for (int64_t k = i; ok && k < (i == nvals - 1 ? numel : i + 1); k++) ok = tfd_tensor_set_str(out, k, raw, len);
+    free(raw);
+    if (!ok) {
+      if (oom || raw) failf(c, TFD_RESOURCE_EXHAUSTED, "%s: out of memory reading string %lld", where, (long long)i);
+      else failf(c, TFD_INVALID_ARGUMENT, "%s: stringVal %lld is not base64 text", where, (long long)i);
+      tfd_tensor_unref(out);
+      return NULL;
+    }
+    i++;
+  }
+  return out;
+}
+
 /* A TensorProto in JSON. A Const whose values live in the weight files has only dtype and shape:
  * *no_values is then set and NULL returned with no error: the weight makes the tensor (nothing is
  * allocated for a shape the weights may never fill). */
@@ -193,6 +244,7 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
   if (shape_of(c, field(t, "tensorShape", "tensor_shape"), where, true, &s) != TFD_OK ||
       sizes(c, &s, tfd_dtype_size(dt), where, &numel, &bytes) != TFD_OK)
     return NULL;
+  if (dt == TFD_STRING) return strings_of(c, t, &s, numel, where, no_values);
   static const char *const camel[] = {"",        "floatVal", "doubleVal", "intVal", "intVal", "", "", "", "scomplexVal",
                                       "int64Val", "boolVal", "",         "",          "",       "",       "", "", "", "",
                                       "halfVal"};
@@ -469,8 +521,8 @@ typedef struct weight_spec {
   tfd_shape s;
   const cJSON *q;
   const char *qtype; /* NULL when not quantized */
-  size_t stored;     /* bytes per stored element */
-  int64_t numel, bytes;
+  size_t stored;     /* bytes per stored element (strings: at least, their length) */
+  int64_t numel, bytes; /* bytes: strings take at least this many, their lengths */
   char where[512];
 } weight_spec;
 
@@ -487,6 +539,8 @@ static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
                  : strcmp(dtype->valuestring, "bool") == 0 ? TFD_BOOL
                  /* TensorFlow.js writes a complex64 weight as float32 real, imaginary pairs */
                  : strcmp(dtype->valuestring, "complex64") == 0 ? TFD_COMPLEX64
+                 /* each element a uint32 little-endian length, then that many bytes */
+                 : strcmp(dtype->valuestring, "string") == 0 ? TFD_STRING
                                                                : 0;
   if (!dt) return failf(c, TFD_UNIMPLEMENTED, "%s: dtype %s is not supported", where, dtype->valuestring);
   ws->dt = dt;
@@ -503,12 +557,12 @@ static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
   }
   ws->qtype = q ? (cJSON_IsString(field(q, "dtype", NULL)) ? field(q, "dtype", NULL)->valuestring : "") : NULL;
   const char *qtype = ws->qtype;
-  ws->stored = !qtype ? tfd_dtype_size(dt) : strcmp(qtype, "float16") == 0 || strcmp(qtype, "uint16") == 0 ? 2
+  ws->stored = dt == TFD_STRING ? 4 : !qtype ? tfd_dtype_size(dt) : strcmp(qtype, "float16") == 0 || strcmp(qtype, "uint16") == 0 ? 2
                                             : strcmp(qtype, "uint8") == 0                                   ? 1
                                                                                                             : 0;
   if (!ws->stored) return failf(c, TFD_UNIMPLEMENTED, "%s: quantization dtype '%s' is not supported", where, qtype);
-  if (qtype && dt == TFD_COMPLEX64)
-    return failf(c, TFD_UNIMPLEMENTED, "%s: quantized complex64 weights are not supported", where);
+  if (qtype && (dt == TFD_COMPLEX64 || dt == TFD_STRING))
+    return failf(c, TFD_UNIMPLEMENTED, "%s: quantized %s weights are not supported", where, tfd_dtype_name(dt));
   if (sizes(c, s, ws->stored, where, &ws->numel, &ws->bytes) != TFD_OK) return tfd_status_code(c->st);
   if (ws->bytes > MAX_WEIGHT_BYTES)
     return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes, over tfdev's limit of %lld for one weight", where,
@@ -517,17 +571,20 @@ static tfd_code weight_spec_of(ctx *c, const cJSON *w, weight_spec *ws) {
 }
 
 /* The bytes a group's weights take: known before any of its files is read, so none is read past
- * what the manifest declares. */
+ * what the manifest declares. A group with string weights, whose lengths are in the files, reads
+ * its files whole. */
 static tfd_code group_bytes(ctx *c, const cJSON *weights, size_t *need) {
   int64_t total = 0;
   const cJSON *w;
   weight_spec ws;
+  bool strings = false;
   cJSON_ArrayForEach(w, weights) {
     if (weight_spec_of(c, w, &ws) != TFD_OK) return tfd_status_code(c->st);
+    strings |= ws.dt == TFD_STRING;
     if (!tfd_checked_add(total, ws.bytes, &total) || (uint64_t)total > SIZE_MAX)
       return failf(c, TFD_INVALID_ARGUMENT, "weightsManifest: the weights of a group overflow the address space");
   }
-  *need = (size_t)total;
+  *need = strings ? SIZE_MAX : (size_t)total;
   return TFD_OK;
 }
 
@@ -661,6 +718,21 @@ static tfd_code fill_weight(ctx *c, const cJSON *w, const unsigned char *data, s
   if (weight_spec_of(c, w, &ws) != TFD_OK) return tfd_status_code(c->st);
   const char *where = ws.where;
   int64_t bytes = ws.bytes;
+  if (ws.dt == TFD_STRING) { /* the lengths say how far the strings go */
+    size_t at = *offset;
+    for (int64_t i = 0; i < ws.numel; i++) {
+      if (len - at < 4)
+        return failf(c, TFD_INVALID_ARGUMENT, "%s: the group's files end inside the length of string %lld", where,
+                     (long long)i);
+      const unsigned char *p = data + at;
+      size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+      if (n > len - at - 4)
+        return failf(c, TFD_INVALID_ARGUMENT, "%s: string %lld of %zu bytes runs past the group's files", where,
+                     (long long)i, n);
+      at += 4 + n;
+    }
+    bytes = (int64_t)(at - *offset);
+  }
   if ((uint64_t)bytes > len - *offset)
     return failf(c, TFD_INVALID_ARGUMENT, "%s: needs %lld bytes at offset %zu, but the group's files hold %zu", where,
                  (long long)bytes, *offset, len);
@@ -683,7 +755,16 @@ static tfd_code fill_node(ctx *c, const weight_spec *ws, tfd_node_def *n, const 
   int64_t numel = ws->numel, bytes = ws->bytes;
   tfd_tensor *t = tfd_tensor_new(NULL, dt, ws->s.dims, ws->s.ndims, c->st);
   if (!t) return tfd_status_code(c->st);
-  if (!qtype) {
+  if (dt == TFD_STRING) { /* fill_weight has checked every length against the files */
+    for (int64_t i = 0; i < numel; i++) {
+      size_t len = (size_t)src[0] | (size_t)src[1] << 8 | (size_t)src[2] << 16 | (size_t)src[3] << 24;
+      if (!tfd_tensor_set_str(t, i, src + 4, len)) {
+        tfd_tensor_unref(t);
+        return failf(c, TFD_RESOURCE_EXHAUSTED, "%s: out of memory reading string %lld", where, (long long)i);
+      }
+      src += 4 + len;
+    }
+  } else if (!qtype) {
     memcpy(tfd_tensor_data(t), src, (size_t)bytes);
   } else if (strcmp(qtype, "float16") == 0) {
     if (dt != TFD_FLOAT32) {

@@ -23,6 +23,7 @@
 #include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
+#include "../core/tstring.h"
 #include "function_library.h"
 #include "graph_def_internal.h"
 #include "../framework/op_registry.h"
@@ -42,7 +43,8 @@ static const char *data_type_name(int dt) {
 
 static bool supported_dtype(int dt) {
   return dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_INT32 || dt == TFD_INT64 || dt == TFD_BOOL ||
-         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE || dt == TFD_VARIANT || dt == TFD_COMPLEX64;
+         dt == TFD_UINT8 || dt == TFD_FLOAT16 || dt == TFD_RESOURCE || dt == TFD_VARIANT || dt == TFD_COMPLEX64 ||
+         dt == TFD_STRING;
 }
 
 /* "node 'n' attr 'a': " for messages. */
@@ -105,6 +107,16 @@ static tfd_code shape_of(const Tensorflow__TensorShapeProto *p, const where *w, 
 #define SAME(x) (x)
 #define TRUTH(x) ((x) != 0)
 
+/* A string tensor's elements from string_val: the last value repeats when there are fewer. */
+static tfd_code strings_of_values(tfd_tensor *t, const Tensorflow__TensorProto *p, tfd_status *st) {
+  for (int64_t i = 0; i < tfd_tensor_numel(t); i++) {
+    const ProtobufCBinaryData *v = &p->string_val[i < (int64_t)p->n_string_val ? (size_t)i : p->n_string_val - 1];
+    if (!tfd_tensor_set_str(t, i, v->data, v->len))
+      return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory reading a string tensor");
+  }
+  return TFD_OK;
+}
+
 static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, tfd_status *st) {
   tfd_dtype dt = TFD_FLOAT32;
   tfd_shape s;
@@ -133,6 +145,7 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
     case TFD_BOOL: nvals = p->n_bool_val; break;
     case TFD_UINT8: nvals = p->n_int_val; break;   /* TensorFlow keeps uint8 values in int_val */
     case TFD_FLOAT16: nvals = p->n_half_val; break; /* and float16 bit patterns in half_val */
+    case TFD_STRING: nvals = p->n_string_val; break;
     case TFD_COMPLEX64: /* and complex64 values as real, imaginary pairs of scomplex_val */
       if (p->n_scomplex_val % 2) {
         fail(st, TFD_INVALID_ARGUMENT, w, "scomplex_val has %zu floats, not real and imaginary pairs", p->n_scomplex_val);
@@ -142,7 +155,7 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
       break;
     default: break;
   }
-  if (p->tensor_content.len > 0) {
+  if (p->tensor_content.len > 0 && dt != TFD_STRING) {
     if ((int64_t)p->tensor_content.len != bytes) {
       fail(st, TFD_INVALID_ARGUMENT, w, "tensor_content has %zu bytes but a %s tensor of %lld elements needs %lld",
            p->tensor_content.len, tfd_dtype_name(dt), (long long)numel, (long long)bytes);
@@ -158,6 +171,17 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
   }
   tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, st);
   if (!t) return NULL;
+  if (dt == TFD_STRING) { /* elements never set are empty strings */
+    tfd_code code = p->tensor_content.len > 0 ? tfd_strings_from_content(t, p->tensor_content.data, p->tensor_content.len, st)
+                    : nvals > 0               ? strings_of_values(t, p, st)
+                                              : TFD_OK;
+    if (code == TFD_OK) return t;
+    if (code != TFD_RESOURCE_EXHAUSTED)
+      tfd_status_prefixf(st, "GraphDef: node '%s'%s%s%s: ", w->node, w->attr ? ", attr '" : "", w->attr ? w->attr : "",
+                         w->attr ? "'" : "");
+    tfd_tensor_unref(t);
+    return NULL;
+  }
   void *data = tfd_tensor_data(t);
   if (p->tensor_content.len > 0) {
     memcpy(data, p->tensor_content.data, p->tensor_content.len);
@@ -848,6 +872,17 @@ static Tensorflow__TensorProto *tensor_msg(arena *a, const tfd_tensor *t) {
   tfd_shape s;
   tfd_shape_of_tensor(t, &s);
   m->tensor_shape = shape_msg(a, &s);
+  if (m->dtype == TENSORFLOW__DATA_TYPE__DT_STRING) { /* string_val, as TensorFlow's Python writes them */
+    int64_t n = tfd_tensor_numel(t);
+    m->n_string_val = (size_t)n;
+    m->string_val = n ? arena_alloc(a, (size_t)n * sizeof *m->string_val) : NULL;
+    for (int64_t i = 0; m->string_val && i < n; i++) {
+      size_t len;
+      m->string_val[i].data = (uint8_t *)tfd_tensor_string_at(t, i, &len);
+      m->string_val[i].len = len;
+    }
+    return a->failed ? NULL : m;
+  }
   m->tensor_content.len = tfd_tensor_byte_size(t);
   m->tensor_content.data = (uint8_t *)tfd_tensor_const_data(t);
   return m;

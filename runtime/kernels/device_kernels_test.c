@@ -74,7 +74,7 @@ static tfd_code run_kernel(tfd_device *d, tfd_node_def *n, tfd_tensor **host_in,
   r->nout = tfd_op_num_outputs(op, n);
   if (tfd_op_infer_node(op, n, nin, in_types, in_shapes, NULL, r->nout, out_types, out_shapes, st) != TFD_OK)
     return tfd_status_code(st);
-  tfd_kernel_init init = {n, op, d, nin, in_types, out_types};
+  tfd_kernel_init init = {n, op, d, nin, in_types, out_types, r->nout};
   tfd_kernel *k = tfd_kernel_create(&init, st);
   if (!k) return tfd_status_code(st);
   for (int i = 0; i < nin; i++) in[i] = tfd_tensor_copy_to(host_in[i], tfd_kernel_memory_for(d, in_types[i]), st);
@@ -165,7 +165,7 @@ static void test_memories(void) {
     tfd_shape_of_tensor(x, &shapes[0]);
     tfd_shape_of_tensor(a64, &shapes[1]);
     CHECK_INT(tfd_op_infer_node(op, ed, 2, types, shapes, NULL, 1, out_t, out_s, st), TFD_OK);
-    tfd_kernel_init init = {ed, op, gpu, 2, types, out_t};
+    tfd_kernel_init init = {ed, op, gpu, 2, types, out_t, 1};
     tfd_kernel *k = tfd_kernel_create(&init, st);
     tfd_tensor *axis_dev = tfd_tensor_copy_to(a64, tfd_device_get_allocator(gpu), st);
     tfd_tensor *in[2] = {xd, axis_dev}, *out[1] = {0};
@@ -182,7 +182,7 @@ static void test_memories(void) {
     const tfd_op_def *sop = tfd_op_lookup("Squeeze");
     tfd_shape_of_tensor(out[0] ? out[0] : x, &shapes[0]);
     CHECK_INT(tfd_op_infer_node(sop, sq, 1, types, shapes, NULL, 1, out_t, out_s, st), TFD_OK);
-    tfd_kernel_init sinit = {sq, sop, gpu, 1, types, out_t};
+    tfd_kernel_init sinit = {sq, sop, gpu, 1, types, out_t, 1};
     tfd_kernel *sk = tfd_kernel_create(&sinit, st);
     tfd_tensor *sout[1] = {0};
     tfd_kernel_ctx sc = {.device = gpu, .allocator = tfd_device_get_allocator(gpu), .inputs = out, .num_inputs = 1,

@@ -84,6 +84,14 @@ struct tfd_kernel {
   /* Custom kernels (custom_kernel.c): their registration, and whether they run on the caller's thread. */
   const void *custom;
   bool on_caller_thread;
+  /* String outputs (tstring.h). A kernel that moves elements (Gather, Concat, ...) copies their
+   * references as bytes: tfd_kernel_create then runs it through a wrapper that has each output it
+   * allocated take its references when it returns (moved_compute is the kernel's own compute, and
+   * borrows_elements makes tfd_kernel_alloc mark string outputs as borrowing). A kernel that makes
+   * strings itself sets makes_strings in its setup, and sets elements with tfd_tensor_set_str. */
+  bool makes_strings;
+  bool borrows_elements;
+  void (*moved_compute)(tfd_kernel *k, tfd_kernel_ctx *c);
   /* Const: every run outputs `value` and nothing else, so an executor may hand it to the consumers
    * without running the kernel (executor.c's seeded inputs). */
   bool constant;
@@ -115,6 +123,7 @@ typedef struct tfd_kernel_init {
   int num_inputs;
   const tfd_dtype *in_types;
   const tfd_dtype *out_types;
+  int num_outputs; /* entries of out_types */
 } tfd_kernel_init;
 
 typedef tfd_code (*tfd_kernel_setup_fn)(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);

@@ -264,19 +264,34 @@ __attribute__((destructor)) static void free_added_kernels(void) {
 
 tfd_allocator *tfd_kernel_memory_for(tfd_device *d, tfd_dtype dt) {
   tfd_allocator *a = d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = false});
-  if (a->device_memory && (dt == TFD_INT32 || dt == TFD_RESOURCE || dt == TFD_VARIANT))
+  if (a->device_memory && (dt == TFD_INT32 || dt == TFD_RESOURCE || dt == TFD_VARIANT || dt == TFD_STRING))
     return d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = true});
   return a;
 }
 
 bool tfd_kernel_supported(const char *op, const char *device_type) { return find(op, device_type) != NULL; }
-static bool computes(const kernel_entry *e, tfd_dtype t) { return !e->types || !t || (t < 32 && (e->types & (1u << t))); }
+/* Strings live in host memory and only CPU kernels read them: another device's kernel takes a string
+ * only when its op just passes tensors on (Identity, control flow), as TensorFlow's HostMemory ones. */
+static bool computes(const kernel_entry *e, tfd_dtype t) {
+  if (t == TFD_STRING && strcmp(e->device_type, "CPU") != 0) {
+    const tfd_op_def *op = tfd_op_lookup(e->op);
+    if (!op || op->allowed_types != TFD_TYPES_ANY_AND_VARIANT) return false;
+  }
+  return !e->types || !t || (t < 32 && (e->types & (1u << t)));
+}
 bool tfd_kernel_supported_for(const char *op, const char *device_type, tfd_dtype t) {
   const kernel_entry *e = find(op, device_type);
   return e && computes(e, t);
 }
 bool tfd_kernel_exists(const char *op, const char *device_type) {
   return op && device_type && tfd_kernel_supported(op, device_type);
+}
+
+/* Runs a kernel that moves string elements, then has each output it allocated take its elements. */
+static void compute_moving_strings(tfd_kernel *k, tfd_kernel_ctx *c) {
+  k->moved_compute(k, c);
+  for (int o = 0; o < c->num_outputs; o++)
+    if (c->outputs[o]) tfd_tensor_adopt_elements(c->outputs[o]);
 }
 
 static void kernel_op_compute(tfd_op_kernel *base, tfd_op_kernel_context *c) {
@@ -335,6 +350,13 @@ tfd_kernel *tfd_kernel_create(const tfd_kernel_init *init, tfd_status *st) {
     kernel_destroy(&k->base);
     return NULL;
   }
+  bool string_out = false;
+  for (int o = 0; o < init->num_outputs; o++) string_out |= init->out_types[o] == TFD_STRING;
+  if (string_out && !k->makes_strings && k->compute && !k->compute_async) {
+    k->moved_compute = k->compute;
+    k->compute = compute_moving_strings;
+    k->borrows_elements = true;
+  }
   return k;
 }
 
@@ -374,6 +396,8 @@ tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype d
   if (!t) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
     tfd_status_clear(&tmp);
+  } else if (dt == TFD_STRING && k && k->borrows_elements) {
+    tfd_tensor_borrow_elements(t);
   }
   return t;
 }
@@ -390,7 +414,8 @@ tfd_tensor *tfd_kernel_forward_input(tfd_kernel_ctx *c, int i, tfd_dtype dt, con
 
 tfd_tensor *tfd_kernel_forward_or_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const int64_t *dims,
                                         int ndims) {
-  tfd_tensor *t = tfd_kernel_forward_input(c, i, dt, dims, ndims);
+  /* A kernel writing string references into its input would drop none of those it overwrites. */
+  tfd_tensor *t = dt == TFD_STRING ? NULL : tfd_kernel_forward_input(c, i, dt, dims, ndims);
   return t ? t : tfd_kernel_alloc(c, k, dt, dims, ndims);
 }
 
