@@ -258,6 +258,7 @@ void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
 tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 /* Complex, Real, Imag, ComplexAbs, FFT, IFFT, RFFT, IRFFT (k_spectral.c). */
 tfd_code tfd_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
+tfd_code tfd_setup_string(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 tfd_code tfd_setup_random_ext(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
 /* Sparse and ragged ops (issue 26): SparseSegment* (k_sparse_segment.c), SparseFillEmptyRows and
  * SparseReshape (k_sparse_fill.c), RaggedGather, RaggedRange and RaggedTensorToTensor (k_ragged.c). */

@@ -138,6 +138,9 @@ static const kernel_entry kernels[] = {
     CPU("Complex", tfd_setup_spectral), CPU("Real", tfd_setup_spectral), CPU("Imag", tfd_setup_spectral),
     CPU("ComplexAbs", tfd_setup_spectral), CPU("FFT", tfd_setup_spectral), CPU("IFFT", tfd_setup_spectral),
     CPU("RFFT", tfd_setup_spectral), CPU("IRFFT", tfd_setup_spectral),
+    /* string ops (k_string.c) */
+    CPU("StringToHashBucketFast", tfd_setup_string), CPU("StringSplit", tfd_setup_string),
+    CPU("StringNGrams", tfd_setup_string), CPU("StaticRegexReplace", tfd_setup_string),
     /* counts, randoms, normalisation (k_count_norm.c, k_random_ext.c) */
     CPU("Bincount", tfd_setup_count_norm), CPU("DenseBincount", tfd_setup_count_norm), CPU("LRN", tfd_setup_count_norm),
     CPU("EuclideanNorm", tfd_setup_count_norm), CPU("TruncatedNormal", tfd_setup_random_ext),

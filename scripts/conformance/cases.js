@@ -646,6 +646,60 @@ module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints,
   C('IRFFT', 'complex64 [3,2] to 2', [CX([3, 2]), Ki([2])]);
   C('IRFFT', 'complex64 [1,51] to 100', [CX([1, 51]), Ki([100])]);
 
+  // ---- string: TensorFlow.js's CPU kernels for the four string ops its converter maps ----
+  fam('string');
+  const S = (shape, values) => V('string', shape, values);
+  const words = ['', 'a', 'b', 'c', 'd', 'hello', 'hello world', 'TensorFlow', '0123456789abcdef',
+    '0123456789abcdefg', 'the quick brown fox jumps', 'the quick brown fox jumps over the lazy dog!!',
+    'x'.repeat(64), 'y'.repeat(65), 'The quick brown fox jumps over the lazy dog, then naps for an hour or two.'];
+  C('StringToHashBucketFast', '15 strings, lengths 0 to 75, 10 buckets', [S([15], words)], { num_buckets: 10 });
+  C('StringToHashBucketFast', '[3,5], 1000003 buckets', [S([3, 5], words)], { num_buckets: 1000003 });
+  C('StringToHashBucketFast', 'one bucket', [S([4], words.slice(4, 8))], { num_buckets: 1 });
+  C('StringToHashBucketFast', 'empty', [S([0], [])], { num_buckets: 7 });
+  C('StringToHashBucketFast', 'a Const input, 2^31-1 buckets', [K('string', [3], ['a', 'bc', 'def'])],
+    { num_buckets: 2147483647 });
+  const lines = ['hello world', 'a  b', '', ' lead,and;trail ', ',;,', 'one'];
+  for (const [d, dn] of [[' ', 'space'], ['', 'empty (bytes)'], [',;', 'two delimiters'], ['o', 'the letter o']]) {
+    for (const skip of [true, false])
+      C('StringSplit', `${dn} delimiter, skip_empty ${skip}`, [S([6], lines), K('string', [], [d])], { skip_empty: skip },
+        { outs: [0, 1, 2] });
+  }
+  C('StringSplit', 'no strings', [S([0], []), K('string', [], [' '])], {}, { outs: [0, 1, 2] });
+  // TensorFlow.js lower-cases string attributes (separator, pads, pattern, rewrite: its converter reads them without
+  // keepCase), TensorFlow does not: the cases write them in lower case.
+  const toks = S([7], ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  const ng = (sep, widths, lp, rp, pad, keep) => ({ separator: sep, ngram_widths: ints(widths), left_pad: lp,
+    right_pad: rp, pad_width: pad, preserve_short_sequences: keep, Tsplits: dt('int32') });
+  C('StringNGrams', 'bigrams, no padding', [toks, Ki([0, 3, 7])], ng(' ', [2], '', '', 0, false), { outs: [0, 1] });
+  C('StringNGrams', 'bi- and trigrams padded by 1', [toks, Ki([0, 3, 7])], ng('|', [2, 3], 'l', 'r', 1, false),
+    { outs: [0, 1] });
+  C('StringNGrams', 'trigrams, dynamic padding', [toks, Ki([0, 2, 2, 7])], ng(' ', [3], '<s>', '</s>', -1, false),
+    { outs: [0, 1] });
+  C('StringNGrams', 'widths 1 to 4, padding 2', [toks, Ki([0, 1, 4, 7])], ng('_', [1, 2, 3, 4], 'p', 'q', 2, false),
+    { outs: [0, 1] });
+  C('StringNGrams', 'short rows preserved', [toks, Ki([0, 2, 3, 7])], ng(' ', [4], '', '', 0, true), { outs: [0, 1] });
+  C('StringNGrams', 'short rows preserved with padding', [toks, Ki([0, 1, 7])], ng('-', [5], 'l', 'r', 1, true),
+    { outs: [0, 1] });
+  C('StringNGrams', 'short rows dropped', [toks, Ki([0, 2, 3, 7])], ng(' ', [4], '', '', 0, false), { outs: [0, 1] });
+  C('StringNGrams', 'empty separator', [toks, Ki([0, 7])], ng('', [2], '', '', 0, false), { outs: [0, 1] });
+  C('StringNGrams', 'no data', [S([0], []), Ki([0])], ng(' ', [2], '', '', 0, false), { outs: [0, 1] });
+  const texts = S([2, 3], ['hello world', 'aaa', '', 'Tensor Flow 2.0', '  two  spaces ', 'x1y22z333']);
+  const rx = (pattern, rewrite, global) => ({ pattern, rewrite, replace_global: global });
+  for (const global of [true, false]) {
+    C('StaticRegexReplace', `vowels, global ${global}`, [texts], rx('[aeiou]', '*', global));
+    C('StaticRegexReplace', `digit runs, global ${global}`, [texts], rx('[0-9]+', '#', global));
+    C('StaticRegexReplace', `whitespace runs, global ${global}`, [texts], rx('\\s+', ' ', global));
+  }
+  C('StaticRegexReplace', 'anchored start', [texts], rx('^[a-z]', 'x', true));
+  C('StaticRegexReplace', 'anchored end', [texts], rx('[a-z]$', 'x', true));
+  C('StaticRegexReplace', 'alternation and groups', [texts], rx('(ll|aa)o?', '-', true));
+  C('StaticRegexReplace', 'word characters', [texts], rx('\\w+', 'w', true));
+  C('StaticRegexReplace', 'non-digits, repetition count', [texts], rx('[^0-9]{2}', '.', true));
+  C('StaticRegexReplace', 'dot (any but newline)', [S([3], ['ab', 'a\nb', 'azb'])], rx('a.b', 'x', true));
+  C('StaticRegexReplace', 'empty matches', [S([2], ['abc', ''])], rx('x*', '-', true));
+  C('StaticRegexReplace', 'escaped punctuation', [S([2], ['a.b.c', '1+1=2'])], rx('\\.|\\+', ' ', true));
+  C('StaticRegexReplace', 'negated class, deletion', [texts], rx('[^a-z ]', '', true));
+
   // ---- functional control flow: If/StatelessIf and While/StatelessWhile over the graph's function library ----
   fam('control_functional');
   const T = (d) => ({ T: dt(d) });

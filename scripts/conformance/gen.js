@@ -107,6 +107,7 @@ function tensorJSON(t) {
   else if (t.dtype === 'bool') tensor.boolVal = t.values;
   else if (t.dtype === 'int64') tensor.int64Val = t.values.map(String); // TensorFlow.js holds these as int32
   else if (t.dtype === 'complex64') tensor.scomplexVal = t.values;
+  else if (t.dtype === 'string') tensor.stringVal = t.values.map((v) => Buffer.from(v).toString('base64'));
   else throw new Error('const dtype ' + t.dtype);
   return tensor;
 }
@@ -134,7 +135,8 @@ function buildGraph(c) {
 // TensorFlow.js takes Consts' values from weights only: every Const of the graph (and of its library's functions, which
 // therefore name theirs uniquely) becomes a weight, its bytes read from the value in the node (as TensorFlow reads a
 // TensorProto: fewer values than elements repeat the last one).
-const WDT = { DT_FLOAT: 'float32', DT_INT32: 'int32', DT_BOOL: 'bool', DT_INT64: 'int32', DT_COMPLEX64: 'complex64' };
+const WDT = { DT_FLOAT: 'float32', DT_INT32: 'int32', DT_BOOL: 'bool', DT_INT64: 'int32', DT_COMPLEX64: 'complex64',
+  DT_STRING: 'string' };
 function weightsOf(nodes) {
   const specs = [];
   const bufs = [];
@@ -142,6 +144,19 @@ function weightsOf(nodes) {
     if (n.op !== 'Const') continue;
     const t = n.attr.value.tensor;
     const shape = t.tensorShape.dim.map((d) => Number(d.size));
+    if (t.stringVal) { // TensorFlow.js's string weights: each a uint32 little-endian length, then its bytes
+      const strings = t.stringVal.map((b) => Buffer.from(b, 'base64'));
+      const parts = [];
+      for (let k = 0; k < numel(shape); k++) {
+        const b = strings.length ? strings[Math.min(k, strings.length - 1)] : Buffer.alloc(0);
+        const len = Buffer.alloc(4);
+        len.writeUInt32LE(b.length);
+        parts.push(len, b);
+      }
+      specs.push({ name: n.name, shape, dtype: 'string' });
+      bufs.push(Buffer.concat(parts));
+      continue;
+    }
     const given = (t.floatVal || t.intVal || t.boolVal || t.int64Val || t.scomplexVal || []).map((v) => (typeof v === 'string' ? Number(v) : v));
     const vals = [];
     const per = t.scomplexVal ? 2 : 1; // a complex value is a pair of floats; the last pair repeats
@@ -183,7 +198,7 @@ async function runCase(c) {
   const feeds = {};
   c.inputs.forEach((t, i) => {
     if (t.konst) return;
-    const vals = t.values.map((v) => (typeof v === 'string' ? Number(v) : v));
+    const vals = t.dtype === 'string' ? t.values : t.values.map((v) => (typeof v === 'string' ? Number(v) : v));
     feeds['in' + i] = t.dtype === 'complex64'
       ? tf.complex(tf.tensor(vals.filter((_, k) => k % 2 === 0), t.shape), tf.tensor(vals.filter((_, k) => k % 2 === 1), t.shape))
       : tf.tensor(vals, t.shape, t.dtype);
@@ -192,7 +207,9 @@ async function runCase(c) {
   let res = await model.executeAsync(feeds, fetch);
   if (!Array.isArray(res)) res = [res];
   const outs = res.map((t, k) => {
-    const o = { name: fetch[k], dtype: t.dtype, shape: t.shape, values: Array.from(t.dataSync()).map((x) => num(x, t.dtype)) };
+    const values = t.dtype === 'string' ? t.dataSync().map((b) => Buffer.from(b).toString('utf8'))
+      : Array.from(t.dataSync()).map((x) => num(x, t.dtype));
+    const o = { name: fetch[k], dtype: t.dtype, shape: t.shape, values };
     return o;
   });
   tf.dispose(res);
