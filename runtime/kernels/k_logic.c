@@ -23,6 +23,7 @@
 #endif
 
 #include "../core/status_internal.h"
+#include "../core/tstring.h"
 #include "cwise_logic.h"
 #include "kernel.h"
 #include "vector_clones.h"
@@ -199,6 +200,17 @@ BINARY_ROW(atan2_row_f32, float, float, atan2f)
 BINARY_ROW(atan2_row_f64, double, double, atan2)
 MATH_ROWS(int32_t, i32)
 MATH_ROWS(int64_t, i64)
+/* Strings compare by their bytes (an element is a reference: tstring.h). */
+static inline unsigned char str_eq(const tfd_variant *x, const tfd_variant *y) {
+  size_t lx, ly;
+  const char *a = tfd_tstring_data(x, &lx), *b = tfd_tstring_data(y, &ly);
+  return x == y || (lx == ly && memcmp(a, b, lx) == 0);
+}
+#define STR_EQ(x, y) str_eq(x, y)
+#define STR_NE(x, y) ((unsigned char)!str_eq(x, y))
+typedef const tfd_variant *str_ref;
+BINARY_ROW(eq_s, str_ref, unsigned char, STR_EQ)
+BINARY_ROW(ne_s, str_ref, unsigned char, STR_NE)
 BINARY_ROW(eq_b, unsigned char, unsigned char, EQ)
 BINARY_ROW(ne_b, unsigned char, unsigned char, NE)
 BINARY_ROW(and_b, unsigned char, unsigned char, AND)
@@ -230,14 +242,15 @@ static int type_index(tfd_dtype dt) {
     case TFD_INT32: return 2;
     case TFD_INT64: return 3;
     case TFD_BOOL: return 4;
+    case TFD_STRING: return 5;
     default: return -1;
   }
 }
 
 /* The row for op on inputs of dtype dt; NULL when there is none. */
 static row_fn row_for(int op, tfd_dtype dt) {
-  /* columns: float32, float64, int32, int64, bool */
-  static const row_fn rows[L_COUNT][5] = {
+  /* columns: float32, float64, int32, int64, bool, string */
+  static const row_fn rows[L_COUNT][6] = {
       [L_SELU] = {selu_f32, selu_f64},
       [L_SOFTPLUS] = {softplus_f32, softplus_f64},
       [L_RSQRT] = {rsqrt_f32, rsqrt_f64},
@@ -252,8 +265,8 @@ static row_fn row_for(int op, tfd_dtype dt) {
       [L_FLOOR_DIV] = {floordiv_row_f32, floordiv_row_f64, floordiv_row_i32, floordiv_row_i64},
       [L_FLOOR_MOD] = {floormod_row_f32, floormod_row_f64, floormod_row_i32, floormod_row_i64},
       [L_ATAN2] = {atan2_row_f32, atan2_row_f64},
-      [L_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b},
-      [L_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b},
+      [L_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s},
+      [L_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s},
       [L_LESS] = {lt_f32, lt_f64, lt_i32, lt_i64},
       [L_LESS_EQUAL] = {le_f32, le_f64, le_i32, le_i64},
       [L_GREATER] = {gt_f32, gt_f64, gt_i32, gt_i64},
