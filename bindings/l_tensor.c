@@ -583,9 +583,13 @@ static void add_string_element(luaL_Buffer *b, const tfd_tensor *t, int64_t i) {
   for (size_t k = 0; k < len && k < 40; k++) {
     if (s[k] >= 32 && s[k] < 127 && s[k] != '"' && s[k] != '\\') {
       luaL_addchar(b, (char)s[k]);
+    } else if (s[k] == '"' || s[k] == '\\') {
+      luaL_addchar(b, '\\');
+      luaL_addchar(b, (char)s[k]);
     } else {
-      char e[8];
-      snprintf(e, sizeof e, "\\%d", s[k]);
+      char e[8]; /* three digits when a digit follows, as Lua's %q writes them */
+      bool digit_next = k + 1 < len && k + 1 < 40 && s[k + 1] >= '0' && s[k + 1] <= '9';
+      snprintf(e, sizeof e, digit_next ? "\\%03d" : "\\%d", s[k]);
       luaL_addstring(b, e);
     }
   }
@@ -695,10 +699,10 @@ static int tensor_fill(lua_State *L) {
   if (lua_type(L, 2) != want)
     return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes %s, got a %s", tfd_dtype_name(dt), what,
                        luaL_typename(L, 2));
-  tfd_status *st = tfdev_new_status(L);
   if (dt == TFD_STRING) { /* one string per element; each set is checked as tfd_tensor_fill would be */
     size_t len;
     const char *bytes = lua_tolstring(L, 2, &len);
+    tfd_status *st = tfdev_new_status(L);
     for (int64_t i = 0; i < tfd_tensor_numel(t); i++)
       if (tfd_tensor_set_string(t, i, bytes, len, st) != TFD_OK) return tfdev_raise_status(L, st);
     lua_settop(L, 1);
@@ -706,6 +710,7 @@ static int tensor_fill(lua_State *L) {
   }
   unsigned char element[8] = {0};
   write_element(L, t, dt, element, 0, NULL, 0); /* integer and range checks, and the conversion, as in a table */
+  tfd_status *st = tfdev_new_status(L);
   if (tfd_tensor_fill(t, element, st) != TFD_OK) return tfdev_raise_status(L, st);
   lua_settop(L, 1);
   return 1;

@@ -1568,6 +1568,30 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("passes strings through a GPU Identity in host memory and runs their other ops on the CPU", function()
+      local s <close> = tfdev.session()
+      s:create { node = {
+        { name = "p", op = "Placeholder", attr = { dtype = "string" } },
+        { name = "id", op = "Identity", input = { "p" }, device = GPU0 },
+        { name = "ix", op = "Const", attr = { value = T({ 1, 0 }) } }, { name = "ax", op = "Const", attr = { value = T(0) } },
+        { name = "g", op = "GatherV2", input = { "id", "ix", "ax" } },
+        { name = "eq", op = "Equal", input = { "g", "p" } },
+      } }
+      local out = s:run({ p = tfdev.tensor({ "a", "b\0" }, "string") }, { "g", "eq" })
+      assert.are.same({ "b\0", "a" }, out[1]:totable())
+      assert.are.same({ false, false }, out[2]:totable())
+      assert.are.equal(GPU0, s:placement("id"))
+      assert.are.equal(CPU0, s:placement("g"))
+      assert.are.equal(CPU0, s:placement("eq"))
+      h.raises("INVALID_ARGUMENT", "", function()
+        local s2 <close> = tfdev.session()
+        s2:create { node = { { name = "p", op = "Placeholder", attr = { dtype = "string" } },
+          { name = "u", op = "Unique", input = { "p" }, device = GPU0 } } }
+        return s2:run({ p = tfdev.tensor({ "a" }, "string") }, { "u:0" })
+      end)
+      cases = cases + 1
+    end)
+
     it("runs ops eagerly on the GPU and returns host tensors", function()
       local s <close> = tfdev.session()
       local gpu = s:device_mgr():lookup(GPU0)

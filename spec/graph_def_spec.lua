@@ -195,8 +195,8 @@ describe("tfdev.graph_def", function()
     local function parse_fails(code, fragment, pb) h.raises(code, fragment, tfdev.graph_def.parse, pb) end
     parse_fails("UNIMPLEMENTED", "node 'h', attr 'value': dtype DT_BFLOAT16 (14) is not supported",
       node("h", "Const", {}, { attr("value", msg(8, tensor(14, { 1 }, packed(13, "varint", { 16256 })))) }))
-    parse_fails("UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_STRING (7) is not supported",
-      node("p", "Placeholder", {}, { attr("dtype", int(6, 7)) }))
+    parse_fails("UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_QINT8 (11) is not supported",
+      node("p", "Placeholder", {}, { attr("dtype", int(6, 11)) }))
     parse_fails("INVALID_ARGUMENT", "tensor_content has 3 bytes but a float32 tensor of 2 elements needs 8",
       const("c", DT_FLOAT, { 2 }, bytes(4, "abc")))
     parse_fails("INVALID_ARGUMENT", "3 values for a tensor of 2 elements",
@@ -550,8 +550,8 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
       { "UNIMPLEMENTED", "weight 'w': quantization dtype 'int4' is not supported",
         '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [3, 2], "dtype": "float32", "quantization": {"dtype": "int4"}}]}]',
         { ["a.bin"] = full } },
-      { "UNIMPLEMENTED", "weight 'w': dtype string is not supported",
-        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [1], "dtype": "string"}]}]', { ["a.bin"] = full } },
+      { "UNIMPLEMENTED", "weight 'w': dtype uint16 is not supported",
+        '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [1], "dtype": "uint16"}]}]', { ["a.bin"] = full } },
       { "INVALID_ARGUMENT", "weight 'w': dimension 1 is not a size",
         '[{"paths": ["a.bin"], "weights": [{"name": "w", "shape": [3, -2], "dtype": "float32"}]}]', { ["a.bin"] = full } },
       { "INVALID_ARGUMENT", "weight 'w': the element count overflows 64 bits",
@@ -572,8 +572,8 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
       { "INVALID_ARGUMENT", "not valid JSON (near byte", '{"modelTopology": {"node": [}' },
       { "INVALID_ARGUMENT", "no modelTopology", '{"format": "graph-model"}' },
       { "INVALID_ARGUMENT", "modelTopology.node[0] needs a name and an op", '{"modelTopology": {"node": [{"op": "NoOp"}]}}' },
-      { "UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_STRING is not supported",
-        '{"modelTopology": {"node": [{"name": "p", "op": "Placeholder", "attr": {"dtype": {"type": "DT_STRING"}}}]}}' },
+      { "UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_QINT8 is not supported",
+        '{"modelTopology": {"node": [{"name": "p", "op": "Placeholder", "attr": {"dtype": {"type": "DT_QINT8"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 's': a bytes value must be base64 text",
         '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": {"s": {"s": "no*base64"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 'l': list item 1 is not an integer",

@@ -228,11 +228,11 @@ describe("models with TensorLists", function()
   it("name every op tfdev lacks before any attr it cannot read", function()
     local path = os.tmpname()
     write(path, [[{"format": "graph-model", "modelTopology": {"node": [
-      {"name": "s", "op": "Placeholder", "attr": {"dtype": {"type": "DT_STRING"}}},
-      {"name": "a", "op": "StringSplit", "input": ["s"]},
-      {"name": "b", "op": "TensorListConcatLists", "input": ["a", "a"], "attr": {"element_dtype": {"type": "DT_STRING"}}}
+      {"name": "s", "op": "Placeholder", "attr": {"dtype": {"type": "DT_QINT8"}}},
+      {"name": "a", "op": "QuantizedReshape", "input": ["s"]},
+      {"name": "b", "op": "TensorListConcatLists", "input": ["a", "a"], "attr": {"element_dtype": {"type": "DT_QINT8"}}}
     ]}, "weightsManifest": []}]])
-    h.raises("NOT_FOUND", "the graph uses 2 op types tfdev does not have: 'StringSplit' (node 'a'); " ..
+    h.raises("NOT_FOUND", "the graph uses 2 op types tfdev does not have: 'QuantizedReshape' (node 'a'); " ..
       "'TensorListConcatLists' (node 'b')", tfdev.graph_def.load, path, { format = "tfjs" })
     os.remove(path)
   end)

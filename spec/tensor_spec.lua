@@ -77,7 +77,8 @@ describe("tfdev.tensor", function()
   it("refuses bad input with the element at fault", function()
     h.raises("INVALID_ARGUMENT", "ragged nested table: element [2] has 1 entries, expected 2", tfdev.tensor,
       { { 1, 2 }, { 3 } })
-    h.raises("INVALID_ARGUMENT", "element [1,2] is a string, expected a number", tfdev.tensor, { { 1, "x" } })
+    h.raises("INVALID_ARGUMENT", "nested table mixes strings with numbers; give a dtype", tfdev.tensor, { { 1, "x" } })
+    h.raises("INVALID_ARGUMENT", "element [1,2] is a string, expected a number", tfdev.tensor, { { 1, "x" } }, "int32")
     h.raises("INVALID_ARGUMENT", "nested table mixes booleans and numbers", tfdev.tensor, { true, 1 })
     h.raises("INVALID_ARGUMENT", "element [2] = 1.5 is not an integer (dtype int32)", tfdev.tensor, { 1, 1.5 }, "int32")
     h.raises("INVALID_ARGUMENT", "out of range for int32", tfdev.tensor, { 2 ^ 40 // 1 }, "int32")
@@ -90,7 +91,7 @@ describe("tfdev.tensor", function()
     h.raises("INVALID_ARGUMENT", "rank 9 is above the maximum 8", tfdev.tensor,
       { shape = { 1, 1, 1, 1, 1, 1, 1, 1, 1 } })
     h.raises("INVALID_ARGUMENT", "a tensor spec needs a shape, data, or both", tfdev.tensor, { dtype = "float32" })
-    h.raises("INVALID_ARGUMENT", "expects a number, boolean or nested table", tfdev.tensor, "1,2")
+    h.raises("INVALID_ARGUMENT", "expects a number, boolean, string or nested table, got function", tfdev.tensor, print)
     h.raises("INVALID_ARGUMENT", "12 bytes given for a float32 tensor of 4 elements (16 bytes)", tfdev.from_bytes,
       "float32", { 2, 2 }, string.rep("x", 12))
     h.raises("INVALID_ARGUMENT", "item() needs a tensor of one element", function() tfdev.tensor { 1, 2 }:item() end)

@@ -442,7 +442,7 @@ static tfd_code check_writable(tfd_tensor *t, const char *what, bool bytes, tfd_
   if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: no tensor given", what);
   if (t->dtype == TFD_RESOURCE || t->dtype == TFD_VARIANT || (t->dtype == TFD_STRING && bytes))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: %s tensors cannot be written %s", what,
-                           tfd_dtype_name(t->dtype), bytes ? "from bytes" : "in place");
+                           tfd_dtype_name(t->dtype), t->dtype == TFD_STRING ? "from bytes" : "in place");
   if (!tfd_tensor_on_host(t))
     return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "%s: the tensor is in device memory, not on the host", what);
   if (!tfd_tensor_is_exclusive(t))

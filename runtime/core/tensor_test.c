@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/core/variant.h"
 #include "runtime/testing/harness.h"
@@ -16,7 +17,9 @@ static void test_dtypes(void) {
   CHECK_INT(tfd_dtype_from_name("DT_FLOAT"), TFD_FLOAT32);
   CHECK_INT(tfd_dtype_from_name("DT_INT64"), TFD_INT64);
   CHECK_INT(tfd_dtype_from_name("DT_HALF"), TFD_FLOAT16);
-  CHECK_INT(tfd_dtype_from_name("DT_STRING"), 0);
+  CHECK_INT(tfd_dtype_from_name("DT_STRING"), TFD_STRING);
+  CHECK_INT(tfd_dtype_from_name("string"), TFD_STRING);
+  CHECK_INT(tfd_dtype_size(TFD_STRING), sizeof(void *));
   CHECK_INT(tfd_dtype_size(TFD_FLOAT64), 8);
   CHECK_INT(tfd_dtype_size(TFD_BOOL), 1);
   CHECK_INT(tfd_dtype_from_name("complex64"), TFD_COMPLEX64);
@@ -354,7 +357,68 @@ static void test_variant_tensors(void) {
   tfd_status_free(st);
 }
 
+/* String tensors through the C API: elements set and read with their lengths (zeros kept), shared by
+ * copy_from, refused as bytes, and written only by the holder of the sole reference. */
+static void test_string_tensors(void) {
+  tfd_status *st = tfd_status_new();
+  int64_t dims[] = {3};
+  tfd_tensor *t = tfd_tensor_new(NULL, TFD_STRING, dims, 1, st);
+  CHECK(t != NULL);
+  size_t len = 99;
+  CHECK_STR(tfd_tensor_string_at(t, 1, &len), "");
+  CHECK_INT(len, 0);
+  CHECK_INT(tfd_tensor_set_string(t, 0, "a\0b", 3, st), TFD_OK);
+  CHECK_INT(tfd_tensor_set_string(t, 2, "hello", 5, st), TFD_OK);
+  CHECK_INT(tfd_tensor_set_string(t, 2, "bye", 3, st), TFD_OK); /* replacing frees the old string */
+  const char *s = tfd_tensor_string_at(t, 0, &len);
+  CHECK_INT(len, 3);
+  CHECK(memcmp(s, "a\0b", 4) == 0); /* NUL after the bytes */
+  CHECK_STR(tfd_tensor_string_at(t, 2, NULL), "bye");
+  CHECK_INT(tfd_tensor_string_bytes(t), 6);
+  CHECK(tfd_tensor_string_at(t, 3, &len) == NULL);
+  CHECK_INT(len, 0);
+  CHECK(tfd_tensor_string_at(t, -1, NULL) == NULL);
+  CHECK_INT(tfd_tensor_set_string(t, 3, "x", 1, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_tensor_set_string: element 3 is outside [0, 3)");
+  CHECK_INT(tfd_tensor_set_string(t, 0, NULL, 2, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "bytes is NULL but len is 2");
+  /* copy_from shares the strings: the copy outlives the source */
+  tfd_tensor *u = tfd_tensor_new(NULL, TFD_STRING, dims, 1, st);
+  CHECK_INT(tfd_tensor_set_string(u, 1, "old", 3, st), TFD_OK);
+  CHECK_INT(tfd_tensor_copy_from(u, t, st), TFD_OK);
+  tfd_tensor *shared = tfd_tensor_ref(t);
+  CHECK_INT(tfd_tensor_set_string(t, 0, "x", 1, st), TFD_FAILED_PRECONDITION);
+  CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "cannot be written in place");
+  tfd_tensor_unref(shared);
+  tfd_tensor_unref(t);
+  CHECK_STR(tfd_tensor_string_at(u, 2, NULL), "bye");
+  CHECK_INT(tfd_tensor_string_bytes(u), 6);
+  /* bytes are no way in or out */
+  char bytes[24] = {0};
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_STRING, dims, 1, bytes, sizeof bytes, st) == NULL);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be made from bytes");
+  CHECK_INT(tfd_tensor_copy_from_bytes(u, bytes, sizeof bytes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be written from bytes");
+  CHECK_INT(tfd_tensor_fill(u, bytes, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be written from bytes");
+  int64_t one[] = {1};
+  tfd_tensor *f = tfd_tensor_new(NULL, TFD_FLOAT32, one, 1, st);
+  CHECK_INT(tfd_tensor_set_string(f, 0, "x", 1, st), TFD_INVALID_ARGUMENT);
+  CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "the tensor is float32, not string");
+  CHECK(tfd_tensor_string_at(f, 0, NULL) == NULL);
+  CHECK_INT(tfd_tensor_string_bytes(f), 0);
+  tfd_tensor_unref(f);
+  /* a view shares the elements */
+  tfd_tensor *v = tfd_tensor_slice(u, 2, st);
+  CHECK_STR(tfd_tensor_string_at(v, 0, NULL), "bye");
+  tfd_tensor_unref(u);
+  CHECK_STR(tfd_tensor_string_at(v, 0, NULL), "bye");
+  tfd_tensor_unref(v);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"string tensors", test_string_tensors},
     {"dtypes", test_dtypes},
     {"variant tensors", test_variant_tensors},
     {"tensor shape and alignment", test_tensor_shape_and_alignment},
