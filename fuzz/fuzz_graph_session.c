@@ -126,7 +126,11 @@ static const char *const attr_names[] = {"T",          "dtype",       "value",  
                                          /* control flow, TensorLists, NMS: loops the timeout must end */
                                          "frame_name", "is_constant", "parallel_iterations", "element_dtype",
                                          "num_elements", "shape_type", "resize_if_index_out_of_bounds",
-                                         "pad_to_max_output_size", "T_threshold"};
+                                         "pad_to_max_output_size", "T_threshold",
+                                         /* string ops */
+                                         "num_buckets", "skip_empty", "separator", "ngram_widths", "left_pad",
+                                         "right_pad", "pad_width", "preserve_short_sequences", "Tsplits", "pattern",
+                                         "rewrite", "replace_global"};
 static const char *const strings[] = {"",
                                       "NHWC",
                                       "NCHW",
@@ -142,7 +146,14 @@ static const char *const strings[] = {"",
                                       "loop",
                                       "inner",
                                       ("/job:localhost/replica:0/task:0/device:CPU:0;1;/job:localhost/replica:0/"
-                                       "task:0/device:CPU:1;a:0;0:0")};
+                                       "task:0/device:CPU:1;a:0;0:0"),
+                                      /* the string ops' separators, patterns and rewrites */
+                                      " ",
+                                      "[a-z]+",
+                                      "(a|b)*c?",
+                                      "(?:x)(\\d{2,})\\s|^$",
+                                      "\\1-\\0",
+                                      "x*"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* A tensor name for feeds and fetches: a node of the graph, maybe with an
@@ -160,7 +171,8 @@ static const char *tensor_name(fz *f, int total) {
 
 /* ---- values ---- */
 static tfd_dtype decode_dtype(fz *f) {
-  static const tfd_dtype real[] = {TFD_FLOAT32, TFD_INT32, TFD_FLOAT64, TFD_INT64, TFD_BOOL, TFD_RESOURCE, TFD_VARIANT};
+  static const tfd_dtype real[] = {TFD_FLOAT32, TFD_INT32,    TFD_FLOAT64, TFD_INT64,
+                                   TFD_BOOL,    TFD_RESOURCE, TFD_VARIANT, TFD_STRING};
   uint8_t b = u8(f);
   if (b < 0xF0) return real[b % COUNT(real)];
   static const int odd[] = {0, 4, 8, 11, 19, 21, -1, 1000};
@@ -205,6 +217,15 @@ static tfd_tensor *decode_tensor(fz *f, tfd_status *st) {
   /* Handles stay zeroed (names must be strings), and so do variants: their elements are references
    * only kernels make, which no caller may write (tensor.h). */
   if (dt == TFD_RESOURCE || dt == TFD_VARIANT) return t;
+  if (dt == TFD_STRING) { /* short strings of any bytes, set as a caller would */
+    for (int64_t i = 0; i < tfd_tensor_numel(t); i++) {
+      char bytes[8];
+      size_t len = u8(f) % sizeof bytes;
+      for (size_t k = 0; k < len; k++) bytes[k] = (char)u8(f);
+      tfd_tensor_set_string(t, i, bytes, len, NULL);
+    }
+    return t;
+  }
   unsigned char *d = tfd_tensor_data(t);
   size_t n = tfd_tensor_byte_size(t);
   /* Mostly small values (shapes, indices, axes), sometimes any bytes. */

@@ -19,8 +19,20 @@ OUT = os.path.join(ROOT, "fuzz", "corpus")
 
 
 def c_strings(text):
-    """The string literals of a C initializer, in order."""
-    return [bytes(s, "latin-1").decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', text)]
+    """The strings of a C initializer, in order: adjacent literals are one string, comments are skipped."""
+    lit = r'"((?:[^"\\]|\\.)*)"'
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    items, cur = [], None
+    for m in re.finditer(lit + r"|,", text):
+        if m.group(0) == ",":
+            if cur is not None:
+                items.append(cur)
+            cur = None
+        else:
+            cur = (cur or "") + m.group(1)
+    if cur is not None:
+        items.append(cur)
+    return [bytes(s, "latin-1").decode("unicode_escape") for s in items]
 
 
 def section(path, start, end="};"):
@@ -33,7 +45,7 @@ def registry_ops():
     """Op names in registry order, as tfd_ops_name(i) returns them."""
     body = section("runtime/framework/op_registry.c", "static const tfd_op_def ops[] = {")
     names = []
-    for m in re.finditer(r'(?:BINARY|UNARY)\("(\w+)"|\{"(\w+)"', body):
+    for m in re.finditer(r'(?:BINARY|UNARY)\w*\("(\w+)"|\{"(\w+)"', body):
         names.append(m.group(1) or m.group(2))
     return names
 
@@ -138,7 +150,7 @@ add("fuzz_tensor_bytes", "dtype_zero", bytes([0xC8, 0, 1]))
 # ---- fuzz_graph_session: options, graph, actions ----
 class G:
     """Mirrors fuzz_graph_session.c's decoder."""
-    F32, I32, F64, I64, BOOL, RES, VARIANT = range(7)  # decode_dtype's table
+    F32, I32, F64, I64, BOOL, RES, VARIANT, STR = range(8)  # decode_dtype's table
     INT, FLOAT, BOOLA, STRING, TYPE, SHAPE, TENSOR, LIST_INT, LIST_FLOAT, LIST_TYPE, LIST_STRING = range(1, 12)
 
     def __init__(self, options=0):
@@ -221,6 +233,11 @@ class G:
         for d in dims:
             self.byte(d)
         if dtype in (G.RES, G.VARIANT):
+            return self
+        if dtype == G.STR:  # values: the strings, each a length byte and its bytes
+            for v in values:
+                self.byte(len(v))
+                self.b += v
             return self
         n = 1
         for d in dims:
@@ -454,6 +471,21 @@ loop_nodes = [
     ("switch", "Switch", ["merge", "cond"], None, []), ("add", "AddV2", ["switch:1", "step"], None, []),
     ("next", "NextIteration", ["add"], None, []), ("exit", "Exit", ["switch"], None, []),
 ]
+# String tensors and the string ops: a split, hashes, n-grams and a regex replacement.
+str_nodes = [
+    const("s", G.STR, [3], [b"hello world", b"a,b c", b""]), const("d", G.STR, [], [b" "]),
+    const("sp", I32, [2], [0, 3]),
+    ("split", "StringSplit", ["s", "d"], None, []),
+    ("h", "StringToHashBucketFast", ["s"], None, [attr("num_buckets", G.INT, 7)]),
+    ("ng", "StringNGrams", ["split:1", "sp"], None, [
+        attr("separator", G.STRING, " "), attr("ngram_widths", G.LIST_INT, [1, 2]), attr("left_pad", G.STRING, "c"),
+        attr("right_pad", G.STRING, "q"), attr("pad_width", G.INT, 1), attr("preserve_short_sequences", G.BOOLA, True),
+        attr("Tsplits", G.TYPE, I32)]),
+    ("rx", "StaticRegexReplace", ["s"], None, [attr("pattern", G.STRING, "(a|b)*c?"), attr("rewrite", G.STRING, "\\1-\\0")]),
+    ("eq", "Equal", ["s", "rx"], None, []),
+]
+add("fuzz_graph_session", "strings", G(0).graph(str_nodes).run(fetches=["split:1", "h", "ng", "rx", "eq"]).b)
+
 add("fuzz_graph_session", "while_loop", G(0).graph(loop_nodes).run(fetches=["exit"], meta=True).run(
     fetches=["exit", "add"]).b)
 add("fuzz_graph_session", "while_loop_two_devices", G(0x01).graph(loop_nodes).run(fetches=["exit"]).b)
