@@ -505,6 +505,46 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     end)
   end)
 
+  describe("complex64 and the transforms (dk_spectral.c)", function()
+    it("Complex, Real, Imag, ComplexAbs, Neg and the broadcasting arithmetic", function()
+      local x, y = rand("complex64", { 2, 3, 4 }), rand("complex64", { 2, 3, 4 })
+      for _, shape in ipairs { { 2, 3, 4 }, { 3, 1 }, { 4 }, {} } do
+        local b = rand("complex64", shape)
+        for _, op in ipairs { "Add", "AddV2", "Sub", "Mul", "RealDiv" } do
+          check(op .. " by " .. #shape .. "-d", op, { x, b })
+          check(op .. " reversed by " .. #shape .. "-d", op, { b, x })
+        end
+        check("Complex by " .. #shape .. "-d", "Complex", { rand("float32", { 2, 3, 4 }), rand("float32", shape) })
+      end
+      for _, op in ipairs { "Real", "Imag", "Neg" } do
+        check(op, op, { x })
+        check(op .. " empty", op, { rand("complex64", { 0, 3 }) })
+      end
+      check("ComplexAbs", "ComplexAbs", { x }, nil, { tol = 1e-6 })
+      check("Mul of an empty tensor", "Mul", { rand("complex64", { 0, 4 }), rand("complex64", { 4 }) })
+      -- division by zero, by a purely imaginary and by a purely real number: Smith's two branches
+      local z = tfdev.tensor({ { 0, 0 }, { 0, 2 }, { -3, 0 }, { 1e-20, 1e20 }, { 5, -5 } }, "complex64")
+      check("RealDiv by special values", "RealDiv", { tfdev.tensor({ { 1, 2 }, { 3, 4 }, { -1, 1 }, { 2, 2 }, { 0, 1 } }, "complex64"), z },
+        nil, { tol = 1e-7 }) -- NaN where TensorFlow gives NaN (0 / 0)
+      check("Mul and Add of the same tensor", "Mul", { y, y })
+      check_error("Add of incompatible shapes", "Add", { x, rand("complex64", { 5 }) }, "Incompatible shapes")
+    end)
+
+    it("FFT and IFFT as products with the DFT matrix, longer transforms on the host", function()
+      for _, n in ipairs { 1, 2, 5, 8, 12, 33, 64 } do
+        local x = rand("complex64", { 3, n })
+        check("FFT of length " .. n, "FFT", { x }, nil, { tol = 1e-3 })
+        check("IFFT of length " .. n, "IFFT", { x }, nil, { tol = 1e-4 })
+      end
+      check("FFT of rank 3", "FFT", { rand("complex64", { 2, 2, 16 }) }, nil, { tol = 1e-3 })
+      check("FFT of length 1100 (on the host)", "FFT", { rand("complex64", { 1, 1100 }) }, nil, { tol = 1e-3 })
+      check("FFT of an empty batch", "FFT", { rand("complex64", { 0, 8 }) })
+      check_error("FFT of a scalar", "FFT", { rand("complex64", {}) }, "Input must have rank of at least 1")
+      check("RFFT (the CPU kernel on host copies)", "RFFT", { rand("float32", { 2, 8 }), T({ 8 }) }, nil, { tol = 1e-4 })
+      check("IRFFT (the CPU kernel on host copies)", "IRFFT", { rand("complex64", { 2, 5 }), T({ 8 }) }, nil, { tol = 1e-4 })
+    end)
+  end)
+
   describe("data movement", function()
     local dtypes = { "float32", "int64", "bool", "float16", "uint8", "float64", "int32", "complex64" }
     it("Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Tile over every dtype", function()

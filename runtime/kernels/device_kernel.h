@@ -53,6 +53,9 @@ tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor 
  * many); a caller may narrow it (0: the CPU kernel reads no input's elements, as Shape). */
 tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
                               tfd_status *st);
+/* Runs k->host_compute (the CPU kernel, set up beside a device compute) on host copies of every input,
+ * its outputs moved where their dtypes live: a device kernel's way out for what it does not do. */
+void tfd_dk_run_on_host(tfd_kernel *k, tfd_kernel_ctx *c);
 /* Sets k up to run the CPU kernel with the inputs in `mask` (bit i: input i) read on the host and the
  * others left where they are: kernels that only read shapes, or make views (ExpandDims, Shape). */
 tfd_code tfd_dk_setup_host_inputs(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
@@ -100,5 +103,6 @@ tfd_code tfd_dk_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
 tfd_code tfd_dk_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_image_transform(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 
 #endif

@@ -143,6 +143,7 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
 }
 
 static void staged_compute(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, true); }
+void tfd_dk_run_on_host(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, true); }
 static void host_inputs_compute(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, false); }
 
 tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,

@@ -580,6 +580,9 @@ tfd_code tfd_dk_setup_cwise(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   while (i < sizeof ops / sizeof ops[0] && strcmp(ops[i].name, name) != 0) i++;
   if (i == sizeof ops / sizeof ops[0]) return tfd_status_setf(st, TFD_INTERNAL, "no elementwise device kernel for %s", name);
   const cwise_op *o = &ops[i];
+  static const char *const complex_arith[] = {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Neg"};
+  for (size_t j = 0; k->T == TFD_COMPLEX64 && j < sizeof complex_arith / sizeof *complex_arith; j++)
+    if (strcmp(name, complex_arith[j]) == 0) return tfd_dk_setup_spectral(k, init, st); /* dk_spectral.c */
   k->dk_op = (int)i;
   if (!on_device(o, k->T, init->out_types[0])) return tfd_dk_setup_on_host(k, init, o->cpu, st);
   if (o->cpu && o->cpu(k, init, st) != TFD_OK) return tfd_status_code(st);

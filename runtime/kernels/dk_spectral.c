@@ -1,0 +1,306 @@
+/* Device kernels of the complex64 ops (k_spectral.c): Complex, Real, Imag, ComplexAbs, complex64
+ * Add/AddV2/Sub/Mul/RealDiv/Neg, and FFT/IFFT, composed from the device math's strided copies,
+ * elementwise entries, selects and products. A complex64 tensor is float32 pairs in device memory, so
+ * parts are strided float views: Real is one strided copy, Add one float addition over 2n floats.
+ * Broadcast operands are first laid out at the output's shape (one copy of 8-byte elements). The
+ * CPU kernel's arithmetic is kept: products in float32, RealDiv by Smith's method and ComplexAbs in
+ * float64, then rounded. FFT and IFFT of length n <= DFT_MAX_N are products with the DFT matrix
+ * (built on the host in double, as the CPU's twiddles are); longer ones, and RFFT/IRFFT, run the CPU
+ * kernel on host copies. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cwise_logic.h"
+#include "device_kernel.h"
+#include "kernel_shared.h"
+
+enum { C_COMPLEX, C_REAL, C_IMAG, C_ABS, C_ADD, C_SUB, C_MUL, C_DIV, C_NEG, C_FFT, C_IFFT };
+
+/* Longest transform run as a DFT product: its two float matrices take 2 n^2 floats (8 MiB at 1024). */
+#define DFT_MAX_N 1024
+
+/* Temporaries of one run, released together. */
+typedef struct temps {
+  tfd_tensor *t[12];
+  int n;
+} temps;
+
+static void *temp(temps *T, tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, int64_t count) {
+  tfd_tensor *t = tfd_dk_alloc_device(c, k, dt, &count, 1);
+  if (!t) return NULL;
+  T->t[T->n++] = t;
+  return tfd_tensor_data(t);
+}
+
+static void temps_free(temps *T) {
+  for (int i = 0; i < T->n; i++) tfd_tensor_unref(T->t[i]);
+}
+
+/* y[i * ys + yo] = x[i * xs + xo] for i < n, elements of es bytes. */
+static bool copy_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x,
+                         int64_t xs, int64_t xo, void *y, int64_t ys, int64_t yo, int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{xs}, {ys}}, offsets[2] = {xo, yo};
+  tfd_dm_walk w;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, offsets) == 0) return true;
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->copy_walk(c->device, es, x, y, &w, &st), &st);
+}
+
+/* y = op(a[i * as + ao], b[i * bs + bo]) for i < n, y contiguous. */
+static bool binary_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op,
+                           tfd_dtype dt, const void *a, int64_t as, int64_t ao, const void *b, int64_t bs, int64_t bo, void *y,
+                           int64_t n) {
+  int64_t strides[2][TFD_MAX_DIMS] = {{as}, {bs}}, offsets[2] = {ao, bo};
+  tfd_dm_walk w;
+  if (tfd_dk_walk(&w, 1, &n, 2, strides, offsets) == 0) return true;
+  tfd_status st = TFD_STATUS_INIT;
+  return tfd_dk_ok(k, c, m->binary(c->device, op, dt, a, b, y, &w, &st), &st);
+}
+
+static bool unary(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_unary op, tfd_dtype dt,
+                  const void *x, void *y, int64_t n) {
+  tfd_status st = TFD_STATUS_INIT;
+  return n == 0 || tfd_dk_ok(k, c, m->unary(c->device, op, dt, x, y, n, 0.0f, &st), &st);
+}
+
+static bool cast(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dtype from, tfd_dtype to,
+                 const void *x, void *y, int64_t n) {
+  tfd_status st = TFD_STATUS_INIT;
+  return n == 0 || tfd_dk_ok(k, c, m->cast(c->device, from, to, x, y, n, &st), &st);
+}
+
+/* x laid out at shape out (es-byte elements): x's own data when its shape is out, else a broadcast copy. */
+static const void *at_shape(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+                            const tfd_shape *out, size_t es) {
+  tfd_shape s;
+  tfd_shape_of_tensor(x, &s);
+  if (tfd_shape_equal(&s, out)) return tfd_tensor_const_data(x);
+  int64_t n = tfd_shape_numel(out), strides[2][TFD_MAX_DIMS];
+  tfd_dk_broadcast_strides(&s, out, strides[0]);
+  tfd_dk_strides(out->ndims, out->dims, strides[1]);
+  void *y = temp(T, c, k, es == 8 ? TFD_INT64 : TFD_FLOAT32, n);
+  tfd_dm_walk w;
+  tfd_status st = TFD_STATUS_INIT;
+  if (!y) return NULL;
+  if (tfd_dk_walk(&w, out->ndims, out->dims, 2, strides, NULL) > 0 &&
+      !tfd_dk_ok(k, c, m->copy_walk(c->device, es, tfd_tensor_const_data(x), y, &w, &st), &st))
+    return NULL;
+  return y;
+}
+
+/* ---- Real, Imag, ComplexAbs, Neg ---- */
+static void k_part(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  const tfd_tensor *x = c->inputs[0];
+  int64_t n = tfd_tensor_numel(x);
+  bool neg = k->dk_op == C_NEG;
+  tfd_tensor *y = tfd_kernel_alloc_like(c, k, neg ? TFD_COMPLEX64 : TFD_FLOAT32, x);
+  if (!y) return;
+  const float *a = tfd_tensor_const_data(x);
+  temps T = {0};
+  bool ok;
+  if (neg) {
+    ok = unary(k, c, m, TFD_DM_NEG, TFD_FLOAT32, a, tfd_tensor_data(y), 2 * n);
+  } else if (k->dk_op != C_ABS) {
+    ok = copy_strided(k, c, m, 4, a, 2, k->dk_op == C_IMAG, tfd_tensor_data(y), 1, 0, n);
+  } else { /* sqrt(re^2 + im^2) in double, as hypotf's exact result rounds */
+    double *d = temp(&T, c, k, TFD_FLOAT64, 2 * n), *s = d ? temp(&T, c, k, TFD_FLOAT64, n) : NULL;
+    ok = s && cast(k, c, m, TFD_FLOAT32, TFD_FLOAT64, a, d, 2 * n) &&
+         binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT64, d, 1, 0, d, 1, 0, d, 2 * n) &&
+         binary_strided(k, c, m, TFD_DM_ADD, TFD_FLOAT64, d, 2, 0, d, 2, 1, s, n) &&
+         unary(k, c, m, TFD_DM_SQRT, TFD_FLOAT64, s, s, n) && cast(k, c, m, TFD_FLOAT64, TFD_FLOAT32, s, tfd_tensor_data(y), n);
+  }
+  temps_free(&T);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+/* ---- Complex and the binary arithmetic ---- */
+/* re, im (n each, dtype dt, contiguous) interleaved into the complex output y. */
+static bool interleave(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const void *re, const void *im,
+                       void *y, int64_t n) {
+  return copy_strided(k, c, m, 4, re, 1, 0, y, 2, 0, n) && copy_strided(k, c, m, 4, im, 1, 0, y, 2, 1, n);
+}
+
+/* Smith's division in double over n contiguous pairs (a, b as float64 pairs), into re, im (float64). */
+static bool smith_div(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const double *a,
+                      const double *b, double *re, double *im, int64_t n) {
+  const tfd_dtype D = TFD_FLOAT64;
+  double *abr = temp(T, c, k, D, n), *abi = abr ? temp(T, c, k, D, n) : NULL, *r = abi ? temp(T, c, k, D, n) : NULL;
+  double *d = r ? temp(T, c, k, D, n) : NULL, *t = d ? temp(T, c, k, D, n) : NULL;
+  double *re2 = t ? temp(T, c, k, D, n) : NULL, *im2 = re2 ? temp(T, c, k, D, n) : NULL;
+  bool *cond = im2 ? temp(T, c, k, TFD_BOOL, n) : NULL;
+  if (!cond) return false;
+  /* |br| >= |bi| */
+  bool ok = copy_strided(k, c, m, 8, b, 2, 0, abr, 1, 0, n) && copy_strided(k, c, m, 8, b, 2, 1, abi, 1, 0, n) &&
+            unary(k, c, m, TFD_DM_ABS, D, abr, abr, n) && unary(k, c, m, TFD_DM_ABS, D, abi, abi, n) &&
+            binary_strided(k, c, m, TFD_DM_GREATER_EQUAL, D, abr, 1, 0, abi, 1, 0, cond, n);
+  /* |br| >= |bi|: r = bi / br, d = br + bi r, re = (ar + ai r) / d, im = (ai - ar r) / d */
+  ok = ok && binary_strided(k, c, m, TFD_DM_DIV, D, b, 2, 1, b, 2, 0, r, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, b, 2, 1, r, 1, 0, d, n) &&
+       binary_strided(k, c, m, TFD_DM_ADD, D, b, 2, 0, d, 1, 0, d, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 1, r, 1, 0, t, n) &&
+       binary_strided(k, c, m, TFD_DM_ADD, D, a, 2, 0, t, 1, 0, re, n) &&
+       binary_strided(k, c, m, TFD_DM_DIV, D, re, 1, 0, d, 1, 0, re, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 0, r, 1, 0, t, n) &&
+       binary_strided(k, c, m, TFD_DM_SUB, D, a, 2, 1, t, 1, 0, im, n) &&
+       binary_strided(k, c, m, TFD_DM_DIV, D, im, 1, 0, d, 1, 0, im, n);
+  /* else: r = br / bi, d = bi + br r, re = (ar r + ai) / d, im = (ai r - ar) / d */
+  ok = ok && binary_strided(k, c, m, TFD_DM_DIV, D, b, 2, 0, b, 2, 1, r, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, b, 2, 0, r, 1, 0, d, n) &&
+       binary_strided(k, c, m, TFD_DM_ADD, D, b, 2, 1, d, 1, 0, d, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 0, r, 1, 0, t, n) &&
+       binary_strided(k, c, m, TFD_DM_ADD, D, t, 1, 0, a, 2, 1, re2, n) &&
+       binary_strided(k, c, m, TFD_DM_DIV, D, re2, 1, 0, d, 1, 0, re2, n) &&
+       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 1, r, 1, 0, t, n) &&
+       binary_strided(k, c, m, TFD_DM_SUB, D, t, 1, 0, a, 2, 0, im2, n) &&
+       binary_strided(k, c, m, TFD_DM_DIV, D, im2, 1, 0, d, 1, 0, im2, n);
+  int64_t strides[3][TFD_MAX_DIMS] = {{1}, {1}, {1}};
+  tfd_dm_walk w;
+  tfd_dk_walk(&w, 1, &n, 3, strides, NULL);
+  tfd_status st = TFD_STATUS_INIT;
+  return ok && tfd_dk_ok(k, c, m->select(c->device, 8, cond, re, re2, re, &w, &st), &st) &&
+         tfd_dk_ok(k, c, m->select(c->device, 8, cond, im, im2, im, &w, &st), &st);
+}
+
+static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
+  tfd_shape s[2], out;
+  tfd_shape_of_tensor(c->inputs[0], &s[0]);
+  tfd_shape_of_tensor(c->inputs[1], &s[1]);
+  if (!tfd_cwise_broadcast(c, k, &s[0], &s[1], &out)) return;
+  tfd_tensor *y = tfd_kernel_alloc(c, k, TFD_COMPLEX64, out.dims, out.ndims);
+  if (!y) return;
+  int64_t n = tfd_shape_numel(&out);
+  temps T = {0};
+  bool ok = true;
+  if (k->dk_op == C_COMPLEX) { /* each part broadcast straight into its place in the pairs */
+    for (int p = 0; p < 2 && ok && n > 0; p++) {
+      int64_t strides[2][TFD_MAX_DIMS], offsets[2] = {0, p};
+      tfd_dk_broadcast_strides(&s[p], &out, strides[0]);
+      tfd_dk_strides(out.ndims, out.dims, strides[1]);
+      for (int d = 0; d < out.ndims; d++) strides[1][d] *= 2;
+      tfd_dm_walk w;
+      tfd_status st = TFD_STATUS_INIT;
+      if (tfd_dk_walk(&w, out.ndims, out.dims, 2, strides, offsets) > 0)
+        ok = tfd_dk_ok(k, c, m->copy_walk(c->device, 4, tfd_tensor_const_data(c->inputs[p]), tfd_tensor_data(y), &w, &st),
+                       &st);
+    }
+  } else if (n > 0) {
+    const float *a = at_shape(&T, k, c, m, c->inputs[0], &out, 8);
+    const float *b = a ? at_shape(&T, k, c, m, c->inputs[1], &out, 8) : NULL;
+    float *o = tfd_tensor_data(y);
+    ok = b != NULL;
+    if (ok && (k->dk_op == C_ADD || k->dk_op == C_SUB)) {
+      ok = binary_strided(k, c, m, k->dk_op == C_ADD ? TFD_DM_ADD : TFD_DM_SUB, TFD_FLOAT32, a, 1, 0, b, 1, 0, o, 2 * n);
+    } else if (ok && k->dk_op == C_MUL) { /* re = ar br - ai bi, im = ar bi + ai br, in float32 as the CPU's */
+      float *p = temp(&T, c, k, TFD_FLOAT32, n), *q = p ? temp(&T, c, k, TFD_FLOAT32, n) : NULL;
+      float *re = q ? temp(&T, c, k, TFD_FLOAT32, n) : NULL, *im = re ? temp(&T, c, k, TFD_FLOAT32, n) : NULL;
+      ok = im && binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT32, a, 2, 0, b, 2, 0, p, n) &&
+           binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT32, a, 2, 1, b, 2, 1, q, n) &&
+           binary_strided(k, c, m, TFD_DM_SUB, TFD_FLOAT32, p, 1, 0, q, 1, 0, re, n) &&
+           binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT32, a, 2, 0, b, 2, 1, p, n) &&
+           binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT32, a, 2, 1, b, 2, 0, q, n) &&
+           binary_strided(k, c, m, TFD_DM_ADD, TFD_FLOAT32, p, 1, 0, q, 1, 0, im, n) && interleave(k, c, m, re, im, o, n);
+    } else if (ok) { /* RealDiv */
+      double *a64 = temp(&T, c, k, TFD_FLOAT64, 2 * n), *b64 = a64 ? temp(&T, c, k, TFD_FLOAT64, 2 * n) : NULL;
+      double *re = b64 ? temp(&T, c, k, TFD_FLOAT64, n) : NULL, *im = re ? temp(&T, c, k, TFD_FLOAT64, n) : NULL;
+      ok = im && cast(k, c, m, TFD_FLOAT32, TFD_FLOAT64, a, a64, 2 * n) &&
+           cast(k, c, m, TFD_FLOAT32, TFD_FLOAT64, b, b64, 2 * n) && smith_div(&T, k, c, m, a64, b64, re, im, n) &&
+           copy_strided(k, c, m, 8, re, 1, 0, a64, 2, 0, n) && copy_strided(k, c, m, 8, im, 1, 0, a64, 2, 1, n) &&
+           cast(k, c, m, TFD_FLOAT64, TFD_FLOAT32, a64, o, 2 * n);
+    }
+  }
+  temps_free(&T);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+/* ---- FFT, IFFT: y = x W with W[j][k] = exp(-+2 pi i j k / n) (IFFT: conjugate, over n) ---- */
+static void k_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0];
+  int nd = tfd_tensor_ndims(x);
+  int64_t n = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 0, total = tfd_tensor_numel(x);
+  if (nd < 1 || n > DFT_MAX_N || total == 0) { /* the CPU kernel's checks, texts and long transforms */
+    tfd_dk_run_on_host(k, c);
+    return;
+  }
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  int64_t rows = total / n;
+  tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_COMPLEX64, x);
+  if (!y) return;
+  /* W's parts on the host, in double as the CPU's twiddles, then rounded: cos and -+sin of 2 pi (j k mod n) / n */
+  int64_t wdims[2] = {n, n};
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *hw[2] = {tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st), NULL};
+  hw[1] = hw[0] ? tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
+  bool inverse = k->dk_op == C_IFFT, ok = hw[1] != NULL;
+  if (!ok) {
+    tfd_dk_ok(k, c, tfd_status_code(&st), &st);
+  } else {
+    float *wr = tfd_tensor_data(hw[0]), *wi = tfd_tensor_data(hw[1]);
+    double scale = inverse ? 1.0 / (double)n : 1.0;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t q = 0; q < n; q++) {
+        double a = 2.0 * M_PI * (double)((j * q) % n) / (double)n;
+        wr[j * n + q] = (float)(cos(a) * scale);
+        wi[j * n + q] = (float)((inverse ? sin(a) : -sin(a)) * scale);
+      }
+  }
+  tfd_tensor *dw[2] = {ok ? tfd_dk_to_device(c, k, hw[0]) : NULL, NULL};
+  dw[1] = dw[0] ? tfd_dk_to_device(c, k, hw[1]) : NULL;
+  temps T = {0};
+  float *xr = dw[1] ? temp(&T, c, k, TFD_FLOAT32, total) : NULL, *xi = xr ? temp(&T, c, k, TFD_FLOAT32, total) : NULL;
+  float *p = xi ? temp(&T, c, k, TFD_FLOAT32, total) : NULL, *q = p ? temp(&T, c, k, TFD_FLOAT32, total) : NULL;
+  float *re = q ? temp(&T, c, k, TFD_FLOAT32, total) : NULL, *im = re ? temp(&T, c, k, TFD_FLOAT32, total) : NULL;
+  const float *a = tfd_tensor_const_data(x);
+  ok = im && copy_strided(k, c, m, 4, a, 2, 0, xr, 1, 0, total) && copy_strided(k, c, m, 4, a, 2, 1, xi, 1, 0, total);
+  /* re = xr wr - xi wi, im = xr wi + xi wr */
+  const void *lhs[4] = {xr, xi, xr, xi}, *rhs[4] = {dw[0] ? tfd_tensor_const_data(dw[0]) : NULL,
+                                                     dw[1] ? tfd_tensor_const_data(dw[1]) : NULL,
+                                                     dw[1] ? tfd_tensor_const_data(dw[1]) : NULL,
+                                                     dw[0] ? tfd_tensor_const_data(dw[0]) : NULL};
+  float *dst[4] = {p, q, re, im};
+  for (int i = 0; i < 4 && ok; i++) {
+    tfd_dm_matmul mm = {.dtype = TFD_FLOAT32, .a = lhs[i], .b = rhs[i], .c = dst[i], .m = rows, .n = n, .k = n,
+                        .batch = 1, .act = TFD_ACT_NONE};
+    ok = tfd_dk_ok(k, c, m->matmul(c->device, &mm, &st), &st);
+    if (ok && i == 1) ok = binary_strided(k, c, m, TFD_DM_SUB, TFD_FLOAT32, p, 1, 0, q, 1, 0, p, total);
+  }
+  /* p holds re now; re and im were the last two products' outputs: im = xr wi + xi wr */
+  ok = ok && binary_strided(k, c, m, TFD_DM_ADD, TFD_FLOAT32, re, 1, 0, im, 1, 0, im, total) &&
+       interleave(k, c, m, p, im, tfd_tensor_data(y), total);
+  temps_free(&T);
+  for (int i = 0; i < 2; i++) tfd_tensor_unref(hw[i]), tfd_tensor_unref(dw[i]);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
+tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  static const struct {
+    const char *op;
+    int code;
+  } ops[] = {{"Complex", C_COMPLEX}, {"Real", C_REAL}, {"Imag", C_IMAG}, {"ComplexAbs", C_ABS}, {"Add", C_ADD},
+             {"AddV2", C_ADD},       {"Sub", C_SUB},   {"Mul", C_MUL},   {"RealDiv", C_DIV},     {"Neg", C_NEG},
+             {"FFT", C_FFT},         {"IFFT", C_IFFT}};
+  const char *name = init->op->name;
+  size_t i = 0;
+  while (i < sizeof ops / sizeof *ops && strcmp(ops[i].op, name) != 0) i++;
+  if (i == sizeof ops / sizeof *ops) return tfd_dk_setup_on_host(k, init, tfd_setup_spectral, st); /* RFFT, IRFFT */
+  bool complex_in = ops[i].code != C_COMPLEX;
+  if (complex_in && k->T != TFD_COMPLEX64) return tfd_status_setf(st, TFD_INTERNAL, "%s: not a complex64 kernel", name);
+  if (tfd_setup_spectral(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->dk_op = ops[i].code;
+  /* long transforms and the CPU's own checks run the CPU kernel on host copies (tfd_dk_run_on_host) */
+  k->host_compute = k->compute;
+  k->host_inputs = UINT32_MAX;
+  int code = ops[i].code;
+  k->compute = code == C_FFT || code == C_IFFT                               ? k_dft
+               : code == C_REAL || code == C_IMAG || code == C_ABS || code == C_NEG ? k_part
+                                                                                   : k_binary;
+  return TFD_OK;
+}
