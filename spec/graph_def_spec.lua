@@ -572,6 +572,8 @@ describe("tfdev.graph_def: TensorFlow.js graph models", function()
       { "INVALID_ARGUMENT", "not valid JSON (near byte", '{"modelTopology": {"node": [}' },
       { "INVALID_ARGUMENT", "no modelTopology", '{"format": "graph-model"}' },
       { "INVALID_ARGUMENT", "modelTopology.node[0] needs a name and an op", '{"modelTopology": {"node": [{"op": "NoOp"}]}}' },
+      { "INVALID_ARGUMENT", "node 'n': attr must be an object of attribute values",
+        '{"modelTopology": {"node": [{"name": "n", "op": "NoOp", "attr": [{"x": 1}]}]}}' },
       { "UNIMPLEMENTED", "node 'p', attr 'dtype': dtype DT_QINT8 is not supported",
         '{"modelTopology": {"node": [{"name": "p", "op": "Placeholder", "attr": {"dtype": {"type": "DT_QINT8"}}}]}}' },
       { "INVALID_ARGUMENT", "node 'n', attr 's': a bytes value must be base64 text",

@@ -458,7 +458,8 @@ static tfd_code nodes_of(ctx *c, const cJSON *nodes, const char *where, tfd_grap
       if (tfd_node_def_add_input(n, in->valuestring, c->st) != TFD_OK) return tfd_status_code(c->st);
     }
     const cJSON *attrs = field(nd, "attr", NULL), *a;
-    if (attrs && !cJSON_IsObject(attrs))
+    /* an empty list is the empty object as JSON encoders without the distinction (Lua's) write it */
+    if (attrs && !cJSON_IsObject(attrs) && !(cJSON_IsArray(attrs) && cJSON_GetArraySize(attrs) == 0))
       return failf(c, TFD_INVALID_ARGUMENT, "node '%s': attr must be an object of attribute values", name->valuestring);
     bool no_values = false;
     cJSON_ArrayForEach(a, attrs) {
