@@ -232,6 +232,53 @@ describe("string ops", function()
   end)
 end)
 
+describe("hash tables with string keys and values", function()
+  it("look up a vocabulary, and insert, replace, remove and export strings", function()
+    local s <close> = tfdev.session()
+    s:create { node = {
+      { name = "t", op = "HashTableV2", attr = { key_dtype = "string", value_dtype = "int64" } },
+      { name = "k", op = "Const", attr = { value = S { "cat", "dog", "", "emu" } } },
+      { name = "v", op = "Const", attr = { value = i64 { 1, 2, 3, 4 } } },
+      { name = "init", op = "InitializeTableV2", input = { "t", "k", "v" } },
+      { name = "x", op = "Placeholder", attr = { dtype = "string" } },
+      { name = "d", op = "Const", attr = { value = i64(-1) } },
+      { name = "f", op = "LookupTableFindV2", input = { "t", "x", "d" } } } }
+    s:run({}, {}, { "init" })
+    assert.are.same({ { 2, -1 }, { 3, 1 } }, s:run({ x = { { "dog", "zebra" }, { "", "cat" } } }, { "f" })[1]:totable())
+    local m <close> = tfdev.session()
+    m:create { node = {
+      { name = "t", op = "MutableHashTableV2", attr = { key_dtype = "string", value_dtype = "string" } },
+      { name = "k", op = "Placeholder", attr = { dtype = "string" } },
+      { name = "v", op = "Placeholder", attr = { dtype = "string" } },
+      { name = "ins", op = "LookupTableInsertV2", input = { "t", "k", "v" } },
+      { name = "rm", op = "LookupTableRemoveV2", input = { "t", "k" } },
+      { name = "d", op = "Const", attr = { value = S "?" } },
+      { name = "f", op = "LookupTableFindV2", input = { "t", "k", "d" } },
+      { name = "ex", op = "LookupTableExportV2", input = { "t" }, attr = { Tkeys = "string", Tvalues = "string" } } } }
+    m:run({ k = S { "a", "b\0" }, v = S { "x", "y" } }, {}, { "ins" })
+    m:run({ k = S { "a" }, v = S { "z" } }, {}, { "ins" })
+    local found = m:run({ k = S { "a", "b\0", "b" } }, { "f" })[1]
+    assert.are.same({ "z", "y", "?" }, found:totable())
+    local e = m:run({}, { "ex:0", "ex:1" })
+    assert.are.same({ "a", "b\0" }, e[1]:totable())
+    assert.are.same({ "z", "y" }, e[2]:totable())
+    m:run({ k = S { "a" } }, {}, { "rm" })
+    assert.are.same({ "?", "y" }, m:run({ k = S { "a", "b\0" } }, { "f" })[1]:totable())
+    assert.are.same({ "z", "y", "?" }, found:totable()) -- an output keeps its strings after the table lets go
+  end)
+
+  it("refuse a key given another value, naming the key", function()
+    local s <close> = tfdev.session()
+    s:create { node = {
+      { name = "t", op = "HashTableV2", attr = { key_dtype = "string", value_dtype = "int64" } },
+      { name = "k", op = "Const", attr = { value = S { "cat", "cat" } } },
+      { name = "v", op = "Const", attr = { value = i64 { 1, 2 } } },
+      { name = "init", op = "InitializeTableV2", input = { "t", "k", "v" } } } }
+    h.raises("FAILED_PRECONDITION", "HashTable has different value for same key. Key cat has 1 and trying to add value 2",
+      s.run, s, {}, {}, { "init" })
+  end)
+end)
+
 describe("string tensors in model files", function()
   local dir = h.temp_dirs(before_each, after_each)
 

@@ -1947,8 +1947,9 @@ static tfd_code infer_list_concat(tfd_infer_ctx *c, tfd_status *st) {
 /* ---- hash tables (issue 26, lists helper; k_lookup_table.c) ----
  * A table is a resource; keys are int32 or int64 and values scalars of a numeric dtype or bool
  * (string keys and values wait for a string dtype). */
-#define TABLE_KEYS ((1u << TFD_INT32) | (1u << TFD_INT64))
-#define TABLE_VALUES ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_BOOL))
+#define TABLE_KEYS ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_STRING))
+#define TABLE_VALUES \
+  ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_BOOL) | (1u << TFD_STRING))
 
 static tfd_code table_dtype(tfd_infer_ctx *c, const char *name, unsigned mask, tfd_dtype *out, tfd_status *st) {
   const tfd_attr_value *a = attr(c, name);
@@ -1958,8 +1959,8 @@ static tfd_code table_dtype(tfd_infer_ctx *c, const char *name, unsigned mask, t
   if (!(mask & (1u << a->dtype)))
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): %s %s is not supported (%s)", node_name(c), op_name(c),
                            name, tfd_dtype_name(a->dtype),
-                           mask == TABLE_KEYS ? "keys are int32 or int64; string keys need a string dtype, which tfdev lacks"
-                                              : "values are int32, int64, float32, float64 or bool");
+                           mask == TABLE_KEYS ? "keys are int32, int64 or string"
+                                              : "values are int32, int64, float32, float64, bool or string");
   *out = a->dtype;
   return TFD_OK;
 }

@@ -9,7 +9,8 @@
  * keeps it (and a reference to the table) for its life. HashTableV2 is initialized once
  * (InitializeTableV2 or LookupTableImportV2); initializing it again with the same entries is a no-op,
  * with others TensorFlow's FAILED_PRECONDITION. Checks and error texts are TensorFlow's, with tfdev's
- * dtype names. String keys wait for a string dtype. */
+ * dtype names. String keys and values are references to their strings (tstring.h), which the table
+ * holds while it keeps them and outputs take under the table's lock; they hash and compare by bytes. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "../core/tstring.h"
 #include "kernel.h"
 
 #define TABLE_TYPE "LookupTable"
@@ -32,8 +34,31 @@ typedef struct table {
   int64_t nslots; /* a power of two, at least 2n */
 } table;
 
+/* A string key or value is its element's reference, kept as an integer (tstring.h). */
+static const tfd_variant *as_str(uint64_t v) { return (const tfd_variant *)(uintptr_t)v; }
+static void hold(tfd_dtype dt, uint64_t v) {
+  if (dt == TFD_STRING) tfd_variant_ref((tfd_variant *)(uintptr_t)v);
+}
+static void drop(tfd_dtype dt, uint64_t v) {
+  if (dt == TFD_STRING) tfd_variant_unref((tfd_variant *)(uintptr_t)v);
+}
+static bool str_eq(uint64_t a, uint64_t b) {
+  size_t la, lb;
+  const char *x = tfd_tstring_data(as_str(a), &la), *y = tfd_tstring_data(as_str(b), &lb);
+  return a == b || (la == lb && memcmp(x, y, la) == 0);
+}
+static bool val_eq(const struct table *t, uint64_t a, uint64_t b);
+
+/* Drops every entry (and the index: lookups miss until entries come back). */
+static void clear(struct table *t) {
+  for (int64_t i = 0; i < t->n; i++) drop(t->kdt, (uint64_t)t->keys[i]), drop(t->vdt, t->vals[i]);
+  t->n = 0;
+  if (t->slots) memset(t->slots, 0, (size_t)t->nslots * sizeof *t->slots);
+}
+
 static void table_destroy(void *p) {
   table *t = p;
+  clear(t);
   free(t->keys);
   free(t->vals);
   free(t->slots);
@@ -48,13 +73,24 @@ static uint64_t mix(int64_t key) { /* splitmix64's finalizer */
   return z ^ (z >> 31);
 }
 
+static uint64_t key_hash(const table *t, int64_t key) {
+  if (t->kdt != TFD_STRING) return mix(key);
+  size_t len;
+  const unsigned char *b = (const unsigned char *)tfd_tstring_data(as_str((uint64_t)key), &len);
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the bytes */
+  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return mix((int64_t)h);
+}
+
+static bool val_eq(const table *t, uint64_t a, uint64_t b) { return t->vdt == TFD_STRING ? str_eq(a, b) : a == b; }
+
 /* The entry index of key, or -1. */
 static int64_t find(const table *t, int64_t key) {
   if (!t->nslots) return -1;
-  for (uint64_t s = mix(key) & (uint64_t)(t->nslots - 1);; s = (s + 1) & (uint64_t)(t->nslots - 1)) {
+  for (uint64_t s = key_hash(t, key) & (uint64_t)(t->nslots - 1);; s = (s + 1) & (uint64_t)(t->nslots - 1)) {
     int64_t e = t->slots[s];
     if (!e) return -1;
-    if (t->keys[e - 1] == key) return e - 1;
+    if (t->keys[e - 1] == key || (t->kdt == TFD_STRING && str_eq((uint64_t)t->keys[e - 1], (uint64_t)key))) return e - 1;
   }
 }
 
@@ -65,7 +101,7 @@ static bool reindex(table *t, int64_t nslots) {
   t->slots = slots;
   t->nslots = nslots;
   for (int64_t i = 0; i < t->n; i++) {
-    uint64_t s = mix(t->keys[i]) & (uint64_t)(nslots - 1);
+    uint64_t s = key_hash(t, t->keys[i]) & (uint64_t)(nslots - 1);
     while (slots[s]) s = (s + 1) & (uint64_t)(nslots - 1);
     slots[s] = i + 1;
   }
@@ -96,7 +132,7 @@ static bool grow(table *t, int64_t more) {
 
 static int64_t key_at(const tfd_tensor *keys, int64_t i) {
   return tfd_tensor_dtype(keys) == TFD_INT32 ? ((const int32_t *)tfd_tensor_const_data(keys))[i]
-                                              : ((const int64_t *)tfd_tensor_const_data(keys))[i];
+                                              : ((const int64_t *)tfd_tensor_const_data(keys))[i]; /* strings: the reference */
 }
 
 static uint64_t val_at(const tfd_tensor *vals, int64_t i) {
@@ -124,6 +160,12 @@ static void val_str(tfd_dtype dt, uint64_t v, char *buf, size_t cap) {
     break;
   }
   case TFD_INT32: snprintf(buf, cap, "%" PRId32, (int32_t)(uint32_t)v); break;
+  case TFD_STRING: {
+    size_t len;
+    const char *str = tfd_tstring_data(as_str(v), &len);
+    snprintf(buf, cap, "%.*s", (int)(len < cap - 1 ? len : cap - 1), str);
+    break;
+  }
   case TFD_BOOL: snprintf(buf, cap, "%d", (int)(v & 0xff)); break;
   default: snprintf(buf, cap, "%" PRId64, (int64_t)v); break;
   }
@@ -277,21 +319,27 @@ static bool insert_all(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const t
     uint64_t v = val_at(vals, i);
     int64_t e = find(t, key);
     if (e >= 0) {
-      if (t->is_mutable) t->vals[e] = v;
-      else if (t->vals[e] != v) {
-        char have[48], add[48];
+      if (t->is_mutable) {
+        hold(t->vdt, v);
+        drop(t->vdt, t->vals[e]);
+        t->vals[e] = v;
+      } else if (!val_eq(t, t->vals[e], v)) {
+        char have[48], add[48], kt[48];
         val_str(t->vdt, t->vals[e], have, sizeof have);
         val_str(t->vdt, v, add, sizeof add);
+        val_str(t->kdt, (uint64_t)key, kt, sizeof kt);
         tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION,
-                        "HashTable has different value for same key. Key %" PRId64 " has %s and trying to add value %s", key,
-                        have, add);
+                        "HashTable has different value for same key. Key %s has %s and trying to add value %s", kt, have,
+                        add);
         return false;
       }
       continue;
     }
+    hold(t->kdt, (uint64_t)key);
+    hold(t->vdt, v);
     t->keys[t->n] = key;
     t->vals[t->n] = v;
-    uint64_t s = mix(key) & (uint64_t)(t->nslots - 1);
+    uint64_t s = key_hash(t, key) & (uint64_t)(t->nslots - 1);
     while (t->slots[s]) s = (s + 1) & (uint64_t)(t->nslots - 1);
     t->slots[s] = ++t->n;
   }
@@ -306,17 +354,17 @@ static void initialize(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const t
     /* AreEntriesSame: as many distinct keys, each holding its value */
     for (int64_t i = 0; same && i < n; i++) {
       int64_t e = find(t, key_at(keys, i));
-      same = e >= 0 && t->vals[e] == val_at(vals, i);
+      same = e >= 0 && val_eq(t, t->vals[e], val_at(vals, i));
     }
     if (same && n != t->n) same = false;
     if (!same) tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION, "Table was already initialized with different data.");
     return;
   }
   if (!insert_all(c, k, t, keys, vals)) {
-    free(t->slots); /* a failed initialization leaves the table empty, as a fresh one */
+    clear(t); /* a failed initialization leaves the table empty, as a fresh one */
+    free(t->slots);
     t->slots = NULL;
     t->nslots = 0;
-    t->n = 0;
     return;
   }
   t->initialized = true;
@@ -362,8 +410,7 @@ static void k_import(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (match_signature(c, k, t, 3) && same_shape(c, k, keys, vals)) {
     pthread_mutex_lock(&t->mu);
     if (t->is_mutable) {
-      t->n = 0;
-      if (t->slots) memset(t->slots, 0, (size_t)t->nslots * sizeof *t->slots);
+      clear(t);
       insert_all(c, k, t, keys, vals);
     } else {
       initialize(c, k, t, keys, vals);
@@ -404,13 +451,15 @@ static void k_remove(tfd_kernel *k, tfd_kernel_ctx *c) {
     for (int64_t i = 0; i < tfd_tensor_numel(keys); i++) {
       int64_t e = find(t, key_at(keys, i));
       if (e < 0) continue;
+      drop(t->kdt, (uint64_t)t->keys[e]);
+      drop(t->vdt, t->vals[e]);
       /* keep insertion order: shift the later entries down, then rebuild the index once */
       memmove(t->keys + e, t->keys + e + 1, (size_t)(t->n - e - 1) * sizeof *t->keys);
       memmove(t->vals + e, t->vals + e + 1, (size_t)(t->n - e - 1) * sizeof *t->vals);
       t->n--;
       if (!reindex(t, t->nslots)) {
         tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory removing from a table");
-        t->n = 0; /* no index: an empty table rather than one whose lookups miss */
+        clear(t); /* no index: an empty table rather than one whose lookups miss */
         break;
       }
     }
@@ -457,6 +506,7 @@ static void k_find(tfd_kernel *k, tfd_kernel_ctx *c) {
     int64_t e = find(t, key_at(keys, i));
     uint64_t v = e >= 0 ? t->vals[e] : val_at(dflt, per_key ? i : 0);
     memcpy(dst + (size_t)i * sz, &v, sz);
+    hold(t->vdt, v); /* under the lock: a removal right after cannot free it first */
   }
   pthread_mutex_unlock(&t->mu);
   c->outputs[0] = o;
@@ -492,6 +542,8 @@ static void k_export(tfd_kernel *k, tfd_kernel_ctx *c) {
       if (t->kdt == TFD_INT32) ((int32_t *)tfd_tensor_data(ko))[i] = (int32_t)t->keys[i];
       else ((int64_t *)tfd_tensor_data(ko))[i] = t->keys[i];
       memcpy((char *)tfd_tensor_data(vo) + (size_t)i * vs, &t->vals[i], vs);
+      hold(t->kdt, (uint64_t)t->keys[i]);
+      hold(t->vdt, t->vals[i]);
     }
     c->outputs[0] = ko;
     c->outputs[1] = vo;
@@ -512,6 +564,7 @@ static bool table_op_is(const char *op, const char *base) {
 tfd_code tfd_setup_lookup_table(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   const tfd_node_def *n = init->node;
+  k->makes_strings = true; /* string outputs take their references under the table's lock */
   if (table_op_is(op, "HashTable") || table_op_is(op, "MutableHashTable")) {
     k->tb = table_op_is(op, "MutableHashTable");
     k->types[0] = tfd_attr_dtype(n, "key_dtype", 0);

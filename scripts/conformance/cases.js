@@ -586,6 +586,26 @@ module.exports = function ({ fam, C, F, I, B, CX, V, K, Ki, Ks, R, dt, fl, ints,
       { name: 'init', op: 'InitializeTable', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('int32') } },
       kc('q', 'int32', [3], [9, 1, 8]), kc('dflt', 'int32', [], [-1]),
       { name: 'find', op: 'LookupTableFind', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('int32') } }] });
+  // string keys and values: a vocabulary lookup, the other way round, and strings to strings
+  C('HashTableV2', 'string keys, int32 values: a vocabulary', [], { key_dtype: dt('string'), value_dtype: dt('int32'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0', 'size:0'], extra: [
+      cnode('keys', V('string', [4], ['the', 'cat', '', 'sat'])), kc('vals', 'int32', [4], [0, 1, 2, 3]),
+      { name: 'imp', op: 'LookupTableImportV2', input: ['op', 'keys', 'vals'], attr: { Tin: dt('string'), Tout: dt('int32') } },
+      cnode('q', V('string', [2, 3], ['sat', 'on', 'the', '', 'mat', 'cat'])), kc('dflt', 'int32', [], [-1]),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^imp'], attr: { Tin: dt('string'), Tout: dt('int32') } },
+      { name: 'size', op: 'LookupTableSizeV2', input: ['op', '^imp'] }] });
+  C('HashTableV2', 'int32 keys, string values', [], { key_dtype: dt('int32'), value_dtype: dt('string'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      kc('keys', 'int32', [3], [1, 2, 3]), cnode('vals', V('string', [3], ['one', 'two', 'three'])),
+      { name: 'init', op: 'InitializeTableV2', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('int32'), Tval: dt('string') } },
+      kc('q', 'int32', [4], [3, 0, 1, 3]), cnode('dflt', V('string', [], ['unknown'])),
+      { name: 'find', op: 'LookupTableFindV2', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('int32'), Tout: dt('string') } }] });
+  C('HashTable', 'v1: string keys, string values', [], { key_dtype: dt('string'), value_dtype: dt('string'), shared_name: '', use_node_name_sharing: false, container: '' }, {
+    T: false, fetch: ['find:0'], extra: [
+      cnode('keys', V('string', [2], ['hi', 'bye'])), cnode('vals', V('string', [2], ['hello', 'goodbye'])),
+      { name: 'init', op: 'InitializeTable', input: ['op', 'keys', 'vals'], attr: { Tkey: dt('string'), Tval: dt('string') } },
+      cnode('q', V('string', [3], ['bye', 'hey', 'hi'])), cnode('dflt', V('string', [], ['?'])),
+      { name: 'find', op: 'LookupTableFind', input: ['op', 'q', 'dflt', '^init'], attr: { Tin: dt('string'), Tout: dt('string') } }] });
 
   // ---- sparse ----
   fam('sparse');
