@@ -540,8 +540,16 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       check("FFT of length 1100 (on the host)", "FFT", { rand("complex64", { 1, 1100 }) }, nil, { tol = 1e-3 })
       check("FFT of an empty batch", "FFT", { rand("complex64", { 0, 8 }) })
       check_error("FFT of a scalar", "FFT", { rand("complex64", {}) }, "Input must have rank of at least 1")
-      check("RFFT (the CPU kernel on host copies)", "RFFT", { rand("float32", { 2, 8 }), T({ 8 }) }, nil, { tol = 1e-4 })
-      check("IRFFT (the CPU kernel on host copies)", "IRFFT", { rand("complex64", { 2, 5 }), T({ 8 }) }, nil, { tol = 1e-4 })
+      for _, n in ipairs { 1, 2, 5, 8, 9, 64 } do
+        check("RFFT of length " .. n, "RFFT", { rand("float32", { 3, n }), T({ n }) }, nil, { tol = 1e-3 })
+        check("IRFFT to length " .. n, "IRFFT", { rand("complex64", { 3, n // 2 + 1 }), T({ n }) }, nil, { tol = 1e-4 })
+      end
+      check("RFFT cropping 10 to 6", "RFFT", { rand("float32", { 2, 2, 10 }), T({ 6 }) }, nil, { tol = 1e-3 })
+      check("IRFFT reading 4 of 7 bins", "IRFFT", { rand("complex64", { 2, 7 }), T({ 7 }) }, nil, { tol = 1e-4 })
+      check("RFFT of length 1500 (on the host)", "RFFT", { rand("float32", { 1, 1500 }), T({ 1500 }) }, nil, { tol = 1e-3 })
+      check("RFFT at length 0 of an empty signal", "RFFT", { rand("float32", { 2, 0 }), T({ 0 }) })
+      check_error("RFFT of too short a signal", "RFFT", { rand("float32", { 2, 4 }), T({ 8 }) }, "must have length of at least 8")
+      check_error("IRFFT of too few bins", "IRFFT", { rand("complex64", { 2, 3 }), T({ 8 }) }, "must have length of at least 5")
     end)
   end)
 

@@ -4,9 +4,11 @@
  * parts are strided float views: Real is one strided copy, Add one float addition over 2n floats.
  * Broadcast operands are first laid out at the output's shape (one copy of 8-byte elements). The
  * CPU kernel's arithmetic is kept: products in float32, RealDiv by Smith's method and ComplexAbs in
- * float64, then rounded. FFT and IFFT of length n <= DFT_MAX_N are products with the DFT matrix
- * (built on the host in double, as the CPU's twiddles are); longer ones, and RFFT/IRFFT, run the CPU
- * kernel on host copies. */
+ * float64, then rounded. The transforms of length n <= DFT_MAX_N are products with DFT matrices
+ * (built on the host in double, as the CPU's twiddles are): FFT and IFFT four real products, RFFT two
+ * (a real signal's cosine and sine sums over the first n/2 + 1 bins) and IRFFT two (the bins' real
+ * and imaginary parts against the Hermitian spectrum's weights); longer ones, and whatever the CPU
+ * kernel refuses, run the CPU kernel on host copies for its checks and texts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 #include "device_kernel.h"
 #include "kernel_shared.h"
 
-enum { C_COMPLEX, C_REAL, C_IMAG, C_ABS, C_ADD, C_SUB, C_MUL, C_DIV, C_NEG, C_FFT, C_IFFT };
+enum { C_COMPLEX, C_REAL, C_IMAG, C_ABS, C_ADD, C_SUB, C_MUL, C_DIV, C_NEG, C_FFT, C_IFFT, C_RFFT, C_IRFFT };
 
 /* Longest transform run as a DFT product: its two float matrices take 2 n^2 floats (8 MiB at 1024). */
 #define DFT_MAX_N 1024
@@ -280,18 +282,103 @@ static void k_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
   else tfd_tensor_unref(y);
 }
 
+/* ---- RFFT: y[k] = sum_j x[j] (cos - i sin)(2 pi j k / n), k <= n / 2; IRFFT: y[t] = sum_k w_k (xr_k cos -
+ * xi_k sin)(2 pi k t / n) / n, w_k 1 for k = 0 and 2k = n, else 2 (the bins above n / 2 mirror those below). ---- */
+static void k_real_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *x = c->inputs[0];
+  int nd = tfd_tensor_ndims(x);
+  bool forward = k->dk_op == C_RFFT;
+  tfd_tensor *len_t = tfd_kernel_host_input(c, k, 1);
+  if (!len_t) return;
+  int64_t n = tfd_tensor_ndims(len_t) == 1 && tfd_tensor_dim(len_t, 0) == 1 ? ((const int32_t *)tfd_tensor_const_data(len_t))[0]
+                                                                              : -1;
+  tfd_tensor_unref(len_t);
+  int64_t inner = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 0, total = tfd_tensor_numel(x), bins = n / 2 + 1;
+  if (nd < 1 || n <= 0 || n > DFT_MAX_N || total == 0 || inner < (forward ? n : bins)) {
+    tfd_dk_run_on_host(k, c); /* the CPU kernel's checks and texts, empty and long transforms */
+    return;
+  }
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  int64_t rows = total / inner, dims[TFD_MAX_DIMS];
+  for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(x, d);
+  dims[nd - 1] = forward ? bins : n;
+  tfd_tensor *y = tfd_kernel_alloc(c, k, forward ? TFD_COMPLEX64 : TFD_FLOAT32, dims, nd);
+  if (!y) return;
+  /* the two matrices on the host: RFFT [n, bins] cos and -sin; IRFFT [bins, n] w cos / n and -w sin / n */
+  int64_t wdims[2] = {forward ? n : bins, forward ? bins : n};
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *hw[2] = {tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st), NULL}, *dw[2] = {NULL, NULL};
+  hw[1] = hw[0] ? tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
+  bool ok = hw[1] != NULL;
+  if (!ok) {
+    tfd_dk_ok(k, c, tfd_status_code(&st), &st);
+  } else {
+    float *wc = tfd_tensor_data(hw[0]), *ws = tfd_tensor_data(hw[1]);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t q = 0; q < bins; q++) {
+        double a = 2.0 * M_PI * (double)((j * q) % n) / (double)n;
+        double w = forward ? 1.0 : (q == 0 || 2 * q == n ? 1.0 : 2.0) / (double)n;
+        int64_t at = forward ? j * bins + q : q * n + j;
+        wc[at] = (float)(w * cos(a));
+        ws[at] = (float)(-w * sin(a));
+      }
+  }
+  dw[0] = ok ? tfd_dk_to_device(c, k, hw[0]) : NULL;
+  dw[1] = dw[0] ? tfd_dk_to_device(c, k, hw[1]) : NULL;
+  temps T = {0};
+  ok = dw[1] != NULL;
+  if (ok && forward) { /* the first n of each row, then its cosine and sine sums */
+    float *xs = temp(&T, c, k, TFD_FLOAT32, rows * n), *re = xs ? temp(&T, c, k, TFD_FLOAT32, rows * bins) : NULL;
+    float *im = re ? temp(&T, c, k, TFD_FLOAT32, rows * bins) : NULL;
+    int64_t cdims[2] = {rows, n}, strides[2][TFD_MAX_DIMS] = {{inner, 1}, {n, 1}};
+    tfd_dm_walk w;
+    ok = im && (tfd_dk_walk(&w, 2, cdims, 2, strides, NULL) == 0 ||
+                tfd_dk_ok(k, c, m->copy_walk(c->device, 4, tfd_tensor_const_data(x), xs, &w, &st), &st));
+    for (int i = 0; i < 2 && ok; i++) {
+      tfd_dm_matmul mm = {.dtype = TFD_FLOAT32, .a = xs, .b = tfd_tensor_const_data(dw[i]), .c = i ? im : re, .m = rows,
+                          .n = bins, .k = n, .batch = 1, .act = TFD_ACT_NONE};
+      ok = tfd_dk_ok(k, c, m->matmul(c->device, &mm, &st), &st);
+    }
+    ok = ok && interleave(k, c, m, re, im, tfd_tensor_data(y), rows * bins);
+  } else if (ok) { /* the first bins of each row as real and imaginary parts, then the two sums */
+    float *xr = temp(&T, c, k, TFD_FLOAT32, rows * bins), *xi = xr ? temp(&T, c, k, TFD_FLOAT32, rows * bins) : NULL;
+    float *part = xi ? temp(&T, c, k, TFD_FLOAT32, rows * n) : NULL;
+    int64_t cdims[2] = {rows, bins};
+    for (int p = 0; p < 2 && part; p++) {
+      int64_t strides[2][TFD_MAX_DIMS] = {{2 * inner, 2}, {bins, 1}}, offsets[2] = {p, 0};
+      tfd_dm_walk w;
+      if (tfd_dk_walk(&w, 2, cdims, 2, strides, offsets) > 0 &&
+          !tfd_dk_ok(k, c, m->copy_walk(c->device, 4, tfd_tensor_const_data(x), p ? xi : xr, &w, &st), &st))
+        part = NULL;
+    }
+    ok = part != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+      tfd_dm_matmul mm = {.dtype = TFD_FLOAT32, .a = i ? xi : xr, .b = tfd_tensor_const_data(dw[i]),
+                          .c = i ? part : tfd_tensor_data(y), .m = rows, .n = n, .k = bins, .batch = 1, .act = TFD_ACT_NONE};
+      ok = tfd_dk_ok(k, c, m->matmul(c->device, &mm, &st), &st);
+    }
+    ok = ok && binary_strided(k, c, m, TFD_DM_ADD, TFD_FLOAT32, tfd_tensor_data(y), 1, 0, part, 1, 0, tfd_tensor_data(y),
+                              rows * n);
+  }
+  temps_free(&T);
+  for (int i = 0; i < 2; i++) tfd_tensor_unref(hw[i]), tfd_tensor_unref(dw[i]);
+  if (ok) c->outputs[0] = y;
+  else tfd_tensor_unref(y);
+}
+
 tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   static const struct {
     const char *op;
     int code;
   } ops[] = {{"Complex", C_COMPLEX}, {"Real", C_REAL}, {"Imag", C_IMAG}, {"ComplexAbs", C_ABS}, {"Add", C_ADD},
              {"AddV2", C_ADD},       {"Sub", C_SUB},   {"Mul", C_MUL},   {"RealDiv", C_DIV},     {"Neg", C_NEG},
-             {"FFT", C_FFT},         {"IFFT", C_IFFT}};
+             {"FFT", C_FFT},         {"IFFT", C_IFFT}, {"RFFT", C_RFFT}, {"IRFFT", C_IRFFT}};
   const char *name = init->op->name;
   size_t i = 0;
   while (i < sizeof ops / sizeof *ops && strcmp(ops[i].op, name) != 0) i++;
-  if (i == sizeof ops / sizeof *ops) return tfd_dk_setup_on_host(k, init, tfd_setup_spectral, st); /* RFFT, IRFFT */
-  bool complex_in = ops[i].code != C_COMPLEX;
+  if (i == sizeof ops / sizeof *ops) return tfd_status_setf(st, TFD_INTERNAL, "no complex device kernel for %s", name);
+  bool complex_in = ops[i].code != C_COMPLEX && ops[i].code != C_RFFT;
   if (complex_in && k->T != TFD_COMPLEX64) return tfd_status_setf(st, TFD_INTERNAL, "%s: not a complex64 kernel", name);
   if (tfd_setup_spectral(k, init, st) != TFD_OK) return tfd_status_code(st);
   k->dk_op = ops[i].code;
@@ -299,7 +386,8 @@ tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
   k->host_compute = k->compute;
   k->host_inputs = UINT32_MAX;
   int code = ops[i].code;
-  k->compute = code == C_FFT || code == C_IFFT                               ? k_dft
+  k->compute = code == C_RFFT || code == C_IRFFT                             ? k_real_dft
+               : code == C_FFT || code == C_IFFT                             ? k_dft
                : code == C_REAL || code == C_IMAG || code == C_ABS || code == C_NEG ? k_part
                                                                                    : k_binary;
   return TFD_OK;
