@@ -505,6 +505,27 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     end)
   end)
 
+  describe("SparseReshape", function()
+    it("moves every entry's coordinates to the new shape, resolving a -1, and hands equal shapes on", function()
+      local ix = T({ { 0, 0, 1 }, { 0, 2, 3 }, { 1, 1, 0 }, { 1, 2, 3 } }, "int64")
+      local fetches = { fetches = { "y:0", "y:1" } }
+      for _, shape in ipairs { { 6, 4 }, { -1, 2 }, { 2, 12 }, { 24 }, { 2, 3, 4 }, { 4, -1, 1, 2 }, { 2, -1, 4 } } do
+        check("SparseReshape to " .. table.concat(shape, ","), "SparseReshape",
+          { ix, T({ 2, 3, 4 }, "int64"), T(shape, "int64") }, nil, fetches)
+      end
+      check("SparseReshape of no entries", "SparseReshape", { tfdev.tensor { dtype = "int64", shape = { 0, 3 } },
+        T({ 2, 3, 4 }, "int64"), T({ 4, 6 }, "int64") }, nil, fetches)
+      check("SparseReshape of a rank-0 sparse tensor to [1]", "SparseReshape",
+        { tfdev.tensor { dtype = "int64", shape = { 3, 0 } }, T({}, "int64"), T({ 1 }, "int64") }, nil, fetches)
+      check("SparseReshape with an index outside the shape (wrapping as the CPU's)", "SparseReshape",
+        { T({ { 5, -1 } }, "int64"), T({ 2, 3 }, "int64"), T({ 3, 2 }, "int64") }, nil, fetches)
+      check_error("SparseReshape to a different element count", "SparseReshape",
+        { ix, T({ 2, 3, 4 }, "int64"), T({ 5, 5 }, "int64") }, "Input to reshape is a tensor with 24 dense values")
+      check_error("SparseReshape with two -1", "SparseReshape", { ix, T({ 2, 3, 4 }, "int64"), T({ -1, -1 }, "int64") },
+        "only one output dimension may be -1")
+    end)
+  end)
+
   describe("complex64 and the transforms (dk_spectral.c)", function()
     it("Complex, Real, Imag, ComplexAbs, Neg and the broadcasting arithmetic", function()
       local x, y = rand("complex64", { 2, 3, 4 }), rand("complex64", { 2, 3, 4 })

@@ -84,6 +84,7 @@ static const device_kernel device_kernels[] = {
     {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
     {"AvgPool", tfd_dk_setup_conv},
     /* 3-D convolution and pools, from the 2-D entries (dk_conv3d.c) */
+    {"SparseReshape", tfd_dk_setup_sparse_reshape},
     {"Complex", tfd_dk_setup_spectral}, {"Real", tfd_dk_setup_spectral}, {"Imag", tfd_dk_setup_spectral},
     {"ComplexAbs", tfd_dk_setup_spectral}, {"FFT", tfd_dk_setup_spectral}, {"IFFT", tfd_dk_setup_spectral},
     {"RFFT", tfd_dk_setup_spectral}, {"IRFFT", tfd_dk_setup_spectral},

@@ -332,3 +332,78 @@ tfd_code tfd_dk_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_st
   bool on_device = tfd_dk_lives_on_device(init->device, k->T) && (!add || tfd_dk_arith_dtype(k->T));
   return tfd_dk_setup_either(k, init, tfd_setup_scatter, on_device, k_scatter, st);
 }
+
+/* ---- SparseReshape: the plan on the host (k_sparse_fill.c's checks), then each entry's linear position
+ * (the sum of its coordinates times the input's strides, wrapping as the CPU's) divided back out by the
+ * output's strides, truncating as the CPU's / and %. ---- */
+static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+  const tfd_device_math *m = tfd_dk_math(k, c);
+  if (!m) return;
+  tfd_tensor *ix = c->inputs[0];
+  tfd_tensor *in_shape = tfd_kernel_host_input(c, k, 1), *new_shape = in_shape ? tfd_kernel_host_input(c, k, 2) : NULL;
+  tfd_sparse_reshape p;
+  bool ok = new_shape && tfd_sparse_reshape_plan(c, k, ix, in_shape, new_shape, &p);
+  tfd_tensor_unref(in_shape);
+  tfd_tensor_unref(new_shape);
+  if (!ok) return;
+  if (p.same) { /* TensorFlow hands its inputs on */
+    c->outputs[0] = tfd_tensor_ref(ix);
+    c->outputs[1] = tfd_tensor_ref(c->inputs[1]);
+    return;
+  }
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *host = tfd_tensor_from_bytes(NULL, TFD_INT64, &p.out_rank, 1, p.out_dims,
+                                           (size_t)p.out_rank * sizeof *p.out_dims, &st);
+  if (!host) {
+    tfd_dk_ok(k, c, tfd_status_code(&st), &st);
+    return;
+  }
+  tfd_tensor *oshape = tfd_dk_to_home(c, k, host);
+  tfd_tensor_unref(host);
+  int64_t d2[2] = {p.nnz, p.out_rank};
+  tfd_tensor *oix = oshape ? tfd_dk_alloc(c, k, TFD_INT64, d2, 2) : NULL;
+  tfd_tensor *at = oix && p.nnz ? tfd_dk_alloc_device(c, k, TFD_INT64, &p.nnz, 1) : NULL;
+  tfd_tensor *tmp = at ? tfd_dk_alloc_device(c, k, TFD_INT64, &p.nnz, 1) : NULL;
+  ok = oix && (p.nnz == 0 || tmp);
+  const int64_t *src = tfd_tensor_const_data(ix);
+  for (int64_t j = 0; ok && p.nnz && j < p.in_rank; j++) { /* at += ix[:, j] * in_stride[j] */
+    tfd_tensor *s = tfd_dk_scalar(c, k, m, TFD_INT64, &p.in_stride[j]);
+    int64_t strides[2][TFD_MAX_DIMS] = {{p.in_rank}, {0}}, offsets[2] = {j, 0};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &p.nnz, 2, strides, offsets);
+    ok = s && tfd_dk_ok(k, c, m->binary(c->device, TFD_DM_MUL, TFD_INT64, src, tfd_tensor_const_data(s),
+                                        tfd_tensor_data(j ? tmp : at), &w, &st), &st);
+    ok = ok && (j == 0 || tfd_dk_binary_flat(k, c, m, TFD_DM_ADD, TFD_INT64, tfd_tensor_const_data(at),
+                                             tfd_tensor_const_data(tmp), false, tfd_tensor_data(at), p.nnz));
+    tfd_tensor_unref(s);
+  }
+  if (ok && p.nnz && p.in_rank == 0) { /* no coordinates: every entry is at 0 */
+    int64_t zero = 0;
+    ok = tfd_dk_ok(k, c, m->fill(c->device, 8, &zero, tfd_tensor_data(at), p.nnz, &st), &st);
+  }
+  for (int64_t j = 0; ok && p.nnz && j < p.out_rank; j++) { /* oix[:, j] = at / out_stride[j]; at %= out_stride[j] */
+    tfd_tensor *s = tfd_dk_scalar(c, k, m, TFD_INT64, &p.out_stride[j]);
+    ok = s && tfd_dk_binary_flat(k, c, m, TFD_DM_DIV, TFD_INT64, tfd_tensor_const_data(at), tfd_tensor_const_data(s), true,
+                                 tfd_tensor_data(tmp), p.nnz);
+    int64_t strides[2][TFD_MAX_DIMS] = {{1}, {p.out_rank}}, offsets[2] = {0, j};
+    tfd_dm_walk w;
+    tfd_dk_walk(&w, 1, &p.nnz, 2, strides, offsets);
+    ok = ok && tfd_dk_ok(k, c, m->copy_walk(c->device, 8, tfd_tensor_const_data(tmp), tfd_tensor_data(oix), &w, &st), &st);
+    ok = ok && tfd_dk_binary_flat(k, c, m, TFD_DM_MOD, TFD_INT64, tfd_tensor_const_data(at), tfd_tensor_const_data(s), true,
+                                  tfd_tensor_data(at), p.nnz);
+    tfd_tensor_unref(s);
+  }
+  tfd_tensor_unref(at);
+  tfd_tensor_unref(tmp);
+  if (ok) {
+    c->outputs[0] = oix;
+    c->outputs[1] = oshape;
+  } else {
+    tfd_tensor_unref(oix);
+    tfd_tensor_unref(oshape);
+  }
+}
+
+tfd_code tfd_dk_setup_sparse_reshape(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  return tfd_dk_setup_either(k, init, tfd_setup_sparse_fill, true, k_sparse_reshape, st);
+}

@@ -185,56 +185,56 @@ fail:
 
 /* ---- SparseReshape ---- */
 
-static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
-  tfd_tensor *ix = c->inputs[0], *in_shape = c->inputs[1], *new_shape = c->inputs[2];
+bool tfd_sparse_reshape_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *in_shape,
+                             const tfd_tensor *new_shape, tfd_sparse_reshape *p) {
   char text[TFD_SHAPE_TEXT_CAP], text2[TFD_SHAPE_TEXT_CAP];
   if (!need_int64(c, k, 0, "input_indices") || !need_int64(c, k, 1, "input_shape") ||
       !need_int64(c, k, 2, "new_shape"))
-    return;
+    return false;
   if (tfd_tensor_ndims(ix) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input must be a matrix.");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(in_shape) != 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input shape must be a vector.");
-    return;
+    return false;
   }
   if (tfd_tensor_dim(ix, 1) != tfd_tensor_dim(in_shape, 0)) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input tensor rank must match input shape length.");
-    return;
+    return false;
   }
   if (tfd_tensor_ndims(new_shape) != 1) {
     tfd_tensor_shape_text(text, sizeof text, new_shape, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Target shape should be a vector but received shape %s", text);
-    return;
+    return false;
   }
   int64_t in_rank = tfd_tensor_numel(in_shape), out_rank = tfd_tensor_numel(new_shape), nnz = tfd_tensor_dim(ix, 0);
   if (in_rank > TFD_MAX_DIMS || out_rank > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shapes of more than %d dimensions are not supported", TFD_MAX_DIMS);
-    return;
+    return false;
   }
   const int64_t *in_dims = tfd_tensor_const_data(in_shape), *want = tfd_tensor_const_data(new_shape);
-  int64_t dense, product = 1, out_dims[TFD_MAX_DIMS];
-  if (!dense_count(c, k, in_dims, in_rank, &dense)) return;
+  int64_t dense, product = 1, *out_dims = p->out_dims;
+  if (!dense_count(c, k, in_dims, in_rank, &dense)) return false;
   int unknown = -1;
   for (int d = 0; d < (int)out_rank; d++) {
     int64_t size = want[d];
     if (size == -1) {
       if (unknown != -1) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "only one output dimension may be -1, not both %d and %d", unknown, d);
-        return;
+        return false;
       }
       unknown = d;
       out_dims[d] = 1;
     } else {
       if (size < 0) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "size %d must be non-negative, not %lld", d, (long long)size);
-        return;
+        return false;
       }
       if (!tfd_checked_mul(product, size, &product)) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Encountered overflow when multiplying %lld with %lld, result: -1",
                         (long long)product, (long long)size);
-        return;
+        return false;
       }
       out_dims[d] = size;
     }
@@ -245,7 +245,7 @@ static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "reshape cannot infer the missing input size for an empty tensor unless all specified input "
                       "sizes are non-zero");
-      return;
+      return false;
     }
     int64_t missing = dense / product;
     if (product * missing != dense) {
@@ -254,7 +254,7 @@ static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
                       "Input to reshape is a SparseTensor with %lld dense values, but the requested shape requires a "
                       "multiple of %lld. input_shape=%s output_shape=%s",
                       (long long)dense, (long long)product, text, text2);
-      return;
+      return false;
     }
     out_dims[unknown] = missing;
   }
@@ -265,48 +265,53 @@ static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
                     "Input to reshape is a tensor with %lld dense values, but the requested shape has %lld. "
                     "input_shape=%s output_shape=%s",
                     (long long)dense, (long long)out_count, text, text2);
-    return;
+    return false;
   }
-  bool same = in_rank == out_rank;
-  for (int d = 0; same && d < (int)in_rank; d++) same = in_dims[d] == out_dims[d];
-  if (same) { /* TensorFlow hands its inputs on */
+  p->nnz = nnz;
+  p->in_rank = in_rank;
+  p->out_rank = out_rank;
+  p->same = in_rank == out_rank;
+  for (int d = 0; p->same && d < (int)in_rank; d++) p->same = in_dims[d] == out_dims[d];
+  if (!p->same && nnz > 0 && !(dense > 0 && product > 0)) {
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
+                    "Input tensor has %lld non zero elements but input shape (%s) or output shape (%s) is empty",
+                    (long long)nnz, text, text2);
+    return false;
+  }
+  /* Strides of both shapes; with entries every size is at least 1, so no stride is 0 and none overflows. */
+  for (int64_t d = in_rank - 1, st = 1; d >= 0; st *= in_dims[d] ? in_dims[d] : 1, d--) p->in_stride[d] = st;
+  for (int64_t d = out_rank - 1, st = 1; d >= 0; st *= out_dims[d] ? out_dims[d] : 1, d--) p->out_stride[d] = st;
+  return true;
+}
+
+static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_tensor *ix = c->inputs[0], *in_shape = c->inputs[1];
+  tfd_sparse_reshape p;
+  if (!tfd_sparse_reshape_plan(c, k, ix, in_shape, c->inputs[2], &p)) return;
+  if (p.same) { /* TensorFlow hands its inputs on */
     c->outputs[0] = tfd_tensor_ref(ix);
     c->outputs[1] = tfd_tensor_ref(in_shape);
     return;
   }
-  int64_t d2[2] = {nnz, out_rank};
-  tfd_tensor *oshape = tfd_kernel_alloc(c, k, TFD_INT64, &out_rank, 1);
+  int64_t d2[2] = {p.nnz, p.out_rank};
+  tfd_tensor *oshape = tfd_kernel_alloc(c, k, TFD_INT64, &p.out_rank, 1);
   tfd_tensor *oix = oshape ? tfd_kernel_alloc(c, k, TFD_INT64, d2, 2) : NULL;
   if (!oix) {
     if (oshape) tfd_tensor_unref(oshape);
     return;
   }
-  if (out_rank) memcpy(tfd_tensor_data(oshape), out_dims, (size_t)out_rank * sizeof *out_dims);
-  if (nnz > 0) {
-    if (!(dense > 0 && product > 0)) {
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
-                      "Input tensor has %lld non zero elements but input shape (%s) or output shape (%s) is empty",
-                      (long long)nnz, text, text2);
-      tfd_tensor_unref(oshape);
-      tfd_tensor_unref(oix);
-      return;
-    }
-    /* Strides of both shapes; every size is at least 1 here, so no stride is 0 and none overflows. */
-    int64_t in_stride[TFD_MAX_DIMS], out_stride[TFD_MAX_DIMS];
-    for (int64_t d = in_rank - 1, s = 1; d >= 0; s *= in_dims[d], d--) in_stride[d] = s;
-    for (int64_t d = out_rank - 1, s = 1; d >= 0; s *= out_dims[d], d--) out_stride[d] = s;
-    const int64_t *src = tfd_tensor_const_data(ix);
-    int64_t *dst = tfd_tensor_data(oix);
-    for (int64_t i = 0; i < nnz; i++) {
-      /* TensorFlow does not check the indices against the shape; an index outside it lands where its
-       * arithmetic (wrapping here, never undefined) puts it. */
-      uint64_t at = 0;
-      for (int64_t j = 0; j < in_rank; j++) at += (uint64_t)src[i * in_rank + j] * (uint64_t)in_stride[j];
-      int64_t id = (int64_t)at;
-      for (int64_t j = 0; j < out_rank; j++) {
-        dst[i * out_rank + j] = id / out_stride[j];
-        id %= out_stride[j];
-      }
+  if (p.out_rank) memcpy(tfd_tensor_data(oshape), p.out_dims, (size_t)p.out_rank * sizeof *p.out_dims);
+  const int64_t *src = tfd_tensor_const_data(ix);
+  int64_t *dst = tfd_tensor_data(oix);
+  for (int64_t i = 0; i < p.nnz; i++) {
+    /* TensorFlow does not check the indices against the shape; an index outside it lands where its
+     * arithmetic (wrapping here, never undefined) puts it. */
+    uint64_t at = 0;
+    for (int64_t j = 0; j < p.in_rank; j++) at += (uint64_t)src[i * p.in_rank + j] * (uint64_t)p.in_stride[j];
+    int64_t id = (int64_t)at;
+    for (int64_t j = 0; j < p.out_rank; j++) {
+      dst[i * p.out_rank + j] = id / p.out_stride[j];
+      id %= p.out_stride[j];
     }
   }
   c->outputs[0] = oix;

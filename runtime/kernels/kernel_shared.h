@@ -39,6 +39,18 @@ tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_te
  * notation in errors), written into buf. */
 const char *tfd_index_coords(const tfd_tensor *t, int64_t i, int upto, char *buf, size_t cap);
 
+/* SparseReshape's plan (k_sparse_fill.c): TensorFlow's checks and texts on the indices' shape and on
+ * host copies of input_shape and new_shape, the output's dense shape (a -1 resolved) and both shapes'
+ * row-major strides. same: the shapes agree, and TensorFlow hands the inputs on. False with the error
+ * reported. */
+typedef struct tfd_sparse_reshape {
+  int64_t nnz, in_rank, out_rank;
+  int64_t out_dims[TFD_MAX_DIMS], in_stride[TFD_MAX_DIMS], out_stride[TFD_MAX_DIMS];
+  bool same;
+} tfd_sparse_reshape;
+bool tfd_sparse_reshape_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *in_shape,
+                             const tfd_tensor *new_shape, tfd_sparse_reshape *plan);
+
 /* AssignAddVariableOp's old + delta, made while the variable is locked: the CPU kernel adds on the
  * host; a device kernel puts an adder in tfd_kernel.dk_params that adds in device memory. NULL with
  * the error reported on failure. */
