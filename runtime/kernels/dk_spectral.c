@@ -51,8 +51,8 @@ static bool copy_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
 
 /* y = op(a[i * as + ao], b[i * bs + bo]) for i < n, y contiguous. */
 static bool binary_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op,
-                           tfd_dtype dt, const void *a, int64_t as, int64_t ao, const void *b, int64_t bs, int64_t bo, void *y,
-                           int64_t n) {
+                           tfd_dtype dt, const void *a, int64_t as, int64_t ao, const void *b, int64_t bs, int64_t bo,
+                           void *y, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{as}, {bs}}, offsets[2] = {ao, bo};
   tfd_dm_walk w;
   if (tfd_dk_walk(&w, 1, &n, 2, strides, offsets) == 0) return true;
@@ -112,7 +112,8 @@ static void k_part(tfd_kernel *k, tfd_kernel_ctx *c) {
     ok = s && cast(k, c, m, TFD_FLOAT32, TFD_FLOAT64, a, d, 2 * n) &&
          binary_strided(k, c, m, TFD_DM_MUL, TFD_FLOAT64, d, 1, 0, d, 1, 0, d, 2 * n) &&
          binary_strided(k, c, m, TFD_DM_ADD, TFD_FLOAT64, d, 2, 0, d, 2, 1, s, n) &&
-         unary(k, c, m, TFD_DM_SQRT, TFD_FLOAT64, s, s, n) && cast(k, c, m, TFD_FLOAT64, TFD_FLOAT32, s, tfd_tensor_data(y), n);
+         unary(k, c, m, TFD_DM_SQRT, TFD_FLOAT64, s, s, n) &&
+         cast(k, c, m, TFD_FLOAT64, TFD_FLOAT32, s, tfd_tensor_data(y), n);
   }
   temps_free(&T);
   if (ok) c->outputs[0] = y;
@@ -290,8 +291,8 @@ static void k_real_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
   bool forward = k->dk_op == C_RFFT;
   tfd_tensor *len_t = tfd_kernel_host_input(c, k, 1);
   if (!len_t) return;
-  int64_t n = tfd_tensor_ndims(len_t) == 1 && tfd_tensor_dim(len_t, 0) == 1 ? ((const int32_t *)tfd_tensor_const_data(len_t))[0]
-                                                                              : -1;
+  bool one = tfd_tensor_ndims(len_t) == 1 && tfd_tensor_dim(len_t, 0) == 1;
+  int64_t n = one ? ((const int32_t *)tfd_tensor_const_data(len_t))[0] : -1;
   tfd_tensor_unref(len_t);
   int64_t inner = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 0, total = tfd_tensor_numel(x), bins = n / 2 + 1;
   if (nd < 1 || n <= 0 || n > DFT_MAX_N || total == 0 || inner < (forward ? n : bins)) {

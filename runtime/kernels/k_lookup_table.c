@@ -131,8 +131,9 @@ static bool grow(table *t, int64_t more) {
 }
 
 static int64_t key_at(const tfd_tensor *keys, int64_t i) {
+  /* int64 and string keys alike: a string's is its reference */
   return tfd_tensor_dtype(keys) == TFD_INT32 ? ((const int32_t *)tfd_tensor_const_data(keys))[i]
-                                              : ((const int64_t *)tfd_tensor_const_data(keys))[i]; /* strings: the reference */
+                                              : ((const int64_t *)tfd_tensor_const_data(keys))[i];
 }
 
 static uint64_t val_at(const tfd_tensor *vals, int64_t i) {

@@ -256,19 +256,8 @@ static int64_t count_ngrams(const ngram_params *p, int64_t length, int64_t width
   return n > 0 ? n : 0;
 }
 
-static bool append(tfd_regex_out *o, const char *s, size_t n) {
-  if (o->len + n > o->cap) {
-    size_t cap = o->cap ? o->cap : 64;
-    while (cap < o->len + n) cap *= 2;
-    char *b = realloc(o->bytes, cap);
-    if (!b) return false;
-    o->bytes = b;
-    o->cap = cap;
-  }
-  if (n) memcpy(o->bytes + o->len, s, n);
-  o->len += n;
-  return true;
-}
+/* n-grams grow in regex_rewrite.h's byte buffer */
+static bool add(tfd_regex_out *buf, const void *bytes, size_t n) { return tfd_regex_out_append(buf, bytes, n); }
 
 /* TensorFlow's CreateNgrams: num n-grams of `width` over data[0, ...), padded as pad_of says. */
 static bool make_ngrams(const ngram_params *p, const tfd_tensor *data, int64_t first, tfd_tensor *out, int64_t at,
@@ -280,20 +269,20 @@ static bool make_ngrams(const ngram_params *p, const tfd_tensor *data, int64_t f
     int64_t tokens = width - (left + right), start = left > 0 ? 0 : g - pad;
     bool ok = true;
     buf->len = 0;
-    for (int64_t n = 0; n < left; n++) ok = ok && append(buf, p->left_pad, lp) && append(buf, p->separator, sep);
+    for (int64_t n = 0; n < left; n++) ok = ok && add(buf, p->left_pad, lp) && add(buf, p->separator, sep);
     for (int64_t n = 0; n < tokens - 1; n++) {
       size_t len;
       const char *s = tfd_tensor_str(data, first + start + n, &len);
-      ok = ok && append(buf, s, len) && append(buf, p->separator, sep);
+      ok = ok && add(buf, s, len) && add(buf, p->separator, sep);
     }
     if (tokens > 0) {
       size_t len;
       const char *s = tfd_tensor_str(data, first + start + tokens - 1, &len);
-      ok = ok && append(buf, s, len);
-      for (int64_t n = 0; n < right; n++) ok = ok && append(buf, p->separator, sep) && append(buf, p->right_pad, rp);
+      ok = ok && add(buf, s, len);
+      for (int64_t n = 0; n < right; n++) ok = ok && add(buf, p->separator, sep) && add(buf, p->right_pad, rp);
     } else {
-      for (int64_t n = 0; n < right - 1; n++) ok = ok && append(buf, p->right_pad, rp) && append(buf, p->separator, sep);
-      ok = ok && append(buf, p->right_pad, rp);
+      for (int64_t n = 0; n < right - 1; n++) ok = ok && add(buf, p->right_pad, rp) && add(buf, p->separator, sep);
+      ok = ok && add(buf, p->right_pad, rp);
     }
     if (!ok || !tfd_tensor_set_str(out, at + g, buf->bytes, buf->len)) return false;
   }

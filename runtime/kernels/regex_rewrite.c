@@ -384,7 +384,7 @@ void tfd_regex_free(tfd_regex *re) {
   free(re);
 }
 
-static bool out_put(tfd_regex_out *o, const char *s, size_t n) {
+bool tfd_regex_out_append(tfd_regex_out *o, const void *s, size_t n) {
   if (o->len + n + 1 > o->cap) {
     size_t cap = o->cap ? o->cap : 32;
     while (cap < o->len + n + 1) cap *= 2;
@@ -401,16 +401,16 @@ static bool out_put(tfd_regex_out *o, const char *s, size_t n) {
 static bool rewrite_into(const tfd_regex *re, const char *text, const regmatch_t *m, tfd_regex_out *o) {
   for (const char *p = re->rewrite; *p; p++) {
     if (*p != '\\') {
-      if (!out_put(o, p, 1)) return false;
+      if (!tfd_regex_out_append(o, p, 1)) return false;
       continue;
     }
     p++;
     if (*p == '\\') {
-      if (!out_put(o, p, 1)) return false;
+      if (!tfd_regex_out_append(o, p, 1)) return false;
       continue;
     }
     const regmatch_t *g = &m[re->group_of[*p - '0']];
-    if (g->rm_so >= 0 && !out_put(o, text + g->rm_so, (size_t)(g->rm_eo - g->rm_so))) return false;
+    if (g->rm_so >= 0 && !tfd_regex_out_append(o, text + g->rm_so, (size_t)(g->rm_eo - g->rm_so))) return false;
   }
   return true;
 }
@@ -432,10 +432,10 @@ bool tfd_regex_replace(const tfd_regex *re, const char *text, size_t len, bool g
     m[0].rm_eo = (regoff_t)len;
     if (regexec(&re->re, text, (size_t)re->ngroups + 1, m, REG_STARTEND | (p > 0 ? REG_NOTBOL : 0)) != 0) break;
     size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
-    if (!out_put(out, text + p, so - p)) return false;
+    if (!tfd_regex_out_append(out, text + p, so - p)) return false;
     if (so == lastend && so == eo) { /* no empty match right where the last one ended: step one character */
       size_t n = p < len ? rune_len((const unsigned char *)text + p, len - p) : 1;
-      if (p < len && !out_put(out, text + p, n)) return false;
+      if (p < len && !tfd_regex_out_append(out, text + p, n)) return false;
       p += n;
       continue;
     }
@@ -444,6 +444,6 @@ bool tfd_regex_replace(const tfd_regex *re, const char *text, size_t len, bool g
     lastend = eo;
     if (!global) break;
   }
-  if (p < len && !out_put(out, text + p, len - p)) return false;
-  return out_put(out, "", 0); /* never NULL, even for an empty result */
+  if (p < len && !tfd_regex_out_append(out, text + p, len - p)) return false;
+  return tfd_regex_out_append(out, "", 0); /* never NULL, even for an empty result */
 }

@@ -32,6 +32,9 @@ typedef struct tfd_regex_out {
   size_t len, cap;
 } tfd_regex_out;
 
+/* Appends n bytes to *out, keeping a NUL after them; false when memory runs out (out unchanged). */
+bool tfd_regex_out_append(tfd_regex_out *out, const void *bytes, size_t n);
+
 /* Replaces the first match of re in text[0, len) (global: every match, as RE2::GlobalReplace) with
  * the rewrite, writing the result to *out (reset first). False when memory runs out. Safe to call
  * from several threads at once. */
