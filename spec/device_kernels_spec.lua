@@ -1637,6 +1637,71 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
+    it("runs the TensorList ops on the GPU with their elements in its memory (TensorFlow.js's cases)", function()
+      local json = require "dkjson"
+      local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
+      local f = assert(io.open(root .. "/spec/conformance/control.json"))
+      local data = json.decode(f:read("a"))
+      f:close()
+      local ran = 0
+      for _, c in ipairs(data.cases) do
+        if c.op:find("TensorList") then
+          local text = '{"format": "graph-model", "modelTopology": {"node": ' .. json.encode(c.graph) .. '}}'
+          local s <close> = tfdev.session { optimize_graph = false }
+          s:create(tfdev.graph_def.parse(text, { format = "tfjs" }))
+          local feeds, fetches = {}, {}
+          for _, t in ipairs(c.inputs) do
+            if not t.const then feeds[t.name] = tfdev.tensor { dtype = t.dtype, shape = t.shape, data = t.values } end
+          end
+          for i, o in ipairs(c.outputs) do fetches[i] = o.name end
+          local out = s:run(feeds, fetches)
+          for i, o in ipairs(c.outputs) do
+            local got = flat(out[i]:totable())
+            assert.are.equal(#o.values, #got, c.op .. "/" .. c.name .. ": element count")
+            for j, v in ipairs(o.values) do
+              if type(v) == "boolean" then assert(got[j] == v, c.op .. "/" .. c.name .. ": element " .. j)
+              else assert(math.abs(got[j] - v) <= 1e-5 * math.max(1, math.abs(v)), c.op .. "/" .. c.name .. ": element " .. j) end
+            end
+          end
+          assert.are.equal(GPU0, s:placement("op"), c.op .. "/" .. c.name)
+          ran = ran + 1
+        end
+      end
+      assert(ran >= 10, "TensorList cases run: " .. ran)
+      cases = cases + ran
+    end)
+
+    it("moves TensorList elements between a GPU's memory and the host as the ops that read them need", function()
+      local s <close> = tfdev.session { optimize_graph = false }
+      local i32 = function(v) return { value = T(v) } end
+      s:create { node = {
+        { name = "x", op = "Placeholder", attr = { dtype = "float32" } },
+        { name = "es", op = "Const", attr = i32({ 2 }) }, { name = "n", op = "Const", attr = i32(3) },
+        { name = "i0", op = "Const", attr = i32(0) }, { name = "i2", op = "Const", attr = i32(2) },
+        { name = "l", op = "TensorListReserve", input = { "es", "n" }, attr = { element_dtype = "float32", shape_type = "int32" },
+          device = CPU0 },
+        { name = "sq", op = "Square", input = { "x" }, device = GPU0 },
+        { name = "set0", op = "TensorListSetItem", input = { "l", "i0", "sq" }, attr = { element_dtype = "float32" }, device = GPU0 },
+        { name = "set2", op = "TensorListSetItem", input = { "set0", "i2", "x" }, attr = { element_dtype = "float32" },
+          device = CPU0 },
+        { name = "cpu_stack", op = "TensorListStack", input = { "set2", "es" }, attr = { element_dtype = "float32" }, device = CPU0 },
+        { name = "gpu_stack", op = "TensorListStack", input = { "set2", "es" }, attr = { element_dtype = "float32" }, device = GPU0 },
+        { name = "get0", op = "TensorListGetItem", input = { "set2", "i0", "es" }, attr = { element_dtype = "float32" },
+          device = CPU0 },
+        { name = "get2", op = "TensorListGetItem", input = { "set2", "i2", "es" }, attr = { element_dtype = "float32" },
+          device = GPU0 },
+      } }
+      local x = T({ 1.5, -2 }, "float32")
+      local out = s:run({ x = x }, { "cpu_stack", "gpu_stack", "get0", "get2" })
+      local want = T({ { 2.25, 4 }, { 0, 0 }, { 1.5, -2 } }, "float32")
+      same(want, out[1], "stacked on the CPU")
+      same(want, out[2], "stacked on the GPU")
+      same(T({ 2.25, 4 }, "float32"), out[3], "a GPU element read on the CPU")
+      same(x, out[4], "a CPU element read on the GPU")
+      assert.are.equal(GPU0, s:placement("gpu_stack"))
+      cases = cases + 4
+    end)
+
     it("passes strings through a GPU Identity in host memory and runs their other ops on the CPU", function()
       local s <close> = tfdev.session()
       s:create { node = {

@@ -84,6 +84,16 @@ static const device_kernel device_kernels[] = {
     {"FusedDepthwiseConv2dNative", tfd_dk_setup_conv}, {"MaxPool", tfd_dk_setup_conv},
     {"AvgPool", tfd_dk_setup_conv},
     /* 3-D convolution and pools, from the 2-D entries (dk_conv3d.c) */
+    /* TensorLists keep their elements in the device's memory (k_tensor_list.c moves and copies them there) */
+    {"TensorListReserve", tfd_setup_tensor_list}, {"EmptyTensorList", tfd_setup_tensor_list},
+    {"TensorListFromTensor", tfd_setup_tensor_list}, {"TensorListGetItem", tfd_setup_tensor_list},
+    {"TensorListSetItem", tfd_setup_tensor_list}, {"TensorListPushBack", tfd_setup_tensor_list},
+    {"TensorListPopBack", tfd_setup_tensor_list}, {"TensorListStack", tfd_setup_tensor_list},
+    {"TensorListLength", tfd_setup_tensor_list}, {"TensorListElementShape", tfd_setup_tensor_list},
+    {"TensorListGather", tfd_setup_tensor_list}, {"TensorListScatter", tfd_setup_tensor_list},
+    {"TensorListScatterV2", tfd_setup_tensor_list}, {"TensorListScatterIntoExistingList", tfd_setup_tensor_list},
+    {"TensorListResize", tfd_setup_tensor_list}, {"TensorListSplit", tfd_setup_tensor_list},
+    {"TensorListConcat", tfd_setup_tensor_list}, {"TensorListConcatV2", tfd_setup_tensor_list},
     {"SparseReshape", tfd_dk_setup_sparse_reshape},
     {"Complex", tfd_dk_setup_spectral}, {"Real", tfd_dk_setup_spectral}, {"Imag", tfd_dk_setup_spectral},
     {"ComplexAbs", tfd_dk_setup_spectral}, {"FFT", tfd_dk_setup_spectral}, {"IFFT", tfd_dk_setup_spectral},

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "../core/variant.h"
+#include "device_kernel.h"
 #include "kernel.h"
 
 /* A list longer than this is refused (RESOURCE_EXHAUSTED) rather than allocated: a fuzzed or
@@ -77,7 +79,80 @@ static tensor_list *list_copy(const tensor_list *l) {
 static const char *shape_str(const tfd_shape *s, char *buf, size_t cap) { return tfd_shape_string(s, buf, cap); }
 
 /* TensorShapeFromTensor: an int32/int64 vector (-1: an unknown size), or the scalar -1 (unknown rank). */
+/* ---- where elements live ----
+ * On a device whose memory the host cannot touch (a GPU) the same kernels keep a list's elements in
+ * that memory: they allocate, zero and copy them with the device's math, and hand an element out in
+ * the memory its dtype lives in there (one a CPU kernel set moves to the GPU when a GPU kernel reads
+ * it, and back). On a CPU these are the kernel context's allocations, memset and memcpy. The handles
+ * (variants) and int32 live in host memory on either. */
+static bool on_gpu(const tfd_kernel_ctx *c) { return tfd_dk_lives_on_device(c->device, TFD_FLOAT32); }
+
+/* A new tensor in the memory dt lives in on the device running the kernel. */
+static tfd_tensor *alloc_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
+  return on_gpu(c) ? tfd_dk_alloc(c, k, dt, dims, nd) : tfd_kernel_alloc(c, k, dt, dims, nd);
+}
+
+/* t where the host can read it (a new reference; NULL with the error reported). */
+static tfd_tensor *host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t) {
+  if (tfd_tensor_in_host_memory(t)) return tfd_tensor_ref((tfd_tensor *)t);
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *h = tfd_tensor_copy_to((tfd_tensor *)t, NULL, &st);
+  if (!h) {
+    tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
+    tfd_status_clear(&st);
+  }
+  return h;
+}
+
+/* An element handed out: in the memory its dtype lives in on the device running the kernel. */
+static tfd_tensor *item_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+  return on_gpu(c) ? tfd_dk_to_home(c, k, t) : host_copy(c, k, t);
+}
+
+/* A small output made on the host (lengths, shapes) moved to where its dtype lives; t's reference goes. */
+static tfd_tensor *host_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+  if (!t || !on_gpu(c)) return t;
+  tfd_tensor *h = tfd_dk_to_home(c, k, t);
+  tfd_tensor_unref(t);
+  return h;
+}
+
+/* Elements [at, at + n) of dst become src's [from, from + n) (src moved to dst's memory first), or
+ * zeros when src is NULL. False with the error reported. */
+static bool put_elems(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src, int64_t from,
+                      int64_t n) {
+  if (n == 0) return true;
+  size_t es = tfd_dtype_size(tfd_tensor_dtype(dst));
+  char *d = (char *)tfd_tensor_data(dst) + (size_t)at * es;
+  bool host = tfd_tensor_in_host_memory(dst);
+  tfd_tensor *s = !src ? NULL : host ? host_copy(c, k, src) : tfd_dk_to_home(c, k, src);
+  if (src && !s) return false;
+  bool ok = true;
+  if (host) {
+    if (s) memcpy(d, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, (size_t)n * es);
+    else memset(d, 0, (size_t)n * es);
+  } else {
+    const tfd_device_math *m = tfd_dk_math(k, c);
+    tfd_status st = TFD_STATUS_INIT;
+    static const char zero[16];
+    ok = m && (s ? tfd_dk_copy_flat(k, c, m, es, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, 1, d, n)
+                 : tfd_dk_ok(k, c, m->fill(c->device, es, zero, d, n, &st), &st));
+  }
+  tfd_tensor_unref(s);
+  return ok;
+}
+
+static bool shape_from_host(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out);
+
+/* An element_shape input (int32 or int64, wherever it lives). */
 static bool shape_from_tensor(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
+  tfd_tensor *h = host_copy(c, k, t);
+  bool ok = h && shape_from_host(c, k, h, out);
+  tfd_tensor_unref(h);
+  return ok;
+}
+
+static bool shape_from_host(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
   tfd_dtype dt = tfd_tensor_dtype(t);
   if (dt != TFD_INT32 && dt != TFD_INT64) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected an int32 or int64 shape tensor; found %s", tfd_dtype_name(dt));
@@ -170,7 +245,7 @@ static tfd_tensor *list_output(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_li
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory making a TensorList");
     return NULL;
   }
-  tfd_tensor *t = tfd_kernel_alloc(c, k, TFD_VARIANT, NULL, 0);
+  tfd_tensor *t = alloc_home(c, k, TFD_VARIANT, NULL, 0);
   if (!t) {
     tfd_variant_unref(&l->base);
     return NULL;
@@ -290,8 +365,11 @@ static tfd_tensor *zeros_for(tfd_kernel_ctx *c, const tfd_kernel *k, const tenso
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, what, shape_str(&s, buf, sizeof buf));
     return NULL;
   }
-  tfd_tensor *z = tfd_kernel_alloc(c, k, l->element_dtype, s.dims, s.ndims);
-  if (z) memset(tfd_tensor_data(z), 0, tfd_tensor_byte_size(z));
+  tfd_tensor *z = alloc_home(c, k, l->element_dtype, s.dims, s.ndims);
+  if (z && !put_elems(c, k, z, 0, NULL, 0, tfd_tensor_numel(z))) {
+    tfd_tensor_unref(z);
+    return NULL;
+  }
   return z;
 }
 
@@ -317,7 +395,7 @@ static void k_get_item(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   if (l->items[index]) {
-    c->outputs[0] = tfd_tensor_ref(l->items[index]);
+    c->outputs[0] = item_home(c, k, l->items[index]);
     return;
   }
   tfd_shape s;
@@ -400,7 +478,8 @@ static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Trying to pop from an empty list.");
     return;
   }
-  tfd_tensor *last = tfd_tensor_ref(l->items[l->n - 1]);
+  tfd_tensor *last = l->items[l->n - 1] ? item_home(c, k, l->items[l->n - 1]) : NULL;
+  if (l->items[l->n - 1] && !last) return;
   if (!last) {
     tfd_shape s;
     if (!element_shape(c, k, l, 1, &s)) return;
@@ -480,21 +559,21 @@ static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t dims[TFD_MAX_DIMS];
   dims[0] = l->n;
   for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
-  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, s.ndims + 1);
+  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
   if (!out) return;
-  size_t each = (size_t)tfd_shape_numel(&s) * tfd_dtype_size(l->element_dtype);
-  char *dst = tfd_tensor_data(out);
-  for (int64_t i = 0; i < l->n; i++, dst += each) {
-    if (!l->items[i]) memset(dst, 0, each);
-    else memcpy(dst, tfd_tensor_const_data(l->items[i]), each); /* merged above: its size is the element's */
-  }
+  int64_t each = tfd_shape_numel(&s); /* merged above: every set element's size */
+  for (int64_t i = 0; i < l->n; i++)
+    if (!put_elems(c, k, out, i * each, l->items[i], 0, each)) {
+      tfd_tensor_unref(out);
+      return;
+    }
   c->outputs[0] = out;
 }
 
 static void k_length(tfd_kernel *k, tfd_kernel_ctx *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
-  tfd_tensor *out = tfd_kernel_alloc(c, k, TFD_INT32, NULL, 0);
+  tfd_tensor *out = alloc_home(c, k, TFD_INT32, NULL, 0); /* host memory on any device */
   if (!out) return;
   *(int32_t *)tfd_tensor_data(out) = (int32_t)l->n;
   c->outputs[0] = out;
@@ -505,14 +584,19 @@ static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (!l) return;
   const tfd_shape *s = &l->element_shape;
   int64_t n = s->ndims;
-  tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, &n, s->ndims < 0 ? 0 : 1);
-  if (!out) return;
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *out = tfd_tensor_new(NULL, k->dst, &n, s->ndims < 0 ? 0 : 1, &st);
+  if (!out) {
+    tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
+    tfd_status_clear(&st);
+    return;
+  }
   for (int64_t d = 0; d < (s->ndims < 0 ? 1 : n); d++) {
     int64_t v = s->ndims < 0 ? -1 : s->dims[d];
     if (k->dst == TFD_INT32) ((int32_t *)tfd_tensor_data(out))[d] = (int32_t)v;
     else ((int64_t *)tfd_tensor_data(out))[d] = v;
   }
-  c->outputs[0] = out;
+  c->outputs[0] = host_to_home(c, k, out);
 }
 
 static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -551,17 +635,16 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t dims[TFD_MAX_DIMS];
   dims[0] = n;
   for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
-  size_t each = (size_t)tfd_shape_numel(&s) * tfd_dtype_size(l->element_dtype);
+  int64_t each = tfd_shape_numel(&s);
   for (int64_t j = 0; j < n; j++)
     if (l->items[idx[j]] && !item_is(c, k, l->items[idx[j]], &s)) return;
-  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, s.ndims + 1);
+  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
   if (!out) return;
-  char *dst = tfd_tensor_data(out);
-  for (int64_t j = 0; j < n; j++, dst += each) {
-    const tfd_tensor *t = l->items[idx[j]];
-    if (!t) memset(dst, 0, each);
-    else memcpy(dst, tfd_tensor_const_data(t), each);
-  }
+  for (int64_t j = 0; j < n; j++)
+    if (!put_elems(c, k, out, j * each, l->items[idx[j]], 0, each)) {
+      tfd_tensor_unref(out);
+      return;
+    }
   c->outputs[0] = out;
 }
 
@@ -711,6 +794,9 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   out->n = size;
 }
 
+static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
+                       const tfd_shape *rest_p, const tfd_shape *ls_p, const int64_t *len);
+
 static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
@@ -739,15 +825,24 @@ static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
                     shape_str(&ts, sa, sizeof sa), shape_str(&shape, sb, sizeof sb));
     return;
   }
-  const tfd_tensor *lengths = c->inputs[2];
   tfd_shape ls;
-  tfd_shape_of_tensor(lengths, &ls);
+  tfd_shape_of_tensor(c->inputs[2], &ls);
   if (ls.ndims != 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected lengths to be a vector, received shape: %s",
                     shape_str(&ls, sa, sizeof sa));
     return;
   }
-  const int64_t *len = tfd_tensor_const_data(lengths);
+  tfd_tensor *lengths = host_copy(c, k, c->inputs[2]); /* int64: a GPU's memory */
+  if (!lengths) return;
+  split_from(k, c, &shape, &ts, &rest_t, &ls, tfd_tensor_const_data(lengths));
+  tfd_tensor_unref(lengths);
+}
+
+/* The rest of TensorListSplit, with the lengths read on the host. */
+static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
+                       const tfd_shape *rest_p, const tfd_shape *ls_p, const int64_t *len) {
+  tfd_shape shape = *shape_p, ts = *ts_p, rest_t = *rest_p, ls = *ls_p;
+  tfd_tensor *t = c->inputs[0];
   int64_t start = 0, end = 0;
   for (int64_t i = 0; i < ls.dims[0]; i++) {
     if (len[i] < 0) {
@@ -773,19 +868,18 @@ static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
     c->outputs[0] = list_output(c, k, NULL);
     return;
   }
-  size_t row = (size_t)tfd_shape_numel(&rest_t) * tfd_dtype_size(tfd_tensor_dtype(t));
-  const char *src = tfd_tensor_const_data(t);
+  int64_t row = tfd_shape_numel(&rest_t), from = 0;
   int64_t dims[TFD_MAX_DIMS];
   for (int d = 1; d < ts.ndims; d++) dims[d] = ts.dims[d];
   for (int64_t i = 0; i < ls.dims[0]; i++) {
     dims[0] = len[i];
-    tfd_tensor *piece = tfd_kernel_alloc(c, k, tfd_tensor_dtype(t), dims, ts.ndims);
-    if (!piece) {
+    tfd_tensor *piece = alloc_home(c, k, tfd_tensor_dtype(t), dims, ts.ndims);
+    if (!piece || !put_elems(c, k, piece, 0, t, from, len[i] * row)) {
+      tfd_tensor_unref(piece);
       tfd_variant_unref(&l->base);
       return;
     }
-    memcpy(tfd_tensor_data(piece), src, (size_t)len[i] * row);
-    src += (size_t)len[i] * row;
+    from += len[i] * row;
     l->items[i] = piece;
   }
   c->outputs[0] = list_output(c, k, l);
@@ -868,10 +962,18 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t nlead = v2 ? tfd_tensor_numel(c->inputs[2]) : 0;
-  const int64_t *lead = v2 ? tfd_tensor_const_data(c->inputs[2]) : NULL;
+  tfd_tensor *lead_t = v2 ? host_copy(c, k, c->inputs[2]) : NULL; /* int64: a GPU's memory */
+  if (v2 && !lead_t) return;
+  const int64_t *lead = lead_t ? tfd_tensor_const_data(lead_t) : NULL;
   int64_t n = l->n;
-  tfd_tensor *lengths = tfd_kernel_alloc(c, k, TFD_INT64, &n, 1);
-  if (!lengths) return;
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *lengths = tfd_tensor_new(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
+  if (!lengths) {
+    tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
+    tfd_status_clear(&st);
+    tfd_tensor_unref(lead_t);
+    return;
+  }
   int64_t *lens = tfd_tensor_data(lengths);
   int64_t total = 0;
   for (int64_t i = 0; i < l->n; i++) {
@@ -883,17 +985,20 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
                       "Concating lists with uninitialized tensors is not supported in this version of TensorListConcat. "
                       "Consider updating your GraphDef to run the newer version.");
       tfd_tensor_unref(lengths);
+      tfd_tensor_unref(lead_t);
       return;
     } else if (i >= nlead) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "List contains uninitialized tensor at index %" PRId64 " but leading_dims has only %" PRId64 " elements.", i,
                       nlead);
       tfd_tensor_unref(lengths);
+      tfd_tensor_unref(lead_t);
       return;
     } else dim = lead[i];
     if (dim < 0) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "leading_dims[%" PRId64 "] is %" PRId64 "; a length must be at least 0", i, dim);
       tfd_tensor_unref(lengths);
+      tfd_tensor_unref(lead_t);
       return;
     }
     lens[i] = dim;
@@ -907,27 +1012,28 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
     for (int d = 0; d < rest.ndims; d++) want.dims[d + 1] = rest.dims[d];
     if (!item_is(c, k, l->items[i], &want)) {
       tfd_tensor_unref(lengths);
+      tfd_tensor_unref(lead_t);
       return;
     }
   }
   int64_t dims[TFD_MAX_DIMS];
   dims[0] = total;
   for (int d = 0; d < rest.ndims; d++) dims[d + 1] = rest.dims[d];
-  tfd_tensor *out = tfd_kernel_alloc(c, k, l->element_dtype, dims, rest.ndims + 1);
-  if (!out) {
-    tfd_tensor_unref(lengths);
+  tfd_tensor_unref(lead_t);
+  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, rest.ndims + 1);
+  int64_t row = tfd_shape_numel(&rest), at = 0;
+  for (int64_t i = 0; out && i < l->n; at += lens[i] * row, i++)
+    if (!put_elems(c, k, out, at, l->items[i], 0, lens[i] * row)) {
+      tfd_tensor_unref(out);
+      out = NULL;
+    }
+  if (out && (lengths = host_to_home(c, k, lengths)) != NULL) {
+    c->outputs[0] = out;
+    c->outputs[1] = lengths;
     return;
   }
-  size_t row = (size_t)tfd_shape_numel(&rest) * tfd_dtype_size(l->element_dtype);
-  char *dst = tfd_tensor_data(out);
-  for (int64_t i = 0; i < l->n; i++) {
-    size_t bytes = (size_t)lens[i] * row;
-    if (!l->items[i]) memset(dst, 0, bytes);
-    else if (bytes) memcpy(dst, tfd_tensor_const_data(l->items[i]), bytes);
-    dst += bytes;
-  }
-  c->outputs[0] = out;
-  c->outputs[1] = lengths;
+  tfd_tensor_unref(out);
+  tfd_tensor_unref(lengths);
 }
 
 static void concat_cleanup(tfd_kernel *k) { free(k->state); }
