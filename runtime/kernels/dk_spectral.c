@@ -24,11 +24,15 @@ enum { C_COMPLEX, C_REAL, C_IMAG, C_ABS, C_ADD, C_SUB, C_MUL, C_DIV, C_NEG, C_FF
 
 /* Temporaries of one run, released together. */
 typedef struct temps {
-  tfd_tensor *t[12];
+  tfd_tensor *t[16]; /* RealDiv's 14 the most */
   int n;
 } temps;
 
 static void *temp(temps *T, tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, int64_t count) {
+  if (T->n == (int)(sizeof T->t / sizeof *T->t)) {
+    tfd_kernel_fail(c, k, TFD_INTERNAL, "too many temporaries");
+    return NULL;
+  }
   tfd_tensor *t = tfd_dk_alloc_device(c, k, dt, &count, 1);
   if (!t) return NULL;
   T->t[T->n++] = t;
