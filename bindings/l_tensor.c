@@ -20,7 +20,7 @@ typedef struct ltensor {
 #define GC_ACCOUNTED_BYTES ((size_t)4 << 10)
 
 static void account(lua_State *L, const tfd_tensor *t) {
-  size_t bytes = t ? tfd_tensor_byte_size(t) : 0;
+  size_t bytes = t ? tfd_tensor_byte_size(t) + tfd_tensor_string_bytes(t) : 0; /* strings: their bytes too */
   if (bytes >= GC_ACCOUNTED_BYTES) lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 < INT32_MAX ? bytes >> 10 : INT32_MAX));
 }
 

@@ -39,8 +39,6 @@ const char *tfd_tstring_data(const tfd_variant *v, size_t *len) {
   return s->bytes;
 }
 
-bool tfd_tstring_is(const tfd_variant *v) { return !v || v->ops == &tstring_ops; }
-
 bool tfd_tensor_set_str(tfd_tensor *t, int64_t i, const void *bytes, size_t len) {
   bool oom;
   tfd_variant *s = tfd_tstring_new(bytes, len, &oom);

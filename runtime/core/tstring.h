@@ -19,8 +19,6 @@
 tfd_variant *tfd_tstring_new(const void *bytes, size_t len, bool *oom);
 /* The bytes of s, NUL-terminated after *len; "" with *len 0 for NULL (the empty string). */
 const char *tfd_tstring_data(const tfd_variant *s, size_t *len);
-/* Whether v is a string object (rather than another variant). */
-bool tfd_tstring_is(const tfd_variant *v);
 
 /* Element i of string tensor t: its bytes and length (no checks: t is a host string tensor). */
 static inline const char *tfd_tensor_str(const tfd_tensor *t, int64_t i, size_t *len) {
