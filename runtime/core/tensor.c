@@ -534,6 +534,7 @@ tfd_code tfd_tensor_set_string(tfd_tensor *t, int64_t i, const void *bytes, size
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: element %" PRId64 " is outside [0, %" PRId64 ")", fn, i,
                            t->numel);
   if (check_writable(t, fn, false, st) != TFD_OK) return tfd_status_code(st);
+  tfd_tensor_adopt_elements(t); /* a custom kernel's output that a wrapper would adopt: own what it holds first */
   if (!tfd_tensor_set_str(t, i, bytes, len))
     return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory copying a %zu-byte string", fn, len);
   return TFD_OK;
