@@ -1945,8 +1945,8 @@ static tfd_code infer_list_concat(tfd_infer_ctx *c, tfd_status *st) {
 /* ---- end of the TensorList gather/scatter family's inference ---- */
 
 /* ---- hash tables (issue 26, lists helper; k_lookup_table.c) ----
- * A table is a resource; keys are int32 or int64 and values scalars of a numeric dtype or bool
- * (string keys and values wait for a string dtype). */
+ * A table is a resource; keys are int32, int64 or strings and values scalars of a numeric dtype, bool
+ * or string. */
 #define TABLE_KEYS ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_STRING))
 #define TABLE_VALUES \
   ((1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_BOOL) | (1u << TFD_STRING))

@@ -1,5 +1,6 @@
 /* Session state: tensors a session keeps between runs, by handle (GetSessionHandle and friends).
- * Handles are int64 (tfdev has no string dtype), unique within the session. Thread-safe. */
+ * Handles are int64 (they came before tfdev's string dtype; TensorFlow's are strings), unique within
+ * the session. Thread-safe. */
 #ifndef TFDEV_RUNTIME_SESSION_STATE_H
 #define TFDEV_RUNTIME_SESSION_STATE_H
 
