@@ -88,8 +88,14 @@ static void touch(tfd_tensor *t) {
   unsigned char *d = tfd_tensor_data(t);
   unsigned sum = 0;
   for (size_t i = 0; i < n; i++) sum += d[i];
-  /* Resource handles hold strings and variant elements references kernels own: neither takes raw bytes. */
-  if (tfd_tensor_dtype(t) != TFD_RESOURCE && tfd_tensor_dtype(t) != TFD_VARIANT) memset(d, (int)(sum & 1), n);
+  /* Resource handles hold strings, and variant and string elements are references the tensor owns:
+   * none takes raw bytes. */
+  tfd_dtype dt = tfd_tensor_dtype(t);
+  if (dt != TFD_RESOURCE && dt != TFD_VARIANT && dt != TFD_STRING) memset(d, (int)(sum & 1), n);
+  for (int64_t i = 0; dt == TFD_STRING && i < tfd_tensor_numel(t); i++) { /* fresh tensors hold empty strings */
+    size_t len = 1;
+    CHECK(tfd_tensor_string_at(t, i, &len) != NULL && len == 0);
+  }
 }
 
 static void check_shape(tfd_tensor *t, tfd_dtype dt, const int64_t *dims, int rank, int64_t numel) {
@@ -196,8 +202,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
       CHECK(tfd_status_code(st) != 0 && tfd_status_message(st)[0]);
       /* Refusing a well-formed small tensor whose bytes are all there is a bug, resources aside
-       * (their handles must hold NUL-terminated strings) and variants (never made from bytes). */
-      if (must_succeed && (size_t)want_bytes == nbytes && dt != TFD_RESOURCE && dt != TFD_VARIANT)
+       * (their handles must hold NUL-terminated strings), and variants and strings (never made from
+       * bytes). */
+      if (must_succeed && (size_t)want_bytes == nbytes && dt != TFD_RESOURCE && dt != TFD_VARIANT && dt != TFD_STRING)
         CHECK(!"from_bytes refused a valid tensor");
     }
     tfd_status_reset(st);
