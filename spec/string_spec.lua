@@ -217,6 +217,7 @@ describe("string ops", function()
     assert.are.same({ "Smith, John" }, rx({ "John Smith" }, "(\\w+)\\s(\\w+)", "\\2, \\1"))
     assert.are.same({ "Smith John" }, rx({ "John Smith" }, "(?:J)(\\w+) (?P<last>\\w+)", "\\2 J\\1"))
     assert.are.same({ "-a-b-c-" }, rx({ "abc" }, "x*", "-")) -- RE2's GlobalReplace: no empty match right after one
+    assert.are.same({ "-\u{e9}-\u{20ac}-" }, rx({ "\u{e9}\u{20ac}" }, "x*", "-")) -- it steps over whole UTF-8 characters
     assert.are.same({ "a\\b" }, rx({ "a.b" }, "\\.", "\\\\"))
     assert.are.same({ "a\nb", "xb" }, rx({ "a\nb", "a\tb" }, "a.", "x")) -- '.' is any byte but a newline
     assert.are.same({ "[0-9]" }, rx({ "7" }, "\\d", "[0-9]"))
