@@ -10,20 +10,11 @@ local function S(v) return tfdev.tensor(v, "string") end
 local function i32(v) return tfdev.tensor(v, "int32") end
 local function i64(v) return tfdev.tensor(v, "int64") end
 
--- Runs `op` on Const inputs; returns its outputs 0..n-1.
+-- Runs `op` on Const inputs (h.run_node); returns its outputs 0..n-1.
 local function run(op, inputs, attrs, n, opts)
-  local g = { node = {} }
-  local names = {}
-  for i, x in ipairs(inputs) do
-    names[i] = "in" .. i
-    g.node[#g.node + 1] = { name = names[i], op = "Const", attr = { value = x } }
-  end
-  g.node[#g.node + 1] = { name = "y", op = op, input = names, attr = attrs or {} }
-  local s <close> = tfdev.session(opts or { optimize_graph = false })
-  s:create(g)
   local f = {}
   for i = 1, (n or 1) do f[i] = "y:" .. (i - 1) end
-  return table.unpack(s:run({}, f))
+  return table.unpack(h.run_node(op, inputs, attrs, f, opts and opts.optimize_graph))
 end
 
 describe("string tensors in Lua", function()

@@ -39,6 +39,14 @@ const char *tfd_tstring_data(const tfd_variant *v, size_t *len) {
   return s->bytes;
 }
 
+uint64_t tfd_tstring_hash(const tfd_variant *s) {
+  size_t len;
+  const unsigned char *b = (const unsigned char *)tfd_tstring_data(s, &len);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
 bool tfd_tensor_set_str(tfd_tensor *t, int64_t i, const void *bytes, size_t len) {
   bool oom;
   tfd_variant *s = tfd_tstring_new(bytes, len, &oom);

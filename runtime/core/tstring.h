@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "variant.h"
 
@@ -19,6 +21,15 @@
 tfd_variant *tfd_tstring_new(const void *bytes, size_t len, bool *oom);
 /* The bytes of s, NUL-terminated after *len; "" with *len 0 for NULL (the empty string). */
 const char *tfd_tstring_data(const tfd_variant *s, size_t *len);
+
+/* Whether two strings hold the same bytes (NULL is the empty string). */
+static inline bool tfd_tstring_equal(const tfd_variant *a, const tfd_variant *b) {
+  size_t la, lb;
+  const char *x = tfd_tstring_data(a, &la), *y = tfd_tstring_data(b, &lb);
+  return a == b || (la == lb && memcmp(x, y, la) == 0);
+}
+/* A hash of s's bytes (FNV-1a), equal for equal strings: Unique's sets and the hash tables. */
+uint64_t tfd_tstring_hash(const tfd_variant *s);
 
 /* Element i of string tensor t: its bytes and length (no checks: t is a host string tensor). */
 static inline const char *tfd_tensor_str(const tfd_tensor *t, int64_t i, size_t *len) {

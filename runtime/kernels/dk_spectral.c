@@ -24,7 +24,7 @@ enum { C_COMPLEX, C_REAL, C_IMAG, C_ABS, C_ADD, C_SUB, C_MUL, C_DIV, C_NEG, C_FF
 
 /* Temporaries of one run, released together. */
 typedef struct temps {
-  tfd_tensor *t[16]; /* RealDiv's 14 the most */
+  tfd_tensor *t[20]; /* RealDiv's 17 the most */
   int n;
 } temps;
 
@@ -131,39 +131,39 @@ static bool interleave(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_
   return copy_strided(k, c, m, 4, re, 1, 0, y, 2, 0, n) && copy_strided(k, c, m, 4, im, 1, 0, y, 2, 1, n);
 }
 
-/* Smith's division in double over n contiguous pairs (a, b as float64 pairs), into re, im (float64). */
+/* One branch of Smith's division over n pairs (float64), p the part of b divided by its other q (1, 0
+ * when |br| >= |bi|): r = b_p / b_q, d = b_q + b_p r, re = (a_q + a_p r) / d, im = (a_p - a_q r) / d.
+ * With p = 0 that im is the negation of the CPU's (ai r - ar) / d, exactly, which the caller applies. */
+static bool smith_branch(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const double *a,
+                         const double *b, int p, double *re, double *im, int64_t n) {
+  const tfd_dtype D = TFD_FLOAT64;
+  int q = 1 - p;
+  double *r = temp(T, c, k, D, n), *d = r ? temp(T, c, k, D, n) : NULL, *t = d ? temp(T, c, k, D, n) : NULL;
+  return t && binary_strided(k, c, m, TFD_DM_DIV, D, b, 2, p, b, 2, q, r, n) &&
+         binary_strided(k, c, m, TFD_DM_MUL, D, b, 2, p, r, 1, 0, d, n) &&
+         binary_strided(k, c, m, TFD_DM_ADD, D, b, 2, q, d, 1, 0, d, n) &&
+         binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, p, r, 1, 0, t, n) &&
+         binary_strided(k, c, m, TFD_DM_ADD, D, a, 2, q, t, 1, 0, re, n) &&
+         binary_strided(k, c, m, TFD_DM_DIV, D, re, 1, 0, d, 1, 0, re, n) &&
+         binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, q, r, 1, 0, t, n) &&
+         binary_strided(k, c, m, TFD_DM_SUB, D, a, 2, p, t, 1, 0, im, n) &&
+         binary_strided(k, c, m, TFD_DM_DIV, D, im, 1, 0, d, 1, 0, im, n);
+}
+
+/* Smith's division in double over n contiguous pairs (a, b as float64 pairs), into re, im (float64):
+ * both branches computed, each element taking the one |br| >= |bi| picks. */
 static bool smith_div(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const double *a,
                       const double *b, double *re, double *im, int64_t n) {
   const tfd_dtype D = TFD_FLOAT64;
-  double *abr = temp(T, c, k, D, n), *abi = abr ? temp(T, c, k, D, n) : NULL, *r = abi ? temp(T, c, k, D, n) : NULL;
-  double *d = r ? temp(T, c, k, D, n) : NULL, *t = d ? temp(T, c, k, D, n) : NULL;
-  double *re2 = t ? temp(T, c, k, D, n) : NULL, *im2 = re2 ? temp(T, c, k, D, n) : NULL;
+  double *abr = temp(T, c, k, D, n), *abi = abr ? temp(T, c, k, D, n) : NULL;
+  double *re2 = abi ? temp(T, c, k, D, n) : NULL, *im2 = re2 ? temp(T, c, k, D, n) : NULL;
   bool *cond = im2 ? temp(T, c, k, TFD_BOOL, n) : NULL;
   if (!cond) return false;
-  /* |br| >= |bi| */
   bool ok = copy_strided(k, c, m, 8, b, 2, 0, abr, 1, 0, n) && copy_strided(k, c, m, 8, b, 2, 1, abi, 1, 0, n) &&
             unary(k, c, m, TFD_DM_ABS, D, abr, abr, n) && unary(k, c, m, TFD_DM_ABS, D, abi, abi, n) &&
-            binary_strided(k, c, m, TFD_DM_GREATER_EQUAL, D, abr, 1, 0, abi, 1, 0, cond, n);
-  /* |br| >= |bi|: r = bi / br, d = br + bi r, re = (ar + ai r) / d, im = (ai - ar r) / d */
-  ok = ok && binary_strided(k, c, m, TFD_DM_DIV, D, b, 2, 1, b, 2, 0, r, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, b, 2, 1, r, 1, 0, d, n) &&
-       binary_strided(k, c, m, TFD_DM_ADD, D, b, 2, 0, d, 1, 0, d, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 1, r, 1, 0, t, n) &&
-       binary_strided(k, c, m, TFD_DM_ADD, D, a, 2, 0, t, 1, 0, re, n) &&
-       binary_strided(k, c, m, TFD_DM_DIV, D, re, 1, 0, d, 1, 0, re, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 0, r, 1, 0, t, n) &&
-       binary_strided(k, c, m, TFD_DM_SUB, D, a, 2, 1, t, 1, 0, im, n) &&
-       binary_strided(k, c, m, TFD_DM_DIV, D, im, 1, 0, d, 1, 0, im, n);
-  /* else: r = br / bi, d = bi + br r, re = (ar r + ai) / d, im = (ai r - ar) / d */
-  ok = ok && binary_strided(k, c, m, TFD_DM_DIV, D, b, 2, 0, b, 2, 1, r, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, b, 2, 0, r, 1, 0, d, n) &&
-       binary_strided(k, c, m, TFD_DM_ADD, D, b, 2, 1, d, 1, 0, d, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 0, r, 1, 0, t, n) &&
-       binary_strided(k, c, m, TFD_DM_ADD, D, t, 1, 0, a, 2, 1, re2, n) &&
-       binary_strided(k, c, m, TFD_DM_DIV, D, re2, 1, 0, d, 1, 0, re2, n) &&
-       binary_strided(k, c, m, TFD_DM_MUL, D, a, 2, 1, r, 1, 0, t, n) &&
-       binary_strided(k, c, m, TFD_DM_SUB, D, t, 1, 0, a, 2, 0, im2, n) &&
-       binary_strided(k, c, m, TFD_DM_DIV, D, im2, 1, 0, d, 1, 0, im2, n);
+            binary_strided(k, c, m, TFD_DM_GREATER_EQUAL, D, abr, 1, 0, abi, 1, 0, cond, n) &&
+            smith_branch(T, k, c, m, a, b, 1, re, im, n) && smith_branch(T, k, c, m, a, b, 0, re2, im2, n) &&
+            unary(k, c, m, TFD_DM_NEG, D, im2, im2, n);
   int64_t strides[3][TFD_MAX_DIMS] = {{1}, {1}, {1}};
   tfd_dm_walk w;
   tfd_dk_walk(&w, 1, &n, 3, strides, NULL);

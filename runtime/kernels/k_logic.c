@@ -201,13 +201,8 @@ BINARY_ROW(atan2_row_f64, double, double, atan2)
 MATH_ROWS(int32_t, i32)
 MATH_ROWS(int64_t, i64)
 /* Strings compare by their bytes (an element is a reference: tstring.h). */
-static inline unsigned char str_eq(const tfd_variant *x, const tfd_variant *y) {
-  size_t lx, ly;
-  const char *a = tfd_tstring_data(x, &lx), *b = tfd_tstring_data(y, &ly);
-  return x == y || (lx == ly && memcmp(a, b, lx) == 0);
-}
-#define STR_EQ(x, y) str_eq(x, y)
-#define STR_NE(x, y) ((unsigned char)!str_eq(x, y))
+#define STR_EQ(x, y) ((unsigned char)tfd_tstring_equal(x, y))
+#define STR_NE(x, y) ((unsigned char)!tfd_tstring_equal(x, y))
 typedef const tfd_variant *str_ref;
 BINARY_ROW(eq_s, str_ref, unsigned char, STR_EQ)
 BINARY_ROW(ne_s, str_ref, unsigned char, STR_NE)

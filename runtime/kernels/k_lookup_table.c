@@ -42,15 +42,10 @@ static void hold(tfd_dtype dt, uint64_t v) {
 static void drop(tfd_dtype dt, uint64_t v) {
   if (dt == TFD_STRING) tfd_variant_unref((tfd_variant *)(uintptr_t)v);
 }
-static bool str_eq(uint64_t a, uint64_t b) {
-  size_t la, lb;
-  const char *x = tfd_tstring_data(as_str(a), &la), *y = tfd_tstring_data(as_str(b), &lb);
-  return a == b || (la == lb && memcmp(x, y, la) == 0);
-}
-static bool val_eq(const struct table *t, uint64_t a, uint64_t b);
+static bool str_eq(uint64_t a, uint64_t b) { return tfd_tstring_equal(as_str(a), as_str(b)); }
 
 /* Drops every entry (and the index: lookups miss until entries come back). */
-static void clear(struct table *t) {
+static void clear(table *t) {
   for (int64_t i = 0; i < t->n; i++) drop(t->kdt, (uint64_t)t->keys[i]), drop(t->vdt, t->vals[i]);
   t->n = 0;
   if (t->slots) memset(t->slots, 0, (size_t)t->nslots * sizeof *t->slots);
@@ -74,12 +69,7 @@ static uint64_t mix(int64_t key) { /* splitmix64's finalizer */
 }
 
 static uint64_t key_hash(const table *t, int64_t key) {
-  if (t->kdt != TFD_STRING) return mix(key);
-  size_t len;
-  const unsigned char *b = (const unsigned char *)tfd_tstring_data(as_str((uint64_t)key), &len);
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the bytes */
-  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return mix((int64_t)h);
+  return mix(t->kdt == TFD_STRING ? (int64_t)tfd_tstring_hash(as_str((uint64_t)key)) : key);
 }
 
 static bool val_eq(const table *t, uint64_t a, uint64_t b) { return t->vdt == TFD_STRING ? str_eq(a, b) : a == b; }

@@ -424,12 +424,8 @@ static bool elem_eq(const char *a, const char *b, tfd_dtype dt) {
       return *(const double *)a == *(const double *)b;
     case TFD_FLOAT16:
       return tfd_half_to_float(*(const uint16_t *)a) == tfd_half_to_float(*(const uint16_t *)b);
-    case TFD_STRING: { /* by their bytes (an element is a reference: tstring.h) */
-      size_t la, lb;
-      const char *x = tfd_tstring_data(*(const tfd_variant *const *)a, &la);
-      const char *y = tfd_tstring_data(*(const tfd_variant *const *)b, &lb);
-      return la == lb && memcmp(x, y, la) == 0;
-    }
+    case TFD_STRING: /* by their bytes (an element is a reference: tstring.h) */
+      return tfd_tstring_equal(*(const tfd_variant *const *)a, *(const tfd_variant *const *)b);
     default:
       return memcmp(a, b, tfd_dtype_size(dt)) == 0;
   }
@@ -455,11 +451,8 @@ static uint64_t run_hash(const char *p, int64_t width, tfd_dtype dt) {
     } else if (dt == TFD_FLOAT16) {
       float f = tfd_half_to_float(*(const uint16_t *)p);
       if (f != 0) memcpy(&v, &f, sizeof f);
-    } else if (dt == TFD_STRING) { /* FNV-1a over the bytes */
-      size_t len;
-      const unsigned char *b = (const unsigned char *)tfd_tstring_data(*(const tfd_variant *const *)p, &len);
-      v = 0xcbf29ce484222325ull;
-      for (size_t k = 0; k < len; k++) v = (v ^ b[k]) * 0x100000001b3ull;
+    } else if (dt == TFD_STRING) {
+      v = tfd_tstring_hash(*(const tfd_variant *const *)p);
     } else {
       memcpy(&v, p, es);
     }
