@@ -1637,7 +1637,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("runs the TensorList ops on the GPU with their elements in its memory (TensorFlow.js's cases)", function()
+    it("runs the TensorList and TensorArray ops on the GPU with their elements in its memory (TensorFlow.js's cases)", function()
       local json = require "dkjson"
       local root = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
       local f = assert(io.open(root .. "/spec/conformance/control.json"))
@@ -1645,7 +1645,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       f:close()
       local ran = 0
       for _, c in ipairs(data.cases) do
-        if c.op:find("TensorList") then
+        if c.op:find("TensorList") or c.op:find("TensorArray") then
           local text = '{"format": "graph-model", "modelTopology": {"node": ' .. json.encode(c.graph) .. '}}'
           local s <close> = tfdev.session { optimize_graph = false }
           s:create(tfdev.graph_def.parse(text, { format = "tfjs" }))
@@ -1667,7 +1667,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
           ran = ran + 1
         end
       end
-      assert(ran >= 10, "TensorList cases run: " .. ran)
+      assert(ran >= 17, "TensorList and TensorArray cases run: " .. ran)
       cases = cases + ran
     end)
 
@@ -1700,6 +1700,54 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       same(x, out[4], "a CPU element read on the GPU")
       assert.are.equal(GPU0, s:placement("gpu_stack"))
       cases = cases + 4
+    end)
+
+    it("runs TensorFlow 1's TensorArray loops on the GPU: written per iteration, read, concatenated, split", function()
+      local function c(name, v) return { name = name, op = "Const", attr = { value = v } } end
+      local w = { frame_name = "w", parallel_iterations = 4 }
+      local inv = { frame_name = "w", parallel_iterations = 4, is_constant = true }
+      local f32 = { dtype = "float32" }
+      local s <close> = tfdev.session { optimize_graph = false }
+      s:create { node = {
+        c("zero", T(0)), c("n", T(4)), c("one", T(1)), c("size", T(0)), c("two", T(2)),
+        { name = "x", op = "Placeholder", attr = f32 },
+        { name = "ta", op = "TensorArrayV3", input = { "size" },
+          attr = { dtype = "float32", dynamic_size = true, clear_after_read = false } },
+        { name = "e/i", op = "Enter", input = { "zero" }, attr = w }, { name = "e/flow", op = "Enter", input = { "ta:1" }, attr = w },
+        { name = "e/h", op = "Enter", input = { "ta" }, attr = inv }, { name = "e/n", op = "Enter", input = { "n" }, attr = inv },
+        { name = "e/one", op = "Enter", input = { "one" }, attr = inv }, { name = "e/x", op = "Enter", input = { "x" }, attr = inv },
+        { name = "mi", op = "Merge", input = { "e/i", "ni" } }, { name = "mf", op = "Merge", input = { "e/flow", "nf" } },
+        { name = "less", op = "Less", input = { "mi", "e/n" } }, { name = "cond", op = "LoopCond", input = { "less" } },
+        { name = "si", op = "Switch", input = { "mi", "cond" } }, { name = "sf", op = "Switch", input = { "mf", "cond" } },
+        { name = "fi", op = "Cast", input = { "si:1" }, attr = { DstT = "float32" } },
+        { name = "value", op = "Mul", input = { "e/x", "fi" } },
+        { name = "write", op = "TensorArrayWriteV3", input = { "e/h", "si:1", "value", "sf:1" } },
+        { name = "inc", op = "AddV2", input = { "si:1", "e/one" } },
+        { name = "ni", op = "NextIteration", input = { "inc" } }, { name = "nf", op = "NextIteration", input = { "write" } },
+        { name = "flow", op = "Exit", input = { "sf" } },
+        { name = "count", op = "TensorArraySizeV3", input = { "ta", "flow" } },
+        { name = "read", op = "TensorArrayReadV3", input = { "ta", "two", "flow" }, attr = f32 },
+        { name = "past", op = "TensorArrayReadV3", input = { "ta", "n", "flow" }, attr = f32 },
+        { name = "concat", op = "TensorArrayConcatV3", input = { "ta", "read" }, attr = f32 },
+        { name = "lens", op = "Const", attr = { value = T({ 4, 4 }, "int64") } },
+        { name = "ta2", op = "TensorArrayV3", input = { "size" }, attr = { dtype = "float32", dynamic_size = true } },
+        { name = "split", op = "TensorArraySplitV3", input = { "ta2", "concat", "lens", "ta2:1" } },
+        { name = "ix", op = "Const", attr = { value = T({ 1, 0 }) } },
+        { name = "gather", op = "TensorArrayGatherV3", input = { "ta2", "ix", "split" }, attr = { dtype = "float32", element_shape = { -1 } } },
+      } }
+      local x = T({ 1.5, -2 }, "float32")
+      local out = s:run({ x = x }, { "count", "concat:0", "concat:1", "gather", "read" })
+      assert.are.same(4, out[1]:totable())
+      same(T({ 3, -4 }, "float32"), out[5], "an element read on the GPU")
+      same(T({ 0, 0, 1.5, -2, 3, -4, 4.5, -6 }, "float32"), out[2], "the loop's elements concatenated on the GPU")
+      same(T({ 2, 2, 2, 2 }, "int64"), out[3], "the lengths, int64 in the GPU's memory")
+      same(T({ { 3, -4, 4.5, -6 }, { 0, 0, 1.5, -2 } }, "float32"), out[4], "split on the GPU, gathered back")
+      for _, name in ipairs { "ta", "write", "count", "read", "concat", "ta2", "split", "gather" } do
+        assert.are.equal(GPU0, s:placement(name), name)
+      end
+      h.raises("INVALID_ARGUMENT", "node 'past' (TensorArrayReadV3): Tried to read from index 4 but array size is: 4",
+        function() return s:run({ x = x }, { "past" }) end)
+      cases = cases + 1
     end)
 
     it("passes strings through a GPU Identity in host memory and runs their other ops on the CPU", function()

@@ -94,6 +94,13 @@ static const device_kernel device_kernels[] = {
     {"TensorListScatterV2", tfd_setup_tensor_list}, {"TensorListScatterIntoExistingList", tfd_setup_tensor_list},
     {"TensorListResize", tfd_setup_tensor_list}, {"TensorListSplit", tfd_setup_tensor_list},
     {"TensorListConcat", tfd_setup_tensor_list}, {"TensorListConcatV2", tfd_setup_tensor_list},
+    /* TensorArrays too: the array lives in the device's resource manager, which the placer's
+     * colocation along resource edges makes every op on one array share (k_tensor_array.c) */
+    {"TensorArrayV3", tfd_setup_tensor_array}, {"TensorArrayWriteV3", tfd_setup_tensor_array},
+    {"TensorArrayReadV3", tfd_setup_tensor_array}, {"TensorArrayGatherV3", tfd_setup_tensor_array},
+    {"TensorArrayScatterV3", tfd_setup_tensor_array}, {"TensorArraySizeV3", tfd_setup_tensor_array},
+    {"TensorArrayCloseV3", tfd_setup_tensor_array}, {"TensorArrayConcatV3", tfd_setup_tensor_array},
+    {"TensorArraySplitV3", tfd_setup_tensor_array},
     {"SparseReshape", tfd_dk_setup_sparse_reshape},
     {"Complex", tfd_dk_setup_spectral}, {"Real", tfd_dk_setup_spectral}, {"Imag", tfd_dk_setup_spectral},
     {"ComplexAbs", tfd_dk_setup_spectral}, {"FFT", tfd_dk_setup_spectral}, {"IFFT", tfd_dk_setup_spectral},

@@ -80,15 +80,14 @@ static void k_create(tfd_kernel *k, tfd_kernel_ctx *c) {
   a->clear_after_read = k->tb;
   unsigned long long serial = atomic_fetch_add(&k->counter, 1);
   snprintf(a->name, sizeof a->name, "%s_%llu", k->key, serial);
-  tfd_tensor *handle = tfd_kernel_alloc(c, k, TFD_RESOURCE, NULL, 0);
-  tfd_tensor *flow = tfd_kernel_alloc(c, k, TFD_FLOAT32, NULL, 0);
-  tfd_code code = handle && flow ? TFD_OK : TFD_RESOURCE_EXHAUSTED;
+  tfd_tensor *handle = tfd_kernel_alloc_home(c, k, TFD_RESOURCE, NULL, 0);
+  tfd_tensor *flow = handle ? tfd_kernel_alloc_home(c, k, TFD_FLOAT32, NULL, 0) : NULL;
+  tfd_code code = flow && tfd_kernel_put_elems(c, k, flow, 0, NULL, 0, 1) ? TFD_OK : TFD_RESOURCE_EXHAUSTED;
   if (code == TFD_OK) {
     tfd_resource_handle *h = tfd_tensor_data(handle);
     memset(h, 0, sizeof *h);
     tfd_step_container(c->step_id, h->container, sizeof h->container);
     snprintf(h->name, sizeof h->name, "%s", a->name);
-    *(float *)tfd_tensor_data(flow) = 0;
     code = tfd_resource_mgr_create(c->rm, h->container, h->name, r, &tmp);
     if (code != TFD_OK) tfd_kernel_fail(c, k, code, "%s", tfd_status_message(&tmp));
     tfd_status_clear(&tmp);
@@ -131,10 +130,13 @@ static void unlock_array(tensor_array *a, tfd_resource *r) {
   tfd_resource_unref(r);
 }
 
+/* A flow output: a float32 zero in the memory float32 lives in on the device. */
 static bool flow_out(tfd_kernel *k, tfd_kernel_ctx *c, int i) {
-  tfd_tensor *flow = tfd_kernel_alloc(c, k, TFD_FLOAT32, NULL, 0);
-  if (!flow) return false;
-  *(float *)tfd_tensor_data(flow) = 0;
+  tfd_tensor *flow = tfd_kernel_alloc_home(c, k, TFD_FLOAT32, NULL, 0);
+  if (!flow || !tfd_kernel_put_elems(c, k, flow, 0, NULL, 0, 1)) {
+    tfd_tensor_unref(flow);
+    return false;
+  }
   c->outputs[i] = flow;
   return true;
 }
@@ -219,8 +221,8 @@ static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, in
                     (long long)index, s);
     return NULL;
   }
-  t = tfd_kernel_alloc(c, k, a->dtype, a->element_shape.dims, a->element_shape.ndims);
-  if (t) memset(tfd_tensor_data(t), 0, tfd_tensor_byte_size(t));
+  t = tfd_kernel_alloc_home(c, k, a->dtype, a->element_shape.dims, a->element_shape.ndims);
+  if (t && !tfd_kernel_put_elems(c, k, t, 0, NULL, 0, tfd_tensor_numel(t))) tfd_tensor_unref(t), t = NULL;
   return t;
 }
 
@@ -251,7 +253,7 @@ static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_t
     nd = a->element_shape.ndims + (concat ? 0 : 1);
     dims[0] = 0;
     for (int d = concat ? 1 : 0; d < a->element_shape.ndims; d++) dims[d + (concat ? 0 : 1)] = a->element_shape.dims[d];
-    return tfd_kernel_alloc(c, k, a->dtype, dims, nd);
+    return tfd_kernel_alloc_home(c, k, a->dtype, dims, nd);
   }
   int from = concat ? 1 : 0, rank = tfd_tensor_ndims(parts[0]);
   int64_t rows = 0;
@@ -279,14 +281,9 @@ static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_t
   nd = concat ? rank : rank + 1;
   dims[0] = rows;
   for (int d = from; d < rank; d++) dims[d + (concat ? 0 : 1)] = tfd_tensor_dim(parts[0], d);
-  tfd_tensor *out = tfd_kernel_alloc(c, k, a->dtype, dims, nd);
-  if (!out) return NULL;
-  char *dst = tfd_tensor_data(out);
-  for (int64_t i = 0; i < n; i++) {
-    size_t bytes = tfd_tensor_byte_size(parts[i]);
-    if (bytes) memcpy(dst, tfd_tensor_const_data(parts[i]), bytes);
-    dst += bytes;
-  }
+  tfd_tensor *out = tfd_kernel_alloc_home(c, k, a->dtype, dims, nd);
+  for (int64_t i = 0, at = 0; out && i < n; at += tfd_tensor_numel(parts[i]), i++)
+    if (!tfd_kernel_put_elems(c, k, out, at, parts[i], 0, tfd_tensor_numel(parts[i]))) tfd_tensor_unref(out), out = NULL;
   return out;
 }
 
@@ -323,11 +320,14 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
         flow_out(k, c, 0);
       break;
     case TA_READ:
-      if (check_dtype(k, c, a) && tfd_kernel_check_scalar(c, k, c->inputs[1], "index"))
-        c->outputs[0] = read_at(k, c, a, *(const int32_t *)tfd_tensor_const_data(c->inputs[1]));
+      if (check_dtype(k, c, a) && tfd_kernel_check_scalar(c, k, c->inputs[1], "index")) {
+        tfd_tensor *t = read_at(k, c, a, *(const int32_t *)tfd_tensor_const_data(c->inputs[1]));
+        c->outputs[0] = t ? tfd_kernel_item_home(c, k, t) : NULL;
+        tfd_tensor_unref(t);
+      }
       break;
     case TA_SIZE: {
-      tfd_tensor *size = tfd_kernel_alloc(c, k, TFD_INT32, NULL, 0);
+      tfd_tensor *size = tfd_kernel_alloc_home(c, k, TFD_INT32, NULL, 0);
       if (size) *(int32_t *)tfd_tensor_data(size) = (int32_t)a->size;
       c->outputs[0] = size;
       break;
@@ -347,9 +347,11 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
         ok = (parts[i] = read_at(k, c, a, k->code == TA_GATHER ? tfd_tensor_get_index(idx, i) : i)) != NULL;
       tfd_tensor *out = ok ? join(k, c, a, parts, n, k->code == TA_CONCAT) : NULL;
       if (out && k->code == TA_CONCAT) {
-        tfd_tensor *lengths = tfd_kernel_alloc(c, k, TFD_INT64, &n, 1);
+        tfd_status st = TFD_STATUS_INIT;
+        tfd_tensor *lengths = tfd_tensor_new(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
+        if (!lengths) tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st)), tfd_status_clear(&st);
         for (int64_t i = 0; lengths && i < n; i++) ((int64_t *)tfd_tensor_data(lengths))[i] = tfd_tensor_dim(parts[i], 0);
-        if (lengths)
+        if ((lengths = tfd_kernel_host_to_home(c, k, lengths)) != NULL)
           c->outputs[1] = lengths;
         else
           tfd_tensor_unref(out), out = NULL;
@@ -383,7 +385,6 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
                         (long long)a->size, (long long)n);
       } else {
         int64_t at = 0, row_elems = rows ? tfd_tensor_numel(value) / rows : 0;
-        size_t esz = tfd_dtype_size(tfd_tensor_dtype(value));
         bool ok = true;
         for (int64_t i = 0; ok && i < n; i++) {
           int64_t len = k->code == TA_SPLIT ? tfd_tensor_get_index(idx, i) : 1;
@@ -391,11 +392,8 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
           int nd = tfd_tensor_ndims(value) - (k->code == TA_SCATTER ? 1 : 0);
           for (int d = 0; d < nd; d++) dims[d] = tfd_tensor_dim(value, k->code == TA_SCATTER ? d + 1 : d);
           if (k->code == TA_SPLIT) dims[0] = len;
-          tfd_tensor *piece = tfd_kernel_alloc(c, k, tfd_tensor_dtype(value), dims, nd);
-          ok = piece != NULL;
-          if (ok && len * row_elems > 0)
-            memcpy(tfd_tensor_data(piece), (const char *)tfd_tensor_const_data(value) + (size_t)(at * row_elems) * esz,
-                   (size_t)(len * row_elems) * esz);
+          tfd_tensor *piece = tfd_kernel_alloc_home(c, k, tfd_tensor_dtype(value), dims, nd);
+          ok = piece && tfd_kernel_put_elems(c, k, piece, 0, value, at * row_elems, len * row_elems);
           at += len;
           if (ok) ok = write_at(k, c, a, k->code == TA_SPLIT ? i : tfd_tensor_get_index(idx, i), piece);
           tfd_tensor_unref(piece);

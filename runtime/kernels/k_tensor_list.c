@@ -16,6 +16,7 @@
 #include "../core/variant.h"
 #include "device_kernel.h"
 #include "kernel.h"
+#include "kernel_shared.h"
 
 /* A list longer than this is refused (RESOURCE_EXHAUSTED) rather than allocated: a fuzzed or
  * mistaken num_elements would otherwise reserve gigabytes of element slots (and TensorListFromTensor
@@ -79,74 +80,11 @@ static tensor_list *list_copy(const tensor_list *l) {
 static const char *shape_str(const tfd_shape *s, char *buf, size_t cap) { return tfd_shape_string(s, buf, cap); }
 
 /* TensorShapeFromTensor: an int32/int64 vector (-1: an unknown size), or the scalar -1 (unknown rank). */
-/* ---- where elements live ----
- * On a device whose memory the host cannot touch (a GPU) the same kernels keep a list's elements in
- * that memory: they allocate, zero and copy them with the device's math, and hand an element out in
- * the memory its dtype lives in there (one a CPU kernel set moves to the GPU when a GPU kernel reads
- * it, and back). On a CPU these are the kernel context's allocations, memset and memcpy. The handles
- * (variants) and int32 live in host memory on either. */
-static bool on_gpu(const tfd_kernel_ctx *c) { return tfd_dk_lives_on_device(c->device, TFD_FLOAT32); }
-
-/* A new tensor in the memory dt lives in on the device running the kernel. */
-static tfd_tensor *alloc_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
-  return on_gpu(c) ? tfd_dk_alloc(c, k, dt, dims, nd) : tfd_kernel_alloc(c, k, dt, dims, nd);
-}
-
-/* t where the host can read it (a new reference; NULL with the error reported). */
-static tfd_tensor *host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t) {
-  if (tfd_tensor_in_host_memory(t)) return tfd_tensor_ref((tfd_tensor *)t);
-  tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *h = tfd_tensor_copy_to((tfd_tensor *)t, NULL, &st);
-  if (!h) {
-    tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
-    tfd_status_clear(&st);
-  }
-  return h;
-}
-
-/* An element handed out: in the memory its dtype lives in on the device running the kernel. */
-static tfd_tensor *item_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
-  return on_gpu(c) ? tfd_dk_to_home(c, k, t) : host_copy(c, k, t);
-}
-
-/* A small output made on the host (lengths, shapes) moved to where its dtype lives; t's reference goes. */
-static tfd_tensor *host_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
-  if (!t || !on_gpu(c)) return t;
-  tfd_tensor *h = tfd_dk_to_home(c, k, t);
-  tfd_tensor_unref(t);
-  return h;
-}
-
-/* Elements [at, at + n) of dst become src's [from, from + n) (src moved to dst's memory first), or
- * zeros when src is NULL. False with the error reported. */
-static bool put_elems(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src, int64_t from,
-                      int64_t n) {
-  if (n == 0) return true;
-  size_t es = tfd_dtype_size(tfd_tensor_dtype(dst));
-  char *d = (char *)tfd_tensor_data(dst) + (size_t)at * es;
-  bool host = tfd_tensor_in_host_memory(dst);
-  tfd_tensor *s = !src ? NULL : host ? host_copy(c, k, src) : tfd_dk_to_home(c, k, src);
-  if (src && !s) return false;
-  bool ok = true;
-  if (host) {
-    if (s) memcpy(d, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, (size_t)n * es);
-    else memset(d, 0, (size_t)n * es);
-  } else {
-    const tfd_device_math *m = tfd_dk_math(k, c);
-    tfd_status st = TFD_STATUS_INIT;
-    static const char zero[16];
-    ok = m && (s ? tfd_dk_copy_flat(k, c, m, es, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, 1, d, n)
-                 : tfd_dk_ok(k, c, m->fill(c->device, es, zero, d, n, &st), &st));
-  }
-  tfd_tensor_unref(s);
-  return ok;
-}
-
 static bool shape_from_host(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out);
 
 /* An element_shape input (int32 or int64, wherever it lives). */
 static bool shape_from_tensor(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
-  tfd_tensor *h = host_copy(c, k, t);
+  tfd_tensor *h = tfd_kernel_host_copy(c, k, t);
   bool ok = h && shape_from_host(c, k, h, out);
   tfd_tensor_unref(h);
   return ok;
@@ -245,7 +183,7 @@ static tfd_tensor *list_output(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_li
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory making a TensorList");
     return NULL;
   }
-  tfd_tensor *t = alloc_home(c, k, TFD_VARIANT, NULL, 0);
+  tfd_tensor *t = tfd_kernel_alloc_home(c, k, TFD_VARIANT, NULL, 0);
   if (!t) {
     tfd_variant_unref(&l->base);
     return NULL;
@@ -365,8 +303,8 @@ static tfd_tensor *zeros_for(tfd_kernel_ctx *c, const tfd_kernel *k, const tenso
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, what, shape_str(&s, buf, sizeof buf));
     return NULL;
   }
-  tfd_tensor *z = alloc_home(c, k, l->element_dtype, s.dims, s.ndims);
-  if (z && !put_elems(c, k, z, 0, NULL, 0, tfd_tensor_numel(z))) {
+  tfd_tensor *z = tfd_kernel_alloc_home(c, k, l->element_dtype, s.dims, s.ndims);
+  if (z && !tfd_kernel_put_elems(c, k, z, 0, NULL, 0, tfd_tensor_numel(z))) {
     tfd_tensor_unref(z);
     return NULL;
   }
@@ -395,7 +333,7 @@ static void k_get_item(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   if (l->items[index]) {
-    c->outputs[0] = item_home(c, k, l->items[index]);
+    c->outputs[0] = tfd_kernel_item_home(c, k, l->items[index]);
     return;
   }
   tfd_shape s;
@@ -478,7 +416,7 @@ static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Trying to pop from an empty list.");
     return;
   }
-  tfd_tensor *last = l->items[l->n - 1] ? item_home(c, k, l->items[l->n - 1]) : NULL;
+  tfd_tensor *last = l->items[l->n - 1] ? tfd_kernel_item_home(c, k, l->items[l->n - 1]) : NULL;
   if (l->items[l->n - 1] && !last) return;
   if (!last) {
     tfd_shape s;
@@ -559,11 +497,11 @@ static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t dims[TFD_MAX_DIMS];
   dims[0] = l->n;
   for (int d = 0; d < s.ndims; d++) dims[d + 1] = s.dims[d];
-  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
+  tfd_tensor *out = tfd_kernel_alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
   if (!out) return;
   int64_t each = tfd_shape_numel(&s); /* merged above: every set element's size */
   for (int64_t i = 0; i < l->n; i++)
-    if (!put_elems(c, k, out, i * each, l->items[i], 0, each)) {
+    if (!tfd_kernel_put_elems(c, k, out, i * each, l->items[i], 0, each)) {
       tfd_tensor_unref(out);
       return;
     }
@@ -573,7 +511,7 @@ static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
 static void k_length(tfd_kernel *k, tfd_kernel_ctx *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
-  tfd_tensor *out = alloc_home(c, k, TFD_INT32, NULL, 0); /* host memory on any device */
+  tfd_tensor *out = tfd_kernel_alloc_home(c, k, TFD_INT32, NULL, 0); /* host memory on any device */
   if (!out) return;
   *(int32_t *)tfd_tensor_data(out) = (int32_t)l->n;
   c->outputs[0] = out;
@@ -596,7 +534,7 @@ static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (k->dst == TFD_INT32) ((int32_t *)tfd_tensor_data(out))[d] = (int32_t)v;
     else ((int64_t *)tfd_tensor_data(out))[d] = v;
   }
-  c->outputs[0] = host_to_home(c, k, out);
+  c->outputs[0] = tfd_kernel_host_to_home(c, k, out);
 }
 
 static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -638,10 +576,10 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   int64_t each = tfd_shape_numel(&s);
   for (int64_t j = 0; j < n; j++)
     if (l->items[idx[j]] && !item_is(c, k, l->items[idx[j]], &s)) return;
-  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
+  tfd_tensor *out = tfd_kernel_alloc_home(c, k, l->element_dtype, dims, s.ndims + 1);
   if (!out) return;
   for (int64_t j = 0; j < n; j++)
-    if (!put_elems(c, k, out, j * each, l->items[idx[j]], 0, each)) {
+    if (!tfd_kernel_put_elems(c, k, out, j * each, l->items[idx[j]], 0, each)) {
       tfd_tensor_unref(out);
       return;
     }
@@ -832,7 +770,7 @@ static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
                     shape_str(&ls, sa, sizeof sa));
     return;
   }
-  tfd_tensor *lengths = host_copy(c, k, c->inputs[2]); /* int64: a GPU's memory */
+  tfd_tensor *lengths = tfd_kernel_host_copy(c, k, c->inputs[2]); /* int64: a GPU's memory */
   if (!lengths) return;
   split_from(k, c, &shape, &ts, &rest_t, &ls, tfd_tensor_const_data(lengths));
   tfd_tensor_unref(lengths);
@@ -873,8 +811,8 @@ static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_
   for (int d = 1; d < ts.ndims; d++) dims[d] = ts.dims[d];
   for (int64_t i = 0; i < ls.dims[0]; i++) {
     dims[0] = len[i];
-    tfd_tensor *piece = alloc_home(c, k, tfd_tensor_dtype(t), dims, ts.ndims);
-    if (!piece || !put_elems(c, k, piece, 0, t, from, len[i] * row)) {
+    tfd_tensor *piece = tfd_kernel_alloc_home(c, k, tfd_tensor_dtype(t), dims, ts.ndims);
+    if (!piece || !tfd_kernel_put_elems(c, k, piece, 0, t, from, len[i] * row)) {
       tfd_tensor_unref(piece);
       tfd_variant_unref(&l->base);
       return;
@@ -962,7 +900,7 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   int64_t nlead = v2 ? tfd_tensor_numel(c->inputs[2]) : 0;
-  tfd_tensor *lead_t = v2 ? host_copy(c, k, c->inputs[2]) : NULL; /* int64: a GPU's memory */
+  tfd_tensor *lead_t = v2 ? tfd_kernel_host_copy(c, k, c->inputs[2]) : NULL; /* int64: a GPU's memory */
   if (v2 && !lead_t) return;
   const int64_t *lead = lead_t ? tfd_tensor_const_data(lead_t) : NULL;
   int64_t n = l->n;
@@ -1020,14 +958,14 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
   dims[0] = total;
   for (int d = 0; d < rest.ndims; d++) dims[d + 1] = rest.dims[d];
   tfd_tensor_unref(lead_t);
-  tfd_tensor *out = alloc_home(c, k, l->element_dtype, dims, rest.ndims + 1);
+  tfd_tensor *out = tfd_kernel_alloc_home(c, k, l->element_dtype, dims, rest.ndims + 1);
   int64_t row = tfd_shape_numel(&rest), at = 0;
   for (int64_t i = 0; out && i < l->n; at += lens[i] * row, i++)
-    if (!put_elems(c, k, out, at, l->items[i], 0, lens[i] * row)) {
+    if (!tfd_kernel_put_elems(c, k, out, at, l->items[i], 0, lens[i] * row)) {
       tfd_tensor_unref(out);
       out = NULL;
     }
-  if (out && (lengths = host_to_home(c, k, lengths)) != NULL) {
+  if (out && (lengths = tfd_kernel_host_to_home(c, k, lengths)) != NULL) {
     c->outputs[0] = out;
     c->outputs[1] = lengths;
     return;

@@ -1,8 +1,10 @@
 /* kernel_shared.h: host logic that kernels of every family use, on the CPU and on devices. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/status_internal.h"
+#include "../core/tensor_internal.h"
 #include "device_kernel.h"
 #include "kernel_shared.h"
 
@@ -80,4 +82,55 @@ tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_te
   for (int i = 1; i < c->num_inputs; i++) in[i - 1] = c->inputs[i];
   in[c->num_inputs - 1] = c->inputs[0];
   return in;
+}
+
+bool tfd_kernel_on_gpu(const tfd_kernel_ctx *c) { return tfd_dk_lives_on_device(c->device, TFD_FLOAT32); }
+
+tfd_tensor *tfd_kernel_alloc_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
+  return tfd_kernel_on_gpu(c) ? tfd_dk_alloc(c, k, dt, dims, nd) : tfd_kernel_alloc(c, k, dt, dims, nd);
+}
+
+tfd_tensor *tfd_kernel_host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t) {
+  if (tfd_tensor_in_host_memory(t)) return tfd_tensor_ref((tfd_tensor *)t);
+  tfd_status st = TFD_STATUS_INIT;
+  tfd_tensor *h = tfd_tensor_copy_to((tfd_tensor *)t, NULL, &st);
+  if (!h) {
+    tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
+    tfd_status_clear(&st);
+  }
+  return h;
+}
+
+tfd_tensor *tfd_kernel_item_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+  return tfd_kernel_on_gpu(c) ? tfd_dk_to_home(c, k, t) : tfd_kernel_host_copy(c, k, t);
+}
+
+tfd_tensor *tfd_kernel_host_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+  if (!t || !tfd_kernel_on_gpu(c)) return t;
+  tfd_tensor *h = tfd_dk_to_home(c, k, t);
+  tfd_tensor_unref(t);
+  return h;
+}
+
+bool tfd_kernel_put_elems(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src,
+                          int64_t from, int64_t n) {
+  if (n == 0) return true;
+  size_t es = tfd_dtype_size(tfd_tensor_dtype(dst));
+  char *d = (char *)tfd_tensor_data(dst) + (size_t)at * es;
+  bool host = tfd_tensor_in_host_memory(dst);
+  tfd_tensor *s = !src ? NULL : host ? tfd_kernel_host_copy(c, k, src) : tfd_dk_to_home(c, k, src);
+  if (src && !s) return false;
+  bool ok = true;
+  if (host) {
+    if (s) memcpy(d, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, (size_t)n * es);
+    else memset(d, 0, (size_t)n * es);
+  } else {
+    const tfd_device_math *m = tfd_dk_math(k, c);
+    tfd_status st = TFD_STATUS_INIT;
+    static const char zero[16];
+    ok = m && (s ? tfd_dk_copy_flat(k, c, m, es, (const char *)tfd_tensor_const_data(s) + (size_t)from * es, 1, d, n)
+                 : tfd_dk_ok(k, c, m->fill(c->device, es, zero, d, n, &st), &st));
+  }
+  tfd_tensor_unref(s);
+  return ok;
 }

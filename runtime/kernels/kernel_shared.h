@@ -58,4 +58,26 @@ typedef struct tfd_variable_adder {
   tfd_tensor *(*add)(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta);
 } tfd_variable_adder;
 
+/* ---- where a container's elements live (TensorList, TensorArray) ----
+ * On a device whose memory the host cannot touch (a GPU) the container kernels keep elements in that
+ * memory: they allocate, zero and copy them with the device's math, and hand an element out in the
+ * memory its dtype lives in there (one a CPU kernel set moves to the GPU when a GPU kernel reads it,
+ * and back). On a CPU these are the kernel context's allocations, memset and memcpy. Handles and
+ * int32 live in host memory on either. Each returns NULL or false with the error reported. */
+/* Whether c's device keeps float32 outside host memory (a GPU). */
+bool tfd_kernel_on_gpu(const tfd_kernel_ctx *c);
+/* A new tensor in the memory dt lives in on c's device (the caller owns it). */
+tfd_tensor *tfd_kernel_alloc_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd);
+/* t where the host can read it: a new reference, to t itself when it is in host memory. */
+tfd_tensor *tfd_kernel_host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t);
+/* An element handed out (a new reference) in the memory its dtype lives in on c's device. */
+tfd_tensor *tfd_kernel_item_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
+/* A small output made on the host (lengths, shapes) moved to where its dtype lives; takes t's
+ * reference and returns a new one. */
+tfd_tensor *tfd_kernel_host_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
+/* Elements [at, at + n) of dst become src's [from, from + n) (src moved to dst's memory first), or
+ * zeros when src is NULL. */
+bool tfd_kernel_put_elems(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src,
+                          int64_t from, int64_t n);
+
 #endif
