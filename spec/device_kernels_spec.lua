@@ -1194,6 +1194,69 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ { 0 }, { 3 } }, run_on(GPU0, "Where", { T({ 0 / 0, -0.0, 0.0, 1 }, "float32") })[1]:totable())
     end)
 
+    it("Unique and UniqueV2 by sorting: repeats, NaN, signed zeros, both index dtypes, axes, the host's cases", function()
+      local function repeats(dt, n, k) -- n values drawn from k distinct ones
+        local data = {}
+        local int = dt:find("int") ~= nil
+        for i = 1, n do data[i] = int and math.random(1, k) * 7 or math.random(1, k) * 0.25 - 3 end
+        return T(data, dt)
+      end
+      for _, dt in ipairs { "float32", "float64", "int64", "int32", "uint8", "float16" } do
+        for _, idx in ipairs { "int32", "int64" } do
+          local attrs = { out_idx = idx }
+          check("Unique " .. dt .. " " .. idx, "Unique", { repeats(dt, 40, 6) }, attrs,
+            { fetches = { "y:0", "y:1" } })
+          check("Unique " .. dt .. " all distinct", "Unique", { rand(dt, { 9 }, 0, 100) }, attrs, { fetches = { "y:0", "y:1" } })
+          check("Unique " .. dt .. " one", "Unique", { rand(dt, { 1 }, 0, 9) }, attrs, { fetches = { "y:0", "y:1" } })
+          check("Unique " .. dt .. " empty", "Unique", { rand(dt, { 0 }) }, attrs, { fetches = { "y:0", "y:1" } })
+          for _, axis in ipairs { 0, -1 } do
+            check("UniqueV2 " .. dt .. " axis " .. axis, "UniqueV2", { repeats(dt, 30, 4),
+              T({ axis }, "int64") }, attrs, { fetches = { "y:0", "y:1" } })
+          end
+          check("UniqueV2 " .. dt .. " no axis", "UniqueV2", { repeats(dt, 30, 4), T({}, "int32") },
+            attrs, { fetches = { "y:0", "y:1" } })
+        end
+      end
+      local x = T({ 0 / 0, -0.0, 2, 0.0, 0 / 0, 2, -1, -0.0 }, "float32")
+      check("Unique NaN and signed zeros", "Unique", { x }, {}, { fetches = { "y:0", "y:1" } })
+      local out = run_on(GPU0, "Unique", { x }, {}, { "y:0", "y:1" })
+      assert.are.same({ 0, 1, 2, 1, 3, 2, 4, 1 }, out[2]:totable()) -- each NaN its own; -0 first, 0 joins it
+      assert.are.equal(5, out[1].shape[1])
+      check("UniqueV2 rows of a matrix (on the host)", "UniqueV2", { T({ { 1, 2 }, { 3, 4 }, { 1, 2 } }, "float32"),
+        T({ 0 }, "int64") }, {}, { fetches = { "y:0", "y:1" } })
+      check("UniqueV2 columns (on the host)", "UniqueV2", { T({ { 1, 1, 2 }, { 3, 3, 4 } }, "int64"), T({ 1 }) }, {},
+        { fetches = { "y:0", "y:1" } })
+      check_error("Unique of a matrix", "Unique", { T({ { 1 } }, "float32") }, "unique expects a 1D vector.")
+      check_error("UniqueV2 axis out of range", "UniqueV2", { T({ 1, 2 }, "float32"), T({ 3 }) }, "axis has to be between [0, 1)")
+      check_error("UniqueV2 two axes", "UniqueV2", { T({ 1, 2 }, "float32"), T({ 0, 0 }) },
+        "axis does not support input tensors larger than 1 elements")
+    end)
+
+    it("ListDiff and NonMaxSuppression V2-V5 run on the host beside a GPU, as their CPU kernels", function()
+      for _, dt in ipairs { "float32", "int64", "int32" } do
+        for _, idx in ipairs { "int32", "int64" } do
+          check("ListDiff " .. dt .. " " .. idx, "ListDiff", { T({ 1, 5, 2, 5, 7, 3 }, dt), T({ 5, 3, 9 }, dt) }, { out_idx = idx },
+            { fetches = { "y:0", "y:1" } })
+        end
+      end
+      check_error("ListDiff of a matrix", "ListDiff", { T({ { 1 } }), T({ 1 }) }, "x should be a 1D vector.")
+      local boxes = {}
+      for i = 1, 30 do
+        local y, x = math.random() * 8, math.random() * 8
+        boxes[i] = { y, x, y + 1 + math.random() * 3, x + 1 + math.random() * 3 }
+      end
+      local b, sc = T(boxes, "float32"), rand("float32", { 30 }, 0, 1)
+      local max, iou, thr, sigma = T(10), T(0.4, "float32"), T(0.2, "float32"), T(0.5, "float32")
+      check("NonMaxSuppressionV2", "NonMaxSuppressionV2", { b, sc, max, iou })
+      check("NonMaxSuppressionV3", "NonMaxSuppressionV3", { b, sc, max, iou, thr })
+      check("NonMaxSuppressionV4 padded", "NonMaxSuppressionV4", { b, sc, max, iou, thr }, { pad_to_max_output_size = true },
+        { fetches = { "y:0", "y:1" } })
+      check("NonMaxSuppressionV5 soft", "NonMaxSuppressionV5", { b, sc, max, iou, thr, sigma }, {},
+        { fetches = { "y:0", "y:1", "y:2" } })
+      check_error("NonMaxSuppressionV3 bad boxes", "NonMaxSuppressionV3", { T({ 1, 2 }, "float32"), sc, max, iou, thr },
+        "boxes must be 2-D")
+    end)
+
     it("BatchMatMul (TensorFlow 1's) with equal batches, and its refusals of broadcasting", function()
       for _, dt in ipairs { "float32", "float64" } do
         check("BatchMatMul " .. dt, "BatchMatMul", { rand(dt, { 2, 3, 3, 4 }), rand(dt, { 2, 3, 4, 2 }) })
@@ -1563,7 +1626,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       cases = cases + 1
     end)
 
-    it("places the unique ops on the CPU beside a GPU (they have no device kernel), ScatterNd, LowerBound, Bincount and TruncatedNormal on it", function()
+    it("places ScatterNd, LowerBound, Unique, Bincount and TruncatedNormal on a GPU with no annotation", function()
       local s <close> = tfdev.session { optimize_graph = false }
       local function ph(name, dt) return { name = name, op = "Placeholder", attr = { dtype = dt } } end
       s:create { node = {
@@ -1584,8 +1647,7 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
       assert.are.same({ 5 }, out[3]:totable())
       assert.are.same({ 0, 0, 1 }, out[4]:totable())
       assert.are.same({ 2 }, out[5].shape)
-      assert.are.equal(CPU0, s:placement("un"))
-      for _, name in ipairs { "sc", "lb", "bc", "tn" } do assert.are.equal(GPU0, s:placement(name), name) end
+      for _, name in ipairs { "sc", "lb", "un", "bc", "tn" } do assert.are.equal(GPU0, s:placement(name), name) end
       cases = cases + 1
     end)
 

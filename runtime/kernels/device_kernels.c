@@ -102,6 +102,10 @@ static const device_kernel device_kernels[] = {
     {"TensorArrayCloseV3", tfd_setup_tensor_array}, {"TensorArrayConcatV3", tfd_setup_tensor_array},
     {"TensorArraySplitV3", tfd_setup_tensor_array},
     {"SparseReshape", tfd_dk_setup_sparse_reshape},
+    /* uniques by sorting; ListDiff and the greedy box selections on the host (dk_unique.c) */
+    {"Unique", tfd_dk_setup_unique}, {"UniqueV2", tfd_dk_setup_unique}, {"ListDiff", tfd_dk_setup_unique},
+    {"NonMaxSuppressionV2", tfd_dk_setup_nms}, {"NonMaxSuppressionV3", tfd_dk_setup_nms},
+    {"NonMaxSuppressionV4", tfd_dk_setup_nms}, {"NonMaxSuppressionV5", tfd_dk_setup_nms},
     {"Complex", tfd_dk_setup_spectral}, {"Real", tfd_dk_setup_spectral}, {"Imag", tfd_dk_setup_spectral},
     {"ComplexAbs", tfd_dk_setup_spectral}, {"FFT", tfd_dk_setup_spectral}, {"IFFT", tfd_dk_setup_spectral},
     {"RFFT", tfd_dk_setup_spectral}, {"IRFFT", tfd_dk_setup_spectral},
