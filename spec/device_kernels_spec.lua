@@ -526,6 +526,51 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     end)
   end)
 
+  describe("SparseFillEmptyRows", function()
+    it("fills empty rows with the default, keeps each row's entries in order whatever the input's order", function()
+      local all = { fetches = { "y:0", "y:1", "y:2", "y:3" } }
+      local function entries(n, rows, rank) -- random entries, rows drawn at random (repeats, any order)
+        local ix = {}
+        for i = 1, n do
+          ix[i] = { math.random(0, rows - 1) }
+          for d = 2, rank do ix[i][d] = math.random(0, 5) end
+        end
+        return T(ix, "int64")
+      end
+      for _, dt in ipairs { "float32", "float64", "int64", "bool", "uint8", "float16", "int32" } do
+        for _, rank in ipairs { 1, 2, 3 } do
+          local n, rows = math.random(1, 12), math.random(1, 15)
+          local dense = { rows }
+          for d = 2, rank do dense[d] = 6 end
+          check("SparseFillEmptyRows " .. dt .. " rank " .. rank, "SparseFillEmptyRows",
+            { entries(n, rows, rank), rand(dt, { n }, 0, 9), T(dense, "int64"), rand(dt, {}, 0, 9) }, nil, all)
+        end
+      end
+      local ordered = T({ { 0, 1 }, { 0, 3 }, { 2, 0 }, { 4, 4 } }, "int64")
+      local v = T({ 1, 2, 3, 4 }, "float32")
+      check("SparseFillEmptyRows ordered, empty rows between and after", "SparseFillEmptyRows",
+        { ordered, v, T({ 6, 5 }, "int64"), T(-1, "float32") }, nil, all)
+      check("SparseFillEmptyRows with every row full", "SparseFillEmptyRows",
+        { T({ { 1, 0 }, { 0, 2 }, { 1, 1 }, { 0, 0 } }, "int64"), v, T({ 2, 3 }, "int64"), T(0, "float32") }, nil, all)
+      local out = run_on(GPU0, "SparseFillEmptyRows", { T({ { 2, 0 }, { 0, 1 }, { 2, 1 } }, "int64"), T({ 5, 6, 7 }, "float32"),
+        T({ 4, 2 }, "int64"), T(-1, "float32") }, nil, all.fetches)
+      assert.are.same({ { 0, 1 }, { 1, 0 }, { 2, 0 }, { 2, 1 }, { 3, 0 } }, out[1]:totable())
+      assert.are.same({ 6, -1, 5, 7, -1 }, out[2]:totable())
+      assert.are.same({ false, true, false, true }, out[3]:totable())
+      assert.are.same({ 2, 0, 3 }, out[4]:totable())
+      check("SparseFillEmptyRows of no entries (on the host)", "SparseFillEmptyRows",
+        { tfdev.tensor { dtype = "int64", shape = { 0, 2 } }, T({}, "float32"), T({ 3, 2 }, "int64"), T(7, "float32") }, nil, all)
+      check_error("SparseFillEmptyRows with a row past the shape", "SparseFillEmptyRows",
+        { ordered, v, T({ 4, 5 }, "int64"), T(0, "float32") }, "indices(3, 0) is invalid: 4 >= 4")
+      check_error("SparseFillEmptyRows with a negative row", "SparseFillEmptyRows",
+        { T({ { 0 }, { -1 } }, "int64"), T({ 1, 2 }, "float32"), T({ 4 }, "int64"), T(0, "float32") }, "indices(1, 0) is invalid")
+      check_error("SparseFillEmptyRows with values of another length", "SparseFillEmptyRows",
+        { ordered, T({ 1, 2 }, "float32"), T({ 6, 5 }, "int64"), T(0, "float32") }, "must match the first dimension")
+      check_error("SparseFillEmptyRows with no rows but entries", "SparseFillEmptyRows",
+        { ordered, v, T({ 0, 5 }, "int64"), T(0, "float32") }, "dense_shape[0] = 0")
+    end)
+  end)
+
   describe("complex64 and the transforms (dk_spectral.c)", function()
     it("Complex, Real, Imag, ComplexAbs, Neg and the broadcasting arithmetic", function()
       local x, y = rand("complex64", { 2, 3, 4 }), rand("complex64", { 2, 3, 4 })

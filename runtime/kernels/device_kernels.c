@@ -101,7 +101,7 @@ static const device_kernel device_kernels[] = {
     {"TensorArrayScatterV3", tfd_setup_tensor_array}, {"TensorArraySizeV3", tfd_setup_tensor_array},
     {"TensorArrayCloseV3", tfd_setup_tensor_array}, {"TensorArrayConcatV3", tfd_setup_tensor_array},
     {"TensorArraySplitV3", tfd_setup_tensor_array},
-    {"SparseReshape", tfd_dk_setup_sparse_reshape},
+    {"SparseReshape", tfd_dk_setup_sparse_fill}, {"SparseFillEmptyRows", tfd_dk_setup_sparse_fill},
     /* uniques by sorting; ListDiff and the greedy box selections on the host (dk_unique.c) */
     {"Unique", tfd_dk_setup_unique}, {"UniqueV2", tfd_dk_setup_unique}, {"ListDiff", tfd_dk_setup_unique},
     {"NonMaxSuppressionV2", tfd_dk_setup_nms}, {"NonMaxSuppressionV3", tfd_dk_setup_nms},
