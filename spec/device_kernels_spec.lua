@@ -571,6 +571,63 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
     end)
   end)
 
+  describe("ragged ops (dk_ragged.c)", function()
+    local L = function(v) return T(v, "int64") end
+    it("RaggedGather: nested splits, values with inner dimensions, indices of any rank, every dtype, refusals", function()
+      -- params [[[1, 2], [3]], [], [[4, 5, 6]], [[7], [8, 9]]] as splits [0, 2, 2, 3, 5], [0, 2, 3, 6, 7, 9]
+      local outer, inner = { 0, 2, 2, 3, 5 }, { 0, 2, 3, 6, 7, 9 }
+      for _, dt in ipairs { "float32", "float64", "int64", "bool", "float16", "int32" } do
+        for _, sdt in ipairs { "int64", "int32" } do
+          local vals = rand(dt, { 9, 2 }, 0, 9)
+          check("RaggedGather " .. dt .. " splits " .. sdt, "RaggedGather",
+            { T(outer, sdt), T(inner, sdt), vals, T({ 3, 0, 0, 1, 2 }) }, { PARAMS_RAGGED_RANK = 2, OUTPUT_RAGGED_RANK = 2 },
+            { fetches = { "y:0", "y:1", "y:2" } })
+          check("RaggedGather " .. dt .. " 2-D indices", "RaggedGather", { T(inner, sdt), rand(dt, { 9 }, 0, 9), L({ { 4, 0 }, { 2, 2 } }) },
+            { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 2 }, { fetches = { "y:0", "y:1", "y:2" } })
+        end
+      end
+      check("RaggedGather of empty rows only", "RaggedGather", { L(outer), rand("float32", { 5 }), T({ 1, 1 }) },
+        { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 1 }, { fetches = { "y:0", "y:1" } })
+      check_error("RaggedGather with an index past the rows", "RaggedGather", { L(outer), rand("float32", { 5 }), T({ 4 }) },
+        { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 1 }, "indices[0] = 4 is not in [0, 4)")
+      check_error("RaggedGather with unsorted splits", "RaggedGather", { L({ 0, 3, 2, 5 }), rand("float32", { 5 }), T({ 0 }) },
+        { PARAMS_RAGGED_RANK = 1, OUTPUT_RAGGED_RANK = 1 }, "Ragged splits must be sorted")
+    end)
+
+    it("RaggedTensorToTensor: both partitions, cut and padded rows, inner dimensions, broadcast defaults", function()
+      local function attrs(types) return { row_partition_types = types, num_row_partition_tensors = #types } end
+      local splits, ids = { 0, 3, 3, 7, 9 }, { 0, 0, 0, 2, 2, 2, 2, 3, 3 }
+      for _, dt in ipairs { "float32", "float64", "int64", "uint8", "bool", "int32" } do
+        local vals = rand(dt, { 9 }, 0, 9)
+        for _, shape in ipairs { { 4, 4 }, { 2, 2 }, { 5, 6 }, { -1, -1 } } do
+          check("RaggedTensorToTensor " .. dt .. " splits to " .. table.concat(shape, ","), "RaggedTensorToTensor",
+            { L(shape), vals, rand(dt, {}, 0, 9), L(splits) }, attrs { "ROW_SPLITS" })
+          check("RaggedTensorToTensor " .. dt .. " row ids to " .. table.concat(shape, ","), "RaggedTensorToTensor",
+            { T(shape), vals, rand(dt, {}, 0, 9), T(5), T(ids) }, attrs { "FIRST_DIM_SIZE", "VALUE_ROWIDS" })
+        end
+      end
+      local v3 = rand("float32", { 9, 3 })
+      check("RaggedTensorToTensor inner dims, default broadcast along them", "RaggedTensorToTensor",
+        { L(-1), v3, rand("float32", { 3 }), L(splits) }, attrs { "ROW_SPLITS" })
+      check("RaggedTensorToTensor ragged rank 2", "RaggedTensorToTensor",
+        { L({ -1, -1, -1 }), rand("float32", { 6 }), T(0, "float32"), L({ 0, 2, 2, 3 }), L({ 0, 2, 3, 6 }) },
+        attrs { "ROW_SPLITS", "ROW_SPLITS" })
+      check("RaggedTensorToTensor to an empty tensor", "RaggedTensorToTensor",
+        { L({ 0, 4 }), rand("float32", { 9 }), T(0, "float32"), L(splits) }, attrs { "ROW_SPLITS" })
+      check_error("RaggedTensorToTensor with a bad split", "RaggedTensorToTensor",
+        { L({ -1, -1 }), rand("float32", { 9 }), T(0, "float32"), L({ 0, 3, 2, 9 }) }, attrs { "ROW_SPLITS" },
+        "Invalid row split size.")
+    end)
+
+    it("RaggedRange computes on the host beside a GPU, its values moved to the GPU", function()
+      check("RaggedRange int64", "RaggedRange", { L({ 2, 5, 8 }), L({ 3, 5, 12 }), L(1) }, nil, { fetches = { "y:0", "y:1" } })
+      check("RaggedRange float32, int32 splits", "RaggedRange", { T({ 0, 1 }, "float32"), T({ 1, 2.5 }, "float32"),
+        T(0.1, "float32") }, { Tsplits = "int32" }, { fetches = { "y:0", "y:1" } })
+      check("RaggedRange int32", "RaggedRange", { T(0), T({ 3, 5, 2 }), T(1) }, nil, { fetches = { "y:0", "y:1" } })
+      check_error("RaggedRange with a zero delta", "RaggedRange", { T({ 0, 1 }), T({ 3, 4 }), T({ 1, 0 }) }, "Requires delta != 0")
+    end)
+  end)
+
   describe("complex64 and the transforms (dk_spectral.c)", function()
     it("Complex, Real, Imag, ComplexAbs, Neg and the broadcasting arithmetic", function()
       local x, y = rand("complex64", { 2, 3, 4 }), rand("complex64", { 2, 3, 4 })

@@ -102,6 +102,7 @@ static const device_kernel device_kernels[] = {
     {"TensorArrayCloseV3", tfd_setup_tensor_array}, {"TensorArrayConcatV3", tfd_setup_tensor_array},
     {"TensorArraySplitV3", tfd_setup_tensor_array},
     {"SparseReshape", tfd_dk_setup_sparse_fill}, {"SparseFillEmptyRows", tfd_dk_setup_sparse_fill},
+    {"RaggedGather", tfd_dk_setup_ragged}, {"RaggedRange", tfd_dk_setup_ragged}, {"RaggedTensorToTensor", tfd_dk_setup_ragged},
     /* uniques by sorting; ListDiff and the greedy box selections on the host (dk_unique.c) */
     {"Unique", tfd_dk_setup_unique}, {"UniqueV2", tfd_dk_setup_unique}, {"ListDiff", tfd_dk_setup_unique},
     {"NonMaxSuppressionV2", tfd_dk_setup_nms}, {"NonMaxSuppressionV3", tfd_dk_setup_nms},

@@ -18,6 +18,7 @@
 #include "../core/checked.h"
 #include "kernel.h"
 #include "kernel_shared.h"
+#include "ragged_logic.h"
 
 /* ---- RaggedRange ---- */
 
@@ -163,10 +164,10 @@ typedef struct {
 } r2t_params;
 
 /* Partition tensor of dimension d (the relation of d and d + 1), and its type. */
-static const tfd_tensor *partition(const tfd_kernel_ctx *c, const r2t_params *p, int d, int *type) {
+static const tfd_tensor *partition(tfd_tensor *const *in, const r2t_params *p, int d, int *type) {
   int i = p->types[0] == RP_FIRST_DIM_SIZE ? d + 1 : d;
   *type = p->types[i];
-  return c->inputs[3 + i];
+  return in[3 + i];
 }
 
 static int64_t max_width(const tfd_tensor *t, int type) {
@@ -279,32 +280,33 @@ oom:
   return false;
 }
 
-static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+bool tfd_ragged_to_tensor_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_to_tensor_plan *pl) {
+  memset(pl, 0, sizeof *pl);
   const r2t_params *p = k->state;
-  tfd_tensor *shape_t = c->inputs[0], *vals = c->inputs[1], *def = c->inputs[2], *first = c->inputs[3];
+  tfd_tensor *shape_t = in[0], *vals = in[1], *def = in[2], *first = in[3];
   int ragged = p->types[0] == RP_FIRST_DIM_SIZE ? p->ntypes - 1 : p->ntypes;
   char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
   if (tfd_tensor_numel(first) == 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid first partition input. Tensor requires at least one element.");
-    return;
+    return false;
   }
   for (int i = 0; i < p->ntypes; i++)
-    if (!tfd_kernel_check_index(c, k, c->inputs[3 + i], "row_partition_tensors")) return;
+    if (!tfd_kernel_check_index(c, k, in[3 + i], "row_partition_tensors")) return false;
   int64_t first_dim;
   if (p->types[0] == RP_FIRST_DIM_SIZE) {
     first_dim = tfd_tensor_get_index(first, 0);
     if (first_dim < 0) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "FIRST_DIM_SIZE must be non-negative, got %lld", (long long)first_dim);
-      return;
+      return false;
     }
   } else if (p->types[0] == RP_ROW_SPLITS) {
     first_dim = tfd_tensor_dim(first, 0) - 1;
   } else if (p->types[0] == RP_VALUE_ROWIDS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Cannot handle VALUE_ROWIDS in first dimension.");
-    return;
+    return false;
   } else {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Cannot handle type %s", rp_names[p->types[0]]);
-    return;
+    return false;
   }
   /* ValidateDefaultValueShape: default_value's dims against flat_values' from dimension 1, aligned left. */
   int vnd = tfd_tensor_ndims(vals), dnd = tfd_tensor_ndims(def);
@@ -316,7 +318,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
                     "default_value.shape=%s and rt_input.flat_values.shape=%s are incompatible: default_value.rank = %d  "
                     "must be less than rt_input.flat_values.rank = %d",
                     tfd_shape_text(a, sizeof a, ddims, dnd), tfd_shape_text(b, sizeof b, vdims, vnd), dnd, vnd);
-    return;
+    return false;
   }
   for (int i = 0; i < dnd && i < vnd - 1; i++)
     if (ddims[i] != 1 && ddims[i] != vdims[i + 1]) {
@@ -325,16 +327,16 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
                       "= %lld but rt_input.flat_values.shape[%d] = %lld",
                       tfd_shape_text(a, sizeof a, ddims, dnd), tfd_shape_text(b, sizeof b, vdims, vnd), i - dnd,
                       (long long)ddims[i], i - dnd, (long long)vdims[i + 1]);
-      return;
+      return false;
     }
   /* The requested shape: a vector (-1 for a size to work out) or a scalar -1 (any rank). */
   int snd = -1;
   int64_t sdims[TFD_MAX_DIMS];
-  if (!tfd_kernel_check_index(c, k, shape_t, "shape")) return;
+  if (!tfd_kernel_check_index(c, k, shape_t, "shape")) return false;
   if (tfd_tensor_ndims(shape_t) == 0) {
     if (tfd_tensor_get_index(shape_t, 0) != -1) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "The only valid scalar shape tensor is the fully unknown shape specified as -1.");
-      return;
+      return false;
     }
   } else if (tfd_tensor_ndims(shape_t) == 1 && tfd_tensor_numel(shape_t) <= TFD_MAX_DIMS) {
     snd = (int)tfd_tensor_numel(shape_t);
@@ -342,20 +344,20 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
       sdims[d] = tfd_tensor_get_index(shape_t, d);
       if (sdims[d] < -1) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Dimension %lld must be >= -1", (long long)sdims[d]);
-        return;
+        return false;
       }
     }
   } else {
     tfd_tensor_shape_text(a, sizeof a, shape_t, 0);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes or the scalar -1, got shape %s",
                     TFD_MAX_DIMS, a);
-    return;
+    return false;
   }
   /* CombineRaggedTensorToTensorShapes */
   int ond = ragged + vnd;
   if (ond > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the output would have more than %d dimensions", TFD_MAX_DIMS);
-    return;
+    return false;
   }
   int64_t size[TFD_MAX_DIMS];
   if (snd < 0) {
@@ -365,7 +367,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                       "rt_input.shape and shape=%s are incompatible: rt_input.rank = %d but shape.rank = %d",
                       partial_text(a, sizeof a, sdims, snd, true), ond, snd);
-      return;
+      return false;
     }
     memcpy(size, sdims, (size_t)snd * sizeof *size);
   }
@@ -376,7 +378,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
                       "rt_input.shape and shape=%s are incompatible: rt_input.shape[%d] = %lld but shape[%d] = %lld",
                       partial_text(a, sizeof a, sdims, snd, snd >= 0), i + ragged, (long long)vdims[i], i + ragged,
                       (long long)*o);
-      return;
+      return false;
     }
     *o = vdims[i];
   }
@@ -384,10 +386,10 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int i = 1; i <= ragged; i++)
     if (size[i] < 0) {
       int type;
-      const tfd_tensor *t = partition(c, p, i - 1, &type);
+      const tfd_tensor *t = partition(in, p, i - 1, &type);
       if (type != RP_ROW_SPLITS && type != RP_VALUE_ROWIDS) {
         tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Cannot handle partition type %s", rp_names[type]);
-        return;
+        return false;
       }
       size[i] = max_width(t, type);
     }
@@ -397,67 +399,63 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (!tfd_checked_mul(total, size[d], &total)) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Encountered overflow when multiplying %lld with %lld, result: -1",
                       (long long)total, (long long)size[d]);
-      return;
+      return false;
     }
   mult[ragged] = 1;
   for (int i = ragged - 1; i >= 0; i--) mult[i] = mult[i + 1] * size[i + 1];
-  tfd_tensor *o = tfd_kernel_alloc(c, k, tfd_tensor_dtype(vals), size, ond);
-  if (!o) return;
-  if (total == 0) {
-    c->outputs[0] = o;
-    return;
-  }
+  pl->nd = ond;
+  memcpy(pl->dims, size, (size_t)ond * sizeof *size);
+  pl->total = total;
+  if (total == 0) return true;
   int64_t *index = positions(first_dim), nindex = first_dim;
   if (!index) {
-    tfd_tensor_unref(o);
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the output positions");
-    return;
+    return false;
   }
   for (int64_t i = 0; i < first_dim; i++) index[i] = i < size[0] ? i * mult[0] : -1;
   for (int i = 1; i <= ragged; i++) {
     int type;
-    const tfd_tensor *t = partition(c, p, i - 1, &type);
+    const tfd_tensor *t = partition(in, p, i - 1, &type);
     if (type != RP_ROW_SPLITS && type != RP_VALUE_ROWIDS) {
       free(index);
-      tfd_tensor_unref(o);
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Unsupported partition type:%s", rp_names[type]);
-      return;
+      return false;
     }
     int64_t *next, nnext;
     bool ok = next_index(k, c, t, type, index, nindex, mult[i], size[i], &next, &nnext);
     free(index);
-    if (!ok) {
-      tfd_tensor_unref(o);
-      return;
-    }
+    if (!ok) return false;
     index = next;
     nindex = nnext;
   }
   /* TensorFlow reads one value per position without asking whether there is one. */
   if (nindex != (vnd > 0 ? vdims[0] : 1)) {
     free(index);
-    tfd_tensor_unref(o);
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "the row partitions describe %lld values but flat_values has %lld",
                     (long long)nindex, (long long)(vnd > 0 ? vdims[0] : 1));
-    return;
+    return false;
   }
-  /* SetOutput: the default (broadcast to one value's shape, right-aligned) everywhere, then the values. */
+  /* SetOutput: the default, broadcast to one value's shape (right-aligned), in every cell; then the values. */
   size_t esz = tfd_dtype_size(tfd_tensor_dtype(vals));
   int end = ond - ragged - 1; /* a value's dims: size[ragged + 1 ..] */
-  int64_t elem = tfd_dims_product(o, ragged + 1, ond);
-  char *dst = tfd_tensor_data(o);
-  const char *src = tfd_tensor_const_data(vals), *dv = tfd_tensor_const_data(def);
+  int64_t elem = 1;
+  for (int d = ragged + 1; d < ond; d++) elem *= size[d]; /* a factor of total, which is not 0 */
+  const char *dv = tfd_tensor_const_data(def);
   int64_t dnum = tfd_tensor_numel(def);
   for (int d = 0; d < dnd; d++) {
     int64_t want = size[ond - dnd + d];
     if (dnum != 1 && dnum != elem && ddims[d] != 1 && ddims[d] != want) {
       free(index);
-      tfd_tensor_unref(o);
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Error broadcasting default_value");
-      return;
+      return false;
     }
   }
-  int64_t cells = total / (elem ? elem : 1);
+  char *cell = malloc((size_t)elem * esz + 1);
+  if (!cell) {
+    free(index);
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for the default value");
+    return false;
+  }
   for (int64_t e = 0; e < elem; e++) {
     int64_t from = 0;
     if (dnum == elem) from = e;
@@ -472,14 +470,36 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
         }
       }
     }
-    memcpy(dst + (size_t)e * esz, dv + (size_t)from * esz, esz);
+    memcpy(cell + (size_t)e * esz, dv + (size_t)from * esz, esz);
   }
-  size_t cell = (size_t)elem * esz;
-  for (int64_t i = 1; i < cells; i++) memcpy(dst + (size_t)i * cell, dst, cell);
-  for (int64_t i = 0; i < nindex; i++)
-    if (index[i] >= 0) memcpy(dst + (size_t)index[i] * cell, src + (size_t)i * cell, cell);
-  free(index);
-  c->outputs[0] = o;
+  pl->cell_elems = elem;
+  pl->cells = total / elem;
+  pl->index = index;
+  pl->nindex = nindex;
+  pl->cell = cell;
+  return true;
+}
+
+void tfd_ragged_to_tensor_plan_free(tfd_ragged_to_tensor_plan *p) {
+  free(p->index);
+  free(p->cell);
+}
+
+static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_ragged_to_tensor_plan p;
+  if (!tfd_ragged_to_tensor_plan_make(k, c, c->inputs, &p)) return;
+  tfd_tensor *vals = c->inputs[1];
+  tfd_tensor *o = tfd_kernel_alloc(c, k, tfd_tensor_dtype(vals), p.dims, p.nd);
+  if (o && p.total > 0) {
+    size_t cell = (size_t)p.cell_elems * tfd_dtype_size(tfd_tensor_dtype(vals));
+    char *dst = tfd_tensor_data(o);
+    const char *src = tfd_tensor_const_data(vals);
+    for (int64_t i = 0; i < p.cells; i++) memcpy(dst + (size_t)i * cell, p.cell, cell);
+    for (int64_t i = 0; i < p.nindex; i++)
+      if (p.index[i] >= 0) memcpy(dst + (size_t)p.index[i] * cell, src + (size_t)i * cell, cell);
+  }
+  tfd_ragged_to_tensor_plan_free(&p);
+  if (o) c->outputs[0] = o;
 }
 
 /* ---- RaggedGather ---- */
@@ -502,22 +522,21 @@ static bool push(i64vec *a, int64_t x) {
   return true;
 }
 
-/* Output i of RaggedGather: the splits vectors as Tsplits tensors, then the values. */
-static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+bool tfd_ragged_gather_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_gather_plan *p) {
+  memset(p, 0, sizeof *p);
   int prr = (int)k->index, nout = c->num_outputs;
-  tfd_tensor *vals = c->inputs[prr], *ix = c->inputs[prr + 1];
-  tfd_dtype splits_dt = tfd_tensor_dtype(c->inputs[0]);
+  tfd_tensor *vals = in[prr], *ix = in[prr + 1];
   char at[TFD_SHAPE_TEXT_CAP];
   for (int d = 0; d < prr; d++)
-    if (!tfd_kernel_check_index(c, k, c->inputs[d], "params_nested_splits")) return;
-  if (!tfd_kernel_check_index(c, k, ix, "indices")) return;
+    if (!tfd_kernel_check_index(c, k, in[d], "params_nested_splits")) return false;
+  if (!tfd_kernel_check_index(c, k, ix, "indices")) return false;
   int ind = tfd_tensor_ndims(ix), nsplits = ind - 1 + prr;
   if (nsplits != nout - 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT,
                     "OUTPUT_RAGGED_RANK is %d but indices.rank - 1 + PARAMS_RAGGED_RANK is %d", nout - 1, nsplits);
-    return;
+    return false;
   }
-  int64_t nparams = tfd_tensor_numel(c->inputs[0]) - 1, n = tfd_tensor_numel(ix);
+  int64_t nparams = tfd_tensor_numel(in[0]) - 1, n = tfd_tensor_numel(ix);
   for (int64_t i = 0; i < n; i++) {
     int64_t v = tfd_tensor_get_index(ix, i);
     if (v < 0 || v >= nparams) {
@@ -529,19 +548,19 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
       }
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "indices%s = %lld is not in [0, %lld)", at, (long long)v,
                       (long long)nparams);
-      return;
+      return false;
     }
   }
   if (tfd_tensor_ndims(vals) == 0) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "params.rank must be nonzero");
-    return;
+    return false;
   }
   int64_t nvals = tfd_tensor_dim(vals, 0);
   /* ValidateSplits; an inner splits vector may point at most at the last row of the next one (TensorFlow
    * allows one past it and then reads past the end). */
   for (int d = 0; d < prr; d++) {
-    const tfd_tensor *sp = c->inputs[d];
-    int64_t len = tfd_tensor_numel(sp), last = d == prr - 1 ? nvals : tfd_tensor_numel(c->inputs[d + 1]) - 1;
+    const tfd_tensor *sp = in[d];
+    int64_t len = tfd_tensor_numel(sp), last = d == prr - 1 ? nvals : tfd_tensor_numel(in[d + 1]) - 1;
     const char *bad = NULL;
     if (len == 0) bad = "Ragged splits may not be empty";
     else if (tfd_tensor_get_index(sp, 0) < 0) bad = "Ragged splits must be non-negative";
@@ -550,12 +569,10 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
       if (tfd_tensor_get_index(sp, i - 1) > tfd_tensor_get_index(sp, i)) bad = "Ragged splits must be sorted";
     if (bad) {
       tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", bad);
-      return;
+      return false;
     }
   }
   i64vec out[TFD_MAX_OP_OUTPUTS] = {{0}}, slices = {0};
-  tfd_tensor *made[TFD_MAX_OP_OUTPUTS] = {0};
-  int64_t total = 0;
   bool ok = true;
   for (int d = 0; d < nsplits && ok; d++) ok = push(&out[d], 0);
   /* The splits of indices' own dimensions: range(rows + 1) * row_length. */
@@ -568,7 +585,7 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int64_t i = 0; i < n && ok; i++) {
     int64_t start = tfd_tensor_get_index(ix, i), limit = start + 1;
     for (int d = 0; d < prr && ok; d++) {
-      const tfd_tensor *sp = c->inputs[d];
+      const tfd_tensor *sp = in[d];
       int od = d + ind - 1;
       if (od >= 0) {
         int64_t delta = out[od].v[out[od].n - 1] - tfd_tensor_get_index(sp, start);
@@ -579,45 +596,59 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
     }
     if (ok && limit != start) {
       ok = push(&slices, start) && push(&slices, limit);
-      total += limit - start;
+      p->total += limit - start;
     }
   }
+  p->nsplits = nsplits;
+  for (int d = 0; d < nsplits; d++) p->splits[d] = out[d].v, p->nsplit[d] = out[d].n;
+  p->slices = slices.v, p->nslices = slices.n;
   if (!ok) {
+    tfd_ragged_gather_plan_free(p);
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory gathering %lld rows", (long long)n);
-    goto done;
   }
-  for (int d = 0; d < nsplits; d++) {
-    made[d] = tfd_kernel_alloc(c, k, splits_dt, &out[d].n, 1);
-    if (!made[d]) goto done;
-    for (int64_t i = 0; i < out[d].n; i++) {
-      if (splits_dt == TFD_INT32) ((int32_t *)tfd_tensor_data(made[d]))[i] = (int32_t)out[d].v[i];
-      else ((int64_t *)tfd_tensor_data(made[d]))[i] = out[d].v[i];
+  return ok;
+}
+
+void tfd_ragged_gather_plan_free(tfd_ragged_gather_plan *p) {
+  for (int d = 0; d < p->nsplits; d++) free(p->splits[d]);
+  free(p->slices);
+  memset(p, 0, sizeof *p);
+}
+
+/* Output i of RaggedGather: the splits vectors as Tsplits tensors, then the values. */
+static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+  tfd_ragged_gather_plan p;
+  if (!tfd_ragged_gather_plan_make(k, c, c->inputs, &p)) return;
+  tfd_tensor *vals = c->inputs[k->index], *made[TFD_MAX_OP_OUTPUTS] = {0};
+  tfd_dtype splits_dt = tfd_tensor_dtype(c->inputs[0]);
+  bool ok = true;
+  for (int d = 0; d < p.nsplits && ok; d++) {
+    ok = (made[d] = tfd_kernel_alloc(c, k, splits_dt, &p.nsplit[d], 1)) != NULL;
+    for (int64_t i = 0; ok && i < p.nsplit[d]; i++) {
+      if (splits_dt == TFD_INT32) ((int32_t *)tfd_tensor_data(made[d]))[i] = (int32_t)p.splits[d][i];
+      else ((int64_t *)tfd_tensor_data(made[d]))[i] = p.splits[d][i];
     }
   }
   int vnd = tfd_tensor_ndims(vals);
   int64_t dims[TFD_MAX_DIMS];
   for (int d = 0; d < vnd; d++) dims[d] = tfd_tensor_dim(vals, d);
-  dims[0] = total;
-  made[nsplits] = tfd_kernel_alloc(c, k, tfd_tensor_dtype(vals), dims, vnd);
-  if (!made[nsplits]) goto done;
-  size_t row = (size_t)tfd_dims_product(vals, 1, vnd) * tfd_dtype_size(tfd_tensor_dtype(vals));
-  char *dst = tfd_tensor_data(made[nsplits]);
-  const char *src = tfd_tensor_const_data(vals);
-  for (int64_t s = 0; s + 1 < slices.n; s += 2) {
-    size_t bytes = (size_t)(slices.v[s + 1] - slices.v[s]) * row;
-    if (bytes) memcpy(dst, src + (size_t)slices.v[s] * row, bytes);
-    dst += bytes;
+  dims[0] = p.total;
+  ok = ok && (made[p.nsplits] = tfd_kernel_alloc(c, k, tfd_tensor_dtype(vals), dims, vnd)) != NULL;
+  if (ok) {
+    size_t row = (size_t)tfd_dims_product(vals, 1, vnd) * tfd_dtype_size(tfd_tensor_dtype(vals));
+    char *dst = tfd_tensor_data(made[p.nsplits]);
+    const char *src = tfd_tensor_const_data(vals);
+    for (int64_t s = 0; s + 1 < p.nslices; s += 2) {
+      size_t bytes = (size_t)(p.slices[s + 1] - p.slices[s]) * row;
+      if (bytes) memcpy(dst, src + (size_t)p.slices[s] * row, bytes);
+      dst += bytes;
+    }
   }
-  for (int d = 0; d <= nsplits; d++) {
-    c->outputs[d] = made[d];
-    made[d] = NULL;
+  for (int d = 0; d <= p.nsplits; d++) {
+    if (ok) c->outputs[d] = made[d];
+    else tfd_tensor_unref(made[d]);
   }
-done:
-  for (int d = 0; d <= nsplits && d < TFD_MAX_OP_OUTPUTS; d++) {
-    free(out[d].v);
-    if (made[d]) tfd_tensor_unref(made[d]);
-  }
-  free(slices.v);
+  tfd_ragged_gather_plan_free(&p);
 }
 
 static void cleanup_r2t(tfd_kernel *k) { free(k->state); }
