@@ -887,9 +887,18 @@ describe_or_skip("device kernels on " .. BACKEND .. " against the CPU kernels", 
         check("OnesLike " .. dt, "OnesLike", { x })
         check("Shape " .. dt, "Shape", { x })
         check("Shape int64 " .. dt, "Shape", { x }, { out_type = "int64" })
+        check("Size " .. dt, "Size", { x })
+        check("Size int64 " .. dt, "Size", { x }, { out_type = "int64" })
+        check("Rank " .. dt, "Rank", { x })
+        check("ShapeN " .. dt, "ShapeN", { x, rand(dt, { 4 }, 0, 9) }, { N = 2, out_type = "int64" }, { fetches = { "y:0", "y:1" } })
         check("ExpandDims " .. dt, "ExpandDims", { x, T(-1) })
         check("ExpandDims int64 axis " .. dt, "ExpandDims", { x, T(1, "int64") })
         check("Squeeze " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) })
+        if dt == "int32" or dt == "int64" then
+          check("BroadcastArgs " .. dt, "BroadcastArgs", { T({ 2, 1, 3 }, dt), T({ 4, 1 }, dt) })
+          check_error("BroadcastArgs of incompatible shapes " .. dt, "BroadcastArgs", { T({ 2, 3 }, dt), T({ 4 }, dt) },
+            "Incompatible shapes")
+        end
         check("Squeeze dims " .. dt, "Squeeze", { rand(dt, { 1, 3, 1, 2 }, 0, 9) }, { squeeze_dims = { -2 } })
         check("EnsureShape " .. dt, "EnsureShape", { x }, { shape = { -1, 2 } })
         check("StopGradient " .. dt, "StopGradient", { x })

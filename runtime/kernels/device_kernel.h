@@ -106,6 +106,7 @@ tfd_code tfd_dk_setup_state(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
 tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_unique(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_nms(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
+tfd_code tfd_dk_setup_metadata(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 tfd_code tfd_dk_setup_sparse_fill(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st);
 

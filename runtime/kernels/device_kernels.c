@@ -58,6 +58,8 @@ static const device_kernel device_kernels[] = {
     {"SpaceToBatchND", tfd_dk_setup_shape}, {"BatchToSpaceND", tfd_dk_setup_shape},
     {"ReverseV2", tfd_dk_setup_shape}, {"Reverse", tfd_dk_setup_shape}, {"MatrixBandPart", tfd_dk_setup_shape},
     {"OneHot", tfd_dk_setup_shape}, {"LinSpace", tfd_dk_setup_shape},
+    {"Size", tfd_dk_setup_metadata}, {"Rank", tfd_dk_setup_metadata}, {"ShapeN", tfd_dk_setup_metadata},
+    {"BroadcastArgs", tfd_dk_setup_metadata},
     /* scatters (dk_scatter.c) */
     {"ScatterNd", tfd_dk_setup_scatter}, {"TensorScatterUpdate", tfd_dk_setup_scatter}, {"Where", tfd_dk_setup_where},
     {"SparseToDense", tfd_dk_setup_sparse_to_dense},
@@ -74,6 +76,7 @@ static const device_kernel device_kernels[] = {
     /* control flow: k_control_flow.c's kernels serve every device */
     {"Enter", tfd_setup_control_flow}, {"Exit", tfd_setup_control_flow}, {"NextIteration", tfd_setup_control_flow},
     {"LoopCond", tfd_setup_control_flow}, {"Switch", tfd_setup_control_flow}, {"Merge", tfd_setup_control_flow},
+    {"ControlTrigger", tfd_setup_control_flow},
     /* products (dk_matmul.c) */
     {"MatMul", tfd_dk_setup_matmul}, {"_FusedMatMul", tfd_dk_setup_matmul}, {"BatchMatMulV2", tfd_dk_setup_matmul},
     {"BatchMatMul", tfd_dk_setup_matmul}, {"Einsum", tfd_dk_setup_einsum},

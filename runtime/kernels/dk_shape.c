@@ -802,3 +802,17 @@ tfd_code tfd_dk_setup_shape(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
   k->compute = compute;
   return TFD_OK;
 }
+
+/* Size, Rank and ShapeN read only their inputs' dims, BroadcastArgs two short shape vectors: computed
+ * on the host, as TensorFlow's GPU kernels keep those in host memory, and moved where their dtypes
+ * live (an int64 Size to the device's memory). */
+tfd_code tfd_dk_setup_metadata(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
+  const char *name = init->op->name;
+  bool args = strcmp(name, "BroadcastArgs") == 0;
+  tfd_kernel_setup_fn cpu = strcmp(name, "Size") == 0     ? tfd_setup_basic
+                            : strcmp(name, "ShapeN") == 0 ? tfd_setup_identity_n
+                                                          : tfd_setup_array;
+  tfd_code code = tfd_dk_setup_on_host(k, init, cpu, st);
+  if (!args) k->host_inputs = 0;
+  return code;
+}
