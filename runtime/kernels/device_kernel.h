@@ -62,7 +62,9 @@ tfd_code tfd_dk_setup_host_inputs(tfd_kernel *k, const tfd_kernel_init *init, tf
                                   uint32_t mask, tfd_status *st);
 
 /* Sets k up with cpu_setup's attributes to run `compute` on the device when on_device, else (a dtype
- * that lives on the host, or that the device math does not take) the CPU kernel on the host. */
+ * that lives on the host, or that the device math does not take) the CPU kernel on the host. Either
+ * way the CPU kernel stays k's host fallback: `compute` may hand a case it does not take (malformed
+ * inputs, for the CPU's texts) to tfd_dk_run_on_host. */
 tfd_code tfd_dk_setup_either(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup, bool on_device,
                              void (*compute)(tfd_kernel *, tfd_kernel_ctx *), tfd_status *st);
 

@@ -159,6 +159,8 @@ tfd_code tfd_dk_setup_either(tfd_kernel *k, const tfd_kernel_init *init, tfd_ker
                              void (*compute)(tfd_kernel *, tfd_kernel_ctx *), tfd_status *st) {
   if (!on_device) return tfd_dk_setup_on_host(k, init, cpu_setup, st);
   if (cpu_setup(k, init, st) != TFD_OK) return tfd_status_code(st);
+  k->host_compute = k->compute; /* for tfd_dk_run_on_host */
+  k->host_inputs = UINT32_MAX;
   k->compute = compute;
   return TFD_OK;
 }

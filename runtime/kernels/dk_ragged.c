@@ -140,9 +140,6 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
 tfd_code tfd_dk_setup_ragged(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
   if (strcmp(op, "RaggedRange") == 0) return tfd_dk_setup_on_host(k, init, tfd_setup_ragged, st);
-  if (tfd_setup_ragged(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->host_compute = k->compute; /* the CPU kernel, on host copies (tfd_dk_run_on_host) */
-  k->host_inputs = UINT32_MAX;
-  k->compute = strcmp(op, "RaggedGather") == 0 ? k_ragged_gather : k_ragged_to_tensor;
-  return TFD_OK;
+  bool gather = strcmp(op, "RaggedGather") == 0;
+  return tfd_dk_setup_either(k, init, tfd_setup_ragged, true, gather ? k_ragged_gather : k_ragged_to_tensor, st);
 }

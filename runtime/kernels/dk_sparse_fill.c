@@ -222,9 +222,6 @@ static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 tfd_code tfd_dk_setup_sparse_fill(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
-  if (tfd_setup_sparse_fill(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->host_compute = k->compute; /* the CPU kernel, on host copies (tfd_dk_run_on_host) */
-  k->host_inputs = UINT32_MAX;
-  k->compute = strcmp(init->op->name, "SparseReshape") == 0 ? k_sparse_reshape : k_fill_empty_rows;
-  return TFD_OK;
+  bool reshape = strcmp(init->op->name, "SparseReshape") == 0;
+  return tfd_dk_setup_either(k, init, tfd_setup_sparse_fill, true, reshape ? k_sparse_reshape : k_fill_empty_rows, st);
 }

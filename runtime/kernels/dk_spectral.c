@@ -385,15 +385,13 @@ tfd_code tfd_dk_setup_spectral(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
   if (i == sizeof ops / sizeof *ops) return tfd_status_setf(st, TFD_INTERNAL, "no complex device kernel for %s", name);
   bool complex_in = ops[i].code != C_COMPLEX && ops[i].code != C_RFFT;
   if (complex_in && k->T != TFD_COMPLEX64) return tfd_status_setf(st, TFD_INTERNAL, "%s: not a complex64 kernel", name);
-  if (tfd_setup_spectral(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->dk_op = ops[i].code;
-  /* long transforms and the CPU's own checks run the CPU kernel on host copies (tfd_dk_run_on_host) */
-  k->host_compute = k->compute;
-  k->host_inputs = UINT32_MAX;
   int code = ops[i].code;
-  k->compute = code == C_RFFT || code == C_IRFFT                             ? k_real_dft
-               : code == C_FFT || code == C_IFFT                             ? k_dft
-               : code == C_REAL || code == C_IMAG || code == C_ABS || code == C_NEG ? k_part
-                                                                                   : k_binary;
-  return TFD_OK;
+  k->dk_op = code;
+  /* long transforms and the CPU's own checks run the CPU kernel on host copies (tfd_dk_run_on_host) */
+  return tfd_dk_setup_either(k, init, tfd_setup_spectral, true,
+                             code == C_RFFT || code == C_IRFFT                             ? k_real_dft
+                             : code == C_FFT || code == C_IFFT                             ? k_dft
+                             : code == C_REAL || code == C_IMAG || code == C_ABS || code == C_NEG ? k_part
+                                                                                                 : k_binary,
+                             st);
 }

@@ -145,11 +145,7 @@ static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 tfd_code tfd_dk_setup_unique(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   if (strcmp(init->op->name, "ListDiff") == 0) return tfd_dk_setup_on_host(k, init, tfd_setup_scatter, st);
-  if (tfd_setup_scatter(k, init, st) != TFD_OK) return tfd_status_code(st);
-  k->host_compute = k->compute; /* the CPU kernel, on host copies (tfd_dk_run_on_host) */
-  k->host_inputs = UINT32_MAX;
-  k->compute = k_unique;
-  return TFD_OK;
+  return tfd_dk_setup_either(k, init, tfd_setup_scatter, true, k_unique, st);
 }
 
 tfd_code tfd_dk_setup_nms(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
