@@ -416,7 +416,16 @@ tfd_session_options *tfdev_check_options(lua_State *L, int idx) {
     const char *key = tfdev_check_name(L, -2, "option key");
     size_t k = 0, n = sizeof option_keys / sizeof option_keys[0];
     while (k < n && strcmp(option_keys[k].key, key) != 0) k++;
-    if (k == n) tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s'", key);
+    if (k == n) {
+      luaL_Buffer known;
+      luaL_buffinit(L, &known);
+      for (size_t j = 0; j < n; j++) {
+        if (j) luaL_addstring(&known, ", ");
+        luaL_addstring(&known, option_keys[j].key);
+      }
+      luaL_pushresult(&known);
+      tfdev_raise(L, TFD_INVALID_ARGUMENT, "unknown option '%s' (options: %s)", key, lua_tostring(L, -1));
+    }
     if (lua_type(L, -1) != option_keys[k].type)
       tfdev_raise(L, TFD_INVALID_ARGUMENT, "option %s must be a %s, got %s", key, lua_typename(L, option_keys[k].type),
                   luaL_typename(L, -1));

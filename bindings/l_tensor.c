@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../runtime/core/status_internal.h"
 #include "../runtime/core/half.h"
 #include "l_common.h"
 
@@ -697,8 +698,8 @@ static int tensor_fill(lua_State *L) {
                                            : "a number";
   if (lua_isnil(L, 2)) return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill needs a value (%s)", what);
   if (lua_type(L, 2) != want)
-    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: a %s tensor takes %s, got a %s", tfd_dtype_name(dt), what,
-                       luaL_typename(L, 2));
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT, "fill: %s %s tensor takes %s, got %s %s", tfd_article(tfd_dtype_name(dt)),
+                       tfd_dtype_name(dt), what, tfd_article(luaL_typename(L, 2)), luaL_typename(L, 2));
   if (dt == TFD_STRING) { /* one string per element; each set is checked as tfd_tensor_fill would be */
     size_t len;
     const char *bytes = lua_tolstring(L, 2, &len);

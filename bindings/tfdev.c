@@ -32,7 +32,7 @@ static void print_usage(FILE *f) {
           "  -i              enter interactive mode after executing 'script'\n"
           "  -l mod          require library 'mod' into global 'mod'\n"
           "  -l g=mod        require library 'mod' into global 'g'\n"
-          "  -v              show version information\n"
+          "  -v, --version   show version information\n"
           "  -E              ignore environment variables (LUA_INIT, LUA_PATH, LUA_CPATH)\n"
           "  -W              turn warnings on\n"
           "  --list-devices  create the devices the registered factories make and print them\n"
@@ -365,6 +365,14 @@ static void do_repl(lua_State *L) {
   if (repl_tty) history_open();
 #endif
   load_printer(L);
+  lua_getglobal(L, "tfdev"); /* the REPL has tfdev at hand, as lua.c has its standard libraries */
+  if (lua_isnil(L, -1)) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "tfdev");
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) lua_setglobal(L, "tfdev");
+    else report(L, LUA_ERRRUN);
+  }
+  lua_settop(L, 0);
   int status;
   while ((status = loadline(L)) != -1) {
     if (status == LUA_OK) status = docall_interruptible(L, 0, LUA_MULTRET);
@@ -453,7 +461,7 @@ static args collect_args(int argc, char **argv) {
       a.has_exec = true;
     } else if (strcmp(s, "-i") == 0) {
       a.interactive = a.version = true;
-    } else if (strcmp(s, "-v") == 0) {
+    } else if (strcmp(s, "-v") == 0 || strcmp(s, "--version") == 0) {
       a.version = true;
     } else if (strcmp(s, "-E") == 0) {
       a.no_env = true;

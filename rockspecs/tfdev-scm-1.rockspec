@@ -14,6 +14,7 @@ source = {
 }
 description = {
   summary = "TensorFlow's common runtime (devices, factories, DirectSession) in C11, with a Lua 5.4 face",
+  license = "MIT", -- LICENSE at the repository's root
   detailed = [[
 tfdev rebuilds TensorFlow's common runtime (devices, the device-factory registry, DirectSession with its
 placer, partitioner and executor) as a small C11 library driven from Lua: require "tfdev".

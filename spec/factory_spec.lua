@@ -143,7 +143,12 @@ describe("tfdev.factory", function()
     end)
 
     it("refuses bad options", function()
-      h.raises("INVALID_ARGUMENT", "unknown option 'device_cuont'", tfdev.factory.add_devices, { device_cuont = {} })
+      h.raises("INVALID_ARGUMENT", "unknown option 'device_cuont' (options: device_count, intra_op_threads,",
+        tfdev.factory.add_devices, { device_cuont = {} })
+      h.raises("INVALID_ARGUMENT", "device_count names device type 'cpu', which no registered device factory makes " ..
+        "(device types: CPU", tfdev.factory.add_devices, { device_count = { cpu = 2 } })
+      h.raises("INVALID_ARGUMENT", "device_count names device type 'TPU'", tfdev.session, { device_count = { TPU = 1 } })
+      assert.are.equal(1, #tfdev.factory.add_devices { device_count = { GPU = 0 } }) -- GPU: known here or not
       h.raises("INVALID_ARGUMENT", "option device_count.CPU must be an integer", tfdev.factory.add_devices,
         { device_count = { CPU = -1 } })
       h.raises("INVALID_ARGUMENT", "option intra_op_threads must be a number", tfdev.factory.add_devices,

@@ -31,6 +31,13 @@ local function results(out)
 end
 
 describe("tfdev -i", function()
+  it("has tfdev at hand as a global", function()
+    local out, _, code = repl("tfdev.tensor{1, 2}\ntype(tfdev.session)\n")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("function", 1, true), out)
+    assert.truthy(out:find("tfdev.tensor(int32, shape={2}): [1, 2]", 1, true), out)
+  end)
+
   assert(exe, "TFDEV_EXE must name the tfdev executable (ctest sets it)")
 
   it("prints the values of expressions and of =expr, and nothing for statements", function()

@@ -7,6 +7,12 @@
 
 #include "tfdev/status.h"
 
+/* "an" before a word said with a vowel first ("an int32", "an int"), else "a" ("a uint8", "a float32"):
+ * for messages that name a dtype or a type after an article. */
+static inline const char *tfd_article(const char *word) {
+  return word && (word[0] == 'a' || word[0] == 'e' || word[0] == 'i' || word[0] == 'o') ? "an" : "a";
+}
+
 struct tfd_status {
   tfd_code code;
   char *msg; /* heap, NULL when OK or when the message could not be stored */

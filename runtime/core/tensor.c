@@ -239,8 +239,8 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
   if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
   size_t want = (size_t)numel * tfd_dtype_size(dtype);
   if (nbytes != want) {
-    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes given for a %s tensor of %" PRId64 " elements (%zu bytes)",
-                    nbytes, tfd_dtype_name(dtype), numel, want);
+    tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%zu bytes given for %s %s tensor of %" PRId64 " elements (%zu bytes)",
+                    nbytes, tfd_article(tfd_dtype_name(dtype)), tfd_dtype_name(dtype), numel, want);
     return NULL;
   }
   if (nbytes && !data) {

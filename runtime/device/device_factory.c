@@ -324,6 +324,29 @@ static tfd_code run_factory(const char *type, tfd_device_factory *f, void *host_
   return code;
 }
 
+/* A device_count entry for a type no factory here makes is a typo ("gpu", "CPUS"), refused with the
+ * types there are, where TensorFlow ignores it. GPU is always accepted: a script that turns GPUs off
+ * (GPU = 0) or asks for one runs unchanged on a build or machine without them. */
+static tfd_code check_device_counts(const tfd_factory_registry *r, const tfd_session_options *options,
+                                    tfd_status *status) {
+  for (size_t i = 0; i < tfd_session_options_num_device_counts(options); i++) {
+    const char *type;
+    int n;
+    tfd_session_options_device_count_at(options, i, &type, &n);
+    if (strcmp(type, "GPU") == 0 || find_entry(r, type)) continue;
+    char known[256] = "";
+    for (size_t e = 0; e < r->size; e++) {
+      size_t used = strlen(known);
+      snprintf(known + used, sizeof known - used, "%s%s", e ? ", " : "", r->entries[e].type);
+    }
+    return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
+                           "device_count names device type '%s', which no registered device factory makes "
+                           "(device types: %s)",
+                           type, known);
+  }
+  return TFD_OK;
+}
+
 tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const tfd_session_options *options,
                                           const char *name_prefix, void *host_ctx, tfd_device_list *out,
                                           tfd_status *status) {
@@ -331,6 +354,7 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
   if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "name_prefix", name_prefix) ||
       tfd_arg_required(status, fn, "out", out))
     return TFD_INVALID_ARGUMENT;
+  if (check_device_counts(r, options, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
   tfd_device_factory *cpu = tfd_factory_registry_get(r, "CPU");
   if (!cpu)
     return tfd_status_setf(status, TFD_NOT_FOUND,

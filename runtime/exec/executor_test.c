@@ -133,7 +133,7 @@ static void test_seeded_constants(void) {
       CHECK(f32_of(out[0]) == 13.0f && f32_of(out[1]) == -3.0f);
     } else {
       CHECK_STATUS(st, kind == 1 ? TFD_INTERNAL : TFD_INVALID_ARGUMENT,
-                   kind == 1 ? "feed 0 was not supplied" : "fed a int32 tensor where float32 is expected");
+                   kind == 1 ? "feed 0 was not supplied" : "fed an int32 tensor where float32 is expected");
     }
     tfd_status_reset(st);
     for (int i = 0; i < 2; i++) tfd_tensor_unref(out[i]);

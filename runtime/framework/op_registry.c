@@ -3810,8 +3810,9 @@ tfd_code tfd_op_complete_attrs(const tfd_op_def *op, tfd_node_def *node, const t
         continue;
       }
       if (v->type != a->type)
-        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): attr '%s' must be a %s, got a %s", name,
-                               op->name, a->name, attr_type_name(a->type), attr_type_name(v->type));
+        return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' (%s): attr '%s' must be %s %s, got %s %s", name,
+                               op->name, a->name, tfd_article(attr_type_name(a->type)), attr_type_name(a->type),
+                               tfd_article(attr_type_name(v->type)), attr_type_name(v->type));
       continue;
     }
     tfd_attr_value d = {0};

@@ -302,7 +302,8 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
               : dt == TFD_FLOAT32 || dt == TFD_FLOAT64 || dt == TFD_COMPLEX64 ? double_of(v, &d)
                                                                              : int64_of(v, &n);
     if (!ok) {
-      failf(c, TFD_INVALID_ARGUMENT, "%s: value %lld is not a %s", where, (long long)i, tfd_dtype_name(dt));
+      failf(c, TFD_INVALID_ARGUMENT, "%s: value %lld is not %s %s", where, (long long)i, tfd_article(tfd_dtype_name(dt)),
+            tfd_dtype_name(dt));
       tfd_tensor_unref(out);
       return NULL;
     }

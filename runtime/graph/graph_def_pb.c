@@ -157,8 +157,8 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
   }
   if (p->tensor_content.len > 0 && dt != TFD_STRING) {
     if ((int64_t)p->tensor_content.len != bytes) {
-      fail(st, TFD_INVALID_ARGUMENT, w, "tensor_content has %zu bytes but a %s tensor of %lld elements needs %lld",
-           p->tensor_content.len, tfd_dtype_name(dt), (long long)numel, (long long)bytes);
+      fail(st, TFD_INVALID_ARGUMENT, w, "tensor_content has %zu bytes but %s %s tensor of %lld elements needs %lld",
+           p->tensor_content.len, tfd_article(tfd_dtype_name(dt)), tfd_dtype_name(dt), (long long)numel, (long long)bytes);
       return NULL;
     }
   } else if ((int64_t)nvals > numel) {

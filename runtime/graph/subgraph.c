@@ -32,6 +32,21 @@ static tfd_code add_input_f(tfd_node_def *n, tfd_status *st, const char *fmt, ..
   return code;
 }
 
+void tfd_graph_placeholders_text(const tfd_graph *g, char *buf, size_t cap) {
+  size_t used = 0;
+  int listed = 0;
+  buf[0] = 0;
+  for (int i = 0; i < g->n && used < cap; i++) {
+    const char *op = g->nodes[i].op->name, *name = tfd_gnode_name(&g->nodes[i]);
+    if (strcmp(op, "Placeholder") != 0 && strcmp(op, "PlaceholderWithDefault") != 0) continue;
+    if (listed == 8) {
+      snprintf(buf + used, cap - used, ", ...");
+      return;
+    }
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", listed++ ? ", " : "; its placeholders are ", name);
+  }
+}
+
 /* Resolves "node:i" against the graph: node id and output index. */
 static tfd_code resolve_tensor(const tfd_graph *g, const char *what, const char *s, int *node, int *index,
                                tfd_status *st) {
@@ -40,7 +55,9 @@ static tfd_code resolve_tensor(const tfd_graph *g, const char *what, const char 
   *node = tfd_graph_find(g, name);
   tfd_code code = TFD_OK;
   if (*node < 0 || name[0] == '_') {
-    code = tfd_status_setf(st, TFD_NOT_FOUND, "%s '%s': the graph has no node named '%s'", what, s, name);
+    char known[512] = "";
+    if (strcmp(what, "feed") == 0) tfd_graph_placeholders_text(g, known, sizeof known);
+    code = tfd_status_setf(st, TFD_NOT_FOUND, "%s '%s': the graph has no node named '%s'%s", what, s, name, known);
   } else {
     const tfd_gnode *n = &g->nodes[*node];
     if (*index >= n->num_outputs)

@@ -47,4 +47,8 @@ tfd_code tfd_subgraph_for_partial_run(tfd_graph_def *def, char *const *feeds, ch
 tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *const *devices, int num_devices,
                        tfd_graph_def **parts, tfd_status *status);
 
+/* "; its placeholders are a, b" (the first eight), or "" when g has none: what a wrong feed name
+ * meets, appended to its NOT_FOUND. buf holds cap bytes. */
+void tfd_graph_placeholders_text(const tfd_graph *g, char *buf, size_t cap);
+
 #endif

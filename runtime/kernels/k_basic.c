@@ -34,8 +34,9 @@ static void k_feed(tfd_kernel *k, tfd_kernel_ctx *c) {
     return;
   }
   if (tfd_tensor_dtype(t) != k->dst) {
-    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "fed a %s tensor where %s is expected",
-                    tfd_dtype_name(tfd_tensor_dtype(t)), tfd_dtype_name(k->dst));
+    tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "fed %s %s tensor where %s is expected",
+                    tfd_article(tfd_dtype_name(tfd_tensor_dtype(t))), tfd_dtype_name(tfd_tensor_dtype(t)),
+                    tfd_dtype_name(k->dst));
     return;
   }
   c->outputs[0] = tfd_tensor_ref(t);

@@ -55,8 +55,8 @@ bool tfd_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool fused, tfd_ma
       tfd_shape bs;
       char buf[96];
       tfd_shape_of_tensor(bias, &bs);
-      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must be a %s vector of %lld elements (the product's columns), got %s %s",
-                      tfd_dtype_name(tfd_tensor_dtype(a)), (long long)n, tfd_dtype_name(tfd_tensor_dtype(bias)),
+      tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "bias must be %s %s vector of %lld elements (the product's columns), got %s %s",
+                      tfd_article(tfd_dtype_name(tfd_tensor_dtype(a))), tfd_dtype_name(tfd_tensor_dtype(a)), (long long)n, tfd_dtype_name(tfd_tensor_dtype(bias)),
                       tfd_shape_string(&bs, buf, sizeof buf));
       return false;
     }

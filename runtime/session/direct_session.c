@@ -526,7 +526,11 @@ tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype 
   int id = s->graph ? tfd_graph_find(s->graph, node) : -1;
   tfd_code code = TFD_OK;
   if (!s->graph) code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "Session was not created with a graph before Run()!");
-  else if (id < 0) code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph has no node named '%s'", node);
+  else if (id < 0) {
+    char known[512];
+    tfd_graph_placeholders_text(s->graph, known, sizeof known);
+    code = tfd_status_setf(st, TFD_NOT_FOUND, "the graph has no node named '%s'%s", node, known);
+  }
   else if (index >= s->graph->nodes[id].num_outputs)
     code = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "node '%s' has %d outputs", node,
                            s->graph->nodes[id].num_outputs);

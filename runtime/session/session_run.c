@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/status_internal.h"
 #include "../kernels/kernel.h"
 #include "session_args.h"
 #include "session_internal.h"
@@ -62,8 +63,9 @@ static tfd_code check_feeds(const bundle *b, tfd_tensor *const *feeds, tfd_statu
     tfd_tensor *t = feeds[k];
     if (!t) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' has no value", b->feed_names[k]);
     if (tfd_tensor_dtype(t) != b->feed_types[k])
-      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' expects %s, got a %s tensor", b->feed_names[k],
-                             tfd_dtype_name(b->feed_types[k]), tfd_dtype_name(tfd_tensor_dtype(t)));
+      return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "feed '%s' expects %s, got %s %s tensor", b->feed_names[k],
+                             tfd_dtype_name(b->feed_types[k]), tfd_article(tfd_dtype_name(tfd_tensor_dtype(t))),
+                             tfd_dtype_name(tfd_tensor_dtype(t)));
     const tfd_shape *want = &b->feed_shapes[k];
     bool ok = want->ndims < 0 || want->ndims == tfd_tensor_ndims(t);
     for (int i = 0; ok && want->ndims >= 0 && i < want->ndims; i++)
