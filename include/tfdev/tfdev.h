@@ -1,7 +1,9 @@
 /* tfdev: TensorFlow's common runtime in C11, for embedding. Include this one header.
  *
  * Conventions: public symbols start with tfd_; objects are opaque handles;
- * fallible calls return a tfd_code and fill an optional tfd_status*; shared
+ * fallible calls return a tfd_code and fill an optional tfd_status*: a call
+ * that fails sets it, and a call that succeeds leaves it OK, whatever it held
+ * before (TensorFlow's rule; ctest build.status_reset checks it); shared
  * objects (tensors, devices, allocators, factories, resources) are
  * reference-counted, the rest are freed with their tfd_X_free. Every
  * function's comment says who owns what it returns. */

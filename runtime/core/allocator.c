@@ -29,6 +29,7 @@ void tfd_allocator_unref(tfd_allocator *a) {
 }
 
 void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_allocator_allocate", "a", a)) return NULL;
   return a->ops->allocate(a, alignment, size, status);
 }
@@ -518,6 +519,7 @@ tfd_allocator *tfd_cpu_allocator_new(const char *name, int64_t bytes_limit) {
 }
 
 tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *base, int64_t bytes_limit, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_cpu_allocator_set_limit", "a", base)) return TFD_INVALID_ARGUMENT;
   if (base->ops != &cpu_allocator_ops)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "allocator '%s' is not a CPU allocator",

@@ -83,6 +83,7 @@ tfd_session_options *tfd_session_options_copy(const tfd_session_options *src) {
 }
 
 tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char *type, int n, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_session_options_set_device_count", "o", o) ||
       tfd_arg_required(status, "tfd_session_options_set_device_count", "type", type))
     return TFD_INVALID_ARGUMENT;
@@ -105,6 +106,7 @@ tfd_code tfd_session_options_set_device_count(tfd_session_options *o, const char
 }
 
 tfd_code tfd_session_options_set_visible_devices(tfd_session_options *o, const char *list, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_session_options_set_visible_devices", "o", o)) return TFD_INVALID_ARGUMENT;
   char *copy = list && *list ? strdup(list) : NULL;
   if (list && *list && !copy) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory setting visible_devices");
@@ -118,6 +120,7 @@ const char *tfd_session_options_visible_devices(const tfd_session_options *o) {
 }
 
 tfd_code tfd_session_options_set_gpu_memory_fraction(tfd_session_options *o, double fraction, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_session_options_set_gpu_memory_fraction", "o", o)) return TFD_INVALID_ARGUMENT;
   if (!(fraction >= 0 && fraction <= 1))
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.memory_fraction must be in [0, 1] (0: the default), got %g",
@@ -139,6 +142,7 @@ void tfd_session_options_set_gpu_graphs(tfd_session_options *o, bool on) { o->gp
 bool tfd_session_options_gpu_graphs(const tfd_session_options *o) { return !o || !o->gpu_graphs_off; }
 
 tfd_code tfd_session_options_set_gpu_max_streams(tfd_session_options *o, int n, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_session_options_set_gpu_max_streams", "o", o)) return TFD_INVALID_ARGUMENT;
   if (n < 1 || n > TFD_GPU_MAX_STREAMS)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "gpu.max_streams must be in [1, %d], got %d", TFD_GPU_MAX_STREAMS,
@@ -191,6 +195,7 @@ bool tfd_session_options_use_per_session_threads(const tfd_session_options *o) {
 void tfd_session_options_set_build_cost_model(tfd_session_options *o, bool on) { o->build_cost_model = on; }
 bool tfd_session_options_build_cost_model(const tfd_session_options *o) { return o && o->build_cost_model; }
 tfd_code tfd_session_options_set_build_cost_model_after(tfd_session_options *o, int64_t n, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_options_set_build_cost_model_after", "o", o)) return TFD_INVALID_ARGUMENT;
   if (n < 0)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "build_cost_model_after must be >= 0, got %lld", (long long)n);
@@ -205,6 +210,7 @@ bool tfd_session_options_optimize_graph(const tfd_session_options *o) { return !
 
 tfd_code tfd_session_options_add_inter_op_pool(tfd_session_options *o, int num_threads, const char *global_name,
                                                tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_session_options_add_inter_op_pool", "o", o)) return TFD_INVALID_ARGUMENT;
   if (o->num_pools >= TFD_MAX_INTER_OP_POOLS)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "session_inter_op_thread_pool: at most %d pools",

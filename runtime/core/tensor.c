@@ -192,6 +192,7 @@ fail:
 
 tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                            tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_array(status, "tfd_tensor_new", "dims", dims, "ndims", ndims)) return NULL;
   int64_t numel;
   if (check_shape(dtype, dims, ndims, &numel, status) != TFD_OK) return NULL;
@@ -229,6 +230,7 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
 
 tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                   const void *data, size_t nbytes, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_tensor_from_bytes";
   if (tfd_arg_array(status, fn, "dims", dims, "ndims", ndims)) return NULL;
   if (nbytes && !data) {
@@ -301,6 +303,7 @@ static tfd_tensor *new_view(const tfd_tensor *t, tfd_status *status) {
 }
 
 tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_slice", "t", t)) return NULL;
   if (t->ndims == 0) {
     tfd_status_setf(status, TFD_OUT_OF_RANGE, "cannot index a scalar tensor");
@@ -324,6 +327,7 @@ tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
 }
 
 tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_reshape", "t", t) ||
       tfd_arg_array(status, "tfd_tensor_reshape", "dims", dims, "ndims", ndims))
     return NULL;
@@ -454,6 +458,7 @@ static tfd_code check_writable(tfd_tensor *t, const char *what, bool bytes, tfd_
 }
 
 tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_tensor_copy_from", "t", t) || tfd_arg_required(st, "tfd_tensor_copy_from", "src", src))
     return TFD_INVALID_ARGUMENT;
   if (src == t) return TFD_OK;
@@ -477,6 +482,7 @@ tfd_code tfd_tensor_copy_from(tfd_tensor *t, const tfd_tensor *src, tfd_status *
 }
 
 tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbytes, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_tensor_copy_from_bytes", "t", t)) return TFD_INVALID_ARGUMENT;
   if (nbytes && !data)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_tensor_copy_from_bytes: data is NULL but nbytes is %zu", nbytes);
@@ -497,6 +503,7 @@ tfd_code tfd_tensor_copy_from_bytes(tfd_tensor *t, const void *data, size_t nbyt
 }
 
 tfd_code tfd_tensor_fill(tfd_tensor *t, const void *element, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_tensor_fill", "t", t) || tfd_arg_required(st, "tfd_tensor_fill", "element", element))
     return TFD_INVALID_ARGUMENT;
   if (check_writable(t, "fill", true, st) != TFD_OK) return tfd_status_code(st);
@@ -525,6 +532,7 @@ const char *tfd_tensor_string_at(const tfd_tensor *t, int64_t i, size_t *len) {
 }
 
 tfd_code tfd_tensor_set_string(tfd_tensor *t, int64_t i, const void *bytes, size_t len, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_tensor_set_string";
   if (tfd_arg_required(st, fn, "t", t)) return TFD_INVALID_ARGUMENT;
   if (len && !bytes) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: bytes is NULL but len is %zu", fn, len);

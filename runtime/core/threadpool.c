@@ -78,6 +78,7 @@ static void *worker_main(void *p) {
 }
 
 tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status) {
+  tfd_status_reset(status);
   if (num_threads <= 0) num_threads = tfd_env_num_cores();
   if (num_threads > TFD_MAX_THREADS) {
     tfd_status_setf(status, TFD_INVALID_ARGUMENT, "thread pool '%s' of %d threads: at most %d", name ? name : "tfdev",
@@ -230,6 +231,7 @@ static tfd_code schedule_hosted(tfd_threadpool *pool, tfd_task_fn fn, void *arg,
 }
 
 tfd_code tfd_threadpool_schedule(tfd_threadpool *pool, tfd_task_fn fn, void *arg, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_threadpool_schedule", "pool", pool) ||
       tfd_arg_required(status, "tfd_threadpool_schedule", "fn", (const void *)(uintptr_t)fn))
     return TFD_INVALID_ARGUMENT;

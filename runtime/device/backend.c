@@ -194,6 +194,7 @@ static void fill_info(const backend_record *r, tfd_backend_info *info) {
 }
 
 tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_backend_load", "name", name)) return TFD_INVALID_ARGUMENT;
   if (!valid_name(name))
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT,
@@ -218,6 +219,7 @@ tfd_code tfd_backend_load(const char *name, tfd_backend_info *info, tfd_status *
 }
 
 tfd_code tfd_backend_register_factories(const char *name, tfd_factory_registry *reg, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_backend_register_factories", "name", name) ||
       tfd_arg_required(status, "tfd_backend_register_factories", "r", reg))
     return TFD_INVALID_ARGUMENT;

@@ -93,6 +93,7 @@ void tfd_device_get_attributes(const tfd_device *d, tfd_device_attributes *out) 
 }
 
 tfd_code tfd_device_sync(tfd_device *d, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_sync", "d", d)) return TFD_INVALID_ARGUMENT;
   return d->ops->sync(d, status);
 }

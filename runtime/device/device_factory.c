@@ -34,6 +34,7 @@ size_t tfd_device_list_size(const tfd_device_list *l) { return l->size; }
 tfd_device *tfd_device_list_get(const tfd_device_list *l, size_t i) { return i < l->size ? l->items[i] : NULL; }
 
 tfd_code tfd_device_list_push(tfd_device_list *l, tfd_device *d, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_list_push", "l", l) || tfd_arg_required(status, "tfd_device_list_push", "d", d))
     return TFD_INVALID_ARGUMENT;
   if (l->size == l->cap) {
@@ -62,6 +63,7 @@ struct tfd_device_factory {
 };
 
 tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_factory_new", "ops", ops) ||
       tfd_arg_required(status, "tfd_device_factory_new", "ops->create_devices", (const void *)(uintptr_t)ops->create_devices))
     return NULL;
@@ -98,6 +100,7 @@ void *tfd_device_factory_self(const tfd_device_factory *f, const tfd_device_fact
 
 tfd_code tfd_device_factory_create_devices(tfd_device_factory *f, void *host_ctx, const tfd_session_options *options,
                                            const char *name_prefix, tfd_device_list *out, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_device_factory_create_devices";
   if (tfd_arg_required(status, fn, "f", f) || tfd_arg_required(status, fn, "name_prefix", name_prefix) ||
       tfd_arg_required(status, fn, "out", out))
@@ -169,6 +172,7 @@ static bool valid_type_name(const char *t) {
 
 tfd_code tfd_factory_registry_register(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
                                        int priority, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_factory_registry_register";
   if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "device_type", device_type)) return TFD_INVALID_ARGUMENT;
   if (!f)
@@ -292,6 +296,7 @@ const tfd_factory_registry *tfd_factory_registry_default(void) {
 
 tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_device_factory *f, int priority,
                                                tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_factory_registry_register_builtin";
   if (tfd_arg_required(status, fn, "device_type", device_type)) return TFD_INVALID_ARGUMENT;
   if (!f)
@@ -350,6 +355,7 @@ static tfd_code check_device_counts(const tfd_factory_registry *r, const tfd_ses
 tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const tfd_session_options *options,
                                           const char *name_prefix, void *host_ctx, tfd_device_list *out,
                                           tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_factory_registry_add_devices";
   if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "name_prefix", name_prefix) ||
       tfd_arg_required(status, fn, "out", out))
@@ -413,6 +419,7 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
 tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
                                             const tfd_session_options *options, const char *name_prefix,
                                             void *host_ctx, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_factory_registry_new_device";
   if (tfd_arg_required(status, fn, "r", r) || tfd_arg_required(status, fn, "device_type", device_type) ||
       tfd_arg_required(status, fn, "name_prefix", name_prefix))

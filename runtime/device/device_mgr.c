@@ -36,6 +36,7 @@ static tfd_code map_name(tfd_device_mgr *m, const char *name, tfd_device *d, tfd
 }
 
 tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_items(status, "tfd_device_mgr_new", "devices", TFD_ARG_ITEMS(devices), "n", (int64_t)n)) return NULL;
   tfd_device_mgr *m = calloc(1, sizeof *m);
   if (!m || !(m->devices = calloc(n ? n : 1, sizeof *m->devices))) {
@@ -73,6 +74,7 @@ size_t tfd_device_mgr_size(const tfd_device_mgr *m) { return m->size; }
 tfd_device *tfd_device_mgr_get(const tfd_device_mgr *m, size_t i) { return i < m->size ? m->devices[i] : NULL; }
 
 tfd_device *tfd_device_mgr_lookup(const tfd_device_mgr *m, const char *name, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_mgr_lookup", "m", m) || tfd_arg_required(status, "tfd_device_mgr_lookup", "name", name))
     return NULL;
   tfd_device *d = tfd_strmap_get(&m->by_name, name);
@@ -118,6 +120,7 @@ char *tfd_device_mgr_mapping_string(const tfd_device_mgr *m) {
 
 tfd_code tfd_device_mgr_clear_containers(tfd_device_mgr *m, const char *const *containers, size_t n,
                                          tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_device_mgr_clear_containers";
   if (tfd_arg_required(status, fn, "m", m) ||
       tfd_arg_items(status, fn, "containers", TFD_ARG_ITEMS(containers), "n", (int64_t)n))

@@ -60,6 +60,7 @@ static const char *consume_index(const char **s, bool *has, int *val) {
 }
 
 tfd_code tfd_device_name_parse(const char *name, tfd_parsed_name *p, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_parse", "out", p)) return TFD_INVALID_ARGUMENT;
   memset(p, 0, sizeof *p);
   if (tfd_arg_required(status, "tfd_device_name_parse", "name", name)) return TFD_INVALID_ARGUMENT;
@@ -146,6 +147,7 @@ static tfd_code need_type_id(const tfd_parsed_name *p, tfd_status *status) {
 }
 
 tfd_code tfd_device_name_full(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_full", "p", p) || tfd_arg_required(status, "tfd_device_name_full", "out", out))
     return TFD_INVALID_ARGUMENT;
   if (need_complete(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -160,6 +162,7 @@ static void lower(char *dst, const char *src) {
 }
 
 tfd_code tfd_device_name_legacy(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_legacy", "p", p) || tfd_arg_required(status, "tfd_device_name_legacy", "out", out))
     return TFD_INVALID_ARGUMENT;
   if (need_complete(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -170,6 +173,7 @@ tfd_code tfd_device_name_legacy(const tfd_parsed_name *p, char *out, tfd_status 
 }
 
 tfd_code tfd_device_name_local(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_local", "p", p) || tfd_arg_required(status, "tfd_device_name_local", "out", out))
     return TFD_INVALID_ARGUMENT;
   if (need_type_id(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -178,6 +182,7 @@ tfd_code tfd_device_name_local(const tfd_parsed_name *p, char *out, tfd_status *
 }
 
 tfd_code tfd_device_name_legacy_local(const tfd_parsed_name *p, char *out, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_legacy_local", "p", p) || tfd_arg_required(status, "tfd_device_name_legacy_local", "out", out))
     return TFD_INVALID_ARGUMENT;
   if (need_type_id(p, status) != TFD_OK) return TFD_INVALID_ARGUMENT;
@@ -224,6 +229,7 @@ static void complete_name(const tfd_parsed_name *base, tfd_parsed_name *name) {
 }
 
 tfd_code tfd_device_name_canonicalize(const char *name, const char *basename, char *out, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_device_name_canonicalize";
   if (tfd_arg_required(status, fn, "name", name) || tfd_arg_required(status, fn, "basename", basename) ||
       tfd_arg_required(status, fn, "out", out))
@@ -258,6 +264,7 @@ bool tfd_device_name_is_specification(const tfd_parsed_name *spec, const tfd_par
 
 tfd_code tfd_device_name_is_complete_specification(const tfd_parsed_name *pattern, const tfd_parsed_name *name,
                                                    bool *matches, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_device_name_is_complete_specification";
   if (tfd_arg_required(status, fn, "pattern", pattern) || tfd_arg_required(status, fn, "name", name) ||
       tfd_arg_required(status, fn, "matches", matches))
@@ -284,6 +291,7 @@ static tfd_code merge_conflict(tfd_status *status, const char *what, const tfd_p
 
 tfd_code tfd_device_name_merge(tfd_parsed_name *target, const tfd_parsed_name *other, bool allow_soft_placement,
                                tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_name_merge", "target", target) ||
       tfd_arg_required(status, "tfd_device_name_merge", "other", other))
     return TFD_INVALID_ARGUMENT;
@@ -329,6 +337,7 @@ tfd_code tfd_device_name_merge(tfd_parsed_name *target, const tfd_parsed_name *o
 }
 
 tfd_code tfd_device_name_split(const char *name, char *task_out, char *device_out, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_device_name_split";
   if (tfd_arg_required(status, fn, "name", name) || tfd_arg_required(status, fn, "task_out", task_out) ||
       tfd_arg_required(status, fn, "device_out", device_out))

@@ -25,6 +25,7 @@ void tfd_device_set_free(tfd_device_set *s) {
 }
 
 tfd_code tfd_device_set_add(tfd_device_set *s, tfd_device *d, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_set_add", "s", s) || tfd_arg_required(status, "tfd_device_set_add", "d", d))
     return TFD_INVALID_ARGUMENT;
   char full[TFD_DEVICE_NAME_MAX], legacy[TFD_DEVICE_NAME_MAX];
@@ -97,6 +98,7 @@ size_t tfd_device_set_prioritized_types(const tfd_device_set *s, const tfd_facto
 tfd_device *tfd_device_set_client_device(const tfd_device_set *s) { return s->client; }
 
 tfd_code tfd_device_set_set_client_device(tfd_device_set *s, tfd_device *d, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_set_set_client_device", "s", s) ||
       tfd_arg_required(status, "tfd_device_set_set_client_device", "d", d))
     return TFD_INVALID_ARGUMENT;

@@ -43,6 +43,7 @@ static const tfd_device_ops renamed_device_ops = {rn_compute,       rn_compute_a
                                                   rn_get_allocator, rn_fill_context_map, rn_destroy};
 
 tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_renamed_device_new", "underlying", underlying) ||
       tfd_arg_required(status, "tfd_renamed_device_new", "new_base", new_base))
     return NULL;

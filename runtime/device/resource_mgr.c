@@ -24,6 +24,7 @@ struct tfd_resource_mgr {
 };
 
 tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_resource_new", "type_name", type_name)) return NULL;
   tfd_resource *r = calloc(1, sizeof *r);
   if (r) r->type_name = strdup(type_name ? type_name : "");
@@ -41,6 +42,7 @@ tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy
 static void tensor_unref_fn(void *t) { tfd_tensor_unref(t); }
 
 tfd_resource *tfd_tensor_resource_new(tfd_tensor *t, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_resource_new", "t", t)) return NULL;
   tfd_resource *r = tfd_resource_new("Tensor", t, tensor_unref_fn, status);
   if (r) tfd_tensor_ref(t);
@@ -111,6 +113,7 @@ static void make_key(char *buf, size_t cap, const char *type, const char *name) 
 
 tfd_code tfd_resource_mgr_create(tfd_resource_mgr *rm, const char *container, const char *name, tfd_resource *r,
                                  tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_resource_mgr_create";
   if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "name", name) ||
       tfd_arg_required(status, fn, "r", r))
@@ -170,6 +173,7 @@ static tfd_resource *find(tfd_resource_mgr *rm, const char *container, const cha
 
 tfd_resource *tfd_resource_mgr_lookup(tfd_resource_mgr *rm, const char *container, const char *type_name,
                                       const char *name, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_resource_mgr_lookup";
   if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "type_name", type_name) ||
       tfd_arg_required(status, fn, "name", name))
@@ -179,6 +183,7 @@ tfd_resource *tfd_resource_mgr_lookup(tfd_resource_mgr *rm, const char *containe
 
 tfd_code tfd_resource_mgr_delete(tfd_resource_mgr *rm, const char *container, const char *type_name,
                                  const char *name, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_resource_mgr_delete";
   if (tfd_arg_required(status, fn, "rm", rm) || tfd_arg_required(status, fn, "type_name", type_name) ||
       tfd_arg_required(status, fn, "name", name))
@@ -190,6 +195,7 @@ tfd_code tfd_resource_mgr_delete(tfd_resource_mgr *rm, const char *container, co
 }
 
 tfd_code tfd_resource_mgr_cleanup(tfd_resource_mgr *rm, const char *container, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_resource_mgr_cleanup", "rm", rm)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&rm->mu);
   tfd_strmap *c = tfd_strmap_remove(&rm->containers, container_name(rm, container));

@@ -40,6 +40,7 @@ struct tfd_runtime {
 };
 
 tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
+  tfd_status_reset(st);
   tfd_runtime_config none = {0};
   if (!config) config = &none;
   if (config->allocator && (!config->allocator->allocate || !config->allocator->deallocate)) {

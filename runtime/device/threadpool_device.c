@@ -58,6 +58,7 @@ static void cpu_model(char *out, size_t cap) {
 }
 
 tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_cpu_device_new", "config", cfg)) return NULL;
   threadpool_device *t = calloc(1, sizeof *t);
   if (!t) {
@@ -147,5 +148,6 @@ static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_
 static const tfd_device_factory_ops threadpool_factory_ops = {"ThreadPoolDeviceFactory", tp_factory_create, NULL, NULL};
 
 tfd_device_factory *tfd_threadpool_device_factory_new(tfd_status *status) {
+  tfd_status_reset(status);
   return tfd_device_factory_new(&threadpool_factory_ops, NULL, status);
 }

@@ -3592,6 +3592,7 @@ static bool valid_op_name(const char *n) {
 }
 
 tfd_code tfd_custom_op_register(const tfd_custom_op *op, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_custom_op_register";
   if (tfd_arg_required(st, fn, "op", op) || tfd_arg_required(st, fn, "op->name", op->name) ||
       tfd_arg_count(st, fn, "op->num_inputs", op->num_inputs) || tfd_arg_count(st, fn, "op->num_outputs", op->num_outputs) ||
@@ -3941,6 +3942,7 @@ tfd_code tfd_op_check_arity(const tfd_op_def *op, const tfd_node_def *node, int 
 tfd_code tfd_ops_infer(tfd_node_def *node, int num_inputs, const tfd_dtype *in_types, const tfd_shape *in_shapes,
                        const tfd_tensor *const *in_values, int cap, int *num_outputs, tfd_dtype *out_types,
                        tfd_shape *out_shapes, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_ops_infer";
   if (tfd_arg_required(st, fn, "num_outputs", num_outputs)) return TFD_INVALID_ARGUMENT;
   *num_outputs = 0;

@@ -98,6 +98,7 @@ const tfd_signature_entry *tfd_graph_def_signature_entry(const tfd_graph_def *g,
 
 tfd_code tfd_graph_def_add_signature(tfd_graph_def *g, bool outputs, const char *key, const char *tensor, tfd_dtype dtype,
                                      const tfd_shape *shape, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_graph_def_add_signature", "g", g)) return TFD_INVALID_ARGUMENT;
   if (!key || !*key || !tensor || !*tensor)
     return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "a signature %s needs a key and a tensor name",
@@ -137,6 +138,7 @@ static bool reserve_node(tfd_graph_def *g) {
 }
 
 tfd_node_def *tfd_graph_def_add_node(tfd_graph_def *g, const char *name, const char *op, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_graph_def_add_node";
   if (tfd_arg_required(status, fn, "g", g) || tfd_arg_required(status, fn, "name", name) ||
       tfd_arg_required(status, fn, "op", op))
@@ -159,6 +161,7 @@ oom:
 }
 
 tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_node_def_add_input", "n", n) || tfd_arg_required(status, "tfd_node_def_add_input", "input", input))
     return TFD_INVALID_ARGUMENT;
   if (n->ninputs == n->cap_inputs) {
@@ -175,6 +178,7 @@ tfd_code tfd_node_def_add_input(tfd_node_def *n, const char *input, tfd_status *
 }
 
 tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_node_def_set_device", "n", n)) return TFD_INVALID_ARGUMENT;
   char *d = strdup(device ? device : "");
   if (!d) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -238,6 +242,7 @@ static tfd_code check_attr(const tfd_node_def *n, const char *name, const tfd_at
 }
 
 tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status) {
+  tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_node_def_set_attr", "n", n)) return TFD_INVALID_ARGUMENT;
   tfd_code code = check_attr(n, name, v, status);
   if (code != TFD_OK) return code;
@@ -367,6 +372,7 @@ char *tfd_input_node(const char *input, int *index, tfd_status *status) {
 }
 
 tfd_code tfd_parse_input(const char *input, char *node, size_t node_cap, int *index, tfd_status *status) {
+  tfd_status_reset(status);
   static const char fn[] = "tfd_parse_input";
   if (tfd_arg_required(status, fn, "input", input) || tfd_arg_required(status, fn, "index", index)) return TFD_INVALID_ARGUMENT;
   if (node_cap > 0 && !node)

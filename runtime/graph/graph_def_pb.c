@@ -431,6 +431,7 @@ static bool is_saved_model(const unsigned char *data, size_t size) {
   "convert_variables_to_constants_v2) or convert it with tensorflowjs_converter --input_format=tf_saved_model"
 
 tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
+  tfd_status_reset(st);
   if (!data && size) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse: data is NULL but size is %zu", size);
     return NULL;
@@ -619,6 +620,7 @@ static tfd_graph_def *parse_model(const void *data, size_t size, const char *pat
 
 tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
                                                 tfd_status *st) {
+  tfd_status_reset(st);
   if (!data && size) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse_with_options: no data");
     return NULL;
@@ -767,6 +769,7 @@ static char *model_in_directory(const char *dir, tfd_status *st) {
 }
 
 tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options, tfd_status *st) {
+  tfd_status_reset(st);
   if (!path) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
     return NULL;
@@ -947,6 +950,7 @@ static tfd_code attr_msg(arena *a, const tfd_node_def *n, size_t k, Tensorflow__
 }
 
 tfd_code tfd_graph_def_serialize(const tfd_graph_def *g, void **out, size_t *size, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_graph_def_serialize", "g", g) || tfd_arg_required(st, "tfd_graph_def_serialize", "data", out) ||
       tfd_arg_required(st, "tfd_graph_def_serialize", "size", size))
     return TFD_INVALID_ARGUMENT;

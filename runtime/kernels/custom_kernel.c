@@ -118,6 +118,7 @@ static void free_reg(void *p) {
 }
 
 tfd_code tfd_custom_kernel_register(const tfd_custom_kernel *kernel, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_custom_kernel_register";
   if (tfd_arg_required(st, fn, "kernel", kernel) || tfd_arg_required(st, fn, "kernel->op", kernel->op) ||
       tfd_arg_required(st, fn, "kernel->device_type", kernel->device_type) ||

@@ -88,6 +88,7 @@ tfd_code tfd_kernel_register_data_movement(const char *device_type, tfd_status *
 }
 
 tfd_code tfd_kernel_register_transfers(const char *device_type, tfd_status *st) {
+  tfd_status_reset(st);
   if (!device_type || !*device_type)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_kernel_register_transfers needs a device type");
   return tfd_kernel_register_data_movement(device_type, st);

@@ -23,6 +23,7 @@ static char *loaded[MAX_PLUGINS];
 static int num_loaded;
 
 tfd_code tfd_plugin_load(const char *path, tfd_status *st) {
+  tfd_status_reset(st);
   if (!path || !*path) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_plugin_load needs a path");
   char real[PATH_MAX];
   const char *key = realpath(path, real) ? real : path;

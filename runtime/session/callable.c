@@ -141,6 +141,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
 }
 
 tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_release_callable", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->exec_mu);
   callable *c = tfd_ds_handle_remove(&s->callables, handle);
@@ -153,6 +154,7 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
 int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names, int nf,
                                   const char *const *fetch_names, int nfe, const char *const *targets, int nt,
                                   tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_make_callable";
   if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, NULL, 0, fetch_names, nfe, targets, nt, st) ||
       tfd_arg_items(st, fn, "feed_names", TFD_ARG_ITEMS(feed_names), "num_feeds", nf))
@@ -168,6 +170,7 @@ int64_t tfd_session_make_callable(tfd_session *s, const char *const *feed_names,
 tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                   tfd_tensor *const *feed_values, tfd_tensor **outputs, tfd_run_metadata *meta,
                                   tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_run_callable", "s", s)) return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   tfd_code code = run_callable_impl(s, handle, ro, feed_values, outputs, meta, NULL, st);
@@ -178,6 +181,7 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
 tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                         tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
                                         void *done_arg, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_run_callable_async", "s", s)) return NULL;
   if (tfd_ds_enter(s, st) != TFD_OK) return NULL;
   async_req a = {done, done_arg, NULL};
@@ -187,6 +191,7 @@ tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tf
 }
 
 int64_t tfd_session_make_callable_with_options(tfd_session *s, const tfd_callable_options *o, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_make_callable_with_options";
   if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "options", o) ||
       tfd_arg_items(st, fn, "options->feeds", TFD_ARG_ITEMS(o->feeds), "options->num_feeds", o->num_feeds) ||

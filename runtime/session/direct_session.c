@@ -190,6 +190,7 @@ void tfd_session_free(tfd_session *s) {
 
 tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
                              tfd_status *st) {
+  tfd_status_reset(st);
   tfd_session *s = calloc(1, sizeof *s);
   if (!s) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
@@ -244,6 +245,7 @@ fail:
 
 tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
                                      tfd_status *st) {
+  tfd_status_reset(st);
   if (!rt) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_new needs a runtime");
     return NULL;
@@ -253,6 +255,7 @@ tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options 
 
 tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
                                    const tfd_factory_registry *registry, void *host_ctx, tfd_status *st) {
+  tfd_status_reset(st);
   if (factory && *factory && strcmp(factory, "DIRECT_SESSION") != 0) {
     tfd_status_setf(st, TFD_NOT_FOUND, "no session factory named '%s' (registered: DIRECT_SESSION)", factory);
     return NULL;
@@ -345,6 +348,7 @@ static caller_item *next_queue_to_close(tfd_session *s) {
 }
 
 tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_close", "s", s)) return TFD_INVALID_ARGUMENT;
   pthread_mutex_lock(&s->life_mu);
   bool first = !atomic_exchange(&s->closed, true);
@@ -366,6 +370,7 @@ tfd_code tfd_session_close(tfd_session *s, tfd_status *st) {
 }
 
 tfd_code tfd_session_reset(tfd_session *s, const char *const *containers, int n, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_reset", "s", s) ||
       tfd_arg_items(st, "tfd_session_reset", "containers", TFD_ARG_ITEMS(containers), "n", n))
     return TFD_INVALID_ARGUMENT;
@@ -447,6 +452,7 @@ static tfd_code install_graph(tfd_session *s, tfd_graph_def *def, tfd_status *st
 }
 
 tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_create", "s", s) || tfd_arg_required(st, "tfd_session_create", "graph", graph))
     return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
@@ -464,6 +470,7 @@ tfd_code tfd_session_create(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 }
 
 tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_extend", "s", s) || tfd_arg_required(st, "tfd_session_extend", "graph", graph))
     return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
@@ -487,6 +494,7 @@ tfd_code tfd_session_extend(tfd_session *s, const tfd_graph_def *graph, tfd_stat
 /* DirectSession::Finalize: what is built keeps running; nothing new is built. TensorFlow frees its
  * execution state here; tfdev keeps the graph, which only queries (node_device, tensor_dtype) read. */
 tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_finalize", "s", s)) return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   pthread_mutex_lock(&s->graph_mu);
@@ -500,6 +508,7 @@ tfd_code tfd_session_finalize(tfd_session *s, tfd_status *st) {
 }
 
 tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_node_device";
   if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "node", node) || tfd_arg_required(st, fn, "out", out))
     return TFD_INVALID_ARGUMENT;
@@ -512,6 +521,7 @@ tfd_code tfd_session_node_device(tfd_session *s, const char *node, char *out, tf
 }
 
 tfd_code tfd_session_tensor_dtype(tfd_session *s, const char *tensor, tfd_dtype *out, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_tensor_dtype";
   if (tfd_arg_required(st, fn, "s", s) || tfd_arg_required(st, fn, "tensor", tensor) || tfd_arg_required(st, fn, "out", out))
     return TFD_INVALID_ARGUMENT;

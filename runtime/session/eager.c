@@ -16,6 +16,7 @@ static tfd_code set_attr(tfd_node_def *n, const char *name, const tfd_attr_value
 
 tfd_code tfd_device_run_op(tfd_device *d, const tfd_node_def *spec, tfd_tensor *const *inputs, int num_inputs,
                            const tfd_run_options *options, tfd_tensor **outputs, int *num_outputs, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_device_run_op";
   if (tfd_arg_required(st, fn, "num_outputs", num_outputs)) return TFD_INVALID_ARGUMENT;
   *num_outputs = 0;

@@ -111,6 +111,7 @@ static tfd_code from_graph(tfd_model *m, const tfd_graph_def *g, tfd_status *st)
 }
 
 tfd_model *tfd_model_new(const tfd_graph_def *g, const tfd_session_options *options, tfd_status *st) {
+  tfd_status_reset(st);
   if (!g) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_model_new: no graph def");
     return NULL;
@@ -151,6 +152,7 @@ tfd_model *tfd_model_new(const tfd_graph_def *g, const tfd_session_options *opti
 }
 
 tfd_model *tfd_model_load(const char *path, const tfd_session_options *options, tfd_status *st) {
+  tfd_status_reset(st);
   tfd_graph_def *g = tfd_graph_def_load(path, st);
   if (!g) return NULL;
   tfd_model *m = tfd_model_new(g, options, st);
@@ -196,6 +198,7 @@ int tfd_model_output_shape(const tfd_model *m, int i, int64_t *dims, int cap) {
 
 tfd_code tfd_model_run(tfd_model *m, tfd_tensor *const *inputs, int n_inputs, tfd_tensor **outputs, int n_outputs,
                        tfd_status *st) {
+  tfd_status_reset(st);
   if (!m) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_model_run: no model");
   if (n_inputs != m->n_in || n_outputs != m->n_out)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT,

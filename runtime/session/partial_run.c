@@ -87,6 +87,7 @@ static tfd_code check_distinct(char **names, int n, const char *what, tfd_status
 
 int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni, const char *const *outputs, int no,
                                const char *const *targets, int nt, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_prun_setup";
   if (tfd_arg_required(st, fn, "s", s) || tfd_arg_items(st, fn, "inputs", TFD_ARG_ITEMS(inputs), "num_inputs", ni) ||
       tfd_arg_items(st, fn, "outputs", TFD_ARG_ITEMS(outputs), "num_outputs", no) ||
@@ -265,6 +266,7 @@ static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const 
 
 tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *feed_names, tfd_tensor *const *feed_values,
                           int nf, const char *const *fetch_names, int nfe, tfd_tensor **outputs, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_prun";
   if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, feed_values, nf, fetch_names, nfe, NULL, 0, st) ||
       tfd_arg_array(st, fn, "outputs", outputs, "num_fetches", nfe))
@@ -399,6 +401,7 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
 }
 
 tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_session_prun_close", "s", s)) return TFD_INVALID_ARGUMENT;
   if (tfd_ds_enter(s, st) != TFD_OK) return TFD_CANCELLED;
   partial_run *r = find_prun(s, handle, st);

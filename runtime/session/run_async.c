@@ -149,6 +149,7 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
 }
 
 bool tfd_run_wait(tfd_run *r, int64_t timeout_ms, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_run_wait", "run", r)) return true; /* nothing to wait for */
   struct timespec until = timeout_ms > 0 ? tfd_deadline_after_ms(timeout_ms) : (struct timespec){0, 0};
   pthread_mutex_lock(&r->mu);
@@ -197,6 +198,7 @@ bool tfd_run_ready(tfd_run *r) { return tfd_run_wait(r, 0, NULL); }
 int tfd_run_num_outputs(const tfd_run *r) { return r->num_outputs; }
 
 tfd_code tfd_run_take_outputs(tfd_run *r, tfd_tensor **outputs, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_required(st, "tfd_run_take_outputs", "run", r)) return TFD_INVALID_ARGUMENT;
   if (r->num_outputs > 0 && !outputs)
     return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_run_take_outputs: outputs is NULL but the run has %d output%s",

@@ -132,6 +132,7 @@ static bool is_direct_session(const tfd_session_options *options, tfd_status *st
 
 tfd_code tfd_session_factory_reset(const tfd_session_options *options, const tfd_factory_registry *registry,
                                    const char *const *containers, int n, tfd_status *st) {
+  tfd_status_reset(st);
   if (tfd_arg_items(st, "tfd_session_factory_reset", "containers", TFD_ARG_ITEMS(containers), "n", n))
     return TFD_INVALID_ARGUMENT;
   if (!is_direct_session(options, st)) return tfd_status_code(st);
@@ -142,6 +143,7 @@ tfd_code tfd_session_factory_reset(const tfd_session_options *options, const tfd
 
 tfd_code tfd_runtime_session_factory_reset(tfd_runtime *rt, const tfd_session_options *options,
                                            const char *const *containers, int n, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_runtime_session_factory_reset";
   if (tfd_arg_required(st, fn, "rt", rt) || tfd_arg_items(st, fn, "containers", TFD_ARG_ITEMS(containers), "n", n))
     return TFD_INVALID_ARGUMENT;

@@ -345,6 +345,7 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *
                          tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                          const char *const *targets, int nt, tfd_tensor **outputs, tfd_run_metadata *meta,
                          tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_run";
   if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, st) ||
       tfd_arg_array(st, fn, "outputs", outputs, "num_fetches", nfe))
@@ -361,6 +362,7 @@ tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const 
                                tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                                const char *const *targets, int nt, tfd_run_metadata *meta, tfd_run_done_fn done,
                                void *done_arg, tfd_status *st) {
+  tfd_status_reset(st);
   static const char fn[] = "tfd_session_run_async";
   if (tfd_arg_required(st, fn, "s", s) || tfd_ds_check_run_args(fn, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, st))
     return NULL;
