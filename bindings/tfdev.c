@@ -547,7 +547,7 @@ static int pmain(lua_State *L) {
  * program owns its process, so it stops the workers before the script starts; OpenBLAS starts them
  * again on its first threaded call, as it does in a forked child. Weak, so that a BLAS without
  * the call (OpenBLAS's OpenMP build, another library) links as well. A host that embeds tfdev
- * owns its OpenBLAS and chooses for itself (README: OPENBLAS_THREAD_TIMEOUT). */
+ * owns its OpenBLAS and chooses for itself (docs/performance.md: OPENBLAS_THREAD_TIMEOUT). */
 extern int blas_thread_shutdown_(void) __attribute__((weak));
 
 int main(int argc, char **argv) {

@@ -9,7 +9,7 @@
  *     cudaMalloc, copies, step-graph capture and replay, parked regions) under CI and the sanitizers,
  *     with the calls it makes counted (tfd_null_cudart_count);
  *   - tfdev_gpu_bench under it: tfdev's own host cost per node and per step, with the CUDA driver's
- *     share taken out (README, "GPU benchmarks").
+ *     share taken out (docs/gpu.md, "GPU benchmarks").
  * The real cuBLAS and cuDNN do not load against it (symbols they need are missing); the null ones
  * beside it (null_cublas.c, null_cudnn.c) do. Never installed.
  *

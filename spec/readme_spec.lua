@@ -1,7 +1,8 @@
--- The README's Lua examples run as written: each ```lua block is a script, run by the tfdev
--- executable in a directory of its own (so files it writes go nowhere else), and must exit 0. A
--- block that is a spec (it calls describe) runs under busted with tfdev as its Lua, as the README
--- tells users to run theirs.
+-- The Lua examples of the README and of docs/ run as written: each ```lua block is a script, run by
+-- the tfdev executable in a directory of its own (so files it writes go nowhere else) that sees the
+-- repository's spec/ (the README's quick start loads spec/oom/tiny from the clone's root), and must
+-- exit 0. A block that is a spec (it calls describe) runs under busted with tfdev as its Lua, as the
+-- manual tells users to run theirs.
 local exe = os.getenv("TFDEV_EXE")
 local root = os.getenv("TFDEV_SOURCE_DIR") or "."
 
@@ -27,6 +28,7 @@ local function run_block(code)
   local dir = os.tmpname()
   os.remove(dir)
   assert(os.execute("mkdir -p " .. dir))
+  assert(os.execute("ln -s '" .. root .. "/spec' " .. dir .. "/spec"))
   local spec = code:find("describe%(") ~= nil
   local file = spec and "block_spec.lua" or "block.lua"
   local f = assert(io.open(dir .. "/" .. file, "w"))
@@ -40,19 +42,33 @@ local function run_block(code)
   return ok and status == 0, output
 end
 
-describe("the README's Lua examples", function()
-  local f = assert(io.open(root .. "/README.md"))
-  local text = f:read("a")
-  f:close()
-  local found = blocks(text)
-
-  it("are there", function() assert.is_true(#found >= 2) end)
-
-  for _, b in ipairs(found) do
-    it("run as written (the block at README.md:" .. b.line .. ")", function()
-      if not exe then return pending("TFDEV_EXE is not set") end
-      local ok, output = run_block(b.code)
-      assert(ok, "README.md:" .. b.line .. " failed:\n" .. output)
-    end)
+local documents = { "README.md" }
+do
+  local p = assert(io.popen("ls '" .. root .. "/docs'"))
+  for name in p:lines() do
+    if name:match("%.md$") then documents[#documents + 1] = "docs/" .. name end
   end
+  p:close()
+end
+
+describe("the Lua examples of the README and docs/", function()
+  local total = 0
+  for _, doc in ipairs(documents) do
+    local f = assert(io.open(root .. "/" .. doc))
+    local text = f:read("a")
+    f:close()
+    local found = blocks(text)
+    total = total + #found
+    for _, b in ipairs(found) do
+      it("run as written (the block at " .. doc .. ":" .. b.line .. ")", function()
+        if not exe then return pending("TFDEV_EXE is not set") end
+        local ok, output = run_block(b.code)
+        assert(ok, doc .. ":" .. b.line .. " failed:\n" .. output)
+      end)
+    end
+  end
+
+  it("are there: the README's quick start and the manual's tour", function()
+    assert.is_true(total >= 12, "blocks found: " .. total)
+  end)
 end)

@@ -8,7 +8,7 @@
  * libtfdev_lua does not link a Lua library: it uses the Lua API of the process it is loaded into,
  * as every Lua C module does, so a host keeps exactly one Lua. A host that links Lua statically
  * must export Lua's symbols from its executable (-Wl,-E) for Lua C modules loaded at run time
- * (tfdev/core.so among them) to find them; see the README's "Embedding".
+ * (tfdev/core.so among them) to find them; see docs/embedding.md.
  *
  * Every function here must be called on the thread that is running L, like the Lua API itself, and
  * takes a valid (non-NULL) L.

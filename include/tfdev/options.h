@@ -100,7 +100,7 @@ TFD_API bool tfd_session_options_gpu_allow_growth(const tfd_session_options *o);
 TFD_API void tfd_session_options_set_gpu_sync_every_op(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_gpu_sync_every_op(const tfd_session_options *o);
 /* Step graphs (CUDA graphs): a step whose nodes all run on one GPU, with nothing stateful, is
- * recorded once per set of fed shapes and replayed in one launch (README, "GPUs and backends").
+ * recorded once per set of fed shapes and replayed in one launch (docs/gpu.md).
  * On by default; false runs every step node by node. */
 TFD_API void tfd_session_options_set_gpu_graphs(tfd_session_options *o, bool on);
 TFD_API bool tfd_session_options_gpu_graphs(const tfd_session_options *o);

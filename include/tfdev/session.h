@@ -33,7 +33,7 @@ typedef struct tfd_run_metadata tfd_run_metadata;
 typedef struct tfd_run_options {
   int64_t timeout_ms;           /* 0: the session's operation_timeout_ms; < 0: none. A step not done this
                                  * long after it starts ends DEADLINE_EXCEEDED, computing or waiting:
-                                 * the README's "What a timeout bounds" */
+                                 * docs/reference.md, "What a timeout bounds" */
   bool trace;                   /* collect per-node step stats */
   bool output_partition_graphs; /* return the partition graph defs */
   bool cost_graph;              /* return the cost graph of the nodes run (needs a cost model) */

@@ -8,7 +8,7 @@
 #      links no tfdev and loads tfdev/core.so with require, with -Wl,-E;
 #   4. that last host without -Wl,-E must fail to load core.so ("undefined symbol: lua..."): the
 #      executable then exports no Lua function, and libtfdev_lua, loaded at run time, finds none.
-#      This is why the README tells hosts that link Lua statically to link with -Wl,-E.
+#      This is why docs/embedding.md tells hosts that link Lua statically to link with -Wl,-E.
 #   5. the example host (examples/host/: a fixed-timestep loop with an async policy network), built
 #      with find_package, with pkg-config, and with Lua linked statically (-Wl,-E), run for 600
 #      frames each; it prints its frame figures.
@@ -74,7 +74,7 @@ $cc $cflags -o "$tmp/host-static" "$src/host.c" $(pkg-config --cflags --libs tfd
 run "$tmp/host-static"
 # Without -Wl,-E this one still runs: ld exports from an executable the symbols that the shared
 # libraries on its link line use, so the Lua functions libtfdev_lua calls are exported. Any other
-# Lua C module a script loads later may use one that is not, hence -Wl,-E in the README.
+# Lua C module a script loads later may use one that is not, hence -Wl,-E in docs/embedding.md.
 # shellcheck disable=SC2046,SC2086
 $cc $cflags -o "$tmp/host-static-no-E" "$src/host.c" $(pkg-config --cflags --libs tfdev-lua) "$lua_a" -lm -ldl \
   -Wl,-rpath,"$libdir"
@@ -87,7 +87,7 @@ step "Lua linked statically, without -Wl,-E: loading tfdev/core.so must fail"
 # shellcheck disable=SC2046,SC2086
 $cc $cflags -DHOST_REQUIRE_ONLY -o "$tmp/require-static-no-E" "$src/host.c" $(pkg-config --cflags lua5.4) "$lua_a" -lm -ldl
 if "$tmp/require-static-no-E" "$cdir" "$ldir" >"$tmp/out" 2>&1; then
-  cat "$tmp/out"; echo "FAIL: without -Wl,-E the host loaded tfdev/core.so: the README's advice would be wrong"; exit 1
+  cat "$tmp/out"; echo "FAIL: without -Wl,-E the host loaded tfdev/core.so: docs/embedding.md's advice would be wrong"; exit 1
 fi
 cat "$tmp/out"
 grep -q 'undefined symbol: lua' "$tmp/out" || { echo "FAIL: it failed, but not for a missing Lua symbol"; exit 1; }
