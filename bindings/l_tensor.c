@@ -326,6 +326,11 @@ static int tensor_from_spec(lua_State *L, int idx) {
 
 /* tfdev.tensor(value [, dtype]) or tfdev.tensor{dtype=, shape=, data=, device=} */
 static int tensor_new(lua_State *L) {
+  if (lua_gettop(L) > 2) /* a shape given third would be ignored: say so (the spec table takes one) */
+    return tfdev_raise(L, TFD_INVALID_ARGUMENT,
+                       "tfdev.tensor takes (value[, dtype]) or a spec table {dtype=, shape=, data=}, got %d arguments "
+                       "(a shape goes in the spec table)",
+                       lua_gettop(L));
   lua_settop(L, 2);
   int idx = 1;
   if (lua_istable(L, idx) && lua_rawlen(L, idx) == 0) {

@@ -75,6 +75,9 @@ describe("tfdev.tensor", function()
   end)
 
   it("refuses bad input with the element at fault", function()
+    h.raises("INVALID_ARGUMENT", "got 3 arguments (a shape goes in the spec table)", tfdev.tensor, { 1, 2, 3, 4 }, "float32",
+      { 2, 2 })
+    h.raises("INVALID_ARGUMENT", "give the dtype inside the spec table", tfdev.tensor, { shape = { 2 } }, "float32")
     h.raises("INVALID_ARGUMENT", "ragged nested table: element [2] has 1 entries, expected 2", tfdev.tensor,
       { { 1, 2 }, { 3 } })
     h.raises("INVALID_ARGUMENT", "nested table mixes strings with numbers; give a dtype", tfdev.tensor, { { 1, "x" } })
