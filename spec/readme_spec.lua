@@ -24,6 +24,48 @@ local function blocks(text)
   return out
 end
 
+-- Each print records the line that called it, so that a `--> expected` comment can be checked
+-- against what that line printed. One line, so the block's line numbers stay its own.
+local PRELUDE = "local tostring_, write_ = tostring, io.stdout.write; print = function(...) local t = {} " ..
+  "for i = 1, select('#', ...) do t[i] = tostring_((select(i, ...))) end " ..
+  "local line = debug.getinfo(2, 'l').currentline " ..
+  "write_(io.stdout, '\\1', line, '\\2', (table.concat(t, '\\t'):gsub('\\n', '\\3')), '\\n') end; "
+
+local function normalize(s) return (s:gsub("[%s\3]+", " "):gsub("^ ", ""):gsub(" $", "")) end
+
+--- The `--> expected` comments of code: {line, text}.
+local function expectations(code)
+  local out, n = {}, 0
+  for line in (code .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    local e = line:match("%-%->%s*(.-)%s*$")
+    if e and line:find("print%(") then out[#out + 1] = { line = n, text = e } end
+  end
+  return out
+end
+
+--- Whether printed matches expected: expected without a trailing "  (note)", its "..." standing for
+--- anything, read from the start of what was printed (whitespace compared loosely).
+local function matches(expected, printed)
+  expected = normalize(expected:gsub("%s%s+%(.*$", ""))
+  printed = normalize(printed)
+  local pieces, from = {}, 1
+  repeat
+    local s, e = expected:find("...", from, true)
+    pieces[#pieces + 1] = normalize(expected:sub(from, s and s - 1 or #expected))
+    from = e and e + 1
+  until not s
+  local at = 1
+  for i, piece in ipairs(pieces) do
+    if piece ~= "" then
+      local s, e = printed:find(piece, at, true)
+      if not s or (i == 1 and s ~= 1) then return false end
+      at = e + 1
+    end
+  end
+  return pieces[#pieces] == "" or at > #printed
+end
+
 local function run_block(code)
   local dir = os.tmpname()
   os.remove(dir)
@@ -32,7 +74,7 @@ local function run_block(code)
   local spec = code:find("describe%(") ~= nil
   local file = spec and "block_spec.lua" or "block.lua"
   local f = assert(io.open(dir .. "/" .. file, "w"))
-  f:write(code)
+  f:write(spec and code or PRELUDE .. code)
   f:close()
   local cmd = spec and ("busted --lua=" .. exe .. " " .. file) or (exe .. " " .. file)
   local p = assert(io.popen("cd " .. dir .. " && " .. cmd .. " 2>&1"))
@@ -64,6 +106,17 @@ describe("the Lua examples of the README and docs/", function()
         if not exe then return pending("TFDEV_EXE is not set") end
         local ok, output = run_block(b.code)
         assert(ok, doc .. ":" .. b.line .. " failed:\n" .. output)
+        local printed = {}
+        for line, text in output:gmatch("\1(%d+)\2([^\n]*)") do
+          line = tonumber(line)
+          printed[line] = printed[line] or text
+        end
+        for _, e in ipairs(expectations(b.code)) do
+          local where = doc .. ":" .. (b.line + e.line)
+          local got = printed[e.line]
+          assert(got, where .. ": printed nothing (expected " .. e.text .. ")")
+          assert(matches(e.text, got), where .. ": printed " .. normalize(got) .. "\nexpected " .. e.text)
+        end
       end)
     end
   end
