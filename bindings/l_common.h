@@ -187,6 +187,8 @@ int tfdev_open_device(lua_State *L);
 int tfdev_open_factory(lua_State *L);
 int tfdev_open_device_set(lua_State *L);
 int tfdev_open_device_mgr(lua_State *L);
+/* tfdev.device_mgr(devices): a DeviceMgr userdata over the devices at index 1, pushed. */
+int tfdev_device_mgr_new(lua_State *L);
 int tfdev_open_tensor(lua_State *L);
 int tfdev_open_session(lua_State *L);
 int tfdev_open_session_factory(lua_State *L);

@@ -16,7 +16,7 @@ static tfd_device_mgr *check_mgr(lua_State *L) {
 static void list_box_free(void *l) { tfd_device_list_free(l); }
 
 /* tfdev.device_mgr(devices) */
-static int mgr_new(lua_State *L) {
+int tfdev_device_mgr_new(lua_State *L) {
   lua_settop(L, 1);
   tfdev_check_alive(L);
   lmgr *u = lua_newuserdatauv(L, sizeof *u, 0);
@@ -121,6 +121,6 @@ int tfdev_open_device_mgr(lua_State *L) {
                                      {"close", mgr_gc},
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_DEVICE_MGR_MT, meta, methods);
-  lua_pushcfunction(L, mgr_new);
+  lua_pushcfunction(L, tfdev_device_mgr_new);
   return 1;
 }

@@ -78,10 +78,24 @@ static int session_new(lua_State *L) {
   return 1;
 }
 
-/* session:create(graph) and session:extend(graph): the graph is a GraphDef table or a builder. */
+/* session:create(graph) and session:extend(graph): the graph is a GraphDef table or a builder. A
+ * builder's metatable answers __session_graph(builder, session, extend) with the GraphDef to send
+ * and a function to call once the session took it (tfdev.graph sends only what a session lacks). */
 static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_graph_def *, tfd_status *)) {
   lua_settop(L, 2);
   check_session(L, 1);
+  lua_pushnil(L); /* 3: what to call once the session took the graph */
+  int field = luaL_getmetafield(L, 2, "__session_graph");
+  if (field == LUA_TFUNCTION) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 1);
+    lua_pushboolean(L, load == tfd_session_extend);
+    lua_call(L, 3, 2);
+    lua_replace(L, 3);
+    lua_replace(L, 2);
+  } else if (field != LUA_TNIL) {
+    lua_pop(L, 1);
+  }
   tfd_graph_def *g = tfdev_check_graph_def(L, 2); /* may run Lua code: a builder, metamethods */
   tfd_status *st = tfdev_new_status(L);
   tfd_session *s = check_session(L, 1);
@@ -90,6 +104,10 @@ static int load_graph(lua_State *L, tfd_code (*load)(tfd_session *, const tfd_gr
   tfd_code code = load(s, g, st);
   leave_session(u, prev);
   if (code != TFD_OK) return tfdev_raise_status(L, st);
+  if (lua_isfunction(L, 3)) {
+    lua_pushvalue(L, 3);
+    lua_call(L, 0, 0);
+  }
   lua_settop(L, 1);
   return 1;
 }
@@ -732,6 +750,14 @@ static int session_devices(lua_State *L) {
   return 1;
 }
 
+/* session:device_mgr(): a DeviceMgr over the session's devices (tfdev.device_mgr(s:devices())). */
+static int session_device_mgr(lua_State *L) {
+  lua_settop(L, 1);
+  session_devices(L);
+  lua_replace(L, 1);
+  return tfdev_device_mgr_new(L);
+}
+
 static int session_placement(lua_State *L) {
   tfd_session *s = check_session(L, 1);
   const char *node = tfdev_check_name(L, 2, "node name");
@@ -1095,7 +1121,7 @@ int tfdev_open_session(lua_State *L) {
                                      {"run_async", session_run_async},
                                      {"make_callable", session_make_callable},
                                      {"list_devices", session_list_devices},
-                                     {"devices", session_devices},
+                                     {"devices", session_devices}, {"device_mgr", session_device_mgr},
                                      {"placement", session_placement},
                                      {"executor_count", session_executor_count},
                                      {"reset", session_reset},

@@ -364,26 +364,16 @@ local function unsent(g, have)
   return gd, now
 end
 
-local session_methods = debug.getregistry()["tfdev.session"].__index
-local create, extend = session_methods.create, session_methods.extend
-
--- Sends g's unsent nodes through load; remembers them only once the session took them.
-local function send(session, g, load, have)
+-- session:create(g) and session:extend(g) ask a builder for what to send (the C binding calls this
+-- metamethod): the nodes the session has not taken yet, and a function that remembers them, which
+-- the binding calls only once the session took them.
+function Graph.__session_graph(g, session, extend)
+  local have = extend and sent[session] and sent[session][g] or {}
   local gd, now = unsent(g, have)
-  local result = load(session, gd)
-  sent[session] = sent[session] or setmetatable({}, { __mode = "k" })
-  sent[session][g] = now
-  return result
-end
-
-function session_methods.create(session, g, ...)
-  if getmetatable(g) ~= Graph then return create(session, g, ...) end
-  return send(session, g, create, {})
-end
-
-function session_methods.extend(session, g, ...)
-  if getmetatable(g) ~= Graph then return extend(session, g, ...) end
-  return send(session, g, extend, sent[session] and sent[session][g] or {})
+  return gd, function()
+    sent[session] = sent[session] or setmetatable({}, { __mode = "k" })
+    sent[session][g] = now
+  end
 end
 
 return { new = new_graph, Graph = Graph, Output = Output, is_output = is_output }

@@ -18,9 +18,6 @@ tfdev.timeline = require "tfdev.timeline"
 tfdev.json = require "tfdev.json"
 tfdev.model = require("tfdev.model").new
 
--- session:device_mgr(): a DeviceMgr over the session's devices.
-local session_methods = debug.getregistry()["tfdev.session"].__index
-function session_methods.device_mgr(self) return tfdev.device_mgr(self:devices()) end
 
 --- "256.0 MiB" for a byte count.
 function tfdev.format_bytes(n)
