@@ -156,10 +156,31 @@ void tfdev_set_bool(lua_State *L, const char *key, int v) {
 }
 
 /* ---- errors ---- */
+/* Whether a chunk is one of tfdev's own Lua modules (".../tfdev/init.lua"): an error's position is
+ * the script's call, past them. */
+static bool is_module_source(const char *src) {
+  const char *slash = strrchr(src, '/');
+  if (!slash || strcmp(slash + strlen(slash) - 4, ".lua") != 0) return false;
+  return slash - src >= 6 && strncmp(slash - 6, "/tfdev", 6) == 0;
+}
+
+/* Pushes "chunk:line" of the innermost Lua code outside tfdev's modules that is running (the
+ * script's call that failed), or nothing when there is none (a host calling in from C). */
+static bool push_where(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0 || is_module_source(ar.short_src)) continue;
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+    return true;
+  }
+  return false;
+}
+
 void tfdev_push_error(lua_State *L, tfd_code code, const char *message) {
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
   tfdev_set_str(L, "code", tfd_code_name(code));
   tfdev_set_str(L, "message", message ? message : "");
+  if (push_where(L)) lua_setfield(L, -2, "where");
   luaL_setmetatable(L, TFDEV_ERROR_MT);
 }
 

@@ -52,6 +52,9 @@ static void print_message(const char *msg) {
 /* Error objects that are not strings (tfdev.error values) print through __tostring. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
+  if (!msg && lua_istable(L, 1) && lua_getfield(L, 1, "where") == LUA_TSTRING &&
+      luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) /* a tfdev.error: where it was raised */
+    msg = lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
       msg = lua_tostring(L, -1);

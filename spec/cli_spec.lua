@@ -112,6 +112,13 @@ print("product", s:run({ a = ones }, "p"):totable()[256][256])
     assert.truthy(out:find("NOT_FOUND: no such thing", 1, true))
     assert.truthy(out:find("stack traceback:", 1, true))
     os.remove(script)
+    -- a tfdev error names the script's line that called, past tfdev's own Lua modules
+    script = tmpfile("local tfdev = require 'tfdev'\nlocal ok, e = pcall(tfdev.tensor, {1}, 'bogus')\n" ..
+      "assert(e.where:match(':2$'), e.where)\nlocal s = tfdev.session()\ns:create{node = {{name = 'x', op = 'Nope'}}}\n")
+    out, code = run(exe .. " " .. script)
+    assert.are.equal(1, code)
+    assert.truthy(out:find(":5: NOT_FOUND: node 'x': op type not registered 'Nope'", 1, true), out)
+    os.remove(script)
     out, code = run(exe .. " -e \"error('plain')\"")
     assert.are.equal(1, code)
     assert.truthy(out:find("plain", 1, true))
