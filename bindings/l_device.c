@@ -476,10 +476,10 @@ int tfdev_open_device(lua_State *L) {
                                      {NULL, NULL}};
   tfdev_new_class(L, TFDEV_DEVICE_MT, meta, methods);
   static const luaL_Reg rm_meta[] = {
-      {"__index", rm_index}, {"__gc", rm_gc}, {"__tostring", rm_tostring}, {NULL, NULL}};
+      {"__index", rm_index}, {"__gc", rm_gc}, {"__close", rm_gc}, {"__tostring", rm_tostring}, {NULL, NULL}};
   static const luaL_Reg rm_methods[] = {{"create", rm_create},   {"lookup", rm_lookup},         {"delete", rm_delete},
                                         {"cleanup", rm_cleanup}, {"containers", rm_containers}, {"size", rm_size},
-                                        {NULL, NULL}};
+                                        {"close", rm_gc},        {NULL, NULL}};
   tfdev_new_class(L, TFDEV_RESOURCE_MGR_MT, rm_meta, rm_methods);
   /* Weak-valued cache: device pointer -> its userdata. */
   lua_newtable(L);

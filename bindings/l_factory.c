@@ -301,7 +301,13 @@ static int lfactory_create_devices(lua_State *L) {
   return 1;
 }
 
+static int lfactory_gc(lua_State *L);
+
 static int lfactory_index(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "close") == 0) { /* closing twice is harmless */
+    lua_pushcfunction(L, lfactory_gc);
+    return 1;
+  }
   tfd_device_factory *f = check_lfactory(L);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "name") == 0) {
@@ -335,7 +341,7 @@ static int lfactory_gc(lua_State *L) {
 
 int tfdev_open_factory(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", lfactory_index}, {"__eq", lfactory_eq}, {"__tostring", lfactory_tostring},
-                                  {"__gc", lfactory_gc},       {NULL, NULL}};
+                                  {"__gc", lfactory_gc},       {"__close", lfactory_gc}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"create_devices", lfactory_create_devices}, {NULL, NULL}};
   tfdev_new_class(L, TFDEV_FACTORY_MT, meta, methods);
   static const luaL_Reg fns[] = {{"register", factory_register},       {"get", factory_get},

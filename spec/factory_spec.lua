@@ -37,6 +37,27 @@ describe("tfdev.factory", function()
     assert.are.equal(-1, tfdev.factory.priority("TPU"))
   end)
 
+  it("closes factory and resource manager handles with close() and <close>, twice harmlessly", function()
+    local kept
+    do
+      local f <close> = tfdev.factory.get("CPU")
+      kept = f
+    end
+    assert.are.equal("tfdev.factory(closed)", tostring(kept))
+    kept:close()
+    h.raises("FAILED_PRECONDITION", "factory handle is closed", function() return kept.name end)
+    local d <close> = tfdev.factory.new_device("CPU")
+    local rm = d:resource_manager()
+    rm:close()
+    rm:close()
+    h.raises("FAILED_PRECONDITION", "resource manager handle is closed", rm.containers, rm)
+    do
+      local rm2 <close> = d:resource_manager()
+      kept = rm2
+    end
+    assert.are.equal("tfdev.resource_mgr(closed)", tostring(kept))
+  end)
+
   describe("register", function()
     it("lets a higher priority replace, ignores a lower one", function()
       local a, b, c = lua_factory("CPU", "A"), lua_factory("CPU", "B"), lua_factory("CPU", "C")
