@@ -44,6 +44,8 @@ bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_m
 tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to);
 /* t in the memory its dtype lives in on the device (a result computed elsewhere). */
 tfd_tensor *tfd_dk_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
+/* n int64s of host memory (a plan's rows or indices) in a new tensor in the device's own memory. */
+tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n);
 /* t (a host tensor) copied into the device's own memory (indices the math reads). */
 tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t);
 

@@ -100,6 +100,18 @@ tfd_tensor *tfd_dk_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t
   return tfd_dk_move(c, k, t, tfd_kernel_memory_for(c->device, tfd_tensor_dtype(t)));
 }
 
+tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
+  tfd_tensor *h = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
+  if (!h) {
+    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld int64 indices", (long long)n);
+    return NULL;
+  }
+  if (n) memcpy(tfd_tensor_data(h), v, (size_t)n * sizeof *v);
+  tfd_tensor *d = tfd_dk_to_device(c, k, h);
+  tfd_tensor_unref(h);
+  return d;
+}
+
 tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_dk_move(c, k, t, c->device->ops->get_allocator(c->device, (tfd_alloc_attrs){.on_host = false}));
 }

@@ -29,19 +29,6 @@ static void unref_all(tfd_tensor **in, int n) {
   for (int i = 0; i < n; i++) tfd_tensor_unref(in[i]);
 }
 
-/* n int64s of host memory in the device's memory; NULL with the error reported. */
-static tfd_tensor *device_int64s(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
-  tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *h = tfd_tensor_from_bytes(NULL, TFD_INT64, &n, 1, v, (size_t)n * sizeof *v, &st);
-  if (!h) {
-    tfd_dk_ok(k, c, tfd_status_code(&st), &st);
-    return NULL;
-  }
-  tfd_tensor *d = tfd_dk_to_device(c, k, h);
-  tfd_tensor_unref(h);
-  return d;
-}
-
 static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   int prr = (int)k->index;
   tfd_tensor *vals = c->inputs[prr];
@@ -76,7 +63,7 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (!rows) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory gathering %lld rows", (long long)p.total);
     for (int64_t s = 0, at = 0; rows && s + 1 < p.nslices; s += 2)
       for (int64_t r = p.slices[s]; r < p.slices[s + 1]; r++) rows[at++] = r;
-    ok = rows && (rows_dev = device_int64s(c, k, rows, p.total)) &&
+    ok = rows && (rows_dev = tfd_dk_int64s_to_device(c, k, rows, p.total)) &&
          tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(vals), tfd_tensor_const_data(rows_dev), TFD_INT64, 1, 1,
                                    tfd_tensor_dim(vals, 0), p.total, row, tfd_tensor_data(made[p.nsplits]),
                                    &st), &st);
@@ -122,7 +109,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
     /* each value row to its cell, the rows cut off to the spare */
     for (int64_t i = 0; ok && i < p.nindex; i++)
       if (p.index[i] < 0) p.index[i] = p.cells;
-    ok = ok && (p.nindex == 0 || ((slots = device_int64s(c, k, p.index, p.nindex)) &&
+    ok = ok && (p.nindex == 0 || ((slots = tfd_dk_int64s_to_device(c, k, p.index, p.nindex)) &&
                                   tfd_dk_ok(k, c, m->scatter_rows(c->device, false, dt, es, tfd_tensor_const_data(vals),
                                                                   tfd_tensor_const_data(slots), p.nindex, p.cell_elems,
                                                                   tfd_tensor_data(full), &st), &st))) &&

@@ -14,22 +14,9 @@
 #include "kernel_shared.h"
 #include "scatter_logic.h"
 
-/* n int64s of the plan (its slots, or Bincount's from) in device memory; NULL with the error reported. */
-static tfd_tensor *device_int64s(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
-  tfd_tensor *h = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
-  if (!h) {
-    tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld scatter rows", (long long)n);
-    return NULL;
-  }
-  memcpy(tfd_tensor_data(h), v, (size_t)n * sizeof *v);
-  tfd_tensor *d = tfd_dk_to_device(c, k, h);
-  tfd_tensor_unref(h);
-  return d;
-}
-
 /* The plan's rows in device memory; NULL with the error reported. */
 static tfd_tensor *device_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_scatter_plan *p) {
-  return device_int64s(c, k, p->slots, p->n);
+  return tfd_dk_int64s_to_device(c, k, p->slots, p->n);
 }
 
 static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
@@ -283,7 +270,7 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
   if (ok && p.n > 0) {
     ok = (upd = tfd_dk_alloc_device(c, k, dt, &p.n, 1)) != NULL;
     if (ok && weighted && !binary) { /* the weights of the elements p.from names, in order */
-      ok = (from = device_int64s(c, k, p.from, p.n)) &&
+      ok = (from = tfd_dk_int64s_to_device(c, k, p.from, p.n)) &&
            tfd_dk_ok(k, c, m->gather(c->device, tfd_tensor_const_data(w), tfd_tensor_const_data(from), TFD_INT64, 1, 1,
                                      tfd_tensor_numel(w), p.n, es, tfd_tensor_data(upd), &st), &st);
     } else if (ok) { /* a count of one per element: 1 in the weights' dtype, as OnesLike makes it */
