@@ -159,7 +159,8 @@ static void test_matches_reference(void) {
   CHECK(cases > 5000);
 }
 
-/* Relu and Prelu in registers treat NaN as activation.c does: Relu gives +0, Prelu keeps NaN. */
+/* Relu and Prelu in registers treat NaN as activation.c does on the same CPU: Relu gives what activation.c gives
+ * (+0 or NaN, as the vector max instruction of the ISA in use orders its operands), Prelu keeps NaN. */
 static void test_nan(void) {
   float w[16], x[2] = {NAN, -2.0f}, y[32], alpha[16], nan_in = NAN, relu_nan;
   for (int j = 0; j < 16; j++) w[j] = 1.0f, alpha[j] = 0.25f;
@@ -168,7 +169,8 @@ static void test_nan(void) {
   if (!p) return;
   tfd_activation_f32(TFD_ACT_RELU, &relu_nan, &nan_in, 1, 0);
   tfd_pointwise_run(p, x, 0, 2, &(tfd_pointwise_epilogue){.act = TFD_ACT_RELU}, y);
-  for (int j = 0; j < 16; j++) CHECK(y[j] == relu_nan && !signbit(y[j]) && y[16 + j] == 0.0f);
+  for (int j = 0; j < 16; j++)
+    CHECK((isnan(relu_nan) ? isnan(y[j]) : y[j] == relu_nan && !signbit(y[j])) && y[16 + j] == 0.0f);
   tfd_pointwise_run(p, x, 0, 2, &(tfd_pointwise_epilogue){.prelu = alpha}, y);
   for (int j = 0; j < 16; j++) CHECK(isnan(y[j]) && y[16 + j] == -0.5f);
   tfd_pointwise_free(p);
