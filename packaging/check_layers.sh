@@ -10,7 +10,7 @@
 set -eu
 src=${1:-.}
 cd "$src"
-layers="session import optimize exec graph kernels framework device core"
+layers="session import optimize exec graph kernels ops framework device core"
 rank() { # prints the layer's rank (0 = highest) or nothing when it is not a layer
   i=0
   for l in $layers; do

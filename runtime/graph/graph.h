@@ -10,7 +10,7 @@
 #define TFDEV_RUNTIME_GRAPH_H
 
 #include "../core/strmap.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 #include "tfdev/device_name.h"
 #include "tfdev/graph_def.h"
 

@@ -27,7 +27,7 @@
 #include "graph_def_internal.h"
 #include "json_syntax.h"
 #include "layers_model.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 
 /* A weight may not be larger than this (TensorFlow.js shards files at 4 MiB; models of a few
  * hundred MiB exist): a manifest cannot make tfdev allocate without bound. */

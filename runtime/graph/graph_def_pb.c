@@ -26,7 +26,7 @@
 #include "../core/tstring.h"
 #include "function_library.h"
 #include "graph_def_internal.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 #include "tensorflow/core/framework/graph.pb-c.h"
 
 

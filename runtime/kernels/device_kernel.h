@@ -6,7 +6,7 @@
 #define TFDEV_RUNTIME_DEVICE_KERNEL_H
 
 #include "../core/status_internal.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 #include "device_math.h"
 #include "kernel.h"
 

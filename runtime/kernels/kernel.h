@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "../device/device_internal.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 #include "tfdev/custom_op.h"
 #include "tfdev/tfdev.h"
 

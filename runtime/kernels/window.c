@@ -5,7 +5,7 @@
 
 #include "../core/checked.h"
 #include "../core/status_internal.h"
-#include "../framework/op_registry.h"
+#include "../ops/op_registry.h"
 #include "kernel.h"
 
 tfd_code tfd_window_attrs_read(const tfd_node_def *node, const char *op, bool dilations, tfd_window_attrs *w,

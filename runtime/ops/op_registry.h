@@ -4,10 +4,10 @@
  * attributes with their defaults, the dtypes its type attribute "T" may
  * take, whether it is stateful, and an inference function that checks the
  * inputs and computes output dtypes and (partially known) shapes. The
- * built-in table is read-only; ops registered at run time (custom_op.h) are
- * added beside it, permanently. */
-#ifndef TFDEV_RUNTIME_OP_REGISTRY_H
-#define TFDEV_RUNTIME_OP_REGISTRY_H
+ * built-in ops are read-only tables, one per family (runtime/ops/<family>_ops.c); ops registered at
+ * run time (custom_op.h) are added beside them, permanently. */
+#ifndef TFDEV_RUNTIME_OPS_OP_REGISTRY_H
+#define TFDEV_RUNTIME_OPS_OP_REGISTRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,6 +81,20 @@ typedef struct tfd_op_def {
   tfd_code (*infer)(tfd_infer_ctx *c, tfd_status *status);
   bool runtime_only; /* only the session adds it (feeds, fetches, sends); user graphs may not */
 } tfd_op_def;
+
+/* A family of built-in ops (array, math, nn, ...: runtime/ops/<family>_ops.c), as TensorFlow groups
+ * them in core/ops. */
+typedef struct tfd_op_family {
+  const char *name;
+  const tfd_op_def *ops;
+  int count;
+} tfd_op_family;
+
+/* The built-in families, ending with NULL (builtin_ops.c): the one list a new family joins. */
+extern const tfd_op_family *const tfd_builtin_op_families[];
+extern const tfd_op_family tfd_array_ops, tfd_math_ops, tfd_nn_ops, tfd_image_ops, tfd_random_ops, tfd_state_ops,
+    tfd_data_flow_ops, tfd_lookup_ops, tfd_list_ops, tfd_control_flow_ops, tfd_sparse_ops, tfd_ragged_ops,
+    tfd_spectral_ops, tfd_string_ops, tfd_sendrecv_ops;
 
 /* The op def for a name (built-in, then registered at run time), or NULL. */
 const tfd_op_def *tfd_op_lookup(const char *name);
