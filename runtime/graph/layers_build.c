@@ -164,6 +164,8 @@ void lm_note_rank(lctx *c, const char *tensor, int rank) {
 }
 int lm_rank_of(lctx *c, const char *tensor) { return (int)(intptr_t)tfd_strmap_get(&c->ranks, tensor) - 1; }
 
+const char *lm_mask_of(lctx *c, const char *tensor) { return tfd_strmap_get(&c->masks, tensor); }
+
 
 
 char *lm_unsupported(lctx *c, const call *l, const char *what) {

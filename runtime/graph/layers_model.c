@@ -589,8 +589,6 @@ static bool passes_mask(const call *l) {
   return false;
 }
 
-const char *lm_mask_of(lctx *c, const char *tensor) { return tfd_strmap_get(&c->masks, tensor); }
-
 /* Layers that pass their input through at inference. */
 static bool is_identity(const char *cls) {
   static const char *const names[] = {"Dropout",       "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",

@@ -6,7 +6,6 @@
 #include "../core/allocator_internal.h"
 #include "../core/tensor_internal.h"
 #include "device_kernel.h"
-#include "kernel_shared.h"
 
 const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_ctx *c) {
   if (c->device->math) return c->device->math;
@@ -129,7 +128,8 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     bool to_host = k->host_inputs == UINT32_MAX || (i < 32 && (k->host_inputs & (1u << i))); /* all: any count */
-    in[i] = to_host ? tfd_kernel_host_input(c, k, i) : tfd_tensor_ref(c->inputs[i]);
+    tfd_tensor *t = c->inputs[i];
+    in[i] = to_host && !tfd_tensor_on_host(t) ? tfd_dk_move(c, k, t, NULL) : tfd_tensor_ref(t);
     ok = in[i] != NULL;
   }
   if (ok) {

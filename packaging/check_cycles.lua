@@ -1,0 +1,154 @@
+-- Checks that no source files depend on each other in a circle (ctest build.cycles). A file depends on
+-- another when its object calls or reads a symbol the other's object defines, as `nm` shows them over
+-- the built objects: the arrows the include check (check_layers.sh) cannot see, such as a header of
+-- one layer implemented in another, or a registry that names the kernels that call it back.
+-- Each group of objects (the runtime, the bindings, the CUDA module) is checked on its own. A set of
+-- files that reach each other (a strongly connected component of more than one file) fails the
+-- check, unless every file of it is listed in `one_concept` (files that are one idea split for size)
+-- or in `still_to_break`: cycles known when the check came, each to be removed, never added to.
+--   tfdev packaging/check_cycles.lua --group=NAME OBJECT... [--group=NAME OBJECT...]
+-- Prints each cycle with the symbols that close it; exits 1 on a new one.
+-- A tensor and the element kinds it holds by reference (strings, variants): one concept.
+local one_concept = [[
+  runtime/core/tensor.c runtime/core/tstring.c runtime/core/variant.c
+]]
+-- Files still in cycles (issue 27's list, less those broken since), by path under the source root. A
+-- cycle passes only while all its files are here or in one_concept; break them and shorten the list.
+local still_to_break = [[
+  runtime/device/backend.c runtime/device/device_factory.c runtime/device/local_device.c
+  runtime/device/runtime.c runtime/device/threadpool_device.c
+  runtime/session/callable.c runtime/session/direct_session.c runtime/session/partial_run.c
+  runtime/session/run_async.c runtime/session/session_factory.c runtime/session/session_run.c
+  bindings/l_common.c bindings/l_device.c bindings/l_graph.c bindings/l_op.c bindings/l_tensor.c
+  gpu/kernels/conv.c gpu/kernels/math.c gpu/kernels/matmul.c gpu/kernels/state.c
+]]
+local allowed, concept = {}, {}
+for path in still_to_break:gmatch("%S+") do allowed[path] = true end
+for path in one_concept:gmatch("%S+") do allowed[path], concept[path] = true, true end
+
+local function lines(cmd)
+  local out, p = {}, assert(io.popen(cmd))
+  for line in p:lines() do out[#out + 1] = line end
+  p:close()
+  return out
+end
+
+-- The source path of an object: CMake names it <target>.dir/<path>.o.
+local function source_of(object)
+  local path = object:match("%.dir/(.+)%.o$") or object
+  return path
+end
+
+-- groups[name] = {objects}; the order in which groups are given is the order symbols are known in
+local groups, group_order, g = {}, {}, nil
+for i = 1, #arg do
+  local name = arg[i]:match("^%-%-group=(.+)$")
+  if name then
+    g = name
+    if not groups[g] then
+      groups[g] = {}
+      group_order[#group_order + 1] = g
+    end
+  elseif g and arg[i]:match("%.o$") then
+    table.insert(groups[g], arg[i])
+  end
+end
+if #group_order == 0 then
+  io.stderr:write("usage: tfdev check_cycles.lua --group=NAME OBJECT...\n")
+  os.exit(2)
+end
+
+-- defines[symbol] = file, per group; uses[file] = {symbol,...}
+local function read_symbols(objects)
+  local defines, uses, files = {}, {}, {}
+  for _, obj in ipairs(objects) do
+    local file = source_of(obj)
+    files[#files + 1] = file
+    uses[file] = uses[file] or {}
+    for _, l in ipairs(lines("nm -P '" .. obj .. "' 2>/dev/null")) do
+      local sym, kind = l:match("^(%S+) (%a)")
+      if sym then
+        if kind == "U" then
+          table.insert(uses[file], sym)
+        elseif kind:match("[TDBRCGSVW]") then -- global definitions (lower case ones are file-local)
+          defines[sym] = defines[sym] or file
+        end
+      end
+    end
+  end
+  return defines, uses, files
+end
+
+-- Tarjan's strongly connected components over edges[file] = {file = symbol}.
+local function components(files, edges)
+  local index, low, on, stack, out, n = {}, {}, {}, {}, {}, 0
+  local function visit(v)
+    n = n + 1
+    index[v], low[v] = n, n
+    stack[#stack + 1], on[v] = v, true
+    for w in pairs(edges[v] or {}) do
+      if not index[w] then
+        visit(w)
+        low[v] = math.min(low[v], low[w])
+      elseif on[w] then
+        low[v] = math.min(low[v], index[w])
+      end
+    end
+    if low[v] == index[v] then
+      local comp = {}
+      repeat
+        local w = table.remove(stack)
+        on[w] = nil
+        comp[#comp + 1] = w
+      until w == v
+      if #comp > 1 then
+        table.sort(comp)
+        out[#out + 1] = comp
+      end
+    end
+  end
+  for _, f in ipairs(files) do
+    if not index[f] then visit(f) end
+  end
+  return out
+end
+
+local failed, known, total = false, 0, 0
+for _, g in ipairs(group_order) do
+  local defines, uses, files = read_symbols(groups[g])
+  local edges = {}
+  for file, syms in pairs(uses) do
+    for _, s in ipairs(syms) do
+      local to = defines[s]
+      if to and to ~= file then
+        edges[file] = edges[file] or {}
+        edges[file][to] = edges[file][to] or s
+      end
+    end
+  end
+  for _, comp in ipairs(components(files, edges)) do
+    total = total + 1
+    local new = {}
+    for _, f in ipairs(comp) do
+      if not allowed[f] then new[#new + 1] = f end
+    end
+    local inside = {}
+    for _, f in ipairs(comp) do inside[f] = true end
+    if #new > 0 then
+      failed = true
+      print(("%s: a new cycle of %d files (%s not among the known ones):"):format(g, #comp, table.concat(new, ", ")))
+      for _, f in ipairs(comp) do
+        for to, s in pairs(edges[f] or {}) do
+          if inside[to] then print(("  %s -> %s (%s)"):format(f, to, s)) end
+        end
+      end
+    elseif concept[comp[1]] then
+      print(("%s: one concept in %d files: %s"):format(g, #comp, table.concat(comp, " ")))
+    else
+      known = known + 1
+      print(("%s: known cycle of %d files, still to break: %s"):format(g, #comp, table.concat(comp, " ")))
+    end
+  end
+end
+print(("%d cycles of files, %d of them known and still to break"):format(total, known))
+os.exit(failed and 1 or 0)

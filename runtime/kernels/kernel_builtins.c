@@ -1,0 +1,140 @@
+/* The built-in kernels: the CPU kernel of every built-in op, by op family, as Lua's linit.c lists its
+ * libraries. Backend modules and custom kernels add theirs at run time (kernel_registry.c). */
+#include "kernel_registry.h"
+
+#define CPU(name, fn) {.op = name, .device_type = "CPU", .setup = fn}
+
+/* clang-format off */
+const tfd_kernel_entry tfd_builtin_kernels[] = {
+    /* array ops (runtime/ops/array_ops.c) */
+    CPU("Const", tfd_setup_basic), CPU("Placeholder", tfd_setup_basic), CPU("PlaceholderWithDefault", tfd_setup_basic),
+    CPU("Identity", tfd_setup_basic), CPU("Pad", tfd_setup_conv), CPU("PadV2", tfd_setup_conv),
+    CPU("MirrorPad", tfd_setup_image), CPU("Reshape", tfd_setup_basic), CPU("Transpose", tfd_setup_basic),
+    CPU("Fill", tfd_setup_basic), CPU("ZerosLike", tfd_setup_basic), CPU("OnesLike", tfd_setup_basic),
+    CPU("Shape", tfd_setup_basic), CPU("Size", tfd_setup_basic), CPU("ConcatV2", tfd_setup_basic),
+    CPU("Concat", tfd_setup_basic), CPU("ExpandDims", tfd_setup_shape), CPU("Squeeze", tfd_setup_shape),
+    CPU("Pack", tfd_setup_shape), CPU("Unpack", tfd_setup_shape), CPU("Slice", tfd_setup_shape),
+    CPU("StridedSlice", tfd_setup_shape), CPU("GatherV2", tfd_setup_gather), CPU("Gather", tfd_setup_gather),
+    CPU("GatherNd", tfd_setup_gather), CPU("Tile", tfd_setup_shape), CPU("BroadcastTo", tfd_setup_basic),
+    CPU("DepthToSpace", tfd_setup_depth_space), CPU("SpaceToDepth", tfd_setup_depth_space),
+    CPU("SpaceToBatchND", tfd_setup_space_batch), CPU("BatchToSpaceND", tfd_setup_space_batch),
+    CPU("Split", tfd_setup_shape), CPU("SplitV", tfd_setup_shape), CPU("Where", tfd_setup_where),
+    CPU("ScatterNd", tfd_setup_scatter), CPU("TensorScatterUpdate", tfd_setup_scatter),
+    CPU("LowerBound", tfd_setup_scatter), CPU("UpperBound", tfd_setup_scatter), CPU("Unique", tfd_setup_scatter),
+    CPU("UniqueV2", tfd_setup_scatter), CPU("ListDiff", tfd_setup_scatter), CPU("Rank", tfd_setup_array),
+    CPU("StopGradient", tfd_setup_array), CPU("Snapshot", tfd_setup_array), CPU("EnsureShape", tfd_setup_array),
+    CPU("ReverseV2", tfd_setup_array), CPU("Reverse", tfd_setup_array), CPU("OneHot", tfd_setup_array),
+    CPU("BroadcastArgs", tfd_setup_array), CPU("MatrixBandPart", tfd_setup_array),
+    CPU("IdentityN", tfd_setup_identity_n), CPU("ShapeN", tfd_setup_identity_n), CPU("Print", tfd_setup_identity_n),
+    CPU("FakeQuantWithMinMaxArgs", tfd_setup_fake_quant), CPU("FakeQuantWithMinMaxVars", tfd_setup_fake_quant),
+    /* math ops (runtime/ops/math_ops.c) */
+    CPU("Add", tfd_setup_cwise), CPU("AddV2", tfd_setup_cwise), CPU("Sub", tfd_setup_cwise),
+    CPU("Mul", tfd_setup_cwise), CPU("Maximum", tfd_setup_cwise), CPU("Minimum", tfd_setup_cwise),
+    CPU("RealDiv", tfd_setup_cwise), CPU("Neg", tfd_setup_cwise), CPU("Abs", tfd_setup_cwise),
+    CPU("Square", tfd_setup_cwise), CPU("Exp", tfd_setup_cwise), CPU("Log", tfd_setup_cwise),
+    CPU("Sqrt", tfd_setup_cwise), CPU("Sigmoid", tfd_setup_cwise), CPU("Tanh", tfd_setup_cwise),
+    CPU("Rsqrt", tfd_setup_logic), CPU("Reciprocal", tfd_setup_logic), CPU("Floor", tfd_setup_logic),
+    CPU("Ceil", tfd_setup_logic), CPU("Sin", tfd_setup_logic), CPU("Cos", tfd_setup_logic), CPU("Pow", tfd_setup_logic),
+    CPU("SquaredDifference", tfd_setup_logic), CPU("FloorDiv", tfd_setup_logic), CPU("FloorMod", tfd_setup_logic),
+    CPU("Atan2", tfd_setup_logic), CPU("Equal", tfd_setup_logic), CPU("NotEqual", tfd_setup_logic),
+    CPU("Less", tfd_setup_logic), CPU("LessEqual", tfd_setup_logic), CPU("Greater", tfd_setup_logic),
+    CPU("GreaterEqual", tfd_setup_logic), CPU("LogicalAnd", tfd_setup_logic), CPU("LogicalOr", tfd_setup_logic),
+    CPU("LogicalNot", tfd_setup_logic), CPU("Select", tfd_setup_logic), CPU("SelectV2", tfd_setup_logic),
+    CPU("AddN", tfd_setup_logic), CPU("MatMul", tfd_setup_matmul), CPU("BatchMatMulV2", tfd_setup_batch_matmul),
+    CPU("Sum", tfd_setup_reduce), CPU("Mean", tfd_setup_reduce), CPU("Max", tfd_setup_reduce),
+    CPU("Cast", tfd_setup_basic), CPU("Range", tfd_setup_shape), CPU("ArgMax", tfd_setup_gather),
+    CPU("ArgMin", tfd_setup_gather), CPU("Min", tfd_setup_reduce), CPU("Prod", tfd_setup_reduce),
+    CPU("BatchMatMul", tfd_setup_scatter), CPU("Bincount", tfd_setup_count_norm),
+    CPU("DenseBincount", tfd_setup_count_norm), CPU("EuclideanNorm", tfd_setup_count_norm), CPU("Acos", tfd_setup_math),
+    CPU("Acosh", tfd_setup_math), CPU("Asin", tfd_setup_math), CPU("Asinh", tfd_setup_math),
+    CPU("Atan", tfd_setup_math), CPU("Atanh", tfd_setup_math), CPU("Cosh", tfd_setup_math), CPU("Sinh", tfd_setup_math),
+    CPU("Tan", tfd_setup_math), CPU("Erf", tfd_setup_math), CPU("Expm1", tfd_setup_math), CPU("Log1p", tfd_setup_math),
+    CPU("Round", tfd_setup_math), CPU("Sign", tfd_setup_math), CPU("IsFinite", tfd_setup_math),
+    CPU("IsInf", tfd_setup_math), CPU("IsNan", tfd_setup_math), CPU("Div", tfd_setup_math),
+    CPU("DivNoNan", tfd_setup_math), CPU("Mod", tfd_setup_math), CPU("BitwiseAnd", tfd_setup_math),
+    CPU("ClipByValue", tfd_setup_math), CPU("LinSpace", tfd_setup_array), CPU("Cumsum", tfd_setup_array),
+    CPU("Cumprod", tfd_setup_array), CPU("All", tfd_setup_array), CPU("Any", tfd_setup_array),
+    CPU("Einsum", tfd_setup_einsum), CPU("Complex", tfd_setup_spectral), CPU("Real", tfd_setup_spectral),
+    CPU("Imag", tfd_setup_spectral), CPU("ComplexAbs", tfd_setup_spectral),
+    /* neural-network ops (runtime/ops/nn_ops.c) */
+    CPU("Relu", tfd_setup_cwise), CPU("Relu6", tfd_setup_cwise), CPU("Elu", tfd_setup_cwise),
+    CPU("Selu", tfd_setup_logic), CPU("Softplus", tfd_setup_logic), CPU("LeakyRelu", tfd_setup_cwise),
+    CPU("Softmax", tfd_setup_cwise), CPU("BiasAdd", tfd_setup_cwise), CPU("_FusedMatMul", tfd_setup_matmul),
+    CPU("Conv2D", tfd_setup_conv), CPU("_FusedConv2D", tfd_setup_conv), CPU("DepthwiseConv2dNative", tfd_setup_conv),
+    CPU("MaxPool", tfd_setup_conv), CPU("AvgPool", tfd_setup_conv), CPU("Prelu", tfd_setup_conv),
+    CPU("FusedBatchNorm", tfd_setup_image), CPU("FusedBatchNormV3", tfd_setup_image),
+    CPU("Conv2DBackpropInput", tfd_setup_image), CPU("_FusedDepthwiseConv2dNative", tfd_setup_conv),
+    CPU("FusedDepthwiseConv2dNative", tfd_setup_conv), CPU("TopKV2", tfd_setup_gather),
+    CPU("FusedBatchNormV2", tfd_setup_image), CPU("LRN", tfd_setup_count_norm), CPU("LogSoftmax", tfd_setup_math),
+    CPU("Conv3D", tfd_setup_conv3d), CPU("MaxPool3D", tfd_setup_conv3d), CPU("AvgPool3D", tfd_setup_conv3d),
+    CPU("MaxPoolWithArgmax", tfd_setup_dilation), CPU("Dilation2D", tfd_setup_dilation),
+    /* image ops (runtime/ops/image_ops.c) */
+    CPU("ResizeBilinear", tfd_setup_image), CPU("ResizeNearestNeighbor", tfd_setup_image),
+    CPU("NonMaxSuppressionV2", tfd_setup_nms), CPU("NonMaxSuppressionV3", tfd_setup_nms),
+    CPU("NonMaxSuppressionV4", tfd_setup_nms), CPU("NonMaxSuppressionV5", tfd_setup_nms),
+    CPU("CropAndResize", tfd_setup_crop_and_resize), CPU("ImageProjectiveTransformV3", tfd_setup_image_transform),
+    /* random ops (runtime/ops/random_ops.c) */
+    CPU("RandomUniform", tfd_setup_random), CPU("RandomStandardNormal", tfd_setup_random),
+    CPU("TruncatedNormal", tfd_setup_random_ext), CPU("RandomUniformInt", tfd_setup_random_ext),
+    CPU("Multinomial", tfd_setup_random_ext),
+    /* variables and session handles (runtime/ops/state_ops.c) */
+    CPU("VarHandleOp", tfd_setup_variable), CPU("ReadVariableOp", tfd_setup_variable),
+    CPU("AssignVariableOp", tfd_setup_variable), CPU("AssignAddVariableOp", tfd_setup_variable),
+    CPU("GetSessionHandle", tfd_setup_session_tensor), CPU("GetSessionTensor", tfd_setup_session_tensor),
+    CPU("DeleteSessionTensor", tfd_setup_session_tensor),
+    /* queues and TensorArrays (runtime/ops/data_flow_ops.c) */
+    CPU("FIFOQueueV2", tfd_setup_queue), CPU("QueueEnqueueV2", tfd_setup_queue), CPU("QueueDequeueV2", tfd_setup_queue),
+    CPU("QueueSizeV2", tfd_setup_queue), CPU("QueueCloseV2", tfd_setup_queue),
+    CPU("TensorArrayV3", tfd_setup_tensor_array), CPU("TensorArrayWriteV3", tfd_setup_tensor_array),
+    CPU("TensorArrayReadV3", tfd_setup_tensor_array), CPU("TensorArrayGatherV3", tfd_setup_tensor_array),
+    CPU("TensorArrayScatterV3", tfd_setup_tensor_array), CPU("TensorArraySizeV3", tfd_setup_tensor_array),
+    CPU("TensorArrayCloseV3", tfd_setup_tensor_array), CPU("TensorArrayConcatV3", tfd_setup_tensor_array),
+    CPU("TensorArraySplitV3", tfd_setup_tensor_array),
+    /* hash tables (runtime/ops/lookup_ops.c) */
+    CPU("HashTableV2", tfd_setup_lookup_table), CPU("MutableHashTableV2", tfd_setup_lookup_table),
+    CPU("InitializeTableV2", tfd_setup_lookup_table), CPU("LookupTableImportV2", tfd_setup_lookup_table),
+    CPU("LookupTableInsertV2", tfd_setup_lookup_table), CPU("LookupTableRemoveV2", tfd_setup_lookup_table),
+    CPU("LookupTableFindV2", tfd_setup_lookup_table), CPU("LookupTableSizeV2", tfd_setup_lookup_table),
+    CPU("LookupTableExportV2", tfd_setup_lookup_table), CPU("HashTable", tfd_setup_lookup_table),
+    CPU("MutableHashTable", tfd_setup_lookup_table), CPU("InitializeTable", tfd_setup_lookup_table),
+    CPU("LookupTableImport", tfd_setup_lookup_table), CPU("LookupTableInsert", tfd_setup_lookup_table),
+    CPU("LookupTableFind", tfd_setup_lookup_table), CPU("LookupTableSize", tfd_setup_lookup_table),
+    CPU("LookupTableExport", tfd_setup_lookup_table),
+    /* TensorLists (runtime/ops/list_ops.c) */
+    CPU("TensorListReserve", tfd_setup_tensor_list), CPU("EmptyTensorList", tfd_setup_tensor_list),
+    CPU("TensorListFromTensor", tfd_setup_tensor_list), CPU("TensorListSetItem", tfd_setup_tensor_list),
+    CPU("TensorListPushBack", tfd_setup_tensor_list), CPU("TensorListGetItem", tfd_setup_tensor_list),
+    CPU("TensorListPopBack", tfd_setup_tensor_list), CPU("TensorListStack", tfd_setup_tensor_list),
+    CPU("TensorListLength", tfd_setup_tensor_list), CPU("TensorListElementShape", tfd_setup_tensor_list),
+    CPU("TensorListGather", tfd_setup_tensor_list), CPU("TensorListScatter", tfd_setup_tensor_list),
+    CPU("TensorListScatterV2", tfd_setup_tensor_list), CPU("TensorListScatterIntoExistingList", tfd_setup_tensor_list),
+    CPU("TensorListResize", tfd_setup_tensor_list), CPU("TensorListSplit", tfd_setup_tensor_list),
+    CPU("TensorListConcat", tfd_setup_tensor_list), CPU("TensorListConcatV2", tfd_setup_tensor_list),
+    /* control flow (runtime/ops/control_flow_ops.c) */
+    CPU("NoOp", tfd_setup_basic), CPU("Enter", tfd_setup_control_flow), CPU("Exit", tfd_setup_control_flow),
+    CPU("NextIteration", tfd_setup_control_flow), CPU("LoopCond", tfd_setup_control_flow),
+    CPU("Switch", tfd_setup_control_flow), CPU("Merge", tfd_setup_control_flow),
+    CPU("ControlTrigger", tfd_setup_control_flow),
+    /* sparse ops (runtime/ops/sparse_ops.c) */
+    CPU("SparseToDense", tfd_setup_sparse_to_dense), CPU("SparseSegmentSum", tfd_setup_sparse_segment),
+    CPU("SparseSegmentMean", tfd_setup_sparse_segment), CPU("SparseSegmentSqrtN", tfd_setup_sparse_segment),
+    CPU("SparseSegmentSumWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseSegmentMeanWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseSegmentSqrtNWithNumSegments", tfd_setup_sparse_segment),
+    CPU("SparseFillEmptyRows", tfd_setup_sparse_fill), CPU("SparseReshape", tfd_setup_sparse_fill),
+    /* ragged ops (runtime/ops/ragged_ops.c) */
+    CPU("RaggedRange", tfd_setup_ragged), CPU("RaggedTensorToTensor", tfd_setup_ragged),
+    CPU("RaggedGather", tfd_setup_ragged),
+    /* spectral ops (runtime/ops/spectral_ops.c) */
+    CPU("FFT", tfd_setup_spectral), CPU("IFFT", tfd_setup_spectral), CPU("RFFT", tfd_setup_spectral),
+    CPU("IRFFT", tfd_setup_spectral),
+    /* string ops (runtime/ops/string_ops.c) */
+    CPU("StringToHashBucketFast", tfd_setup_string), CPU("StringSplit", tfd_setup_string),
+    CPU("StringNGrams", tfd_setup_string), CPU("StaticRegexReplace", tfd_setup_string),
+    /* feeds and fetches (runtime/ops/sendrecv_ops.c) */
+    CPU("_Feed", tfd_setup_basic), CPU("_Fetch", tfd_setup_basic), CPU("_Send", tfd_setup_sendrecv),
+    CPU("_Recv", tfd_setup_sendrecv),
+};
+/* clang-format on */
+
+const int tfd_builtin_kernel_count = (int)(sizeof tfd_builtin_kernels / sizeof tfd_builtin_kernels[0]);
