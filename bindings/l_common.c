@@ -648,7 +648,7 @@ static int lstate_gc(lua_State *L) {
   s->registry = NULL;
   tfd_runtime_free(s->runtime);
   s->runtime = NULL;
-  tfdev_lua_ops_closed(s->lua_ops);
+  if (s->lua_ops_closed) s->lua_ops_closed(s->lua_ops);
   s->lua_ops = NULL;
   tfd_allocator_unref(s->host); /* tensors still alive keep it until they go */
   s->host = NULL;
@@ -689,6 +689,7 @@ void tfdev_common_open(lua_State *L) {
     s->registry = NULL;
     s->host = NULL;
     s->lua_ops = NULL;
+    s->lua_ops_closed = NULL;
     s->closed = false;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lstate_gc);

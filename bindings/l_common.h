@@ -30,6 +30,9 @@ typedef struct tfdev_lstate {
   tfd_factory_registry *registry;
   tfd_allocator *host;
   tfdev_lua_op *lua_ops; /* the ops this state registered (tfdev.op.register), marked dead when it closes */
+  /* Marks lua_ops dead when the state closes: set by l_op.c with the first op, so this file, the
+   * bindings' bottom, calls no type module. */
+  void (*lua_ops_closed)(tfdev_lua_op *list);
   bool closed; /* collected by lua_close: later finalizers may make no tfdev object (tfdev_check_alive) */
 } tfdev_lstate;
 
@@ -38,8 +41,6 @@ typedef struct tfdev_lstate {
  * returned) after it, before raising anything. */
 lua_State *tfdev_calling_push(lua_State *L);
 void tfdev_calling_pop(lua_State *prev);
-/* Marks a closing state's Lua ops dead. */
-void tfdev_lua_ops_closed(tfdev_lua_op *list);
 /* Whether this thread is inside a binding call that may run Lua kernels or shape functions (between
  * tfdev_calling_push and pop): Lua code running now runs inside such a call, usually as a Lua op's kernel
  * or shape function, and must not close what that call is using. */

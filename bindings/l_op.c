@@ -91,7 +91,8 @@ static lua_State *usable_state(const tfdev_lua_op *op, const char **why) {
   return NULL;
 }
 
-void tfdev_lua_ops_closed(tfdev_lua_op *list) {
+/* Marks a closing state's Lua ops dead (tfdev_lstate.lua_ops_closed). */
+static void lua_ops_closed(tfdev_lua_op *list) {
   for (tfdev_lua_op *op = list; op; op = op->next) atomic_store_explicit(&op->dead, true, memory_order_release);
 }
 
@@ -430,6 +431,7 @@ static int op_register(lua_State *L) {
   }
   op->next = state->lua_ops;
   state->lua_ops = op;
+  state->lua_ops_closed = lua_ops_closed;
   for (int i = 0; i < ntypes; i++) {
     tfd_custom_kernel k = {.op = name, .device_type = types[i], .priority = priority, .create = lua_op_create,
                            .destroy = lua_op_destroy, .compute = lua_op_compute, .on_caller_thread = true, .user = op};

@@ -42,11 +42,14 @@ def section(path, start, end="};"):
 
 
 def registry_ops():
-    """Op names in registry order, as tfd_ops_name(i) returns them."""
-    body = section("runtime/framework/op_registry.c", "static const tfd_op_def ops[] = {")
+    """Op names in registry order, as tfd_ops_name(i) returns them: the families in builtin_ops.c's
+    order, each family's table in its own order."""
+    families = re.findall(r"&tfd_(\w+)_ops", section("runtime/ops/builtin_ops.c", "tfd_builtin_op_families[] = {"))
     names = []
-    for m in re.finditer(r'(?:BINARY|UNARY)\w*\("(\w+)"|\{"(\w+)"', body):
-        names.append(m.group(1) or m.group(2))
+    for fam in families:
+        body = section("runtime/ops/%s_ops.c" % fam, "static const tfd_op_def %s_ops[] = {" % fam)
+        for m in re.finditer(r'(?:BINARY|UNARY)\w*\("(\w+)"|\{\.name = "(\w+)"', body):
+            names.append(m.group(1) or m.group(2))
     return names
 
 
