@@ -640,6 +640,27 @@ void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p) {
   if (p->has_id) tfdev_set_int(L, "id", p->id);
 }
 
+void *tfdev_check_handle(lua_State *L, int idx, const char *mt, const char *what) {
+  void **u = luaL_checkudata(L, idx, mt);
+  if (!*u) tfdev_raise(L, TFD_FAILED_PRECONDITION, "%s handle is closed", what);
+  return *u;
+}
+
+/* ---- the Lua state calling into tfdev on this thread (l_common.h) ---- */
+static _Thread_local lua_State *calling;
+
+lua_State *tfdev_calling_push(lua_State *L) {
+  lua_State *prev = calling;
+  calling = L;
+  return prev;
+}
+
+void tfdev_calling_pop(lua_State *prev) { calling = prev; }
+
+lua_State *tfdev_calling(void) { return calling; }
+
+bool tfdev_in_calling(void) { return calling != NULL; }
+
 /* ---- the per-state userdata and generic metatables ---- */
 static int lstate_gc(lua_State *L) {
   tfdev_lstate *s = lua_touserdata(L, 1);

@@ -41,6 +41,8 @@ typedef struct tfdev_lstate {
  * returned) after it, before raising anything. */
 lua_State *tfdev_calling_push(lua_State *L);
 void tfdev_calling_pop(lua_State *prev);
+/* The state pushed last on this thread, or NULL outside such a call. */
+lua_State *tfdev_calling(void);
 /* Whether this thread is inside a binding call that may run Lua kernels or shape functions (between
  * tfdev_calling_push and pop): Lua code running now runs inside such a call, usually as a Lua op's kernel
  * or shape function, and must not close what that call is using. */
@@ -116,6 +118,11 @@ const char *tfdev_opt_name(lua_State *L, int idx, const char *what);
  * so a Lua error between making the object and handing it on cannot leak it
  * (the box exists before the object, so making the box cannot leak it either). */
 void **tfdev_new_box(lua_State *L, void (*free_fn)(void *));
+/* The C object of a handle userdata of metatable `mt` at idx: every handle userdata (device, session,
+ * graph, ...) is one pointer to what it holds, NULL once closed. Raises a type error for anything
+ * else, and FAILED_PRECONDITION "<what> handle is closed" for a closed one. For a module that takes
+ * another type's handle without calling that type's module (tensor specs take a device this way). */
+void *tfdev_check_handle(lua_State *L, int idx, const char *mt, const char *what);
 void *tfdev_box_take(lua_State *L, int idx);
 
 /* Options: builds session options from the table at idx (nil: defaults);

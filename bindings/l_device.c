@@ -7,6 +7,7 @@
 typedef struct ldevice {
   tfd_device *d; /* one reference; NULL once closed */
 } ldevice;
+_Static_assert(sizeof(ldevice) == sizeof(void *), "a handle userdata is one pointer (tfdev_check_handle)");
 
 #define DEVICE_CACHE "tfdev.device_cache"
 
@@ -34,11 +35,7 @@ tfd_device *tfdev_test_device(lua_State *L, int idx) {
   return u ? u->d : NULL;
 }
 
-tfd_device *tfdev_check_device(lua_State *L, int idx) {
-  ldevice *u = luaL_checkudata(L, idx, TFDEV_DEVICE_MT);
-  if (!u->d) tfdev_raise(L, TFD_FAILED_PRECONDITION, "device handle is closed");
-  return u->d;
-}
+tfd_device *tfdev_check_device(lua_State *L, int idx) { return tfdev_check_handle(L, idx, TFDEV_DEVICE_MT, "device"); }
 
 void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n) {
   lua_createtable(L, (int)n, 0);

@@ -47,8 +47,6 @@ __attribute__((destructor)) static void free_lua_ops(void) {
   }
 }
 
-static _Thread_local lua_State *calling;
-
 /* The Lua op function running on this thread, innermost first, for messages of calls it may not make. */
 typedef struct running_fn {
   const char *what; /* "Lua kernel", "shape function" */
@@ -56,16 +54,6 @@ typedef struct running_fn {
   struct running_fn *outer;
 } running_fn;
 static _Thread_local running_fn *running;
-
-lua_State *tfdev_calling_push(lua_State *L) {
-  lua_State *prev = calling;
-  calling = L;
-  return prev;
-}
-
-void tfdev_calling_pop(lua_State *prev) { calling = prev; }
-
-bool tfdev_in_calling(void) { return calling != NULL; }
 
 void tfdev_calling_name(char *buf, size_t size) {
   if (running)
@@ -83,7 +71,7 @@ static lua_State *main_thread(lua_State *L) {
 
 /* The Lua state to call op's functions in: the caller's, when it is op's own and alive. */
 static lua_State *usable_state(const tfdev_lua_op *op, const char **why) {
-  lua_State *L = calling;
+  lua_State *L = tfdev_calling();
   if (atomic_load_explicit(&op->dead, memory_order_acquire)) *why = "the Lua state that registered it is closed";
   else if (!L) *why = "its Lua kernel runs only in steps started from Lua, and this one was started from C";
   else if (main_thread(L) != op->owner) *why = "its Lua kernel belongs to another Lua state than the one running this step";

@@ -297,7 +297,7 @@ static int tensor_from_spec(lua_State *L, int idx) {
   /* The spec's device's allocator, else the state's host allocator; read right before it is used, and left
    * on the stack, so the device stays alive meanwhile. */
   tfd_allocator *alloc = lua_getfield(L, idx, "device") == LUA_TNIL ? tfdev_state(L)->host
-                                                                    : tfd_device_get_allocator(tfdev_check_device(L, -1));
+                                                                    : tfd_device_get_allocator(tfdev_check_handle(L, -1, TFDEV_DEVICE_MT, "device"));
   tfd_tensor *t = tfd_tensor_new(alloc, dt, dims, nd, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t); /* owns t from here, even if we raise below */
