@@ -209,6 +209,25 @@ describe("tfdev.session", function()
         "/device:GPU:0 but available devices are [", pruned.run, pruned, { x = X }, "y")
     end)
 
+    it("keeps a device type's case as TensorFlow's C++ runtime does: /device:cpu:0 is no CPU device", function()
+      local def = mlp_def()
+      def.node[4].device = "/device:cpu:0"
+      local s <close> = tfdev.session()
+      h.raises("INVALID_ARGUMENT", "was explicitly assigned to /device:cpu:0 but available devices are [ " .. PREFIX ..
+        "/device:CPU:0 ]. Make sure the device specification refers to a valid device. Device types are " ..
+        "case-sensitive: did you mean CPU rather than cpu?", s.create, s, def)
+      -- soft placement takes it to the CPU; the legacy /cpu:0 is the CPU already, as in TensorFlow
+      local soft <close> = tfdev.session { allow_soft_placement = true }
+      soft:create(def)
+      soft:run({ x = X }, "y")
+      assert.are.equal(PREFIX .. "/device:CPU:0", soft:placement("mm"))
+      def.node[4].device = "/cpu:0"
+      local legacy <close> = tfdev.session()
+      legacy:create(def)
+      legacy:run({ x = X }, "y")
+      assert.are.equal(PREFIX .. "/device:CPU:0", legacy:placement("mm"))
+    end)
+
     it("refuses a device type with no kernel for the op (TestUnsupportedDeviceNoAllowSoftPlacement)", function()
       tfdev.factory.register("SIM", { create_devices = function(_, _, p)
         return { tfdev.device.cpu { name = p .. "/device:SIM:0", device_type = "SIM" } } end }, 100)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/log.h"
 #include "../core/status_internal.h"
@@ -515,6 +516,15 @@ static tfd_code devices_for(placer *p, int node, const int **devs, int *count, t
           if (specified.has_type && strlen(specified.type) == 3 && strcmp(lower, "gpu") == 0 &&
               tfd_factory_registry_priority(p->o->registry, "GPU") < 0)
             sb_printf(&b, " The requested device appears to be a GPU, but CUDA is not enabled.");
+          /* TensorFlow's C++ runtime keeps a type as written (its Python front end upper-cases cpu and gpu):
+           * say so when only the case keeps the request from a device. */
+          for (int d = 0; d < p->o->num_devices && specified.has_type; d++) {
+            const char *type = tfd_device_type(p->o->devices[d]);
+            if (strcasecmp(type, specified.type) == 0 && strcmp(type, specified.type) != 0) {
+              sb_printf(&b, " Device types are case-sensitive: did you mean %s rather than %s?", type, specified.type);
+              break;
+            }
+          }
         } else if (specified.has_type) {
           sb_printf(&b,
                     "Could not satisfy explicit device specification '%s' because no supported kernel for %s devices "
