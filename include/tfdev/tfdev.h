@@ -10,10 +10,7 @@
 #ifndef TFDEV_TFDEV_H
 #define TFDEV_TFDEV_H
 
-#define TFDEV_VERSION_MAJOR 0
-#define TFDEV_VERSION_MINOR 1
-#define TFDEV_VERSION_PATCH 0
-#define TFDEV_VERSION "0.1.0"
+#include "tfdev/version.h" /* TFDEV_VERSION, generated from CMakeLists.txt's project() version */
 
 #include "tfdev/allocator.h"
 #include "tfdev/backend.h"
