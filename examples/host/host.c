@@ -42,8 +42,10 @@ static void host_log(void *ctx, tfd_log_level level, const char *line) {
   fprintf(stderr, "[host log %d] %s\n", (int)level, line);
 }
 
+/* tfdev's errors are tfdev.error values, not strings: luaL_tolstring prints them through their
+ * __tostring ("INVALID_ARGUMENT: ..."), where lua_tostring would give NULL. */
 static int fail(lua_State *L, const char *what) {
-  fprintf(stderr, "host: %s: %s\n", what, lua_tostring(L, -1));
+  fprintf(stderr, "host: %s: %s\n", what, luaL_tolstring(L, -1, NULL));
   lua_close(L);
   return 1;
 }
