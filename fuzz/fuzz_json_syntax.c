@@ -1,4 +1,4 @@
-/* Fuzzes the allocation-free JSON validator (runtime/graph/json_syntax.h) against cJSON, which the
+/* Fuzzes the allocation-free JSON validator (runtime/import/json_syntax.h) against cJSON, which the
  * TensorFlow.js reader parses with. Input layout: the whole input is the text (NULs included).
  *
  * The readers take "well formed, yet cJSON returned NULL" to mean cJSON ran out of memory, so the
@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runtime/graph/json_syntax.h"
+#include "runtime/import/json_syntax.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

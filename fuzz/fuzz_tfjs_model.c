@@ -1,5 +1,5 @@
 /* Fuzzes the TensorFlow.js graph model loader (model.json and its weight
- * files, runtime/graph/graph_def_json.c). Input layout:
+ * files, runtime/import/graph_def_json.c). Input layout:
  *   bytes up to the first NUL   the text of model.json
  *   the rest                    the bytes of every weight file the manifest
  *                               names (each path gets the same bytes)
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/graph/graph_def_internal.h"
+#include "runtime/framework/graph_def_internal.h"
 #include "tfdev/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
-#include "graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 
 #define MAX_PARALLEL_ITERATIONS 1024
 

@@ -17,7 +17,7 @@
 
 #include "../core/status_internal.h"
 #include "function_library.h"
-#include "graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 
 /* ---- the library ---- */
 static char **grow_strings(char **v, size_t n) { return realloc(v, (n + 1) * sizeof *v); }

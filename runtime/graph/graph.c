@@ -6,7 +6,7 @@
 #include "../core/status_internal.h"
 #include "function_library.h"
 #include "graph.h"
-#include "graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 
 bool tfd_valid_node_name(const char *s) {
   if (!s || !*s) return false;

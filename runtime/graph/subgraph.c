@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../core/status_internal.h"
-#include "graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 #include "subgraph.h"
 
 char *tfd_parse_tensor_name(const char *s, int *index, tfd_status *st) {

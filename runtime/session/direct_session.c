@@ -15,7 +15,7 @@
 
 #include "../core/log.h"
 #include "../device/runtime_internal.h"
-#include "../graph/graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
 #include "session_args.h"

@@ -6,7 +6,7 @@
 #include "../framework/cancellation.h"
 #include "../exec/executor.h"
 #include "../kernels/kernel.h"
-#include "../graph/graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 #include "session_args.h"
 #include "tfdev/session.h"
 

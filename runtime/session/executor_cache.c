@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "../core/log.h"
-#include "../graph/graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 #include "../graph/control_flow.h"
 #include "../graph/placer.h"
 #include "../graph/subgraph.h"
-#include "graph_optimizer.h"
+#include "../optimize/graph_optimizer.h"
 #include "session_internal.h"
 
 void tfd_ds_bundle_free(bundle *b) {

@@ -1,43 +1,11 @@
-/* The graph def structs, shared by the graph builder, the session and the bindings' tests. */
-#ifndef TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
-#define TFDEV_RUNTIME_GRAPH_DEF_INTERNAL_H
+/* The model readers' entry points, for the file that picks among them (model_files.c) and for the
+ * readers themselves: binary GraphDefs (graph_def_pb.c) and TensorFlow.js JSON (graph_def_json.c). */
+#ifndef TFDEV_RUNTIME_IMPORT_READERS_H
+#define TFDEV_RUNTIME_IMPORT_READERS_H
 
-#include <stdint.h>
+#include <stddef.h>
 
-#include "tfdev/graph_def.h"
-
-typedef struct node_attr {
-  char *name;
-  tfd_attr_value value; /* owns its strings, lists and a tensor reference */
-} node_attr;
-
-struct tfd_node_def {
-  char *name, *op, *device;
-  char **inputs;
-  size_t ninputs, cap_inputs;
-  node_attr *attrs;
-  size_t nattrs;
-};
-
-struct tfd_graph_def {
-  tfd_node_def **nodes;
-  size_t n, cap;
-  tfd_signature_entry *sig[2]; /* signature inputs, outputs: key and tensor owned */
-  size_t nsig[2];
-};
-
-/* Splits an input string like tfd_parse_input, returning the node name (any
- * length) for the caller to free(); NULL with the status set on error. */
-char *tfd_input_node(const char *input, int *index, tfd_status *status);
-
-/* Sets string tensor t's elements from TensorFlow's tensor_content encoding of strings
- * (EncodeStringList: every length as a varint32, then every string's bytes in turn), which must
- * hold exactly t's element count. INVALID_ARGUMENT for content that ends early or runs over. */
-tfd_code tfd_strings_from_content(tfd_tensor *t, const uint8_t *data, size_t len, tfd_status *status);
-
-/* Constants expanded from a few typed values (a zeros tensor written as one value) may not grow
- * past this, in either reader: a small file must not allocate without bound. */
-#define TFD_MAX_EXPANDED_BYTES ((int64_t)1 << 30)
+#include "../framework/graph_def_internal.h"
 
 /* A whole file into a new buffer (caller frees; *size its length; an empty file gives a
  * buffer of size 0). NULL with the status set, naming the path: NOT_FOUND, PERMISSION_DENIED,
@@ -65,7 +33,12 @@ tfd_graph_def *tfd_graph_def_parse_json_model_with(const char *text, size_t len,
  * that cannot be read. */
 tfd_graph_def *tfd_graph_def_json_ops_only(const char *text, size_t len);
 
-/* Appends a deep copy of src. */
-tfd_code tfd_graph_def_append_node(tfd_graph_def *g, const tfd_node_def *src, tfd_status *status);
+/* The same for a binary GraphDef: only names and ops; NULL when even that cannot be read. */
+tfd_graph_def *tfd_graph_def_pb_ops_only(const void *data, size_t size);
+
+/* What a user who gives a SavedModel can do instead, ending the errors that say it is one. */
+#define TFD_SAVED_MODEL_ADVICE                                                             \
+  "tfdev cannot load SavedModels yet: freeze the signature into a GraphDef (TensorFlow's " \
+  "convert_variables_to_constants_v2) or convert it with tensorflowjs_converter --input_format=tf_saved_model"
 
 #endif

@@ -28,7 +28,7 @@
 
 #include "../core/status_internal.h"
 #include "../graph/graph.h"
-#include "../graph/graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 #include "../kernels/activation.h"
 #include "tfdev/session.h"
 

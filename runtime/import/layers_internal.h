@@ -1,4 +1,4 @@
-/* The pieces the layers-model reader builds graphs from (runtime/graph/layers_build.c), shared by
+/* The pieces the layers-model reader builds graphs from (runtime/import/layers_build.c), shared by
  * layers_model.c (the model and most layers) and layers_recurrent.c (RNN, LSTM, GRU, Bidirectional).
  * Names a function returns are malloc'd: the caller frees them. NULL means failure, with the status set
  * (or out of memory). */
@@ -12,7 +12,7 @@
 
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
-#include "graph_def_internal.h"
+#include "../framework/graph_def_internal.h"
 
 typedef struct lctx {
   const char *path;
