@@ -3,6 +3,9 @@
  * value pushed from C is exactly what Lua code gets from tfdev. */
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_tensor.h"
+#include "l_session.h"
 
 /* ---- luaopen_tfdev ---- */
 

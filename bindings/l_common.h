@@ -1,4 +1,7 @@
-/* Shared pieces of the Lua bindings: per-state data, tfdev.error values, and conversions. */
+/* The bottom of the Lua bindings, as lauxlib is Lua's: per-state data, tfdev.error values, statuses,
+ * boxes and handles, names and options. It calls no type module: each type's helpers for the others are
+ * in its own header (l_tensor.h, l_device.h, l_session.h, l_graph.h, l_op.h), and the sub-modules'
+ * openers in l_modules.h. */
 #ifndef TFDEV_BINDINGS_L_COMMON_H
 #define TFDEV_BINDINGS_L_COMMON_H
 
@@ -47,10 +50,6 @@ lua_State *tfdev_calling(void);
  * tfdev_calling_push and pop): Lua code running now runs inside such a call, usually as a Lua op's kernel
  * or shape function, and must not close what that call is using. */
 bool tfdev_in_calling(void);
-/* Writes what runs on this thread for such a call, for messages of the calls refused there: "the Lua
- * kernel of node 'k' (op MyOp)", "the shape function of node 'k' (op MyOp)", or "Lua code run by a tfdev
- * call" when no Lua op's function is running. */
-void tfdev_calling_name(char *buf, size_t size);
 
 /* tfdev_use_runtime (l_common.c) is declared in tfdev/lua.h: hosts call it through libtfdev_lua. */
 
@@ -136,51 +135,14 @@ void tfdev_push_options(lua_State *L, const tfd_session_options *o);
 void tfdev_check_parsed_name(lua_State *L, int idx, tfd_parsed_name *out);
 void tfdev_push_parsed_name(lua_State *L, const tfd_parsed_name *p);
 
-/* Devices. push takes a new reference (the caller keeps its own). */
-void tfdev_push_device(lua_State *L, tfd_device *d);
-tfd_device *tfdev_check_device(lua_State *L, int idx);
-tfd_device *tfdev_test_device(lua_State *L, int idx);
-/* Pushes an allocator's statistics as a table (name, num_allocs, bytes_in_use, ...). */
-void tfdev_push_allocator_stats(lua_State *L, tfd_allocator *a);
-/* Pushes device:attributes() of d. */
-void tfdev_push_device_attributes(lua_State *L, tfd_device *d);
-/* Pushes a list of devices. */
-void tfdev_push_device_list(lua_State *L, const tfd_device_list *l);
-/* Reads a Lua array of devices into a new list (freed by the caller). */
-tfd_device_list *tfdev_check_device_array(lua_State *L, int idx, const char *what);
 
-/* Tensors. push takes ownership of one reference. */
-void tfdev_push_tensor(lua_State *L, tfd_tensor *t);
-tfd_tensor *tfdev_check_tensor(lua_State *L, int idx);
-/* The same for hot paths that hold the tensor metatable at stack index mt
- * (an upvalue), so no lookup by name: push; and whether the value at idx is
- * a tensor handle, with its tensor (NULL once closed) in *t. */
-void tfdev_push_tensor_mt(lua_State *L, tfd_tensor *t, int mt);
-bool tfdev_is_tensor_mt(lua_State *L, int idx, int mt, tfd_tensor **t);
 
-/* Sessions (l_session.c). push takes ownership of s: the userdata frees it on close or collection.
- * test returns the session at idx, or NULL when it is not a session or is closed. */
-void tfdev_push_session(lua_State *L, tfd_session *s);
-tfd_session *tfdev_test_session(lua_State *L, int idx);
 
 /* t[key] = v on the table at the top of the stack. */
 void tfdev_set_int(lua_State *L, const char *key, lua_Integer v);
 void tfdev_set_str(lua_State *L, const char *key, const char *v);
 void tfdev_set_bool(lua_State *L, const char *key, int v);
-/* Pushes a manager's devices as a list of handles, or of attribute tables. */
-void tfdev_push_mgr_devices(lua_State *L, const tfd_device_mgr *m, bool attributes);
-/* Pushes a list of n devices. */
-void tfdev_push_devices(lua_State *L, tfd_device *const *devices, size_t n);
 
-/* GraphDefs: reads a GraphDef table (or a builder with :graph_def()) into
- * a new graph def owned by a value pushed on the stack; pushes one as a table. */
-tfd_graph_def *tfdev_check_graph_def(lua_State *L, int idx);
-void tfdev_push_graph_def(lua_State *L, const tfd_graph_def *g);
-/* Converts the value at idx to a tensor (a tensor passes through; tables
- * and scalars are converted, with dtype when it is not 0). Replaces the
- * value at idx with the tensor userdata, which keeps it alive. Errors are
- * prefixed with `what` ("feed 'x'") when it is not NULL. */
-tfd_tensor *tfdev_to_tensor(lua_State *L, int idx, tfd_dtype dtype, const char *what);
 
 /* Registers a metatable with __name, methods in __index (unless the
  * caller's table has its own __index), and the given metamethods. */
@@ -188,24 +150,8 @@ void tfdev_new_class(lua_State *L, const char *name, const luaL_Reg *meta, const
 
 /* Registers the shared metatables and this state's registry (once per state). */
 void tfdev_common_open(lua_State *L);
-/* Sub-module openers; each pushes its table. */
+/* tfdev.error's table (pushed). */
 int tfdev_open_error(lua_State *L);
-int tfdev_open_device_name(lua_State *L);
-int tfdev_open_device(lua_State *L);
-int tfdev_open_factory(lua_State *L);
-int tfdev_open_device_set(lua_State *L);
-int tfdev_open_device_mgr(lua_State *L);
-/* tfdev.device_mgr(devices): a DeviceMgr userdata over the devices at index 1, pushed. */
-int tfdev_device_mgr_new(lua_State *L);
-int tfdev_open_tensor(lua_State *L);
-int tfdev_open_session(lua_State *L);
-int tfdev_open_session_factory(lua_State *L);
-int tfdev_open_graph_def(lua_State *L);
-int tfdev_open_op(lua_State *L);
-/* tfdev.load_plugin(path) (l_op.c). */
-int tfdev_load_plugin(lua_State *L);
-/* core.op_infer: the op registry's dtype and shape inference for one node (l_graph.c). */
-int tfdev_op_infer(lua_State *L);
 
 /* The pure-Lua half (the files of lua/tfdev) compiled in, for luaopen_tfdev (generated at build time from
  * lua/tfdev by cmake/embed_lua.cmake). The list ends with a NULL name. */

@@ -3,6 +3,10 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_tensor.h"
+#include "l_graph.h"
+#include "l_modules.h"
 
 typedef struct ldevice {
   tfd_device *d; /* one reference; NULL once closed */

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_modules.h"
 
 typedef struct lmgr {
   tfd_device_mgr *m;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_modules.h"
 
 /* The name argument at idx, or NULL (after pushing nil, err) when it holds a
  * NUL byte: C would read a shorter, different name. */

@@ -1,5 +1,7 @@
 /* tfdev.device_set: DeviceSet as Lua userdata. */
 #include "l_common.h"
+#include "l_device.h"
+#include "l_modules.h"
 
 typedef struct lset {
   tfd_device_set *s;

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_modules.h"
 
 /* ---- factories written in Lua: a table with create_devices(self, options, name_prefix) ---- */
 typedef struct lua_factory {

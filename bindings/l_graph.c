@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_tensor.h"
+#include "l_graph.h"
+#include "l_modules.h"
 
 typedef struct gd_box {
   tfd_graph_def *g;

@@ -4,6 +4,8 @@
 #include <time.h>
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_modules.h"
 
 /* tfdev.clock(): a monotonic wall clock in seconds, for timing runs. */
 static int monotonic_clock(lua_State *L) {

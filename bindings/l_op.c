@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_tensor.h"
+#include "l_op.h"
+#include "l_modules.h"
 #include "tfdev/custom_op.h"
 
 #define LUA_OP_MAX_ATTRS 16

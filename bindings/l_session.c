@@ -7,6 +7,12 @@
 #include <string.h>
 
 #include "l_common.h"
+#include "l_device.h"
+#include "l_tensor.h"
+#include "l_session.h"
+#include "l_graph.h"
+#include "l_op.h"
+#include "l_modules.h"
 
 typedef struct lsession {
   tfd_session *s;

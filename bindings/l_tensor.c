@@ -7,6 +7,8 @@
 #include "../runtime/core/status_internal.h"
 #include "../runtime/core/half.h"
 #include "l_common.h"
+#include "l_tensor.h"
+#include "l_modules.h"
 
 typedef struct ltensor {
   tfd_tensor *t; /* one reference; NULL once closed */

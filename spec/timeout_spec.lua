@@ -12,7 +12,10 @@ local TIMEOUT = 20 -- ms
 -- The most a timed-out call may take: its deadline, then at most one part of a product (a panel of
 -- about 1-3 ms, more on a loaded machine) before the step sees the deadline, and slack for a loaded
 -- two-core machine and the sanitizers. Before, such a step returned after the whole chain (0.1-0.5 s).
-local BOUND = valgrind and 2.0 or 0.080 -- seconds
+-- ThreadSanitizer slows each part several-fold (a convolution's band took 103 ms once on a loaded 2-core
+-- machine): 0.2 s there, still far below a whole kernel under it (seconds).
+local tsan = os.getenv("TSAN_OPTIONS") ~= nil
+local BOUND = valgrind and 2.0 or tsan and 0.200 or 0.080 -- seconds
 
 -- x (N x N, fed) through CHAIN products with the identity: every m<i> equals x.
 local function chain_graph(n, size)
