@@ -667,7 +667,7 @@ static int lstate_gc(lua_State *L) {
   close_made_in_gc(L);
   tfd_factory_registry_free(s->registry);
   s->registry = NULL;
-  tfd_runtime_free(s->runtime);
+  tfd_runtime_unref(s->runtime);
   s->runtime = NULL;
   if (s->lua_ops_closed) s->lua_ops_closed(s->lua_ops);
   s->lua_ops = NULL;
@@ -684,7 +684,7 @@ tfd_code tfdev_use_runtime(lua_State *L, tfd_runtime *rt, tfd_status *st) {
   if (opened) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "tfdev is already open in this Lua state");
   if (!rt) return tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfdev_use_runtime needs a runtime");
   lua_getfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);
-  tfd_runtime_free(lua_touserdata(L, -1)); /* an earlier call's, replaced */
+  tfd_runtime_unref(lua_touserdata(L, -1)); /* an earlier call's, replaced */
   lua_pop(L, 1);
   lua_pushlightuserdata(L, tfd_runtime_ref(rt));
   lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY);

@@ -94,7 +94,7 @@ static void test_host_runtime(void) {
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   CHECK_INT(tfdev_use_runtime(L, rt, st), TFD_OK);
-  tfd_runtime_free(rt); /* the state holds its own reference */
+  tfd_runtime_unref(rt); /* the state holds its own reference */
   luaL_requiref(L, "tfdev.core", luaopen_tfdev_core, 0);
   lua_setglobal(L, "core");
   CHECK_INT(tfdev_use_runtime(L, rt, st), TFD_FAILED_PRECONDITION);
@@ -157,7 +157,7 @@ static void wait_for_runs(foreign_runs *r, int n) {
 static void test_state_closes_while_another_runs_its_op(void) {
   tfd_runtime *rt = tfd_runtime_new(NULL, NULL);
   lua_State *owner = open_state_with(rt), *other = open_state_with(rt);
-  tfd_runtime_free(rt); /* the states hold it */
+  tfd_runtime_unref(rt); /* the states hold it */
   CHECK(run(owner, "core.op.register { name = 'DeadFlagRace', inputs = 1, outputs = 1,"
                    " kernel = function(x) return x end }"));
   CHECK(run(other, "S = core.session()\n"

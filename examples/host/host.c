@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   if (tfdev_use_runtime(L, rt, st) != TFD_OK) fprintf(stderr, "host: %s\n", tfd_status_message(st));
-  tfd_runtime_free(rt); /* the state keeps its own reference */
+  tfd_runtime_unref(rt); /* the state keeps its own reference */
   luaL_requiref(L, "tfdev", luaopen_tfdev, 1);
   lua_pop(L, 1);
   if (luaL_dofile(L, script) != LUA_OK) return fail(L, script);

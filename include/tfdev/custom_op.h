@@ -76,7 +76,7 @@ TFD_API const tfd_node_def *tfd_infer_node(const tfd_infer_context *c);
 TFD_API void tfd_infer_set_output(tfd_infer_context *c, int i, tfd_dtype dtype, const tfd_shape *shape);
 
 /* ---- kernels ---- */
-typedef struct tfd_op_kernel_context tfd_kernel_context; /* what a kernel's compute sees */
+typedef struct tfd_kernel_context tfd_kernel_context; /* what a kernel's compute sees */
 
 typedef struct tfd_custom_kernel {
   const char *op;          /* a registered op, built-in or custom */

@@ -45,7 +45,7 @@ TFD_API int luaopen_tfdev_core(lua_State *L);
  * tensors, its logger gets the state's log lines, its registry is what the state's registry is
  * copied from) instead of one of its own. Call it before tfdev is opened in L (luaopen_tfdev);
  * afterwards FAILED_PRECONDITION. The state takes a reference of its own, released by lua_close;
- * the caller keeps its reference and still releases it (tfd_runtime_free). INVALID_ARGUMENT for a
+ * the caller keeps its reference and still releases it (tfd_runtime_unref). INVALID_ARGUMENT for a
  * NULL rt. */
 TFD_API tfd_code tfdev_use_runtime(lua_State *L, tfd_runtime *rt, tfd_status *status);
 

@@ -9,7 +9,7 @@
  *
  * Sessions of a runtime are made with tfd_runtime_session_new, or with tfd_session_new given the
  * runtime's registry (tfd_runtime_registry): both mean the same. A runtime is reference counted:
- * its sessions, and the devices they made, hold it, so tfd_runtime_free may come first. */
+ * its sessions, and the devices they made, hold it, so tfd_runtime_unref may come first. */
 #ifndef TFDEV_RUNTIME_H
 #define TFDEV_RUNTIME_H
 
@@ -69,12 +69,13 @@ typedef struct tfd_runtime_config {
 
 /* A new runtime (config NULL: all defaults) whose registry starts as a copy of the built-in one
  * (ThreadPoolDevice at 60 and the backends' factories). The caller releases it with
- * tfd_runtime_free. INVALID_ARGUMENT for a hook missing a function or a scheduler of fewer than one
+ * tfd_runtime_unref. INVALID_ARGUMENT for a hook missing a function or a scheduler of fewer than one
  * thread. */
 TFD_API tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *status);
-/* Releases the caller's reference; the runtime goes when its last session and device have. */
-TFD_API void tfd_runtime_free(tfd_runtime *rt);
-/* Another reference (released with tfd_runtime_free). NULL stays NULL. */
+/* Releases the caller's reference (as every reference-counted kind's _unref); the runtime goes when its last
+ * session and device have. NULL is harmless. */
+TFD_API void tfd_runtime_unref(tfd_runtime *rt);
+/* Another reference (released with tfd_runtime_unref). NULL stays NULL. */
 TFD_API tfd_runtime *tfd_runtime_ref(tfd_runtime *rt);
 /* The runtime's factory registry (borrowed): register a host's device factories here. */
 TFD_API tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt);

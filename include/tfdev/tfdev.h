@@ -1,12 +1,17 @@
 /* tfdev: TensorFlow's common runtime in C11, for embedding. Include this one header.
  *
- * Conventions: public symbols start with tfd_; objects are opaque handles;
- * fallible calls return a tfd_code and fill an optional tfd_status*: a call
- * that fails sets it, and a call that succeeds leaves it OK, whatever it held
- * before (TensorFlow's rule; ctest build.status_reset checks it); shared
- * objects (tensors, devices, allocators, factories, resources) are
- * reference-counted, the rest are freed with their tfd_X_free. Every
- * function's comment says who owns what it returns. */
+ * Conventions, for every header here:
+ * - Names: public symbols start with tfd_ (the Lua side's with tfdev_); one name per struct (the
+ *   kernel's context is tfd_kernel_context everywhere); objects are opaque handles.
+ * - Errors: fallible calls return a tfd_code and fill an optional tfd_status*: a call that fails sets
+ *   it, and a call that succeeds leaves it OK, whatever it held before (TensorFlow's rule; ctest
+ *   build.status_reset checks every public function that takes one).
+ * - Ownership: one release verb per kind. Shared objects (tensors, devices, allocators, factories,
+ *   resources, runtimes) are reference-counted: tfd_X_ref takes a reference, tfd_X_unref gives one
+ *   back. The rest have one owner and are freed with tfd_X_free. Every function's comment says who
+ *   owns what it returns ("caller frees", "borrowed", "a new reference"). Releasing NULL is harmless.
+ * - Versions: TFDEV_VERSION (tfdev/version.h, generated from the build's one version) is what a
+ *   program was compiled against, tfd_version() the library it runs with. */
 #ifndef TFDEV_TFDEV_H
 #define TFDEV_TFDEV_H
 

@@ -31,8 +31,8 @@ typedef struct tfd_backend_host {
   tfd_code (*device_init)(tfd_device *d, const tfd_device_ops *ops, const char *name, const char *device_type,
                           int64_t memory_limit, int32_t bus_id, const char *physical_device_desc, tfd_status *status);
   void (*device_fini)(tfd_device *d);
-  void (*device_default_compute)(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx);
-  void (*device_default_compute_async)(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+  void (*device_default_compute)(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx);
+  void (*device_default_compute_async)(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                                        void *arg);
   tfd_code (*device_default_fill_context_map)(tfd_device *d, const struct tfd_graph *g, void **map, tfd_status *status);
   tfd_device *(*cpu_device_new)(const tfd_cpu_device_config *config, tfd_status *status);

@@ -61,10 +61,10 @@ tfd_code tfd_device_init(tfd_device *d, const tfd_device_ops *ops, const char *n
   return host->device_init(d, ops, name, device_type, memory_limit, bus_id, physical_device_desc, status);
 }
 void tfd_device_fini(tfd_device *d) { host->device_fini(d); }
-void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx) {
+void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx) {
   host->device_default_compute(d, k, ctx);
 }
-void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                                       void *arg) {
   host->device_default_compute_async(d, k, ctx, done, arg);
 }

@@ -86,7 +86,7 @@ static void test_resource_mgr_under_contention(void) {
 typedef struct nop_kernel {
   tfd_op_kernel base;
 } nop_kernel;
-static void nop_compute(tfd_op_kernel *k, tfd_op_kernel_context *c) { (void)k, (void)c; }
+static void nop_compute(tfd_op_kernel *k, tfd_kernel_context *c) { (void)k, (void)c; }
 static void nop_destroy(tfd_op_kernel *k) { free(k); }
 static const tfd_op_kernel_ops nop_ops = {nop_compute, NULL, nop_destroy};
 static tfd_op_kernel *make_nop(void *arg, tfd_status *st) {

@@ -107,19 +107,19 @@ tfd_threadpool *tfd_device_threadpool(tfd_device *d) { return d->cpu_worker_thre
 int tfd_device_num_threads(const tfd_device *d) { return d->cpu_worker_threads.num_threads; }
 tfd_op_segment *tfd_device_op_segment(tfd_device *d) { return &d->op_seg; }
 
-void tfd_device_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx) { d->ops->compute(d, k, ctx); }
+void tfd_device_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx) { d->ops->compute(d, k, ctx); }
 
-void tfd_device_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+void tfd_device_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                               void *arg) {
   d->ops->compute_async(d, k, ctx, done, arg);
 }
 
-void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx) {
+void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx) {
   (void)d;
   k->ops->compute(k, ctx);
 }
 
-void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                                       void *arg) {
   (void)d;
   if (k->ops->compute_async) {

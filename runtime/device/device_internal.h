@@ -25,8 +25,8 @@ typedef struct tfd_cpu_worker_threads {
 typedef struct tfd_gpu_device_info tfd_gpu_device_info;
 
 typedef struct tfd_device_ops {
-  void (*compute)(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx);
-  void (*compute_async)(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done, void *arg);
+  void (*compute)(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx);
+  void (*compute_async)(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done, void *arg);
   tfd_code (*sync)(tfd_device *d, tfd_status *status);
   tfd_allocator *(*get_allocator)(tfd_device *d, tfd_alloc_attrs attrs);
   /* Gives each node of a graph a device context; CPU devices need none. */
@@ -68,12 +68,12 @@ tfd_code tfd_device_init(tfd_device *d, const tfd_device_ops *ops, const char *n
 void tfd_device_fini(tfd_device *d);
 
 /* Device::Compute / ComputeAsync through the vtable. */
-void tfd_device_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx);
-void tfd_device_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+void tfd_device_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx);
+void tfd_device_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                               void *arg);
 /* Default vtable entries, for subtypes to reuse. */
-void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx);
-void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+void tfd_device_default_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx);
+void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                                       void *arg);
 tfd_code tfd_device_default_fill_context_map(tfd_device *d, const struct tfd_graph *g, void **map,
                                              tfd_status *status);

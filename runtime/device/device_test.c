@@ -190,7 +190,7 @@ typedef struct count_kernel {
   int *destroyed;
 } count_kernel;
 
-static void ck_compute(tfd_op_kernel *k, tfd_op_kernel_context *ctx) {
+static void ck_compute(tfd_op_kernel *k, tfd_kernel_context *ctx) {
   (void)ctx;
   (*((count_kernel *)k)->runs)++;
 }

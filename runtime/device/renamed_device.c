@@ -14,11 +14,11 @@ typedef struct renamed_device {
 
 static tfd_device *under(tfd_device *d) { return ((renamed_device *)d)->underlying; }
 
-static void rn_compute(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx) {
+static void rn_compute(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx) {
   tfd_device_compute(under(d), k, ctx);
 }
 
-static void rn_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_op_kernel_context *ctx, tfd_done_fn done,
+static void rn_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                              void *arg) {
   tfd_device_compute_async(under(d), k, ctx, done, arg);
 }

@@ -93,7 +93,6 @@ void tfd_runtime_unref(tfd_runtime *rt) {
   free(rt);
 }
 
-void tfd_runtime_free(tfd_runtime *rt) { tfd_runtime_unref(rt); }
 
 tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt) { return rt->registry; }
 tfd_threadpool *tfd_runtime_pool(const tfd_runtime *rt) { return rt ? rt->pool : NULL; }

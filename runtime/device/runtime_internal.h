@@ -6,7 +6,6 @@
 #include "tfdev/runtime.h"
 #include "tfdev/threadpool.h"
 
-void tfd_runtime_unref(tfd_runtime *rt); /* tfd_runtime_free */
 /* The pool over the host's scheduler, or NULL (tfdev's own pools). Borrowed. */
 tfd_threadpool *tfd_runtime_pool(const tfd_runtime *rt);
 /* The runtime's inter-op pool named `name` (session_inter_op_thread_pool's global_name), made with

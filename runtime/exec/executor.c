@@ -328,7 +328,7 @@ struct step {
   tfd_executor_args args;
   tfd_executor_done done;
   void *done_arg;
-  tfd_kernel_ctx ctx; /* what every node's context shares */
+  tfd_kernel_context ctx; /* what every node's context shares */
   atomic_int *pending;
   tfd_tensor **slots;
   task *tasks;
@@ -345,7 +345,7 @@ struct step {
 typedef struct async_call {
   step *s;
   int node;
-  tfd_kernel_ctx ctx;
+  tfd_kernel_context ctx;
   tfd_status status;
   tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
 } async_call;
@@ -477,7 +477,7 @@ static void dispatch(step *s, int node, ready_stack *rs) {
 /* Records a finished node, hands its outputs on and runs or queues the
  * nodes it made ready. Touches nothing of the step after its last count is
  * handed on: the step may be over then. */
-static void node_done(step *s, int node, tfd_kernel_ctx *ctx, tfd_status *st, int64_t start, ready_stack *rs) {
+static void node_done(step *s, int node, tfd_kernel_context *ctx, tfd_status *st, int64_t start, ready_stack *rs) {
   tfd_executor *e = s->e;
   item *it = &e->items[node];
   tfd_gnode *gn = &e->graph->nodes[node];
@@ -540,7 +540,7 @@ static void async_done(void *arg) {
   run_inline(s, &rs);
 }
 
-static void fill_ctx(step *s, int node, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st) {
+static void fill_ctx(step *s, int node, tfd_kernel_context *c, tfd_tensor **outputs, tfd_status *st) {
   item *it = &s->e->items[node];
   *c = s->ctx;
   if (s->args.stats) {
@@ -585,7 +585,7 @@ static void run_inline(step *s, ready_stack *rs) {
     tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
     for (int o = 0; o < it->num_outputs; o++) outputs[o] = NULL;
     tfd_status st = TFD_STATUS_INIT;
-    tfd_kernel_ctx ctx;
+    tfd_kernel_context ctx;
     fill_ctx(s, node, &ctx, outputs, &st);
     if (atomic_load(&s->failed)) tfd_status_setf(&st, TFD_CANCELLED, "step failed elsewhere");
     else if (it->is_async) tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting an async kernel");

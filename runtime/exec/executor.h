@@ -142,10 +142,10 @@ void tfd_executor_step_graph_counts(const tfd_executor *e, int64_t *captured, in
 /* The kernel context every node of a step on device d starts from (the fast path, frames.c and step
  * graphs): d's allocator, pools and resource manager, args' ids, rendezvous, feeds, fetches and
  * caller queue, and each input slot holding its own reference (owns_inputs). Borrows all of them. */
-tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args);
+tfd_kernel_context tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args);
 /* The same, with the step's deadline: args' own one, else `own` (the step's memory, which must
  * outlive it) set timeout_ms from now when args has one (NULL own: no deadline then). */
-tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own);
+tfd_kernel_context tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own);
 const tfd_graph *tfd_executor_graph(const tfd_executor *e);
 tfd_device *tfd_executor_device(const tfd_executor *e);
 /* Whether a step may wait on something outside it (a queue, a _Recv), or

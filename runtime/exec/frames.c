@@ -126,7 +126,7 @@ typedef struct fstep {
   tfd_executor_args args;
   tfd_executor_done done;
   void *done_arg;
-  tfd_kernel_ctx ctx;
+  tfd_kernel_context ctx;
   pthread_mutex_t mu;
   int outstanding; /* tagged nodes ready or running, under mu */
   frame_inst *root;
@@ -583,7 +583,7 @@ typedef struct async_call {
   fstep *s;
   tagged t;
   tfd_node_stats *stats;
-  tfd_kernel_ctx ctx;
+  tfd_kernel_context ctx;
   tfd_status status;
   tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
 } async_call;
@@ -692,7 +692,7 @@ static void dispatch(fstep *s, tvec *ready, tvec *stack) {
 }
 
 /* A finished node: its outputs checked and handed on, its inputs released, its count taken off. */
-static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status *st, tfd_node_stats *ns, int64_t start,
+static void node_done(fstep *s, const tagged *t, tfd_kernel_context *ctx, tfd_status *st, tfd_node_stats *ns, int64_t start,
                       bool ran, tvec *stack) {
   const tfd_frames *f = s->f;
   const fnode *n = &f->nodes[t->node];
@@ -739,7 +739,7 @@ static void node_done(fstep *s, const tagged *t, tfd_kernel_ctx *ctx, tfd_status
   tvec_free(&ready);
 }
 
-static void fill_ctx(fstep *s, const tagged *t, tfd_kernel_ctx *c, tfd_tensor **outputs, tfd_status *st,
+static void fill_ctx(fstep *s, const tagged *t, tfd_kernel_context *c, tfd_tensor **outputs, tfd_status *st,
                      tfd_node_stats *ns) {
   const fnode *n = &s->f->nodes[t->node];
   *c = s->ctx;
@@ -834,7 +834,7 @@ static void run_inline(fstep *s, tvec *stack) {
     tfd_tensor *outputs[TFD_MAX_OP_OUTPUTS];
     for (int o = 0; o < n->num_outputs; o++) outputs[o] = NULL;
     tfd_status st = TFD_STATUS_INIT;
-    tfd_kernel_ctx ctx;
+    tfd_kernel_context ctx;
     fill_ctx(s, &t, &ctx, outputs, &st, ns);
     if (run && n->is_async) tfd_status_setf(&st, TFD_RESOURCE_EXHAUSTED, "out of memory starting an async kernel");
     else if (run) n->kernel->compute(n->kernel, &ctx);

@@ -84,11 +84,11 @@ void tfd_node_stats_record(tfd_node_stats *ns, const tfd_gnode *gn, tfd_tensor *
   if (ns->tracker) tfd_tracking_allocator_sizes(ns->tracker, &ns->total_bytes, &ns->peak_bytes, &ns->live_bytes);
 }
 
-tfd_kernel_ctx tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
+tfd_kernel_context tfd_executor_step_ctx(tfd_device *d, const tfd_executor_args *args) {
   return tfd_executor_step_ctx_timed(d, args, NULL);
 }
 
-tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own) {
+tfd_kernel_context tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_args *args, tfd_deadline *own) {
   const tfd_deadline *deadline = args->deadline;
   if (!deadline && own && args->timeout_ms > 0) {
     int64_t now = tfd_kernel_clock_micros(); /* a timeout too far to count is none */
@@ -98,7 +98,7 @@ tfd_kernel_ctx tfd_executor_step_ctx_timed(tfd_device *d, const tfd_executor_arg
     own->what = args->timeout_what;
     deadline = own;
   }
-  return (tfd_kernel_ctx){
+  return (tfd_kernel_context){
       .device = d,
       .allocator = tfd_device_get_allocator(d),
       .intra_pool = tfd_device_threadpool(d),

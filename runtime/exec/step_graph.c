@@ -177,7 +177,7 @@ static sig_entry *find_signature(tfd_step_graph *sg, const tfd_executor_args *ar
 /* One step's nodes run one after another on this thread: each node's outputs, kept until released. */
 typedef struct run {
   tfd_step_graph *sg;
-  tfd_kernel_ctx base;
+  tfd_kernel_context base;
   tfd_tensor **out;  /* per node: TFD_MAX_OP_OUTPUTS entries, from out_start */
   int *out_start;
 } run;
@@ -225,7 +225,7 @@ static tfd_code run_node(run *r, int i, tfd_tensor *fetch_in, tfd_status *st) {
   }
   for (int j = 0; j < n->num_inputs; j++)
     inputs[j] = fetch_in ? fetch_in : r->out[r->out_start[n->inputs[j].node] + n->inputs[j].index];
-  tfd_kernel_ctx c = r->base;
+  tfd_kernel_context c = r->base;
   c.inputs = inputs;
   c.num_inputs = n->num_inputs;
   c.outputs = &r->out[r->out_start[i]];

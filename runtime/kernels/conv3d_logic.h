@@ -16,9 +16,9 @@ typedef struct tfd_conv3d_dims {
 } tfd_conv3d_dims;
 
 /* MaxPool3D/AvgPool3D (x) and Conv3D (x, filter): false after failing the kernel. */
-bool tfd_pool3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s);
-bool tfd_conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s);
+bool tfd_pool3d_shape(tfd_kernel_context *c, tfd_kernel *k, tfd_conv3d_dims *s);
+bool tfd_conv3d_shape(tfd_kernel_context *c, tfd_kernel *k, tfd_conv3d_dims *s);
 /* Conv3D's checks once its output is known not to be empty (dilations, channel match). */
-bool tfd_conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k);
+bool tfd_conv3d_ready(tfd_kernel_context *c, tfd_kernel *k);
 
 #endif

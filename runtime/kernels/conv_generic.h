@@ -21,7 +21,7 @@ typedef enum tfd_conv_generic_op {
  * first: rank 4, a filter of the input's dtype, a dtype the op takes (errors name the dtypes).
  * float16 is computed in float32 (products summed in float32, the result rounded to nearest even);
  * int32 convolutions sum in uint32, wrapping around as TensorFlow's int32 contraction does. */
-void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_conv_generic_op op, const tfd_window_attrs *win,
+void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_context *c, tfd_conv_generic_op op, const tfd_window_attrs *win,
                           const int64_t ksize[2]);
 
 #endif

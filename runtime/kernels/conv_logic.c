@@ -82,14 +82,14 @@ tfd_code tfd_conv_attrs_read(const tfd_node_def *node, const char *op, int num_i
 }
 
 /* ---- inputs and geometry ---- */
-bool tfd_conv_check_nhwc(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
+bool tfd_conv_check_nhwc(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const char *what) {
   if (tfd_tensor_ndims(t) == 4 && tfd_tensor_dtype(t) == TFD_FLOAT32) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a float32 tensor of rank 4 (NHWC), got %s of rank %d", what,
                   tfd_dtype_name(tfd_tensor_dtype(t)), tfd_tensor_ndims(t));
   return false;
 }
 
-bool tfd_conv_check_generic(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
+bool tfd_conv_check_generic(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
   tfd_dtype dt = tfd_tensor_dtype(x);
   if (tfd_tensor_ndims(x) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input must be a tensor of rank 4 (NHWC), got %s of rank %d",
@@ -110,7 +110,7 @@ bool tfd_conv_check_generic(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_te
 }
 
 /* g's output height and width, and the padding before, for its input and window. */
-static bool window(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win, tfd_conv_dims *g) {
+static bool window(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win, tfd_conv_dims *g) {
   if (tfd_window_size(win, 0, g->h, g->kh, &g->oh, &g->pad_t) && tfd_window_size(win, 1, g->w, g->kw, &g->ow, &g->pad_l))
     return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "a %lldx%lld window cannot slide over a %lldx%lld input (window sizes start at 1)",
@@ -118,7 +118,7 @@ static bool window(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attr
   return false;
 }
 
-bool tfd_conv_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win, bool depthwise,
+bool tfd_conv_geometry(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win, bool depthwise,
                        tfd_conv_dims *g) {
   const tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   *g = (tfd_conv_dims){tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
@@ -135,7 +135,7 @@ bool tfd_conv_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_
   return window(c, k, win, g);
 }
 
-bool tfd_pool_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win, const int64_t ksize[2],
+bool tfd_pool_geometry(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win, const int64_t ksize[2],
                        tfd_conv_dims *g) {
   const tfd_tensor *x = c->inputs[0];
   *g = (tfd_conv_dims){tfd_tensor_dim(x, 0), tfd_tensor_dim(x, 1), tfd_tensor_dim(x, 2), tfd_tensor_dim(x, 3),
@@ -144,7 +144,7 @@ bool tfd_pool_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_
 }
 
 /* ---- fused inputs ---- */
-bool tfd_conv_check_fused(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_conv_fusion *f, const int64_t out[4],
+bool tfd_conv_check_fused(tfd_kernel_context *c, const tfd_kernel *k, const tfd_conv_fusion *f, const int64_t out[4],
                           int64_t *alpha_n) {
   int64_t o = out[3];
   if (f->bias) {
@@ -174,7 +174,7 @@ bool tfd_conv_check_fused(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_conv
   return true;
 }
 
-bool tfd_conv_addend_fits(const tfd_kernel_ctx *c, const int64_t out[4]) {
+bool tfd_conv_addend_fits(const tfd_kernel_context *c, const int64_t out[4]) {
   const tfd_tensor *a = c->inputs[3];
   if (tfd_tensor_ndims(a) != 4) return false;
   for (int d = 0; d < 4; d++)
@@ -182,7 +182,7 @@ bool tfd_conv_addend_fits(const tfd_kernel_ctx *c, const int64_t out[4]) {
   return true;
 }
 
-bool tfd_conv_addend_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *sc, tfd_shape *sa, tfd_shape *so) {
+bool tfd_conv_addend_broadcast(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *sc, tfd_shape *sa, tfd_shape *so) {
   tfd_shape_of_tensor(c->inputs[3], sa);
   tfd_status tmp = TFD_STATUS_INIT;
   if (sa->ndims <= 4 && tfd_broadcast_shapes(sc, sa, so, &tmp) == TFD_OK) return true;
@@ -194,7 +194,7 @@ bool tfd_conv_addend_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd
 }
 
 /* ---- Conv2DBackpropInput ---- */
-bool tfd_conv_backprop_input_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win,
+bool tfd_conv_backprop_input_shape(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win,
                                    tfd_conv_dims *g) {
   tfd_tensor *sizes = c->inputs[0], *f = c->inputs[1], *dy = c->inputs[2];
   if (tfd_tensor_dtype(sizes) != TFD_INT32 || tfd_tensor_ndims(sizes) != 1 || tfd_tensor_dim(sizes, 0) != 4) {
@@ -233,7 +233,7 @@ bool tfd_conv_backprop_input_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const
   return true;
 }
 
-bool tfd_conv_backprop_input_fits(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_conv_dims *g) {
+bool tfd_conv_backprop_input_fits(tfd_kernel_context *c, const tfd_kernel *k, const tfd_conv_dims *g) {
   if (g->n == 0 || g->h == 0 || g->w == 0 || g->c == 0 || g->oh == 0 || g->ow == 0 || g->o == 0) return true;
   int64_t kcols = g->kh * g->kw * g->c; /* the filter's elements over o, which is not 0: fits */
   if (kcols == 0 ||

@@ -46,10 +46,10 @@ tfd_code tfd_conv_attrs_read(const tfd_node_def *node, const char *op, int num_i
                              tfd_status *status);
 
 /* t is a float32 tensor of rank 4 (`what` names it). */
-bool tfd_conv_check_nhwc(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
+bool tfd_conv_check_nhwc(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
 /* The checks of the plain ops on dtypes other than float32 (k_conv_generic.c's), before the dtype
  * itself: input x of rank 4 and, unless pooling (f NULL), filter f of rank 4 and x's dtype. */
-bool tfd_conv_check_generic(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f);
+bool tfd_conv_check_generic(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f);
 
 /* A convolution's geometry: input [n, h, w, c], filter [kh, kw, c, ...], output [n, oh, ow, o],
  * pad_t and pad_l the padding before the input. */
@@ -57,29 +57,29 @@ typedef struct tfd_conv_dims {
   int64_t n, h, w, c, kh, kw, o, oh, ow, pad_t, pad_l;
 } tfd_conv_dims;
 /* Conv2D or (`depthwise`) DepthwiseConv2dNative of input 0 (rank 4) by filter 1 (rank 4) with win. */
-bool tfd_conv_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win, bool depthwise,
+bool tfd_conv_geometry(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win, bool depthwise,
                        tfd_conv_dims *g);
 /* MaxPool or AvgPool of input 0 (rank 4) with a ksize window. */
-bool tfd_pool_geometry(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win, const int64_t ksize[2],
+bool tfd_pool_geometry(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win, const int64_t ksize[2],
                        tfd_conv_dims *g);
 
 /* The fused inputs of a convolution whose output is out [n, oh, ow, o], in k_conv.c's order: the
  * bias (input 2), the batch norm's scale, offset, mean and variance (inputs 2 to 5), Prelu's alpha
  * (the last input; *alpha_n its element count), the addend's dtype (input 3). */
-bool tfd_conv_check_fused(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_conv_fusion *f, const int64_t out[4],
+bool tfd_conv_check_fused(tfd_kernel_context *c, const tfd_kernel *k, const tfd_conv_fusion *f, const int64_t out[4],
                           int64_t *alpha_n);
 /* Whether the fused Add's operand (input 3) has the output's shape, out (the usual case). */
-bool tfd_conv_addend_fits(const tfd_kernel_ctx *c, const int64_t out[4]);
+bool tfd_conv_addend_fits(const tfd_kernel_context *c, const int64_t out[4]);
 /* One that does not: *sa its shape and *so the shape it and the convolution's output *sc broadcast
  * to (the output's then). */
-bool tfd_conv_addend_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *sc, tfd_shape *sa, tfd_shape *so);
+bool tfd_conv_addend_broadcast(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *sc, tfd_shape *sa, tfd_shape *so);
 
 /* Conv2DBackpropInput (input_sizes, filter, out_backprop) with win: *g the forward convolution's
  * geometry, whose input is the output here. */
-bool tfd_conv_backprop_input_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_window_attrs *win,
+bool tfd_conv_backprop_input_shape(tfd_kernel_context *c, const tfd_kernel *k, const tfd_window_attrs *win,
                                    tfd_conv_dims *g);
 /* Whether its per-row products fit the int sizes and the column buffer the kernels use (checked once
  * the output exists: g's input sizes fit then). */
-bool tfd_conv_backprop_input_fits(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_conv_dims *g);
+bool tfd_conv_backprop_input_fits(tfd_kernel_context *c, const tfd_kernel *k, const tfd_conv_dims *g);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct custom_reg {
 
 static const tfd_custom_kernel *spec_of(const tfd_kernel *k) { return &((const custom_reg *)k->custom)->spec; }
 
-static void run_compute(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void run_compute(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_custom_kernel *spec = spec_of(k);
   c->kernel = k;
   spec->compute(spec->user, k->state, c);
@@ -34,11 +34,11 @@ static void run_compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     if (!c->outputs[o]) tfd_kernel_fail(c, k, TFD_INTERNAL, "the kernel set no output %d", o);
 }
 
-static void custom_compute(tfd_kernel *k, tfd_kernel_ctx *c) { run_compute(k, c); }
+static void custom_compute(tfd_kernel *k, tfd_kernel_context *c) { run_compute(k, c); }
 
 typedef struct caller_call {
   tfd_kernel *k;
-  tfd_kernel_ctx *c;
+  tfd_kernel_context *c;
   tfd_done_fn done;
   void *arg;
 } caller_call;
@@ -60,7 +60,7 @@ static void cancel_on_caller(void *p) {
   call.done(call.arg);
 }
 
-static void custom_compute_async(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
+static void custom_compute_async(tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg) {
   if (c->has_caller_thread && pthread_equal(pthread_self(), c->caller_thread)) {
     run_compute(k, c);
     done(arg);

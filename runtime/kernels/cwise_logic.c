@@ -2,7 +2,7 @@
 #include "../core/status_internal.h"
 #include "cwise_logic.h"
 
-bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, int count) {
+bool tfd_cwise_same_dtypes(tfd_kernel_context *c, const tfd_kernel *k, int first, int count) {
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[first]);
   for (int i = first + 1; i < first + count; i++)
     if (tfd_tensor_dtype(c->inputs[i]) != dt) {
@@ -13,14 +13,14 @@ bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, in
   return true;
 }
 
-bool tfd_cwise_need_bool(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what) {
+bool tfd_cwise_need_bool(tfd_kernel_context *c, const tfd_kernel *k, int i, const char *what) {
   if (tfd_tensor_dtype(c->inputs[i]) == TFD_BOOL) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s (input %d) must be bool, got %s", what, i,
                   tfd_dtype_name(tfd_tensor_dtype(c->inputs[i])));
   return false;
 }
 
-bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
+bool tfd_cwise_broadcast(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
   tfd_status tmp = TFD_STATUS_INIT;
   if (tfd_broadcast_shapes(a, b, out, &tmp) == TFD_OK) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s", tfd_status_message(&tmp));
@@ -28,7 +28,7 @@ bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape
   return false;
 }
 
-bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
+bool tfd_compare_broadcast(tfd_kernel_context *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
                            tfd_shape *out, bool *all_differ) {
   *all_differ = false;
   if (!lenient) return tfd_cwise_broadcast(c, k, a, b, out);
@@ -38,7 +38,7 @@ bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient,
   return true;
 }
 
-bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out) {
+bool tfd_select_check(tfd_kernel_context *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out) {
   if (!tfd_cwise_need_bool(c, k, 0, "condition") || !tfd_cwise_same_dtypes(c, k, 1, 2)) return false;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
   size_t es = tfd_dtype_size(dt);
@@ -73,7 +73,7 @@ bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape
   return true;
 }
 
-bool tfd_add_n_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_add_n_check(tfd_kernel_context *c, const tfd_kernel *k) {
   tfd_tensor *first = c->inputs[0];
   for (int i = 1; i < c->num_inputs; i++) {
     tfd_tensor *t = c->inputs[i];
@@ -92,7 +92,7 @@ bool tfd_add_n_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
   return true;
 }
 
-bool tfd_bias_add_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_bias_add_check(tfd_kernel_context *c, const tfd_kernel *k) {
   tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
   int nd = tfd_tensor_ndims(v);
   if (tfd_tensor_ndims(b) == 1 && nd >= 1 && tfd_tensor_dim(v, nd - 1) == tfd_tensor_dim(b, 0)) return true;
@@ -101,13 +101,13 @@ bool tfd_bias_add_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
   return false;
 }
 
-bool tfd_softmax_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_softmax_check(tfd_kernel_context *c, const tfd_kernel *k) {
   if (tfd_tensor_ndims(c->inputs[0]) >= 1) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "logits must have rank >= 1");
   return false;
 }
 
-bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
+bool tfd_prelu_alpha_size(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
                           int64_t *n) {
   if (tfd_tensor_dtype(a) != TFD_FLOAT32) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Prelu's alpha must be float32, got %s", tfd_dtype_name(tfd_tensor_dtype(a)));
@@ -136,7 +136,7 @@ bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   return false;
 }
 
-bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na) {
+bool tfd_prelu_check(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na) {
   tfd_tensor *x = c->inputs[0];
   *nd = tfd_tensor_ndims(x);
   for (int d = 0; d < *nd; d++) dims[d] = tfd_tensor_dim(x, d);
@@ -147,7 +147,7 @@ bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int 
   return tfd_prelu_alpha_size(c, k, c->inputs[1], dims, *nd, na);
 }
 
-bool tfd_clip_shapes(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_shape s[3]) {
+bool tfd_clip_shapes(tfd_kernel_context *c, const tfd_kernel *k, tfd_shape s[3]) {
   for (int i = 0; i < 3; i++) tfd_shape_of_tensor(c->inputs[i], &s[i]);
   bool ok = true;
   for (int i = 1; i < 3; i++) ok = ok && (s[i].ndims == 0 || tfd_shape_equal(&s[i], &s[0]));

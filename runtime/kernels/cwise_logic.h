@@ -9,32 +9,32 @@
 #include "kernel.h"
 
 /* Inputs [first, first + count) all of input first's dtype. */
-bool tfd_cwise_same_dtypes(tfd_kernel_ctx *c, const tfd_kernel *k, int first, int count);
+bool tfd_cwise_same_dtypes(tfd_kernel_context *c, const tfd_kernel *k, int first, int count);
 /* ClipByValue's shapes (t, min, max) into s: each bound a scalar or shaped exactly like t, as TensorFlow's
  * ClipOp takes them; false, with TensorFlow's text reported, otherwise. */
-bool tfd_clip_shapes(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_shape s[3]);
+bool tfd_clip_shapes(tfd_kernel_context *c, const tfd_kernel *k, tfd_shape s[3]);
 /* Input i is bool (`what` names it). */
-bool tfd_cwise_need_bool(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what);
+bool tfd_cwise_need_bool(tfd_kernel_context *c, const tfd_kernel *k, int i, const char *what);
 /* The numpy broadcast of a and b into *out. */
-bool tfd_cwise_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out);
+bool tfd_cwise_broadcast(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out);
 /* The same for a binary op that may be `lenient`: Equal and NotEqual with incompatible_shape_error
  * false, whose operands, when they do not broadcast, compare as one value, "all different"
  * (*all_differ set, *out unset) instead of failing. */
-bool tfd_compare_broadcast(tfd_kernel_ctx *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
+bool tfd_compare_broadcast(tfd_kernel_context *c, const tfd_kernel *k, bool lenient, const tfd_shape *a, const tfd_shape *b,
                            tfd_shape *out, bool *all_differ);
 
 /* Select (TF1: a scalar condition, one shaped like 'then', or a vector along 'then''s first
  * dimension) or SelectV2 (`v2`: three-way broadcasting): a bool condition, 'then' and 'else' of one
  * dtype of 1, 4 or 8 bytes (elements are picked whole); s[0..2] are set to the condition's, 'then''s
  * and 'else''s shapes (a vector condition's as [n, 1, ...], to broadcast), *out to the output's. */
-bool tfd_select_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out);
+bool tfd_select_check(tfd_kernel_context *c, const tfd_kernel *k, bool v2, tfd_shape *s, tfd_shape *out);
 
 /* AddN: every input shaped like input 0. */
-bool tfd_add_n_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_add_n_check(tfd_kernel_context *c, const tfd_kernel *k);
 /* BiasAdd (value, bias): bias a vector as long as value's last dimension. */
-bool tfd_bias_add_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_bias_add_check(tfd_kernel_context *c, const tfd_kernel *k);
 /* Softmax (logits): rank 1 or more. */
-bool tfd_softmax_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_softmax_check(tfd_kernel_context *c, const tfd_kernel *k);
 
 /* One row of an elementwise op: o[i] = f(in[0][i*s[0]], in[1][i*s[1]], ...) for i < n (strides in
  * elements, 0 where an input broadcasts). */
@@ -44,17 +44,17 @@ typedef void (*tfd_cwise_row_fn)(void *o, const void *const *in, const int64_t *
  * the merged innermost dimension, over the intra-op pool when large (`cost`: work per element).
  * shapes[q] is input q's shape for broadcasting (its tensor's, or Select's vector condition seen as
  * [n, 1, ...]); each must broadcast into *out. A failed allocation is reported against the node. */
-void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, tfd_cwise_row_fn fn, int nin, tfd_tensor *const *in,
+void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_context *c, tfd_cwise_row_fn fn, int nin, tfd_tensor *const *in,
                         const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost);
 
 /* Prelu's alpha against an output of dims[nd]: float32, and, once its leading 1s are dropped, one
  * value or exactly the output's trailing dimensions (Keras' shared_axes layouts: [C], [1, 1, C],
  * [H, W, C]); other broadcasts are UNIMPLEMENTED, shapes that do not broadcast INVALID_ARGUMENT,
  * both naming the shapes. *n is alpha's element count. */
-bool tfd_prelu_alpha_size(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
+bool tfd_prelu_alpha_size(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *a, const int64_t *dims, int nd,
                           int64_t *n);
 /* Prelu (x, alpha): x float32, alpha as above; x's dims (*nd of them) and alpha's count *na. */
-bool tfd_prelu_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
+bool tfd_prelu_check(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *na);
 
 /* FakeQuantWithMinMaxArgs (min, max attrs: min_t NULL) and FakeQuantWithMinMaxVars (min_t, max_t
  * float32 scalars read on the host), implemented in k_identity_n.c: the nudged range and scale of
@@ -65,7 +65,7 @@ typedef struct tfd_fake_quant_params {
   float nmin, nmax, scale, inv;
   bool vars, zero;
 } tfd_fake_quant_params;
-bool tfd_fake_quant_range(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
+bool tfd_fake_quant_range(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
                           tfd_fake_quant_params *r);
 
 /* A unary elementwise row of input T (named x in EXPR) and output TO: the output is shaped like the

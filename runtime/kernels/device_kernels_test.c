@@ -78,7 +78,7 @@ static tfd_code run_kernel(tfd_device *d, tfd_node_def *n, tfd_tensor **host_in,
   tfd_kernel *k = tfd_kernel_create(&init, st);
   if (!k) return tfd_status_code(st);
   for (int i = 0; i < nin; i++) in[i] = tfd_tensor_copy_to(host_in[i], tfd_kernel_memory_for(d, in_types[i]), st);
-  tfd_kernel_ctx c = {.device = d, .allocator = tfd_device_get_allocator(d), .inputs = in, .num_inputs = nin,
+  tfd_kernel_context c = {.device = d, .allocator = tfd_device_get_allocator(d), .inputs = in, .num_inputs = nin,
                       .outputs = r->out, .num_outputs = r->nout, .status = st, .owns_inputs = false};
   k->compute(k, &c);
   for (int i = 0; i < nin; i++) tfd_tensor_unref(in[i]);
@@ -169,7 +169,7 @@ static void test_memories(void) {
     tfd_kernel *k = tfd_kernel_create(&init, st);
     tfd_tensor *axis_dev = tfd_tensor_copy_to(a64, tfd_device_get_allocator(gpu), st);
     tfd_tensor *in[2] = {xd, axis_dev}, *out[1] = {0};
-    tfd_kernel_ctx c = {.device = gpu, .allocator = tfd_device_get_allocator(gpu), .inputs = in, .num_inputs = 2,
+    tfd_kernel_context c = {.device = gpu, .allocator = tfd_device_get_allocator(gpu), .inputs = in, .num_inputs = 2,
                         .outputs = out, .num_outputs = 1, .status = st};
     if (k && axis_dev) {
       k->compute(k, &c);
@@ -185,7 +185,7 @@ static void test_memories(void) {
     tfd_kernel_init sinit = {sq, sop, gpu, 1, types, out_t, 1};
     tfd_kernel *sk = tfd_kernel_create(&sinit, st);
     tfd_tensor *sout[1] = {0};
-    tfd_kernel_ctx sc = {.device = gpu, .allocator = tfd_device_get_allocator(gpu), .inputs = out, .num_inputs = 1,
+    tfd_kernel_context sc = {.device = gpu, .allocator = tfd_device_get_allocator(gpu), .inputs = out, .num_inputs = 1,
                          .outputs = sout, .num_outputs = 1, .status = st};
     if (sk && out[0]) {
       sk->compute(sk, &sc);

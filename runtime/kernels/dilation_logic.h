@@ -20,7 +20,7 @@ typedef struct tfd_window_geometry {
 /* Dilation2D (input [N, H, W, C], filter [KH, KW, C]) and MaxPoolWithArgmax (input): TensorFlow's
  * checks, and the geometry; false, reported, when one fails. The attributes are the CPU setup's
  * (tfd_setup_dilation, in k->state). */
-bool tfd_dilation_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g);
-bool tfd_argmax_pool_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g);
+bool tfd_dilation_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_window_geometry *g);
+bool tfd_argmax_pool_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_window_geometry *g);
 
 #endif

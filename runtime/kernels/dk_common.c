@@ -7,14 +7,14 @@
 #include "../core/tensor_internal.h"
 #include "device_kernel.h"
 
-const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_ctx *c) {
+const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_context *c) {
   if (c->device->math) return c->device->math;
   tfd_kernel_fail(c, k, TFD_INTERNAL, "device %s has no device math (its backend only moves data)",
                   tfd_device_name(c->device));
   return NULL;
 }
 
-bool tfd_dk_ok(const tfd_kernel *k, tfd_kernel_ctx *c, tfd_code code, tfd_status *st) {
+bool tfd_dk_ok(const tfd_kernel *k, tfd_kernel_context *c, tfd_code code, tfd_status *st) {
   if (code == TFD_OK) return true;
   tfd_kernel_fail(c, k, code, "%s", tfd_status_message(st)[0] ? tfd_status_message(st) : "device math failed");
   tfd_status_clear(st);
@@ -24,7 +24,7 @@ bool tfd_dk_ok(const tfd_kernel *k, tfd_kernel_ctx *c, tfd_code code, tfd_status
 static tfd_allocator *host_allocator(tfd_device *d) { return d->ops->get_allocator(d, (tfd_alloc_attrs){.on_host = true}); }
 
 /* A tensor from allocator a, the error reported against the node. */
-static tfd_tensor *new_in(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_allocator *a, tfd_dtype dt, const int64_t *dims,
+static tfd_tensor *new_in(tfd_kernel_context *c, const tfd_kernel *k, tfd_allocator *a, tfd_dtype dt, const int64_t *dims,
                           int nd) {
   tfd_status tmp = TFD_STATUS_INIT;
   tfd_tensor *t = tfd_tensor_new(a, dt, dims, nd, &tmp);
@@ -32,18 +32,18 @@ static tfd_tensor *new_in(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_allocator 
   return t;
 }
 
-tfd_tensor *tfd_dk_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
+tfd_tensor *tfd_dk_alloc(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
   tfd_allocator *a = tfd_kernel_memory_for(c->device, dt);
   /* Device memory comes through the context's allocator, which a traced step wraps to count it. */
   if (a->device_memory) return tfd_kernel_alloc(c, k, dt, dims, nd);
   return new_in(c, k, a, dt, dims, nd);
 }
 
-tfd_tensor *tfd_dk_alloc_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
+tfd_tensor *tfd_dk_alloc_device(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
   return tfd_kernel_alloc(c, k, dt, dims, nd);
 }
 
-tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_device_math *m, tfd_dtype dt,
+tfd_tensor *tfd_dk_scalar(tfd_kernel_context *c, const tfd_kernel *k, const tfd_device_math *m, tfd_dtype dt,
                           const void *value) {
   tfd_tensor *t = tfd_dk_alloc_device(c, k, dt, NULL, 0);
   if (!t) return NULL;
@@ -55,7 +55,7 @@ tfd_tensor *tfd_dk_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_devi
   return t;
 }
 
-bool tfd_dk_binary_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op, tfd_dtype dtype,
+bool tfd_dk_binary_flat(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dm_binary op, tfd_dtype dtype,
                         const void *a, const void *b, bool b_scalar, void *y, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{1}, {b_scalar ? 0 : 1}};
   tfd_dm_walk w;
@@ -64,7 +64,7 @@ bool tfd_dk_binary_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device
   return tfd_dk_ok(k, c, m->binary(c->device, op, dtype, a, b, y, &w, &st), &st);
 }
 
-bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x,
+bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, size_t es, const void *x,
                       int64_t x_stride, void *y, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{x_stride}, {1}};
   tfd_dm_walk w;
@@ -73,7 +73,7 @@ bool tfd_dk_copy_flat(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_m
   return tfd_dk_ok(k, c, m->copy_walk(c->device, es, x, y, &w, &st), &st);
 }
 
-bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_tensor *x,
                            tfd_tensor *y, double alpha) {
   int64_t n = tfd_tensor_numel(x);
   if (n == 0) return true;
@@ -85,7 +85,7 @@ bool tfd_dk_leaky_relu_f64(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_dev
   return ok;
 }
 
-tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to) {
+tfd_tensor *tfd_dk_move(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t, tfd_allocator *to) {
   tfd_status tmp = TFD_STATUS_INIT;
   tfd_tensor *r = tfd_tensor_copy_to(t, to, &tmp);
   if (!r)
@@ -95,11 +95,11 @@ tfd_tensor *tfd_dk_move(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t, t
   return r;
 }
 
-tfd_tensor *tfd_dk_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+tfd_tensor *tfd_dk_to_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_dk_move(c, k, t, tfd_kernel_memory_for(c->device, tfd_tensor_dtype(t)));
 }
 
-tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
+tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_context *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
   tfd_tensor *h = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
   if (!h) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld int64 indices", (long long)n);
@@ -111,14 +111,14 @@ tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, cons
   return d;
 }
 
-tfd_tensor *tfd_dk_to_device(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+tfd_tensor *tfd_dk_to_device(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_dk_move(c, k, t, c->device->ops->get_allocator(c->device, (tfd_alloc_attrs){.on_host = false}));
 }
 
 /* ---- the host fallback ---- */
 /* Runs the CPU kernel (k->host_compute) with the inputs of k->host_inputs on the host; when
  * `staged`, on the host's allocator too, its outputs then moved to the memory their dtypes live in. */
-static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
+static void run_on_host(tfd_kernel *k, tfd_kernel_context *c, bool staged) {
   int n = c->num_inputs;
   tfd_tensor **in = n ? calloc((size_t)n, sizeof *in) : NULL, *out[TFD_MAX_OP_OUTPUTS] = {0};
   if (n && !in) {
@@ -133,7 +133,7 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
     ok = in[i] != NULL;
   }
   if (ok) {
-    tfd_kernel_ctx hc = *c;
+    tfd_kernel_context hc = *c;
     hc.inputs = in;
     hc.owns_inputs = false;
     if (staged) {
@@ -154,9 +154,9 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_ctx *c, bool staged) {
   free(in);
 }
 
-static void staged_compute(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, true); }
-void tfd_dk_run_on_host(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, true); }
-static void host_inputs_compute(tfd_kernel *k, tfd_kernel_ctx *c) { run_on_host(k, c, false); }
+static void staged_compute(tfd_kernel *k, tfd_kernel_context *c) { run_on_host(k, c, true); }
+void tfd_dk_run_on_host(tfd_kernel *k, tfd_kernel_context *c) { run_on_host(k, c, true); }
+static void host_inputs_compute(tfd_kernel *k, tfd_kernel_context *c) { run_on_host(k, c, false); }
 
 tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup,
                               tfd_status *st) {
@@ -168,7 +168,7 @@ tfd_code tfd_dk_setup_on_host(tfd_kernel *k, const tfd_kernel_init *init, tfd_ke
 }
 
 tfd_code tfd_dk_setup_either(tfd_kernel *k, const tfd_kernel_init *init, tfd_kernel_setup_fn cpu_setup, bool on_device,
-                             void (*compute)(tfd_kernel *, tfd_kernel_ctx *), tfd_status *st) {
+                             void (*compute)(tfd_kernel *, tfd_kernel_context *), tfd_status *st) {
   if (!on_device) return tfd_dk_setup_on_host(k, init, cpu_setup, st);
   if (cpu_setup(k, init, st) != TFD_OK) return tfd_status_code(st);
   k->host_compute = k->compute; /* for tfd_dk_run_on_host */

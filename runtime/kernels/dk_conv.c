@@ -35,7 +35,7 @@ static void conv_cleanup(tfd_kernel *k) {
 
 /* The plain ops on dtypes other than float32: k_conv_generic.c's checks, then float64 (the math's
  * other dtype) alone, as the setup sends the rest to the CPU kernel. */
-static bool check_generic(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
+static bool check_generic(tfd_kernel_context *c, tfd_kernel *k, const tfd_tensor *x, const tfd_tensor *f) {
   if (!tfd_conv_check_generic(c, k, x, f)) return false;
   if (tfd_tensor_dtype(x) == TFD_FLOAT64) return true;
   tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(tfd_tensor_dtype(x)));
@@ -44,7 +44,7 @@ static bool check_generic(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *x,
 
 /* The fused batch norm as one multiply and one add per channel: bn [2, o] = scale / sqrt(variance +
  * epsilon), then offset - mean * that (k_conv.c's fused_args, in the same float operations). */
-static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const conv_params *p,
+static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const conv_params *p,
                                       int64_t o) {
   int64_t dims[2] = {2, o};
   tfd_tensor *bn = tfd_dk_alloc_device(c, k, TFD_FLOAT32, dims, 2);
@@ -72,7 +72,7 @@ static tfd_tensor *batch_norm_factors(tfd_kernel *k, tfd_kernel_ctx *c, const tf
 
 /* The fused inputs, checked (conv_logic.h), then pointed to in q's epilogue fields; *bn holds the
  * batch norm's factors for the call. */
-static bool fused_args(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const conv_params *p,
+static bool fused_args(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const conv_params *p,
                        const tfd_conv_dims *g, tfd_dm_conv *q, tfd_tensor **bn) {
   int64_t out[4] = {g->n, g->oh, g->ow, g->o};
   if (!tfd_conv_check_fused(c, k, &p->a.f, out, &q->prelu_n)) return false;
@@ -86,7 +86,7 @@ static bool fused_args(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
   return true;
 }
 
-static bool run_conv(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_dm_conv *q) {
+static bool run_conv(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_dm_conv *q) {
   if (q->n * q->oh * q->ow == 0 || q->o == 0) return true;
   tfd_status st = TFD_STATUS_INIT;
   return tfd_dk_ok(k, c, m->conv2d(c->device, q, &st), &st);
@@ -95,7 +95,7 @@ static bool run_conv(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m,
 /* A fused Add whose operand only broadcasts against the convolution's output: the convolution (bias
  * or batch norm applied) into a temporary, then temporary + operand broadcast into the output, then
  * Prelu or the activation there (k_conv.c's conv_add_broadcast). */
-static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const conv_params *p,
+static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const conv_params *p,
                                tfd_dm_conv q) {
   tfd_tensor *a = c->inputs[3];
   tfd_shape sc = {.ndims = 4, .dims = {q.n, q.oh, q.ow, q.o}}, sa, so;
@@ -148,7 +148,7 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
   else tfd_tensor_unref(y);
 }
 
-static void k_conv(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_conv(tfd_kernel *k, tfd_kernel_context *c) {
   const conv_params *p = k->dk_params;
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
@@ -195,7 +195,7 @@ static void k_conv(tfd_kernel *k, tfd_kernel_ctx *c) {
   else tfd_tensor_unref(y);
 }
 
-static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pool(tfd_kernel *k, tfd_kernel_context *c) {
   const conv_params *p = k->dk_params;
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
@@ -221,7 +221,7 @@ static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
  * depth made as a convolution: the squares seen as a [1, N*H*W, D, 1] image, a [1, 2r + 1] filter of
  * ones, r zeros of padding either side; then the scalar steps, in float32 (the CPU kernel computes in
  * double, so the last bits may differ). ---- */
-static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_lrn(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_lrn_check(c, k)) return;
   const tfd_lrn_params *lp = k->state;
@@ -258,7 +258,7 @@ static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- Dilation2D and MaxPoolWithArgmax: the CPU kernel's checks and geometry (dilation_logic.h),
  * then the math's window_max over the device tensors; int32, uint8 and float16 on host copies. ---- */
-static void k_window_max(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_window_max(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   bool dil = c->num_inputs == 2;
   tfd_window_geometry g;

@@ -12,13 +12,13 @@
 #include "conv3d_logic.h"
 #include "device_kernel.h"
 
-static bool pool2d(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_pool q) {
+static bool pool2d(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dm_pool q) {
   if (q.n * q.oh * q.ow * q.c == 0) return true;
   tfd_status st = TFD_STATUS_INIT;
   return tfd_dk_ok(k, c, m->pool(c->device, &q, &st), &st);
 }
 
-static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pool3d(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_conv3d_dims s;
@@ -40,7 +40,7 @@ static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c) {
   else tfd_tensor_unref(y);
 }
 
-static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_conv3d(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_conv3d_dims s;

@@ -117,7 +117,7 @@ static const cwise_op ops[] = {
 
 /* An output shaped like input i, written over it when nobody else reads it (the math reads each
  * element before writing it), else new. */
-static tfd_tensor *output_over(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const tfd_shape *s) {
+static tfd_tensor *output_over(tfd_kernel_context *c, const tfd_kernel *k, int i, tfd_dtype dt, const tfd_shape *s) {
   tfd_tensor *t = tfd_dk_lives_on_device(c->device, dt) ? tfd_kernel_forward_input(c, i, dt, s->dims, s->ndims)
                                                                        : NULL;
   return t ? t : tfd_dk_alloc(c, k, dt, s->dims, s->ndims);
@@ -126,7 +126,7 @@ static tfd_tensor *output_over(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tf
 /* ---- unary ---- */
 /* int64 Relu and Relu6 (the math's unary takes integers for NEG, ABS and SQUARE): max(x, 0), then
  * min(., 6), as binary ops against scalars. */
-static bool int_relu(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x, tfd_tensor *y) {
+static bool int_relu(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_tensor *x, tfd_tensor *y) {
   int64_t zero = 0, six = 6, n = tfd_tensor_numel(x);
   tfd_tensor *z = tfd_dk_scalar(c, k, m, TFD_INT64, &zero), *s6 = NULL;
   bool ok = z != NULL;
@@ -147,7 +147,7 @@ static bool int_relu(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m,
   return ok;
 }
 
-static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unary(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
@@ -185,7 +185,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- binary, comparisons, logic ---- */
 /* y = op(a, b) broadcast into out; a or b written over when it is the output's shape. */
-static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, int ia, int ib,
+static void run_binary(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, int op, int ia, int ib,
                        const tfd_shape *sa, const tfd_shape *sb, const tfd_shape *out, tfd_dtype out_dt) {
   tfd_tensor *a = c->inputs[ia], *b = c->inputs[ib];
   tfd_dtype dt = tfd_tensor_dtype(a);
@@ -214,7 +214,7 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
   c->outputs[0] = y;
 }
 
-static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_binary(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   const cwise_op *o = OP(k);
@@ -246,7 +246,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   run_binary(k, c, m, o->dm, 0, 1, &sa, &sb, &out, out_dt);
 }
 
-static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_bias_add(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *v = c->inputs[0], *b = c->inputs[1];
@@ -257,7 +257,7 @@ static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
   run_binary(k, c, m, TFD_DM_ADD, 0, 1, &sv, &sb, &sv, tfd_tensor_dtype(v));
 }
 
-static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_prelu(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
@@ -277,7 +277,7 @@ static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- k_math.c's binary ops ---- */
 /* Whether the host copy of an integer divisor holds a zero (the CPU kernel refuses those). */
-static bool divisor_has_zero(tfd_kernel *k, tfd_kernel_ctx *c, bool *zero) {
+static bool divisor_has_zero(tfd_kernel *k, tfd_kernel_context *c, bool *zero) {
   tfd_tensor *h = tfd_kernel_host_input(c, k, 1);
   if (!h) return false;
   const int64_t *p = tfd_tensor_const_data(h);
@@ -289,7 +289,7 @@ static bool divisor_has_zero(tfd_kernel *k, tfd_kernel_ctx *c, bool *zero) {
   return true;
 }
 
-static void k_math_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_math_binary(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   int op = OP(k)->dm;
@@ -319,7 +319,7 @@ static void k_math_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- IsNan, IsInf, IsFinite ---- */
 /* IsNan is x != x; IsInf |x| == inf and IsFinite |x| < inf (false for NaN), against a scalar inf. */
-static void k_predicate(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_predicate(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
@@ -366,7 +366,7 @@ static void k_predicate(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- ClipByValue: max(min(x, hi), lo) with std::min/std::max's comparisons, as the CPU kernel ---- */
-static void k_clip(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_clip(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_cwise_same_dtypes(c, k, 0, 3)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
@@ -395,7 +395,7 @@ static void k_clip(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Select, SelectV2 ---- */
-static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_select(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   tfd_shape s[3], out;
   if (!m || !tfd_select_check(c, k, OP(k)->kind == K_SELECT_V2, s, &out)) return;
@@ -417,7 +417,7 @@ static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- AddN ---- */
-static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_add_n(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_cwise_same_dtypes(c, k, 0, c->num_inputs)) return;
   tfd_tensor *first = c->inputs[0];
@@ -447,7 +447,7 @@ static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Softmax over the last dimension ---- */
-static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_softmax(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
@@ -473,7 +473,7 @@ static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Cast ---- */
-static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_cast(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0];
@@ -507,7 +507,7 @@ static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
  * the math's entries over the output: fminf(x, nmax) as CLIP_MIN(nmax, x) (a NaN gives nmax, as
  * fminf does), fmaxf(., nmin) as CLIP_MAX(nmin, .), then - nmin, * inv (Vars: / scale), + 0.5,
  * floor, * scale, + nmin. The nudged range comes from the CPU kernel's code (cwise_logic.h). ---- */
-static bool scalar_first(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op,
+static bool scalar_first(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dm_binary op,
                          const tfd_tensor *s, const void *x, void *y, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{0}, {1}};
   tfd_dm_walk w;
@@ -516,7 +516,7 @@ static bool scalar_first(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
   return tfd_dk_ok(k, c, m->binary(c->device, op, TFD_FLOAT32, tfd_tensor_const_data(s), x, y, &w, &st), &st);
 }
 
-static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fake_quant(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   bool vars = c->num_inputs == 3;

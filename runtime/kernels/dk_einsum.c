@@ -110,7 +110,7 @@ static void dev_release(tfd_einsum_exec *ex) {
   e->ntemps = 0;
 }
 
-static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_einsum(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   dev_exec e = {{dev_temp, dev_output, dev_walk, dev_copy, dev_zero, dev_matmul, dev_release, k, c, NULL}, m, {NULL}, 0};

@@ -11,7 +11,7 @@
 #include "kernel_shared.h"
 
 /* ---- FusedBatchNorm, FusedBatchNormV3 ---- */
-static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_image_attrs *p) {
+static void k_batch_norm(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_image_attrs *p) {
   tfd_tensor *x = c->inputs[0], *outs[TFD_MAX_OP_OUTPUTS] = {0};
   if (!tfd_batch_norm_check(c, k)) return;
   int64_t depth = tfd_tensor_dim(x, 3);
@@ -43,7 +43,7 @@ static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math
 }
 
 /* ---- ResizeBilinear, ResizeNearestNeighbor ---- */
-static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_image_attrs *p) {
+static void k_resize(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_image_attrs *p) {
   tfd_tensor *x = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(x);
   tfd_resize_shape r;
@@ -63,7 +63,7 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m,
 }
 
 /* ---- Conv2DBackpropInput: the gradient of a convolution with respect to its input ---- */
-static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_image_attrs *p) {
+static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_image_attrs *p) {
   tfd_tensor *f = c->inputs[1], *dy = c->inputs[2];
   tfd_conv_dims g;
   if (!tfd_conv_backprop_input_shape(c, k, &p->win, &g)) return;
@@ -90,7 +90,7 @@ static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_de
   else tfd_tensor_unref(dx);
 }
 
-static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void compute(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_image_attrs *p = k->state; /* tfd_setup_image's */
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
@@ -111,7 +111,7 @@ tfd_code tfd_dk_setup_image(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
 
 /* ---- CropAndResize: the CPU kernel's checks on host copies of the boxes (image_logic.h), the box
  * indices copied in, then the math's crop_and_resize into a float32 output. ---- */
-static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *image = c->inputs[0], *boxes = tfd_kernel_host_input(c, k, 1), *ind = NULL, *dev_ind = NULL, *crop = NULL;
@@ -141,7 +141,7 @@ tfd_code tfd_dk_setup_crop_and_resize(tfd_kernel *k, const tfd_kernel_init *init
 
 /* ---- ImageProjectiveTransformV3: the CPU kernel's checks (image_logic.h) on host copies of the
  * output shape and fill value, then the math's image_transform. ---- */
-static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_image_transform(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *images = c->inputs[0], *tr = c->inputs[1], *shape = tfd_kernel_host_input(c, k, 2), *fill = NULL, *y = NULL;

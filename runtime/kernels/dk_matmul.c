@@ -14,7 +14,7 @@ typedef struct matmul_params {
   double alpha; /* LeakyRelu's slope */
 } matmul_params;
 
-static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_matmul(tfd_kernel *k, tfd_kernel_context *c) {
   const matmul_params *p = k->dk_params;
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
@@ -42,7 +42,7 @@ static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_batch_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_batch_matmul(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];

@@ -17,7 +17,7 @@
 
 /* in[i]: input i where the host can read it, but input `keep` as it is (the values: only their shape
  * is read). False with the error reported; release with unref_all. */
-static bool host_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int keep, tfd_tensor **in) {
+static bool host_inputs(tfd_kernel *k, tfd_kernel_context *c, int keep, tfd_tensor **in) {
   for (int i = 0; i < c->num_inputs; i++) {
     in[i] = i == keep ? tfd_tensor_ref(c->inputs[i]) : tfd_kernel_host_input(c, k, i);
     if (!in[i]) return false;
@@ -29,7 +29,7 @@ static void unref_all(tfd_tensor **in, int n) {
   for (int i = 0; i < n; i++) tfd_tensor_unref(in[i]);
 }
 
-static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ragged_gather(tfd_kernel *k, tfd_kernel_context *c) {
   int prr = (int)k->index;
   tfd_tensor *vals = c->inputs[prr];
   if (tfd_tensor_in_host_memory(vals)) {
@@ -78,7 +78,7 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
   unref_all(in, c->num_inputs);
 }
 
-static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *vals = c->inputs[1];
   if (tfd_tensor_in_host_memory(vals)) {
     tfd_dk_run_on_host(k, c);

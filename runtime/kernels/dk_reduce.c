@@ -23,7 +23,7 @@ static const struct {
            {"Cumsum", 0},         {"Cumprod", 0}};
 
 /* A result the math wrote into device memory, moved to where its dtype lives (int32: the host). */
-static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+static tfd_tensor *home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   if (tfd_dk_lives_on_device(c->device, tfd_tensor_dtype(t))) return t;
   tfd_tensor *h = tfd_dk_to_home(c, k, t);
   tfd_tensor_unref(t);
@@ -31,7 +31,7 @@ static tfd_tensor *home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
 }
 
 /* x [outer, n, inner] reduced over the middle axis into y, by op; int64 Mean as a Sum divided by n. */
-static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, tfd_dtype dt, const void *x,
+static bool reduce3(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, int op, tfd_dtype dt, const void *x,
                     int64_t outer, int64_t n, int64_t inner, tfd_tensor *y) {
   tfd_status st = TFD_STATUS_INIT;
   if (op == TFD_DM_MEAN && n == 0) op = TFD_DM_SUM; /* an empty mean is 0 in the CPU kernel (0 / 0 is not taken) */
@@ -51,7 +51,7 @@ static bool reduce3(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, 
 /* Reduces x (of in's dims, dtype dt, in device memory) over the axes marked in reduce into out by op.
  * The input's dimensions, size-1 ones dropped (they change nothing), neighbours of the same kind
  * (reduced or kept) merged: [K] R [K] is one call; anything else is transposed first. */
-static bool reduce_axes(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int op, tfd_dtype dt,
+static bool reduce_axes(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, int op, tfd_dtype dt,
                         const tfd_tensor *in, const void *x, const bool *reduce, tfd_tensor *out) {
   int nd = tfd_tensor_ndims(in);
   int64_t gsize[TFD_MAX_DIMS];
@@ -107,7 +107,7 @@ static bool reduce_axes(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
   return ok;
 }
 
-static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reduce(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];
@@ -143,7 +143,7 @@ static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
  * All and Any are Min and Max of the input cast to int64, cast back to bool (an empty axis gives
  * true and false, as TensorFlow's reducers start); EuclideanNorm is the square root of the Sum of the
  * squares. */
-static void k_reduce_composed(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reduce_composed(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];
@@ -186,7 +186,7 @@ static void k_reduce_composed(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Cumsum, Cumprod (exclusive and reverse in k->ta and k->tb, as tfd_setup_array keeps them) ---- */
-static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scan(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];
@@ -209,7 +209,7 @@ static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- ArgMax, ArgMin ---- */
-static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_arg(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];
@@ -244,7 +244,7 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- TopKV2 ---- */
-static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_top_k(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *in = c->inputs[0];

@@ -15,11 +15,11 @@
 #include "scatter_logic.h"
 
 /* The plan's rows in device memory; NULL with the error reported. */
-static tfd_tensor *device_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_scatter_plan *p) {
+static tfd_tensor *device_slots(tfd_kernel_context *c, const tfd_kernel *k, const tfd_scatter_plan *p) {
   return tfd_dk_int64s_to_device(c, k, p->slots, p->n);
 }
 
-static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scatter(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   bool add = k->dk_op == 0;
@@ -48,7 +48,7 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- SparseToDense: the default everywhere (a stride-0 copy of the scalar), then the values (a
  * scalar one spread over n rows first) scattered to their offsets ---- */
-static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_scatter_plan p;
@@ -97,7 +97,7 @@ static void where_free(where_temps *t) {
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) tfd_tensor_unref(all[i]);
 }
 
-static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_where(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   const tfd_tensor *in = c->inputs[0];
@@ -188,7 +188,7 @@ tfd_code tfd_dk_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
  * copies of the indices and ids), the data rows gathered in index order, summed into zeros at their
  * segments' rows by scatter_rows, and Mean and SqrtN's rows divided by their count or its root. The
  * sums run in any order on a real GPU, as TensorFlow's GPU kernel's atomic adds do. ---- */
-static void k_sparse_segment(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_segment(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *data = c->inputs[0], *host[3] = {NULL, NULL, NULL}, *idx = NULL, *rows = NULL, *slots = NULL,
@@ -252,7 +252,7 @@ tfd_code tfd_dk_setup_sparse_segment(tfd_kernel *k, const tfd_kernel_init *init,
  * of the elements that land in a bin (gathered; ones when unweighted) summed into zeros at their bins
  * by scatter_rows, or 1 written there for binary_output. The sums run in the weights' dtype (the CPU
  * kernel sums in double) and in any order on a real GPU, as TensorFlow's atomic adds do. ---- */
-static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_bincount(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *w = c->inputs[2], *ah = tfd_kernel_host_input(c, k, 0), *sh = ah ? tfd_kernel_host_input(c, k, 1) : NULL;
@@ -294,7 +294,7 @@ tfd_code tfd_dk_setup_bincount(tfd_kernel *k, const tfd_kernel_init *init, tfd_s
 
 /* ---- LowerBound and UpperBound: the CPU kernel's checks, then the math's binary search per value;
  * an int32 result is made in device memory and moved to the host, where int32 lives. ---- */
-static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_search_sorted(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_search_sorted_check(c, k)) return;
   tfd_tensor *s = c->inputs[0], *v = c->inputs[1];

@@ -86,7 +86,7 @@ static void dims_of(const tfd_tensor *t, int64_t *dims) {
 }
 
 /* y (operand 1, at y_off with y_strides) from x (operand 0, at x_off with x_strides) over dims[nd]. */
-static bool copy(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
+static bool copy(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
                  const int64_t *dims, const int64_t *x_strides, int64_t x_off, const int64_t *y_strides, int64_t y_off) {
   int64_t strides[2][TFD_MAX_DIMS], offsets[2] = {x_off, y_off};
   for (int d = 0; d < nd; d++) strides[0][d] = x_strides[d], strides[1][d] = y_strides[d];
@@ -98,19 +98,19 @@ static bool copy(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, siz
 
 /* Rows of a block copy: rows x len elements, from x at x_off in rows x_row apart, into y at y_off in
  * rows y_row apart (concatenations, stacks and their inverses). */
-static bool copy_rows(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x, void *y,
+static bool copy_rows(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, size_t es, const void *x, void *y,
                       int64_t rows, int64_t len, int64_t x_row, int64_t x_off, int64_t y_row, int64_t y_off) {
   int64_t dims[2] = {rows, len}, xs[2] = {x_row, 1}, ys[2] = {y_row, 1};
   return copy(k, c, m, es, x, y, 2, dims, xs, x_off, ys, y_off);
 }
 
-static void finish(tfd_kernel_ctx *c, tfd_tensor *out, bool ok) {
+static void finish(tfd_kernel_context *c, tfd_tensor *out, bool ok) {
   if (ok) c->outputs[0] = out;
   else tfd_tensor_unref(out);
 }
 
 /* ---- Transpose ---- */
-static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_transpose(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t p[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS], in_strides[TFD_MAX_DIMS], xs[TFD_MAX_DIMS],
@@ -131,7 +131,7 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
 }
 
 /* ---- BroadcastTo: a walk reading the input with stride 0 where it repeats ---- */
-static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_broadcast_to(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd;
   int64_t dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS];
@@ -144,7 +144,7 @@ static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_ma
 }
 
 /* ---- DepthToSpace, SpaceToDepth: one transposing walk over [N, H, b, W, b, C'] (space side) ---- */
-static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_depth_space(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int64_t d[4], o[4], b = k->code;
   bool to_space = k->dk_op == S_DEPTH_TO_SPACE;
@@ -166,7 +166,7 @@ static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_mat
 /* copy over up to 2 * TFD_MAX_DIMS + 2 dimensions: those of size 1 dropped, and leading ones walked
  * on the host while more than a walk holds remain (only for inputs of near the highest rank). */
 #define BIG_DIMS (2 * TFD_MAX_DIMS + 2)
-static bool copy_big(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
+static bool copy_big(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, size_t es, const void *x, void *y, int nd,
                      const int64_t *dims, const int64_t *xs, int64_t x_off, const int64_t *ys, int64_t y_off) {
   int64_t d2[BIG_DIMS], x2[BIG_DIMS], y2[BIG_DIMS];
   int n = 0;
@@ -186,7 +186,7 @@ static bool copy_big(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m,
  * [offset_1..offset_M, batch, x_1..x_M, depth] (k_space_batch.c's terms), against a space side of
  * whole blocks: a zero-padded copy of the input (SpaceToBatchND) or an uncropped output
  * (BatchToSpaceND), itself the input or output where there is no padding or cropping ---- */
-static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_space_batch(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   bool to_batch = k->keep_dims;
   tfd_space_batch_plan p;
@@ -244,7 +244,7 @@ static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_mat
 }
 
 /* ---- ReverseV2, Reverse: a walk reading the reversed dimensions backwards ---- */
-static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_reverse(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   if (nd == 0) { /* a scalar passes through before the axes are looked at, as on the CPU */
@@ -271,7 +271,7 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m
 
 /* ---- MatrixBandPart: y = in band ? x : 0, the band a bool [m, n] mask made on the device from two
  * ranges (j - i >= -num_lower, j - i <= num_upper), read by a Select with stride 0 over the batch ---- */
-static bool band_mask(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, int64_t rows, int64_t cols, int64_t lo,
+static bool band_mask(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, int64_t rows, int64_t cols, int64_t lo,
                       int64_t hi, tfd_tensor *mask) {
   int64_t rc[2] = {rows, cols}, one_dim[1];
   tfd_tensor *ri = NULL, *rj = NULL, *d = NULL, *bound = NULL, *upper = NULL;
@@ -316,7 +316,7 @@ static bool band_mask(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m
   return ok;
 }
 
-static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_band_part(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   tfd_tensor *lo_t = tfd_kernel_host_input(c, k, 1), *hi_t = lo_t ? tfd_kernel_host_input(c, k, 2) : NULL;
   int64_t lo = 0, hi = 0;
@@ -359,7 +359,7 @@ static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
 }
 
 /* ---- ConcatV2, Pack ---- */
-static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_concat(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   int n = c->num_inputs - 1;
   tfd_tensor *first = c->inputs[0];
   int rank = tfd_tensor_ndims(first);
@@ -384,16 +384,16 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
 }
 
 /* Concat (TF1) is ConcatV2 with its axis moved from the front to the back. */
-static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_concat_v1(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *moved[65], **in = tfd_concat_v1_inputs(c, k, moved, 65);
   if (!in) return;
-  tfd_kernel_ctx v2 = *c;
+  tfd_kernel_context v2 = *c;
   v2.inputs = in;
   k_concat(k, &v2, m);
   if (in != moved) free(in);
 }
 
-static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_pack(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
   int nd = tfd_tensor_ndims(first);
@@ -413,7 +413,7 @@ static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
 }
 
 /* ---- Unpack, Split, SplitV: num_outputs pieces of `in` along axis, sized by sizes[] ---- */
-static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_tensor *in, int64_t axis,
+static void split_into(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_tensor *in, int64_t axis,
                        const int64_t *sizes, bool drop_axis) {
   int nd = tfd_tensor_ndims(in), n = c->num_outputs;
   tfd_tensor *outs[TFD_MAX_OP_OUTPUTS];
@@ -448,25 +448,25 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *
   }
 }
 
-static void k_unpack(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_unpack(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   if (!tfd_unpack_axis(c, k, &axis)) return;
   for (int i = 0; i < c->num_outputs; i++) sizes[i] = 1;
   split_into(k, c, m, c->inputs[0], axis, sizes, true);
 }
 
-static void k_split(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_split(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   if (tfd_split_sizes(c, k, &axis, sizes)) split_into(k, c, m, c->inputs[1], axis, sizes, false);
 }
 
-static void k_split_v(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_split_v(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   if (tfd_split_v_sizes(c, k, &axis, sizes)) split_into(k, c, m, c->inputs[0], axis, sizes, false);
 }
 
 /* ---- Slice, StridedSlice: out[i...] = in[begin + i * stride] per dimension ---- */
-static void strided(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_tensor *in, tfd_tensor *out,
+static void strided(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_tensor *in, tfd_tensor *out,
                     const int64_t *begin, const int64_t *stride, bool *ok) {
   int nd = tfd_tensor_ndims(in);
   int64_t in_dims[TFD_MAX_DIMS], istr[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], xs[TFD_MAX_DIMS], ys[TFD_MAX_DIMS], off = 0;
@@ -486,7 +486,7 @@ static void strided(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, 
              off, ys, 0);
 }
 
-static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_slice(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t begin[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], one[TFD_MAX_DIMS];
@@ -499,7 +499,7 @@ static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) 
   finish(c, out, ok);
 }
 
-static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_strided_slice(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   tfd_strided_slice_plan p;
   if (!tfd_strided_slice_shape(c, k, &p)) return;
@@ -512,7 +512,7 @@ static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_m
 }
 
 /* ---- Tile ---- */
-static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_tile(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
@@ -528,7 +528,7 @@ static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
 }
 
 /* ---- Pad, PadV2, MirrorPad ---- */
-static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_pad(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t lo[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_dims[TFD_MAX_DIMS];
@@ -558,7 +558,7 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
   finish(c, y, ok);
 }
 
-static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_mirror_pad(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   bool symmetric = ((const tfd_image_attrs *)k->state)->symmetric; /* tfd_setup_image's */
@@ -576,12 +576,12 @@ static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math
 
 /* ---- GatherV2, GatherNd ---- */
 /* The indices in device memory: input 1 itself, or its host copy (int32) copied in. */
-static tfd_tensor *device_indices(tfd_kernel *k, tfd_kernel_ctx *c) {
+static tfd_tensor *device_indices(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *ix = c->inputs[1];
   return tfd_tensor_on_host(ix) ? tfd_dk_to_device(c, k, ix) : tfd_tensor_ref(ix);
 }
 
-static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_gather(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
   tfd_gather_shape g;
@@ -604,7 +604,7 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m)
   finish(c, out, ok);
 }
 
-static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_gather_nd(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), nd;
   int64_t depth, dims[TFD_MAX_DIMS], p_dims[TFD_MAX_DIMS];
@@ -630,7 +630,7 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math 
 }
 
 /* ---- Range (float32, float64, int64; the bounds are read on the host) ---- */
-static void k_range(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_range(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
   tfd_range r;
   if (!tfd_range_size(c, k, &r)) return;
@@ -658,7 +658,7 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) 
 }
 
 /* ---- Fill, ZerosLike, OnesLike ---- */
-static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_fill(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *value = c->inputs[1];
   int64_t dims[TFD_MAX_DIMS];
   int nd;
@@ -671,7 +671,7 @@ static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
                       &total, &zero, 0, &one, 0));
 }
 
-static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_zeros_ones(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   int64_t dims[TFD_MAX_DIMS];
@@ -689,7 +689,7 @@ static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math
 /* ---- OneHot: indices (as int64 in device memory) == iota(depth), walked against each other into a
  * bool mask of the output's shape, then a Select of on_value and off_value read with stride 0 (an
  * index out of [0, depth) matches nothing, so its row is all off_value, as the CPU kernel's) ---- */
-static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m) {
+static void k_one_hot(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m) {
   tfd_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
   int nd = tfd_tensor_ndims(ix), out_nd = nd + 1, ax;
   int64_t dims[TFD_MAX_DIMS], depth;
@@ -738,7 +738,7 @@ static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m
 }
 
 /* ---- dispatch and setup ---- */
-static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void compute(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   switch (k->dk_op) {
@@ -758,7 +758,7 @@ static void compute(tfd_kernel *k, tfd_kernel_ctx *c) {
     case S_GATHER: k_gather(k, c, m); break;
     case S_GATHER_V1: {
       tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], k->value};
-      tfd_kernel_ctx v2 = *c;
+      tfd_kernel_context v2 = *c;
       v2.inputs = in;
       v2.num_inputs = 3;
       k_gather(k, &v2, m);

@@ -22,7 +22,7 @@ enum { F_ROW, F_MINMAX, F_HOST_MINMAX, F_ONES, F_COUNT, F_FILL, F_SIZE, F_START,
 
 /* Whether the inputs are what the device path takes: the CPU kernel's shapes and dtypes, entries,
  * rows, and values in the device's memory. Anything else (errors included) runs the CPU kernel. */
-static bool fill_on_device(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *rows) {
+static bool fill_on_device(tfd_kernel *k, tfd_kernel_context *c, int64_t *rows) {
   tfd_tensor *ix = c->inputs[0], *vals = c->inputs[1], *shape = c->inputs[2], *def = c->inputs[3];
   if (tfd_tensor_dtype(ix) != TFD_INT64 || tfd_tensor_dtype(shape) != TFD_INT64 || tfd_tensor_ndims(ix) != 2 ||
       tfd_tensor_ndims(vals) != 1 || tfd_tensor_ndims(shape) != 1 || tfd_tensor_ndims(def) != 0 ||
@@ -37,7 +37,7 @@ static bool fill_on_device(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *rows) {
   return *rows > 0;
 }
 
-static void k_fill_empty_rows(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fill_empty_rows(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t rows = 0;
   if (!fill_on_device(k, c, &rows)) {
     if (tfd_status_code(c->status) == TFD_OK) tfd_dk_run_on_host(k, c);
@@ -153,7 +153,7 @@ static void k_fill_empty_rows(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- SparseReshape: the plan on the host (k_sparse_fill.c's checks), then each entry's linear position
  * (the sum of its coordinates times the input's strides, wrapping as the CPU's) divided back out by the
  * output's strides, truncating as the CPU's / and %. ---- */
-static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   tfd_tensor *ix = c->inputs[0];

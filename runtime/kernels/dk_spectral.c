@@ -28,7 +28,7 @@ typedef struct temps {
   int n;
 } temps;
 
-static void *temp(temps *T, tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, int64_t count) {
+static void *temp(temps *T, tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, int64_t count) {
   if (T->n == (int)(sizeof T->t / sizeof *T->t)) {
     tfd_kernel_fail(c, k, TFD_INTERNAL, "too many temporaries");
     return NULL;
@@ -44,7 +44,7 @@ static void temps_free(temps *T) {
 }
 
 /* y[i * ys + yo] = x[i * xs + xo] for i < n, elements of es bytes. */
-static bool copy_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, size_t es, const void *x,
+static bool copy_strided(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, size_t es, const void *x,
                          int64_t xs, int64_t xo, void *y, int64_t ys, int64_t yo, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{xs}, {ys}}, offsets[2] = {xo, yo};
   tfd_dm_walk w;
@@ -54,7 +54,7 @@ static bool copy_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_devic
 }
 
 /* y = op(a[i * as + ao], b[i * bs + bo]) for i < n, y contiguous. */
-static bool binary_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_binary op,
+static bool binary_strided(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dm_binary op,
                            tfd_dtype dt, const void *a, int64_t as, int64_t ao, const void *b, int64_t bs, int64_t bo,
                            void *y, int64_t n) {
   int64_t strides[2][TFD_MAX_DIMS] = {{as}, {bs}}, offsets[2] = {ao, bo};
@@ -64,20 +64,20 @@ static bool binary_strided(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_dev
   return tfd_dk_ok(k, c, m->binary(c->device, op, dt, a, b, y, &w, &st), &st);
 }
 
-static bool unary(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dm_unary op, tfd_dtype dt,
+static bool unary(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dm_unary op, tfd_dtype dt,
                   const void *x, void *y, int64_t n) {
   tfd_status st = TFD_STATUS_INIT;
   return n == 0 || tfd_dk_ok(k, c, m->unary(c->device, op, dt, x, y, n, 0.0f, &st), &st);
 }
 
-static bool cast(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, tfd_dtype from, tfd_dtype to,
+static bool cast(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, tfd_dtype from, tfd_dtype to,
                  const void *x, void *y, int64_t n) {
   tfd_status st = TFD_STATUS_INIT;
   return n == 0 || tfd_dk_ok(k, c, m->cast(c->device, from, to, x, y, n, &st), &st);
 }
 
 /* x laid out at shape out (es-byte elements): x's own data when its shape is out, else a broadcast copy. */
-static const void *at_shape(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const tfd_tensor *x,
+static const void *at_shape(temps *T, const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const tfd_tensor *x,
                             const tfd_shape *out, size_t es) {
   tfd_shape s;
   tfd_shape_of_tensor(x, &s);
@@ -96,7 +96,7 @@ static const void *at_shape(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, co
 }
 
 /* ---- Real, Imag, ComplexAbs, Neg ---- */
-static void k_part(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_part(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   const tfd_tensor *x = c->inputs[0];
@@ -126,7 +126,7 @@ static void k_part(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- Complex and the binary arithmetic ---- */
 /* re, im (n each, dtype dt, contiguous) interleaved into the complex output y. */
-static bool interleave(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const void *re, const void *im,
+static bool interleave(const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const void *re, const void *im,
                        void *y, int64_t n) {
   return copy_strided(k, c, m, 4, re, 1, 0, y, 2, 0, n) && copy_strided(k, c, m, 4, im, 1, 0, y, 2, 1, n);
 }
@@ -134,7 +134,7 @@ static bool interleave(const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_
 /* One branch of Smith's division over n pairs (float64), p the part of b divided by its other q (1, 0
  * when |br| >= |bi|): r = b_p / b_q, d = b_q + b_p r, re = (a_q + a_p r) / d, im = (a_p - a_q r) / d.
  * With p = 0 that im is the negation of the CPU's (ai r - ar) / d, exactly, which the caller applies. */
-static bool smith_branch(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const double *a,
+static bool smith_branch(temps *T, const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const double *a,
                          const double *b, int p, double *re, double *im, int64_t n) {
   const tfd_dtype D = TFD_FLOAT64;
   int q = 1 - p;
@@ -152,7 +152,7 @@ static bool smith_branch(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const
 
 /* Smith's division in double over n contiguous pairs (a, b as float64 pairs), into re, im (float64):
  * both branches computed, each element taking the one |br| >= |bi| picks. */
-static bool smith_div(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tfd_device_math *m, const double *a,
+static bool smith_div(temps *T, const tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math *m, const double *a,
                       const double *b, double *re, double *im, int64_t n) {
   const tfd_dtype D = TFD_FLOAT64;
   double *abr = temp(T, c, k, D, n), *abi = abr ? temp(T, c, k, D, n) : NULL;
@@ -172,7 +172,7 @@ static bool smith_div(temps *T, const tfd_kernel *k, tfd_kernel_ctx *c, const tf
          tfd_dk_ok(k, c, m->select(c->device, 8, cond, im, im2, im, &w, &st), &st);
 }
 
-static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_binary(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m || !tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_shape s[2], out;
@@ -227,7 +227,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- FFT, IFFT: y = x W with W[j][k] = exp(-+2 pi i j k / n) (IFFT: conjugate, over n) ---- */
-static void k_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_dft(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t n = nd > 0 ? tfd_tensor_dim(x, nd - 1) : 0, total = tfd_tensor_numel(x);
@@ -289,7 +289,7 @@ static void k_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- RFFT: y[k] = sum_j x[j] (cos - i sin)(2 pi j k / n), k <= n / 2; IRFFT: y[t] = sum_k w_k (xr_k cos -
  * xi_k sin)(2 pi k t / n) / n, w_k 1 for k = 0 and 2k = n, else 2 (the bins above n / 2 mirror those below). ---- */
-static void k_real_dft(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_real_dft(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   bool forward = k->dk_op == C_RFFT;

@@ -12,7 +12,7 @@
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
-static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_random(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   int64_t dims[TFD_MAX_DIMS];
@@ -34,7 +34,7 @@ static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* TruncatedNormal and RandomUniformInt (k_random_ext.c's sub-streams, the math's random_ext): the
  * CPU kernel's reservation of n counters per run, so the same numbers. */
-static void k_random_ext(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_random_ext(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return;
   bool truncated = k->dk_op == 0;
@@ -56,7 +56,7 @@ static void k_random_ext(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* Multinomial (k_random_ext.c's draws, the math's multinomial): the CPU kernel's checks and its
  * reservation of rows * samples counters; an int32 result made in device memory, moved to the host. */
-static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_multinomial(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   int64_t samples;
   if (!m || !tfd_multinomial_check(c, k, &samples)) return;
@@ -75,7 +75,7 @@ static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* old + delta in device memory, for AssignAddVariableOp (run under the variable's lock). */
-static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta) {
+static tfd_tensor *device_add(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *old, tfd_tensor *delta) {
   const tfd_device_math *m = tfd_dk_math(k, c);
   if (!m) return NULL;
   tfd_dtype dt = tfd_tensor_dtype(old);

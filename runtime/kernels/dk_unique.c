@@ -28,7 +28,7 @@ static void temps_free(tfd_tensor **t) {
 
 /* Whether this Unique runs on the device: a non-empty vector, found unique along axis 0 (UniqueV2's
  * axis empty, 0 or -1), of a dtype the sort takes. Anything else, and every error, is the CPU's. */
-static bool on_device(tfd_kernel *k, tfd_kernel_ctx *c) {
+static bool on_device(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *x = c->inputs[0];
   int64_t n = tfd_tensor_ndims(x) == 1 ? tfd_tensor_dim(x, 0) : 0;
   if (n == 0 || !tfd_dk_arith_dtype(tfd_tensor_dtype(x)) || (k->dst == TFD_INT32 && n > INT_MAX)) return false;
@@ -42,7 +42,7 @@ static bool on_device(tfd_kernel *k, tfd_kernel_ctx *c) {
   return axis == 0 || axis == -1;
 }
 
-static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unique(tfd_kernel *k, tfd_kernel_context *c) {
   if (!on_device(k, c)) {
     if (tfd_status_code(c->status) == TFD_OK) tfd_dk_run_on_host(k, c);
     return;

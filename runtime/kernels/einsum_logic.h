@@ -39,12 +39,12 @@ struct tfd_einsum_exec {
                  const void *a, const void *b, void *c);
   void (*release)(tfd_einsum_exec *ex);
   tfd_kernel *k;
-  tfd_kernel_ctx *c;
+  tfd_kernel_context *c;
   void *state; /* the executor's own */
 };
 
 /* Runs k's equation (k->state, tfd_setup_einsum) on c's inputs through ex; the output in
  * c->outputs[0], or the error reported. */
-void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex);
+void tfd_einsum_run(tfd_kernel *k, tfd_kernel_context *c, tfd_einsum_exec *ex);
 
 #endif

@@ -5,7 +5,7 @@
 #include "gather_logic.h"
 #include "kernel_shared.h"
 
-bool tfd_gather_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_gather_shape *g) {
+bool tfd_gather_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_gather_shape *g) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1], *axis_t = c->inputs[2];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
   if (!tfd_kernel_check_index(c, k, ix, "indices") || !tfd_kernel_check_index(c, k, axis_t, "axis")) return false;
@@ -69,7 +69,7 @@ bool tfd_gather_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_gather_shape *
   return true;
 }
 
-bool tfd_gather_nd_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *depth_out, int64_t *dims, int *nd) {
+bool tfd_gather_nd_check(tfd_kernel_context *c, const tfd_kernel *k, int64_t *depth_out, int64_t *dims, int *nd) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
   if (!tfd_kernel_check_index(c, k, ix, "indices")) return false;

@@ -16,10 +16,10 @@ typedef struct tfd_gather_shape {
   int nd;
   int64_t dims[TFD_MAX_DIMS]; /* the output's */
 } tfd_gather_shape;
-bool tfd_gather_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_gather_shape *g);
+bool tfd_gather_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_gather_shape *g);
 
 /* GatherNd (params, indices): the index depth (indices' last dimension) and the output's dims,
  * indices.shape[:-1] + params.shape[depth:]. */
-bool tfd_gather_nd_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *depth, int64_t *dims, int *nd);
+bool tfd_gather_nd_check(tfd_kernel_context *c, const tfd_kernel *k, int64_t *depth, int64_t *dims, int *nd);
 
 #endif

@@ -46,7 +46,7 @@ tfd_code tfd_image_attrs_read(const tfd_node_def *node, const char *op, tfd_imag
 }
 
 /* ---- FusedBatchNorm ---- */
-bool tfd_batch_norm_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_batch_norm_check(tfd_kernel_context *c, const tfd_kernel *k) {
   static const char *const what[] = {"x", "scale", "offset", "mean", "variance"};
   tfd_tensor *x = c->inputs[0];
   if (!tfd_conv_check_nhwc(c, k, x, "x")) return false;
@@ -73,7 +73,7 @@ int tfd_batch_norm_passthrough(int o, int64_t depth, int64_t *len) {
   ((1u << TFD_FLOAT32) | (1u << TFD_FLOAT64) | (1u << TFD_INT32) | (1u << TFD_INT64) | (1u << TFD_UINT8) | \
    (1u << TFD_FLOAT16))
 
-bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r) {
+bool tfd_resize_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r) {
   tfd_tensor *x = c->inputs[0], *size = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   if (tfd_tensor_ndims(x) != 4 || (unsigned)dt >= 32 || !(RESIZE_TYPES & (1u << dt))) {

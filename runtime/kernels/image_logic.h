@@ -32,7 +32,7 @@ tfd_code tfd_image_attrs_read(const tfd_node_def *node, const char *op, tfd_imag
 
 /* FusedBatchNorm(V3) (x, scale, offset, mean, variance): x float32 NHWC, the others float32 vectors
  * of x's depth. */
-bool tfd_batch_norm_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_batch_norm_check(tfd_kernel_context *c, const tfd_kernel *k);
 /* Its outputs after y: batch_mean and batch_variance pass mean and variance through, as
  * TensorFlow's inference kernel does, and so do the first two reserve spaces; V3's third is empty.
  * The input output o copies (-1: none) and *len, output o's length. */
@@ -46,7 +46,7 @@ typedef struct tfd_resize_shape {
   int64_t n, h, w, ch, oh, ow, total;
   tfd_dtype out_dtype;
 } tfd_resize_shape;
-bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r);
+bool tfd_resize_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_image_attrs *a, tfd_resize_shape *r);
 
 /* CropAndResize (k_crop_and_resize.c; method and extrapolation_value in k->code and k->alpha):
  * TensorFlow's checks of the image, boxes (read on the host: boxes_host, box_ind_host, crop_host)
@@ -54,13 +54,13 @@ bool tfd_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_image_at
 typedef struct tfd_crop_geometry {
   int64_t n, batch, h, w, depth, crop_h, crop_w;
 } tfd_crop_geometry;
-bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes_host,
+bool tfd_crop_and_resize_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes_host,
                                const tfd_tensor *box_ind_host, const tfd_tensor *crop_host, tfd_crop_geometry *g);
 
 /* ImageProjectiveTransformV3 (k_image_transform.c; interpolation in k->code, 1 bilinear; fill mode in
  * k->index, TFD_DM_FILL_*): TensorFlow's checks of the images, transforms, output shape and fill
  * value (the last three read on the host), and the output's size. */
-bool tfd_image_transform_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *transforms,
+bool tfd_image_transform_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *transforms,
                                const tfd_tensor *shape_host, const tfd_tensor *fill, int64_t *oh, int64_t *ow);
 
 #endif

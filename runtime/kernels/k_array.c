@@ -19,20 +19,20 @@ static void dims_of(const tfd_tensor *t, int64_t *d) {
 }
 
 /* ---- Rank, StopGradient, Snapshot, EnsureShape ---- */
-static void k_rank(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_rank(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, TFD_INT32, NULL, 0);
   if (!o) return;
   *(int32_t *)tfd_tensor_data(o) = tfd_tensor_ndims(c->inputs[0]);
   c->outputs[0] = o;
 }
 
-static void k_forward(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_forward(tfd_kernel *k, tfd_kernel_context *c) {
   (void)k;
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
 }
 
 /* EnsureShape: k->state holds the expected dims (-1 unknown) and k->index the expected rank (-1: any). */
-static void k_ensure_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ensure_shape(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *in = c->inputs[0];
   const int64_t *want = k->state;
   bool ok = k->index < 0 || k->index == tfd_tensor_ndims(in);
@@ -99,7 +99,7 @@ static void reverse_copy(const tfd_tensor *in, tfd_tensor *out, const bool *rev)
   }
 }
 
-static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reverse(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *in = c->inputs[0], *axes = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   bool rev[TFD_MAX_DIMS] = {0};
@@ -115,7 +115,7 @@ static void k_reverse(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- OneHot ---- */
-static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_one_hot(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
   int nd = tfd_tensor_ndims(ix), out_nd = nd + 1, ax;
   int64_t dims[TFD_MAX_DIMS], depth, prefix = 1, suffix = 1;
@@ -165,7 +165,7 @@ static void k_one_hot(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- LinSpace ---- */
-static bool scalar_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
+static bool scalar_input(tfd_kernel *k, tfd_kernel_context *c, int i, const char *what) {
   char text[TEXT_CAP];
   if (tfd_tensor_ndims(c->inputs[i]) == 0) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be a scalar, not shape %s", what,
@@ -173,7 +173,7 @@ static bool scalar_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *wh
   return false;
 }
 
-static void k_lin_space(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_lin_space(tfd_kernel *k, tfd_kernel_context *c) {
   if (!scalar_input(k, c, 0, "start") || !scalar_input(k, c, 1, "stop") || !scalar_input(k, c, 2, "num") ||
       !tfd_kernel_check_index(c, k, c->inputs[2], "num"))
     return;
@@ -226,7 +226,7 @@ static void k_lin_space(tfd_kernel *k, tfd_kernel_ctx *c) {
 #define WRAP_I32(v) ((int32_t)(uint32_t)(v))
 #define WRAP_I64(v) ((int64_t)(v))
 
-static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scan(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t axis;
@@ -267,7 +267,7 @@ static void k_scan(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- All, Any: Sum's reduction rules over bools ---- */
-static void k_all_any(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_all_any(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in), ond;
   bool reduce[TFD_MAX_DIMS];
@@ -302,7 +302,7 @@ static void k_all_any(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- BroadcastArgs ---- */
-static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_broadcast_args(tfd_kernel *k, tfd_kernel_context *c) {
   char text[TEXT_CAP];
   for (int i = 0; i < 2; i++) {
     if (!tfd_kernel_check_index(c, k, c->inputs[i], i ? "s1" : "s0")) return;
@@ -355,7 +355,7 @@ static void k_broadcast_args(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- MatrixBandPart ---- */
-static void k_band_part(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_band_part(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *in = c->inputs[0], *lo_t = c->inputs[1], *hi_t = c->inputs[2];
   int nd = tfd_tensor_ndims(in);
   int64_t lo, hi;

@@ -13,21 +13,21 @@
 #include "kernel_shared.h"
 #include "shape_logic.h"
 
-static void k_const(tfd_kernel *k, tfd_kernel_ctx *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
+static void k_const(tfd_kernel *k, tfd_kernel_context *c) { c->outputs[0] = tfd_tensor_ref(k->value); }
 
-static void k_placeholder(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_placeholder(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor '%s' with dtype %s", k->name,
                   tfd_dtype_name(k->dst));
 }
 
-static void k_identity(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_identity(tfd_kernel *k, tfd_kernel_context *c) {
   (void)k;
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
 }
 
-static void k_noop(tfd_kernel *k, tfd_kernel_ctx *c) { (void)k, (void)c; }
+static void k_noop(tfd_kernel *k, tfd_kernel_context *c) { (void)k, (void)c; }
 
-static void k_feed(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_feed(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *t = k->index < c->num_feeds ? c->feeds[k->index] : NULL;
   if (!t) {
     tfd_kernel_fail(c, k, TFD_INTERNAL, "feed %d was not supplied", (int)k->index);
@@ -42,14 +42,14 @@ static void k_feed(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = tfd_tensor_ref(t);
 }
 
-static void k_fetch(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fetch(tfd_kernel *k, tfd_kernel_context *c) {
   if (k->index < c->num_fetches) {
     tfd_tensor_unref(c->fetches[k->index]);
     c->fetches[k->index] = tfd_tensor_ref(c->inputs[0]);
   }
 }
 
-static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reshape(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0], *shape = c->inputs[1];
   if (!tfd_kernel_check_index(c, k, shape, "shape")) return;
   if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
@@ -86,7 +86,7 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_transpose(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t p[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], in_strides[TFD_MAX_DIMS];
@@ -117,7 +117,7 @@ static void k_transpose(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* Cast's element rules (tfd_dm_put) live in device_math_elem.h, shared with the device kernels. */
 
-static void k_cast(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_cast(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype st = tfd_tensor_dtype(in);
   if (st == k->dst) {
@@ -139,7 +139,7 @@ static void fill_with(tfd_tensor *t, const void *v) {
   for (int64_t i = 0, n = tfd_tensor_numel(t); i < n; i++) memcpy(d + i * (int64_t)es, v, es);
 }
 
-static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fill(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *value = c->inputs[1];
   int64_t dims[TFD_MAX_DIMS];
   int nd;
@@ -150,7 +150,7 @@ static void k_fill(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_zeros_ones(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, dt, in);
@@ -166,7 +166,7 @@ static void k_zeros_ones(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_shape(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int64_t nd = tfd_tensor_ndims(in);
   tfd_tensor *out = tfd_kernel_alloc(c, k, k->dst, &nd, 1);
@@ -180,7 +180,7 @@ static void k_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* Size: the number of elements, as a scalar of out_type; int32 refuses what it cannot hold, as
  * TensorFlow's SizeOp does. */
-static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_size(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t n = tfd_tensor_numel(c->inputs[0]);
   if (k->dst == TFD_INT32 && n > INT32_MAX) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Number of elements was larger than representable by 32-bit output type");
@@ -196,7 +196,7 @@ static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* BroadcastTo: the input repeated along the dimensions where it has size 1 (or none, aligned from the
  * right) to the shape asked for. The last dimension is copied as a run when the input has it in
  * full, else one element repeated. */
-static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_broadcast_to(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd;
   int64_t dims[TFD_MAX_DIMS], strides[TFD_MAX_DIMS];
@@ -228,7 +228,7 @@ static void k_broadcast_to(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_concat(tfd_kernel *k, tfd_kernel_context *c) {
   int n = c->num_inputs - 1;
   tfd_tensor *first = c->inputs[0];
   int rank = tfd_tensor_ndims(first);
@@ -256,10 +256,10 @@ static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* Concat, TensorFlow 1's form (concat_dim, values...): ConcatV2 over the inputs with the axis moved last. */
-static void k_concat_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_concat_v1(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *moved[65], **in = tfd_concat_v1_inputs(c, k, moved, 65);
   if (!in) return;
-  tfd_kernel_ctx v2 = *c;
+  tfd_kernel_context v2 = *c;
   v2.inputs = in;
   k_concat(k, &v2);
   if (in != moved) free(in);

@@ -12,7 +12,7 @@
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 
-void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c) {
+void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   bool adj_x = k->ta, adj_y = k->tb;

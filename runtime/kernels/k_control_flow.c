@@ -14,14 +14,14 @@
 #include "kernel_shared.h"
 
 /* Enter, Exit, NextIteration, LoopCond: the input, passed on. */
-static void k_forward(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_forward(tfd_kernel *k, tfd_kernel_context *c) {
   (void)k;
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
 }
 
-static void k_nothing(tfd_kernel *k, tfd_kernel_ctx *c) { (void)k, (void)c; }
+static void k_nothing(tfd_kernel *k, tfd_kernel_context *c) { (void)k, (void)c; }
 
-static void k_switch(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_switch(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *pred = tfd_kernel_host_input(c, k, 1);
   if (!pred) return;
   if (tfd_tensor_ndims(pred) != 0) {
@@ -38,7 +38,7 @@ static void k_switch(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* Merge: its first live input (the executor leaves the others empty) and which one it was. */
-static void k_merge(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_merge(tfd_kernel *k, tfd_kernel_context *c) {
   int live = 0;
   while (live < c->num_inputs && !c->inputs[live]) live++;
   if (live == c->num_inputs) {

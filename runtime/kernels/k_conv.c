@@ -73,11 +73,11 @@ static void epilogue(const conv_job *j, int64_t r0, int64_t rows);
 #define PART_FLOPS ((int64_t)1 << 27)
 
 typedef struct stop_watch {
-  tfd_kernel_ctx *c; /* NULL: not watched */
+  tfd_kernel_context *c; /* NULL: not watched */
   atomic_bool stopped;
 } stop_watch;
 
-static void watch_init(stop_watch *w, tfd_kernel_ctx *c) {
+static void watch_init(stop_watch *w, tfd_kernel_context *c) {
   w->c = tfd_kernel_deadline(c) ? c : NULL;
   atomic_init(&w->stopped, false);
 }
@@ -154,7 +154,7 @@ static void epilogue_range(int64_t b, int64_t e, void *arg) { epilogue(arg, b, e
 
 /* After oneDNN: the batch norm and Prelu it was not given. It applied the rest, the addend included,
  * so the epilogue must not add the addend again when the output is not the addend's own buffer. */
-static void dnnl_epilogue(tfd_kernel_ctx *c, const conv_job *j, int64_t rows) {
+static void dnnl_epilogue(tfd_kernel_context *c, const conv_job *j, int64_t rows) {
   if (!j->bn && !j->p->prelu) return;
   conv_job rest = *j;
   rest.addend = NULL;
@@ -229,7 +229,7 @@ static void pointwise_range(int64_t b, int64_t e, void *arg) {
  * What oneDNN 2.6 fuses (bias, a sum, Relu) it runs 2-5% faster; Prelu and the batch norm it cannot
  * fuse, and its second pass over the output costs more than this kernel loses. With 24 channels a
  * third of this kernel's lanes would be masked off. */
-static bool try_pointwise(tfd_kernel_ctx *c, conv_params *cache, const conv_job *j, stop_watch *watch) {
+static bool try_pointwise(tfd_kernel_context *c, conv_params *cache, const conv_job *j, stop_watch *watch) {
   const conv_params *p = j->p; /* the fusion being run (conv_add_broadcast runs a reduced one) */
   if (!pointwise_shape(j) || !(p->prelu || j->bn) || j->o % 16 != 0 || !tfd_pointwise_available()) return false;
   if (p->prelu && j->alpha_n != 1 && j->alpha_n != j->o) return false;
@@ -275,7 +275,7 @@ static bool band_shape(const tfd_dnnl_conv_shape *s, int64_t oy0, int64_t oy1, t
  * about PART_FLOPS (at most three shapes of band an image: oneDNN's cache of a node holds four),
  * and stops between them when the watch says so (*stopped; the caller reports it). A band that fails
  * after others have written the output fails the kernel: the output may hold a residual add already. */
-static bool try_dnnl(tfd_kernel_ctx *c, const conv_params *p, const conv_job *j, tfd_kernel *k, bool *stopped) {
+static bool try_dnnl(tfd_kernel_context *c, const conv_params *p, const conv_job *j, tfd_kernel *k, bool *stopped) {
   tfd_dnnl_conv_shape s = {j->n, j->h, j->w, j->c, j->kh, j->kw, j->o, j->oh, j->ow,
                            {p->win.stride[0], p->win.stride[1]}, {p->win.dilation[0], p->win.dilation[1]}, {j->pad_t, j->pad_l},
                            {tfd_window_pad_after(&p->win, 0, j->h, j->kh, j->oh, j->pad_t),
@@ -335,7 +335,7 @@ static bool generic_dtype(const tfd_kernel *k, const tfd_tensor *x, const tfd_te
 
 /* The fused arguments of _FusedConv2D and _FusedDepthwiseConv2dNative, checked (conv_logic.h), then
  * pointed to: the bias, the batch norm's factors, Prelu's alpha, the addend. */
-static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
+static bool fused_args(tfd_kernel_context *c, tfd_kernel *k, conv_job *j) {
   const conv_params *p = k->state;
   tfd_conv_fusion f = {p->bias, p->add, p->batch_norm, p->prelu, p->epsilon, p->act};
   int64_t out[4] = {j->n, j->oh, j->ow, j->o};
@@ -361,13 +361,13 @@ static bool fused_args(tfd_kernel_ctx *c, tfd_kernel *k, conv_job *j) {
   return true;
 }
 
-static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j);
+static void conv_run(tfd_kernel *k, tfd_kernel_context *c, const conv_params *p, conv_job *j);
 
 /* A fused Add whose operand only broadcasts against the convolution's output (the remapper fuses
  * adds whose shapes agree up to unknown dimensions, which may turn out 1 on one side): the
  * convolution and bias into a temporary, then act(temporary + operand) (or Prelu) broadcast as
  * AddV2 does, into an output of the broadcast shape. Rare, so it takes the plain path. */
-static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_context *c, const conv_params *p, conv_job *j) {
   tfd_tensor *a = c->inputs[3];
   tfd_shape sc = {.ndims = 4, .dims = {j->n, j->oh, j->ow, j->o}}, sa, so;
   if (!tfd_conv_addend_broadcast(c, k, &sc, &sa, &so)) return;
@@ -412,7 +412,7 @@ static void conv_add_broadcast(tfd_kernel *k, tfd_kernel_ctx *c, const conv_para
 }
 
 /* The output of a convolution whose inputs fused_args checked; j->bn, if any, is the caller's. */
-static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+static void conv2d_compute(tfd_kernel *k, tfd_kernel_context *c, const conv_params *p, conv_job *j) {
   int64_t dims[4] = {j->n, j->oh, j->ow, j->o};
   if (p->add && !tfd_conv_addend_fits(c, dims)) {
     conv_add_broadcast(k, c, p, j);
@@ -428,7 +428,7 @@ static void conv2d_compute(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *
 }
 
 /* Convolution, bias and epilogue into j->y (already sized). */
-static void conv_run(tfd_kernel *k, tfd_kernel_ctx *c, const conv_params *p, conv_job *j) {
+static void conv_run(tfd_kernel *k, tfd_kernel_context *c, const conv_params *p, conv_job *j) {
   int64_t rows = j->n * j->oh * j->ow;
   if (rows == 0 || j->o == 0) return;
   stop_watch watch;
@@ -474,7 +474,7 @@ static conv_job job_of(const conv_params *p, const tfd_conv_dims *g, const tfd_t
                     g->n, g->h, g->w, g->c, g->kh, g->kw, g->o, g->oh, g->ow, g->pad_t, g->pad_l, 1, NULL, NULL};
 }
 
-static void k_conv2d(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_conv2d(tfd_kernel *k, tfd_kernel_context *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   if (generic_dtype(k, x, f)) {
@@ -529,7 +529,7 @@ static void depthwise_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-static void k_depthwise(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_depthwise(tfd_kernel *k, tfd_kernel_context *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   if (generic_dtype(k, x, f)) {
@@ -649,7 +649,7 @@ TFD_VECTOR_CLONES static void pool_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-static void k_pool(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pool(tfd_kernel *k, tfd_kernel_context *c) {
   const conv_params *p = k->state;
   tfd_tensor *x = c->inputs[0];
   if (generic_dtype(k, x, NULL)) {
@@ -749,7 +749,7 @@ TFD_VECTOR_CLONES static void channel_pad_range(int64_t b, int64_t e, void *arg)
   }
 }
 
-static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pad(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t before[TFD_MAX_DIMS], dims[TFD_MAX_DIMS];
@@ -783,7 +783,7 @@ static void k_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- Prelu: x > 0 ? x : alpha * x, alpha over the trailing dimensions (see tfd_prelu_alpha_size) ---- */
-static void k_prelu(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_prelu(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0], *a = c->inputs[1];
   int nd;
   int64_t dims[TFD_MAX_DIMS], na;

@@ -54,8 +54,8 @@ static const tfd_attr_value *list_attr(const tfd_node_def *node, const char *nam
 
 static void free_state(tfd_kernel *k) { free(k->state); }
 
-static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c);
-static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c);
+static void k_conv3d(tfd_kernel *k, tfd_kernel_context *c);
+static void k_pool3d(tfd_kernel *k, tfd_kernel_context *c);
 
 tfd_code tfd_setup_conv3d(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *st) {
   const char *op = init->op->name;
@@ -118,7 +118,7 @@ tfd_code tfd_setup_conv3d(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
 }
 
 /* The output volume's sizes and padding, TensorFlow's Get3dOutputSizeV2; false with the error set. */
-static bool geometry(tfd_kernel *k, tfd_kernel_ctx *c, const conv3d_params *p, job3 *j) {
+static bool geometry(tfd_kernel *k, tfd_kernel_context *c, const conv3d_params *p, job3 *j) {
   for (int i = 0; i < 3; i++) {
     tfd_status *st = tfd_status_new();
     if (!st) {
@@ -195,7 +195,7 @@ static void pool_range(int64_t r0, int64_t r1, void *arg) {
   free(acc);
 }
 
-static job3 *new_job(tfd_kernel *k, tfd_kernel_ctx *c) {
+static job3 *new_job(tfd_kernel *k, tfd_kernel_context *c) {
   job3 *j = calloc(1, sizeof *j);
   if (!j) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
   else atomic_init(&j->failed, false);
@@ -203,7 +203,7 @@ static job3 *new_job(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* The volume's sizes into s (TensorFlow's checks first): false with the kernel failed. */
-static bool pool3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, job3 *j) {
+static bool pool3d_shape(tfd_kernel_context *c, tfd_kernel *k, job3 *j) {
   const conv3d_params *p = k->state;
   tfd_tensor *x = c->inputs[0];
   if (tfd_tensor_ndims(x) != 5) {
@@ -223,14 +223,14 @@ static void export_shape(const job3 *j, tfd_conv3d_dims *s) {
                               s->stride[i] = j->stride[i];
 }
 
-bool tfd_pool3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s) {
+bool tfd_pool3d_shape(tfd_kernel_context *c, tfd_kernel *k, tfd_conv3d_dims *s) {
   job3 j = {0};
   if (!pool3d_shape(c, k, &j)) return false;
   export_shape(&j, s);
   return true;
 }
 
-static void k_pool3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pool3d(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   job3 *j = new_job(k, c);
   if (!j) return;
@@ -317,7 +317,7 @@ static void conv_range(int64_t b, int64_t e, void *arg) {
 }
 
 /* Conv3D's checks before the output exists, and its volume's sizes. */
-static bool conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, job3 *j) {
+static bool conv3d_shape(tfd_kernel_context *c, tfd_kernel *k, job3 *j) {
   const conv3d_params *p = k->state;
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   if (tfd_tensor_ndims(x) != 5) {
@@ -354,7 +354,7 @@ static bool conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, job3 *j) {
 }
 
 /* The checks TensorFlow makes once the (non-empty) output exists. */
-static bool conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k) {
+static bool conv3d_ready(tfd_kernel_context *c, tfd_kernel *k) {
   const conv3d_params *p = k->state;
   int64_t in_depth = tfd_tensor_dim(c->inputs[0], 4), f_depth = tfd_tensor_dim(c->inputs[1], 3);
   if (p->dilation[0] != 1 || p->dilation[1] != 1 || p->dilation[2] != 1) {
@@ -369,16 +369,16 @@ static bool conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k) {
   return true;
 }
 
-bool tfd_conv3d_shape(tfd_kernel_ctx *c, tfd_kernel *k, tfd_conv3d_dims *s) {
+bool tfd_conv3d_shape(tfd_kernel_context *c, tfd_kernel *k, tfd_conv3d_dims *s) {
   job3 j = {0};
   if (!conv3d_shape(c, k, &j)) return false;
   export_shape(&j, s);
   return true;
 }
 
-bool tfd_conv3d_ready(tfd_kernel_ctx *c, tfd_kernel *k) { return conv3d_ready(c, k); }
+bool tfd_conv3d_ready(tfd_kernel_context *c, tfd_kernel *k) { return conv3d_ready(c, k); }
 
-static void k_conv3d(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_conv3d(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *f = c->inputs[1];
   job3 *j = new_job(k, c);
   if (!j) return;

@@ -209,7 +209,7 @@ static int64_t row_cost(int64_t rows, const int64_t *factors, int n) {
   return cost;
 }
 
-void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_conv_generic_op op, const tfd_window_attrs *win,
+void tfd_conv_generic_run(tfd_kernel *k, tfd_kernel_context *c, tfd_conv_generic_op op, const tfd_window_attrs *win,
                           const int64_t ksize[2]) {
   bool pool = op == TFD_CONV_GENERIC_MAXPOOL || op == TFD_CONV_GENERIC_AVGPOOL;
   tfd_tensor *x = c->inputs[0], *f = pool ? NULL : c->inputs[1];

@@ -63,7 +63,7 @@ static void store(void *p, tfd_dtype dt, int64_t i, double v) {
 /* ---- Bincount (arr int32, size int32 scalar, weights), DenseBincount (input [N] or [B, N], size,
  * weights; binary_output in k->keep_dims) ---- */
 /* scatter_logic.h */
-bool tfd_bincount_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *arr, const tfd_tensor *size_t_,
+bool tfd_bincount_plan(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *arr, const tfd_tensor *size_t_,
                        const tfd_tensor *w, tfd_scatter_plan *p) {
   memset(p, 0, sizeof *p);
   bool dense = k->code == 1;
@@ -124,7 +124,7 @@ bool tfd_bincount_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor 
   return true;
 }
 
-static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_bincount(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *w = c->inputs[2];
   tfd_tensor *ah = tfd_kernel_host_input(c, k, 0), *sh = ah ? tfd_kernel_host_input(c, k, 1) : NULL;
   tfd_scatter_plan p;
@@ -158,13 +158,13 @@ static void k_bincount(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* ---- LRN (input [N, H, W, D]; depth_radius in k->index, bias, alpha, beta in k->state) ---- */
 /* reduce_logic.h */
-bool tfd_lrn_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_lrn_check(tfd_kernel_context *c, const tfd_kernel *k) {
   if (tfd_tensor_ndims(c->inputs[0]) == 4) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "in must be 4-dimensional");
   return false;
 }
 
-static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_lrn(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   const tfd_lrn_params *p = k->state;
   if (!tfd_lrn_check(c, k)) return;
@@ -190,7 +190,7 @@ static void k_lrn(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- EuclideanNorm (input, reduction_indices; keep_dims) ---- */
-static void k_euclidean_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_euclidean_norm(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in), ond;
   bool reduce[TFD_MAX_DIMS];

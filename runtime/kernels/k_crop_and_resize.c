@@ -38,7 +38,7 @@ static void shape_string(const tfd_tensor *t, char *buf, size_t cap) {
 }
 
 /* image_logic.h */
-bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes,
+bool tfd_crop_and_resize_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *image, const tfd_tensor *boxes,
                                const tfd_tensor *box_ind, const tfd_tensor *crop, tfd_crop_geometry *g) {
   char sh[160];
   if (tfd_tensor_ndims(image) != 4) {
@@ -109,7 +109,7 @@ bool tfd_crop_and_resize_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd
   return true;
 }
 
-static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_crop_and_resize(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *image = c->inputs[0], *boxes = c->inputs[1], *box_ind = c->inputs[2];
   tfd_crop_geometry g;
   if (!tfd_crop_and_resize_check(c, k, image, boxes, box_ind, c->inputs[3], &g)) return;

@@ -230,7 +230,7 @@ static tfd_activation float_activation(int code) {
   }
 }
 
-static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unary(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   bool is_float = dt == TFD_FLOAT32 || dt == TFD_FLOAT64;
@@ -316,7 +316,7 @@ static void broadcast_strides(const tfd_tensor *t, int nd, int64_t *strides) {
   }
 }
 
-static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, tfd_tensor *b) {
+static void run_binary(tfd_kernel *k, tfd_kernel_context *c, int op, tfd_tensor *a, tfd_tensor *b) {
   tfd_dtype dt = tfd_tensor_dtype(a);
   binary_row fn = binary_fn(op, dt);
   if (!fn) {
@@ -370,9 +370,9 @@ static void run_binary(tfd_kernel *k, tfd_kernel_ctx *c, int op, tfd_tensor *a, 
   else binary_rows_range(0, rows, &j);
 }
 
-static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) { run_binary(k, c, k->code, c->inputs[0], c->inputs[1]); }
+static void k_binary(tfd_kernel *k, tfd_kernel_context *c) { run_binary(k, c, k->code, c->inputs[0], c->inputs[1]); }
 
-static void k_bias_add(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_bias_add(tfd_kernel *k, tfd_kernel_context *c) {
   if (tfd_bias_add_check(c, k)) run_binary(k, c, B_ADD, c->inputs[0], c->inputs[1]);
 }
 
@@ -424,7 +424,7 @@ static void softmax_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-static void k_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_softmax(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_softmax_check(c, k)) return;

@@ -17,7 +17,7 @@ static tfd_allocator *host_allocator(tfd_device *d) { return d->ops->get_allocat
 
 enum { MAX_STAGED_INPUTS = 2 }; /* Reshape's and Fill's two */
 
-static void k_staged(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_staged(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in[MAX_STAGED_INPUTS] = {0}, *out[TFD_MAX_OP_OUTPUTS] = {0};
   tfd_status tmp = TFD_STATUS_INIT;
   bool ok = true;
@@ -30,7 +30,7 @@ static void k_staged(tfd_kernel *k, tfd_kernel_ctx *c) {
     ok = in[i] != NULL;
   }
   if (ok) {
-    tfd_kernel_ctx hc = *c;
+    tfd_kernel_context hc = *c;
     hc.inputs = in;
     hc.outputs = out;
     hc.allocator = host;

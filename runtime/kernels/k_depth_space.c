@@ -8,7 +8,7 @@
 #include "kernel.h"
 #include "shape_logic.h"
 
-static void k_depth_space(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_depth_space(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t d[4], out[4], b = k->code;
   bool to_space = k->keep_dims;
   if (!tfd_depth_space_shape(c, k, to_space, b, d, out)) return;

@@ -38,8 +38,8 @@ typedef struct djob {
 } djob;
 
 static void free_state(tfd_kernel *k) { free(k->state); }
-static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c);
-static void k_argmax(tfd_kernel *k, tfd_kernel_ctx *c);
+static void k_dilation(tfd_kernel *k, tfd_kernel_context *c);
+static void k_argmax(tfd_kernel *k, tfd_kernel_context *c);
 
 static const tfd_attr_value *list_attr(const tfd_node_def *node, const char *name) {
   const tfd_attr_value *v = tfd_node_def_attr(node, name);
@@ -114,7 +114,7 @@ static const char *shape_text(const tfd_tensor *t, char *buf, size_t cap) {
 }
 
 /* Output size and padding of both spatial dimensions; false with the error set. */
-static bool geometry(const tfd_kernel *k, tfd_kernel_ctx *c, djob *j, const int64_t span[2]) {
+static bool geometry(const tfd_kernel *k, tfd_kernel_context *c, djob *j, const int64_t span[2]) {
   int64_t in[2] = {j->h, j->w}, out[2], pad[2];
   for (int i = 0; i < 2; i++) {
     tfd_status *st = tfd_status_new();
@@ -232,7 +232,7 @@ static int64_t row_cost(int64_t rows, int64_t a, int64_t b, int64_t c) {
 }
 
 /* dilation_logic.h */
-bool tfd_dilation_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g) {
+bool tfd_dilation_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_window_geometry *g) {
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   char s[160];
   if (tfd_tensor_ndims(x) != 4) {
@@ -278,7 +278,7 @@ static djob job_of(const tfd_kernel *k, tfd_dtype dt, const tfd_window_geometry 
                 .oh = g->oh, .ow = g->ow, .pad_t = g->pad_t, .pad_l = g->pad_l};
 }
 
-static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_dilation(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0], *f = c->inputs[1];
   tfd_window_geometry g;
   if (!tfd_dilation_check(c, k, &g)) return;
@@ -294,7 +294,7 @@ static void k_dilation(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* dilation_logic.h */
-bool tfd_argmax_pool_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_geometry *g) {
+bool tfd_argmax_pool_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_window_geometry *g) {
   tfd_tensor *x = c->inputs[0];
   if (tfd_tensor_ndims(x) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "tensor_in must be 4-dimensional");
@@ -310,7 +310,7 @@ bool tfd_argmax_pool_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_window_ge
   return true;
 }
 
-static void k_argmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_argmax(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   tfd_window_geometry g;
   if (!tfd_argmax_pool_check(c, k, &g)) return;

@@ -119,7 +119,7 @@ typedef struct operand {
 } operand;
 
 /* einsum_logic.h */
-void tfd_einsum_run(tfd_kernel *k, tfd_kernel_ctx *c, tfd_einsum_exec *ex) {
+void tfd_einsum_run(tfd_kernel *k, tfd_kernel_context *c, tfd_einsum_exec *ex) {
   const tfd_einsum_spec *sp = k->state;
   tfd_tensor *out = NULL;
   bool ok = false;
@@ -449,7 +449,7 @@ static void cpu_release(tfd_einsum_exec *ex) {
   e->ntemps = 0;
 }
 
-static void k_einsum(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_einsum(tfd_kernel *k, tfd_kernel_context *c) {
   cpu_exec e = {{cpu_temp, cpu_output, cpu_walk, cpu_copy, cpu_zero, cpu_matmul, cpu_release, k, c, NULL}, {NULL}, 0};
   tfd_einsum_run(k, c, &e.ex);
 }

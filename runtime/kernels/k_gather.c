@@ -40,7 +40,7 @@ static char *gather_rows(char *dst, const char *base, const void *idx, bool i64,
 /* GatherV2: params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]. The first
  * batch_dims dimensions of params and indices go together (TensorFlow's batched gather): batch b
  * picks along params' axis with indices[b, ...] only. */
-static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_gather(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), ir = tfd_tensor_ndims(ix);
   tfd_gather_shape g;
@@ -63,7 +63,7 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
       dst = gather_rows(dst, src + (bb * outer + r) * limit * inner, idx + (size_t)(bb * per) * isz, i64, per, inner);
 }
 
-static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_gather_nd(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int pr = tfd_tensor_ndims(p), nd;
   int64_t depth, dims[TFD_MAX_DIMS];
@@ -106,7 +106,7 @@ static void k_gather_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
       }                                                                                    \
   } while (0)
 
-static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_arg(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t axis, dims[TFD_MAX_DIMS];
@@ -137,7 +137,7 @@ static void k_arg(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* TopKV2: each row sorted in topk_order.h's order, the first k kept. */
-static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_top_k(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t kk, dims[TFD_MAX_DIMS];
@@ -182,9 +182,9 @@ static void k_top_k(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* Gather, TensorFlow 1's form (params, indices): GatherV2 along axis 0 (k->value, a scalar 0). */
-static void k_gather_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_gather_v1(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], k->value};
-  tfd_kernel_ctx v2 = *c;
+  tfd_kernel_context v2 = *c;
   v2.inputs = in;
   v2.num_inputs = 3;
   k_gather(k, &v2);

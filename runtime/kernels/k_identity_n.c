@@ -13,12 +13,12 @@
 
 enum { K_IDENTITY_N, K_SHAPE_N, K_PRINT };
 
-static void k_identity_n(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_identity_n(tfd_kernel *k, tfd_kernel_context *c) {
   (void)k;
   for (int i = 0; i < c->num_inputs && i < c->num_outputs; i++) c->outputs[i] = tfd_tensor_ref(c->inputs[i]);
 }
 
-static void k_shape_n(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_shape_n(tfd_kernel *k, tfd_kernel_context *c) {
   for (int i = 0; i < c->num_inputs && i < c->num_outputs; i++) {
     const tfd_tensor *in = c->inputs[i];
     int64_t nd = tfd_tensor_ndims(in);
@@ -104,7 +104,7 @@ static void print_dim(char **buf, size_t *len, size_t *cap, const tfd_tensor *t,
 /* Print: input 0 passes on; the message and each data input's first `summarize` values go to stderr
  * as one line, message then "[values]" per data input (Tensor::SummarizeValue), the first first_n runs
  * (all when first_n < 0). */
-static void k_print(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_print(tfd_kernel *k, tfd_kernel_context *c) {
   c->outputs[0] = tfd_tensor_ref(c->inputs[0]);
   if (k->index >= 0 && atomic_fetch_add(&k->counter, 1) >= (uint64_t)k->index) return;
   int64_t summarize = (int64_t)k->alpha;
@@ -189,7 +189,7 @@ static void nudge(float min, float max, int quant_min, int quant_max, float *nud
 }
 
 /* cwise_logic.h */
-bool tfd_fake_quant_range(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
+bool tfd_fake_quant_range(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *min_t, const tfd_tensor *max_t,
                           tfd_fake_quant_params *r) {
   const fake_quant *fq = k->state;
   r->vars = min_t != NULL;
@@ -211,7 +211,7 @@ bool tfd_fake_quant_range(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   return true;
 }
 
-static void k_fake_quant(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fake_quant(tfd_kernel *k, tfd_kernel_context *c) {
   bool vars = c->num_inputs == 3;
   tfd_fake_quant_params r;
   if (!tfd_fake_quant_range(c, k, vars ? c->inputs[1] : NULL, vars ? c->inputs[2] : NULL, &r)) return;

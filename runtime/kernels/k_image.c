@@ -30,7 +30,7 @@
 #include <cblas.h>
 
 /* ---- FusedBatchNorm, FusedBatchNormV3 ---- */
-static void k_batch_norm(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_batch_norm(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_image_attrs *p = k->state;
   tfd_tensor *x = c->inputs[0];
   if (!tfd_batch_norm_check(c, k)) return;
@@ -92,7 +92,7 @@ static inline float load_float(const void *p, tfd_dtype dt, int64_t i) {
   }
 }
 
-static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_resize(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_image_attrs *p = k->state;
   tfd_tensor *x = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(x);
@@ -168,7 +168,7 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- MirrorPad: REFLECT mirrors without the edge (pads up to size - 1), SYMMETRIC with it (up to size) ---- */
-static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_mirror_pad(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_image_attrs *p = k->state;
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
@@ -203,7 +203,7 @@ static void k_mirror_pad(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* ---- Conv2DBackpropInput: dx[n, iy, ix, ci] = sum dy[n, oy, ox, co] * f[ky, kx, ci, co] over
  * iy = oy * stride + ky * dilation - pad_before (TensorFlow's forward window on input_sizes).
  * Per output row: cols [ow, kh * kw * ci] = dy_row [ow, co] x f^T (sgemm), then added into dx. ---- */
-static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_conv_backprop_input(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_image_attrs *p = k->state;
   tfd_tensor *f = c->inputs[1], *dy = c->inputs[2];
   tfd_conv_dims sz;

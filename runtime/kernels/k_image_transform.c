@@ -50,7 +50,7 @@ static inline const char *at(const sampler *s, int64_t b, int64_t y, int64_t x, 
 }
 
 /* image_logic.h */
-bool tfd_image_transform_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *tr,
+bool tfd_image_transform_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *images, const tfd_tensor *tr,
                                const tfd_tensor *shape, const tfd_tensor *fillv, int64_t *oh, int64_t *ow) {
   if (tfd_tensor_ndims(images) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Input images must have rank 4");
@@ -82,7 +82,7 @@ bool tfd_image_transform_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd
   return true;
 }
 
-static void k_image_transform(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_image_transform(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *images = c->inputs[0], *tr = c->inputs[1], *fillv = c->inputs[3];
   int64_t oh, ow;
   if (!tfd_image_transform_check(c, k, images, tr, c->inputs[2], fillv, &oh, &ow)) return;

@@ -349,7 +349,7 @@ static void bcast_range(int64_t b, int64_t e, void *arg) {
 }
 
 /* cwise_logic.h; k_math.c's ops run through it too. */
-void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tfd_tensor *const *in,
+void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_context *c, row_fn fn, int nin, tfd_tensor *const *in,
                         const tfd_shape *shapes, tfd_dtype out_dt, const tfd_shape *out, int64_t cost) {
   tfd_tensor *o = tfd_kernel_alloc(c, k, out_dt, out->dims, out->ndims);
   if (!o) return;
@@ -421,7 +421,7 @@ void tfd_cwise_run_rows(tfd_kernel *k, tfd_kernel_ctx *c, row_fn fn, int nin, tf
   }
 }
 
-static row_fn need_row(tfd_kernel *k, tfd_kernel_ctx *c, tfd_dtype dt) {
+static row_fn need_row(tfd_kernel *k, tfd_kernel_context *c, tfd_dtype dt) {
   row_fn fn = row_for(k->code, dt);
   if (!fn) tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
   return fn;
@@ -441,7 +441,7 @@ static bool any_int(const tfd_tensor *t, bool negative) {
   return nz != 0;
 }
 
-static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unary(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   row_fn fn = need_row(k, c, dt);
@@ -451,7 +451,7 @@ static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_cwise_run_rows(k, c, fn, 1, c->inputs, &s, dt, &s, k->code == L_RECIPROCAL || k->code == L_FLOOR || k->code == L_CEIL ? 2 : 20);
 }
 
-static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_binary(tfd_kernel *k, tfd_kernel_context *c) {
   if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(a);
@@ -494,7 +494,7 @@ static row_fn select_row(tfd_dtype dt) {
   }
 }
 
-static void k_select(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_select(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_shape s[3], out;
   if (!tfd_select_check(c, k, k->code == L_SELECT_V2, s, &out)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[1]);
@@ -533,7 +533,7 @@ static void addn_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-static void k_add_n(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_add_n(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *first = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(first);
   if (!tfd_cwise_same_dtypes(c, k, 0, c->num_inputs)) return;

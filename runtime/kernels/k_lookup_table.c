@@ -177,7 +177,7 @@ static void table_kernel_cleanup(tfd_kernel *k) {
 }
 
 /* Finds or makes the table a handle op names (under s->mu). */
-static tfd_resource *make_table(tfd_kernel *k, tfd_kernel_ctx *c, kernel_state *s) {
+static tfd_resource *make_table(tfd_kernel *k, tfd_kernel_context *c, kernel_state *s) {
   tfd_resource_handle h = k->handle;
   if (!h.container[0]) snprintf(h.container, sizeof h.container, "%s", tfd_resource_mgr_default_container(c->rm));
   bool private_name = k->ta; /* no shared_name, no node-name sharing: a name of the kernel's own */
@@ -242,7 +242,7 @@ static tfd_resource *make_table(tfd_kernel *k, tfd_kernel_ctx *c, kernel_state *
   }
 }
 
-static void k_table(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_table(tfd_kernel *k, tfd_kernel_context *c) {
   kernel_state *s = k->state;
   pthread_mutex_lock(&s->mu);
   if (!s->res) s->res = make_table(k, c, s);
@@ -256,7 +256,7 @@ static void k_table(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static table *lookup_table(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res) {
+static table *lookup_table(tfd_kernel *k, tfd_kernel_context *c, tfd_resource **res) {
   *res = NULL;
   if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the table handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
@@ -268,7 +268,7 @@ static table *lookup_table(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res)
 }
 
 /* OpKernelContext::MatchSignature over the inputs after the handle. */
-static bool match_signature(tfd_kernel_ctx *c, const tfd_kernel *k, const table *t, int nin) {
+static bool match_signature(tfd_kernel_context *c, const tfd_kernel *k, const table *t, int nin) {
   tfd_dtype want[3] = {TFD_RESOURCE, t->kdt, t->vdt};
   bool ok = true;
   for (int i = 1; i < nin; i++) ok = ok && tfd_tensor_dtype(c->inputs[i]) == want[i];
@@ -284,7 +284,7 @@ static bool match_signature(tfd_kernel_ctx *c, const tfd_kernel *k, const table 
 }
 
 /* CheckKeyAndValueTensorsHelper: scalar keys and values, so values must have the keys' shape. */
-static bool same_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *keys, const tfd_tensor *vals) {
+static bool same_shape(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *keys, const tfd_tensor *vals) {
   tfd_shape ks, vs;
   tfd_shape_of_tensor(keys, &ks);
   tfd_shape_of_tensor(vals, &vs);
@@ -299,7 +299,7 @@ static bool same_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor 
 
 /* Inserts every (key, value); an initializable table refuses a key it holds with another value
  * (HashTable::DoInsert). Called with t->mu held. */
-static bool insert_all(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const tfd_tensor *keys, const tfd_tensor *vals) {
+static bool insert_all(tfd_kernel_context *c, const tfd_kernel *k, table *t, const tfd_tensor *keys, const tfd_tensor *vals) {
   int64_t n = tfd_tensor_numel(keys);
   if (!grow(t, n)) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory growing a table to %" PRId64 " entries", t->n + n);
@@ -338,7 +338,7 @@ static bool insert_all(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const t
 }
 
 /* InitializableLookupTable::Initialize: once; again only with the same entries. Under t->mu. */
-static void initialize(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const tfd_tensor *keys, const tfd_tensor *vals) {
+static void initialize(tfd_kernel_context *c, const tfd_kernel *k, table *t, const tfd_tensor *keys, const tfd_tensor *vals) {
   if (t->initialized) {
     int64_t n = tfd_tensor_numel(keys);
     bool same = true;
@@ -361,7 +361,7 @@ static void initialize(tfd_kernel_ctx *c, const tfd_kernel *k, table *t, const t
   t->initialized = true;
 }
 
-static void k_initialize(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_initialize(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -393,7 +393,7 @@ out:
 }
 
 /* LookupTableImportV2: a HashTable initializes; a MutableHashTable replaces its entries. */
-static void k_import(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_import(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -411,7 +411,7 @@ static void k_import(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_insert(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_insert(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -427,7 +427,7 @@ static void k_insert(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_remove(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_remove(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -459,7 +459,7 @@ static void k_remove(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_find(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_find(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -505,7 +505,7 @@ out:
   tfd_resource_unref(r);
 }
 
-static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_size(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;
@@ -519,7 +519,7 @@ static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_export(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_export(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   table *t = lookup_table(k, c, &r);
   if (!t) return;

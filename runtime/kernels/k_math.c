@@ -239,13 +239,13 @@ static tfd_cwise_row_fn row_for(int op, tfd_dtype dt) {
   return t < 0 || op < 0 || op >= M_LOG_SOFTMAX ? NULL : rows[op][t];
 }
 
-static tfd_cwise_row_fn need_row(tfd_kernel *k, tfd_kernel_ctx *c, tfd_dtype dt) {
+static tfd_cwise_row_fn need_row(tfd_kernel *k, tfd_kernel_context *c, tfd_dtype dt) {
   tfd_cwise_row_fn fn = row_for(k->code, dt);
   if (!fn) tfd_kernel_fail(c, k, TFD_UNIMPLEMENTED, "no kernel for dtype %s", tfd_dtype_name(dt));
   return fn;
 }
 
-static void k_unary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unary(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   tfd_cwise_row_fn fn = need_row(k, c, dt);
@@ -282,7 +282,7 @@ static bool any_zero(const tfd_tensor *t) {
   return z != 0;
 }
 
-static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_binary(tfd_kernel *k, tfd_kernel_context *c) {
   if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_tensor *b = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
@@ -302,7 +302,7 @@ static void k_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* TensorFlow's ClipOp: each bound a scalar or shaped exactly like t (no other broadcasting). */
-static void k_clip(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_clip(tfd_kernel *k, tfd_kernel_context *c) {
   if (!tfd_cwise_same_dtypes(c, k, 0, 3)) return;
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
   tfd_cwise_row_fn fn = need_row(k, c, dt);
@@ -352,7 +352,7 @@ static void log_softmax_range(int64_t b, int64_t e, void *arg) {
   }
 }
 
-static void k_log_softmax(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_log_softmax(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   int nd = tfd_tensor_ndims(in);

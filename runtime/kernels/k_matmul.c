@@ -229,7 +229,7 @@ static int64_t panel_rows(int64_t m, int64_t n, int64_t k, int64_t budget) {
   return (m + panels - 1) / panels;
 }
 
-static void k_matmul(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_matmul(tfd_kernel *k, tfd_kernel_context *c) {
   matmul_attrs *attrs = k->state;
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   tfd_matmul_shape s;

@@ -83,7 +83,7 @@ static float scalar_float(const tfd_tensor *t) {
 }
 
 /* "max_output_size must be 0-D, got shape [2]" when input i is not a scalar. */
-static bool need_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what) {
+static bool need_scalar(tfd_kernel_context *c, const tfd_kernel *k, int i, const char *what) {
   if (tfd_tensor_ndims(c->inputs[i]) == 0) return true;
   char buf[96];
   tfd_shape s;
@@ -92,7 +92,7 @@ static bool need_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const cha
   return false;
 }
 
-static void k_nms(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_nms(tfd_kernel *k, tfd_kernel_context *c) {
   int version = (int)k->code;
   const tfd_tensor *boxes = c->inputs[0], *scores = c->inputs[1];
   if (!need_scalar(c, k, 2, "max_output_size") || !need_scalar(c, k, 3, "iou_threshold") ||

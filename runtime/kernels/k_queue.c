@@ -44,7 +44,7 @@ struct waiter {
   bool is_enqueue;
   element elem; /* the tuple to enqueue / the tuple dequeued */
   tfd_kernel *k;
-  tfd_kernel_ctx *c;
+  tfd_kernel_context *c;
   tfd_done_fn done;
   void *done_arg;
   tfd_cancellation *cancel;
@@ -196,7 +196,7 @@ static void on_cancel(void *arg, tfd_code code, const char *message) {
 static void release_waiter(void *arg) { waiter_unref(arg); } /* the registration's reference */
 
 /* ---- kernels ---- */
-static queue *lookup_queue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res) {
+static queue *lookup_queue(tfd_kernel *k, tfd_kernel_context *c, tfd_resource **res) {
   *res = NULL;
   if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the queue handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
@@ -207,7 +207,7 @@ static queue *lookup_queue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res)
   return *res ? tfd_resource_data(*res) : NULL;
 }
 
-static void k_fifo_queue(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fifo_queue(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource_handle h = k->handle;
   if (!h.container[0]) snprintf(h.container, sizeof h.container, "%s", tfd_resource_mgr_default_container(c->rm));
   tfd_status tmp = TFD_STATUS_INIT;
@@ -248,7 +248,7 @@ static void k_fifo_queue(tfd_kernel *k, tfd_kernel_ctx *c) {
  * fails at once when the step is already cancelled. The cancellation
  * callback is registered before the waiter is visible, so every waiter that
  * can be cancelled holds the registration's reference from the start. */
-static void wait_on(queue *q, tfd_resource *r, tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg,
+static void wait_on(queue *q, tfd_resource *r, tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg,
                     bool is_enqueue, element *e) {
   waiter *w = calloc(1, sizeof *w);
   if (!w) {
@@ -289,7 +289,7 @@ static void wait_on(queue *q, tfd_resource *r, tfd_kernel *k, tfd_kernel_ctx *c,
   pthread_mutex_unlock(&q->mu);
 }
 
-static void k_enqueue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
+static void k_enqueue(tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg) {
   tfd_resource *r;
   queue *q = lookup_queue(k, c, &r);
   if (!q) {
@@ -344,7 +344,7 @@ static const char *types_string(char *buf, size_t cap, const tfd_dtype *types, i
   return buf;
 }
 
-static void k_dequeue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
+static void k_dequeue(tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg) {
   tfd_resource *r;
   queue *q = lookup_queue(k, c, &r);
   if (!q) {
@@ -381,7 +381,7 @@ static void k_dequeue(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *
   done(arg);
 }
 
-static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_size(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   queue *q = lookup_queue(k, c, &r);
   if (!q) return;
@@ -395,7 +395,7 @@ static void k_size(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_close(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_close(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   queue *q = lookup_queue(k, c, &r);
   if (!q) return;
@@ -415,7 +415,7 @@ static void k_close(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_resource_unref(r);
 }
 
-static void k_sync_unused(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sync_unused(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_kernel_fail(c, k, TFD_INTERNAL, "%s must run asynchronously", k->op->name);
 }
 

@@ -38,7 +38,7 @@ static int64_t range_size_float(double start, double limit, double delta) {
   return !(n <= 9.2233720368547748e18) ? -1 : (int64_t)n;
 }
 
-static void k_ragged_range(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ragged_range(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in[3] = {c->inputs[0], c->inputs[1], c->inputs[2]};
   static const char *const names[3] = {"starts", "limits", "deltas"};
   tfd_dtype dt = tfd_tensor_dtype(in[0]), splits_dt = k->dst;
@@ -213,7 +213,7 @@ static int64_t *positions(int64_t n) {
 
 /* Output positions of the next level's elements from the parent level's (TensorFlow's
  * CalculateOutputIndexRowSplit / ValueRowID); *out is malloc'ed, *nout its length. */
-static bool next_index(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *t, int type, const int64_t *parent,
+static bool next_index(tfd_kernel *k, tfd_kernel_context *c, const tfd_tensor *t, int type, const int64_t *parent,
                        int64_t nparent, int64_t mult, int64_t size, int64_t **out, int64_t *nout) {
   int64_t n = tfd_tensor_numel(t);
   *out = NULL;
@@ -280,7 +280,7 @@ oom:
   return false;
 }
 
-bool tfd_ragged_to_tensor_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_to_tensor_plan *pl) {
+bool tfd_ragged_to_tensor_plan_make(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *const *in, tfd_ragged_to_tensor_plan *pl) {
   memset(pl, 0, sizeof *pl);
   const r2t_params *p = k->state;
   tfd_tensor *shape_t = in[0], *vals = in[1], *def = in[2], *first = in[3];
@@ -485,7 +485,7 @@ void tfd_ragged_to_tensor_plan_free(tfd_ragged_to_tensor_plan *p) {
   free(p->cell);
 }
 
-static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_ragged_to_tensor_plan p;
   if (!tfd_ragged_to_tensor_plan_make(k, c, c->inputs, &p)) return;
   tfd_tensor *vals = c->inputs[1];
@@ -522,7 +522,7 @@ static bool push(i64vec *a, int64_t x) {
   return true;
 }
 
-bool tfd_ragged_gather_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_gather_plan *p) {
+bool tfd_ragged_gather_plan_make(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *const *in, tfd_ragged_gather_plan *p) {
   memset(p, 0, sizeof *p);
   int prr = (int)k->index, nout = c->num_outputs;
   tfd_tensor *vals = in[prr], *ix = in[prr + 1];
@@ -616,7 +616,7 @@ void tfd_ragged_gather_plan_free(tfd_ragged_gather_plan *p) {
 }
 
 /* Output i of RaggedGather: the splits vectors as Tsplits tensors, then the values. */
-static void k_ragged_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ragged_gather(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_ragged_gather_plan p;
   if (!tfd_ragged_gather_plan_make(k, c, c->inputs, &p)) return;
   tfd_tensor *vals = c->inputs[k->index], *made[TFD_MAX_OP_OUTPUTS] = {0};

@@ -7,7 +7,7 @@
 #include "kernel.h"
 #include "shape_logic.h"
 
-static void k_random(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_random(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t dims[TFD_MAX_DIMS];
   int nd;
   if (!tfd_random_shape(c, k, dims, &nd)) return;

@@ -16,7 +16,7 @@
 /* The stream of element i of a run that reserved counter block `base` (device_math_elem.h's). */
 static uint64_t element_seed(const tfd_kernel *k, uint64_t base, int64_t i) { return tfd_dm_element_seed(k->seed, base, i); }
 
-static void k_truncated_normal(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_truncated_normal(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t dims[TFD_MAX_DIMS];
   int nd;
   if (!tfd_random_shape(c, k, dims, &nd)) return;
@@ -32,7 +32,7 @@ static void k_truncated_normal(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-bool tfd_uniform_int_args(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *bound) {
+bool tfd_uniform_int_args(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *bound) {
   char text[TFD_MAX_DIMS * 21 + 3];
   if (!tfd_random_shape(c, k, dims, nd)) return false;
   static const char *const what[] = {"minval", "maxval"};
@@ -64,7 +64,7 @@ bool tfd_uniform_int_args(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims,
   return true;
 }
 
-static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_random_uniform_int(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t dims[TFD_MAX_DIMS], bound[2], n = 1;
   int nd;
   if (!tfd_uniform_int_args(c, k, dims, &nd, bound)) return;
@@ -98,7 +98,7 @@ static double logit_at(const tfd_tensor *t, int64_t i) {
 }
 
 /* shape_logic.h */
-bool tfd_multinomial_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *samples_out) {
+bool tfd_multinomial_check(tfd_kernel_context *c, const tfd_kernel *k, int64_t *samples_out) {
   tfd_tensor *logits = c->inputs[0], *ns = c->inputs[1];
   char text[TFD_MAX_DIMS * 21 + 3];
   if (tfd_tensor_ndims(logits) != 2) {
@@ -140,7 +140,7 @@ bool tfd_multinomial_check(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *samp
   return true;
 }
 
-static void k_multinomial(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_multinomial(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *logits = c->inputs[0];
   int64_t samples;
   if (!tfd_multinomial_check(c, k, &samples)) return;

@@ -139,7 +139,7 @@ static void reduce_parts(int64_t b, int64_t e, void *arg) {
 }
 
 /* Sharded reductions for contiguous layouts; false when it cannot help (then the generic path runs). */
-static bool fast_reduce(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, tfd_tensor *out, int64_t count,
+static bool fast_reduce(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *in, tfd_tensor *out, int64_t count,
                         bool trailing) {
   tfd_dtype dt = tfd_tensor_dtype(in);
   if (dt != TFD_FLOAT32 && dt != TFD_FLOAT64 && dt != TFD_INT32 && dt != TFD_INT64) return false;
@@ -177,7 +177,7 @@ static bool fast_reduce(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, tfd_te
   return true;
 }
 
-static void k_reduce(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reduce(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in), ond;
   bool reduce[TFD_MAX_DIMS];

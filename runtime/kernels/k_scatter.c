@@ -27,7 +27,7 @@ static const char *dims_text(char *buf, size_t cap, const int64_t *dims, int nd)
   return buf;
 }
 
-static void oom(tfd_kernel_ctx *c, const tfd_kernel *k) { tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory"); }
+static void oom(tfd_kernel_context *c, const tfd_kernel *k) { tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory"); }
 
 /* ---- ScatterNd, TensorScatterUpdate ---- */
 /* dst[i] += src[i] for n elements of dt (ScatterNd's summing of repeated indices). */
@@ -56,7 +56,7 @@ static void add_into(void *dst, const void *src, int64_t n, tfd_dtype dt) {
 /* TensorFlow's checks on indices and updates against the output's shape (dims, nd), in its order;
  * tensor_scatter picks TensorScatterOp's texts over ScatterNdOp's. On success *ixd is the index
  * depth, *slice the elements per update and *n the number of updates. */
-static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *upd,
+static bool scatter_check(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *upd,
                           const int64_t *dims, int nd, bool tensor_scatter, const tfd_tensor *shape_in, int64_t *ixd,
                           int64_t *slice, int64_t *n) {
   char a[TEXT_CAP], b[TEXT_CAP];
@@ -156,7 +156,7 @@ static bool scatter_check(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
 
 /* The slot (row of the [out_n / slice, slice] view) of every update, into slots[n]; false with
  * TensorFlow's text for the first index outside dims. */
-static bool scatter_slots(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *ix, const int64_t *dims, int nd,
+static bool scatter_slots(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *ix, const int64_t *dims, int nd,
                           int64_t depth, int64_t n, int64_t *slots) {
   for (int64_t u = 0; u < n; u++) {
     int64_t slot = 0;
@@ -193,7 +193,7 @@ void tfd_scatter_plan_free(tfd_scatter_plan *p) {
   p->slots = p->from = NULL;
 }
 
-bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p) {
+bool tfd_scatter_nd_plan(tfd_kernel_context *c, const tfd_kernel *k, tfd_scatter_plan *p) {
   memset(p, 0, sizeof *p);
   tfd_tensor *upd = c->inputs[1];
   if (!tfd_kernel_check_index(c, k, c->inputs[0], "indices") || !tfd_kernel_check_index(c, k, c->inputs[2], "shape")) return false;
@@ -230,7 +230,7 @@ bool tfd_scatter_nd_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_pla
   return ok;
 }
 
-bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter_plan *p) {
+bool tfd_tensor_scatter_plan(tfd_kernel_context *c, const tfd_kernel *k, tfd_scatter_plan *p) {
   memset(p, 0, sizeof *p);
   tfd_tensor *in = c->inputs[0], *upd = c->inputs[2];
   if (!tfd_kernel_check_index(c, k, c->inputs[1], "indices")) return false;
@@ -259,7 +259,7 @@ bool tfd_tensor_scatter_plan(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_scatter
   return ok;
 }
 
-static void k_scatter_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scatter_nd(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_scatter_plan p;
   if (!tfd_scatter_nd_plan(c, k, &p)) return;
   tfd_tensor *upd = c->inputs[1];
@@ -295,7 +295,7 @@ static void k_scatter_nd(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_scatter_plan_free(&p);
 }
 
-static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_scatter_plan p;
   if (!tfd_tensor_scatter_plan(c, k, &p)) return;
   tfd_tensor *in = c->inputs[0], *upd = c->inputs[2];
@@ -328,13 +328,13 @@ static void k_tensor_scatter_update(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- BatchMatMul: the legacy op, without broadcasting ---- */
-static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_batch_matmul_v1(tfd_kernel *k, tfd_kernel_context *c) {
   if (tfd_batch_matmul_v1_check(c, k)) tfd_batch_matmul_compute(k, c);
 }
 
 /* ---- LowerBound, UpperBound ---- */
 /* scatter_logic.h */
-bool tfd_search_sorted_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_search_sorted_check(tfd_kernel_context *c, const tfd_kernel *k) {
   tfd_tensor *s = c->inputs[0], *v = c->inputs[1];
   if (tfd_tensor_ndims(s) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "sorted input argument must be a matrix");
@@ -360,7 +360,7 @@ bool tfd_search_sorted_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
   return true;
 }
 
-static void k_search_sorted(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_search_sorted(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *s = c->inputs[0], *v = c->inputs[1];
   if (!tfd_search_sorted_check(c, k)) return;
   int64_t rows = tfd_tensor_dim(s, 0), len = tfd_tensor_dim(s, 1), m = tfd_tensor_dim(v, 1);
@@ -507,7 +507,7 @@ static void put_index(tfd_tensor *t, int64_t i, int64_t v) {
     ((int32_t *)tfd_tensor_data(t))[i] = (int32_t)v;
 }
 
-static void k_unique(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unique(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t axis = 0;
@@ -605,7 +605,7 @@ fail:
   tfd_tensor_unref(idx);
 }
 
-static void k_list_diff(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_list_diff(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   if (tfd_tensor_ndims(x) != 1) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "x should be a 1D vector.");

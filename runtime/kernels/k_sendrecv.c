@@ -8,7 +8,7 @@
 #include "kernel.h"
 
 /* A dead input (the frame-aware executor runs _Send dead, with no input) is sent as dead. */
-static void k_send(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_send(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_status tmp = TFD_STATUS_INIT;
   if (tfd_rendezvous_send(c->rendezvous, k->key, c->inputs[0], &tmp) != TFD_OK) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
@@ -18,7 +18,7 @@ static void k_send(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 typedef struct recv_wait {
   tfd_kernel *k;
-  tfd_kernel_ctx *c;
+  tfd_kernel_context *c;
   tfd_done_fn done;
   void *arg;
 } recv_wait;
@@ -42,7 +42,7 @@ static void recv_done(void *p, tfd_tensor *t, const tfd_status *st) {
   w.done(w.arg);
 }
 
-static void k_recv_async(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg) {
+static void k_recv_async(tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg) {
   recv_wait *w = malloc(sizeof *w);
   if (!w) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -53,7 +53,7 @@ static void k_recv_async(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, voi
   tfd_rendezvous_recv(c->rendezvous, k->key, recv_done, w);
 }
 
-static void k_recv_sync(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_recv_sync(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_kernel_fail(c, k, TFD_INTERNAL, "_Recv must run asynchronously");
 }
 

@@ -9,7 +9,7 @@
 #include "shape_logic.h"
 
 /* A view of `in` with new dims (same elements), as the kernel's output. */
-static void reshaped(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *in, const int64_t *dims, int nd) {
+static void reshaped(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *in, const int64_t *dims, int nd) {
   tfd_status tmp = TFD_STATUS_INIT;
   c->outputs[0] = tfd_tensor_reshape(in, dims, nd, &tmp);
   if (!c->outputs[0]) {
@@ -53,7 +53,7 @@ static void strided_copy(const tfd_tensor *in, tfd_tensor *out, const int64_t *b
   }
 }
 
-static void k_expand_dims(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_expand_dims(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t axis, dims[TFD_MAX_DIMS];
@@ -71,7 +71,7 @@ typedef struct axes_list {
   int64_t axes[];
 } axes_list;
 
-static void k_squeeze(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_squeeze(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   const axes_list *l = k->state;
   int nd = tfd_tensor_ndims(in), ond = 0;
@@ -99,7 +99,7 @@ static void k_squeeze(tfd_kernel *k, tfd_kernel_ctx *c) {
   reshaped(c, k, in, dims, ond);
 }
 
-static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pack(tfd_kernel *k, tfd_kernel_context *c) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
   int nd = tfd_tensor_ndims(first);
@@ -117,7 +117,7 @@ static void k_pack(tfd_kernel *k, tfd_kernel_ctx *c) {
       memcpy(dst, (const char *)tfd_tensor_const_data(c->inputs[i]) + r * block, (size_t)block);
 }
 
-static void k_unpack(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_unpack(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in), n = c->num_outputs;
   int64_t axis, dims[TFD_MAX_DIMS];
@@ -142,7 +142,7 @@ static void k_unpack(tfd_kernel *k, tfd_kernel_ctx *c) {
   for (int i = 0; i < n; i++) c->outputs[i] = outs[i];
 }
 
-static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_slice(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t begin[TFD_MAX_DIMS], dims[TFD_MAX_DIMS], one[TFD_MAX_DIMS];
@@ -155,7 +155,7 @@ static void k_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* ---- StridedSlice: the plan is shared with shape inference (op_registry.c) ---- */
-static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_strided_slice(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_strided_slice_plan p;
   if (!tfd_strided_slice_shape(c, k, &p)) return;
@@ -165,7 +165,7 @@ static void k_strided_slice(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_strided_slice_output(c, k, out, &p);
 }
 
-static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_tile(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   int64_t dims[TFD_MAX_DIMS];
@@ -193,7 +193,7 @@ static void k_tile(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-static void k_range(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_range(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
   tfd_range r;
   if (!tfd_range_size(c, k, &r)) return;
@@ -219,7 +219,7 @@ static void k_range(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* Split and SplitV: num_outputs pieces of `in` along axis, sized by sizes[]. */
-static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, int64_t axis, const int64_t *sizes) {
+static void split_into(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *in, int64_t axis, const int64_t *sizes) {
   int nd = tfd_tensor_ndims(in), n = c->num_outputs;
   tfd_tensor *outs[TFD_MAX_OP_OUTPUTS];
   int64_t dims[TFD_MAX_DIMS];
@@ -246,12 +246,12 @@ static void split_into(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *in, int64_t
   for (int i = 0; i < n; i++) c->outputs[i] = outs[i];
 }
 
-static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_split(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   if (tfd_split_sizes(c, k, &axis, sizes)) split_into(k, c, c->inputs[1], axis, sizes);
 }
 
-static void k_split_v(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_split_v(tfd_kernel *k, tfd_kernel_context *c) {
   int64_t axis, sizes[TFD_MAX_OP_OUTPUTS];
   if (tfd_split_v_sizes(c, k, &axis, sizes)) split_into(k, c, c->inputs[0], axis, sizes);
 }

@@ -19,7 +19,7 @@
 
 typedef tfd_space_batch_plan plan;
 
-bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, plan *p, int64_t *out) {
+bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_context *c, bool to_batch, plan *p, int64_t *out) {
   tfd_tensor *in = c->inputs[0], *bs = c->inputs[1], *pads = c->inputs[2];
   const char *pads_name = to_batch ? "paddings" : "crops";
   if (!tfd_kernel_check_index(c, k, bs, "block_shape") || !tfd_kernel_check_index(c, k, pads, pads_name)) return false;
@@ -113,7 +113,7 @@ bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, 
   return true;
 }
 
-static void k_space_batch(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_space_batch(tfd_kernel *k, tfd_kernel_context *c) {
   bool to_batch = k->keep_dims;
   plan p;
   int64_t out_dims[TFD_MAX_DIMS];

@@ -14,7 +14,7 @@
 #include "kernel_shared.h"
 
 /* Whether input i is int64 (the op's signature says so; a fed tensor could still be another). */
-static bool need_int64(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char *what) {
+static bool need_int64(tfd_kernel_context *c, const tfd_kernel *k, int i, const char *what) {
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[i]);
   if (dt == TFD_INT64) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "%s must be int64, got %s", what, tfd_dtype_name(dt));
@@ -22,7 +22,7 @@ static bool need_int64(tfd_kernel_ctx *c, const tfd_kernel *k, int i, const char
 }
 
 /* A dense shape's element count, with TensorShape's texts for a negative size or an overflow. */
-static bool dense_count(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *dims, int64_t nd, int64_t *count) {
+static bool dense_count(tfd_kernel_context *c, const tfd_kernel *k, const int64_t *dims, int64_t nd, int64_t *count) {
   int64_t n = 1;
   for (int64_t d = 0; d < nd; d++)
     if (dims[d] < 0) {
@@ -42,7 +42,7 @@ static bool dense_count(tfd_kernel_ctx *c, const tfd_kernel *k, const int64_t *d
 
 /* ---- SparseFillEmptyRows ---- */
 
-static void k_fill_empty_rows(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fill_empty_rows(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *ix = c->inputs[0], *vals = c->inputs[1], *shape = c->inputs[2], *def = c->inputs[3];
   char text[TFD_SHAPE_TEXT_CAP];
   if (!need_int64(c, k, 0, "indices") || !need_int64(c, k, 2, "dense_shape")) return;
@@ -185,7 +185,7 @@ fail:
 
 /* ---- SparseReshape ---- */
 
-bool tfd_sparse_reshape_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *in_shape,
+bool tfd_sparse_reshape_plan(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *ix, const tfd_tensor *in_shape,
                              const tfd_tensor *new_shape, tfd_sparse_reshape *p) {
   char text[TFD_SHAPE_TEXT_CAP], text2[TFD_SHAPE_TEXT_CAP];
   if (!need_int64(c, k, 0, "input_indices") || !need_int64(c, k, 1, "input_shape") ||
@@ -284,7 +284,7 @@ bool tfd_sparse_reshape_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_t
   return true;
 }
 
-static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *ix = c->inputs[0], *in_shape = c->inputs[1];
   tfd_sparse_reshape p;
   if (!tfd_sparse_reshape_plan(c, k, ix, in_shape, c->inputs[2], &p)) return;

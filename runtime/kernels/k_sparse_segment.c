@@ -51,7 +51,7 @@ SEG_REDUCE(reduce_u8, uint8_t, uint8_t)
 
 /* scatter_logic.h. Every check in TensorFlow's order: the inputs' shapes, then segment by segment its
  * id (sorted, in range) and its indices (in data's rows). */
-bool tfd_sparse_segment_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *data, const tfd_tensor *ix,
+bool tfd_sparse_segment_plan(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *data, const tfd_tensor *ix,
                              const tfd_tensor *seg, const tfd_tensor *ns, tfd_scatter_plan *p) {
   memset(p, 0, sizeof *p);
   bool with_num = k->keep_dims;
@@ -162,7 +162,7 @@ bool tfd_sparse_segment_plan(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_t
   return false;
 }
 
-static void k_sparse_segment(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_segment(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *data = c->inputs[0];
   tfd_scatter_plan p;
   if (!tfd_sparse_segment_plan(c, k, data, c->inputs[1], c->inputs[2], k->keep_dims ? c->inputs[3] : NULL, &p)) return;

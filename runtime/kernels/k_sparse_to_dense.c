@@ -14,7 +14,7 @@
 #include "shape_logic.h"
 
 /* The checks TensorFlow makes before it allocates; *n and *r: the number of indices and their rank. */
-static bool check_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *n, int64_t *r) {
+static bool check_inputs(tfd_kernel *k, tfd_kernel_context *c, int64_t *n, int64_t *r) {
   tfd_tensor *ix = c->inputs[0], *shape = c->inputs[1], *vals = c->inputs[2], *def = c->inputs[3];
   char text[TFD_SHAPE_TEXT_CAP];
   if (!tfd_kernel_check_index(c, k, ix, "sparse_indices") || !tfd_kernel_check_index(c, k, shape, "output_shape"))
@@ -56,7 +56,7 @@ static bool check_inputs(tfd_kernel *k, tfd_kernel_ctx *c, int64_t *n, int64_t *
 
 /* Index i's coordinates in at[]; -1 where it is in bounds and ordered (validate: TensorFlow's
  * SparseTensor::IndicesValid texts), else an error was reported. Returns its row-major offset. */
-static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, int64_t i, int r, const int64_t *dims,
+static int64_t locate(tfd_kernel *k, tfd_kernel_context *c, const tfd_tensor *ix, int64_t i, int r, const int64_t *dims,
                       bool validate, int64_t *prev, int64_t *at) {
   char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
   int64_t offset = 0;
@@ -95,7 +95,7 @@ static int64_t locate(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_tensor *ix, in
   return offset;
 }
 
-bool tfd_sparse_to_dense_plan(tfd_kernel_ctx *c, tfd_kernel *k, tfd_scatter_plan *p) {
+bool tfd_sparse_to_dense_plan(tfd_kernel_context *c, tfd_kernel *k, tfd_scatter_plan *p) {
   memset(p, 0, sizeof *p);
   int64_t n, r;
   if (!check_inputs(k, c, &n, &r) || !tfd_shape_input(c, k, 1, p->dims, &p->nd)) return false;
@@ -116,7 +116,7 @@ bool tfd_sparse_to_dense_plan(tfd_kernel_ctx *c, tfd_kernel *k, tfd_scatter_plan
   return true;
 }
 
-static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_sparse_to_dense(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_scatter_plan p;
   if (!tfd_sparse_to_dense_plan(c, k, &p)) return;
   tfd_tensor *vals = c->inputs[2];

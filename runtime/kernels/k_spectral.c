@@ -37,7 +37,7 @@ static void complex_row(void *o_, const void *const *in, const int64_t *s, int64
   }
 }
 
-static void k_complex_part(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_complex_part(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   tfd_tensor *y = tfd_kernel_alloc_like(c, k, TFD_FLOAT32, x);
   if (!y) return;
@@ -105,7 +105,7 @@ static void div_row(void *o_, const void *const *in, const int64_t *s, int64_t n
 
 /* Complex (parts in, complex64 out) and the complex64 arithmetic: numpy broadcasting by k_logic.c's
  * engine, a row function per op. */
-static void k_complex_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_complex_binary(tfd_kernel *k, tfd_kernel_context *c) {
   if (!tfd_cwise_same_dtypes(c, k, 0, 2)) return;
   tfd_shape s[2], out;
   tfd_shape_of_tensor(c->inputs[0], &s[0]);
@@ -119,7 +119,7 @@ static void k_complex_binary(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_cwise_run_rows(k, c, fn, 2, c->inputs, s, TFD_COMPLEX64, &out, k->code >= S_MUL ? 4 : 1);
 }
 
-static void k_complex_neg(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_complex_neg(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *x = c->inputs[0];
   int64_t dims[TFD_MAX_DIMS];
   for (int i = 0; i < tfd_tensor_ndims(x); i++) dims[i] = tfd_tensor_dim(x, i);
@@ -307,7 +307,7 @@ static void fft_rows(int64_t begin, int64_t end, void *arg) {
   free(x);
 }
 
-static void k_fft(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_fft(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
   char shape[TFD_SHAPE_TEXT_CAP];

@@ -124,7 +124,7 @@ static uint64_t fingerprint64(const void *data, size_t len) {
                     mul);
 }
 
-static void k_hash(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_hash(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, TFD_INT64, in);
   if (!out) return;
@@ -177,7 +177,7 @@ static bool split_one(const char *s, size_t len, const char *delim, size_t dlen,
   return true;
 }
 
-static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_split(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0], *delim = c->inputs[1];
   char text[TFD_SHAPE_TEXT_CAP];
   if (tfd_tensor_ndims(in) != 1) {
@@ -294,7 +294,7 @@ static int64_t split_at(const tfd_tensor *t, int64_t i) {
                                           : ((const int64_t *)tfd_tensor_const_data(t))[i];
 }
 
-static void k_ngrams(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_ngrams(tfd_kernel *k, tfd_kernel_context *c) {
   const ngram_params *p = k->state;
   tfd_tensor *data = c->inputs[0], *splits = c->inputs[1];
   char text[TFD_SHAPE_TEXT_CAP];
@@ -409,7 +409,7 @@ static tfd_code setup_ngrams(tfd_kernel *k, const tfd_kernel_init *init, tfd_sta
 }
 
 /* ---- StaticRegexReplace ---- */
-static void k_regex(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_regex(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *in = c->inputs[0];
   tfd_tensor *out = tfd_kernel_alloc_like(c, k, TFD_STRING, in);
   if (!out) return;

@@ -52,7 +52,7 @@ static bool resize(tensor_array *a, int64_t n) {
   return true;
 }
 
-static void k_create(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_create(tfd_kernel *k, tfd_kernel_context *c) {
   if (!c->session_state) {
     tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION, "a TensorArray lives in a session's step: it cannot run eagerly");
     return;
@@ -103,7 +103,7 @@ static void k_create(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* The array input 0 names, locked: a new reference in *res, NULL with the error reported. */
-static tensor_array *lock_array(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res) {
+static tensor_array *lock_array(tfd_kernel *k, tfd_kernel_context *c, tfd_resource **res) {
   if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the TensorArray handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
   tfd_status tmp = TFD_STATUS_INIT;
@@ -131,7 +131,7 @@ static void unlock_array(tensor_array *a, tfd_resource *r) {
 }
 
 /* A flow output: a float32 zero in the memory float32 lives in on the device. */
-static bool flow_out(tfd_kernel *k, tfd_kernel_ctx *c, int i) {
+static bool flow_out(tfd_kernel *k, tfd_kernel_context *c, int i) {
   tfd_tensor *flow = tfd_kernel_alloc_home(c, k, TFD_FLOAT32, NULL, 0);
   if (!flow || !tfd_kernel_put_elems(c, k, flow, 0, NULL, 0, 1)) {
     tfd_tensor_unref(flow);
@@ -142,7 +142,7 @@ static bool flow_out(tfd_kernel *k, tfd_kernel_ctx *c, int i) {
 }
 
 /* Writes value at index (locked): TensorFlow's checks of index, dtype, shape and a second write. */
-static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t index, tfd_tensor *value) {
+static bool write_at(tfd_kernel *k, tfd_kernel_context *c, tensor_array *a, int64_t index, tfd_tensor *value) {
   char s1[TFD_SHAPE_TEXT_CAP], s2[TFD_SHAPE_TEXT_CAP];
   if (tfd_tensor_dtype(value) != a->dtype) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorArray dtype is %s but Op is trying to write dtype %s ",
@@ -187,7 +187,7 @@ static bool write_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t 
 
 /* A new reference to element index (locked), or zeros of a fully known element shape where it was
  * never written; NULL with the error reported. Clears it when the array clears after reads. */
-static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, int64_t index) {
+static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_context *c, tensor_array *a, int64_t index) {
   if (index < 0 || index >= a->size) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Tried to read from index %lld but array size is: %lld", (long long)index,
                     (long long)a->size);
@@ -226,7 +226,7 @@ static tfd_tensor *read_at(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, in
   return t;
 }
 
-static bool check_dtype(tfd_kernel *k, tfd_kernel_ctx *c, const tensor_array *a) {
+static bool check_dtype(tfd_kernel *k, tfd_kernel_context *c, const tensor_array *a) {
   if (a->dtype == k->dst) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "TensorArray dtype is %s but Op requested dtype %s.", tfd_dtype_name(a->dtype),
                   tfd_dtype_name(k->dst));
@@ -235,7 +235,7 @@ static bool check_dtype(tfd_kernel *k, tfd_kernel_ctx *c, const tensor_array *a)
 
 /* Stacks parts (n tensors, the same shape: TensorFlow's text when not) along a new axis 0, or, for
  * concat, joins them along axis 0; NULL with the error reported. */
-static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_tensor **parts, int64_t n, bool concat) {
+static tfd_tensor *join(tfd_kernel *k, tfd_kernel_context *c, tensor_array *a, tfd_tensor **parts, int64_t n, bool concat) {
   char s1[TFD_SHAPE_TEXT_CAP], s2[TFD_SHAPE_TEXT_CAP];
   int64_t dims[TFD_MAX_DIMS];
   int nd;
@@ -288,7 +288,7 @@ static tfd_tensor *join(tfd_kernel *k, tfd_kernel_ctx *c, tensor_array *a, tfd_t
 }
 
 /* An int32 vector input i (indices, lengths as int64): its values on the host; NULL with the error. */
-static tfd_tensor *vector_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const char *what) {
+static tfd_tensor *vector_input(tfd_kernel *k, tfd_kernel_context *c, int i, const char *what) {
   tfd_tensor *t = c->inputs[i];
   if (tfd_tensor_ndims(t) != 1) {
     char s[TFD_SHAPE_TEXT_CAP];
@@ -299,7 +299,7 @@ static tfd_tensor *vector_input(tfd_kernel *k, tfd_kernel_ctx *c, int i, const c
   return tfd_kernel_host_input(c, k, i);
 }
 
-static void k_tensor_array(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_tensor_array(tfd_kernel *k, tfd_kernel_context *c) {
   if (k->code == TA_CREATE) {
     k_create(k, c);
     return;

@@ -80,17 +80,17 @@ static tensor_list *list_copy(const tensor_list *l) {
 static const char *shape_str(const tfd_shape *s, char *buf, size_t cap) { return tfd_shape_string(s, buf, cap); }
 
 /* TensorShapeFromTensor: an int32/int64 vector (-1: an unknown size), or the scalar -1 (unknown rank). */
-static bool shape_from_host(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out);
+static bool shape_from_host(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out);
 
 /* An element_shape input (int32 or int64, wherever it lives). */
-static bool shape_from_tensor(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
+static bool shape_from_tensor(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
   tfd_tensor *h = tfd_kernel_host_copy(c, k, t);
   bool ok = h && shape_from_host(c, k, h, out);
   tfd_tensor_unref(h);
   return ok;
 }
 
-static bool shape_from_host(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
+static bool shape_from_host(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, tfd_shape *out) {
   tfd_dtype dt = tfd_tensor_dtype(t);
   if (dt != TFD_INT32 && dt != TFD_INT64) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Expected an int32 or int64 shape tensor; found %s", tfd_dtype_name(dt));
@@ -132,7 +132,7 @@ static bool compatible(const tfd_shape *a, const tfd_shape *b) {
 }
 
 /* PartialTensorShape::MergeWith: a and b filled in from each other, or an error. */
-static bool merge(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
+static bool merge(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *a, const tfd_shape *b, tfd_shape *out) {
   if (!compatible(a, b)) {
     char sa[96], sb[96];
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Incompatible shapes during merge: %s vs. %s", shape_str(a, sa, sizeof sa),
@@ -153,7 +153,7 @@ static bool merge(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *a, co
 static bool fully_defined(const tfd_shape *s) { return tfd_shape_is_known(s); }
 
 /* GetInputList: input i is a scalar variant holding a list. */
-static tensor_list *input_list(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
+static tensor_list *input_list(tfd_kernel_context *c, const tfd_kernel *k, int i) {
   const tfd_tensor *t = c->inputs[i];
   if (tfd_tensor_dtype(t) != TFD_VARIANT || tfd_tensor_ndims(t) != 0) {
     char buf[96];
@@ -170,7 +170,7 @@ static tensor_list *input_list(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
   return (tensor_list *)v;
 }
 
-static bool same_dtype(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l) {
+static bool same_dtype(tfd_kernel_context *c, const tfd_kernel *k, const tensor_list *l) {
   if (k->dst == l->element_dtype) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "Invalid data types; op elements %s but list elements %s",
                   tfd_dtype_name(k->dst), tfd_dtype_name(l->element_dtype));
@@ -178,7 +178,7 @@ static bool same_dtype(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list
 }
 
 /* A new scalar variant output holding l (its reference moves into the tensor). */
-static tfd_tensor *list_output(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_list *l) {
+static tfd_tensor *list_output(tfd_kernel_context *c, const tfd_kernel *k, tensor_list *l) {
   if (!l) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory making a TensorList");
     return NULL;
@@ -194,7 +194,7 @@ static tfd_tensor *list_output(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_li
 
 /* ForwardInputOrCreateNewList: the list of input 0 to change, in a tensor set as output 0. In place
  * when nobody else can see the handle, its buffer or the list; else a copy sharing the elements. */
-static tensor_list *writable_list(tfd_kernel_ctx *c, const tfd_kernel *k, tensor_list *in) {
+static tensor_list *writable_list(tfd_kernel_context *c, const tfd_kernel *k, tensor_list *in) {
   tfd_tensor *t = tfd_kernel_forward_input(c, 0, TFD_VARIANT, NULL, 0);
   if (t && tfd_variant_is_unique(&in->base)) {
     c->outputs[0] = t;
@@ -211,14 +211,14 @@ static tensor_list *writable_list(tfd_kernel_ctx *c, const tfd_kernel *k, tensor
   return copy;
 }
 
-static bool check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t n) {
+static bool check_count(tfd_kernel_context *c, const tfd_kernel *k, int64_t n) {
   if (n <= MAX_LIST_ELEMENTS) return true;
   tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "a list of %" PRId64 " elements is over tfdev's limit of %" PRId64, n,
                   MAX_LIST_ELEMENTS);
   return false;
 }
 
-static bool scalar_int32(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *fmt) {
+static bool scalar_int32(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const char *fmt) {
   if (tfd_tensor_ndims(t) == 0 && tfd_tensor_dtype(t) == TFD_INT32) return true;
   char buf[96];
   tfd_shape s;
@@ -227,7 +227,7 @@ static bool scalar_int32(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tenso
   return false;
 }
 
-static void k_reserve(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_reserve(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[0], &shape)) return;
   bool empty = strcmp(k->op->name, "EmptyTensorList") == 0;
@@ -248,7 +248,7 @@ static void k_reserve(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* Whether t (its shape into *ts) is at least a vector whose rows fit the list's element shape, as
  * TensorListFromTensor and TensorListScatter check it; reports TensorFlow's text when not. */
-static bool rows_fit(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *t, const tfd_shape *shape, tfd_shape *ts) {
+static bool rows_fit(tfd_kernel_context *c, tfd_kernel *k, const tfd_tensor *t, const tfd_shape *shape, tfd_shape *ts) {
   tfd_shape_of_tensor(t, ts);
   char sa[96], sb[96];
   if (ts->ndims == 0) {
@@ -266,7 +266,7 @@ static bool rows_fit(tfd_kernel_ctx *c, tfd_kernel *k, const tfd_tensor *t, cons
   return true;
 }
 
-static void k_from_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_from_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
   tfd_tensor *t = c->inputs[0];
@@ -290,7 +290,7 @@ static void k_from_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
 
 /* A zero tensor of shape s for an element never set, where s (merged with the set elements' shapes
  * when not fully known) is fully known; NULL with the error `what` otherwise. */
-static tfd_tensor *zeros_for(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l, tfd_shape s, bool merge_items,
+static tfd_tensor *zeros_for(tfd_kernel_context *c, const tfd_kernel *k, const tensor_list *l, tfd_shape s, bool merge_items,
                              const char *what) {
   for (int64_t i = 0; merge_items && !fully_defined(&s) && i < l->n; i++) {
     if (!l->items[i]) continue;
@@ -312,18 +312,18 @@ static tfd_tensor *zeros_for(tfd_kernel_ctx *c, const tfd_kernel *k, const tenso
 }
 
 /* GetElementShapeFromInput: the element_shape input merged with the list's. */
-static bool element_shape(tfd_kernel_ctx *c, const tfd_kernel *k, const tensor_list *l, int i, tfd_shape *out) {
+static bool element_shape(tfd_kernel_context *c, const tfd_kernel *k, const tensor_list *l, int i, tfd_shape *out) {
   tfd_shape s;
   return shape_from_tensor(c, k, c->inputs[i], &s) && merge(c, k, &s, &l->element_shape, out);
 }
 
-static bool index_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int32_t *out) {
+static bool index_input(tfd_kernel_context *c, const tfd_kernel *k, int i, int32_t *out) {
   if (!scalar_int32(c, k, c->inputs[i], "index must be an int32 scalar, got shape %s")) return false;
   *out = *(const int32_t *)tfd_tensor_const_data(c->inputs[i]);
   return true;
 }
 
-static void k_get_item(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_get_item(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   int32_t index;
   if (!l || !same_dtype(c, k, l) || !index_input(c, k, 1, &index)) return;
@@ -343,7 +343,7 @@ static void k_get_item(tfd_kernel *k, tfd_kernel_ctx *c) {
                             "list element is set.");
 }
 
-static void k_set_item(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_set_item(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   int32_t index;
   if (!l || !same_dtype(c, k, l) || !index_input(c, k, 1, &index)) return;
@@ -379,7 +379,7 @@ static void k_set_item(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_tensor_unref(old);
 }
 
-static void k_push_back(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_push_back(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
   const tfd_tensor *item = c->inputs[1];
@@ -409,7 +409,7 @@ static void k_push_back(tfd_kernel *k, tfd_kernel_ctx *c) {
   out->items[out->n++] = tfd_tensor_ref(c->inputs[1]);
 }
 
-static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_pop_back(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !same_dtype(c, k, l)) return;
   if (l->n == 0) {
@@ -436,7 +436,7 @@ static void k_pop_back(tfd_kernel *k, tfd_kernel_ctx *c) {
 /* An element's shape must be the resolved element shape s before its bytes are copied: lists made
  * by TensorListSplit (TensorFlow checks only the trailing dims there) can hold elements whose
  * leading size differs from a fully known element_shape. */
-static bool item_is(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const tfd_shape *s) {
+static bool item_is(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const tfd_shape *s) {
   tfd_shape is;
   tfd_shape_of_tensor(t, &is);
   bool same = is.ndims == s->ndims;
@@ -448,14 +448,14 @@ static bool item_is(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t,
   return false;
 }
 
-static bool check_rank_plus_one(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_shape *s) {
+static bool check_rank_plus_one(tfd_kernel_context *c, const tfd_kernel *k, const tfd_shape *s) {
   if (s->ndims + 1 <= TFD_MAX_DIMS) return true;
   tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "stacking elements of rank %d would pass tfdev's maximum rank %d", s->ndims,
                   TFD_MAX_DIMS);
   return false;
 }
 
-static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_stack(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !same_dtype(c, k, l)) return;
   if (k->index != -1 && l->n != k->index) {
@@ -508,7 +508,7 @@ static void k_stack(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_length(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_length(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
   tfd_tensor *out = tfd_kernel_alloc_home(c, k, TFD_INT32, NULL, 0); /* host memory on any device */
@@ -517,7 +517,7 @@ static void k_length(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_element_shape(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
   const tfd_shape *s = &l->element_shape;
@@ -537,7 +537,7 @@ static void k_element_shape(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = tfd_kernel_host_to_home(c, k, out);
 }
 
-static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_gather(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !same_dtype(c, k, l)) return;
   const tfd_tensor *indices = c->inputs[1];
@@ -587,7 +587,7 @@ static void k_gather(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* TensorListScatter (num_elements input absent: -1) and TensorListScatterV2. */
-static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scatter(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[2], &shape)) return;
   int32_t num = -1;
@@ -640,7 +640,7 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = list_output(c, k, l);
 }
 
-static void k_scatter_into(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_scatter_into(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l) return;
   tfd_tensor *t = c->inputs[1];
@@ -712,7 +712,7 @@ static void k_scatter_into(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_resize(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !scalar_int32(c, k, c->inputs[1], "size must be an int32 scalar, got shape %s")) return;
   int32_t size = *(const int32_t *)tfd_tensor_const_data(c->inputs[1]);
@@ -732,10 +732,10 @@ static void k_resize(tfd_kernel *k, tfd_kernel_ctx *c) {
   out->n = size;
 }
 
-static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
+static void split_from(tfd_kernel *k, tfd_kernel_context *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
                        const tfd_shape *rest_p, const tfd_shape *ls_p, const int64_t *len);
 
-static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_split(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_shape shape;
   if (!shape_from_tensor(c, k, c->inputs[1], &shape)) return;
   char sa[96], sb[96];
@@ -777,7 +777,7 @@ static void k_split(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* The rest of TensorListSplit, with the lengths read on the host. */
-static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
+static void split_from(tfd_kernel *k, tfd_kernel_context *c, const tfd_shape *shape_p, const tfd_shape *ts_p,
                        const tfd_shape *rest_p, const tfd_shape *ls_p, const int64_t *len) {
   tfd_shape shape = *shape_p, ts = *ts_p, rest_t = *rest_p, ls = *ls_p;
   tfd_tensor *t = c->inputs[0];
@@ -824,7 +824,7 @@ static void split_from(tfd_kernel *k, tfd_kernel_ctx *c, const tfd_shape *shape_
 }
 
 /* TensorListConcat (element_shape attr in k->state; no leading_dims) and TensorListConcatV2. */
-static void k_concat(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_concat(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = input_list(c, k, 0);
   if (!l || !same_dtype(c, k, l)) return;
   bool v2 = c->num_inputs > 1;

@@ -21,7 +21,7 @@ static void variable_destroy(void *p) {
   free(v);
 }
 
-static void k_var_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_var_handle(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_tensor *out = tfd_kernel_alloc(c, k, TFD_RESOURCE, NULL, 0);
   if (!out) return;
   tfd_resource_handle *h = tfd_tensor_data(out);
@@ -31,7 +31,7 @@ static void k_var_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
 }
 
 /* The variable a handle names: a new reference, created when `create`. */
-static variable *find_var(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res, bool create) {
+static variable *find_var(tfd_kernel *k, tfd_kernel_context *c, tfd_resource **res, bool create) {
   if (!tfd_kernel_check_scalar(c, k, c->inputs[0], "the resource handle")) return NULL;
   const tfd_resource_handle *h = tfd_tensor_const_data(c->inputs[0]);
   tfd_status tmp = TFD_STATUS_INIT;
@@ -63,7 +63,7 @@ static variable *find_var(tfd_kernel *k, tfd_kernel_ctx *c, tfd_resource **res, 
   return NULL;
 }
 
-static void k_read(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_read(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   variable *v = find_var(k, c, &r, false);
   if (!v) return;
@@ -83,7 +83,7 @@ static void k_read(tfd_kernel *k, tfd_kernel_ctx *c) {
   }
 }
 
-static void k_assign(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_assign(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   variable *v = find_var(k, c, &r, true);
   if (!v) return;
@@ -106,7 +106,7 @@ static bool same_shape(const tfd_tensor *a, const tfd_tensor *b) {
   for (int64_t i = 0; i < n; i++) ((T *)dst)[i] = ((const T *)x)[i] + ((const T *)y)[i];
 
 /* old + delta on the host (the CPU kernel's sum). */
-static tfd_tensor *host_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, tfd_tensor *delta) {
+static tfd_tensor *host_add(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *old, tfd_tensor *delta) {
   tfd_tensor *sum = tfd_kernel_alloc_like(c, k, tfd_tensor_dtype(old), old);
   if (!sum) return NULL;
   const void *x = tfd_tensor_const_data(old), *y = tfd_tensor_const_data(delta);
@@ -122,7 +122,7 @@ static tfd_tensor *host_add(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *old, t
   return sum;
 }
 
-static void k_assign_add(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_assign_add(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_resource *r;
   variable *v = find_var(k, c, &r, false);
   if (!v) return;
@@ -170,13 +170,13 @@ tfd_code tfd_setup_variable(tfd_kernel *k, const tfd_kernel_init *init, tfd_stat
 /* ---- session tensors: GetSessionHandle, GetSessionTensor, DeleteSessionTensor ---- */
 #include "../framework/session_state.h"
 
-static bool need_state(tfd_kernel *k, tfd_kernel_ctx *c) {
+static bool need_state(tfd_kernel *k, tfd_kernel_context *c) {
   if (c->session_state) return true;
   tfd_kernel_fail(c, k, TFD_FAILED_PRECONDITION, "session tensors need a session (not available when run eagerly)");
   return false;
 }
 
-static void k_get_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_get_handle(tfd_kernel *k, tfd_kernel_context *c) {
   if (!need_state(k, c)) return;
   int64_t h = tfd_session_state_add(c->session_state, c->inputs[0]);
   if (h < 0) {
@@ -188,7 +188,7 @@ static void k_get_handle(tfd_kernel *k, tfd_kernel_ctx *c) {
   c->outputs[0] = out;
 }
 
-static void k_get_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_get_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   if (!need_state(k, c) || !tfd_kernel_check_scalar(c, k, c->inputs[0], "the session handle")) return;
   tfd_status tmp = TFD_STATUS_INIT;
   tfd_tensor *t = tfd_session_state_get(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp);
@@ -204,7 +204,7 @@ static void k_get_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
   tfd_status_clear(&tmp);
 }
 
-static void k_delete_tensor(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_delete_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   if (!need_state(k, c) || !tfd_kernel_check_scalar(c, k, c->inputs[0], "the session handle")) return;
   tfd_status tmp = TFD_STATUS_INIT;
   if (tfd_session_state_delete(c->session_state, *(const int64_t *)tfd_tensor_const_data(c->inputs[0]), &tmp) != TFD_OK)

@@ -20,7 +20,7 @@ static bool is_true(const void *d, tfd_dtype dt, int64_t i) {
   }
 }
 
-static void k_where(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void k_where(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_tensor *in = c->inputs[0];
   tfd_dtype dt = tfd_tensor_dtype(in);
   const void *d = tfd_tensor_const_data(in);

@@ -32,7 +32,7 @@ typedef struct tfd_deadline {
   const char *what; /* NULL: "the step" */
 } tfd_deadline;
 
-struct tfd_op_kernel_context {
+struct tfd_kernel_context {
   tfd_device *device;
   tfd_allocator *allocator;
   tfd_threadpool *intra_pool;
@@ -63,8 +63,7 @@ struct tfd_op_kernel_context {
    * milliseconds splits it when there is a deadline and asks tfd_kernel_should_stop between the
    * parts, so that a step ends near its deadline rather than a whole product later. */
   const tfd_deadline *deadline;
-};
-typedef struct tfd_op_kernel_context tfd_kernel_ctx;
+}; /* tfd_kernel_context: one name, the public one (tfdev/custom_op.h) */
 
 typedef struct tfd_kernel tfd_kernel;
 
@@ -74,12 +73,12 @@ struct tfd_kernel {
   const tfd_op_def *op;
   tfd_dtype T; /* the node's main dtype: its type attr, else its first output */
   int num_inputs;
-  void (*compute)(tfd_kernel *k, tfd_kernel_ctx *c);
-  void (*compute_async)(tfd_kernel *k, tfd_kernel_ctx *c, tfd_done_fn done, void *arg);
+  void (*compute)(tfd_kernel *k, tfd_kernel_context *c);
+  void (*compute_async)(tfd_kernel *k, tfd_kernel_context *c, tfd_done_fn done, void *arg);
   void (*cleanup)(tfd_kernel *k);
   /* Kernels that stage through the host (k_data_movement.c): the host kernel, and which inputs
    * (bit i: input i) it reads on the host. */
-  void (*host_compute)(tfd_kernel *k, tfd_kernel_ctx *c);
+  void (*host_compute)(tfd_kernel *k, tfd_kernel_context *c);
   uint32_t host_inputs;
   /* Custom kernels (custom_kernel.c): their registration, and whether they run on the caller's thread. */
   const void *custom;
@@ -91,7 +90,7 @@ struct tfd_kernel {
    * strings itself sets makes_strings in its setup, and sets elements with tfd_tensor_set_str. */
   bool makes_strings;
   bool borrows_elements;
-  void (*moved_compute)(tfd_kernel *k, tfd_kernel_ctx *c);
+  void (*moved_compute)(tfd_kernel *k, tfd_kernel_context *c);
   /* Const: every run outputs `value` and nothing else, so an executor may hand it to the consumers
    * without running the kernel (executor.c's seeded inputs). */
   bool constant;
@@ -173,43 +172,43 @@ static inline int64_t tfd_kernel_clock_micros(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 /* When the step's deadline falls (tfd_kernel_clock_micros), 0 when it has none now. */
-static inline int64_t tfd_kernel_deadline(const tfd_kernel_ctx *c) {
+static inline int64_t tfd_kernel_deadline(const tfd_kernel_context *c) {
   return c->deadline ? atomic_load_explicit(&c->deadline->at, memory_order_relaxed) : 0;
 }
 /* Whether the step's deadline has passed or the step was cancelled: a long kernel asks between the
  * parts of its work (it reads the clock and takes the cancellation's lock, so ask every millisecond
  * or so, not per element) and, when told to stop, returns through tfd_kernel_fail_stopped. */
-bool tfd_kernel_should_stop(const tfd_kernel_ctx *c);
+bool tfd_kernel_should_stop(const tfd_kernel_context *c);
 /* Fails the kernel for stopping early: DEADLINE_EXCEEDED with the step's timeout text (see
  * tfd_kernel_timeout_status) once the deadline has passed, else the cancellation's code and reason. */
-void tfd_kernel_fail_stopped(tfd_kernel_ctx *c);
+void tfd_kernel_fail_stopped(tfd_kernel_context *c);
 /* Sets st to DEADLINE_EXCEEDED "Timed out waiting for <what> (N ms)", c's timeout: the text every
  * timeout of a step reports, whether a waiter, the executor or a kernel saw it first. */
-void tfd_kernel_timeout_status(const tfd_kernel_ctx *c, tfd_status *st);
+void tfd_kernel_timeout_status(const tfd_kernel_context *c, tfd_status *st);
 /* Sets c->status to code with "node 'name' (Op): " and the message. */
-void tfd_kernel_fail(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_code code, const char *fmt, ...)
+void tfd_kernel_fail(tfd_kernel_context *c, const tfd_kernel *k, tfd_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 /* A new output tensor from the device allocator; NULL (status set) on failure. */
-tfd_tensor *tfd_kernel_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
+tfd_tensor *tfd_kernel_alloc(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims);
 /* A new output of dtype dt shaped like `like`. */
 /* TensorFlow's forward_input: input i itself, as a new reference, for the kernel to overwrite as an
  * output, when nobody else can see it (the context owns its inputs, this node holds the only
  * reference to the tensor and to its buffer, and reads it through no other input) and it has dtype
  * dt and shape dims; else NULL (nothing reported). Elementwise kernels must read each element
  * before writing it. */
-tfd_tensor *tfd_kernel_forward_input(tfd_kernel_ctx *c, int i, tfd_dtype dt, const int64_t *dims, int ndims);
+tfd_tensor *tfd_kernel_forward_input(tfd_kernel_context *c, int i, tfd_dtype dt, const int64_t *dims, int ndims);
 /* forward_input_or_allocate_output: input i when it can be forwarded, else a new tensor (NULL with
  * the error reported when that fails). */
-tfd_tensor *tfd_kernel_forward_or_alloc(tfd_kernel_ctx *c, const tfd_kernel *k, int i, tfd_dtype dt, const int64_t *dims,
+tfd_tensor *tfd_kernel_forward_or_alloc(tfd_kernel_context *c, const tfd_kernel *k, int i, tfd_dtype dt, const int64_t *dims,
                                         int ndims);
-tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like);
+tfd_tensor *tfd_kernel_alloc_like(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const tfd_tensor *like);
 /* Input checks kernels make before reading: false (status set, naming
  * `what`) when t is not int32/int64, or not a one-element scalar. */
-bool tfd_kernel_check_index(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
-bool tfd_kernel_check_scalar(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
+bool tfd_kernel_check_index(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
+bool tfd_kernel_check_scalar(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t, const char *what);
 /* The resource container of step step_id's own resources (TensorArrays), "__per_step_<id>" as
  * TensorFlow's ScopedStepContainer names it; the session removes it when the step ends. */
 void tfd_step_container(int64_t step_id, char *buf, size_t cap);
@@ -252,7 +251,7 @@ tfd_code tfd_setup_where(tfd_kernel *k, const tfd_kernel_init *init, tfd_status 
 /* Scatters, searches, uniques (k_scatter.c); BatchMatMulV2's compute (k_batch.c), which the legacy
  * BatchMatMul runs once its inputs pass the legacy op's checks. */
 tfd_code tfd_setup_scatter(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);
-void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_ctx *c);
+void tfd_batch_matmul_compute(tfd_kernel *k, tfd_kernel_context *c);
 /* Bincount, DenseBincount, LRN, EuclideanNorm (k_count_norm.c); TruncatedNormal, RandomUniformInt,
  * Multinomial (k_random_ext.c). */
 tfd_code tfd_setup_count_norm(tfd_kernel *k, const tfd_kernel_init *init, tfd_status *status);

@@ -42,18 +42,18 @@ bool tfd_kernel_exists(const char *op, const char *device_type) {
 }
 
 /* Runs a kernel that moves string elements, then has each output it allocated take its elements. */
-static void compute_moving_strings(tfd_kernel *k, tfd_kernel_ctx *c) {
+static void compute_moving_strings(tfd_kernel *k, tfd_kernel_context *c) {
   k->moved_compute(k, c);
   for (int o = 0; o < c->num_outputs; o++)
     if (c->outputs[o]) tfd_tensor_adopt_elements(c->outputs[o]);
 }
 
-static void kernel_op_compute(tfd_op_kernel *base, tfd_op_kernel_context *c) {
+static void kernel_op_compute(tfd_op_kernel *base, tfd_kernel_context *c) {
   tfd_kernel *k = (tfd_kernel *)base;
   k->compute(k, c);
 }
 
-static void kernel_op_compute_async(tfd_op_kernel *base, tfd_op_kernel_context *c, tfd_done_fn done, void *arg) {
+static void kernel_op_compute_async(tfd_op_kernel *base, tfd_kernel_context *c, tfd_done_fn done, void *arg) {
   tfd_kernel *k = (tfd_kernel *)base;
   if (k->compute_async) {
     k->compute_async(k, c, done, arg);

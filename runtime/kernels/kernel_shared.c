@@ -8,12 +8,12 @@
 #include "device_kernel.h"
 #include "kernel_shared.h"
 
-tfd_tensor *tfd_kernel_host_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i) {
+tfd_tensor *tfd_kernel_host_input(tfd_kernel_context *c, const tfd_kernel *k, int i) {
   tfd_tensor *t = c->inputs[i];
   return tfd_tensor_on_host(t) ? tfd_tensor_ref(t) : tfd_dk_move(c, k, t, NULL);
 }
 
-bool tfd_kernel_read_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int rank, const char *what, int64_t *axis) {
+bool tfd_kernel_read_axis(tfd_kernel_context *c, const tfd_kernel *k, int i, int rank, const char *what, int64_t *axis) {
   const tfd_tensor *t = c->inputs[i];
   if (!tfd_kernel_check_index(c, k, t, what)) return false;
   if (tfd_tensor_numel(t) != 1 || tfd_tensor_ndims(t) > 1) {
@@ -73,7 +73,7 @@ const char *tfd_tensor_shape_text(char *buf, size_t cap, const tfd_tensor *t, in
   return tfd_shape_text(buf, cap, d, nd < 0 ? 0 : nd);
 }
 
-tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor **buf, int cap) {
+tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor **buf, int cap) {
   tfd_tensor **in = c->num_inputs <= cap ? buf : malloc((size_t)c->num_inputs * sizeof *in);
   if (!in) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
@@ -84,13 +84,13 @@ tfd_tensor **tfd_concat_v1_inputs(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_te
   return in;
 }
 
-bool tfd_kernel_on_gpu(const tfd_kernel_ctx *c) { return tfd_dk_lives_on_device(c->device, TFD_FLOAT32); }
+bool tfd_kernel_on_gpu(const tfd_kernel_context *c) { return tfd_dk_lives_on_device(c->device, TFD_FLOAT32); }
 
-tfd_tensor *tfd_kernel_alloc_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
+tfd_tensor *tfd_kernel_alloc_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int nd) {
   return tfd_kernel_on_gpu(c) ? tfd_dk_alloc(c, k, dt, dims, nd) : tfd_kernel_alloc(c, k, dt, dims, nd);
 }
 
-tfd_tensor *tfd_kernel_host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *t) {
+tfd_tensor *tfd_kernel_host_copy(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *t) {
   if (tfd_tensor_in_host_memory(t)) return tfd_tensor_ref((tfd_tensor *)t);
   tfd_status st = TFD_STATUS_INIT;
   tfd_tensor *h = tfd_tensor_copy_to((tfd_tensor *)t, NULL, &st);
@@ -101,18 +101,18 @@ tfd_tensor *tfd_kernel_host_copy(tfd_kernel_ctx *c, const tfd_kernel *k, const t
   return h;
 }
 
-tfd_tensor *tfd_kernel_item_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+tfd_tensor *tfd_kernel_item_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_kernel_on_gpu(c) ? tfd_dk_to_home(c, k, t) : tfd_kernel_host_copy(c, k, t);
 }
 
-tfd_tensor *tfd_kernel_host_to_home(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *t) {
+tfd_tensor *tfd_kernel_host_to_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   if (!t || !tfd_kernel_on_gpu(c)) return t;
   tfd_tensor *h = tfd_dk_to_home(c, k, t);
   tfd_tensor_unref(t);
   return h;
 }
 
-bool tfd_kernel_put_elems(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src,
+bool tfd_kernel_put_elems(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *dst, int64_t at, tfd_tensor *src,
                           int64_t from, int64_t n) {
   if (n == 0) return true;
   size_t es = tfd_dtype_size(tfd_tensor_dtype(dst));

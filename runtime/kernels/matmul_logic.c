@@ -30,7 +30,7 @@ tfd_code tfd_matmul_parse_fused(const tfd_node_def *node, tfd_activation *act, t
   return TFD_UNIMPLEMENTED;
 }
 
-bool tfd_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool fused, tfd_matmul_shape *s) {
+bool tfd_matmul_check(tfd_kernel_context *c, const tfd_kernel *k, bool fused, tfd_matmul_shape *s) {
   tfd_tensor *a = c->inputs[0], *b = c->inputs[1];
   if (tfd_tensor_ndims(a) != 2 || tfd_tensor_ndims(b) != 2) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "In[0] and In[1] must be matrices, got ranks %d and %d",
@@ -65,7 +65,7 @@ bool tfd_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool fused, tfd_ma
   return true;
 }
 
-bool tfd_batch_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_batch_matmul_shape *s) {
+bool tfd_batch_matmul_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_batch_matmul_shape *s) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   tfd_dtype dt = tfd_tensor_dtype(x);
   if (dt != tfd_tensor_dtype(y) || !(TFD_TYPES_NUMBER & (1u << dt))) {
@@ -141,7 +141,7 @@ void tfd_int_matmul(tfd_dtype dt, const void *A, int64_t lda, bool ta, const voi
   else int_matmul_int64_t(A, lda, ta, B, ldb, tb, C, m, n, k);
 }
 
-bool tfd_batch_matmul_v1_check(tfd_kernel_ctx *c, const tfd_kernel *k) {
+bool tfd_batch_matmul_v1_check(tfd_kernel_context *c, const tfd_kernel *k) {
   tfd_tensor *x = c->inputs[0], *y = c->inputs[1];
   char a[TFD_SHAPE_TEXT_CAP], b[TFD_SHAPE_TEXT_CAP];
   int nd = tfd_tensor_ndims(x);

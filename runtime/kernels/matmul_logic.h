@@ -18,7 +18,7 @@ typedef struct tfd_matmul_shape {
   int64_t m, n, k;
   int64_t a_cols, b_cols; /* a's and b's row strides, as stored */
 } tfd_matmul_shape;
-bool tfd_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, bool fused, tfd_matmul_shape *s);
+bool tfd_matmul_check(tfd_kernel_context *c, const tfd_kernel *k, bool fused, tfd_matmul_shape *s);
 
 /* BatchMatMulV2 (x [..., m, k], y [..., k, n]; adj_x and adj_y in k->ta and k->tb), float32 or
  * float64 alike: the output's dims, [batch..., m, n], and each operand's element stride per output
@@ -29,10 +29,10 @@ typedef struct tfd_batch_matmul_shape {
   int64_t dims[TFD_MAX_DIMS];
   int64_t x_strides[TFD_MAX_DIMS], y_strides[TFD_MAX_DIMS];
 } tfd_batch_matmul_shape;
-bool tfd_batch_matmul_check(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_batch_matmul_shape *s);
+bool tfd_batch_matmul_check(tfd_kernel_context *c, const tfd_kernel *k, tfd_batch_matmul_shape *s);
 /* BatchMatMul (TensorFlow 1's op) before BatchMatMulV2's checks: equal ranks of at least 2 and equal
  * batch dimensions, no broadcasting; false after failing the kernel with TensorFlow's texts. */
-bool tfd_batch_matmul_v1_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_batch_matmul_v1_check(tfd_kernel_context *c, const tfd_kernel *k);
 
 /* Where output batch i (row-major over s->dims[:nb]) reads x and y, in elements. Inline: the CPU
  * kernel asks once per product, between BLAS calls. */

@@ -17,7 +17,7 @@ typedef struct tfd_ragged_gather_plan {
   int64_t total;
 } tfd_ragged_gather_plan;
 /* False with the error reported (nothing to free); else the caller frees with _free. */
-bool tfd_ragged_gather_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_gather_plan *p);
+bool tfd_ragged_gather_plan_make(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *const *in, tfd_ragged_gather_plan *p);
 void tfd_ragged_gather_plan_free(tfd_ragged_gather_plan *p);
 
 /* RaggedTensorToTensor: the output's shape; each value row's output cell (index[i], in cells of
@@ -29,7 +29,7 @@ typedef struct tfd_ragged_to_tensor_plan {
   int64_t *index, nindex;
   void *cell;
 } tfd_ragged_to_tensor_plan;
-bool tfd_ragged_to_tensor_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, tfd_tensor *const *in, tfd_ragged_to_tensor_plan *p);
+bool tfd_ragged_to_tensor_plan_make(tfd_kernel *k, tfd_kernel_context *c, tfd_tensor *const *in, tfd_ragged_to_tensor_plan *p);
 void tfd_ragged_to_tensor_plan_free(tfd_ragged_to_tensor_plan *p);
 
 #endif

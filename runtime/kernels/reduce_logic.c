@@ -6,7 +6,7 @@
 #include "kernel_shared.h"
 #include "reduce_logic.h"
 
-bool tfd_reduce_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool needs_elements, bool *reduce, int64_t *odims, int *ond,
+bool tfd_reduce_shape(tfd_kernel_context *c, const tfd_kernel *k, bool needs_elements, bool *reduce, int64_t *odims, int *ond,
                       int64_t *count) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in);
@@ -50,7 +50,7 @@ bool tfd_reduce_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool needs_element
   return true;
 }
 
-bool tfd_arg_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
+bool tfd_arg_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
   tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_kernel_check_index(c, k, axis_t, "dimension")) return false;
@@ -73,7 +73,7 @@ bool tfd_arg_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out, in
   return true;
 }
 
-bool tfd_arg_check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t axis) {
+bool tfd_arg_check_count(tfd_kernel_context *c, const tfd_kernel *k, int64_t axis) {
   tfd_tensor *in = c->inputs[0];
   int64_t count = tfd_tensor_dim(in, (int)axis);
   if (count == 0) {
@@ -89,7 +89,7 @@ bool tfd_arg_check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t axis) {
   return true;
 }
 
-bool tfd_top_k_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *kk_out, int64_t *dims) {
+bool tfd_top_k_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *kk_out, int64_t *dims) {
   tfd_tensor *in = c->inputs[0], *kt = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_kernel_check_index(c, k, kt, "k") || !tfd_kernel_check_scalar(c, k, kt, "k")) return false;

@@ -12,18 +12,18 @@
  * element reduces (0 when a reduced dimension is; INT64_MAX past int64, which only an empty output
  * allows). `needs_elements` refuses an empty reduction, naming the op (no reduction needs it since
  * Max and Min give their identity, as TensorFlow does). */
-bool tfd_reduce_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool needs_elements, bool *reduce, int64_t *odims, int *ond,
+bool tfd_reduce_shape(tfd_kernel_context *c, const tfd_kernel *k, bool needs_elements, bool *reduce, int64_t *odims, int *ond,
                       int64_t *count);
 
 /* ArgMax, ArgMin (input, dimension): the axis normalised, and the output's dims, the input's without
  * it (rank - 1 of them). */
-bool tfd_arg_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis, int64_t *dims);
+bool tfd_arg_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis, int64_t *dims);
 /* Checked once the output is known not to be empty: the axis has elements, as many as k->dst (the
  * output_type) can index. */
-bool tfd_arg_check_count(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t axis);
+bool tfd_arg_check_count(tfd_kernel_context *c, const tfd_kernel *k, int64_t axis);
 
 /* TopKV2 (input, k; index_type in k->dst): k, and the outputs' dims (the input's, the last k). */
-bool tfd_top_k_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *kk, int64_t *dims);
+bool tfd_top_k_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *kk, int64_t *dims);
 
 /* The value Max (max) or Min of no elements is, as Eigen's reducers start from it: -inf / +inf for
  * floats, the lowest / highest integer; written into value (16 bytes); false for another dtype. */
@@ -34,6 +34,6 @@ bool tfd_reduce_identity(tfd_dtype dt, bool max, void *value);
 typedef struct tfd_lrn_params {
   double bias, alpha, beta;
 } tfd_lrn_params;
-bool tfd_lrn_check(tfd_kernel_ctx *c, const tfd_kernel *k);
+bool tfd_lrn_check(tfd_kernel_context *c, const tfd_kernel *k);
 
 #endif

@@ -9,7 +9,7 @@
 #include "shape_logic.h"
 
 /* ---- Transpose, ConcatV2, Pack, Unpack ---- */
-bool tfd_transpose_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *perm, int64_t *dims) {
+bool tfd_transpose_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *perm, int64_t *dims) {
   tfd_tensor *in = c->inputs[0], *p = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_kernel_check_index(c, k, p, "perm")) return false;
@@ -35,7 +35,7 @@ bool tfd_transpose_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *perm, 
   return ok;
 }
 
-bool tfd_concat_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
+bool tfd_concat_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
   int n = c->num_inputs - 1;
   tfd_tensor *first = c->inputs[0], *axis_t = c->inputs[n];
   int rank = tfd_tensor_ndims(first);
@@ -74,7 +74,7 @@ bool tfd_concat_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out,
   return true;
 }
 
-bool tfd_pack_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
+bool tfd_pack_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis_out, int64_t *dims) {
   int n = c->num_inputs;
   tfd_tensor *first = c->inputs[0];
   int nd = tfd_tensor_ndims(first);
@@ -98,7 +98,7 @@ bool tfd_pack_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out, i
   return true;
 }
 
-bool tfd_unpack_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out) {
+bool tfd_unpack_axis(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis_out) {
   tfd_tensor *in = c->inputs[0];
   int nd = tfd_tensor_ndims(in), n = c->num_outputs;
   int64_t axis = k->index;
@@ -117,7 +117,7 @@ bool tfd_unpack_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out) 
 }
 
 /* ---- Split, SplitV ---- */
-bool tfd_split_sizes(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis, int64_t *sizes) {
+bool tfd_split_sizes(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis, int64_t *sizes) {
   tfd_tensor *in = c->inputs[1];
   int n = c->num_outputs;
   if (!tfd_kernel_read_axis(c, k, 0, tfd_tensor_ndims(in), "split_dim", axis)) return false;
@@ -133,7 +133,7 @@ bool tfd_split_sizes(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis, int6
   return true;
 }
 
-bool tfd_split_v_sizes(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis, int64_t *sizes) {
+bool tfd_split_v_sizes(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis, int64_t *sizes) {
   tfd_tensor *in = c->inputs[0], *st = c->inputs[1];
   int64_t total = 0;
   int n = c->num_outputs, unknown_at = -1;
@@ -172,7 +172,7 @@ bool tfd_split_v_sizes(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis, in
 }
 
 /* ---- Slice, StridedSlice ---- */
-bool tfd_slice_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *begin, int64_t *dims) {
+bool tfd_slice_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *begin, int64_t *dims) {
   tfd_tensor *in = c->inputs[0], *begin_t = c->inputs[1], *size_t_ = c->inputs[2];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_kernel_check_index(c, k, begin_t, "begin") || !tfd_kernel_check_index(c, k, size_t_, "size")) return false;
@@ -201,7 +201,7 @@ bool tfd_slice_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *begin, int
   return ok;
 }
 
-bool tfd_strided_slice_shape(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_strided_slice_plan *p) {
+bool tfd_strided_slice_shape(tfd_kernel_context *c, const tfd_kernel *k, tfd_strided_slice_plan *p) {
   if (!tfd_kernel_check_index(c, k, c->inputs[1], "begin") || !tfd_kernel_check_index(c, k, c->inputs[2], "end") ||
       !tfd_kernel_check_index(c, k, c->inputs[3], "strides"))
     return false;
@@ -220,7 +220,7 @@ bool tfd_strided_slice_shape(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_strided
   return ok;
 }
 
-void tfd_strided_slice_output(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor *strided,
+void tfd_strided_slice_output(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *strided,
                               const tfd_strided_slice_plan *p) {
   tfd_status tmp = TFD_STATUS_INIT;
   c->outputs[0] = tfd_tensor_reshape(strided, p->final.dims, p->final.ndims, &tmp);
@@ -232,7 +232,7 @@ void tfd_strided_slice_output(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_tensor
 }
 
 /* ---- Tile ---- */
-bool tfd_tile_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims) {
+bool tfd_tile_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims) {
   tfd_tensor *in = c->inputs[0], *m = c->inputs[1];
   int nd = tfd_tensor_ndims(in);
   if (!tfd_kernel_check_index(c, k, m, "multiples")) return false;
@@ -260,7 +260,7 @@ bool tfd_tile_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims) {
 
 /* ---- Pad, PadV2, MirrorPad ---- */
 /* The [rank, 2] paddings of input 1, read on the host into lo and hi. */
-static bool read_paddings(tfd_kernel_ctx *c, const tfd_kernel *k, int nd, int64_t *lo, int64_t *hi) {
+static bool read_paddings(tfd_kernel_context *c, const tfd_kernel *k, int nd, int64_t *lo, int64_t *hi) {
   tfd_tensor *pads = c->inputs[1];
   if (!tfd_kernel_check_index(c, k, pads, "paddings")) return false;
   if (tfd_tensor_ndims(pads) != 2 || tfd_tensor_dim(pads, 0) != nd || tfd_tensor_dim(pads, 1) != 2) {
@@ -274,7 +274,7 @@ static bool read_paddings(tfd_kernel_ctx *c, const tfd_kernel *k, int nd, int64_
   return true;
 }
 
-bool tfd_pad_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *before, int64_t *dims) {
+bool tfd_pad_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *before, int64_t *dims) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t after[TFD_MAX_DIMS];
@@ -297,7 +297,7 @@ bool tfd_pad_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *before, int6
   return true;
 }
 
-bool tfd_mirror_pad_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool symmetric, int64_t *before, int64_t *dims) {
+bool tfd_mirror_pad_shape(tfd_kernel_context *c, const tfd_kernel *k, bool symmetric, int64_t *before, int64_t *dims) {
   tfd_tensor *x = c->inputs[0];
   int nd = tfd_tensor_ndims(x);
   int64_t after[TFD_MAX_DIMS];
@@ -318,7 +318,7 @@ bool tfd_mirror_pad_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool symmetric
 }
 
 /* ---- Range ---- */
-bool tfd_range_size(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_range *r) {
+bool tfd_range_size(tfd_kernel_context *c, const tfd_kernel *k, tfd_range *r) {
   const char *names[3] = {"start", "limit", "delta"};
   tfd_dtype dt = tfd_tensor_dtype(c->inputs[0]);
   for (int i = 0; i < 3; i++) {
@@ -385,7 +385,7 @@ bool tfd_range_size(tfd_kernel_ctx *c, const tfd_kernel *k, tfd_range *r) {
 }
 
 /* ---- shapes given as inputs: Fill, the random ops ---- */
-bool tfd_fill_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd) {
+bool tfd_fill_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd) {
   tfd_tensor *dims_t = c->inputs[0], *value = c->inputs[1];
   if (!tfd_kernel_check_index(c, k, dims_t, "dims")) return false;
   if (tfd_tensor_ndims(dims_t) != 1 || tfd_tensor_numel(dims_t) > TFD_MAX_DIMS || tfd_tensor_ndims(value) != 0) {
@@ -400,11 +400,11 @@ bool tfd_fill_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *
   return true;
 }
 
-bool tfd_random_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd) {
+bool tfd_random_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd) {
   return tfd_shape_input(c, k, 0, dims, nd);
 }
 
-bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dims, int *nd) {
+bool tfd_shape_input(tfd_kernel_context *c, const tfd_kernel *k, int i, int64_t *dims, int *nd) {
   tfd_tensor *shape = c->inputs[i];
   if (tfd_tensor_ndims(shape) != 1 || tfd_tensor_numel(shape) > TFD_MAX_DIMS) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "shape must be a vector of at most %d sizes", TFD_MAX_DIMS);
@@ -425,7 +425,7 @@ bool tfd_shape_input(tfd_kernel_ctx *c, const tfd_kernel *k, int i, int64_t *dim
   return ok;
 }
 
-bool tfd_broadcast_to_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *strides) {
+bool tfd_broadcast_to_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *nd, int64_t *strides) {
   tfd_tensor *in = c->inputs[0];
   int nin = tfd_tensor_ndims(in);
   int64_t in_dims[TFD_MAX_DIMS];
@@ -453,7 +453,7 @@ bool tfd_broadcast_to_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dim
   return true;
 }
 
-bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space, int64_t b, int64_t *d, int64_t *out) {
+bool tfd_depth_space_shape(tfd_kernel_context *c, const tfd_kernel *k, bool to_space, int64_t b, int64_t *d, int64_t *out) {
   tfd_tensor *in = c->inputs[0];
   if (tfd_tensor_ndims(in) != 4) {
     tfd_kernel_fail(c, k, TFD_INVALID_ARGUMENT, "input rank should be: 4 instead of: %d", tfd_tensor_ndims(in));
@@ -477,7 +477,7 @@ bool tfd_depth_space_shape(tfd_kernel_ctx *c, const tfd_kernel *k, bool to_space
   return true;
 }
 
-bool tfd_reverse_dims(tfd_kernel_ctx *c, const tfd_kernel *k, bool bools, const tfd_tensor *axes, int nd, bool *rev) {
+bool tfd_reverse_dims(tfd_kernel_context *c, const tfd_kernel *k, bool bools, const tfd_tensor *axes, int nd, bool *rev) {
   for (int i = 0; i < nd; i++) rev[i] = false;
   if (bools) { /* Reverse: a bool per dimension */
     if (tfd_tensor_ndims(axes) != 1) {
@@ -520,7 +520,7 @@ bool tfd_reverse_dims(tfd_kernel_ctx *c, const tfd_kernel *k, bool bools, const 
   return true;
 }
 
-bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tensor *in, const tfd_tensor *lo_t,
+bool tfd_band_part_bounds(tfd_kernel_context *c, const tfd_kernel *k, const tfd_tensor *in, const tfd_tensor *lo_t,
                           const tfd_tensor *hi_t, int64_t *lo_out, int64_t *hi_out) {
   char text[TFD_SHAPE_TEXT_CAP];
   int nd = tfd_tensor_ndims(in);
@@ -557,7 +557,7 @@ bool tfd_band_part_bounds(tfd_kernel_ctx *c, const tfd_kernel *k, const tfd_tens
   return true;
 }
 
-bool tfd_one_hot_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, int *axis_out, int64_t *depth_out) {
+bool tfd_one_hot_shape(tfd_kernel_context *c, const tfd_kernel *k, int64_t *dims, int *axis_out, int64_t *depth_out) {
   const tfd_tensor *ix = c->inputs[0], *depth_t = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
   char text[TFD_SHAPE_TEXT_CAP];
   int nd = tfd_tensor_ndims(ix), out_nd = nd + 1;
@@ -598,7 +598,7 @@ bool tfd_one_hot_shape(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *dims, in
   return true;
 }
 
-bool tfd_scan_axis(tfd_kernel_ctx *c, const tfd_kernel *k, int64_t *axis_out) {
+bool tfd_scan_axis(tfd_kernel_context *c, const tfd_kernel *k, int64_t *axis_out) {
   const tfd_tensor *in = c->inputs[0], *axis_t = c->inputs[1];
   char text[TFD_SHAPE_TEXT_CAP];
   if (tfd_tensor_ndims(axis_t) != 0) {

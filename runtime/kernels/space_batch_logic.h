@@ -17,6 +17,6 @@ typedef struct tfd_space_batch_plan {
 
 /* Reads block_shape and paddings/crops (inputs 1, 2, on the host) into p, with TensorFlow's checks and
  * texts; the output's dims in out (the input's rank). False with the error reported against the node. */
-bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_ctx *c, bool to_batch, tfd_space_batch_plan *p, int64_t *out);
+bool tfd_space_batch_plan_make(tfd_kernel *k, tfd_kernel_context *c, bool to_batch, tfd_space_batch_plan *p, int64_t *out);
 
 #endif

@@ -194,7 +194,7 @@ static void test_session_graph_and_queries(void) {
   BAD("tfd_runtime_session_factory_reset: containers[0] is NULL", tfd_runtime_session_factory_reset(rt, NULL, none, 1, st));
   BAD("tfd_runtime_session_factory_reset", tfd_runtime_session_factory_reset(NULL, NULL, NULL, 0, st));
   BAD_NULL("tfd_runtime_session_new", tfd_runtime_session_new(NULL, NULL, NULL, st));
-  tfd_runtime_free(rt);
+  tfd_runtime_unref(rt);
   CHECK_INT(tfd_session_close(s, st), TFD_OK);
   tfd_graph_def_free(g);
   tfd_session_free(s);

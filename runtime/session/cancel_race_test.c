@@ -453,7 +453,7 @@ static void test_factory_reset_races_runs(void) {
   printf("factory reset racing runs: %d resets\n", z.resets);
   CHECK_INT(t.bad, 0);
   CHECK_INT(z.failures, 0);
-  tfd_runtime_free(z.rt);
+  tfd_runtime_unref(z.rt);
   tfd_graph_def_free(g);
   tfd_status_free(st);
 }

@@ -320,7 +320,32 @@ static void test_device_and_thread_limits(void) {
   tfd_status_free(st);
 }
 
+/* ---- tfdev.h's release rule: every release verb takes NULL ---- */
+static void test_release_null(void) {
+  tfd_allocator_unref(NULL);
+  tfd_device_unref(NULL);
+  tfd_device_factory_unref(NULL);
+  tfd_resource_unref(NULL);
+  tfd_runtime_unref(NULL);
+  tfd_tensor_unref(NULL);
+  tfd_device_list_free(NULL);
+  tfd_factory_registry_free(NULL);
+  tfd_device_mgr_free(NULL);
+  tfd_device_set_free(NULL);
+  tfd_graph_def_free(NULL);
+  tfd_model_free(NULL);
+  tfd_session_options_free(NULL);
+  tfd_resource_mgr_free(NULL);
+  tfd_session_free(NULL);
+  tfd_run_free(NULL);
+  tfd_run_metadata_free(NULL);
+  tfd_status_free(NULL);
+  tfd_threadpool_free(NULL);
+  CHECK(tfd_runtime_ref(NULL) == NULL && tfd_tensor_ref(NULL) == NULL && tfd_device_ref(NULL) == NULL);
+}
+
 static const tfd_test tests[] = {
+    {"every release verb takes NULL", test_release_null},
     {"device counts and thread pools are bounded", test_device_and_thread_limits},
     {"D6: a partial run closed while two threads fetch through it", test_prun_closed_while_in_use},
     {"a session closed under a blocked partial-run fetch", test_session_closed_under_prun},

@@ -190,7 +190,7 @@ static void test_host_allocator(void) {
   for (int i = 0; i < 3; i++) run_wide(s, NULL, NULL, st);
   /* No cache of tfdev's own: each step's buffers come from the host again. */
   CHECK(atomic_load(&ca.allocs) >= after_one + 3 * 8);
-  tfd_runtime_free(rt); /* the session keeps it alive */
+  tfd_runtime_unref(rt); /* the session keeps it alive */
   CHECK(run_wide(s, NULL, NULL, st) == 6 + 8 * 36.0f);
   tfd_session_free(s);
   tfd_graph_def_free(g);
@@ -216,7 +216,7 @@ static void test_host_scheduler(void) {
   CHECK(atomic_load(&js.scheduled) > 0);
   CHECK_INT(tfd_test_count_threads(), before); /* tfdev started none */
   tfd_session_free(s);
-  tfd_runtime_free(rt);
+  tfd_runtime_unref(rt);
   CHECK_INT(atomic_load(&js.ran), atomic_load(&js.scheduled)); /* every task ran, none is left */
   wide_n = 1000;
   tfd_graph_def_free(g);
@@ -290,7 +290,7 @@ static void test_synchronous_session(void) {
   tfd_graph_def_free(g2);
   tfd_graph_def_free(g);
   tfd_session_options_free(o);
-  tfd_runtime_free(rt);
+  tfd_runtime_unref(rt);
   js_stop(&js);
   tfd_status_free(st);
 }
@@ -354,8 +354,8 @@ static void test_two_runtimes_apart(void) {
   tfd_session_free(s2);
   tfd_session_options_free(o);
   tfd_graph_def_free(g);
-  tfd_runtime_free(r1);
-  tfd_runtime_free(r2);
+  tfd_runtime_unref(r1);
+  tfd_runtime_unref(r2);
   tfd_status_free(st);
 }
 

@@ -97,8 +97,8 @@ static void test_reset(void) {
   tfd_session_free(c);
   tfd_session_free(other);
   tfd_device_unref(da);
-  tfd_runtime_free(rt);
-  tfd_runtime_free(other_rt);
+  tfd_runtime_unref(rt);
+  tfd_runtime_unref(other_rt);
 
   /* Sessions made without a runtime belong to the process's default factory. */
   tfd_session *d = tfd_session_new(NULL, NULL, NULL, st);
@@ -140,7 +140,7 @@ static void test_reset_races_free(void) {
   for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, make_and_free, &c);
   for (int i = 0; i < 200; i++) CHECK_INT(tfd_runtime_session_factory_reset(rt, NULL, NULL, 0, st), TFD_OK);
   for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
-  tfd_runtime_free(rt);
+  tfd_runtime_unref(rt);
   tfd_graph_def_free(g);
   tfd_status_free(st);
 }

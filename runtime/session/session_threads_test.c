@@ -158,8 +158,8 @@ static void test_global_names(void) {
   tfd_session_free(none);
   tfd_session_options_free(o3);
   tfd_session_options_free(o);
-  tfd_runtime_free(rt);
-  tfd_runtime_free(rt2);
+  tfd_runtime_unref(rt);
+  tfd_runtime_unref(rt2);
   tfd_graph_def_free(g);
   tfd_status_free(st);
 }
