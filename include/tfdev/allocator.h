@@ -58,11 +58,13 @@ TFD_API tfd_allocator *tfd_cpu_allocator_new_cached(const char *name, int64_t by
  * of allocator or a negative limit. */
 TFD_API tfd_code tfd_cpu_allocator_set_limit(tfd_allocator *a, int64_t bytes_limit, tfd_status *status);
 
+/* Another reference to a (NULL stays NULL); each is given back with tfd_allocator_unref. */
 TFD_API tfd_allocator *tfd_allocator_ref(tfd_allocator *a);
 TFD_API void tfd_allocator_unref(tfd_allocator *a);
 
 /* Allocates `size` bytes aligned to `alignment` (a power of two, at least
- * sizeof(void*)). Returns NULL and sets RESOURCE_EXHAUSTED (naming the
+ * sizeof(void*)): the caller owns the block until it gives it back with
+ * tfd_allocator_deallocate. Returns NULL and sets RESOURCE_EXHAUSTED (naming the
  * allocator, the request and the limit) when the limit would be passed. */
 TFD_API void *tfd_allocator_allocate(tfd_allocator *a, size_t alignment, size_t size, tfd_status *status);
 /* Returns a block; `size` must be the size it was allocated with. */

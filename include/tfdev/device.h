@@ -60,17 +60,20 @@ typedef struct tfd_cpu_device_config {
                                        allocator above, takes memory from the host's allocator */
 } tfd_cpu_device_config;
 
-/* A new thread-pool CPU device. INVALID_ARGUMENT for a missing or malformed
+/* A new thread-pool CPU device: the caller's reference, given back with tfd_device_unref. INVALID_ARGUMENT for a missing or malformed
  * name, a name that is not complete, or one whose type is not device_type. */
 TFD_API tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status);
 /* RenamedDevice: answers to new_base + "/device:TYPE:ID" (type and id of
- * `underlying`), shares everything else with it and keeps it alive.
+ * `underlying`), shares everything else with it and keeps it alive (a reference of its own); the caller
+ * owns one reference to the new device.
  * new_base must name job, replica and task (INVALID_ARGUMENT otherwise). */
 TFD_API tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status);
 
+/* Another reference to d (NULL stays NULL); each is given back with tfd_device_unref. */
 TFD_API tfd_device *tfd_device_ref(tfd_device *d);
 TFD_API void tfd_device_unref(tfd_device *d);
 
+/* The device's full name, type and parsed name: borrowed, valid as long as d is. */
 TFD_API const char *tfd_device_name(const tfd_device *d);
 TFD_API const char *tfd_device_type(const tfd_device *d);
 TFD_API void tfd_device_get_attributes(const tfd_device *d, tfd_device_attributes *out);

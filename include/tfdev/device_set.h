@@ -20,6 +20,7 @@ extern "C" {
 
 typedef struct tfd_device_set tfd_device_set;
 
+/* An empty set, or NULL when out of memory; the caller frees it with tfd_device_set_free. */
 TFD_API tfd_device_set *tfd_device_set_new(void);
 TFD_API void tfd_device_set_free(tfd_device_set *s);
 /* AddDevice. ALREADY_EXISTS when a device of the same name is present. */

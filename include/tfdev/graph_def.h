@@ -86,6 +86,7 @@ TFD_API tfd_code tfd_node_def_set_device(tfd_node_def *n, const char *device, tf
  * -1, a NULL tensor, list or list item. */
 TFD_API tfd_code tfd_node_def_set_attr(tfd_node_def *n, const char *name, const tfd_attr_value *v, tfd_status *status);
 
+/* The node's fields: borrowed from n, valid until n is changed or its graph def freed. */
 TFD_API const char *tfd_node_def_name(const tfd_node_def *n);
 TFD_API const char *tfd_node_def_op(const tfd_node_def *n);
 TFD_API const char *tfd_node_def_device(const tfd_node_def *n); /* "" when none requested */

@@ -61,7 +61,8 @@ TFD_API tfd_code tfd_model_run(tfd_model *m, tfd_tensor *const *inputs, int n_in
  * asynchronous runs. Do not free or close it. */
 TFD_API tfd_session *tfd_model_session(tfd_model *m);
 
-/* The library's version, "MAJOR.MINOR.PATCH" (TFDEV_VERSION of the headers it was built with). */
+/* The library's version, "MAJOR.MINOR.PATCH" (TFDEV_VERSION of the headers it was built with): a static
+ * string. */
 TFD_API const char *tfd_version(void);
 
 #ifdef __cplusplus

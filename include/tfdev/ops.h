@@ -12,7 +12,8 @@
 extern "C" {
 #endif
 
-/* Number of registered ops (internal ones, named "_X", included) and their names. */
+/* Number of registered ops (internal ones, named "_X", included) and their names: op i's name is
+ * kept by the library as long as it is loaded (NULL for an i out of range). */
 TFD_API int tfd_ops_count(void);
 TFD_API const char *tfd_ops_name(int i);
 TFD_API bool tfd_ops_exists(const char *op);

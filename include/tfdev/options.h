@@ -21,7 +21,8 @@ extern "C" {
 typedef struct tfd_session_options tfd_session_options;
 
 /* Defaults: no device counts (one device per factory type), intra/inter-op
- * threads 0 (one per core), the process-wide intra-op pool. */
+ * threads 0 (one per core), the process-wide intra-op pool. The caller frees
+ * the options with tfd_session_options_free (NULL when out of memory). */
 TFD_API tfd_session_options *tfd_session_options_new(void);
 /* A deep copy, or NULL when out of memory. Caller frees it. */
 TFD_API tfd_session_options *tfd_session_options_copy(const tfd_session_options *o);

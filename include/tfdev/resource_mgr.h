@@ -34,7 +34,8 @@ TFD_API void *tfd_resource_data(const tfd_resource *r);
 /* The tensor of a "Tensor" resource (borrowed), NULL for other types. */
 TFD_API tfd_tensor *tfd_resource_tensor(const tfd_resource *r);
 
-/* default_container is copied; NULL or "" means "localhost". */
+/* default_container is copied; NULL or "" means "localhost". The caller frees the manager with
+ * tfd_resource_mgr_free. */
 TFD_API tfd_resource_mgr *tfd_resource_mgr_new(const char *default_container);
 TFD_API void tfd_resource_mgr_free(tfd_resource_mgr *rm);
 TFD_API const char *tfd_resource_mgr_default_container(const tfd_resource_mgr *rm);

@@ -133,6 +133,7 @@ TFD_API tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tf
 typedef struct tfd_run tfd_run;
 typedef void (*tfd_run_done_fn)(void *arg, const tfd_status *status);
 
+/* A new run handle, which the caller frees with tfd_run_free; NULL with status set (see above). */
 TFD_API tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
                                        tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
                                        int num_fetches, const char *const *targets, int num_targets, tfd_run_metadata *meta,
@@ -271,6 +272,7 @@ TFD_API int tfd_session_export_cost_models(tfd_session *s, tfd_cost_entry *out, 
 /* ---- run metadata ----
  * The getters take a metadata made by tfd_run_metadata_new (not NULL), and indexes d and i within
  * the counts it reports. */
+/* A new, empty metadata (NULL when out of memory), which the caller frees with tfd_run_metadata_free. */
 TFD_API tfd_run_metadata *tfd_run_metadata_new(void);
 TFD_API void tfd_run_metadata_free(tfd_run_metadata *m);
 /* The step id of the run (unique across all sessions of the process). */

@@ -76,7 +76,7 @@ TFD_API tfd_code tfd_status_prefixf(tfd_status *s, const char *fmt, ...)
 #endif
     ;
 
-/* "OK", "INVALID_ARGUMENT", ...; "UNKNOWN" for values out of range. */
+/* "OK", "INVALID_ARGUMENT", ... (static strings); "UNKNOWN" for values out of range. */
 TFD_API const char *tfd_code_name(tfd_code code);
 /* Inverse of tfd_code_name; returns -1 for an unknown name. */
 TFD_API int tfd_code_from_name(const char *name);

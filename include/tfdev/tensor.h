@@ -54,7 +54,7 @@ typedef struct tfd_resource_handle {
 /* Alignment of every tensor buffer, in bytes. */
 #define TFD_TENSOR_ALIGNMENT 64
 
-/* "float32", ...; NULL for a value that is not a tfd_dtype. */
+/* "float32", ... (a static string); NULL for a value that is not a tfd_dtype. */
 TFD_API const char *tfd_dtype_name(tfd_dtype dt);
 /* Parses "float32" etc., and TensorFlow's names ("DT_FLOAT", "DT_INT64", ...);
  * returns 0 for an unknown name. */
@@ -86,9 +86,11 @@ TFD_API tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dt
 TFD_API tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status);
 
 /* A tensor of another shape with the same dtype and element count, sharing
- * t's buffer. INVALID_ARGUMENT when the element counts differ. */
+ * t's buffer: a new reference the caller gives back with tfd_tensor_unref.
+ * INVALID_ARGUMENT when the element counts differ. */
 TFD_API tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
 
+/* Another reference to t (NULL stays NULL); each is given back with tfd_tensor_unref. */
 TFD_API tfd_tensor *tfd_tensor_ref(tfd_tensor *t);
 TFD_API void tfd_tensor_unref(tfd_tensor *t);
 

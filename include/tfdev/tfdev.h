@@ -9,7 +9,8 @@
  * - Ownership: one release verb per kind. Shared objects (tensors, devices, allocators, factories,
  *   resources, runtimes) are reference-counted: tfd_X_ref takes a reference, tfd_X_unref gives one
  *   back. The rest have one owner and are freed with tfd_X_free. Every function's comment says who
- *   owns what it returns ("caller frees", "borrowed", "a new reference"). Releasing NULL is harmless.
+ *   owns what it returns ("caller frees", "borrowed", "a new reference"; ctest build.ownership_comments
+ *   checks the pointer-returning ones). Releasing NULL is harmless.
  * - Versions: TFDEV_VERSION (tfdev/version.h, generated from the build's one version) is what a
  *   program was compiled against, tfd_version() the library it runs with. */
 #ifndef TFDEV_TFDEV_H

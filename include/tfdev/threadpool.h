@@ -35,6 +35,7 @@ TFD_API tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tf
 /* Runs every task already scheduled, then joins the workers and frees. */
 TFD_API void tfd_threadpool_free(tfd_threadpool *pool);
 
+/* The pool's thread count and name (borrowed: valid as long as the pool). */
 TFD_API int tfd_threadpool_num_threads(const tfd_threadpool *pool);
 TFD_API const char *tfd_threadpool_name(const tfd_threadpool *pool);
 /* Index (0..n-1) of the calling thread in `pool`, or -1 if it is not one of
