@@ -15,6 +15,8 @@
 
 /* The device math of CUDA GPUs (every entry of device_math.h), which their devices carry. */
 extern const tfd_device_math tfd_cuda_device_math;
+/* Its name, "cuda" (state.c), by which tfd_cuda_begin knows a device of this backend. */
+extern const char tfd_cuda_math_name[];
 
 /* One per GPU context (tfd_gpu_ctx.kernels). The library handles are made on first use (cuDNN's
  * takes seconds to load) and bound to the compute stream of group 0, where nodes run; a mutex per

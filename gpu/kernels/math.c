@@ -491,7 +491,7 @@ static void cuda_graph_free(struct tfd_device *d, void *graph) {
 }
 
 const tfd_device_math tfd_cuda_device_math = {
-    .name = "cuda",
+    .name = tfd_cuda_math_name,
     .unary = cuda_unary,
     .binary = cuda_binary,
     .select = cuda_select,

@@ -1,46 +1,21 @@
-/* The CUDA kernels' per-device state and what every entry of the device math does first and on
- * failure (cuda_kernels.h). */
+/* What every entry of the CUDA device math does first and on failure (cuda_kernels.h). It knows no
+ * family of kernels: attach.c makes and frees their per-device state. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_kernels.h"
 
-static void kernels_free(void *p) {
-  tfd_cuda_kernels *k = p;
-  if (!k) return;
-  tfd_cuda_matmul_release(k);
-  tfd_cuda_conv_release(k);
-  pthread_mutex_destroy(&k->blas_mu);
-  pthread_mutex_destroy(&k->dnn_mu);
-  free(k);
-}
-
-tfd_code tfd_cuda_kernels_attach(tfd_gpu_ctx *c, tfd_status *st) {
-  int sm = 0;
-  cudaError_t err = cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, c->cuda_id);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return tfd_status_setf(st, TFD_INTERNAL, "%s: cudaDeviceGetAttribute(MultiProcessorCount) failed: %s", c->name,
-                           cudaGetErrorString(err));
-  }
-  tfd_cuda_kernels *k = calloc(1, sizeof *k);
-  if (!k) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "%s: out of memory for the CUDA kernels' state", c->name);
-  k->cuda_id = c->cuda_id;
-  k->sm_count = sm > 0 ? sm : 1;
-  pthread_mutex_init(&k->blas_mu, NULL);
-  pthread_mutex_init(&k->dnn_mu, NULL);
-  c->kernels = k;
-  c->kernels_free = kernels_free;
-  return TFD_OK;
-}
+const char tfd_cuda_math_name[] = "cuda";
 
 tfd_code tfd_cuda_begin(struct tfd_device *d, const char *entry, tfd_dtype dtype, int64_t count, tfd_cuda_call *c,
                         tfd_status *st) {
   c->entry = entry;
   c->dtype = dtype;
   c->count = count;
-  if (!d || d->math != &tfd_cuda_device_math)
+  /* by name, not by the table's address: the table (math.c) sits above the families that call here */
+  if (!d || !d->math || !d->math->name || strcmp(d->math->name, tfd_cuda_math_name) != 0)
     return tfd_status_setf(st, TFD_INTERNAL, "cuda %s: device %s is not a GPU of the CUDA backend", entry,
                            d && d->name ? d->name : "(null)");
   c->g = (tfd_gpu_device *)d;
