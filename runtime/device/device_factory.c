@@ -11,7 +11,7 @@
 #include "../core/options_internal.h"
 #include "../core/refcount.h"
 #include "../core/status_internal.h"
-#include "tfdev/backend.h"
+#include "device_internal.h"
 #include "runtime_internal.h"
 #include "tfdev/device_factory.h"
 
@@ -125,17 +125,44 @@ struct tfd_factory_registry {
   size_t size, cap;
   tfd_runtime *runtime; /* see runtime_internal.h */
   bool owns_runtime;
+  /* How to hold the runtime, given by runtime.c: the registry sits below the runtime and calls it
+   * only through these. */
+  tfd_runtime *(*runtime_ref)(tfd_runtime *);
+  void (*runtime_unref)(tfd_runtime *);
+  /* The built-in registry (builtin_factories.c) takes plug-ins' factories while others copy it. */
+  bool shared;
+  pthread_mutex_t mu; /* held by copy and register_shared when shared */
 };
 
-void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned) {
-  if (r->owns_runtime) tfd_runtime_unref(r->runtime);
-  r->runtime = owned ? tfd_runtime_ref(rt) : rt;
+void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned,
+                                      tfd_runtime *(*ref)(tfd_runtime *), void (*unref)(tfd_runtime *)) {
+  if (r->owns_runtime) r->runtime_unref(r->runtime);
+  r->runtime = owned && rt ? ref(rt) : rt;
   r->owns_runtime = owned && rt;
+  r->runtime_ref = ref;
+  r->runtime_unref = unref;
 }
 
 tfd_runtime *tfd_factory_registry_runtime(const tfd_factory_registry *r) { return r ? r->runtime : NULL; }
 
 tfd_factory_registry *tfd_factory_registry_new(void) { return calloc(1, sizeof(tfd_factory_registry)); }
+
+tfd_factory_registry *tfd_factory_registry_new_shared(void) {
+  tfd_factory_registry *r = tfd_factory_registry_new();
+  if (r) {
+    r->shared = true;
+    pthread_mutex_init(&r->mu, NULL);
+  }
+  return r;
+}
+
+tfd_code tfd_factory_registry_register_shared(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
+                                              int priority, tfd_status *status) {
+  if (r->shared) pthread_mutex_lock(&r->mu);
+  tfd_code code = tfd_factory_registry_register(r, device_type, f, priority, status);
+  if (r->shared) pthread_mutex_unlock(&r->mu);
+  return code;
+}
 
 void tfd_factory_registry_free(tfd_factory_registry *r) {
   if (!r) return;
@@ -144,7 +171,8 @@ void tfd_factory_registry_free(tfd_factory_registry *r) {
     tfd_device_factory_unref(r->entries[i].factory);
   }
   free(r->entries);
-  if (r->owns_runtime) tfd_runtime_unref(r->runtime);
+  if (r->owns_runtime) r->runtime_unref(r->runtime);
+  if (r->shared) pthread_mutex_destroy(&r->mu);
   free(r);
 }
 
@@ -227,94 +255,23 @@ void tfd_factory_registry_entry(const tfd_factory_registry *r, size_t i, const c
   if (factory) *factory = r->entries[i].factory;
 }
 
-/* The built-in registry, made on first use (again on the next use if memory ran out: a host that
- * survives one failed allocation must not lose its CPU device for good); optional backends (gpu/)
- * add their factories here, and plug-ins later (tfd_factory_registry_register_builtin), under
- * default_mu, which copies of it take too. */
-static _Atomic(tfd_factory_registry *) default_registry;
-static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t default_mu = PTHREAD_MUTEX_INITIALIZER;
-
 tfd_factory_registry *tfd_factory_registry_copy(const tfd_factory_registry *src) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   if (!r) return NULL;
-  bool builtin = src == atomic_load(&default_registry); /* a plug-in may be adding to it */
-  if (builtin) pthread_mutex_lock(&default_mu);
+  bool shared = src->shared; /* a plug-in may be adding to it */
+  if (shared) pthread_mutex_lock((pthread_mutex_t *)&src->mu);
   bool ok = true;
   for (size_t i = 0; i < src->size && ok; i++) {
     const entry *e = &src->entries[i];
     ok = tfd_factory_registry_register(r, e->type, e->factory, e->priority, NULL) == TFD_OK;
   }
-  if (builtin) pthread_mutex_unlock(&default_mu);
+  if (shared) pthread_mutex_unlock((pthread_mutex_t *)&src->mu);
   if (!ok) {
     tfd_factory_registry_free(r);
     return NULL;
   }
-  if (src->runtime) tfd_factory_registry_set_runtime(r, src->runtime, true);
+  if (src->runtime) tfd_factory_registry_set_runtime(r, src->runtime, true, src->runtime_ref, src->runtime_unref);
   return r;
-}
-
-static tfd_factory_registry *build_default_registry(void) {
-  tfd_factory_registry *r = tfd_factory_registry_new();
-  tfd_device_factory *cpu = tfd_threadpool_device_factory_new(NULL);
-  if (!r || !cpu || tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_THREADPOOL_CPU, NULL) != TFD_OK) {
-    tfd_device_factory_unref(cpu);
-    tfd_factory_registry_free(r);
-    return NULL; /* callers see NULL and report out of memory */
-  }
-  tfd_device_factory_unref(cpu);
-  /* Backend modules add theirs (CUDA: GPU at 210, the GPU-compatible CPU at 70); one that does not
-   * load has said why at info level. */
-  char list[256];
-  snprintf(list, sizeof list, "%s", tfd_backend_default_list());
-  char *save = NULL;
-  for (char *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
-    tfd_status st = TFD_STATUS_INIT;
-    if (tfd_backend_load(name, NULL, NULL) == TFD_OK && tfd_backend_register_factories(name, r, &st) != TFD_OK) {
-      tfd_code code = tfd_status_code(&st);
-      if (code != TFD_RESOURCE_EXHAUSTED)
-        tfd_log(TFD_LOG_ERROR, "backend %s: its device factories did not register: %s", name, tfd_status_message(&st));
-      tfd_status_clear(&st);
-      if (code == TFD_RESOURCE_EXHAUSTED) { /* built again next time, rather than without the backend's devices */
-        tfd_factory_registry_free(r);
-        return NULL;
-      }
-    }
-    tfd_status_clear(&st);
-  }
-  return r;
-}
-
-const tfd_factory_registry *tfd_factory_registry_default(void) {
-  tfd_factory_registry *r = atomic_load(&default_registry);
-  if (r) return r;
-  pthread_mutex_lock(&build_mu);
-  if (!(r = atomic_load(&default_registry)) && (r = build_default_registry())) atomic_store(&default_registry, r);
-  pthread_mutex_unlock(&build_mu);
-  return r;
-}
-
-tfd_code tfd_factory_registry_register_builtin(const char *device_type, tfd_device_factory *f, int priority,
-                                               tfd_status *status) {
-  tfd_status_reset(status);
-  static const char fn[] = "tfd_factory_registry_register_builtin";
-  if (tfd_arg_required(status, fn, "device_type", device_type)) return TFD_INVALID_ARGUMENT;
-  if (!f)
-    return tfd_status_setf(status, TFD_INVALID_ARGUMENT, "%s: f is NULL (no factory given for device type '%s')", fn,
-                           device_type);
-  tfd_factory_registry *r = (tfd_factory_registry *)tfd_factory_registry_default();
-  if (!r) return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory building the registry");
-  pthread_mutex_lock(&default_mu);
-  tfd_code code = tfd_factory_registry_register(r, device_type, f, priority, status);
-  pthread_mutex_unlock(&default_mu);
-  return code;
-}
-
-/* The default registry lives as long as the library: when a Lua state that
- * loaded tfdev/core.so closes, Lua unloads the module, and what it built
- * must go with it rather than be lost. */
-__attribute__((destructor)) static void free_default_registry(void) {
-  tfd_factory_registry_free(atomic_exchange(&default_registry, NULL));
 }
 
 /* Runs one factory into `out`, adding the type and factory name to errors. */

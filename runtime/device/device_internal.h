@@ -104,4 +104,10 @@ tfd_code tfd_local_device_init_pool(tfd_local_device *d, struct tfd_runtime *rt,
                                     tfd_status *status);
 void tfd_local_device_fini_pool(tfd_local_device *d);
 
+/* A registry others copy while factories are added to it (the built-in one, builtin_factories.c): copies
+ * and register_shared take its lock. */
+tfd_factory_registry *tfd_factory_registry_new_shared(void);
+tfd_code tfd_factory_registry_register_shared(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
+                                              int priority, tfd_status *status);
+
 #endif

@@ -39,8 +39,7 @@ struct tfd_runtime {
   void (*session_factory_free)(void *);
 };
 
-tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
-  tfd_status_reset(st);
+tfd_runtime *tfd_runtime_make(const tfd_runtime_config *config, tfd_factory_registry *registry, tfd_status *st) {
   tfd_runtime_config none = {0};
   if (!config) config = &none;
   if (config->allocator && (!config->allocator->allocate || !config->allocator->deallocate)) {
@@ -53,15 +52,16 @@ tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
     return NULL;
   }
   tfd_runtime *rt = calloc(1, sizeof *rt);
-  const tfd_factory_registry *builtin = tfd_factory_registry_default();
-  if (!rt || !builtin || !(rt->registry = tfd_factory_registry_copy(builtin))) {
+  if (!rt || !registry) {
     free(rt);
+    tfd_factory_registry_free(registry);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a runtime");
     return NULL;
   }
+  rt->registry = registry;
   tfd_refcount_init(&rt->refs);
   pthread_mutex_init(&rt->named_mu, NULL);
-  tfd_factory_registry_set_runtime(rt->registry, rt, false);
+  tfd_factory_registry_set_runtime(rt->registry, rt, false, tfd_runtime_ref, tfd_runtime_unref);
   if ((rt->has_allocator = config->allocator != NULL)) rt->allocator = *config->allocator;
   if ((rt->has_logger = config->logger != NULL)) rt->logger = *config->logger;
   if (config->scheduler &&

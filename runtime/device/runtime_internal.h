@@ -20,9 +20,15 @@ void *tfd_runtime_session_factory(tfd_runtime *rt, void *(*make)(void), void (*d
 const tfd_host_allocator *tfd_runtime_allocator(const tfd_runtime *rt);
 const tfd_host_logger *tfd_runtime_logger(const tfd_runtime *rt);
 
-/* The runtime a registry belongs to (NULL: none, tfdev's defaults). A registry's copies keep its
+/* tfd_runtime_new's work (builtin_factories.c gives the registry): a runtime over config (NULL: the
+ * defaults) that takes registry (freed on failure; NULL reads as out of memory). */
+tfd_runtime *tfd_runtime_make(const tfd_runtime_config *config, tfd_factory_registry *registry, tfd_status *st);
+
+/* The runtime a registry belongs to (NULL: none, tfdev's defaults), and how to hold it (the registry
+ * sits below the runtime and calls it only through ref and unref). A registry's copies keep its
  * runtime: with `owned` they hold a reference, which tfd_factory_registry_free drops. */
-void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned);
+void tfd_factory_registry_set_runtime(tfd_factory_registry *r, tfd_runtime *rt, bool owned,
+                                      tfd_runtime *(*ref)(tfd_runtime *), void (*unref)(tfd_runtime *));
 tfd_runtime *tfd_factory_registry_runtime(const tfd_factory_registry *r);
 
 #endif
