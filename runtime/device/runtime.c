@@ -44,11 +44,13 @@ tfd_runtime *tfd_runtime_make(const tfd_runtime_config *config, tfd_factory_regi
   if (!config) config = &none;
   if (config->allocator && (!config->allocator->allocate || !config->allocator->deallocate)) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a host allocator needs both allocate and deallocate");
+    tfd_factory_registry_free(registry);
     return NULL;
   }
   if (config->logger && (!config->logger->log || config->logger->level < TFD_LOG_DEBUG ||
                          config->logger->level > TFD_LOG_ERROR)) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "a host logger needs a log function and a level from debug to error");
+    tfd_factory_registry_free(registry);
     return NULL;
   }
   tfd_runtime *rt = calloc(1, sizeof *rt);
