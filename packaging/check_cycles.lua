@@ -54,16 +54,23 @@ if #group_order == 0 then
   os.exit(2)
 end
 
--- defines[symbol] = file, per group; uses[file] = {symbol,...}
+-- defines[symbol] = file, per group; uses[file] = {symbol,...}. One nm for all of a group's objects
+-- (-A names each line's object), in batches that keep the command line short.
 local function read_symbols(objects)
-  local defines, uses, files = {}, {}, {}
+  local defines, uses, files, file_of = {}, {}, {}, {}
   for _, obj in ipairs(objects) do
     local file = source_of(obj)
     files[#files + 1] = file
     uses[file] = uses[file] or {}
-    for _, l in ipairs(lines("nm -P '" .. obj .. "' 2>/dev/null")) do
-      local sym, kind = l:match("^(%S+) (%a)")
-      if sym then
+    file_of[obj] = file
+  end
+  for first = 1, #objects, 100 do
+    local batch = {}
+    for i = first, math.min(first + 99, #objects) do batch[#batch + 1] = "'" .. objects[i] .. "'" end
+    for _, l in ipairs(lines("nm -P -A " .. table.concat(batch, " ") .. " 2>/dev/null")) do
+      local obj, sym, kind = l:match("^(.-): (%S+) (%a)")
+      local file = obj and file_of[obj]
+      if file then
         if kind == "U" then
           table.insert(uses[file], sym)
         elseif kind:match("[TDBRCGSVW]") then -- global definitions (lower case ones are file-local)
