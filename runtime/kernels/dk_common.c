@@ -6,6 +6,7 @@
 #include "../core/allocator_internal.h"
 #include "../core/tensor_internal.h"
 #include "device_kernel.h"
+#include "kernel_shared.h"
 
 const tfd_device_math *tfd_dk_math(const tfd_kernel *k, tfd_kernel_context *c) {
   if (c->device->math) return c->device->math;
@@ -95,6 +96,11 @@ tfd_tensor *tfd_dk_move(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *
   return r;
 }
 
+tfd_tensor *tfd_kernel_host_input(tfd_kernel_context *c, const tfd_kernel *k, int i) {
+  tfd_tensor *t = c->inputs[i];
+  return tfd_tensor_on_host(t) ? tfd_tensor_ref(t) : tfd_dk_move(c, k, t, NULL);
+}
+
 tfd_tensor *tfd_dk_to_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *t) {
   return tfd_dk_move(c, k, t, tfd_kernel_memory_for(c->device, tfd_tensor_dtype(t)));
 }
@@ -128,8 +134,7 @@ static void run_on_host(tfd_kernel *k, tfd_kernel_context *c, bool staged) {
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     bool to_host = k->host_inputs == UINT32_MAX || (i < 32 && (k->host_inputs & (1u << i))); /* all: any count */
-    tfd_tensor *t = c->inputs[i];
-    in[i] = to_host && !tfd_tensor_on_host(t) ? tfd_dk_move(c, k, t, NULL) : tfd_tensor_ref(t);
+    in[i] = to_host ? tfd_kernel_host_input(c, k, i) : tfd_tensor_ref(c->inputs[i]);
     ok = in[i] != NULL;
   }
   if (ok) {

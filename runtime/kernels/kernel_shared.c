@@ -8,11 +8,6 @@
 #include "device_kernel.h"
 #include "kernel_shared.h"
 
-tfd_tensor *tfd_kernel_host_input(tfd_kernel_context *c, const tfd_kernel *k, int i) {
-  tfd_tensor *t = c->inputs[i];
-  return tfd_tensor_on_host(t) ? tfd_tensor_ref(t) : tfd_dk_move(c, k, t, NULL);
-}
-
 bool tfd_kernel_read_axis(tfd_kernel_context *c, const tfd_kernel *k, int i, int rank, const char *what, int64_t *axis) {
   const tfd_tensor *t = c->inputs[i];
   if (!tfd_kernel_check_index(c, k, t, what)) return false;

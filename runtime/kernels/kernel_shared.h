@@ -11,7 +11,9 @@
 
 /* Input i where the host can read its values: a new reference to the input when it is in host
  * memory, as every input of a CPU kernel is (and a device's int32 and handles); a copy out of device
- * memory otherwise (a device kernel's int64 shapes and axes). NULL with the error reported. */
+ * memory otherwise (a device kernel's int64 shapes and axes). NULL with the error reported. Defined in
+ * dk_common.c beside tfd_dk_move, which it is made of, so that dk_common.c's host fallback can use it
+ * without calling back into kernel_shared.c. */
 tfd_tensor *tfd_kernel_host_input(tfd_kernel_context *c, const tfd_kernel *k, int i);
 /* A shape as TensorFlow's TensorShape::DebugString writes it ("[2,3]", "[]"; "<unknown>" for nd < 0)
  * into buf (truncated to cap); TFD_SHAPE_TEXT_CAP holds any. The second takes a tensor's shape,
