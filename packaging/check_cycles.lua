@@ -22,12 +22,8 @@ local allowed, concept = {}, {}
 for path in still_to_break:gmatch("%S+") do allowed[path] = true end
 for path in one_concept:gmatch("%S+") do allowed[path], concept[path] = true, true end
 
-local function lines(cmd)
-  local out, p = {}, assert(io.popen(cmd))
-  for line in p:lines() do out[#out + 1] = line end
-  p:close()
-  return out
-end
+local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
+local lines = util.command_lines
 
 -- The source path of an object: CMake names it <target>.dir/<path>.o.
 local function source_of(object)

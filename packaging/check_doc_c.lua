@@ -11,32 +11,12 @@
 local src, work, cc, inc, geninc, libdir, luainc, sanitize = table.unpack(arg, 1, 8)
 assert(luainc, "usage: tfdev check_doc_c.lua SOURCE_DIR WORK_DIR CC INCLUDE_DIR GENERATED_INCLUDE_DIR LIB_DIR LUA_INCLUDE")
 
-local function read(path)
-  local f = assert(io.open(path))
-  local text = f:read("a")
-  f:close()
-  return text
-end
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
-
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return ok, out
-end
-
-local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
+local write, sh, quote = util.write, util.sh, util.quote
 
 -- The C blocks of a Markdown file: {line =, text =, given =, run =}.
 local function blocks(path)
-  local out, lines = {}, {}
-  for line in io.lines(path) do lines[#lines + 1] = line end
+  local out, lines = {}, util.file_lines(path)
   local i = 1
   while i <= #lines do
     if lines[i] == "```c" then
@@ -58,12 +38,10 @@ local function blocks(path)
 end
 
 local docs = { "README.md" }
-local p = assert(io.popen("ls " .. quote(src) .. "/docs/*.md"))
-for f in p:lines() do
+for _, f in ipairs(util.command_lines("ls " .. quote(src) .. "/docs/*.md")) do
   -- c-api.md is the headers' declarations, generated from them (build.headers_self_contained compiles those)
   if not f:match("/c%-api%.md$") then docs[#docs + 1] = f:sub(#src + 2) end
 end
-p:close()
 
 local flags = ("-std=c11 -Wall -Wextra -Werror -I%s -I%s -I%s"):format(quote(inc), quote(geninc), quote(luainc))
 if sanitize and sanitize ~= "" then flags = flags .. " -fsanitize=" .. sanitize .. " -fno-omit-frame-pointer" end

@@ -9,16 +9,10 @@ local src = arg[1] or "."
 local words = { "free", "frees", "freed", "borrowed", "own", "owns", "owned", "owner", "reference", "references",
   "release", "releases", "released", "valid", "static", "unref", "kept", "copy", "copied", "lives" }
 
-local function lines_of(path)
-  local out = {}
-  for line in io.lines(path) do out[#out + 1] = line end
-  return out
-end
+local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
+local lines_of = util.file_lines
 
-local headers = {}
-local p = assert(io.popen("ls " .. src .. "/include/tfdev/*.h"))
-for h in p:lines() do headers[#headers + 1] = h end
-p:close()
+local headers = util.command_lines("ls " .. src .. "/include/tfdev/*.h")
 
 local missing = {}
 for _, h in ipairs(headers) do

@@ -7,19 +7,8 @@
 --   tfdev packaging/check_status_reset.lua SOURCE_DIR
 local src = arg[1] or "."
 
-local function read(path)
-  local f = assert(io.open(path))
-  local text = f:read("a")
-  f:close()
-  return text
-end
-
-local function files(cmd)
-  local out, p = {}, assert(io.popen(cmd))
-  for line in p:lines() do out[#out + 1] = line end
-  p:close()
-  return out
-end
+local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
+local read, files = util.read, util.command_lines
 
 local function strip_comments(text)
   return (text:gsub("/%*.-%*/", " "):gsub("//[^\n]*", " "))

@@ -6,11 +6,8 @@
 local src = arg[1] or "."
 local out_path = arg[2] or (src .. "/docs/c-api.md")
 
-local function lines_of(path)
-  local out = {}
-  for line in io.lines(path) do out[#out + 1] = line end
-  return out
-end
+local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
+local lines_of = util.file_lines
 
 -- The text of a C comment's lines, without the comment markers.
 local function comment_text(lines)
@@ -22,10 +19,7 @@ local function comment_text(lines)
   return (table.concat(text, "\n"):gsub("^%s+", ""):gsub("%s+$", ""))
 end
 
-local headers = {}
-local p = assert(io.popen("ls " .. src .. "/include/tfdev/*.h"))
-for h in p:lines() do headers[#headers + 1] = h end
-p:close()
+local headers = util.command_lines("ls " .. src .. "/include/tfdev/*.h")
 table.sort(headers, function(a, b)
   -- tfdev.h, the one a host includes, first
   local ta, tb = a:match("/tfdev%.h$") ~= nil, b:match("/tfdev%.h$") ~= nil
@@ -110,6 +104,4 @@ for _, h in ipairs(headers) do
   if decls == 0 then doc[#doc + 1] = "(Types and macros only.)\n" end
 end
 
-local f = assert(io.open(out_path, "w"))
-f:write(table.concat(doc, "\n"):gsub("\n\n\n+", "\n\n"):gsub("%s*$", "\n"))
-f:close()
+util.write(out_path, (table.concat(doc, "\n"):gsub("\n\n\n+", "\n\n"):gsub("%s*$", "\n")))
