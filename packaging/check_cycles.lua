@@ -4,23 +4,15 @@
 -- one layer implemented in another, or a registry that names the kernels that call it back.
 -- Each group of objects (the runtime, the bindings, the CUDA module) is checked on its own. A set of
 -- files that reach each other (a strongly connected component of more than one file) fails the
--- check, unless every file of it is listed in `one_concept` (files that are one idea split for size)
--- or in `still_to_break`: cycles known when the check came, each to be removed, never added to.
+-- check, unless every file of it is listed in `one_concept` (files that are one idea split for size).
 --   tfdev packaging/check_cycles.lua --group=NAME OBJECT... [--group=NAME OBJECT...]
 -- Prints each cycle with the symbols that close it; exits 1 on a new one.
 -- A tensor and the element kinds it holds by reference (strings, variants): one concept.
 local one_concept = [[
   runtime/core/tensor.c runtime/core/tstring.c runtime/core/variant.c
 ]]
--- Files still in cycles (issue 27's list, less those broken since), by path under the source root. A
--- cycle passes only while all its files are here or in one_concept; break them and shorten the list.
-local still_to_break = [[
-  runtime/session/callable.c runtime/session/direct_session.c runtime/session/partial_run.c
-  runtime/session/run_async.c runtime/session/session_factory.c runtime/session/session_run.c
-]]
-local allowed, concept = {}, {}
-for path in still_to_break:gmatch("%S+") do allowed[path] = true end
-for path in one_concept:gmatch("%S+") do allowed[path], concept[path] = true, true end
+local concept = {}
+for path in one_concept:gmatch("%S+") do concept[path] = true end
 
 local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
 local lines = util.command_lines
@@ -112,7 +104,7 @@ local function components(files, edges)
   return out
 end
 
-local failed, known, total = false, 0, 0
+local failed, total = false, 0
 for _, g in ipairs(group_order) do
   local defines, uses, files = read_symbols(groups[g])
   local edges = {}
@@ -129,25 +121,22 @@ for _, g in ipairs(group_order) do
     total = total + 1
     local new = {}
     for _, f in ipairs(comp) do
-      if not allowed[f] then new[#new + 1] = f end
+      if not concept[f] then new[#new + 1] = f end
     end
     local inside = {}
     for _, f in ipairs(comp) do inside[f] = true end
     if #new > 0 then
       failed = true
-      print(("%s: a new cycle of %d files (%s not among the known ones):"):format(g, #comp, table.concat(new, ", ")))
+      print(("%s: a new cycle of %d files (%s not one concept):"):format(g, #comp, table.concat(new, ", ")))
       for _, f in ipairs(comp) do
         for to, s in pairs(edges[f] or {}) do
           if inside[to] then print(("  %s -> %s (%s)"):format(f, to, s)) end
         end
       end
-    elseif concept[comp[1]] then
-      print(("%s: one concept in %d files: %s"):format(g, #comp, table.concat(comp, " ")))
     else
-      known = known + 1
-      print(("%s: known cycle of %d files, still to break: %s"):format(g, #comp, table.concat(comp, " ")))
+      print(("%s: one concept in %d files: %s"):format(g, #comp, table.concat(comp, " ")))
     end
   end
 end
-print(("%d cycles of files, %d of them known and still to break"):format(total, known))
+if not failed then print(("%d cycles of files, all of them one concept"):format(total)) end
 os.exit(failed and 1 or 0)

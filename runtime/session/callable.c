@@ -9,12 +9,15 @@
 #include "session_args.h"
 #include "session_internal.h"
 
-void tfd_ds_callable_unref(callable *c) {
+static void callable_unref(callable *c) {
   if (!c || !tfd_refcount_dec(&c->refs)) return;
   free(c->feed_map);
   free(c->fetch_map);
   free(c);
 }
+
+/* How the handle table and an asynchronous run drop the reference they hold. */
+static void release_callable(void *c) { callable_unref(c); }
 
 /* The from (which 0) or to (1) names of the connections, canonical; NULL with st set on error. */
 static char **connection_names(const tfd_tensor_connection *conns, int n, int which, tfd_status *st) {
@@ -63,7 +66,7 @@ static int64_t make_callable_impl(tfd_session *s, const char *const *feed_names,
     if (c->feed_map && c->fetch_map && tfd_ds_map_names(&b->feed_index, feeds, nf, c->feed_map, "feed", st) == TFD_OK &&
         tfd_ds_map_names(&b->fetch_index, fetches, nfe, c->fetch_map, "fetch", st) == TFD_OK) {
       pthread_mutex_lock(&s->exec_mu);
-      handle = tfd_ds_handle_add(&s->callables, s->id, c);
+      handle = tfd_ds_handle_add(&s->callables, s->id, c, release_callable);
       pthread_mutex_unlock(&s->exec_mu);
     }
   } else if (!c) {
@@ -112,7 +115,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
     bad = tfd_status_setf(st, TFD_INVALID_ARGUMENT, "%s: outputs is NULL but the callable has %d fetch%s", fn, c->num_fetches,
                           c->num_fetches == 1 ? "" : "es");
   if (bad != TFD_OK) {
-    tfd_ds_callable_unref(c);
+    callable_unref(c);
     return bad;
   }
   if (!ro && c->has_run_options) ro = &c->run_options;
@@ -125,7 +128,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
   if (code == TFD_OK) for (int i = 0; i < c->num_feeds; i++) ordered[c->feed_map[i]] = feed_values[i];
   if (code == TFD_OK && async) {
     tfd_refcount_inc(&c->refs); /* the run's */
-    async->run = tfd_ds_start_async(s, c->b, c, c->fetch_map, c->num_fetches, ro, ordered, meta, async->done, async->arg, st);
+    async->run = tfd_ds_start_async(s, c->b, c, release_callable, c->fetch_map, c->num_fetches, ro, ordered, meta, async->done, async->arg, st);
     code = async->run ? TFD_OK : tfd_status_code(st);
   } else if (code == TFD_OK) {
     code = tfd_ds_run_bundle(s, c->b, ro, ordered, outs, meta, st);
@@ -136,7 +139,7 @@ static tfd_code run_callable_impl(tfd_session *s, int64_t handle, const tfd_run_
   }
   if (ordered != small_in) free(ordered);
   if (outs != small_out) free(outs);
-  tfd_ds_callable_unref(c);
+  callable_unref(c);
   return code;
 }
 
@@ -147,7 +150,7 @@ tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tfd_status
   callable *c = tfd_ds_handle_remove(&s->callables, handle);
   pthread_mutex_unlock(&s->exec_mu);
   if (!c) return tfd_ds_unknown_handle(s, handle, "callable", "released", st);
-  tfd_ds_callable_unref(c); /* runs in flight keep theirs */
+  callable_unref(c); /* runs in flight keep theirs */
   return TFD_OK;
 }
 

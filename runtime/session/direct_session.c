@@ -3,8 +3,8 @@
  * callables and partial runs are published in.
  *
  * The rest of the session is in files named for what they do: executor_cache.c (signatures,
- * pruning, placement, partitioning, one executor per partition), session_run.c (one step, the
- * blocking run), run_async.c (tfd_run handles), callable.c, partial_run.c, cost_model.c and
+ * pruning, placement, partitioning, one executor per partition), step.c (one step, the blocking
+ * run), session_run.c (Run), run_async.c (tfd_run handles), callable.c, partial_run.c, cost_model.c and
  * run_metadata.c; session_internal.h holds what they share. Step ids come from one process-wide
  * counter, so they are unique across sessions. */
 #include <pthread.h>
@@ -32,11 +32,6 @@ static int shared_pool_users;
 
 int64_t tfd_ds_next_step_id(void) { return atomic_fetch_add(&step_id_counter, 1); }
 
-const char *const *tfd_session_factory_names(void) {
-  static const char *const names[] = {"DIRECT_SESSION", NULL};
-  return names;
-}
-
 /* ---- handle tables (callers hold exec_mu) ---- */
 int tfd_ds_handle_find(const handle_table *t, int64_t h) {
   int lo = 0, hi = t->n - 1;
@@ -50,8 +45,9 @@ int tfd_ds_handle_find(const handle_table *t, int64_t h) {
 }
 
 /* A new handle for obj, or -1 when out of memory or serials. */
-int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj) {
+int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj, void (*release)(void *obj)) {
   if (t->last_serial == UINT32_MAX) return -1;
+  t->release = release;
   if (t->n == t->cap) {
     int cap = t->cap ? t->cap * 2 : 8;
     int64_t *keys = realloc(t->keys, (size_t)cap * sizeof *keys);
@@ -79,6 +75,7 @@ void *tfd_ds_handle_remove(handle_table *t, int64_t h) {
 }
 
 void tfd_ds_handle_table_free(handle_table *t) {
+  for (int i = 0; i < t->n; i++) t->release(t->objs[i]);
   free(t->keys);
   free(t->objs);
   *t = (handle_table){0};
@@ -153,13 +150,9 @@ static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
   return TFD_OK;
 }
 
-void tfd_session_free(tfd_session *s) {
-  if (!s) return;
-  tfd_session_close(s, NULL);
-  tfd_ds_factory_remove(s); /* after close: a factory Reset closing it too is waited for */
+void tfd_ds_destroy(tfd_session *s) {
   for (int i = 0; i < s->num_bundles; i++) tfd_ds_bundle_free(s->bundles[i]);
   free(s->bundles);
-  for (int i = 0; i < s->callables.n; i++) tfd_ds_callable_unref(s->callables.objs[i]);
   tfd_ds_handle_table_free(&s->callables);
   tfd_strmap_free(&s->cache);
   tfd_strmap_free(&s->stateful);
@@ -176,7 +169,6 @@ void tfd_session_free(tfd_session *s) {
   tfd_factory_registry_free(s->registry);
   tfd_session_options_free(s->options);
   /* close() waited for every run's executors: only the table's references are left. */
-  for (int i = 0; i < s->pruns.n; i++) tfd_ds_prun_unref(s->pruns.objs[i]);
   tfd_ds_handle_table_free(&s->pruns);
   tfd_session_state_free(s->state);
   tfd_ds_costs_free(s);
@@ -188,9 +180,8 @@ void tfd_session_free(tfd_session *s) {
   free(s);
 }
 
-tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
-                             tfd_status *st) {
-  tfd_status_reset(st);
+tfd_session *tfd_ds_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                        tfd_status *st) {
   tfd_session *s = calloc(1, sizeof *s);
   if (!s) {
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
@@ -236,31 +227,12 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
     }
   tfd_runtime *rt = tfd_factory_registry_runtime(s->registry);
   s->logger = tfd_runtime_logger(rt);
-  if (make_pools(s, rt, st) != TFD_OK || tfd_ds_factory_add(s, rt, st) != TFD_OK) goto fail;
+  if (make_pools(s, rt, st) != TFD_OK) goto fail;
   return s;
 fail:
-  tfd_session_free(s);
+  tfd_session_close(s, NULL);
+  tfd_ds_destroy(s);
   return NULL;
-}
-
-tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
-                                     tfd_status *st) {
-  tfd_status_reset(st);
-  if (!rt) {
-    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_new needs a runtime");
-    return NULL;
-  }
-  return tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, st);
-}
-
-tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
-                                   const tfd_factory_registry *registry, void *host_ctx, tfd_status *st) {
-  tfd_status_reset(st);
-  if (factory && *factory && strcmp(factory, "DIRECT_SESSION") != 0) {
-    tfd_status_setf(st, TFD_NOT_FOUND, "no session factory named '%s' (registered: DIRECT_SESSION)", factory);
-    return NULL;
-  }
-  return tfd_session_new(options, registry, host_ctx, st);
 }
 
 /* Every public call runs between enter and leave; close waits for them. */

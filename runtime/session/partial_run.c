@@ -44,7 +44,7 @@ struct partial_run {
   tfd_deadline deadline;
 };
 
-void tfd_ds_prun_unref(partial_run *r) {
+static void prun_unref(partial_run *r) {
   if (!r || !tfd_refcount_dec(&r->refs)) return;
   if (r->abort_token >= 0) tfd_cancellation_deregister(r->cancel, r->abort_token);
   tfd_cancellation_unref(r->cancel);
@@ -59,6 +59,9 @@ void tfd_ds_prun_unref(partial_run *r) {
   free(r);
 }
 
+/* How the session's handle table drops its reference. */
+static void release_prun(void *r) { prun_unref(r); }
+
 static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const char *cancel_why, tfd_status *st);
 
 static void partial_part_done(void *arg, const tfd_status *st) {
@@ -71,7 +74,7 @@ static void partial_part_done(void *arg, const tfd_status *st) {
   pthread_mutex_unlock(&r->bar_mu);
   if (last) {
     tfd_ds_remove_active(s, &r->link);
-    tfd_ds_prun_unref(r); /* the executors' reference */
+    prun_unref(r); /* the executors' reference */
     tfd_ds_leave(s);      /* the run's own hold on the session */
   }
 }
@@ -129,7 +132,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     pthread_mutex_init(&r->bar_mu, NULL);
     pthread_cond_init(&r->bar_cv, NULL);
     if (!r->fed || !r->fetched || !r->starts || !r->rendezvous || !r->cancel) {
-      tfd_ds_prun_unref(r);
+      prun_unref(r);
       r = NULL;
       tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     }
@@ -137,7 +140,7 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
   }
   if (r && tfd_ds_register_abort(r->cancel, r->rendezvous, &r->abort_token, st) != TFD_OK) {
-    tfd_ds_prun_unref(r);
+    prun_unref(r);
     r = NULL;
   }
   if (r) {
@@ -163,11 +166,11 @@ int64_t tfd_session_prun_setup(tfd_session *s, const char *const *inputs, int ni
       tfd_executor_run_async(b->execs[p], &args, partial_part_done, r);
     }
     pthread_mutex_lock(&s->exec_mu);
-    handle = tfd_ds_handle_add(&s->pruns, s->id, r);
+    handle = tfd_ds_handle_add(&s->pruns, s->id, r, release_prun);
     pthread_mutex_unlock(&s->exec_mu);
     if (handle < 0) {
       drop_prun(s, handle, r, "out of memory publishing a partial run", NULL); /* stops the executors */
-      tfd_ds_prun_unref(r);
+      prun_unref(r);
       tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory");
     }
   }
@@ -260,7 +263,7 @@ static tfd_code drop_prun(tfd_session *s, int64_t handle, partial_run *r, const 
   } else if (!cancel_why && r->status.code != TFD_OK)
     code = tfd_status_setf(st, r->status.code, "%s", tfd_status_message(&r->status)); /* a target failed */
   pthread_mutex_unlock(&r->bar_mu);
-  if (mine) tfd_ds_prun_unref(r); /* the table's reference */
+  if (mine) prun_unref(r); /* the table's reference */
   return code;
 }
 
@@ -395,7 +398,7 @@ tfd_code tfd_session_prun(tfd_session *s, int64_t handle, const char *const *fee
       tfd_tensor_unref(outputs[i]);
       outputs[i] = NULL;
     }
-  tfd_ds_prun_unref(r);
+  prun_unref(r);
   tfd_ds_leave(s);
   return code;
 }
@@ -409,7 +412,7 @@ tfd_code tfd_session_prun_close(tfd_session *s, int64_t handle, tfd_status *st) 
     /* Not under r->mu: a prun blocked on a fetch holds it until the cancel below wakes it. */
     atomic_store(&r->state, PRUN_CLOSED);
     drop_prun(s, handle, r, "partial run closed", NULL);
-    tfd_ds_prun_unref(r);
+    prun_unref(r);
   }
   tfd_ds_leave(s);
   return r ? TFD_OK : TFD_INVALID_ARGUMENT;

@@ -30,7 +30,7 @@ static void run_unref(tfd_run *r) {
   for (int i = 0; r->outputs && i < r->num_outputs; i++) tfd_tensor_unref(r->outputs[i]);
   free(r->outputs);
   free(r->outs);
-  if (r->c) tfd_ds_callable_unref(r->c);
+  if (r->keeper) r->release_keeper(r->keeper);
   else free(r->fetch_map);
   tfd_cancellation_unref(r->cancel);
   tfd_status_clear(&r->status);
@@ -85,13 +85,16 @@ static void run_step_done(step *x) {
 }
 
 /* Starts bundle b asynchronously with feeds in bundle order (borrowed; referenced here). fetch_map is
- * taken (freed on failure too) unless c, whose reference is taken either way, provides it. */
-tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_map, int num_outputs,
+ * taken (freed on failure too) unless keeper (a callable), whose reference is taken either way and
+ * dropped by release_keeper, owns it. */
+tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, void *keeper, void (*release_keeper)(void *), int *fetch_map,
+                            int num_outputs,
                             const tfd_run_options *ro, tfd_tensor *const *feeds, tfd_run_metadata *meta,
                             tfd_run_done_fn done, void *done_arg, tfd_status *st) {
   tfd_run *r = calloc(1, sizeof *r);
   if (r) {
-    r->c = c;
+    r->keeper = keeper;
+    r->release_keeper = release_keeper;
     r->fetch_map = fetch_map;
     r->num_outputs = num_outputs;
     r->feeds = calloc((size_t)b->num_feeds + 1, sizeof *r->feeds);
@@ -105,7 +108,7 @@ tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_m
       free(r->outputs);
       free(r);
     }
-    if (c) tfd_ds_callable_unref(c);
+    if (keeper) release_keeper(keeper);
     else free(fetch_map);
     tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory starting a run");
     return NULL;

@@ -1,4 +1,5 @@
-/* The session factory (TensorFlow's DirectSessionFactory): the record of the sessions it made, one per
+/* The session factory (TensorFlow's DirectSessionFactory): tfd_session_new and tfd_session_free (a
+ * DirectSession made by direct_session.c, recorded here), the record of the sessions it made, one per
  * runtime, and its Reset, which clears containers in every one of them and closes them.
  *
  * A runtime keeps its factory in its opaque slot (runtime/device/runtime.c); sessions made without a
@@ -44,7 +45,8 @@ static session_factory *factory_of(tfd_runtime *rt) {
   return rt ? tfd_runtime_session_factory(rt, factory_new, factory_free) : &default_factory;
 }
 
-tfd_code tfd_ds_factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
+/* Records s in its runtime's factory (rt NULL: the process's default one). */
+static tfd_code factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
   session_factory *f = factory_of(rt);
   if (!f) return tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory creating a session");
   pthread_mutex_lock(&f->mu);
@@ -64,7 +66,8 @@ tfd_code tfd_ds_factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
   return TFD_OK;
 }
 
-void tfd_ds_factory_remove(tfd_session *s) {
+/* Takes s out of its factory, waiting while a factory Reset uses it. */
+static void factory_remove(tfd_session *s) {
   session_factory *f = s->factory;
   if (!f) return;
   pthread_mutex_lock(&f->mu);
@@ -76,6 +79,51 @@ void tfd_ds_factory_remove(tfd_session *s) {
     }
   pthread_mutex_unlock(&f->mu);
   s->factory = NULL;
+}
+
+/* DirectSessionFactory::NewSession: a DirectSession, recorded so that a factory Reset reaches it. */
+tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                             tfd_status *st) {
+  tfd_status_reset(st);
+  tfd_session *s = tfd_ds_new(options, registry, host_ctx, st);
+  if (s && factory_add(s, tfd_factory_registry_runtime(s->registry), st) != TFD_OK) {
+    tfd_session_close(s, NULL);
+    tfd_ds_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+void tfd_session_free(tfd_session *s) {
+  if (!s) return;
+  tfd_session_close(s, NULL);
+  factory_remove(s); /* after close: a factory Reset closing it too is waited for */
+  tfd_ds_destroy(s);
+}
+
+tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
+                                     tfd_status *st) {
+  tfd_status_reset(st);
+  if (!rt) {
+    tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_new needs a runtime");
+    return NULL;
+  }
+  return tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, st);
+}
+
+tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
+                                   const tfd_factory_registry *registry, void *host_ctx, tfd_status *st) {
+  tfd_status_reset(st);
+  if (factory && *factory && strcmp(factory, "DIRECT_SESSION") != 0) {
+    tfd_status_setf(st, TFD_NOT_FOUND, "no session factory named '%s' (registered: DIRECT_SESSION)", factory);
+    return NULL;
+  }
+  return tfd_session_new(options, registry, host_ctx, st);
+}
+
+const char *const *tfd_session_factory_names(void) {
+  static const char *const names[] = {"DIRECT_SESSION", NULL};
+  return names;
 }
 
 /* The session with this id, pinned (its owner's free waits for tfd_ds_factory_unpin), or NULL when it has

@@ -57,6 +57,9 @@ typedef struct handle_table {
   void **objs;
   int n, cap;
   uint32_t last_serial;
+  /* Drops the table's reference to an entry (when the table is freed). Every entry of a table is one
+   * kind, released by the one function its adds give: the table knows nothing of what it holds. */
+  void (*release)(void *obj);
 } handle_table;
 
 typedef struct session_factory session_factory;
@@ -207,7 +210,8 @@ struct tfd_run {
   tfd_refcount refs;
   step x;
   tfd_session *s;           /* used until the step ends */
-  callable *c;              /* a callable's run keeps it (and its fetch map) */
+  void *keeper;             /* what owns fetch_map (a callable), held until the run is freed; NULL: ours */
+  void (*release_keeper)(void *keeper);
   int *fetch_map;           /* call order -> bundle order: c's, or owned when c is NULL */
   int num_outputs;
   tfd_tensor **feeds;       /* bundle order, one reference each until the step ends */
@@ -241,6 +245,12 @@ typedef struct async_req {
 typedef struct partial_run partial_run;
 
 /* ---- direct_session.c: lifecycle ---- */
+/* A DirectSession (its devices and inter-op pools), not yet in any factory: session_factory.c's
+ * tfd_session_new records it. NULL with st set on failure. */
+tfd_session *tfd_ds_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                        tfd_status *st);
+/* Frees a closed session that no factory holds (tfd_session_free closes it and takes it out first). */
+void tfd_ds_destroy(tfd_session *s);
 /* A new step id: one process-wide counter, so ids are unique across sessions. */
 int64_t tfd_ds_next_step_id(void);
 /* Every public call runs between enter and leave; close waits for them. enter fails (CANCELLED) on a
@@ -258,12 +268,13 @@ void tfd_ds_add_active(tfd_session *s, active_step *a, tfd_cancellation *c);
 void tfd_ds_remove_active(tfd_session *s, active_step *a);
 /* Handle tables (callers hold exec_mu). */
 int tfd_ds_handle_find(const handle_table *t, int64_t h);
-int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj);
+int64_t tfd_ds_handle_add(handle_table *t, int64_t session_id, void *obj, void (*release)(void *obj));
 void *tfd_ds_handle_remove(handle_table *t, int64_t h);
+/* Releases every entry left (t->release) and the table's arrays. */
 void tfd_ds_handle_table_free(handle_table *t);
 tfd_code tfd_ds_unknown_handle(const tfd_session *s, int64_t h, const char *what, const char *setup, tfd_status *st);
 
-/* ---- session_run.c ---- */
+/* ---- step.c ---- */
 /* The pool task that starts the partition a part_start describes; the part_start must stay until then. */
 void tfd_ds_start_part(void *part);
 
@@ -284,7 +295,7 @@ void tfd_ds_costs_free(tfd_session *s);
 void tfd_ds_fill_metadata(tfd_run_metadata *m, bundle *b, tfd_node_stats **stats, bool partition_graphs);
 const char *tfd_ds_keep_name(tfd_run_metadata *m, const char *s);
 
-/* ---- session_run.c: one step of a bundle, the blocking run ---- */
+/* ---- step.c: one step of a bundle, the blocking run ---- */
 tfd_code tfd_ds_step_start(step *x, tfd_session *s, bundle *b, const tfd_run_options *ro, tfd_tensor *const *feeds,
                            void (*on_done)(step *), tfd_cancellation *cancel, tfd_status *st);
 tfd_code tfd_ds_step_finish(step *x, tfd_tensor **outputs, tfd_run_metadata *meta, int64_t timeout, tfd_status *st);
@@ -298,18 +309,10 @@ tfd_code tfd_ds_register_abort(tfd_cancellation *c, tfd_rendezvous *r, int64_t *
 tfd_code tfd_ds_map_names(const tfd_strmap *index, char **names, int n, int *map, const char *what, tfd_status *st);
 
 /* ---- run_async.c ---- */
-tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, callable *c, int *fetch_map, int num_outputs,
+tfd_run *tfd_ds_start_async(tfd_session *s, bundle *b, void *keeper, void (*release_keeper)(void *), int *fetch_map,
+                            int num_outputs,
                             const tfd_run_options *ro, tfd_tensor *const *feeds, tfd_run_metadata *meta,
                             tfd_run_done_fn done, void *done_arg, tfd_status *st);
 
-/* ---- session_factory.c ---- */
-/* Records s in its runtime's factory (rt NULL: the process's default one). */
-tfd_code tfd_ds_factory_add(tfd_session *s, tfd_runtime *rt, tfd_status *st);
-/* Takes s out of its factory, waiting while a factory Reset uses it. */
-void tfd_ds_factory_remove(tfd_session *s);
-
-/* ---- callable.c, partial_run.c ---- */
-void tfd_ds_callable_unref(callable *c);
-void tfd_ds_prun_unref(partial_run *r);
 
 #endif
