@@ -29,15 +29,21 @@ for dir in runtime/*/; do
     bad=1
     continue
   fi
-  for f in "$dir"/*.c "$dir"/*.h; do
-    [ -e "$f" ] || continue
+  # A layer's files include its subdirectories' (runtime/kernels/<family>/).
+  find "$dir" -name '*.[ch]' | sort | while read -r f; do
+    here=${f%/*}
     # Each quoted include, as "LINE PATH".
     grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/' |
       while read -r line inc; do
         case "$inc" in
-          ../*) target=${inc#../} ;;       # relative to runtime/<layer>/
-          runtime/*) target=${inc#runtime/} ;; # from the source root (tests)
-          *) continue ;;                    # own directory, public or generated header
+          runtime/*) target=$inc ;;                       # from the source root (tests)
+          */*) target=$(realpath -m --relative-to=. "$here/$inc") ;; # relative to the including file
+          *) continue ;;                                  # own directory, public or generated header
+        esac
+        [ -e "$target" ] || continue # not a file of the tree: a public or generated header
+        case "$target" in
+          runtime/*) target=${target#runtime/} ;;
+          *) continue ;; # outside runtime/: a public or generated header
         esac
         tlayer=${target%%/*}
         if [ "$tlayer" = testing ]; then

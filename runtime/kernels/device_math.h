@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "activation.h"
+#include "nn/activation.h"
 #include "tfdev/status.h"
 #include "tfdev/tensor.h"
 

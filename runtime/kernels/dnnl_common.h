@@ -26,7 +26,7 @@ void tfd_dnnl_slot_drop(void *entries, size_t size, int i, int *num);
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "activation.h"
+#include "nn/activation.h"
 
 /* What each kernel holds beside its cached shapes: a CPU engine and a stream on it, and a lock (a
  * cached primitive's memory objects carry one run's pointers at a time). */

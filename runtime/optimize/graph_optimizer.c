@@ -29,7 +29,7 @@
 #include "../core/status_internal.h"
 #include "../graph/graph.h"
 #include "../framework/graph_def_internal.h"
-#include "../kernels/activation.h"
+#include "../kernels/nn/activation.h"
 #include "tfdev/session.h"
 
 /* Grappler's kMaxConstantSize. */

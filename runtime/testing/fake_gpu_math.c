@@ -15,7 +15,7 @@
 #include "../core/half.h"
 #include "../core/status_internal.h"
 #include "../kernels/device_math_elem.h"
-#include "../kernels/topk_order.h"
+#include "../kernels/array/topk_order.h"
 #include "fake_gpu_math.h"
 
 /* ---- inverted memory ---- */

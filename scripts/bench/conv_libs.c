@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "runtime/core/status_internal.h"
-#include "runtime/kernels/dnnl_conv.h"
+#include "runtime/kernels/nn/dnnl_conv.h"
 #include "scripts/bench/timing.h"
 #include "scripts/bench/xnn_conv.h"
 

@@ -54,7 +54,7 @@ static void floor_add_plain(float *restrict c, const float *restrict a, const fl
 }
 
 /* The same with streaming (non-temporal) stores, the store kind tfdev's AddV2 uses for outputs of
- * 8 MiB and more (runtime/kernels/k_cwise.c). */
+ * 8 MiB and more (runtime/kernels/math/k_cwise.c). */
 static void floor_add_stream(float *restrict c, const float *restrict a, const float *restrict b, int64_t n) {
 #if defined(__SSE2__)
   int64_t i = 0;

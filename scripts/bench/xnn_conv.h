@@ -21,8 +21,8 @@
 
 #include <stdbool.h>
 
-#include "runtime/kernels/activation.h"
-#include "runtime/kernels/dnnl_conv.h" /* the geometry struct only: one shape serves both libraries */
+#include "runtime/kernels/nn/activation.h"
+#include "runtime/kernels/nn/dnnl_conv.h" /* the geometry struct only: one shape serves both libraries */
 #include "tfdev/status.h"
 
 typedef struct tfd_xnn_conv tfd_xnn_conv;
