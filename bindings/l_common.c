@@ -691,6 +691,14 @@ tfd_code tfdev_use_runtime(lua_State *L, tfd_runtime *rt, tfd_status *st) {
   return TFD_OK;
 }
 
+tfd_code tfdev_lua_set_interrupt(lua_State *L, const volatile sig_atomic_t *flag, tfd_status *st) {
+  tfd_status_reset(st);
+  tfdev_lstate *s = tfdev_state_opt(L);
+  if (!s) return tfd_status_setf(st, TFD_FAILED_PRECONDITION, "tfdev_lua_set_interrupt: tfdev is not open in this Lua state");
+  s->interrupt = flag;
+  return TFD_OK;
+}
+
 void tfdev_common_open(lua_State *L) {
   static const luaL_Reg error_meta[] = {{"__tostring", error_tostring}, {NULL, NULL}};
   tfdev_new_class(L, TFDEV_ERROR_MT, error_meta, NULL);
@@ -712,6 +720,7 @@ void tfdev_common_open(lua_State *L) {
     s->lua_ops = NULL;
     s->lua_ops_closed = NULL;
     s->closed = false;
+    s->interrupt = NULL;
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lstate_gc);
     lua_setfield(L, -2, "__gc");

@@ -6,6 +6,7 @@
 #define TFDEV_BINDINGS_L_COMMON_H
 
 #include <lauxlib.h>
+#include <signal.h>
 #include <lua.h>
 
 #include "tfdev/lua.h" /* luaopen_tfdev_core and the host-facing API (l_api.c) */
@@ -37,6 +38,9 @@ typedef struct tfdev_lstate {
    * bindings' bottom, calls no type module. */
   void (*lua_ops_closed)(tfdev_lua_op *list);
   bool closed; /* collected by lua_close: later finalizers may make no tfdev object (tfdev_check_alive) */
+  /* The host's interrupt flag (tfdev_lua_set_interrupt), or NULL: while set, blocking runs are made
+   * asynchronous and waited for in slices, and cancelled once the flag is raised (l_session.c). */
+  const volatile sig_atomic_t *interrupt;
 } tfdev_lstate;
 
 /* The Lua state calling into tfdev on this thread, for Lua ops' kernels and shape functions

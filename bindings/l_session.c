@@ -52,6 +52,32 @@ static void leave_session(lsession *u, lua_State *prev) {
   if (u) u->busy--;
 }
 
+/* Waits as tfd_run_wait does; but when the host watches for interrupts (tfdev_lua_set_interrupt), in
+ * slices of 20 ms, and a raised flag cancels the run, which has then ended (CANCELLED) when this returns. */
+static bool wait_run(tfd_run *run, int64_t ms, const volatile sig_atomic_t *interrupt, tfd_status *st) {
+  if (!interrupt) return tfd_run_wait(run, ms, st);
+  for (int64_t left = ms;;) {
+    if (*interrupt) {
+      tfd_run_cancel(run);
+      return tfd_run_wait(run, -1, st);
+    }
+    int64_t slice = left < 0 || left > 20 ? 20 : left;
+    if (tfd_run_wait(run, slice, st)) return true;
+    if (left >= 0 && (left -= slice) <= 0) return false;
+  }
+}
+
+/* A blocking run made as an asynchronous one (run, NULL when it failed to start: st says why), so that
+ * an interrupt reaches it: waited for, its outputs taken into outs, freed. */
+static tfd_code finish_run(tfd_run *run, const volatile sig_atomic_t *interrupt, tfd_tensor **outs, tfd_status *st) {
+  if (!run) return tfd_status_code(st);
+  wait_run(run, -1, interrupt, st);
+  tfd_code code = tfd_status_code(st);
+  if (code == TFD_OK) code = tfd_run_take_outputs(run, outs, st);
+  tfd_run_free(run);
+  return code;
+}
+
 /* FAILED_PRECONDITION for `call` (a close, a wait) made from Lua code that runs inside what the call
  * would wait for (`inside`), which cannot end until that code returns. TensorFlow has no text for this
  * (its kernels cannot call back into their session); this one names the code and the call. */
@@ -407,9 +433,14 @@ static int session_run(lua_State *L) {
   tfd_run_metadata *meta = wants_meta(&a.ro) ? new_meta(L) : NULL;
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
   lsession *u = lua_touserdata(L, 1);
+  const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
   lua_State *prev = enter_session(L, u); /* Lua ops' kernels run here */
-  tfd_code ran = tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs,
-                                 meta, a.st);
+  tfd_code ran =
+      interrupt ? finish_run(tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets,
+                                                   a.nt, meta, NULL, NULL, a.st),
+                             interrupt, outs, a.st)
+                : tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs,
+                                  meta, a.st);
   leave_session(u, prev);
   if (ran != TFD_OK)
     return tfdev_raise_status(L, a.st);
@@ -545,8 +576,11 @@ static int callable_invoke(lua_State *L, lcallable *c, int nargs, int tensor_mt,
   tfd_session *s = callable_feeds(L, c, nargs, tensor_mt, in);
   /* No Lua code runs between the run and the copy of its message, so one status serves every call. */
   tfd_status *st = c->st;
+  const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
   lua_State *prev = enter_session(L, c->owner);
-  tfd_code code = tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
+  tfd_code code = interrupt ? finish_run(tfd_session_run_callable_async(s, c->handle, ro, in, meta, NULL, NULL, st),
+                                         interrupt, out, st)
+                            : tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
   leave_session(c->owner, prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
@@ -1014,8 +1048,9 @@ static int future_wait(lua_State *L) {
   if (run && f->busy && ms < 0)
     return raise_reentrant(L, "future:wait()", "this future's own step", "give it a timeout");
   lsession *u = future_session(L);
+  const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
   lua_State *prev = enter_future(L, f, u); /* waiting runs the step's Lua kernels */
-  bool ended = f->resolved || tfd_run_wait(run, ms, NULL);
+  bool ended = f->resolved || wait_run(run, ms, interrupt, NULL);
   leave_future(f, u, prev);
   lua_pushboolean(L, ended);
   return 1;
@@ -1071,8 +1106,9 @@ static int future_result(lua_State *L) {
     if (f->busy)
       return raise_reentrant(L, "future:result()", "this future's own step", "take the result after the step ends");
     lsession *u = future_session(L);
+    const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
     lua_State *prev = enter_future(L, f, u);
-    tfd_run_wait(run, -1, NULL);
+    wait_run(run, -1, interrupt, NULL);
     leave_future(f, u, prev);
     resolve(L, f);
   }

@@ -1,6 +1,6 @@
 /* Lua states in one process: each gets its own factory registry (registrations never cross), and a
- * host can give a state its own runtime; a state closing while another runs its Lua op; the bindings'
- * out-of-memory errors (C allocations made to fail through the linker's --wrap). */
+ * host can give a state its own runtime and interrupt its runs; a state closing while another runs
+ * its Lua op; the bindings' out-of-memory errors (C allocations made to fail through the linker's --wrap). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <pthread.h>
@@ -279,7 +279,46 @@ static void test_out_of_memory_is_resource_exhausted(void) {
   }
 }
 
+/* tfdev_lua_set_interrupt: a raised flag cancels what a run, a callable's call and a future wait for
+ * (a dequeue from an empty queue, which would wait forever), the state going on; NULL stops watching. */
+static void test_interrupt_cancels_waiting_runs(void) {
+  tfd_status *st = tfd_status_new();
+  lua_State *bare = luaL_newstate();
+  volatile sig_atomic_t flag = 0;
+  CHECK_INT(tfdev_lua_set_interrupt(bare, &flag, st), TFD_FAILED_PRECONDITION);
+  CHECK_CONTAINS(tfd_status_message(st), "tfdev is not open in this Lua state");
+  lua_close(bare);
+  lua_State *L = open_state();
+  CHECK_INT(tfdev_lua_set_interrupt(L, &flag, st), TFD_OK);
+  CHECK(run(L, "S = core.session()\n"
+               "S:create { node = {\n"
+               "  { name = 'q', op = 'FIFOQueueV2', attr = { component_types = { 'float32' } } },\n"
+               "  { name = 'dq', op = 'QueueDequeueV2', input = { 'q' }, attr = { component_types = { 'float32' } } },\n"
+               "  { name = 'c', op = 'Const', attr = { value = core.tensor.new(2.5, 'float32') } } } }\n"
+               "assert(S:run({}, 'c'):item() == 2.5) -- watched, not raised: runs as ever\n"
+               "C = S:make_callable { fetches = 'dq' }"));
+  flag = 1;
+  CHECK(run(L, "local function cancelled(f, ...)\n"
+               "  local ok, e = pcall(f, ...)\n"
+               "  assert(not ok and e.code == 'CANCELLED', tostring(e))\n"
+               "  assert(e.message:find('Run was cancelled.', 1, true), e.message)\n"
+               "end\n"
+               "cancelled(S.run, S, {}, 'dq')\n"
+               "cancelled(C)\n"
+               "local f = S:run_async({}, 'dq')\n"
+               "assert(f:wait() == true, 'the wait did not end the run')\n"
+               "cancelled(f.result, f)"));
+  flag = 0;
+  CHECK(run(L, "assert(S:run({}, 'c'):item() == 2.5)"));
+  CHECK_INT(tfdev_lua_set_interrupt(L, NULL, st), TFD_OK);
+  flag = 1; /* no longer watched */
+  CHECK(run(L, "assert(S:run({}, 'c'):item() == 2.5)"));
+  lua_close(L);
+  tfd_status_free(st);
+}
+
 static const tfd_test tests[] = {
+    {"an interrupt cancels the runs Lua waits for", test_interrupt_cancels_waiting_runs},
     {"a host's runtime serves the state", test_host_runtime},
     {"registries are per Lua state", test_registries_are_per_state},
     {"a Lua factory needs its own state", test_lua_factory_needs_its_state},

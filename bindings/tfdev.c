@@ -338,8 +338,12 @@ static void print_results(lua_State *L) {
 }
 
 /* Ctrl-C while a chunk runs stops the chunk, not the REPL: the handler can only set a hook, and
- * the hook raises the error at the next Lua instruction (lua.c does the same). */
+ * the hook raises the error at the next Lua instruction (lua.c does the same). A step the chunk waits
+ * for is cancelled too: the REPL hands the flag the handler raises to tfdev (tfdev_lua_set_interrupt),
+ * whose runs then wait in slices and cancel their step when it is raised, so control comes back to
+ * the prompt with the sessions as they were. The handler's state is the process's, as a signal is. */
 static lua_State *interrupted_state;
+static volatile sig_atomic_t interrupt_flag;
 
 static void stop_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
@@ -349,14 +353,19 @@ static void stop_hook(lua_State *L, lua_Debug *ar) {
 
 static void on_sigint(int sig) {
   signal(sig, SIG_DFL); /* a second Ctrl-C ends the process */
+  interrupt_flag = 1;
   lua_sethook(interrupted_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
 static int docall_interruptible(lua_State *L, int narg, int nres) {
   interrupted_state = L;
+  interrupt_flag = 0;
   signal(SIGINT, on_sigint);
   int status = docall(L, narg, nres);
   signal(SIGINT, SIG_DFL);
+  /* A cancelled step raised its error before the hook could: the hook must not stop the next chunk. */
+  if (interrupt_flag) lua_sethook(L, NULL, 0, 0);
+  interrupt_flag = 0;
   return status;
 }
 
@@ -376,6 +385,7 @@ static void do_repl(lua_State *L) {
     else report(L, LUA_ERRRUN);
   }
   lua_settop(L, 0);
+  tfdev_lua_set_interrupt(L, &interrupt_flag, NULL); /* fails, harmlessly, when tfdev could not be opened */
   int status;
   while ((status = loadline(L)) != -1) {
     if (status == LUA_OK) status = docall_interruptible(L, 0, LUA_MULTRET);

@@ -154,4 +154,39 @@ print("product", s:run({ a = ones }, "p"):totable()[256][256])
     assert.truthy(out:find("21", 1, true))
     assert.truthy(out:find("1\n", 1, true) and out:find("2\n", 1, true))
   end)
+
+  -- Ctrl-C in `tfdev -i` while a step waits forever (a dequeue from an empty queue): the step is
+  -- cancelled and the prompt comes back with the globals and the session as they were. Without the
+  -- cancellation the REPL would wait in the run until the watchdog killed it (status 137).
+  it("cancels the running step on Ctrl-C in interactive mode and keeps its state", function()
+    local script = tmpfile([=[
+exe=$1
+d=$(mktemp -d); mkfifo "$d/in"
+"$exe" -i < "$d/in" > "$d/out" 2>&1 &
+pid=$!
+(sleep 120; kill -9 $pid) >/dev/null 2>&1 & watchdog=$!
+exec 3> "$d/in"
+cat >&3 <<'LUA'
+x = 41
+s = tfdev.session()
+s:create{node = {{name = "q", op = "FIFOQueueV2", attr = {component_types = {"float32"}}}, {name = "dq", op = "QueueDequeueV2", input = {"q"}, attr = {component_types = {"float32"}}}, {name = "c", op = "Const", attr = {value = tfdev.tensor(2.5)}}}}
+print("blocking") io.stdout:flush()
+s:run({}, "dq")
+LUA
+for i in $(seq 300); do grep -q blocking "$d/out" && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+echo 'print("after", x + 1, s:run({}, "c"):item())' >&3
+exec 3>&-
+wait $pid; echo "status=$?"
+kill $watchdog 2>/dev/null
+cat "$d/out"; rm -rf "$d"
+]=])
+    local out, code = run("bash " .. script .. " " .. exe)
+    os.remove(script)
+    assert.are.equal(0, code)
+    assert.truthy(out:find("status=0", 1, true), out)
+    assert.truthy(out:find("interrupted", 1, true), out)
+    assert.truthy(out:find("after\t42\t2.5\n", 1, true), out)
+  end)
 end)

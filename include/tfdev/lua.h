@@ -20,6 +20,7 @@
 #include "tfdev/export.h"
 
 #include <lua.h>
+#include <signal.h>
 
 #include "tfdev/runtime.h"
 #include "tfdev/tfdev.h"
@@ -48,6 +49,17 @@ TFD_API int luaopen_tfdev_core(lua_State *L);
  * the caller keeps its reference and still releases it (tfd_runtime_unref). INVALID_ARGUMENT for a
  * NULL rt. */
 TFD_API tfd_code tfdev_use_runtime(lua_State *L, tfd_runtime *rt, tfd_status *status);
+
+/* Lets the host interrupt the steps that Lua code in L waits for, as `tfdev -i` does on Ctrl-C. While
+ * flag is set, session:run, a callable's call, future:wait and future:result start their step
+ * asynchronously and wait for it in slices of 20 ms, reading *flag between them; once *flag is
+ * nonzero they cancel the step, which ends CANCELLED ("Run was cancelled.") and raises that error,
+ * leaving the session and its state usable. The host raises *flag from its SIGINT handler (storing
+ * to a sig_atomic_t is async-signal-safe) and clears it before it runs Lua code again. A step of a
+ * synchronous session (inter_op_threads < 0) runs inside the call and is not interrupted; a kernel
+ * already running finishes first. The flag is borrowed: it must stay valid while L uses it; NULL
+ * stops watching. FAILED_PRECONDITION when tfdev is not open in L. */
+TFD_API tfd_code tfdev_lua_set_interrupt(lua_State *L, const volatile sig_atomic_t *flag, tfd_status *status);
 
 /* The state's device factory registry: what tfdev.factory.* and sessions made from Lua in L use.
  * A C factory registered here (tfd_factory_registry_register) is seen by every Lua script in L
