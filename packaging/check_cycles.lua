@@ -5,7 +5,7 @@
 -- Each group of objects (the runtime, the bindings, the CUDA module) is checked on its own. A set of
 -- files that reach each other (a strongly connected component of more than one file) fails the
 -- check, unless every file of it is listed in `one_concept` (files that are one idea split for size).
---   tfdev packaging/check_cycles.lua --group=NAME OBJECT... [--group=NAME OBJECT...]
+--   tfdev packaging/check_cycles.lua [--binary-dir=BUILD_DIR] --group=NAME OBJECT... [--group=NAME OBJECT...]
 -- Prints each cycle with the symbols that close it; exits 1 on a new one.
 -- A tensor and the element kinds it holds by reference (strings, variants): one concept.
 local one_concept = [[
@@ -17,9 +17,23 @@ for path in one_concept:gmatch("%S+") do concept[path] = true end
 local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
 local lines = util.command_lines
 
--- The source path of an object: CMake names it <target>.dir/<path>.o.
+-- The build tree (--binary-dir=DIR), to name objects by their sources' paths; none: paths as given.
+local binary_dir
+
+-- The source path of an object. CMake puts it at <dir>/CMakeFiles/<target>.dir/<path>.o, where <dir> is
+-- the build tree's copy of the directory that made the target and <path> is the source's path from that
+-- directory, each `..` written `__`.
 local function source_of(object)
-  local path = object:match("%.dir/(.+)%.o$") or object
+  local dir, path = object:match("^(.-)/?CMakeFiles/[^/]+%.dir/(.+)%.o$")
+  if not path then return object end
+  if binary_dir and dir:sub(1, #binary_dir) == binary_dir then
+    dir = dir:sub(#binary_dir + 2)
+    path = (dir ~= "" and dir .. "/" or "") .. path
+  end
+  repeat
+    local n
+    path, n = path:gsub("[^/]+/__/", "", 1)
+  until n == 0
   return path
 end
 
@@ -27,7 +41,9 @@ end
 local groups, group_order, g = {}, {}, nil
 for i = 1, #arg do
   local name = arg[i]:match("^%-%-group=(.+)$")
-  if name then
+  if arg[i]:match("^%-%-binary%-dir=") then
+    binary_dir = arg[i]:match("^%-%-binary%-dir=(.-)/*$")
+  elseif name then
     g = name
     if not groups[g] then
       groups[g] = {}
