@@ -730,7 +730,8 @@ void tfdev_common_open(lua_State *L) {
     lua_pop(L, 1);
     lua_pushnil(L);
     lua_setfield(L, LUA_REGISTRYINDEX, RUNTIME_KEY); /* the state's reference moves to s */
-    s->runtime = given ? given : tfd_runtime_new(NULL, NULL);
+    s->runtime = given;
+    if (!given) tfd_runtime_new(NULL, &s->runtime, NULL);
     s->registry = s->runtime ? tfd_factory_registry_copy(tfd_runtime_registry(s->runtime)) : NULL;
     s->host = s->runtime ? tfd_runtime_cpu_allocator_new(s->runtime, "lua_host", TFDEV_HOST_MEMORY_LIMIT,
                                                          TFDEV_HOST_CACHE_BYTES)

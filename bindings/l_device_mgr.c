@@ -31,7 +31,7 @@ int tfdev_device_mgr_new(lua_State *L) {
   size_t n = tfd_device_list_size(l);
   tfd_device **ds = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ds, 0);
   for (size_t i = 0; i < n; i++) ds[i] = tfd_device_list_get(l, i);
-  u->m = tfd_device_mgr_new(ds, n, st);
+  tfd_device_mgr_new(ds, n, &u->m, st);
   if (!u->m) return tfdev_raise_status(L, st);
   lua_settop(L, 2);
   return 1;

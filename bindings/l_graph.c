@@ -535,7 +535,7 @@ static int gd_parse(lua_State *L) {
   check_model_options(L, 2, &o, &w);
   tfd_status *st = tfdev_new_status(L);
   tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
-  *slot = tfd_graph_def_parse_with_options(bytes, len, &o, st);
+  tfd_graph_def_parse_with_options(bytes, len, &o, slot, st);
   return push_made(L, slot, st);
 }
 
@@ -547,7 +547,7 @@ static int gd_load(lua_State *L) {
   check_model_options(L, 2, &o, &w);
   tfd_status *st = tfdev_new_status(L);
   tfd_graph_def **slot = (tfd_graph_def **)tfdev_new_box(L, free_graph_def);
-  *slot = tfd_graph_def_load_with_options(path, &o, st);
+  tfd_graph_def_load_with_options(path, &o, slot, st);
   return push_made(L, slot, st);
 }
 

@@ -104,7 +104,7 @@ static int session_new(lua_State *L) {
   tfdev_made(L);
   tfd_status *st = tfdev_new_status(L);
   tfdev_call_ctx ctx = {L, lua_istable(L, 1) ? 1 : 0};
-  u->s = tfd_session_new(o, tfdev_state(L)->registry, &ctx, st);
+  tfd_session_new(o, tfdev_state(L)->registry, &ctx, &u->s, st);
   if (!u->s) return tfdev_raise_status(L, st);
   lua_pop(L, 1);
   return 1;

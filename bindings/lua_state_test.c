@@ -90,7 +90,8 @@ static void test_host_runtime(void) {
   tfd_host_allocator a = {host_alloc, host_free, NULL};
   tfd_host_logger lg = {host_log, TFD_LOG_INFO, NULL};
   tfd_runtime_config cfg = {.allocator = &a, .logger = &lg};
-  tfd_runtime *rt = tfd_runtime_new(&cfg, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(&cfg, &rt, st);
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   CHECK_INT(tfdev_use_runtime(L, rt, st), TFD_OK);
@@ -155,7 +156,8 @@ static void wait_for_runs(foreign_runs *r, int n) {
 }
 
 static void test_state_closes_while_another_runs_its_op(void) {
-  tfd_runtime *rt = tfd_runtime_new(NULL, NULL);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(NULL, &rt, NULL);
   lua_State *owner = open_state_with(rt), *other = open_state_with(rt);
   tfd_runtime_unref(rt); /* the states hold it */
   CHECK(run(owner, "core.op.register { name = 'DeadFlagRace', inputs = 1, outputs = 1,"

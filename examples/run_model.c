@@ -27,8 +27,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   tfd_status *st = tfd_status_new();
-  tfd_model *m = tfd_model_load(argv[1], NULL, st); /* ours to free */
-  if (!m) {
+  tfd_model *m; /* ours to free */
+  if (tfd_model_load(argv[1], NULL, &m, st) != TFD_OK) {
     fprintf(stderr, "%s: %s\n", tfd_code_name(tfd_status_code(st)), tfd_status_message(st));
     tfd_status_free(st);
     return 1;

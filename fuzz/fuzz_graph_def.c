@@ -41,7 +41,8 @@ static size_t tensor_bytes(const tfd_graph_def *g) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_parse(data, size, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse(data, size, &g, st);
   if (!g) {
     CHECK(tfd_status_code(st) != TFD_OK && *tfd_status_message(st));
     tfd_status_free(st);
@@ -56,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else if (tfd_graph_def_serialize(g, &bytes, &n, st) != TFD_OK) {
     CHECK(tfd_status_code(st) != TFD_OK);
   } else {
-    tfd_graph_def *back = tfd_graph_def_parse(bytes, n, st);
+    tfd_graph_def *back = NULL;
+    tfd_graph_def_parse(bytes, n, &back, st);
     CHECK(back != NULL);
     CHECK(tfd_graph_def_num_nodes(back) == tfd_graph_def_num_nodes(g));
     CHECK(tfd_graph_def_serialize(back, &again, &n2, st) == TFD_OK);

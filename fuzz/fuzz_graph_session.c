@@ -713,7 +713,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   ctx c = {f, ts, NULL, g, (int)tfd_graph_def_num_nodes(g), st};
-  c.s = tfd_session_new(o, harness_registry(), NULL, st);
+  tfd_session_new(o, harness_registry(), NULL, &c.s, st);
   CHECK(c.s != NULL);
   tfd_session_create(c.s, g, st);
   DONE(st);

@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tfd_status *st = tfd_status_new();
   /* Through the public entry, as a host reads a model from memory: node devices are dropped. */
   tfd_graph_def_options opts = {.format = "tfjs", .weights = serve, .weights_arg = &weights};
-  tfd_graph_def *g = tfd_graph_def_parse_with_options(data, text_len, &opts, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse_with_options(data, text_len, &opts, &g, st);
   if (!g) {
     CHECK(tfd_status_code(st) != TFD_OK && *tfd_status_message(st));
   } else {
@@ -65,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     void *bytes = NULL;
     size_t n = 0;
     if (tfd_graph_def_serialize(g, &bytes, &n, st) == TFD_OK) {
-      tfd_graph_def *back = tfd_graph_def_parse(bytes, n, st);
+      tfd_graph_def *back = NULL;
+      tfd_graph_def_parse(bytes, n, &back, st);
       CHECK(back != NULL);
       CHECK(tfd_graph_def_num_nodes(back) == tfd_graph_def_num_nodes(g));
       tfd_graph_def_free(back);

@@ -339,7 +339,8 @@ static tfd_session *open_session(tfd_graph_def *g, bool with_gpu, bool sync_ever
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "GPU", with_gpu ? 1 : 0, NULL);
   tfd_session_options_set_gpu_sync_every_op(o, sync_every_op);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_session_options_free(o);
   CHECK(s != NULL);
   if (s && tfd_session_create(s, g, st) != TFD_OK) {

@@ -82,7 +82,8 @@ static void test_backend_on_null_runtime(void) {
   tfd_status *st = tfd_status_new();
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "GPU", 1, NULL);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_STATUS(st, TFD_OK, "");
   tfd_device_mgr *m = s ? tfd_session_device_mgr(s) : NULL;
   CHECK_INT(m ? (int64_t)tfd_device_mgr_size(m) : 0, 2);
@@ -580,7 +581,8 @@ static void test_conv_constant_filter_packed_once(void) {
   tfd_session_options_set_device_count(o, "GPU", 1, NULL);
   tfd_session_options_set_gpu_graphs(o, false);
   tfd_session_options_set_optimize_graph(o, false);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_session_options_free(o);
   if (s && tfd_session_create(s, g, st) != TFD_OK) tfd_session_free(s), s = NULL;
   CHECK_STATUS(st, TFD_OK, "");
@@ -672,7 +674,8 @@ static void test_sessions_share_gpu_memory(void) {
   tfd_test_lines logged = {""};
   tfd_host_logger lg = {tfd_test_keep_line, TFD_LOG_WARNING, &logged};
   const tfd_host_logger *prev = tfd_log_use(&lg);
-  tfd_session *grow = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *grow = NULL;
+  tfd_session_new(o, NULL, NULL, &grow, st);
   tfd_log_use(prev);
   CHECK_STATUS(st, TFD_OK, "");
   CHECK_CONTAINS(logged.text, "allow_growth true not applied: another session holds this GPU's memory, shared");
@@ -680,7 +683,7 @@ static void test_sessions_share_gpu_memory(void) {
   for (int i = 0; i < 5; i++)
     if (s[i]) tfd_session_free(s[i]);
   /* All gone: the next session's options make the GPU's state (allow_growth: a 2 MiB first region). */
-  grow = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_new(o, NULL, NULL, &grow, st);
   if (grow && tfd_session_create(grow, g, st) == TFD_OK) run_steps(grow, 1, v, 4, "on_gpu", st);
   CHECK_STATUS(st, TFD_OK, "");
   tfd_device *gpu = grow ? tfd_device_mgr_get(tfd_session_device_mgr(grow), 1) : NULL;

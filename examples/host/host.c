@@ -56,7 +56,8 @@ int main(int argc, char **argv) {
   tfd_status *st = tfd_status_new();
   tfd_host_logger logger = {host_log, TFD_LOG_WARNING, NULL};
   tfd_runtime_config cfg = {.logger = &logger};
-  tfd_runtime *rt = tfd_runtime_new(&cfg, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(&cfg, &rt, st);
   if (!rt) {
     fprintf(stderr, "host: %s\n", tfd_status_message(st));
     return 1;

@@ -20,9 +20,9 @@ extern "C" {
 
 typedef struct tfd_device_mgr tfd_device_mgr;
 
-/* A manager over n devices, each of which it keeps a reference to; the caller frees it with
- * tfd_device_mgr_free. INVALID_ARGUMENT when two devices answer to the same name. */
-TFD_API tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status);
+/* A manager over n devices, each of which it keeps a reference to, in *out (NULL on failure); the
+ * caller frees it with tfd_device_mgr_free. INVALID_ARGUMENT when two devices answer to the same name. */
+TFD_API tfd_code tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_device_mgr **out, tfd_status *status);
 TFD_API void tfd_device_mgr_free(tfd_device_mgr *m);
 TFD_API size_t tfd_device_mgr_size(const tfd_device_mgr *m);
 /* ListDevices, by index; borrowed. */

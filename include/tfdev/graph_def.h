@@ -100,7 +100,7 @@ TFD_API const tfd_attr_value *tfd_node_def_attr_at(const tfd_node_def *n, size_t
 TFD_API const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const char *name);
 
 /* ---- TensorFlow's binary GraphDef (.pb) ----
- * Parses `size` bytes of a serialized tensorflow.GraphDef. Returns a new
+ * Parses `size` bytes of a serialized tensorflow.GraphDef. *out: a new
  * graph def the caller frees with tfd_graph_def_free, or NULL with the
  * status set, naming the node and attr at fault: INVALID_ARGUMENT for bytes
  * that are not a GraphDef and for values tfdev cannot hold (shapes above
@@ -114,7 +114,7 @@ TFD_API const tfd_attr_value *tfd_node_def_attr(const tfd_node_def *n, const cha
  * StatelessWhile lowered to TensorFlow 1 frames, so the graph def returned
  * holds no library; NOT_FOUND for a function the library lacks,
  * INVALID_ARGUMENT for arity mismatches and recursion. Versions are ignored. */
-TFD_API tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *status);
+TFD_API tfd_code tfd_graph_def_parse(const void *data, size_t size, tfd_graph_def **out, tfd_status *status);
 /* Reads and parses a file; the format is told by the content: a binary
  * GraphDef, or a TensorFlow.js graph model (model.json, with its weight
  * files beside it). NOT_FOUND for a missing file, and for a graph using ops
@@ -124,8 +124,8 @@ TFD_API tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_st
  * model file's directory (the current one for a bare file name): an absolute
  * path, one leading outside, a directory, FIFO, socket or device is
  * INVALID_ARGUMENT naming it as written, and nothing is read past the bytes
- * its group's weights take. Caller frees the result. */
-TFD_API tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *status);
+ * its group's weights take. *out: the graph def, which the caller frees (NULL on failure). */
+TFD_API tfd_code tfd_graph_def_load(const char *path, tfd_graph_def **out, tfd_status *status);
 /* Writes g as a binary GraphDef into a new buffer (*data, *size); the
  * caller frees *data with free(). Tensors are written as tensor_content.
  * INVALID_ARGUMENT for a resource tensor attr (not storable). */
@@ -180,12 +180,12 @@ typedef struct tfd_graph_def_options {
 /* tfd_graph_def_parse for either format: a TensorFlow.js model.json held in memory reads its
  * weights through options (FAILED_PRECONDITION naming the first weight file when it gives no way
  * to); options may be NULL. Ops are not checked (session creation names unknown ones).
- * INVALID_ARGUMENT for an unknown format name. Caller frees the result. */
-TFD_API tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
-                                                        tfd_status *status);
-/* tfd_graph_def_load with options (NULL: as tfd_graph_def_load). Caller frees the result. */
-TFD_API tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options,
-                                                       tfd_status *status);
+ * INVALID_ARGUMENT for an unknown format name. *out: the graph def, which the caller frees. */
+TFD_API tfd_code tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+                                                        tfd_graph_def **out, tfd_status *status);
+/* tfd_graph_def_load with options (NULL: as tfd_graph_def_load). *out: the graph def, which the caller frees. */
+TFD_API tfd_code tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options,
+                                                       tfd_graph_def **out, tfd_status *status);
 
 /* Splits an input string: "a:1" -> node "a", index 1; "^a" -> node "a",
  * index -1 (control). The node name and its NUL are written to `node`

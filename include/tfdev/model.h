@@ -25,12 +25,12 @@ typedef struct tfd_model tfd_model;
 
 /* Loads the model at path (every format tfd_graph_def_load reads: a binary GraphDef, a TensorFlow.js
  * graph model, a directory holding one) into a new session made with options (NULL: the defaults;
- * only read during the call). Returns a model the caller frees with tfd_model_free, or NULL with the
+ * only read during the call). *out: a model the caller frees with tfd_model_free, or NULL with the
  * status set (the loader's or the session's error). */
-TFD_API tfd_model *tfd_model_load(const char *path, const tfd_session_options *options, tfd_status *status);
+TFD_API tfd_code tfd_model_load(const char *path, const tfd_session_options *options, tfd_model **out, tfd_status *status);
 /* The same from a graph def in memory (only read during the call: the model keeps a copy of nothing
  * but what it needs). */
-TFD_API tfd_model *tfd_model_new(const tfd_graph_def *graph, const tfd_session_options *options, tfd_status *status);
+TFD_API tfd_code tfd_model_new(const tfd_graph_def *graph, const tfd_session_options *options, tfd_model **out, tfd_status *status);
 /* Closes the model's session and frees it; NULL is a no-op. */
 TFD_API void tfd_model_free(tfd_model *m);
 

@@ -67,11 +67,11 @@ typedef struct tfd_runtime_config {
   const tfd_host_scheduler *scheduler;
 } tfd_runtime_config;
 
-/* A new runtime (config NULL: all defaults) whose registry starts as a copy of the built-in one
- * (ThreadPoolDevice at 60 and the backends' factories). The caller releases it with
+/* A new runtime in *out (config NULL: all defaults; *out NULL on failure) whose registry starts as a
+ * copy of the built-in one (ThreadPoolDevice at 60 and the backends' factories). The caller releases it with
  * tfd_runtime_unref. INVALID_ARGUMENT for a hook missing a function or a scheduler of fewer than one
  * thread. */
-TFD_API tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *status);
+TFD_API tfd_code tfd_runtime_new(const tfd_runtime_config *config, tfd_runtime **out, tfd_status *status);
 /* Releases the caller's reference (as every reference-counted kind's _unref); the runtime goes when its last
  * session and device have. NULL is harmless. */
 TFD_API void tfd_runtime_unref(tfd_runtime *rt);
@@ -80,8 +80,8 @@ TFD_API tfd_runtime *tfd_runtime_ref(tfd_runtime *rt);
 /* The runtime's factory registry (borrowed): register a host's device factories here. */
 TFD_API tfd_factory_registry *tfd_runtime_registry(tfd_runtime *rt);
 /* tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, status). */
-TFD_API tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
-                                             tfd_status *status);
+TFD_API tfd_code tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
+                                             tfd_session **out, tfd_status *status);
 /* tfd_session_factory_reset for the sessions of rt (include/tfdev/session.h). */
 TFD_API tfd_code tfd_runtime_session_factory_reset(tfd_runtime *rt, const tfd_session_options *options,
                                                    const char *const *containers, int n, tfd_status *status);

@@ -51,13 +51,13 @@ TFD_API const char *const *tfd_session_factory_names(void);
 
 /* A new DirectSession. Devices come from `registry` (NULL: the built-in one)
  * through AddDevices with these options; host_ctx is passed to factories.
- * The caller frees the session with tfd_session_free. */
-TFD_API tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
-                                     tfd_status *status);
+ * *out: the session, which the caller frees with tfd_session_free; NULL on failure. */
+TFD_API tfd_code tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                                     tfd_session **out, tfd_status *status);
 /* Like tfd_session_new, choosing the factory by name ("DIRECT_SESSION" or
  * "" for the default); NOT_FOUND for an unknown name. */
-TFD_API tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
-                                           const tfd_factory_registry *registry, void *host_ctx, tfd_status *status);
+TFD_API tfd_code tfd_session_new_named(const char *factory, const tfd_session_options *options,
+                                           const tfd_factory_registry *registry, void *host_ctx, tfd_session **out, tfd_status *status);
 /* Closes (if open) and frees. */
 TFD_API void tfd_session_free(tfd_session *s);
 

@@ -29,9 +29,9 @@ typedef void (*tfd_range_fn)(int64_t begin, int64_t end, void *arg);
 
 /* Starts `num_threads` workers (num_threads <= 0: one per core).
  * INVALID_ARGUMENT above TFD_MAX_THREADS. `name`
- * (copied) labels the threads. Returns NULL and fills status on failure.
- * The caller frees the pool with tfd_threadpool_free. */
-TFD_API tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status);
+ * (copied) labels the threads. *out: the pool, NULL on failure. The caller
+ * frees the pool with tfd_threadpool_free. */
+TFD_API tfd_code tfd_threadpool_new(const char *name, int num_threads, tfd_threadpool **out, tfd_status *status);
 /* Runs every task already scheduled, then joins the workers and frees. */
 TFD_API void tfd_threadpool_free(tfd_threadpool *pool);
 

@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
 #elif defined(HOST_C_ONLY)
 int main(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_node_def *x = tfd_graph_def_add_node(g, "x", "Placeholder", st);
   tfd_attr_value f32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_FLOAT32};
@@ -216,7 +217,8 @@ int main(void) {
   lua_pop(L, 1);
 
   /* A session made in C, handed to Lua (which owns it from here), used and closed by a script. */
-  tfd_session *cs = tfd_session_new(NULL, tfdev_lua_registry(L), NULL, st);
+  tfd_session *cs = NULL;
+  tfd_session_new(NULL, tfdev_lua_registry(L), NULL, &cs, st);
   EXPECT(cs != NULL);
   tfdev_lua_push_session(L, cs);
   EXPECT(tfdev_lua_to_session(L, -1) == cs);

@@ -77,7 +77,7 @@ static void *worker_main(void *p) {
   return NULL;
 }
 
-tfd_threadpool *tfd_threadpool_new(const char *name, int num_threads, tfd_status *status) {
+static tfd_threadpool *make_threadpool(const char *name, int num_threads, tfd_status *status) {
   tfd_status_reset(status);
   if (num_threads <= 0) num_threads = tfd_env_num_cores();
   if (num_threads > TFD_MAX_THREADS) {
@@ -121,6 +121,14 @@ oom:
   }
   tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating thread pool");
   return NULL;
+}
+
+tfd_code tfd_threadpool_new(const char *name, int num_threads, tfd_threadpool **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_threadpool_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_threadpool(name, num_threads, &local);
+  return tfd_status_move(status, &local);
 }
 
 typedef struct hosted_task {

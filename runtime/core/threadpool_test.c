@@ -18,7 +18,7 @@ static void bump(void *arg) {
 
 static void test_schedule_runs_everything_before_free(void) {
   counter c = {0};
-  c.pool = tfd_threadpool_new("t", 3, NULL);
+  tfd_threadpool_new("t", 3, &c.pool, NULL);
   CHECK_INT(tfd_threadpool_num_threads(c.pool), 3);
   CHECK_INT(tfd_threadpool_current_thread_id(c.pool), -1);
   for (int i = 0; i < 500; i++) CHECK_INT(tfd_threadpool_schedule(c.pool, bump, &c, NULL), TFD_OK);
@@ -28,7 +28,8 @@ static void test_schedule_runs_everything_before_free(void) {
 }
 
 static void test_default_size_is_core_count(void) {
-  tfd_threadpool *p = tfd_threadpool_new("t", 0, NULL);
+  tfd_threadpool *p = NULL;
+  tfd_threadpool_new("t", 0, &p, NULL);
   CHECK_INT(tfd_threadpool_num_threads(p), tfd_env_num_cores());
   CHECK(tfd_env_num_cores() >= 1);
   tfd_threadpool_free(p);
@@ -46,7 +47,8 @@ static void mark(int64_t b, int64_t e, void *arg) {
 }
 
 static void test_parallel_for_covers_range_once(void) {
-  tfd_threadpool *p = tfd_threadpool_new("t", 2, NULL);
+  tfd_threadpool *p = NULL;
+  tfd_threadpool_new("t", 2, &p, NULL);
   int64_t sizes[] = {1, 7, 1000, 100003};
   for (int s = 0; s < 4; s++) {
     cover c = {calloc((size_t)sizes[s], 1), 0};
@@ -87,7 +89,8 @@ static void outer(int64_t b, int64_t e, void *arg) {
 }
 
 static void test_nested_parallel_for_does_not_deadlock(void) {
-  nested n = {tfd_threadpool_new("t", 2, NULL), 0};
+  nested n = {NULL, 0};
+  CHECK_INT(tfd_threadpool_new("t", 2, &n.pool, NULL), TFD_OK);
   tfd_threadpool_parallel_for(n.pool, 16, 1000000, outer, &n);
   CHECK_INT(atomic_load(&n.sum), 16 * 10000);
   tfd_threadpool_free(n.pool);

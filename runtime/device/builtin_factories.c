@@ -83,8 +83,16 @@ __attribute__((destructor)) static void free_default_registry(void) {
   tfd_factory_registry_free(atomic_exchange(&default_registry, NULL));
 }
 
-tfd_runtime *tfd_runtime_new(const tfd_runtime_config *config, tfd_status *st) {
+static tfd_runtime *make_runtime(const tfd_runtime_config *config, tfd_status *st) {
   tfd_status_reset(st);
   const tfd_factory_registry *builtin = tfd_factory_registry_default();
   return tfd_runtime_make(config, builtin ? tfd_factory_registry_copy(builtin) : NULL, st);
+}
+
+tfd_code tfd_runtime_new(const tfd_runtime_config *config, tfd_runtime **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_runtime_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_runtime(config, &local);
+  return tfd_status_move(status, &local);
 }

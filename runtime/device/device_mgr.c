@@ -35,7 +35,7 @@ static tfd_code map_name(tfd_device_mgr *m, const char *name, tfd_device *d, tfd
   return TFD_OK;
 }
 
-tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_status *status) {
+static tfd_device_mgr *make_device_mgr(tfd_device *const *devices, size_t n, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_items(status, "tfd_device_mgr_new", "devices", TFD_ARG_ITEMS(devices), "n", (int64_t)n)) return NULL;
   tfd_device_mgr *m = calloc(1, sizeof *m);
@@ -68,6 +68,14 @@ tfd_device_mgr *tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_sta
     }
   }
   return m;
+}
+
+tfd_code tfd_device_mgr_new(tfd_device *const *devices, size_t n, tfd_device_mgr **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_device_mgr_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_device_mgr(devices, n, &local);
+  return tfd_status_move(status, &local);
 }
 
 size_t tfd_device_mgr_size(const tfd_device_mgr *m) { return m->size; }

@@ -92,7 +92,8 @@ static void test_device_mgr(void) {
   tfd_device *ds[3] = {cpu("/job:localhost/replica:0/task:0/device:CPU:0"),
                        cpu("/job:localhost/replica:0/task:0/device:CPU:1"), NULL};
   ds[2] = tfd_renamed_device_new(ds[0], "/job:other/replica:0/task:0", st);
-  tfd_device_mgr *m = tfd_device_mgr_new(ds, 2, st);
+  tfd_device_mgr *m = NULL;
+  tfd_device_mgr_new(ds, 2, &m, st);
   CHECK(m != NULL);
   CHECK_INT(tfd_device_mgr_size(m), 2);
   CHECK(tfd_device_mgr_lookup(m, "/job:localhost/replica:0/task:0/device:CPU:1", st) == ds[1]);
@@ -125,7 +126,7 @@ static void test_device_mgr(void) {
   tfd_device_mgr_free(m);
   /* Local names collide across tasks: two CPU:0 devices cannot share a manager. */
   tfd_device *dup[2] = {ds[0], ds[2]};
-  CHECK(tfd_device_mgr_new(dup, 2, st) == NULL);
+  CHECK(tfd_device_mgr_new(dup, 2, &(tfd_device_mgr *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "both answer to the name '/device:CPU:0'");
   for (int i = 0; i < 3; i++) tfd_device_unref(ds[i]);
   tfd_status_free(st);

@@ -38,11 +38,13 @@ tfd_code tfd_local_device_init_pool(tfd_local_device *d, tfd_runtime *rt, int nu
     pool = tfd_runtime_pool(rt);
     d->runtime = tfd_runtime_ref(rt);
   } else if (own_pool) {
-    pool = d->owned_pool = tfd_threadpool_new("tfdev_intra", num_threads, status);
-    if (!pool) return tfd_status_code(status);
+    tfd_code made = tfd_threadpool_new("tfdev_intra", num_threads, &d->owned_pool, status);
+    if (made != TFD_OK) return made;
+    pool = d->owned_pool;
   } else {
     pthread_mutex_lock(&global_pool_mu);
-    if (!global_pool) global_pool = tfd_threadpool_new("tfdev_intra", num_threads, status);
+    if (!global_pool) tfd_threadpool_new("tfdev_intra", num_threads,
+                                         &global_pool, status);
     pool = global_pool;
     if (pool) global_pool_users++;
     pthread_mutex_unlock(&global_pool_mu);

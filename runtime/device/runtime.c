@@ -122,7 +122,8 @@ tfd_threadpool *tfd_runtime_named_pool(tfd_runtime *rt, const char *name, int nu
     named_pool *grown = realloc(rt->named, ((size_t)rt->num_named + 1) * sizeof *grown);
     if (grown) rt->named = grown;
     char *copy = grown ? strdup(name) : NULL;
-    pool = copy ? tfd_threadpool_new("tfdev_inter", threads, st) : NULL;
+    pool = NULL;
+    if (copy) tfd_threadpool_new("tfdev_inter", threads, &pool, st);
     if (pool) rt->named[rt->num_named++] = (named_pool){copy, num_threads, pool};
     else free(copy);
     if (!copy) tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory making inter-op pool %s", name);

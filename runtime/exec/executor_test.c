@@ -28,7 +28,8 @@ static void test_executor_alone(void) {
   tfd_node_def_set_attr(tg_node(d, "_f", "_Fetch", "sum", NULL, NULL), "index", &idx, st);
   tfd_executor *e = tfd_executor_new(tfd_graph_build(d, st), dev, NULL, st);
   CHECK(e != NULL);
-  tfd_threadpool *pool = tfd_threadpool_new("inter", 2, st);
+  tfd_threadpool *pool = NULL;
+  tfd_threadpool_new("inter", 2, &pool, st);
   for (int runner = 0; runner < 2; runner++) {
     tfd_tensor *out = NULL;
     tfd_executor_args args = {.fetches = &out, .num_fetches = 1, .runner = runner ? pool : NULL};
@@ -87,7 +88,8 @@ static void test_seeded_constants(void) {
   int a = tfd_graph_find(g, "a"), c = tfd_graph_find(g, "c"), n = g ? g->n : 0;
   tfd_executor *e = tfd_executor_new(g, dev, NULL, st);
   CHECK(e != NULL);
-  tfd_threadpool *pool = tfd_threadpool_new("inter", 2, st);
+  tfd_threadpool *pool = NULL;
+  tfd_threadpool_new("inter", 2, &pool, st);
   for (int r = 0; e && r < 6; r++) {
     tfd_tensor *out[4] = {0};
     tfd_node_stats *stats = r >= 4 ? calloc((size_t)n, sizeof *stats) : NULL;

@@ -128,7 +128,7 @@ typedef struct env {
 
 static bool env_open(env *v) {
   v->st = tfd_status_new();
-  v->s = tfd_session_new(NULL, NULL, NULL, v->st);
+  tfd_session_new(NULL, NULL, NULL, &v->s, v->st);
   v->gpu = v->s ? find_gpu(v->s) : NULL;
   CHECK(v->gpu && v->gpu->math && v->gpu->math->capture_begin);
   return v->gpu && v->gpu->math && v->gpu->math->capture_begin;

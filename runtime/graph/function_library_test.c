@@ -51,7 +51,8 @@ static const char *model =
 static void test_while_with_an_if_in_its_body(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def_options o = {.format = "tfjs"};
-  tfd_graph_def *g = tfd_graph_def_parse_with_options(model, strlen(model), &o, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse_with_options(model, strlen(model), &o, &g, st);
   CHECK_STR(tfd_status_message(st), "");
   if (!g) {
     tfd_status_free(st);
@@ -62,7 +63,8 @@ static void test_while_with_an_if_in_its_body(void) {
     CHECK(strcmp(op, "While") != 0 && strcmp(op, "StatelessIf") != 0);
   }
   CHECK_STR(tfd_node_def_op(tfd_graph_def_find(g, "loop")), "IdentityN");
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   float x = 4;
   tfd_tensor *in = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &x, sizeof x, st), *out[2] = {NULL, NULL};
@@ -88,7 +90,8 @@ static void test_missing_function(void) {
   CHECK(at != NULL);
   if (at) memcpy(at + 9, "hole", 4); /* else_branch now names 'hole' */
   tfd_graph_def_options o = {.format = "tfjs"};
-  tfd_graph_def *g = tfd_graph_def_parse_with_options(broken, strlen(broken), &o, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse_with_options(broken, strlen(broken), &o, &g, st);
   CHECK(g == NULL);
   CHECK_STATUS(st, TFD_NOT_FOUND, "node 'br' (StatelessIf): function 'hole' is not in the graph's library");
   tfd_graph_def_free(g);

@@ -422,7 +422,7 @@ static bool is_saved_model(const unsigned char *data, size_t size) {
   return i + 1 < size && data[i + 1] == 0x12;
 }
 
-tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st) {
+static tfd_graph_def *parse_graph_def(const void *data, size_t size, tfd_status *st) {
   tfd_status_reset(st);
   if (!data && size) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_parse: data is NULL but size is %zu", size);
@@ -451,6 +451,14 @@ tfd_graph_def *tfd_graph_def_parse(const void *data, size_t size, tfd_status *st
     return NULL;
   }
   return out;
+}
+
+tfd_code tfd_graph_def_parse(const void *data, size_t size, tfd_graph_def **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_graph_def_parse", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = parse_graph_def(data, size, &local);
+  return tfd_status_move(status, &local);
 }
 
 

@@ -45,7 +45,8 @@ static void test_round_trip(void) {
   size_t n = 0;
   CHECK_INT(tfd_graph_def_serialize(g, &bytes, &n, st), TFD_OK);
   CHECK(n > 0);
-  tfd_graph_def *back = tfd_graph_def_parse(bytes, n, st);
+  tfd_graph_def *back = NULL;
+  tfd_graph_def_parse(bytes, n, &back, st);
   CHECK(back != NULL);
   if (!back) goto done;
   CHECK_INT(tfd_graph_def_num_nodes(back), 2);
@@ -80,19 +81,20 @@ static void test_round_trip(void) {
   int fd = mkstemp(path);
   CHECK(fd >= 0 && write(fd, bytes, n) == (ssize_t)n);
   close(fd);
-  tfd_graph_def *loaded = tfd_graph_def_load(path, st);
+  tfd_graph_def *loaded = NULL;
+  tfd_graph_def_load(path, &loaded, st);
   CHECK(loaded && tfd_graph_def_num_nodes(loaded) == 2);
   tfd_graph_def_free(loaded);
   /* Cut short: refused, and the status names the file. */
   fd = open(path, O_WRONLY | O_TRUNC);
   CHECK(fd >= 0 && write(fd, bytes, n - 5) == (ssize_t)(n - 5));
   close(fd);
-  CHECK(tfd_graph_def_load(path, st) == NULL);
+  CHECK(tfd_graph_def_load(path, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_INT(tfd_status_code(st), TFD_INVALID_ARGUMENT);
   CHECK_CONTAINS(tfd_status_message(st), path);
   CHECK_CONTAINS(tfd_status_message(st), "not a binary GraphDef");
   unlink(path);
-  CHECK(tfd_graph_def_load(path, st) == NULL);
+  CHECK(tfd_graph_def_load(path, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_INT(tfd_status_code(st), TFD_NOT_FOUND);
   tfd_graph_def_free(back);
 done:
@@ -147,7 +149,8 @@ static void test_options_and_signature(void) {
   tfd_status *st = tfd_status_new();
   int calls = 0;
   tfd_graph_def_options o = {.weights = serve_weights, .weights_arg = &calls};
-  tfd_graph_def *g = tfd_graph_def_parse_with_options(json, strlen(json), &o, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse_with_options(json, strlen(json), &o, &g, st);
   CHECK(g != NULL);
   CHECK_INT(calls, 1);
   const tfd_attr_value *v = tfd_node_def_attr(tfd_graph_def_find(g, "w"), "value");
@@ -174,19 +177,19 @@ static void test_options_and_signature(void) {
   tfd_graph_def_free(c);
   tfd_graph_def_free(g);
   /* without a way to the weights, from memory */
-  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), NULL, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), NULL, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "weight file w.bin: a model parsed from memory reads its weights through the options");
   o.format = "protobuf";
-  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "unknown model format 'protobuf'");
   o.format = "graph_def";
-  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(json, strlen(json), &o, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_INT(tfd_status_code(st), TFD_INVALID_ARGUMENT);
   tfd_status_reset(st);
-  CHECK(tfd_graph_def_parse_with_options(NULL, 3, NULL, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(NULL, 3, NULL, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "no data");
   /* an empty buffer is an empty binary GraphDef */
-  g = tfd_graph_def_parse_with_options(NULL, 0, NULL, st);
+  tfd_graph_def_parse_with_options(NULL, 0, NULL, &g, st);
   CHECK(g && tfd_graph_def_num_nodes(g) == 0 && tfd_graph_def_signature_size(g, true) == 0);
   tfd_graph_def_free(g);
   tfd_status_free(st);
@@ -200,18 +203,21 @@ static void test_tfjs_devices(void) {
       "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\": {\"type\": \"DT_FLOAT\"}}},"
       "{\"name\": \"y\", \"op\": \"Relu\", \"input\": [\"x\"], \"device\": \"/device:CPU:0\"}]}}";
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_parse_with_options(json, strlen(json), NULL, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse_with_options(json, strlen(json), NULL, &g, st);
   CHECK(g != NULL);
   if (g) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(g, "y")), "");
   tfd_graph_def_options o = {.keep_devices = true};
-  tfd_graph_def *kept = tfd_graph_def_parse_with_options(json, strlen(json), &o, st);
+  tfd_graph_def *kept = NULL;
+  tfd_graph_def_parse_with_options(json, strlen(json), &o, &kept, st);
   CHECK(kept != NULL);
   if (kept) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(kept, "y")), "/device:CPU:0");
   /* the binary form of the kept graph keeps its device whatever the option says */
   size_t n = 0;
   void *bytes = NULL;
   if (kept) CHECK_INT(tfd_graph_def_serialize(kept, &bytes, &n, st), TFD_OK);
-  tfd_graph_def *bin = bytes ? tfd_graph_def_parse_with_options(bytes, n, NULL, st) : NULL;
+  tfd_graph_def *bin = NULL;
+  if (bytes) tfd_graph_def_parse_with_options(bytes, n, NULL, &bin, st);
   CHECK(bin != NULL);
   if (bin) CHECK_STR(tfd_node_def_device(tfd_graph_def_find(bin, "y")), "/device:CPU:0");
   free(bytes);

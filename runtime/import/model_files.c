@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "../framework/graph_def_internal.h"
 #include "../ops/op_registry.h"
@@ -158,12 +159,13 @@ static tfd_graph_def *parse_model(const void *data, size_t size, const char *pat
       }
     return g;
   }
-  tfd_graph_def *g = tfd_graph_def_parse(data, size, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_parse(data, size, &g, st);
   if (!g && path) tfd_status_prefixf(st, "%s: ", path);
   return g;
 }
 
-tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+static tfd_graph_def *parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
                                                 tfd_status *st) {
   tfd_status_reset(st);
   if (!data && size) {
@@ -171,6 +173,15 @@ tfd_graph_def *tfd_graph_def_parse_with_options(const void *data, size_t size, c
     return NULL;
   }
   return parse_model(data ? data : "", size, NULL, options, st);
+}
+
+tfd_code tfd_graph_def_parse_with_options(const void *data, size_t size, const tfd_graph_def_options *options,
+                                          tfd_graph_def **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_graph_def_parse_with_options", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = parse_with_options(data, size, options, &local);
+  return tfd_status_move(status, &local);
 }
 
 static bool has_suffix(const char *s, const char *suffix) {
@@ -318,7 +329,7 @@ static char *model_in_directory(const char *dir, tfd_status *st) {
   return found;
 }
 
-tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options, tfd_status *st) {
+static tfd_graph_def *load_with_options(const char *path, const tfd_graph_def_options *options, tfd_status *st) {
   tfd_status_reset(st);
   if (!path) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_graph_def_load: no path");
@@ -328,7 +339,8 @@ tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph
   if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
     char *file = model_in_directory(path, st);
     if (!file) return NULL;
-    tfd_graph_def *g = tfd_graph_def_load_with_options(file, options, st);
+    tfd_graph_def *g = NULL;
+    tfd_graph_def_load_with_options(file, options, &g, st);
     free(file);
     return g;
   }
@@ -361,6 +373,19 @@ tfd_graph_def *tfd_graph_def_load_with_options(const char *path, const tfd_graph
   return g;
 }
 
-tfd_graph_def *tfd_graph_def_load(const char *path, tfd_status *st) {
-  return tfd_graph_def_load_with_options(path, NULL, st);
+tfd_code tfd_graph_def_load_with_options(const char *path, const tfd_graph_def_options *options, tfd_graph_def **out,
+                                         tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_graph_def_load_with_options", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = load_with_options(path, options, &local);
+  return tfd_status_move(status, &local);
+}
+
+tfd_code tfd_graph_def_load(const char *path, tfd_graph_def **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_graph_def_load", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = load_with_options(path, NULL, &local);
+  return tfd_status_move(status, &local);
 }

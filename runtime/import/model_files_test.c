@@ -71,7 +71,8 @@ static void check_refused(const char *name, tfd_code code, const char *fragment)
   write_model(name);
   tfd_status *st = tfd_status_new();
   alarm(20);
-  tfd_graph_def *g = tfd_graph_def_load(at("m/model.json"), st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_load(at("m/model.json"), &g, st);
   alarm(0);
   CHECK(g == NULL);
   if (g) fprintf(stderr, "  '%s' was read\n", name);
@@ -107,10 +108,10 @@ static void test_declared_size(void) {
   setup();
   write_model("big.bin");
   tfd_status *st = tfd_status_new();
-  CHECK(tfd_graph_def_load(at("m/model.json"), st) == NULL);
+  CHECK(tfd_graph_def_load(at("m/model.json"), &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "weightsManifest[0]: the weights take 8 bytes but the files hold 12");
   write_model("small.bin");
-  CHECK(tfd_graph_def_load(at("m/model.json"), st) == NULL);
+  CHECK(tfd_graph_def_load(at("m/model.json"), &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "weight 'w': needs 8 bytes at offset 0, but the group's files hold 4");
   tfd_status_free(st);
   teardown();
@@ -122,7 +123,8 @@ static void test_inside_still_loads(void) {
   tfd_status *st = tfd_status_new();
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     write_model(names[i]);
-    tfd_graph_def *g = tfd_graph_def_load(at("m/model.json"), st);
+    tfd_graph_def *g = NULL;
+    tfd_graph_def_load(at("m/model.json"), &g, st);
     CHECK(g != NULL);
     if (!g) {
       fprintf(stderr, "  %s: %s\n", names[i], tfd_status_message(st));
@@ -146,13 +148,14 @@ static void test_bare_name(void) {
   CHECK(chdir(at("m")) == 0);
   tfd_status *st = tfd_status_new();
   write_model(at("secret.bin"));
-  CHECK(tfd_graph_def_load("model.json", st) == NULL);
+  CHECK(tfd_graph_def_load("model.json", &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "model.json: weight file '");
   write_model("../secret.bin");
-  CHECK(tfd_graph_def_load("model.json", st) == NULL);
+  CHECK(tfd_graph_def_load("model.json", &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "model.json: weight file '../secret.bin': leads outside the model's directory");
   write_model("ok.bin");
-  tfd_graph_def *g = tfd_graph_def_load("model.json", st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_load("model.json", &g, st);
   CHECK(g != NULL);
   tfd_graph_def_free(g);
   CHECK(chdir(cwd) == 0);
@@ -180,12 +183,12 @@ static void test_options(void) {
   n = f ? fread(text, 1, sizeof text, f) : 0;
   if (f) fclose(f);
   tfd_graph_def_options o = {.weights_dir = at("m")};
-  CHECK(tfd_graph_def_parse_with_options(text, n, &o, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(text, n, &o, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "weight file '../secret.bin': leads outside the model's directory");
-  CHECK(tfd_graph_def_load_with_options(at("m/model.json"), &o, st) == NULL);
+  CHECK(tfd_graph_def_load_with_options(at("m/model.json"), &o, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "weight file '../secret.bin': leads outside the model's directory");
   o = (tfd_graph_def_options){.weights = too_long};
-  CHECK(tfd_graph_def_parse_with_options(text, n, &o, st) == NULL);
+  CHECK(tfd_graph_def_parse_with_options(text, n, &o, &(tfd_graph_def *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "the weights take 8 bytes but the files hold 12");
   CHECK_INT(room_seen, 8);
   tfd_status_free(st);

@@ -68,7 +68,8 @@ static void test_register_and_run(void) {
   placeholder(g, "x");
   tg_node(g, "y", "AddOne", "x", NULL, NULL);
   tg_node(g, "z", "AddOne", "y", NULL, NULL);
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_STR(tfd_status_message(st), "");
   float x[] = {1, 2, 3};
@@ -84,7 +85,7 @@ static void test_register_and_run(void) {
   placeholder(g, "x");
   tg_node(g, "bad", "AddOne", "xi", NULL, NULL);
   tg_node(g, "good", "AddOne", "x", NULL, NULL);
-  s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *feeds[] = {"xi"}, *fetch[] = {"bad"};
   int32_t one = 1;
@@ -126,7 +127,8 @@ static void test_caller_thread_kernels(void) {
   tg_node(g, "y", "Neg", "w", NULL, "/device:CPU:0");
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   float x[] = {3};
   for (int i = 0; i < 20; i++) {
@@ -189,7 +191,8 @@ static void test_plugins(void) {
   tg_node(g, "s2", "Scale", "x", NULL, NULL);
   tfd_attr_value three = {.type = TFD_ATTR_FLOAT, .f = 3};
   tfd_node_def_set_attr(tg_node(g, "s3", "Scale", "x", NULL, NULL), "factor", &three, NULL);
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_STR(tfd_status_message(st), "");
   CHECK_INT(tfd_device_mgr_num_device_type(tfd_session_device_mgr(s), "PLUGDEV"), 1); /* made by the plug-in's factory */
@@ -210,7 +213,7 @@ static void test_plugins(void) {
   tfd_attr_value i32 = {.type = TFD_ATTR_TYPE, .dtype = TFD_INT32};
   tfd_node_def_set_attr(tg_node(g, "xi", "Placeholder", NULL, NULL, NULL), "dtype", &i32, NULL);
   tg_node(g, "si", "Scale", "xi", NULL, NULL);
-  s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "node 'si' (Scale): Scale takes float32, got int32");
   tfd_session_free(s);

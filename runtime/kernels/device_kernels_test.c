@@ -95,7 +95,8 @@ static tfd_tensor *host(tfd_tensor *t) { return tfd_tensor_copy_to(t, NULL, NULL
 
 static void test_memories(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_device *gpu = s ? find(s, "GPU") : NULL;
   CHECK(gpu && gpu->math);
   if (!gpu) {
@@ -210,7 +211,8 @@ static void test_memories(void) {
 /* A device whose backend gives it no math: its device kernels fail with INTERNAL naming it. */
 static void test_no_math(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_device *gpu = s ? find(s, "GPU") : NULL;
   CHECK(gpu != NULL);
   if (gpu) {
@@ -239,7 +241,8 @@ static void test_no_math(void) {
  * Relu's scalars, ArgMax's int32 result) leave no device memory behind. */
 static void test_no_leftovers(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_device *gpu = s ? find(s, "GPU") : NULL;
   CHECK(gpu != NULL);
   tfd_graph_def *g = tfd_graph_def_new();
@@ -294,7 +297,8 @@ static void test_gpu_nodes_run_inline(void) {
   for (int on_gpu = 0; on_gpu < 2; on_gpu++) {
     tfd_session_options *o = tfd_session_options_new();
     tfd_session_options_set_inter_op_threads(o, 2);
-    tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+    tfd_session *s = NULL;
+    tfd_session_new(o, NULL, NULL, &s, st);
     tfd_session_options_free(o);
     const char *dev = on_gpu ? "/device:GPU:0" : "/device:CPU:0";
     tfd_graph_def *g = tfd_graph_def_new();

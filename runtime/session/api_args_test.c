@@ -87,7 +87,8 @@ static tfd_graph_def *small_graph(void) {
 }
 
 static tfd_session *session_with_graph(void) {
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK(s != NULL);
   tfd_graph_def *g = small_graph();
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -164,7 +165,8 @@ static void test_session_run(void) {
 }
 
 static void test_session_graph_and_queries(void) {
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = small_graph();
   BAD("tfd_session_create: graph is NULL", tfd_session_create(s, NULL, st));
   BAD("tfd_session_create: s is NULL", tfd_session_create(NULL, g, st));
@@ -189,11 +191,12 @@ static void test_session_graph_and_queries(void) {
   BAD("tfd_session_factory_reset: n is -1", tfd_session_factory_reset(NULL, NULL, NULL, -1, st));
   BAD("tfd_session_factory_reset: containers is NULL but n is 1", tfd_session_factory_reset(NULL, NULL, NULL, 1, st));
   BAD("tfd_session_factory_reset: containers[0] is NULL", tfd_session_factory_reset(NULL, NULL, none, 1, st));
-  tfd_runtime *rt = tfd_runtime_new(NULL, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(NULL, &rt, st);
   BAD("tfd_runtime_session_factory_reset: n is -1", tfd_runtime_session_factory_reset(rt, NULL, NULL, -1, st));
   BAD("tfd_runtime_session_factory_reset: containers[0] is NULL", tfd_runtime_session_factory_reset(rt, NULL, none, 1, st));
   BAD("tfd_runtime_session_factory_reset", tfd_runtime_session_factory_reset(NULL, NULL, NULL, 0, st));
-  BAD_NULL("tfd_runtime_session_new", tfd_runtime_session_new(NULL, NULL, NULL, st));
+  BAD("tfd_runtime_session_new", tfd_runtime_session_new(NULL, NULL, NULL, &(tfd_session *){NULL}, st));
   tfd_runtime_unref(rt);
   CHECK_INT(tfd_session_close(s, st), TFD_OK);
   tfd_graph_def_free(g);
@@ -333,7 +336,7 @@ static void test_graph_defs(void) {
   BAD("tfd_node_def_set_device: n is NULL", tfd_node_def_set_device(NULL, "", st));
   BAD("tfd_node_def_set_attr: n is NULL", tfd_node_def_set_attr(NULL, "T", &f32, st));
   BAD("tfd_graph_def_add_signature: g is NULL", tfd_graph_def_add_signature(NULL, false, "k", "a:0", TFD_FLOAT32, NULL, st));
-  BAD_NULL("tfd_graph_def_parse: data is NULL but size is 4", tfd_graph_def_parse(NULL, 4, st));
+  BAD("tfd_graph_def_parse: data is NULL but size is 4", tfd_graph_def_parse(NULL, 4, &(tfd_graph_def *){NULL}, st));
   void *bytes = NULL;
   size_t size = 0;
   BAD("tfd_graph_def_serialize: g is NULL", tfd_graph_def_serialize(NULL, &bytes, &size, st));
@@ -405,8 +408,8 @@ static void test_devices(void) {
   tfd_device_factory_unref(f);
   tfd_device_list_free(l);
   /* managers and sets */
-  BAD_NULL("tfd_device_mgr_new: devices is NULL but n is 2", tfd_device_mgr_new(NULL, 2, st));
-  BAD_NULL("tfd_device_mgr_new: devices[0] is NULL", tfd_device_mgr_new(null_dev, 1, st));
+  BAD("tfd_device_mgr_new: devices is NULL but n is 2", tfd_device_mgr_new(NULL, 2, &(tfd_device_mgr *){NULL}, st));
+  BAD("tfd_device_mgr_new: devices[0] is NULL", tfd_device_mgr_new(null_dev, 1, &(tfd_device_mgr *){NULL}, st));
   const char *none[] = {NULL};
   BAD_NULL("tfd_device_mgr_lookup: m is NULL", tfd_device_mgr_lookup(NULL, "CPU:0", st));
   BAD_NULL("tfd_device_mgr_lookup: name is NULL", tfd_device_mgr_lookup(m, NULL, st));
@@ -515,7 +518,8 @@ static void test_options_ops_and_the_rest(void) {
   BAD("tfd_kernel_register_transfers", tfd_kernel_register_transfers(NULL, st));
   BAD("tfd_plugin_load", tfd_plugin_load(NULL, st));
   /* thread pools, backends */
-  tfd_threadpool *pool = tfd_threadpool_new("args", 1, st);
+  tfd_threadpool *pool = NULL;
+  tfd_threadpool_new("args", 1, &pool, st);
   BAD("tfd_threadpool_schedule: pool is NULL", tfd_threadpool_schedule(NULL, noop_task, NULL, st));
   BAD("tfd_threadpool_schedule: fn is NULL", tfd_threadpool_schedule(pool, NULL, NULL, st));
   tfd_threadpool_free(pool);
@@ -526,7 +530,39 @@ static void test_options_ops_and_the_rest(void) {
   tfd_factory_registry_free(r);
 }
 
+/* Handle-making calls: a NULL out is INVALID_ARGUMENT naming it, and a call that fails leaves *out NULL
+ * whatever it held (so a caller that checks the handle and one that checks the code agree). */
+static void test_handle_making_calls(void) {
+  static const char json[] = "{\"format\": \"graph-model\"}";
+  BAD("tfd_session_new: out is NULL", tfd_session_new(NULL, NULL, NULL, NULL, st));
+  BAD("tfd_session_new_named: out is NULL", tfd_session_new_named(NULL, NULL, NULL, NULL, NULL, st));
+  BAD("tfd_runtime_new: out is NULL", tfd_runtime_new(NULL, NULL, st));
+  BAD("tfd_runtime_session_new: out is NULL", tfd_runtime_session_new(NULL, NULL, NULL, NULL, st));
+  BAD("tfd_model_load: out is NULL", tfd_model_load("x", NULL, NULL, st));
+  BAD("tfd_model_new: out is NULL", tfd_model_new(NULL, NULL, NULL, st));
+  BAD("tfd_graph_def_parse: out is NULL", tfd_graph_def_parse(json, sizeof json - 1, NULL, st));
+  BAD("tfd_graph_def_load: out is NULL", tfd_graph_def_load("x", NULL, st));
+  BAD("tfd_graph_def_parse_with_options: out is NULL", tfd_graph_def_parse_with_options(json, 1, NULL, NULL, st));
+  BAD("tfd_graph_def_load_with_options: out is NULL", tfd_graph_def_load_with_options("x", NULL, NULL, st));
+  BAD("tfd_threadpool_new: out is NULL", tfd_threadpool_new("p", 1, NULL, st));
+  BAD("tfd_device_mgr_new: out is NULL", tfd_device_mgr_new(NULL, 0, NULL, st));
+  /* A failure stores NULL over what *out held; the code comes back with no status given too. */
+  tfd_threadpool *pool = (tfd_threadpool *)&pool;
+  CHECK_INT(tfd_threadpool_new("big", TFD_MAX_THREADS + 1, &pool, NULL), TFD_INVALID_ARGUMENT);
+  CHECK(pool == NULL);
+  tfd_session *s = (tfd_session *)&s;
+  CHECK_INT(tfd_session_new_named("NO_SUCH_FACTORY", NULL, NULL, NULL, &s, st), TFD_NOT_FOUND);
+  CHECK(s == NULL);
+  CHECK_STATUS(st, TFD_NOT_FOUND, "no session factory named 'NO_SUCH_FACTORY'");
+  /* And a success leaves the status OK, whatever it held. */
+  tfd_status_setf(st, TFD_INTERNAL, "stale");
+  CHECK_INT(tfd_session_new_named("DIRECT_SESSION", NULL, NULL, NULL, &s, st), TFD_OK);
+  CHECK(s != NULL && tfd_status_code(st) == TFD_OK);
+  tfd_session_free(s);
+}
+
 static const tfd_test tests[] = {
+    {"handle_making_calls", test_handle_making_calls},
     {"session_run", test_session_run},
     {"session_graph_and_queries", test_session_graph_and_queries},
     {"callables_and_partial_runs", test_callables_and_partial_runs},

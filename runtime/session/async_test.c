@@ -27,7 +27,8 @@ static tfd_session *new_session(int cpus, tfd_status *st) {
   tfd_node_def_add_input(w, "^take", NULL);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", cpus, st);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   tfd_session_options_free(o);
@@ -384,7 +385,8 @@ static void test_synchronous_session(void) {
   tg_node(g, "y", "Neg", "x", NULL, NULL);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_inter_op_threads(o, -1);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *feed = "x", *y = "y";

@@ -53,9 +53,11 @@ static void run_tiny(const char *file) {
   char path[1200];
   snprintf(path, sizeof path, "%sspec/oom/tiny/%s", root(), file);
   tfd_status *st = tfd_status_new();
-  tfd_graph_def *g = tfd_graph_def_load(path, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_load(path, &g, st);
   CHECK_INT(tfd_status_code(st), TFD_OK);
-  tfd_session *s = g ? tfd_session_new(NULL, NULL, NULL, st) : NULL;
+  tfd_session *s = NULL;
+  if (g) tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK(s != NULL);
   /* An empty list in a list(int) attr (explicit_paddings) is a valid value, as in TensorFlow. */
   if (s) CHECK_INT(tfd_session_create(s, g, st), TFD_OK);

@@ -83,7 +83,9 @@ static tfd_graph_def *two_partition_graph(void) {
 static tfd_session *new_session(tfd_runtime *rt, const tfd_graph_def *g, tfd_status *st) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
-  tfd_session *s = rt ? tfd_runtime_session_new(rt, o, NULL, st) : tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  if (rt) tfd_runtime_session_new(rt, o, NULL, &s, st);
+  else tfd_session_new(o, NULL, NULL, &s, st);
   tfd_session_options_free(o);
   if (s && g && tfd_session_create(s, g, st) != TFD_OK) {
     tfd_session_free(s);
@@ -399,7 +401,8 @@ static void *reset_loop(void *p) {
 static void test_factory_reset_races_runs(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = two_partition_graph();
-  resetter z = {tfd_runtime_new(NULL, st), false, 0, 0, 0};
+  resetter z = {NULL, false, 0, 0, 0};
+  tfd_runtime_new(NULL, &z.rt, st);
   CHECK(z.rt != NULL);
   tfd_session *probe = new_session(NULL, g, st);
   /* A round makes a session and runs 4 steps: resets come every round or so. */

@@ -31,7 +31,8 @@ static tfd_session *two_cpus(bool build_cost_model, int64_t after, tfd_status *s
   tfd_session_options_set_optimize_graph(o, false);
   tfd_session_options_set_build_cost_model(o, build_cost_model);
   CHECK_INT(tfd_session_options_set_build_cost_model_after(o, after, st), TFD_OK);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_session_options_free(o);
   tfd_graph_def *g = minus_ax();
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -231,7 +232,8 @@ static void test_callable_run_options(void) {
 /* A callable whose run options carry timeout_ms: a dequeue from an empty queue ends at it. */
 static void test_callable_timeout(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_dtype types[] = {TFD_FLOAT32};
   tfd_attr_value ct = {.type = TFD_ATTR_LIST_TYPE, .list_len = 1, .list_type = types};

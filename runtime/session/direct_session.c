@@ -135,11 +135,12 @@ static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
       if (!(p->pool = tfd_runtime_named_pool(rt, name, asked, make, st))) return tfd_status_code(st);
     } else if (listed > 0 || tfd_session_options_use_per_session_threads(s->options)) {
       p->owner = POOL_OWNED;
-      if (!(p->pool = tfd_threadpool_new("tfdev_inter", make, st))) return tfd_status_code(st);
+      if (tfd_threadpool_new("tfdev_inter", make, &p->pool, st) != TFD_OK) return tfd_status_code(st);
     } else {
       p->owner = POOL_SHARED_DEFAULT;
       pthread_mutex_lock(&shared_pool_mu);
-      if (!shared_pool) shared_pool = tfd_threadpool_new("tfdev_inter", threads, st);
+      if (!shared_pool) tfd_threadpool_new("tfdev_inter", threads,
+                                           &shared_pool, st);
       if (shared_pool) shared_pool_users++;
       p->pool = shared_pool;
       pthread_mutex_unlock(&shared_pool_mu);
@@ -218,7 +219,7 @@ tfd_session *tfd_ds_new(const tfd_session_options *options, const tfd_factory_re
     goto fail;
   }
   for (int d = 0; d < s->num_devices; d++) s->devices[d] = tfd_device_list_get(s->device_list, (size_t)d);
-  if (!(s->mgr = tfd_device_mgr_new(s->devices, (size_t)s->num_devices, st))) goto fail;
+  if (tfd_device_mgr_new(s->devices, (size_t)s->num_devices, &s->mgr, st) != TFD_OK) goto fail;
   for (int d = 0; d < s->num_devices; d++)
     if (tfd_op_segment_add_hold(tfd_device_op_segment(s->devices[d]), s->handle, st) != TFD_OK) {
       for (int e = 0; e < d; e++) tfd_op_segment_remove_hold(tfd_device_op_segment(s->devices[e]), s->handle);

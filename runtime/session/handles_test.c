@@ -18,7 +18,8 @@ static tfd_session *new_session(tfd_status *st) {
   tg_set_types(tg_node(g, "q", "FIFOQueueV2", NULL, NULL, NULL), "component_types", TFD_FLOAT32);
   tg_set_types(tg_node(g, "take", "QueueDequeueV2", "q", NULL, NULL), "component_types", TFD_FLOAT32);
   tg_node(g, "taken", "Identity", "take", NULL, NULL);
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   tfd_graph_def_free(g);
@@ -307,14 +308,14 @@ static void test_device_and_thread_limits(void) {
   tfd_status *st = tfd_status_new();
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2000, st);
-  CHECK(tfd_session_new(o, NULL, NULL, st) == NULL);
+  CHECK(tfd_session_new(o, NULL, NULL, &(tfd_session *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "device_count.CPU is 2000: at most 1024 CPU devices");
   tfd_session_options_set_device_count(o, "CPU", 8, st);
   tfd_session_options_set_intra_op_threads(o, 512);
   tfd_session_options_set_use_global_threadpool(o, false);
-  CHECK(tfd_session_new(o, NULL, NULL, st) == NULL);
+  CHECK(tfd_session_new(o, NULL, NULL, &(tfd_session *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "8 CPU devices with own pools of 512 threads would start 4096 threads");
-  CHECK(tfd_threadpool_new("big", 5000, st) == NULL);
+  CHECK(tfd_threadpool_new("big", 5000, &(tfd_threadpool *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "thread pool 'big' of 5000 threads: at most 1024");
   tfd_session_options_free(o);
   tfd_status_free(st);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "../core/strmap.h"
 #include "tfdev/model.h"
@@ -110,7 +111,7 @@ static tfd_code from_graph(tfd_model *m, const tfd_graph_def *g, tfd_status *st)
   return ok ? TFD_OK : tfd_status_setf(st, TFD_RESOURCE_EXHAUSTED, "out of memory describing a model");
 }
 
-tfd_model *tfd_model_new(const tfd_graph_def *g, const tfd_session_options *options, tfd_status *st) {
+static tfd_model *make_model(const tfd_graph_def *g, const tfd_session_options *options, tfd_status *st) {
   tfd_status_reset(st);
   if (!g) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_model_new: no graph def");
@@ -124,7 +125,7 @@ tfd_model *tfd_model_new(const tfd_graph_def *g, const tfd_session_options *opti
   m->callable = -1;
   bool has_signature = tfd_graph_def_signature_size(g, true) > 0;
   tfd_code code = has_signature ? from_signature(m, g, st) : from_graph(m, g, st);
-  if (code == TFD_OK && !(m->session = tfd_session_new(options, NULL, NULL, st))) code = tfd_status_code(st);
+  if (code == TFD_OK && tfd_session_new(options, NULL, NULL, &m->session, st) != TFD_OK) code = tfd_status_code(st);
   if (code == TFD_OK) code = tfd_session_create(m->session, g, st);
   for (int o = 0; o < 2 && code == TFD_OK; o++) /* what neither signature nor attrs said */
     for (int i = 0; i < (o ? m->n_out : m->n_in) && code == TFD_OK; i++) {
@@ -151,14 +152,32 @@ tfd_model *tfd_model_new(const tfd_graph_def *g, const tfd_session_options *opti
   return m;
 }
 
-tfd_model *tfd_model_load(const char *path, const tfd_session_options *options, tfd_status *st) {
+tfd_code tfd_model_new(const tfd_graph_def *graph, const tfd_session_options *options, tfd_model **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_model_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_model(graph, options, &local);
+  return tfd_status_move(status, &local);
+}
+
+static tfd_model *load_model(const char *path, const tfd_session_options *options, tfd_status *st) {
   tfd_status_reset(st);
-  tfd_graph_def *g = tfd_graph_def_load(path, st);
+  tfd_graph_def *g = NULL;
+  tfd_graph_def_load(path, &g, st);
   if (!g) return NULL;
-  tfd_model *m = tfd_model_new(g, options, st);
+  tfd_model *m = NULL;
+  tfd_model_new(g, options, &m, st);
   if (!m && path) tfd_status_prefixf(st, "%s: ", path);
   tfd_graph_def_free(g);
   return m;
+}
+
+tfd_code tfd_model_load(const char *path, const tfd_session_options *options, tfd_model **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_model_load", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = load_model(path, options, &local);
+  return tfd_status_move(status, &local);
 }
 
 void tfd_model_free(tfd_model *m) {

@@ -9,7 +9,9 @@
 static tfd_model *load_tiny(const char *file, const tfd_session_options *o, tfd_status *st) {
   char path[1200];
   snprintf(path, sizeof path, "%s/spec/oom/tiny/%s", TFDEV_SOURCE_DIR, file);
-  return tfd_model_load(path, o, st);
+  tfd_model *made = NULL;
+  tfd_model_load(path, o, &made, st);
+  return made;
 }
 
 static tfd_tensor *tiny_input(void) {
@@ -85,7 +87,10 @@ static tfd_graph_def *doubler(bool signature) {
 static void test_orders_and_spellings(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = doubler(true), *bare = doubler(false);
-  tfd_model *m = tfd_model_new(g, NULL, st), *b = tfd_model_new(bare, NULL, st);
+  tfd_model *m = NULL;
+  tfd_model_new(g, NULL, &m, st);
+  tfd_model *b = NULL;
+  tfd_model_new(bare, NULL, &b, st);
   tfd_graph_def_free(g);
   tfd_graph_def_free(bare);
   CHECK(m && b);
@@ -135,13 +140,13 @@ static void test_orders_and_spellings(void) {
 
 static void test_load_errors(void) {
   tfd_status *st = tfd_status_new();
-  CHECK(tfd_model_load("/nonexistent/model.json", NULL, st) == NULL);
+  CHECK(tfd_model_load("/nonexistent/model.json", NULL, &(tfd_model *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_NOT_FOUND, "/nonexistent/model.json");
-  CHECK(tfd_model_new(NULL, NULL, st) == NULL);
+  CHECK(tfd_model_new(NULL, NULL, &(tfd_model *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "no graph def");
   tfd_graph_def *g = tfd_graph_def_new();
   tg_node(g, "y", "Neg", "nowhere", NULL, NULL);
-  CHECK(tfd_model_new(g, NULL, st) == NULL); /* the session's error, as it gives it */
+  CHECK(tfd_model_new(g, NULL, &(tfd_model *){NULL}, st) != TFD_OK); /* the session's error, as it gives it */
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "nowhere");
   tfd_graph_def_free(g);
   tfd_session_options *o = tfd_session_options_new();
@@ -160,7 +165,8 @@ static void test_load_errors(void) {
  * name, two outputs, through the C API alone. */
 static void test_layers_model(void) {
   tfd_status *st = tfd_status_new();
-  tfd_model *m = tfd_model_load(TFDEV_SOURCE_DIR "/spec/layers/functional", NULL, st);
+  tfd_model *m = NULL;
+  tfd_model_load(TFDEV_SOURCE_DIR "/spec/layers/functional", NULL, &m, st);
   CHECK_INT(tfd_status_code(st), TFD_OK);
   if (!m) return;
   CHECK_INT(tfd_model_num_inputs(m), 2);

@@ -179,9 +179,11 @@ static void test_host_allocator(void) {
   counting_allocator ca = {0};
   tfd_host_allocator hooks = {count_alloc, count_free, &ca};
   tfd_runtime_config cfg = {.allocator = &hooks};
-  tfd_runtime *rt = tfd_runtime_new(&cfg, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(&cfg, &rt, st);
   CHECK(rt != NULL);
-  tfd_session *s = tfd_runtime_session_new(rt, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_runtime_session_new(rt, NULL, NULL, &s, st);
   tfd_graph_def *g = wide_graph(1000);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK(run_wide(s, NULL, NULL, st) == 6 + 8 * 36.0f);
@@ -206,9 +208,11 @@ static void test_host_scheduler(void) {
   int before = tfd_test_count_threads();
   tfd_host_scheduler sched = {js_schedule, 3, &js};
   tfd_runtime_config cfg = {.scheduler = &sched};
-  tfd_runtime *rt = tfd_runtime_new(&cfg, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(&cfg, &rt, st);
   CHECK(rt != NULL);
-  tfd_session *s = tfd_runtime_session_new(rt, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_runtime_session_new(rt, NULL, NULL, &s, st);
   wide_n = 1 << 20; /* 4 MiB per tensor: the intra-op pool splits the adds */
   tfd_graph_def *g = wide_graph(wide_n);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -224,11 +228,11 @@ static void test_host_scheduler(void) {
   /* A scheduler the runtime cannot use is refused, naming why. */
   tfd_host_scheduler none = {js_schedule, 0, &js};
   cfg.scheduler = &none;
-  CHECK(tfd_runtime_new(&cfg, st) == NULL);
+  CHECK(tfd_runtime_new(&cfg, &(tfd_runtime *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "a host scheduler needs a schedule function and 1 to 1024 threads, got 0");
   tfd_host_allocator half = {count_alloc, NULL, NULL};
   tfd_runtime_config bad = {.allocator = &half};
-  CHECK(tfd_runtime_new(&bad, st) == NULL);
+  CHECK(tfd_runtime_new(&bad, &(tfd_runtime *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "a host allocator needs both allocate and deallocate");
   tfd_status_free(st);
 }
@@ -251,11 +255,13 @@ static void test_synchronous_session(void) {
   js_start(&js, 2);
   tfd_host_scheduler sched = {js_schedule, 2, &js};
   tfd_runtime_config cfg = {.scheduler = &sched};
-  tfd_runtime *rt = tfd_runtime_new(&cfg, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(&cfg, &rt, st);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_inter_op_threads(o, -1);
   CHECK_INT(tfd_session_options_inter_op_threads(o), -1);
-  tfd_session *s = tfd_runtime_session_new(rt, o, NULL, st);
+  tfd_session *s = NULL;
+  tfd_runtime_session_new(rt, o, NULL, &s, st);
   wide_n = 100; /* small: no intra-op splitting either */
   tfd_graph_def *g = wide_graph(wide_n);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -267,7 +273,7 @@ static void test_synchronous_session(void) {
   tfd_run_metadata_free(m);
   tfd_session_free(s);
   /* The run option does the same for one run of an ordinary session. */
-  s = tfd_runtime_session_new(rt, NULL, NULL, st);
+  tfd_runtime_session_new(rt, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   ro.inter_op_thread_pool = -1;
   m = tfd_run_metadata_new();
@@ -278,7 +284,7 @@ static void test_synchronous_session(void) {
   tfd_session_free(s);
   /* Partitions on two CPU devices, one after another on this thread, exchanging tensors. */
   tfd_session_options_set_device_count(o, "CPU", 2, st);
-  s = tfd_runtime_session_new(rt, o, NULL, st);
+  tfd_runtime_session_new(rt, o, NULL, &s, st);
   tfd_graph_def *g2 = wide_graph(100);
   tfd_node_def_set_device(find_node(g2, "sum3"), "/device:CPU:1", st);
   tfd_node_def_set_device(find_node(g2, "sq5"), "/device:CPU:1", st);
@@ -321,13 +327,19 @@ static void test_two_runtimes_apart(void) {
   kept_lines l1 = {PTHREAD_MUTEX_INITIALIZER, "", 0}, l2 = {PTHREAD_MUTEX_INITIALIZER, "", 0};
   tfd_host_logger log1 = {keep_line, TFD_LOG_INFO, &l1}, log2 = {keep_line, TFD_LOG_WARNING, &l2};
   tfd_runtime_config c1 = {.logger = &log1}, c2 = {.logger = &log2};
-  tfd_runtime *r1 = tfd_runtime_new(&c1, st), *r2 = tfd_runtime_new(&c2, st);
+  tfd_runtime *r1 = NULL;
+  tfd_runtime_new(&c1, &r1, st);
+  tfd_runtime *r2 = NULL;
+  tfd_runtime_new(&c2, &r2, st);
   tfd_device_factory *f = tfd_device_factory_new(&mine_ops, NULL, st);
   CHECK_INT(tfd_factory_registry_register(tfd_runtime_registry(r1), "MINE", f, 40, st), TFD_OK);
   tfd_device_factory_unref(f);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_allow_soft_placement(o, true);
-  tfd_session *s1 = tfd_runtime_session_new(r1, o, NULL, st), *s2 = tfd_runtime_session_new(r2, o, NULL, st);
+  tfd_session *s1 = NULL;
+  tfd_runtime_session_new(r1, o, NULL, &s1, st);
+  tfd_session *s2 = NULL;
+  tfd_runtime_session_new(r2, o, NULL, &s2, st);
   CHECK(has_device_type(s1, "MINE"));
   CHECK(!has_device_type(s2, "MINE"));
   CHECK(tfd_factory_registry_get(tfd_runtime_registry(r2), "MINE") == NULL);

@@ -82,7 +82,7 @@ static void factory_remove(tfd_session *s) {
 }
 
 /* DirectSessionFactory::NewSession: a DirectSession, recorded so that a factory Reset reaches it. */
-tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+static tfd_session *new_session(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
                              tfd_status *st) {
   tfd_status_reset(st);
   tfd_session *s = tfd_ds_new(options, registry, host_ctx, st);
@@ -94,6 +94,15 @@ tfd_session *tfd_session_new(const tfd_session_options *options, const tfd_facto
   return s;
 }
 
+tfd_code tfd_session_new(const tfd_session_options *options, const tfd_factory_registry *registry, void *host_ctx,
+                         tfd_session **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_session_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = new_session(options, registry, host_ctx, &local);
+  return tfd_status_move(status, &local);
+}
+
 void tfd_session_free(tfd_session *s) {
   if (!s) return;
   tfd_session_close(s, NULL);
@@ -101,24 +110,42 @@ void tfd_session_free(tfd_session *s) {
   tfd_ds_destroy(s);
 }
 
-tfd_session *tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
+static tfd_session *runtime_session(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx,
                                      tfd_status *st) {
   tfd_status_reset(st);
   if (!rt) {
     tfd_status_setf(st, TFD_INVALID_ARGUMENT, "tfd_runtime_session_new needs a runtime");
     return NULL;
   }
-  return tfd_session_new(options, tfd_runtime_registry(rt), host_ctx, st);
+  return new_session(options, tfd_runtime_registry(rt), host_ctx, st);
 }
 
-tfd_session *tfd_session_new_named(const char *factory, const tfd_session_options *options,
+tfd_code tfd_runtime_session_new(tfd_runtime *rt, const tfd_session_options *options, void *host_ctx, tfd_session **out,
+                                 tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_runtime_session_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = runtime_session(rt, options, host_ctx, &local);
+  return tfd_status_move(status, &local);
+}
+
+static tfd_session *named_session(const char *factory, const tfd_session_options *options,
                                    const tfd_factory_registry *registry, void *host_ctx, tfd_status *st) {
   tfd_status_reset(st);
   if (factory && *factory && strcmp(factory, "DIRECT_SESSION") != 0) {
     tfd_status_setf(st, TFD_NOT_FOUND, "no session factory named '%s' (registered: DIRECT_SESSION)", factory);
     return NULL;
   }
-  return tfd_session_new(options, registry, host_ctx, st);
+  return new_session(options, registry, host_ctx, st);
+}
+
+tfd_code tfd_session_new_named(const char *factory, const tfd_session_options *options, const tfd_factory_registry *registry,
+                               void *host_ctx, tfd_session **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_session_new_named", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = named_session(factory, options, registry, host_ctx, &local);
+  return tfd_status_move(status, &local);
 }
 
 const char *const *tfd_session_factory_names(void) {

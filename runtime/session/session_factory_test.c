@@ -55,9 +55,16 @@ static bool has(tfd_device *d, const char *container, const char *name) {
 static void test_reset(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = graph();
-  tfd_runtime *rt = tfd_runtime_new(NULL, st), *other_rt = tfd_runtime_new(NULL, st);
-  tfd_session *a = tfd_runtime_session_new(rt, NULL, NULL, st), *b = tfd_runtime_session_new(rt, NULL, NULL, st);
-  tfd_session *other = tfd_runtime_session_new(other_rt, NULL, NULL, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(NULL, &rt, st);
+  tfd_runtime *other_rt = NULL;
+  tfd_runtime_new(NULL, &other_rt, st);
+  tfd_session *a = NULL;
+  tfd_runtime_session_new(rt, NULL, NULL, &a, st);
+  tfd_session *b = NULL;
+  tfd_runtime_session_new(rt, NULL, NULL, &b, st);
+  tfd_session *other = NULL;
+  tfd_runtime_session_new(other_rt, NULL, NULL, &other, st);
   CHECK(a && b && other);
   CHECK_INT(tfd_session_create(a, g, st), TFD_OK);
   CHECK_INT(tfd_session_create(b, g, st), TFD_OK);
@@ -84,7 +91,8 @@ static void test_reset(void) {
   /* Resetting again finds only closed sessions: no error. A session made after the reset is not touched by
    * the earlier one, and is by the next. */
   CHECK_INT(tfd_runtime_session_factory_reset(rt, NULL, NULL, 0, st), TFD_OK);
-  tfd_session *c = tfd_runtime_session_new(rt, NULL, NULL, st);
+  tfd_session *c = NULL;
+  tfd_runtime_session_new(rt, NULL, NULL, &c, st);
   CHECK_INT(tfd_session_create(c, g, st), TFD_OK);
   CHECK_INT(run(c, "z", st), TFD_OK);
   CHECK_INT(tfd_session_factory_reset(NULL, tfd_runtime_registry(rt), NULL, 0, st), TFD_OK);
@@ -101,7 +109,8 @@ static void test_reset(void) {
   tfd_runtime_unref(other_rt);
 
   /* Sessions made without a runtime belong to the process's default factory. */
-  tfd_session *d = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *d = NULL;
+  tfd_session_new(NULL, NULL, NULL, &d, st);
   CHECK_INT(tfd_session_create(d, g, st), TFD_OK);
   CHECK_INT(tfd_session_factory_reset(NULL, NULL, NULL, 0, st), TFD_OK);
   CHECK_INT(run(d, "z", st), TFD_CANCELLED);
@@ -119,8 +128,8 @@ static void *make_and_free(void *arg) {
   churn *c = arg;
   tfd_status *st = tfd_status_new();
   for (int i = 0; i < 100; i++) {
-    tfd_session *s = tfd_runtime_session_new(c->rt, NULL, NULL, st);
-    if (!s) continue;
+    tfd_session *s = NULL;
+    if (tfd_runtime_session_new(c->rt, NULL, NULL, &s, st) != TFD_OK) continue;
     tfd_session_create(s, c->g, st);
     run(s, "z", st); /* OK, or CANCELLED when a reset got there first */
     tfd_session_free(s);
@@ -134,7 +143,8 @@ static void *make_and_free(void *arg) {
 static void test_reset_races_free(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = graph();
-  tfd_runtime *rt = tfd_runtime_new(NULL, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(NULL, &rt, st);
   churn c = {rt, g};
   pthread_t t[2];
   for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, make_and_free, &c);
@@ -150,7 +160,8 @@ static void test_reset_races_free(void) {
 static void test_finalize(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = graph();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_finalize(s, st), TFD_FAILED_PRECONDITION);
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "Session not yet created.");
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);

@@ -56,7 +56,8 @@ static tfd_graph_def *graph(void) {
 
 /* One session's life: create, run across two devices, leave a callable and a partial run open, free. */
 static int one_session(const tfd_graph_def *g, const tfd_session_options *o, int i, tfd_status *st) {
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   if (!s || tfd_session_create(s, g, st) != TFD_OK) {
     tfd_session_free(s);
     return 0;

@@ -24,7 +24,8 @@ static tfd_graph_def *mlp_graph(void) {
 
 static void test_run_mlp(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK(s != NULL);
   tfd_graph_def *g = mlp_graph();
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -68,7 +69,8 @@ static void test_run_mlp(void) {
 
 static void test_graph_errors(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = tfd_graph_def_new();
   tg_node(g, "a", "Frobnicate", NULL, NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_NOT_FOUND);
@@ -107,7 +109,8 @@ static void test_two_cpus_partition(void) {
   tfd_status *st = tfd_status_new();
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = mlp_graph();
   tfd_node_def_set_device(tfd_graph_def_find(g, "mm"), "/device:CPU:1", st);
   tfd_node_def_set_device(tfd_graph_def_find(g, "y"), "/cpu:0", st);
@@ -155,7 +158,8 @@ static void test_two_cpus_partition(void) {
 
 static void test_callable_and_close(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = mlp_graph();
   tfd_session_create(s, g, st);
   const char *feeds[] = {"x"}, *fetches[] = {"y"};
@@ -216,7 +220,8 @@ static void test_concurrent_runs(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
   tfd_session_options_set_inter_op_threads(o, 2);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = mlp_graph();
   tfd_node_def_set_device(tfd_graph_def_find(g, "mm"), "/device:CPU:1", st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -269,7 +274,8 @@ static tfd_graph_def *queue_graph(void) {
 
 static void test_close_cancels_blocked_dequeue(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = queue_graph();
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   blocked_arg a = {s, TFD_OK, ""};
@@ -292,7 +298,8 @@ static void test_close_cancels_blocked_dequeue(void) {
 /* Closing the queue wakes a dequeue already waiting on it with OUT_OF_RANGE. */
 static void test_queue_close_wakes_blocked_dequeue(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_graph_def *g = queue_graph();
   tg_node(g, "close", "QueueCloseV2", "q", NULL, NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
@@ -316,7 +323,8 @@ static void test_partition_error_aborts_the_other(void) {
   tfd_status *st = tfd_status_new();
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_node_def *x = tg_node(g, "x", "Placeholder", NULL, NULL, NULL);
   tg_set_type(x, "dtype", TFD_FLOAT32);
@@ -395,7 +403,8 @@ static void test_wide_fan_out_and_in(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_inter_op_threads(o, 3);
   tfd_session_options_set_use_per_session_threads(o, true);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   const char *feed = "x", *fetch = names[n - 1];
   int64_t h = tfd_session_make_callable(s, &feed, 1, &fetch, 1, NULL, 0, st);
@@ -429,7 +438,8 @@ static void test_timeout_of_a_step_that_cannot_wait(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_inter_op_threads(o, 2);
   tfd_session_options_set_use_per_session_threads(o, true);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   int64_t dims[] = {256, 256};
   tfd_tensor *x = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, st), *out[2] = {NULL, NULL};

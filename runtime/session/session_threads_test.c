@@ -40,7 +40,8 @@ static tfd_code run_on(tfd_session *s, int pool, tfd_status *st) {
 static void test_run_option_range(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = graph();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_INT(run_on(s, 0, st), TFD_OK);
   CHECK_INT(run_on(s, -1, st), TFD_OK);
@@ -57,7 +58,7 @@ static void test_run_option_range(void) {
   CHECK_INT(tfd_session_options_add_inter_op_pool(o, 2, "", st), TFD_OK);
   CHECK_INT(tfd_session_options_add_inter_op_pool(o, 0, NULL, st), TFD_OK); /* 0: the default */
   CHECK_INT(tfd_session_options_num_inter_op_pools(o), 3);
-  s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK(s != NULL);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_INT(s->num_pools, 3);
@@ -88,7 +89,7 @@ static void test_run_option_range(void) {
 
   /* A synchronous session (inter_op_threads -1) with pools listed starts no thread, yet knows their count. */
   tfd_session_options_set_inter_op_threads(o, -1);
-  s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK(s->pools[0].pool == NULL && s->pools[2].pool == NULL);
   CHECK_INT(run_on(s, 2, st), TFD_OK);
@@ -131,12 +132,21 @@ static void test_options(void) {
 static void test_global_names(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = graph();
-  tfd_runtime *rt = tfd_runtime_new(NULL, st), *rt2 = tfd_runtime_new(NULL, st);
+  tfd_runtime *rt = NULL;
+  tfd_runtime_new(NULL, &rt, st);
+  tfd_runtime *rt2 = NULL;
+  tfd_runtime_new(NULL, &rt2, st);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_add_inter_op_pool(o, 2, "large", st);
   tfd_session_options_add_inter_op_pool(o, 1, NULL, st);
-  tfd_session *a = tfd_runtime_session_new(rt, o, NULL, st), *b = tfd_runtime_session_new(rt, o, NULL, st);
-  tfd_session *other = tfd_runtime_session_new(rt2, o, NULL, st), *none = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *a = NULL;
+  tfd_runtime_session_new(rt, o, NULL, &a, st);
+  tfd_session *b = NULL;
+  tfd_runtime_session_new(rt, o, NULL, &b, st);
+  tfd_session *other = NULL;
+  tfd_runtime_session_new(rt2, o, NULL, &other, st);
+  tfd_session *none = NULL;
+  tfd_session_new(o, NULL, NULL, &none, st);
   CHECK(a && b && other && none);
   CHECK(a->pools[0].pool == b->pools[0].pool);
   CHECK(a->pools[1].pool != b->pools[1].pool); /* no name: each session's own */
@@ -151,7 +161,7 @@ static void test_global_names(void) {
 
   tfd_session_options *o3 = tfd_session_options_new();
   tfd_session_options_add_inter_op_pool(o3, 3, "large", st);
-  CHECK(tfd_runtime_session_new(rt, o3, NULL, st) == NULL);
+  CHECK(tfd_runtime_session_new(rt, o3, NULL, &(tfd_session *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "Pool large configured previously with num_threads=2; cannot re-configure with num_threads=3");
   tfd_session_free(b);
   tfd_session_free(other);

@@ -30,7 +30,8 @@ static void test_a_step_through_a_stale_status(void) {
   CHECK_CLEAN();
   CHECK_INT(tfd_node_def_add_input(y, "x", stale()), TFD_OK);
   CHECK_CLEAN();
-  tfd_session *s = tfd_session_new(o, NULL, NULL, stale());
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, stale());
   CHECK(s != NULL);
   CHECK_CLEAN();
   CHECK_INT(tfd_session_create(s, g, stale()), TFD_OK);
@@ -68,7 +69,8 @@ static void test_names_and_parsing_through_a_stale_status(void) {
   void *bytes = NULL;
   CHECK_INT(tfd_graph_def_serialize(g, &bytes, &size, stale()), TFD_OK);
   CHECK_CLEAN();
-  tfd_graph_def *back = tfd_graph_def_parse(bytes, size, stale());
+  tfd_graph_def *back = NULL;
+  tfd_graph_def_parse(bytes, size, &back, stale());
   CHECK(back != NULL);
   CHECK_CLEAN();
   free(bytes);

@@ -129,7 +129,8 @@ static void test_stress(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
   tfd_session_options_set_inter_op_threads(o, 2);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = graph();
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_STR(tfd_status_message(st), "");

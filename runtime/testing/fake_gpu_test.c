@@ -46,7 +46,8 @@ static tfd_graph_def *mixed_graph(void) {
 
 static void test_partitioned_graph(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK(s != NULL);
   tfd_device *gpu = s ? find_gpu(s) : NULL;
   CHECK(gpu != NULL);
@@ -106,7 +107,8 @@ static void test_partitioned_graph(void) {
 
 static void test_copies(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_device *gpu = s ? find_gpu(s) : NULL;
   CHECK(gpu != NULL);
   if (gpu) {
@@ -149,7 +151,8 @@ static void test_copies(void) {
 
 static void test_eager_on_gpu(void) {
   tfd_status *st = tfd_status_new();
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_device *gpu = s ? find_gpu(s) : NULL;
   CHECK(gpu != NULL);
   if (gpu) {
@@ -188,7 +191,8 @@ static void test_placement(void) {
   tg_node(g, "sq", "Square", "c", NULL, GPU0); /* no GPU kernel */
   const char *fetch[] = {"sq"};
   tfd_tensor *out = NULL;
-  tfd_session *s = tfd_session_new(NULL, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(NULL, NULL, NULL, &s, st);
   tfd_code code = tfd_session_create(s, g, st);
   if (code == TFD_OK) code = tfd_session_run(s, NULL, NULL, NULL, 0, fetch, 1, NULL, 0, &out, NULL, st);
   /* TensorFlow places generators (c) after their consumers, so sq is the node it names
@@ -201,7 +205,7 @@ static void test_placement(void) {
   tfd_session_free(s);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_allow_soft_placement(o, true);
-  s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   CHECK_INT(tfd_session_run(s, NULL, NULL, NULL, 0, fetch, 1, NULL, 0, &out, NULL, st), TFD_OK);
   CHECK(out && ((const float *)tfd_tensor_const_data(out))[0] == 1);
@@ -240,7 +244,8 @@ static void test_sync_every_op(void) {
   for (int on = 0; on < 2; on++) {
     tfd_session_options *o = tfd_session_options_new();
     tfd_session_options_set_gpu_sync_every_op(o, on);
-    tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+    tfd_session *s = NULL;
+    tfd_session_new(o, NULL, NULL, &s, st);
     tfd_tensor *out = NULL;
     CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
     tfd_code code = tfd_session_run(s, NULL, NULL, NULL, 0, fetch, 1, NULL, 0, &out, NULL, st);

@@ -61,7 +61,8 @@ static inline tfd_session *tg_gpu_session(const tfd_graph_def *g, bool graphs, t
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "GPU", 1, NULL);
   tfd_session_options_set_gpu_graphs(o, graphs);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_session_options_free(o);
   if (s && tfd_session_create(s, g, st) != TFD_OK) {
     tfd_session_free(s);

@@ -112,7 +112,7 @@ static tfd_code new_session(host *h) {
   if (!o) return tfd_status_setf(h->st, TFD_RESOURCE_EXHAUSTED, "tfd_session_options_new: out of memory");
   tfd_code code = tfd_session_options_set_device_count(o, "CPU", 2, h->st);
   if (code == TFD_OK) {
-    h->s = tfd_session_new(o, NULL, NULL, h->st);
+    tfd_session_new(o, NULL, NULL, &h->s, h->st);
     if (!h->s) code = tfd_status_code(h->st);
   }
   tfd_session_options_free(o);
@@ -212,12 +212,12 @@ static tfd_code close_session(host *h) {
 /* ---- the model script ---- */
 static tfd_code load_model(host *h) {
   tfd_graph_def_free(h->g);
-  h->g = tfd_graph_def_load(h->model, h->st);
+  tfd_graph_def_load(h->model, &h->g, h->st);
   return h->g ? TFD_OK : tfd_status_code(h->st);
 }
 
 static tfd_code new_default_session(host *h) {
-  h->s = tfd_session_new(NULL, NULL, NULL, h->st);
+  tfd_session_new(NULL, NULL, NULL, &h->s, h->st);
   return h->s ? TFD_OK : tfd_status_code(h->st);
 }
 

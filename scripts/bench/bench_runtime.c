@@ -128,7 +128,8 @@ static tfd_session *session(int intra, int inter, tfd_graph_def *g) {
   tfd_session_options_set_inter_op_threads(o, inter);
   tfd_session_options_set_use_global_threadpool(o, false);
   tfd_session_options_set_use_per_session_threads(o, true);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   if (!s || tfd_session_create(s, g, st) != TFD_OK) die(st, "session");
   tfd_session_options_free(o);
   tfd_status_free(st);

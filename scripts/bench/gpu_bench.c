@@ -193,7 +193,8 @@ static double step_median(bool with_gpu, int steps, tfd_status *st) {
   node(g, "sq", "Square", "id", with_gpu ? "/device:CPU:0" : NULL);
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "GPU", with_gpu ? 1 : 0, NULL);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   double result = -1;
   if (s && tfd_session_create(s, g, st) == TFD_OK) {
     double *t = malloc(sizeof(double) * (size_t)steps);

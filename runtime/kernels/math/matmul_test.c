@@ -127,7 +127,8 @@ static int threads_used(int intra, bool const_weights) {
   tfd_session_options_set_inter_op_threads(o, 1);
   tfd_session_options_set_use_global_threadpool(o, false);
   tfd_session_options_set_use_per_session_threads(o, true);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = product_graph(n, const_weights);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   tfd_tensor *in[2] = {filled(n, n, 1), filled(n, n, 2)};
@@ -182,7 +183,8 @@ static tfd_tensor *run_dense(bool optimize, int64_t rows, const char **last_op) 
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_optimize_graph(o, optimize);
   CHECK(tfd_session_options_optimize_graph(o) == optimize);
-  tfd_session *s = tfd_session_new(o, NULL, NULL, st);
+  tfd_session *s = NULL;
+  tfd_session_new(o, NULL, NULL, &s, st);
   tfd_graph_def *g = tfd_graph_def_new();
   set_dtype(node(g, "x", "Placeholder", NULL, NULL));
   set_value(node(g, "w", "Const", NULL, NULL), filled(64, 48, 5));
