@@ -303,7 +303,8 @@ static int rm_create(lua_State *L) {
   const char *name = tfdev_check_name(L, 3, "resource name");
   tfd_tensor *t = tfdev_check_tensor(L, 4);
   tfd_status *st = tfdev_new_status(L);
-  tfd_resource *r = tfd_tensor_resource_new(t, st);
+  tfd_resource *r = NULL;
+  tfd_tensor_resource_new(t, &r, st);
   if (!r) return tfdev_raise_status(L, st);
   tfd_code code = tfd_resource_mgr_create(rm, container, name, r, st);
   tfd_resource_unref(r);
@@ -439,7 +440,8 @@ static int device_cpu(lua_State *L) {
   lua_getfield(L, 1, "physical_device_desc");
   cfg.physical_device_desc = tfdev_opt_name(L, -1, "tfdev.device.cpu: physical_device_desc");
   tfd_status *st = tfdev_new_status(L);
-  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, st);
   if (!d) return tfdev_raise_status(L, st);
   tfdev_push_device(L, d);
   tfd_device_unref(d);
@@ -451,7 +453,8 @@ static int device_renamed(lua_State *L) {
   tfd_device *u = tfdev_check_device(L, 1);
   const char *base = tfdev_check_name(L, 2, "new_base");
   tfd_status *st = tfdev_new_status(L);
-  tfd_device *d = tfd_renamed_device_new(u, base, st);
+  tfd_device *d = NULL;
+  tfd_renamed_device_new(u, base, &d, st);
   if (!d) return tfdev_raise_status(L, st);
   tfdev_push_device(L, d);
   tfd_device_unref(d);

@@ -167,7 +167,8 @@ static tfd_device_factory *to_factory(lua_State *L, int idx, const char *type) {
   int ref = luaL_ref(L, LUA_REGISTRYINDEX); /* may raise: nothing is allocated yet */
   lua_factory *lf = calloc(1, sizeof *lf);
   char *copy = lf ? strdup(name) : NULL;
-  tfd_device_factory *f = copy ? tfd_device_factory_new(&lua_factory_ops, lf, NULL) : NULL;
+  tfd_device_factory *f = NULL;
+  if (copy) tfd_device_factory_new(&lua_factory_ops, lf, &f, NULL);
   if (!f) {
     free(copy);
     free(lf);
@@ -265,7 +266,9 @@ static int factory_new_device(lua_State *L) {
   const char *prefix = opt_prefix(L, 3);
   tfd_status *st = tfdev_new_status(L);
   tfdev_call_ctx ctx = {L, 0}; /* the factory sees device_count[type] = 1, so rebuild the table */
-  tfd_device *d = tfd_factory_registry_new_device(tfdev_state(L)->registry, type, o, prefix, &ctx, st);
+  tfd_device *d = NULL;
+  tfd_factory_registry_new_device(tfdev_state(L)->registry, type, o, prefix,
+                                  &ctx, &d, st);
   if (!d) return tfdev_raise_status(L, st);
   tfdev_push_device(L, d);
   tfd_device_unref(d);

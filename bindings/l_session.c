@@ -67,10 +67,9 @@ static bool wait_run(tfd_run *run, int64_t ms, const volatile sig_atomic_t *inte
   }
 }
 
-/* A blocking run made as an asynchronous one (run, NULL when it failed to start: st says why), so that
- * an interrupt reaches it: waited for, its outputs taken into outs, freed. */
+/* A blocking run made as an asynchronous one, so that an interrupt reaches it: waited for, its outputs
+ * taken into outs, freed. */
 static tfd_code finish_run(tfd_run *run, const volatile sig_atomic_t *interrupt, tfd_tensor **outs, tfd_status *st) {
-  if (!run) return tfd_status_code(st);
   wait_run(run, -1, interrupt, st);
   tfd_code code = tfd_status_code(st);
   if (code == TFD_OK) code = tfd_run_take_outputs(run, outs, st);
@@ -435,12 +434,16 @@ static int session_run(lua_State *L) {
   lsession *u = lua_touserdata(L, 1);
   const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
   lua_State *prev = enter_session(L, u); /* Lua ops' kernels run here */
-  tfd_code ran =
-      interrupt ? finish_run(tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets,
-                                                   a.nt, meta, NULL, NULL, a.st),
-                             interrupt, outs, a.st)
-                : tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs,
-                                  meta, a.st);
+  tfd_code ran;
+  if (interrupt) {
+    tfd_run *run;
+    ran = tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, meta,
+                                NULL, NULL, &run, a.st);
+    if (ran == TFD_OK) ran = finish_run(run, interrupt, outs, a.st);
+  } else {
+    ran = tfd_session_run(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, outs, meta,
+                          a.st);
+  }
   leave_session(u, prev);
   if (ran != TFD_OK)
     return tfdev_raise_status(L, a.st);
@@ -578,9 +581,14 @@ static int callable_invoke(lua_State *L, lcallable *c, int nargs, int tensor_mt,
   tfd_status *st = c->st;
   const volatile sig_atomic_t *interrupt = tfdev_state(L)->interrupt;
   lua_State *prev = enter_session(L, c->owner);
-  tfd_code code = interrupt ? finish_run(tfd_session_run_callable_async(s, c->handle, ro, in, meta, NULL, NULL, st),
-                                         interrupt, out, st)
-                            : tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
+  tfd_code code;
+  if (interrupt) {
+    tfd_run *run;
+    code = tfd_session_run_callable_async(s, c->handle, ro, in, meta, NULL, NULL, &run, st);
+    if (code == TFD_OK) code = finish_run(run, interrupt, out, st);
+  } else {
+    code = tfd_session_run_callable(s, c->handle, ro, in, out, meta, st);
+  }
   leave_session(c->owner, prev);
   if (code != TFD_OK) {
     const char *msg = lua_pushstring(L, tfd_status_message(st));
@@ -969,8 +977,9 @@ static int session_run_async(lua_State *L) {
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
   lsession *u = lua_touserdata(L, 1);
   lua_State *prev = enter_session(L, u); /* a synchronous session runs the step here */
-  f->run = tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt,
-                                 f->meta, watch_done, f->watch, a.st);
+  tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf,
+                        a.fetches, a.nfe, a.targets, a.nt, f->meta,
+                        watch_done, f->watch, &f->run, a.st);
   leave_session(u, prev);
   started(f);
   if (!f->run) return tfdev_raise_status(L, a.st);
@@ -990,7 +999,8 @@ static int callable_run_async(lua_State *L) {
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
   lua_State *prev = enter_session(L, c->owner);
   /* NULL options: the callable's own */
-  f->run = tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, watch_done, f->watch, st);
+  tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, watch_done,
+                                 f->watch, &f->run, st);
   leave_session(c->owner, prev);
   started(f);
   if (!f->run) return tfdev_raise_status(L, st);

@@ -300,7 +300,8 @@ static int tensor_from_spec(lua_State *L, int idx) {
    * on the stack, so the device stays alive meanwhile. */
   tfd_allocator *alloc = lua_getfield(L, idx, "device") == LUA_TNIL ? tfdev_state(L)->host
                                                                     : tfd_device_get_allocator(tfdev_check_handle(L, -1, TFDEV_DEVICE_MT, "device"));
-  tfd_tensor *t = tfd_tensor_new(alloc, dt, dims, nd, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(alloc, dt, dims, nd, &t, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t); /* owns t from here, even if we raise below */
   void *data = tfd_tensor_data(t);
@@ -356,7 +357,8 @@ static int tensor_new(lua_State *L) {
   int64_t dims[TFD_MAX_DIMS];
   int nd = infer_shape(L, idx, dt, dims);
   tfd_status *st = tfdev_new_status(L);
-  tfd_tensor *tensor = tfd_tensor_new(tfdev_state(L)->host, dt, dims, nd, st);
+  tfd_tensor *tensor = NULL;
+  tfd_tensor_new(tfdev_state(L)->host, dt, dims, nd, &tensor, st);
   if (!tensor) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, tensor);
   fill_state f = {tensor, dt, tfd_tensor_data(tensor), dims, nd, 0, {0}};
@@ -415,7 +417,8 @@ static int tensor_from_bytes(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 3, &len);
   tfd_status *st = tfdev_new_status(L);
-  tfd_tensor *t = tfd_tensor_from_bytes(tfdev_state(L)->host, dt, dims, nd, s, len, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(tfdev_state(L)->host, dt, dims, nd, s, len, &t, st);
   if (!t) return tfdev_raise_status(L, st);
   tfdev_push_tensor(L, t);
   return 1;
@@ -563,7 +566,8 @@ static int tensor_index(lua_State *L) {
       return 1;
     }
     tfd_status *st = tfdev_new_status(L);
-    tfd_tensor *v = tfd_tensor_slice(t, i - 1, st);
+    tfd_tensor *v = NULL;
+    tfd_tensor_slice(t, i - 1, &v, st);
     if (!v) return tfdev_raise_status(L, st);
     tfdev_push_tensor(L, v);
     return 1;

@@ -50,8 +50,9 @@ int main(int argc, char **argv) {
     printf("\n");
     for (int d = 0; d < rank; d++)
       if (dims[d] < 0) dims[d] = 1; /* a batch of one where the size is left open */
-    inputs[i] = tfd_tensor_new(NULL, tfd_model_input_dtype(m, i), dims, rank < 0 ? 0 : rank, st);
-    if (!inputs[i] || tfd_tensor_fill(inputs[i], half_or_zero(tfd_model_input_dtype(m, i)), st) != TFD_OK) {
+    tfd_dtype dt = tfd_model_input_dtype(m, i);
+    if (tfd_tensor_new(NULL, dt, dims, rank < 0 ? 0 : rank, &inputs[i], st) != TFD_OK ||
+        tfd_tensor_fill(inputs[i], half_or_zero(dt), st) != TFD_OK) {
       code = 1;
       break;
     }

@@ -211,7 +211,8 @@ static tfd_tensor *decode_tensor(fz *f, tfd_status *st) {
   int rank = u8(f) % 4;
   int64_t dims[3];
   for (int i = 0; i < rank; i++) dims[i] = u8(f) % 5;
-  tfd_tensor *t = tfd_tensor_new(NULL, dt, dims, rank, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, dt, dims, rank, &t, st);
   tfd_status_reset(st);
   if (!t) return NULL;
   /* Handles stay zeroed (names must be strings), and so do variants: their elements are references
@@ -659,7 +660,8 @@ static tfd_code small_cpu_create(void *self, void *host_ctx, const tfd_session_o
                                  .memory_limit = DEVICE_MEMORY_LIMIT,
                                  .num_threads = tfd_session_options_intra_op_threads(options),
                                  .own_threadpool = !tfd_session_options_use_global_threadpool(options)};
-    tfd_device *d = tfd_cpu_device_new(&cfg, st);
+    tfd_device *d = NULL;
+    tfd_cpu_device_new(&cfg, &d, st);
     if (!d) return tfd_status_code(st);
     tfd_code code = tfd_device_list_push(out, d, st);
     tfd_device_unref(d);
@@ -674,7 +676,8 @@ static const tfd_factory_registry *harness_registry(void) {
   static tfd_factory_registry *r;
   if (!r) {
     r = tfd_factory_registry_copy(tfd_factory_registry_default());
-    tfd_device_factory *f = tfd_device_factory_new(&small_cpu_ops, NULL, NULL);
+    tfd_device_factory *f = NULL;
+    tfd_device_factory_new(&small_cpu_ops, NULL, &f, NULL);
     if (!r || !f || tfd_factory_registry_register(r, "CPU", f, 100, NULL) != TFD_OK) abort();
     tfd_device_factory_unref(f);
   }

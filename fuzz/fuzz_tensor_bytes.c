@@ -118,7 +118,8 @@ static void exercise(tfd_tensor *t, uint8_t mode, tfd_status *st) {
   const int64_t indices[] = {0, -1, d0 - 1, d0, INT64_MAX, INT64_MIN, (int64_t)(mode >> 1)};
   for (size_t i = 0; i < sizeof indices / sizeof indices[0]; i++) {
     int64_t ix = indices[i];
-    tfd_tensor *s = tfd_tensor_slice(t, ix, st);
+    tfd_tensor *s = NULL;
+    tfd_tensor_slice(t, ix, &s, st);
     CHECK((s != NULL) == (rank > 0 && ix >= 0 && ix < d0));
     if (!s) continue;
     CHECK(tfd_tensor_ndims(s) == rank - 1);
@@ -130,7 +131,8 @@ static void exercise(tfd_tensor *t, uint8_t mode, tfd_status *st) {
             (const char *)tfd_tensor_const_data(t) + (size_t)ix * tfd_tensor_byte_size(s));
     touch(s);
     /* A slice of a slice, while the parent goes first. */
-    tfd_tensor *s2 = tfd_tensor_slice(s, 0, st);
+    tfd_tensor *s2 = NULL;
+    tfd_tensor_slice(s, 0, &s2, st);
     tfd_tensor_unref(s);
     if (s2) touch(s2);
     tfd_tensor_unref(s2);
@@ -147,7 +149,8 @@ static void exercise(tfd_tensor *t, uint8_t mode, tfd_status *st) {
   ranks[4] = (mode >> 1) % (TFD_MAX_DIMS + 2);
   for (int i = 0; i < ranks[4]; i++) shapes[4][i] = i == 0 ? numel : 1;
   for (int k = 0; k < 5; k++) {
-    tfd_tensor *v = tfd_tensor_reshape(t, shapes[k], ranks[k], st);
+    tfd_tensor *v = NULL;
+    tfd_tensor_reshape(t, shapes[k], ranks[k], &v, st);
     int64_t bytes, want = expected_numel(tfd_tensor_dtype(t), shapes[k], ranks[k], &bytes);
     CHECK((v != NULL) == (want == numel));
     if (!v) continue;
@@ -190,7 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int fits = want >= 0 && want_bytes <= LIMIT;
     int must_succeed = want >= 0 && (which == 0 || want_bytes <= LIMIT - 4096);
 
-    tfd_tensor *t = tfd_tensor_from_bytes(a, dt, dims, rank, bytes, nbytes, st);
+    tfd_tensor *t = NULL;
+    tfd_tensor_from_bytes(a, dt, dims, rank, bytes, nbytes, &t, st);
     if (t) {
       CHECK(want >= 0 && (size_t)want_bytes == nbytes);
       check_shape(t, dt, dims, rank, want);
@@ -210,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tfd_status_reset(st);
 
     if (which == 0 && !fits) continue;
-    t = tfd_tensor_new(a, dt, dims, rank, st);
+    tfd_tensor_new(a, dt, dims, rank, &t, st);
     if (t) {
       CHECK(want >= 0);
       check_shape(t, dt, dims, rank, want);

@@ -905,7 +905,8 @@ static void test_device_memory_plumbing(void) {
   /* host -> device -> host through the copies */
   float v[5] = {1.5f, -2, 3, 1e-3f, 42};
   int64_t dims[] = {5};
-  tfd_tensor *h = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, st);
+  tfd_tensor *h = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, &h, st);
   tfd_tensor *d = tfd_tensor_copy_to(h, a, st);
   CHECK(d != NULL);
   if (!d) goto out;
@@ -924,7 +925,8 @@ static void test_device_memory_plumbing(void) {
   if (back) CHECK(memcmp(tfd_tensor_const_data(back), v, sizeof v) == 0);
   tfd_tensor_unref(back);
   /* from_bytes straight into device memory goes through the host and the copy */
-  tfd_tensor *d2 = tfd_tensor_from_bytes(a, TFD_FLOAT32, dims, 1, v, sizeof v, st);
+  tfd_tensor *d2 = NULL;
+  tfd_tensor_from_bytes(a, TFD_FLOAT32, dims, 1, v, sizeof v, &d2, st);
   CHECK(d2 && !tfd_tensor_on_host(d2));
   fake_complete(&fd);
   back = d2 ? tfd_tensor_copy_to(d2, NULL, st) : NULL;
@@ -933,7 +935,8 @@ static void test_device_memory_plumbing(void) {
   tfd_tensor_unref(d2);
   /* zero bytes: no copy at all */
   int64_t none[] = {0};
-  tfd_tensor *e = tfd_tensor_new(NULL, TFD_FLOAT32, none, 1, st);
+  tfd_tensor *e = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, none, 1, &e, st);
   tfd_tensor *de = tfd_tensor_copy_to(e, a, st);
   CHECK(de != NULL);
   CHECK_INT(fd.from_host_calls, 2);
@@ -941,7 +944,8 @@ static void test_device_memory_plumbing(void) {
 
   /* failing copies: NULL with the device's status, the source released all the same */
   fd.fail_copies = true;
-  tfd_tensor *h2 = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, NULL);
+  tfd_tensor *h2 = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, &h2, NULL);
   CHECK(tfd_tensor_copy_to(h2, a, st) == NULL);
   CHECK_STATUS(st, TFD_INTERNAL, "from_host refused");
   CHECK(tfd_tensor_copy_to(d, NULL, st) == NULL);

@@ -198,8 +198,10 @@ static tfd_code cuda_register_factories(tfd_factory_registry *r, tfd_status *st)
   gpu_ops.compute = tfd_device_default_compute;
   gpu_ops.compute_async = tfd_device_default_compute_async;
   gpu_ops.fill_context_map = tfd_device_default_fill_context_map;
-  tfd_device_factory *gpu = tfd_device_factory_new(&gpu_factory_ops, NULL, st);
-  tfd_device_factory *cpu = gpu ? tfd_device_factory_new(&gpu_cpu_factory_ops, NULL, st) : NULL;
+  tfd_device_factory *gpu = NULL;
+  tfd_device_factory_new(&gpu_factory_ops, NULL, &gpu, st);
+  tfd_device_factory *cpu = NULL;
+  if (gpu) tfd_device_factory_new(&gpu_cpu_factory_ops, NULL, &cpu, st);
   tfd_code code = cpu ? tfd_factory_registry_register(r, "GPU", gpu, TFD_PRIORITY_GPU, st) : TFD_RESOURCE_EXHAUSTED;
   if (code == TFD_OK) code = tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_GPU_COMPATIBLE_CPU, st);
   if (gpu) tfd_device_factory_unref(gpu);

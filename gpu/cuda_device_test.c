@@ -235,7 +235,8 @@ static void test_copies_round_trip(void) {
         unsigned seed = (unsigned)(di * 31 + si * 7 + (size_t)kind);
         unsigned char *want = malloc(bytes ? bytes : 1);
         fill(want, bytes, dt, seed);
-        tfd_tensor *h = tfd_tensor_new(host, dt, dims, 1, st);
+        tfd_tensor *h = NULL;
+        tfd_tensor_new(host, dt, dims, 1, &h, st);
         CHECK(h != NULL);
         if (!h) {
           free(want);
@@ -292,7 +293,8 @@ static void test_memory_outlives_device(void) {
   float v[256];
   for (int i = 0; i < 256; i++) v[i] = (float)i * 0.5f;
   int64_t dims[] = {256};
-  tfd_tensor *h = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, NULL);
+  tfd_tensor *h = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, &h, NULL);
   tfd_tensor *d = tfd_tensor_copy_to(h, tfd_device_get_allocator(g.gpu), NULL);
   tfd_tensor_unref(h);
   CHECK(d != NULL);
@@ -326,9 +328,9 @@ static tfd_graph_def *cpu_gpu_cpu_graph(bool pinned) {
   float c[6] = {1, -2, 3.5f, 4, -5, 6};
   int64_t d23[] = {2, 3}, d2[] = {2};
   int32_t shape[] = {3, 2};
-  set_tensor(node(g, "c", "Const", NULL, NULL, cpu), tfd_tensor_from_bytes(NULL, TFD_FLOAT32, d23, 2, c, sizeof c, NULL));
+  set_tensor(node(g, "c", "Const", NULL, NULL, cpu), tfd_test_tensor(TFD_FLOAT32, d23, 2, c, sizeof c, NULL));
   set_tensor(node(g, "shape", "Const", NULL, NULL, gpu),
-             tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, shape, sizeof shape, NULL));
+             tfd_test_tensor(TFD_INT32, d2, 1, shape, sizeof shape, NULL));
   node(g, "id", "Identity", "c", NULL, gpu);
   node(g, "r", "Reshape", "id", "shape", gpu);
   node(g, "sq", "Square", "r", NULL, cpu);
@@ -531,7 +533,9 @@ static void test_max_streams(void) {
     int32_t v[64];
     for (int i = 0; i < 64; i++) v[i] = i * i;
     int64_t dims[] = {64};
-    tfd_tensor *d = tfd_tensor_from_bytes(tfd_device_get_allocator(g.gpu), TFD_INT32, dims, 1, v, sizeof v, NULL);
+    tfd_tensor *d = NULL;
+    tfd_tensor_from_bytes(tfd_device_get_allocator(g.gpu), TFD_INT32, dims, 1,
+                          v, sizeof v, &d, NULL);
     tfd_tensor *back = d ? tfd_tensor_copy_to(d, NULL, NULL) : NULL;
     CHECK(back && memcmp(tfd_tensor_const_data(back), v, sizeof v) == 0);
     CHECK_INT(tfd_device_sync(g.gpu, NULL), TFD_OK);

@@ -40,7 +40,9 @@ void tfd_null_cudnn_set(const char *what, long long value, const int *algos);
 
 /* Runs the step feeding x (n floats, values v) and fetching `fetch`; the output or NULL. */
 static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *fetch, tfd_status *st) {
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * sizeof *v, NULL);
+  tfd_tensor *x = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * sizeof *v,
+                        &x, NULL);
   const char *feed = "x";
   tfd_tensor *out = NULL;
   if (tfd_session_run(s, NULL, &feed, &x, 1, &fetch, 1, NULL, 0, &out, NULL, st) != TFD_OK) out = NULL;
@@ -160,7 +162,8 @@ static void test_pinned_source_kept_until_copied(void) {
   }
   float v[256] = {0};
   int64_t n = 256;
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, sizeof v, NULL);
+  tfd_tensor *x = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, sizeof v, &x, NULL);
   const char *feed = "x", *target = "on_gpu";
   for (int i = 0; i < 3; i++) /* warm: kernels made, blocks cached */
     tfd_session_run(t.s, NULL, &feed, &x, 1, NULL, 0, &target, 1, NULL, NULL, st);
@@ -251,7 +254,9 @@ static void run_shaped(tfd_session *s, int count, const int64_t *dims, int nd, c
   int64_t n = 1;
   for (int i = 0; i < nd; i++) n *= dims[i];
   float *v = calloc((size_t)n, sizeof *v);
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v, NULL);
+  tfd_tensor *x = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v,
+                        &x, NULL);
   const char *feed = "x";
   for (int i = 0; s && i < count; i++) {
     tfd_tensor *out = NULL;

@@ -62,12 +62,12 @@ typedef struct tfd_cpu_device_config {
 
 /* A new thread-pool CPU device: the caller's reference, given back with tfd_device_unref. INVALID_ARGUMENT for a missing or malformed
  * name, a name that is not complete, or one whose type is not device_type. */
-TFD_API tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status);
+TFD_API tfd_code tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_device **out, tfd_status *status);
 /* RenamedDevice: answers to new_base + "/device:TYPE:ID" (type and id of
  * `underlying`), shares everything else with it and keeps it alive (a reference of its own); the caller
  * owns one reference to the new device.
  * new_base must name job, replica and task (INVALID_ARGUMENT otherwise). */
-TFD_API tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status);
+TFD_API tfd_code tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_device **out, tfd_status *status);
 
 /* Another reference to d (NULL stays NULL); each is given back with tfd_device_unref. */
 TFD_API tfd_device *tfd_device_ref(tfd_device *d);

@@ -61,7 +61,7 @@ typedef struct tfd_device_factory_ops {
 
 /* Wraps ops + self; the factory owns self (ops->destroy runs at the last
  * unref). `ops` must outlive the factory. Caller owns one reference. */
-TFD_API tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status);
+TFD_API tfd_code tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_device_factory **out, tfd_status *status);
 TFD_API tfd_device_factory *tfd_device_factory_ref(tfd_device_factory *f);
 TFD_API void tfd_device_factory_unref(tfd_device_factory *f);
 TFD_API const char *tfd_device_factory_name(const tfd_device_factory *f);
@@ -72,7 +72,7 @@ TFD_API tfd_code tfd_device_factory_create_devices(tfd_device_factory *f, void *
                                                    const char *name_prefix, tfd_device_list *out, tfd_status *status);
 /* The built-in ThreadPoolDeviceFactory: device_count["CPU"] devices (1 if
  * unset) named prefix/device:CPU:i, 256 MiB limit each. */
-TFD_API tfd_device_factory *tfd_threadpool_device_factory_new(tfd_status *status);
+TFD_API tfd_code tfd_threadpool_device_factory_new(tfd_device_factory **out, tfd_status *status);
 
 /* ---- registries ---- */
 typedef struct tfd_factory_registry tfd_factory_registry;
@@ -115,9 +115,9 @@ TFD_API tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r,
 /* NewDevice: one device of `type` (device_count[type] forced to 1).
  * NOT_FOUND when no factory is registered for the type. Caller owns the
  * returned reference. */
-TFD_API tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
+TFD_API tfd_code tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
                                                     const tfd_session_options *options, const char *name_prefix,
-                                                    void *host_ctx, tfd_status *status);
+                                                    void *host_ctx, tfd_device **out, tfd_status *status);
 
 #ifdef __cplusplus
 }

@@ -24,9 +24,9 @@ typedef struct tfd_resource_mgr tfd_resource_mgr;
 
 /* A resource of `type_name` (copied) holding `data`; destroy(data) runs when
  * the last reference goes (destroy may be NULL). Caller owns one reference. */
-TFD_API tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_status *status);
+TFD_API tfd_code tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_resource **out, tfd_status *status);
 /* A resource of type "Tensor" holding a reference to t. */
-TFD_API tfd_resource *tfd_tensor_resource_new(tfd_tensor *t, tfd_status *status);
+TFD_API tfd_code tfd_tensor_resource_new(tfd_tensor *t, tfd_resource **out, tfd_status *status);
 TFD_API tfd_resource *tfd_resource_ref(tfd_resource *r);
 TFD_API void tfd_resource_unref(tfd_resource *r);
 TFD_API const char *tfd_resource_type_name(const tfd_resource *r);

@@ -133,14 +133,14 @@ TFD_API tfd_code tfd_session_release_callable(tfd_session *s, int64_t handle, tf
 typedef struct tfd_run tfd_run;
 typedef void (*tfd_run_done_fn)(void *arg, const tfd_status *status);
 
-/* A new run handle, which the caller frees with tfd_run_free; NULL with status set (see above). */
-TFD_API tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
+/* *out: a new run handle, which the caller frees with tfd_run_free; NULL with status set (see above). */
+TFD_API tfd_code tfd_session_run_async(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
                                        tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
                                        int num_fetches, const char *const *targets, int num_targets, tfd_run_metadata *meta,
-                                       tfd_run_done_fn done, void *done_arg, tfd_status *status);
-TFD_API tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *options,
+                                       tfd_run_done_fn done, void *done_arg, tfd_run **out, tfd_status *status);
+TFD_API tfd_code tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *options,
                                                 tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
-                                                void *done_arg, tfd_status *status);
+                                                void *done_arg, tfd_run **out, tfd_status *status);
 /* Whether the run has ended (a poll: tfd_run_wait(run, 0, NULL)); true for a NULL run. */
 TFD_API bool tfd_run_ready(tfd_run *run);
 /* Waits up to timeout_ms (< 0: until it ends; 0: not at all) for the run to

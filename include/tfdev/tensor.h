@@ -70,25 +70,25 @@ typedef struct tfd_tensor tfd_tensor;
  * keeps a reference on it), or from the system when allocator is NULL.
  * Fails with INVALID_ARGUMENT for a bad dtype, rank or negative dimension,
  * or a shape whose element count or byte size does not fit in int64, and
- * RESOURCE_EXHAUSTED when the allocator (or the system) refuses. Returns
- * NULL on error. */
-TFD_API tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
-                                   tfd_status *status);
+ * RESOURCE_EXHAUSTED when the allocator (or the system) refuses. *out: the
+ * tensor (the caller's reference), NULL on error. */
+TFD_API tfd_code tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                   tfd_tensor **out, tfd_status *status);
 /* Like tfd_tensor_new, then copies `nbytes` bytes from `data`; nbytes must be
  * exactly the tensor's byte size (INVALID_ARGUMENT otherwise). Bool bytes are
  * normalised to 0/1; resource handles must have NUL-terminated container and
  * name fields (INVALID_ARGUMENT naming the handle otherwise). String and
  * variant tensors cannot be made from bytes (INVALID_ARGUMENT). */
-TFD_API tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
-                                          const void *data, size_t nbytes, tfd_status *status);
+TFD_API tfd_code tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                          const void *data, size_t nbytes, tfd_tensor **out, tfd_status *status);
 /* A view of element `index` along the first dimension (rank decreases by
  * one), sharing t's buffer. OUT_OF_RANGE for a bad index or a scalar. */
-TFD_API tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status);
+TFD_API tfd_code tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_tensor **out, tfd_status *status);
 
 /* A tensor of another shape with the same dtype and element count, sharing
  * t's buffer: a new reference the caller gives back with tfd_tensor_unref.
  * INVALID_ARGUMENT when the element counts differ. */
-TFD_API tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
+TFD_API tfd_code tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_tensor **out, tfd_status *status);
 
 /* Another reference to t (NULL stays NULL); each is given back with tfd_tensor_unref. */
 TFD_API tfd_tensor *tfd_tensor_ref(tfd_tensor *t);

@@ -6,13 +6,14 @@
  * - Errors: fallible calls return a tfd_code and fill an optional tfd_status*: a call that fails sets
  *   it, and a call that succeeds leaves it OK, whatever it held before (TensorFlow's rule; ctest
  *   build.status_reset checks every public function that takes one).
- * - Making handles: the calls that make runtimes, sessions, models, graph defs, thread pools and
- *   device managers return a tfd_code and put the new handle in *out (NULL when they fail; out itself
+ * - Making handles: a call that makes a handle and can fail (runtimes, sessions, models, graph defs,
+ *   tensors and their views, devices, device factories, resources, thread pools, device managers,
+ *   asynchronous runs) returns a tfd_code and puts the handle in *out (NULL when it fails; out itself
  *   must not be NULL), as SQLite's sqlite3_open and ONNX Runtime's Create* calls do:
  *     tfd_session *s;
  *     if (tfd_session_new(NULL, NULL, NULL, &s, st) != TFD_OK) ...
- *   The makers of tensors, devices, device factories and resources, and the asynchronous runs, still
- *   return their handle (NULL with the status set on failure); they are next to change.
+ *   Makers that can fail only for want of memory (tfd_graph_def_new, tfd_session_options_new, ...) take
+ *   no status and return the handle, NULL when memory ran out; look-ups return what they find.
  * - Ownership: one release verb per kind. Shared objects (tensors, devices, allocators, factories,
  *   resources, runtimes) are reference-counted: tfd_X_ref takes a reference, tfd_X_unref gives one
  *   back. The rest have one owner and are freed with tfd_X_free. Every function's comment says who

@@ -88,7 +88,9 @@ int main(void) {
   EXPECT(s && tfd_session_create(s, g, st) == TFD_OK);
   float data[] = {1, 2};
   int64_t dims[] = {2};
-  tfd_tensor *in = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, data, sizeof data, st);
+  tfd_tensor *in = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, data, sizeof data, &in,
+                        st);
   const char *feeds[] = {"x"}, *fetches[] = {"y"};
   tfd_tensor *out = NULL;
   EXPECT(tfd_session_run(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, &out, NULL, st) == TFD_OK);
@@ -115,7 +117,8 @@ static tfd_code host_create_devices(void *self, void *host_ctx, const tfd_sessio
   char name[256];
   snprintf(name, sizeof name, "%s/device:CPU:0", name_prefix);
   tfd_cpu_device_config config = {.name = name, .physical_device_desc = "made by the host", .num_threads = 1};
-  tfd_device *d = tfd_cpu_device_new(&config, status);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&config, &d, status);
   if (!d) return tfd_status_code(status);
   tfd_code code = tfd_device_list_push(out, d, status);
   tfd_device_unref(d);
@@ -147,7 +150,8 @@ int main(void) {
   /* A C factory, registered in this state's registry, above the built-in CPU factory (60). */
   tfd_factory_registry *reg = tfdev_lua_registry(L);
   EXPECT(reg != NULL);
-  tfd_device_factory *f = tfd_device_factory_new(&host_factory_ops, NULL, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&host_factory_ops, NULL, &f, st);
   EXPECT(f && tfd_factory_registry_register(reg, "CPU", f, 200, st) == TFD_OK);
   tfd_device_factory_unref(f); /* the registry keeps its own reference */
 
@@ -170,7 +174,8 @@ int main(void) {
   /* A tensor made in C, pushed into Lua (borrowed: Lua takes its own reference), fed to a run. */
   int64_t dims[] = {3};
   float data[] = {10, 20, 30};
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, data, sizeof data, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, data, sizeof data, &t, st);
   EXPECT(t != NULL);
   tfdev_lua_push_tensor(L, t);
   EXPECT(tfdev_lua_to_tensor(L, -1) == t);

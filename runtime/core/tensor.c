@@ -190,7 +190,7 @@ fail:
   return NULL;
 }
 
-tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+tfd_tensor *tfd_tensor_make(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                            tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_array(status, "tfd_tensor_new", "dims", dims, "ndims", ndims)) return NULL;
@@ -228,7 +228,16 @@ tfd_tensor *tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int6
   return t;
 }
 
-tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+tfd_code tfd_tensor_new(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims, tfd_tensor **out,
+                        tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_tensor_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = tfd_tensor_make(allocator, dtype, dims, ndims, &local);
+  return tfd_status_move(status, &local);
+}
+
+tfd_tensor *tfd_tensor_make_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
                                   const void *data, size_t nbytes, tfd_status *status) {
   tfd_status_reset(status);
   static const char fn[] = "tfd_tensor_from_bytes";
@@ -270,12 +279,12 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
       }
   }
   if (allocator && allocator->device_memory) { /* the bytes go to the host first, then to the device */
-    tfd_tensor *host = tfd_tensor_from_bytes(NULL, dtype, dims, ndims, data, nbytes, status);
+    tfd_tensor *host = tfd_tensor_make_from_bytes(NULL, dtype, dims, ndims, data, nbytes, status);
     tfd_tensor *t = host ? tfd_tensor_copy_to(host, allocator, status) : NULL;
     tfd_tensor_unref(host);
     return t;
   }
-  tfd_tensor *t = tfd_tensor_new(allocator, dtype, dims, ndims, status);
+  tfd_tensor *t = tfd_tensor_make(allocator, dtype, dims, ndims, status);
   if (t && nbytes) memcpy(tfd_tensor_data(t), data, nbytes);
   if (t && dtype == TFD_BOOL) {
     /* Normalise so every bool byte is 0 or 1, whatever the bytes said. */
@@ -283,6 +292,15 @@ tfd_tensor *tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, con
     for (size_t i = 0; i < nbytes; i++) p[i] = p[i] != 0;
   }
   return t;
+}
+
+tfd_code tfd_tensor_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims, const void *data,
+                               size_t nbytes, tfd_tensor **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_tensor_from_bytes", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = tfd_tensor_make_from_bytes(allocator, dtype, dims, ndims, data, nbytes, &local);
+  return tfd_status_move(status, &local);
 }
 
 /* A new tensor header sharing t's buffer (dtype, buffer and offset copied,
@@ -302,7 +320,7 @@ static tfd_tensor *new_view(const tfd_tensor *t, tfd_status *status) {
   return v;
 }
 
-tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
+tfd_tensor *tfd_tensor_make_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_slice", "t", t)) return NULL;
   if (t->ndims == 0) {
@@ -326,7 +344,15 @@ tfd_tensor *tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_status *status) {
   return v;
 }
 
-tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status) {
+tfd_code tfd_tensor_slice(tfd_tensor *t, int64_t index, tfd_tensor **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_tensor_slice", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = tfd_tensor_make_slice(t, index, &local);
+  return tfd_status_move(status, &local);
+}
+
+tfd_tensor *tfd_tensor_make_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_reshape", "t", t) ||
       tfd_arg_array(status, "tfd_tensor_reshape", "dims", dims, "ndims", ndims))
@@ -342,6 +368,14 @@ tfd_tensor *tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tf
   v->ndims = ndims;
   for (int i = 0; i < ndims; i++) v->dims[i] = dims[i];
   return v;
+}
+
+tfd_code tfd_tensor_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_tensor **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_tensor_reshape", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = tfd_tensor_make_reshape(t, dims, ndims, &local);
+  return tfd_status_move(status, &local);
 }
 
 tfd_tensor *tfd_tensor_ref(tfd_tensor *t) {
@@ -397,12 +431,12 @@ tfd_tensor *tfd_tensor_copy_to(tfd_tensor *t, tfd_allocator *allocator, tfd_stat
   const tfd_device_memory_ops *src = from ? from->device_memory : NULL;
   const tfd_device_memory_ops *dst = allocator ? allocator->device_memory : NULL;
   if ((!src && !dst) || (src && from == allocator)) return tfd_tensor_ref(t);
-  tfd_tensor *out = tfd_tensor_new(allocator, t->dtype, t->dims, t->ndims, st);
+  tfd_tensor *out = tfd_tensor_make(allocator, t->dtype, t->dims, t->ndims, st);
   size_t bytes = tfd_tensor_byte_size(t);
   if (!out || bytes == 0) return out;
   tfd_tensor *host = t;
   if (src) { /* device to host, then (between two devices' memories) on to the other device */
-    host = dst ? tfd_tensor_new(NULL, t->dtype, t->dims, t->ndims, st) : out;
+    host = dst ? tfd_tensor_make(NULL, t->dtype, t->dims, t->ndims, st) : out;
     if (!host || src->to_host(from, tfd_tensor_data(host), tfd_tensor_const_data(t), bytes, st) != TFD_OK) {
       if (host != out) tfd_tensor_unref(host);
       tfd_tensor_unref(out);

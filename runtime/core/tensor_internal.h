@@ -7,6 +7,13 @@
 #include "tfdev/tensor.h"
 
 /* Takes n more references at once (n >= 0): an executor handing one output to many consumers. */
+/* tfd_tensor_new, tfd_tensor_from_bytes, tfd_tensor_slice and tfd_tensor_reshape for the runtime's own
+ * callers (kernels, readers): the handle returned (a new reference, the caller's), NULL with status set. */
+tfd_tensor *tfd_tensor_make(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims, tfd_status *status);
+tfd_tensor *tfd_tensor_make_from_bytes(tfd_allocator *allocator, tfd_dtype dtype, const int64_t *dims, int ndims,
+                                       const void *data, size_t nbytes, tfd_status *status);
+tfd_tensor *tfd_tensor_make_slice(tfd_tensor *t, int64_t index, tfd_status *status);
+tfd_tensor *tfd_tensor_make_reshape(tfd_tensor *t, const int64_t *dims, int ndims, tfd_status *status);
 void tfd_tensor_ref_n(tfd_tensor *t, int n);
 
 /* Whether t is the only reference to itself and its buffer is shared with no view: a holder of

@@ -32,7 +32,8 @@ static void test_dtypes(void) {
 static void test_tensor_shape_and_alignment(void) {
   tfd_status *st = tfd_status_new();
   int64_t dims[] = {2, 3, 4};
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 3, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, 3, &t, st);
   CHECK(t != NULL);
   CHECK_INT(tfd_tensor_numel(t), 24);
   CHECK_INT(tfd_tensor_byte_size(t), 96);
@@ -41,11 +42,13 @@ static void test_tensor_shape_and_alignment(void) {
   CHECK_INT(tfd_tensor_dim(t, 3), -1);
   CHECK_INT((uintptr_t)tfd_tensor_data(t) % TFD_TENSOR_ALIGNMENT, 0);
   tfd_tensor_unref(t);
-  tfd_tensor *s = tfd_tensor_new(NULL, TFD_INT64, NULL, 0, st);
+  tfd_tensor *s = NULL;
+  tfd_tensor_new(NULL, TFD_INT64, NULL, 0, &s, st);
   CHECK_INT(tfd_tensor_numel(s), 1);
   tfd_tensor_unref(s);
   int64_t empty[] = {0, 5};
-  tfd_tensor *e = tfd_tensor_new(NULL, TFD_INT32, empty, 2, st);
+  tfd_tensor *e = NULL;
+  tfd_tensor_new(NULL, TFD_INT32, empty, 2, &e, st);
   CHECK_INT(tfd_tensor_numel(e), 0);
   tfd_tensor_unref(e);
   tfd_status_free(st);
@@ -54,19 +57,19 @@ static void test_tensor_shape_and_alignment(void) {
 static void test_tensor_errors(void) {
   tfd_status *st = tfd_status_new();
   int64_t neg[] = {2, -1};
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, neg, 2, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, neg, 2, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "dimension 1 is negative");
   int64_t dims[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, dims, 9, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, dims, 9, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "rank 9");
-  CHECK(tfd_tensor_new(NULL, (tfd_dtype)42, dims, 1, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, (tfd_dtype)42, dims, 1, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "invalid dtype 42");
   int64_t huge[] = {INT64_MAX / 2, 16};
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, huge, 2, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, huge, 2, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "too large");
   float data[3] = {1, 2, 3};
   int64_t three[] = {3};
-  CHECK(tfd_tensor_from_bytes(NULL, TFD_FLOAT32, three, 1, data, 8, st) == NULL);
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_FLOAT32, three, 1, data, 8, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "8 bytes given");
   tfd_status_free(st);
 }
@@ -74,9 +77,11 @@ static void test_tensor_errors(void) {
 static void test_tensor_views_share_buffer(void) {
   int64_t dims[] = {2, 3};
   int32_t data[] = {1, 2, 3, 4, 5, 6};
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_INT32, dims, 2, data, sizeof data, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, dims, 2, data, sizeof data, &t, NULL);
   tfd_status *st = tfd_status_new();
-  tfd_tensor *row = tfd_tensor_slice(t, 1, st);
+  tfd_tensor *row = NULL;
+  tfd_tensor_slice(t, 1, &row, st);
   CHECK_INT(tfd_tensor_ndims(row), 1);
   CHECK_INT(tfd_tensor_dim(row, 0), 3);
   CHECK_INT(((int32_t *)tfd_tensor_data(row))[0], 4);
@@ -84,10 +89,11 @@ static void test_tensor_views_share_buffer(void) {
   ((int32_t *)tfd_tensor_data(row))[2] = 60;
   tfd_tensor_unref(t); /* the view keeps the buffer alive */
   CHECK_INT(((int32_t *)tfd_tensor_data(row))[2], 60);
-  CHECK(tfd_tensor_slice(row, 3, st) == NULL);
+  CHECK(tfd_tensor_slice(row, 3, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_OUT_OF_RANGE, "index 3 is out of range");
-  tfd_tensor *x = tfd_tensor_slice(row, 0, st);
-  CHECK(tfd_tensor_slice(x, 0, st) == NULL);
+  tfd_tensor *x = NULL;
+  tfd_tensor_slice(row, 0, &x, st);
+  CHECK(tfd_tensor_slice(x, 0, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_OUT_OF_RANGE, "scalar");
   tfd_tensor_unref(x);
   tfd_tensor_unref(row);
@@ -97,7 +103,8 @@ static void test_tensor_views_share_buffer(void) {
 static void test_bool_bytes_normalised(void) {
   unsigned char raw[] = {0, 7, 1, 255};
   int64_t dims[] = {4};
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_BOOL, dims, 1, raw, 4, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_BOOL, dims, 1, raw, 4, &t, NULL);
   const unsigned char *p = tfd_tensor_const_data(t);
   CHECK(p[0] == 0 && p[1] == 1 && p[2] == 1 && p[3] == 1);
   tfd_tensor_unref(t);
@@ -108,8 +115,10 @@ static void test_allocator_stats_and_limit(void) {
   tfd_allocator *a = tfd_cpu_allocator_new("test_cpu", 1000);
   CHECK_STR(tfd_allocator_name(a), "test_cpu");
   int64_t d600[] = {150}, d300[] = {75};
-  tfd_tensor *t1 = tfd_tensor_new(a, TFD_FLOAT32, d600, 1, st); /* 600 bytes */
-  tfd_tensor *t2 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st); /* 300 bytes */
+  tfd_tensor *t1 = NULL;
+  tfd_tensor_new(a, TFD_FLOAT32, d600, 1, &t1, st); /* 600 bytes */
+  tfd_tensor *t2 = NULL;
+  tfd_tensor_new(a, TFD_FLOAT32, d300, 1, &t2, st); /* 300 bytes */
   CHECK(t1 && t2);
   CHECK_INT((uintptr_t)tfd_tensor_data(t2) % 64, 0);
   tfd_allocator_stats s;
@@ -118,7 +127,8 @@ static void test_allocator_stats_and_limit(void) {
   CHECK_INT(s.num_allocs, 2);
   CHECK_INT(s.largest_alloc_size, 600);
   CHECK_INT(s.bytes_limit, 1000);
-  tfd_tensor *t3 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  tfd_tensor *t3 = NULL;
+  tfd_tensor_new(a, TFD_FLOAT32, d300, 1, &t3, st);
   CHECK(t3 == NULL);
   CHECK_STATUS(st, TFD_RESOURCE_EXHAUSTED, "OOM when allocating 300 bytes on allocator 'test_cpu'");
   tfd_tensor_unref(t1);
@@ -126,12 +136,13 @@ static void test_allocator_stats_and_limit(void) {
   CHECK_INT(s.bytes_in_use, 300);
   CHECK_INT(s.peak_bytes_in_use, 900);
   CHECK_INT(s.num_refused, 1);
-  t3 = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  tfd_tensor_new(a, TFD_FLOAT32, d300, 1, &t3, st);
   CHECK(t3 != NULL);
   /* Freed blocks are cached by size and handed back for the same size. */
   CHECK_INT(s.bytes_cached, 600);
   tfd_allocator_get_stats(a, &s);
-  tfd_tensor *again = tfd_tensor_new(a, TFD_FLOAT32, d300, 1, st);
+  tfd_tensor *again = NULL;
+  tfd_tensor_new(a, TFD_FLOAT32, d300, 1, &again, st);
   tfd_allocator_get_stats(a, &s);
   CHECK_INT(s.bytes_cached, 600); /* 300-byte request: the 600-byte block stays */
   tfd_tensor_unref(again);
@@ -171,7 +182,8 @@ typedef struct churn {
 static void churn_once(tfd_allocator *a, int n, tfd_tensor **kept) {
   int64_t dims[] = {3}; /* 12 bytes: a small block */
   for (int i = 0; i < n; i++) {
-    tfd_tensor *t = tfd_tensor_new(a, TFD_FLOAT32, dims, 1, NULL);
+    tfd_tensor *t = NULL;
+    tfd_tensor_new(a, TFD_FLOAT32, dims, 1, &t, NULL);
     CHECK(t != NULL);
     if (kept && i == 0) *kept = t;
     else tfd_tensor_unref(t);
@@ -271,14 +283,14 @@ static void test_allocator_more_allocators_than_thread_slots(void) {
   tfd_tensor *held[N];
   for (int round = 0; round < 3; round++) {
     for (int i = 0; i < N; i++) {
-      held[i] = tfd_tensor_new(a[i], TFD_FLOAT32, small, 1, NULL);
+      tfd_tensor_new(a[i], TFD_FLOAT32, small, 1, &held[i], NULL);
       CHECK(held[i] != NULL);
     }
     for (int i = 0; i < N; i++) tfd_tensor_unref(held[i]);
   }
   tfd_status *st = tfd_status_new();
   for (int i = 0; i < N; i++) {
-    CHECK(tfd_tensor_new(a[i], TFD_FLOAT32, big, 1, st) == NULL);
+    CHECK(tfd_tensor_new(a[i], TFD_FLOAT32, big, 1, &(tfd_tensor *){NULL}, st) != TFD_OK);
     CHECK_STATUS(st, TFD_RESOURCE_EXHAUSTED, "OOM when allocating 12000 bytes");
     tfd_allocator_stats s;
     tfd_allocator_get_stats(a[i], &s);
@@ -327,25 +339,28 @@ static void test_variant_tensors(void) {
   int64_t two = 2;
   tfd_allocator *cpu = tfd_cpu_allocator_new("variants", 0);
   for (int a = 0; a < 2; a++) {
-    tfd_tensor *t = tfd_tensor_new(a ? cpu : NULL, TFD_VARIANT, &two, 1, st);
+    tfd_tensor *t = NULL;
+    tfd_tensor_new(a ? cpu : NULL, TFD_VARIANT, &two, 1, &t, st);
     CHECK(t && tfd_tensor_variant_at(t, 0) == NULL && tfd_tensor_variant_at(t, 1) == NULL);
     tfd_variant *v = counted_new(&destroyed);
     tfd_tensor_set_variant_at(t, 0, tfd_variant_ref(v));
     tfd_tensor_set_variant_at(t, 1, v);
     CHECK(!tfd_variant_is_unique(v));
-    tfd_tensor *view = tfd_tensor_slice(t, 1, st);
+    tfd_tensor *view = NULL;
+    tfd_tensor_slice(t, 1, &view, st);
     tfd_tensor_unref(t);
     CHECK_INT(destroyed, a); /* the view keeps the buffer, so the object */
     CHECK(tfd_tensor_variant_at(view, 0) == v);
     tfd_tensor_unref(view);
     CHECK_INT(destroyed, a + 1);
   }
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_VARIANT, NULL, 0, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_VARIANT, NULL, 0, &t, st);
   tfd_tensor_set_variant_at(t, 0, counted_new(&destroyed));
   tfd_tensor_set_variant_at(t, 0, counted_new(&destroyed)); /* replacing drops the old one */
   CHECK_INT(destroyed, 3);
   char bytes[8] = {0};
-  CHECK(tfd_tensor_from_bytes(NULL, TFD_VARIANT, NULL, 0, bytes, sizeof bytes, st) == NULL);
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_VARIANT, NULL, 0, bytes, sizeof bytes, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "variant tensors cannot be made from bytes");
   CHECK_INT(tfd_tensor_copy_from_bytes(t, bytes, sizeof bytes, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "variant tensors cannot be written in place");
@@ -362,7 +377,8 @@ static void test_variant_tensors(void) {
 static void test_string_tensors(void) {
   tfd_status *st = tfd_status_new();
   int64_t dims[] = {3};
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_STRING, dims, 1, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_STRING, dims, 1, &t, st);
   CHECK(t != NULL);
   size_t len = 99;
   CHECK_STR(tfd_tensor_string_at(t, 1, &len), "");
@@ -383,7 +399,8 @@ static void test_string_tensors(void) {
   CHECK_INT(tfd_tensor_set_string(t, 0, NULL, 2, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "bytes is NULL but len is 2");
   /* copy_from shares the strings: the copy outlives the source */
-  tfd_tensor *u = tfd_tensor_new(NULL, TFD_STRING, dims, 1, st);
+  tfd_tensor *u = NULL;
+  tfd_tensor_new(NULL, TFD_STRING, dims, 1, &u, st);
   CHECK_INT(tfd_tensor_set_string(u, 1, "old", 3, st), TFD_OK);
   CHECK_INT(tfd_tensor_copy_from(u, t, st), TFD_OK);
   tfd_tensor *shared = tfd_tensor_ref(t);
@@ -395,21 +412,23 @@ static void test_string_tensors(void) {
   CHECK_INT(tfd_tensor_string_bytes(u), 6);
   /* bytes are no way in or out */
   char bytes[24] = {0};
-  CHECK(tfd_tensor_from_bytes(NULL, TFD_STRING, dims, 1, bytes, sizeof bytes, st) == NULL);
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_STRING, dims, 1, bytes, sizeof bytes, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be made from bytes");
   CHECK_INT(tfd_tensor_copy_from_bytes(u, bytes, sizeof bytes, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be written from bytes");
   CHECK_INT(tfd_tensor_fill(u, bytes, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "string tensors cannot be written from bytes");
   int64_t one[] = {1};
-  tfd_tensor *f = tfd_tensor_new(NULL, TFD_FLOAT32, one, 1, st);
+  tfd_tensor *f = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, one, 1, &f, st);
   CHECK_INT(tfd_tensor_set_string(f, 0, "x", 1, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "the tensor is float32, not string");
   CHECK(tfd_tensor_string_at(f, 0, NULL) == NULL);
   CHECK_INT(tfd_tensor_string_bytes(f), 0);
   tfd_tensor_unref(f);
   /* a view shares the elements */
-  tfd_tensor *v = tfd_tensor_slice(u, 2, st);
+  tfd_tensor *v = NULL;
+  tfd_tensor_slice(u, 2, &v, st);
   CHECK_STR(tfd_tensor_string_at(v, 0, NULL), "bye");
   tfd_tensor_unref(u);
   CHECK_STR(tfd_tensor_string_at(v, 0, NULL), "bye");

@@ -17,7 +17,7 @@
 #include "device_internal.h"
 #include "tfdev/device_factory.h"
 
-#define TFD_BACKEND_ABI 5
+#define TFD_BACKEND_ABI 6
 #define TFD_BACKEND_ENTRY "tfd_backend_module_entry"
 
 /* What a module may call in the runtime that loaded it. */
@@ -35,14 +35,15 @@ typedef struct tfd_backend_host {
   void (*device_default_compute_async)(tfd_device *d, tfd_op_kernel *k, tfd_kernel_context *ctx, tfd_done_fn done,
                                        void *arg);
   tfd_code (*device_default_fill_context_map)(tfd_device *d, const struct tfd_graph *g, void **map, tfd_status *status);
-  tfd_device *(*cpu_device_new)(const tfd_cpu_device_config *config, tfd_status *status);
+  tfd_code (*cpu_device_new)(const tfd_cpu_device_config *config, tfd_device **out, tfd_status *status);
   tfd_code (*cpu_devices_create)(const tfd_session_options *options, const char *name_prefix,
                                  tfd_allocator *(*make_allocator)(void *arg, const char *name), void *arg,
                                  tfd_device_list *out, tfd_status *status);
   void (*device_unref)(tfd_device *d);
   tfd_code (*device_list_push)(tfd_device_list *l, tfd_device *d, tfd_status *status);
   /* factories */
-  tfd_device_factory *(*device_factory_new)(const tfd_device_factory_ops *ops, void *self, tfd_status *status);
+  tfd_code (*device_factory_new)(const tfd_device_factory_ops *ops, void *self, tfd_device_factory **out,
+                                 tfd_status *status);
   void (*device_factory_unref)(tfd_device_factory *f);
   tfd_code (*factory_registry_register)(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,
                                         int priority, tfd_status *status);

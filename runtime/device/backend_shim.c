@@ -71,8 +71,8 @@ void tfd_device_default_compute_async(tfd_device *d, tfd_op_kernel *k, tfd_kerne
 tfd_code tfd_device_default_fill_context_map(tfd_device *d, const struct tfd_graph *g, void **map, tfd_status *status) {
   return host->device_default_fill_context_map(d, g, map, status);
 }
-tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_status *status) {
-  return host->cpu_device_new(config, status);
+tfd_code tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_device **out, tfd_status *status) {
+  return host->cpu_device_new(config, out, status);
 }
 tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *name_prefix,
                                 tfd_allocator *(*make_allocator)(void *arg, const char *name), void *arg,
@@ -83,8 +83,9 @@ void tfd_device_unref(tfd_device *d) { host->device_unref(d); }
 tfd_code tfd_device_list_push(tfd_device_list *l, tfd_device *d, tfd_status *status) {
   return host->device_list_push(l, d, status);
 }
-tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
-  return host->device_factory_new(ops, self, status);
+tfd_code tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_device_factory **out,
+                                tfd_status *status) {
+  return host->device_factory_new(ops, self, out, status);
 }
 void tfd_device_factory_unref(tfd_device_factory *f) { host->device_factory_unref(f); }
 tfd_code tfd_factory_registry_register(tfd_factory_registry *r, const char *device_type, tfd_device_factory *f,

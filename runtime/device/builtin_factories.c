@@ -25,7 +25,8 @@ static pthread_mutex_t build_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static tfd_factory_registry *build_default_registry(void) {
   tfd_factory_registry *r = tfd_factory_registry_new_shared();
-  tfd_device_factory *cpu = tfd_threadpool_device_factory_new(NULL);
+  tfd_device_factory *cpu = NULL;
+  tfd_threadpool_device_factory_new(&cpu, NULL);
   if (!r || !cpu || tfd_factory_registry_register(r, "CPU", cpu, TFD_PRIORITY_THREADPOOL_CPU, NULL) != TFD_OK) {
     tfd_device_factory_unref(cpu);
     tfd_factory_registry_free(r);

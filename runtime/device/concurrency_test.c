@@ -22,7 +22,8 @@ static void *allocator_worker(void *p) {
   tfd_status *st = tfd_status_new();
   int64_t dims[] = {64}; /* 256 bytes */
   for (int i = 0; i < ROUNDS; i++) {
-    tfd_tensor *t = tfd_tensor_new(s->alloc, TFD_FLOAT32, dims, 1, st);
+    tfd_tensor *t = NULL;
+    tfd_tensor_new(s->alloc, TFD_FLOAT32, dims, 1, &t, st);
     if (!t) {
       atomic_fetch_add(&s->refused, 1);
       tfd_status_reset(st);
@@ -56,7 +57,8 @@ static void *resource_worker(void *p) {
   char name[32];
   for (int i = 0; i < ROUNDS; i++) {
     snprintf(name, sizeof name, "r%d", i % 7);
-    tfd_resource *r = tfd_resource_new("Thing", NULL, NULL, st);
+    tfd_resource *r = NULL;
+    tfd_resource_new("Thing", NULL, NULL, &r, st);
     if (tfd_resource_mgr_create(s->rm, i % 2 ? "odd" : NULL, name, r, st) == TFD_OK) atomic_fetch_add(&s->made, 1);
     tfd_status_reset(st);
     tfd_resource_unref(r);
@@ -116,7 +118,7 @@ static void *segment_worker(void *p) {
 static void test_op_segment_under_contention(void) {
   shared s = {0};
   tfd_cpu_device_config cfg = {.name = "/job:c/replica:0/task:0/device:CPU:0", .num_threads = 2};
-  s.dev = tfd_cpu_device_new(&cfg, NULL);
+  tfd_cpu_device_new(&cfg, &s.dev, NULL);
   tfd_op_segment_add_hold(tfd_device_op_segment(s.dev), "sess", NULL);
   pthread_t th[THREADS];
   for (int i = 0; i < THREADS; i++) pthread_create(&th[i], NULL, segment_worker, &s);
@@ -140,7 +142,8 @@ static void *device_churn(void *p) {
   for (int i = 0; i < 20; i++) {
     snprintf(name, sizeof name, "/job:c/replica:0/task:0/device:CPU:%d", i);
     tfd_cpu_device_config cfg = {.name = name, .num_threads = 2};
-    tfd_device *d = tfd_cpu_device_new(&cfg, NULL);
+    tfd_device *d = NULL;
+    tfd_cpu_device_new(&cfg, &d, NULL);
     if (!d || !tfd_device_threadpool(d) || tfd_device_sync(d, NULL) != TFD_OK) {
       atomic_fetch_add(&c->bad, 1);
     } else {

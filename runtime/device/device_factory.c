@@ -62,7 +62,7 @@ struct tfd_device_factory {
   void *self;
 };
 
-tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
+static tfd_device_factory *make_device_factory(const tfd_device_factory_ops *ops, void *self, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_device_factory_new", "ops", ops) ||
       tfd_arg_required(status, "tfd_device_factory_new", "ops->create_devices", (const void *)(uintptr_t)ops->create_devices))
@@ -76,6 +76,14 @@ tfd_device_factory *tfd_device_factory_new(const tfd_device_factory_ops *ops, vo
   f->ops = ops;
   f->self = self;
   return f;
+}
+
+tfd_code tfd_device_factory_new(const tfd_device_factory_ops *ops, void *self, tfd_device_factory **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_device_factory_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_device_factory(ops, self, &local);
+  return tfd_status_move(status, &local);
 }
 
 tfd_device_factory *tfd_device_factory_ref(tfd_device_factory *f) {
@@ -373,7 +381,7 @@ tfd_code tfd_factory_registry_add_devices(const tfd_factory_registry *r, const t
   return code;
 }
 
-tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
+static tfd_device *registry_new_device(const tfd_factory_registry *r, const char *device_type,
                                             const tfd_session_options *options, const char *name_prefix,
                                             void *host_ctx, tfd_status *status) {
   tfd_status_reset(status);
@@ -407,4 +415,14 @@ tfd_device *tfd_factory_registry_new_device(const tfd_factory_registry *r, const
   tfd_device_list_free(made);
   tfd_session_options_free(opts);
   return d;
+}
+
+tfd_code tfd_factory_registry_new_device(const tfd_factory_registry *r, const char *device_type,
+                                         const tfd_session_options *options, const char *name_prefix, void *host_ctx,
+                                         tfd_device **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_factory_registry_new_device", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = registry_new_device(r, device_type, options, name_prefix, host_ctx, &local);
+  return tfd_status_move(status, &local);
 }

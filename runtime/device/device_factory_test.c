@@ -22,7 +22,8 @@ static tfd_code fake_create(void *self, void *host_ctx, const tfd_session_option
     char name[256];
     snprintf(name, sizeof name, "%s/device:CPU:%d", prefix, 100 + i);
     tfd_cpu_device_config cfg = {.name = name, .num_threads = 1, .own_threadpool = true};
-    tfd_device *d = tfd_cpu_device_new(&cfg, status);
+    tfd_device *d = NULL;
+    tfd_cpu_device_new(&cfg, &d, status);
     if (!d) return tfd_status_code(status);
     tfd_device_list_push(out, d, status);
     tfd_device_unref(d);
@@ -35,9 +36,12 @@ static void test_register_rules(void) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   tfd_status *st = tfd_status_new();
   fake a = {"CPU", 0, 0}, b = {"CPU", 0, 0}, c = {"CPU", 0, 0};
-  tfd_device_factory *fa = tfd_device_factory_new(&fake_ops, &a, st);
-  tfd_device_factory *fb = tfd_device_factory_new(&fake_ops, &b, st);
-  tfd_device_factory *fc = tfd_device_factory_new(&fake_ops, &c, st);
+  tfd_device_factory *fa = NULL;
+  tfd_device_factory_new(&fake_ops, &a, &fa, st);
+  tfd_device_factory *fb = NULL;
+  tfd_device_factory_new(&fake_ops, &b, &fb, st);
+  tfd_device_factory *fc = NULL;
+  tfd_device_factory_new(&fake_ops, &c, &fc, st);
   CHECK_INT(tfd_factory_registry_priority(r, "CPU"), -1);
   CHECK(tfd_factory_registry_get(r, "CPU") == NULL);
   CHECK_INT(tfd_factory_registry_register(r, "CPU", fa, 125, st), TFD_OK);
@@ -79,7 +83,8 @@ static void test_default_registry_and_copies(void) {
   CHECK_STR(tfd_device_factory_name(tfd_factory_registry_get(def, "CPU")), "ThreadPoolDeviceFactory");
   tfd_factory_registry *mine = tfd_factory_registry_copy(def);
   fake a = {"CPU", 0, 0};
-  tfd_device_factory *fa = tfd_device_factory_new(&fake_ops, &a, NULL);
+  tfd_device_factory *fa = NULL;
+  tfd_device_factory_new(&fake_ops, &a, &fa, NULL);
   CHECK_INT(tfd_factory_registry_register(mine, "CPU", fa, 150, NULL), TFD_OK);
   CHECK(tfd_factory_registry_get(mine, "CPU") == fa);
   CHECK_INT(tfd_factory_registry_priority(def, "CPU"), 60); /* the default is untouched */
@@ -93,7 +98,8 @@ static void test_add_devices_cpu_first(void) {
   tfd_factory_registry *r = tfd_factory_registry_copy(tfd_factory_registry_default());
   tfd_status *st = tfd_status_new();
   fake acc = {"ACC", 0, 0};
-  tfd_device_factory *f = tfd_device_factory_new(&fake_ops, &acc, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&fake_ops, &acc, &f, st);
   tfd_factory_registry_register(r, "ACC", f, 300, st); /* higher than CPU, still after it */
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 2, st);
@@ -131,7 +137,8 @@ static void test_add_devices_needs_cpu_factory(void) {
   tfd_factory_registry *r = tfd_factory_registry_new();
   tfd_status *st = tfd_status_new();
   fake g = {"GPU", 0, 0};
-  tfd_device_factory *f = tfd_device_factory_new(&fake_ops, &g, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&fake_ops, &g, &f, st);
   tfd_factory_registry_register(r, "GPU", f, 210, st);
   tfd_device_list *l = tfd_device_list_new();
   CHECK_INT(tfd_factory_registry_add_devices(r, NULL, TFD_LOCAL_NAME_PREFIX, NULL, l, st), TFD_NOT_FOUND);
@@ -148,12 +155,14 @@ static void test_new_device(void) {
   tfd_status *st = tfd_status_new();
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 4, st);
-  tfd_device *d = tfd_factory_registry_new_device(def, "CPU", o, "/job:w/replica:0/task:2", NULL, st);
+  tfd_device *d = NULL;
+  tfd_factory_registry_new_device(def, "CPU", o, "/job:w/replica:0/task:2",
+                                  NULL, &d, st);
   CHECK(d != NULL);
   CHECK_STR(tfd_device_name(d), "/job:w/replica:0/task:2/device:CPU:0");
   CHECK_INT(tfd_session_options_device_count(o, "CPU", 0), 4); /* caller's options untouched */
   tfd_device_unref(d);
-  CHECK(tfd_factory_registry_new_device(def, "TPU", o, TFD_LOCAL_NAME_PREFIX, NULL, st) == NULL);
+  CHECK(tfd_factory_registry_new_device(def, "TPU", o, TFD_LOCAL_NAME_PREFIX, NULL, &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_NOT_FOUND, "no device factory registered for device type 'TPU'");
   tfd_session_options_free(o);
   tfd_status_free(st);

@@ -6,14 +6,17 @@
 
 static tfd_device *cpu(const char *name) {
   tfd_cpu_device_config cfg = {.name = name, .num_threads = 1};
-  return tfd_cpu_device_new(&cfg, NULL);
+  tfd_device *made = NULL;
+  tfd_cpu_device_new(&cfg, &made, NULL);
+  return made;
 }
 
 static void test_device_set(void) {
   tfd_status *st = tfd_status_new();
   tfd_device *c0 = cpu("/job:a/replica:0/task:0/device:CPU:0");
   tfd_device *c1 = cpu("/job:a/replica:0/task:1/device:CPU:0");
-  tfd_device *x = tfd_renamed_device_new(c0, "/job:b/replica:0/task:0", st);
+  tfd_device *x = NULL;
+  tfd_renamed_device_new(c0, "/job:b/replica:0/task:0", &x, st);
   tfd_device_set *s = tfd_device_set_new();
   CHECK_INT(tfd_device_set_add(s, c0, st), TFD_OK);
   CHECK_INT(tfd_device_set_add(s, c1, st), TFD_OK);
@@ -58,7 +61,8 @@ static const tfd_device_factory_ops never_ops = {"Never", never, NULL, NULL};
 
 static void test_prioritized_types(void) {
   tfd_factory_registry *r = tfd_factory_registry_copy(tfd_factory_registry_default());
-  tfd_device_factory *f = tfd_device_factory_new(&never_ops, NULL, NULL);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&never_ops, NULL, &f, NULL);
   tfd_factory_registry_register(r, "GPU", f, 210, NULL);
   tfd_factory_registry_register(r, "XPU", f, 60, NULL); /* ties CPU: name decides */
   tfd_device_factory_unref(f);
@@ -69,7 +73,8 @@ static void test_prioritized_types(void) {
     snprintf(name, sizeof name, "/job:a/replica:0/task:0/device:%s:%s", made[i][0], made[i][1]);
     tfd_cpu_device_config cfg = {.name = name, .device_type = made[i][0], .num_threads = 1};
     tfd_status *st = tfd_status_new();
-    tfd_device *c = tfd_cpu_device_new(&cfg, st);
+    tfd_device *c = NULL;
+    tfd_cpu_device_new(&cfg, &c, st);
     CHECK_STR(tfd_status_message(st), "");
     tfd_status_free(st);
     tfd_device_set_add(s, c, NULL);
@@ -91,7 +96,7 @@ static void test_device_mgr(void) {
   tfd_status *st = tfd_status_new();
   tfd_device *ds[3] = {cpu("/job:localhost/replica:0/task:0/device:CPU:0"),
                        cpu("/job:localhost/replica:0/task:0/device:CPU:1"), NULL};
-  ds[2] = tfd_renamed_device_new(ds[0], "/job:other/replica:0/task:0", st);
+  tfd_renamed_device_new(ds[0], "/job:other/replica:0/task:0", &ds[2], st);
   tfd_device_mgr *m = NULL;
   tfd_device_mgr_new(ds, 2, &m, st);
   CHECK(m != NULL);
@@ -110,7 +115,8 @@ static void test_device_mgr(void) {
   free(map);
   /* Clear containers: default container when none named. */
   tfd_resource_mgr *rm = tfd_device_resource_manager(ds[0]);
-  tfd_resource *r = tfd_resource_new("X", NULL, NULL, st);
+  tfd_resource *r = NULL;
+  tfd_resource_new("X", NULL, NULL, &r, st);
   tfd_resource_mgr_create(rm, NULL, "a", r, st);
   tfd_resource_mgr_create(rm, "c1", "a", r, st);
   tfd_resource_mgr_create(rm, "c2", "a", r, st);

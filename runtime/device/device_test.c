@@ -7,7 +7,8 @@
 static tfd_device *cpu(const char *name, int threads, bool own) {
   tfd_cpu_device_config cfg = {.name = name, .num_threads = threads, .own_threadpool = own};
   tfd_status *st = tfd_status_new();
-  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, st);
   CHECK_STR(tfd_status_message(st), "");
   tfd_status_free(st);
   return d;
@@ -37,28 +38,30 @@ static void test_cpu_device_attributes(void) {
 static void test_cpu_device_errors(void) {
   tfd_status *st = tfd_status_new();
   tfd_cpu_device_config cfg = {.name = "/job:a/device:CPU:0"};
-  CHECK(tfd_cpu_device_new(&cfg, st) == NULL);
+  CHECK(tfd_cpu_device_new(&cfg, &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "'/job:a/device:CPU:0' is not complete");
   cfg.name = "/job:a/replica:0/task:0/device:GPU:0";
-  CHECK(tfd_cpu_device_new(&cfg, st) == NULL);
+  CHECK(tfd_cpu_device_new(&cfg, &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "does not name a CPU device");
   cfg.name = "garbage";
-  CHECK(tfd_cpu_device_new(&cfg, st) == NULL);
+  CHECK(tfd_cpu_device_new(&cfg, &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "could not parse device name 'garbage'");
   cfg.name = NULL;
-  CHECK(tfd_cpu_device_new(&cfg, st) == NULL);
+  CHECK(tfd_cpu_device_new(&cfg, &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "needs a name");
   tfd_status_free(st);
 }
 
 static void test_memory_limit_enforced(void) {
   tfd_cpu_device_config cfg = {.name = "/job:l/replica:0/task:0/device:CPU:0", .memory_limit = 4096};
-  tfd_device *d = tfd_cpu_device_new(&cfg, NULL);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, NULL);
   tfd_status *st = tfd_status_new();
   int64_t dims[] = {1000};
-  tfd_tensor *ok = tfd_tensor_new(tfd_device_get_allocator(d), TFD_FLOAT32, dims, 1, st);
+  tfd_tensor *ok = NULL;
+  tfd_tensor_new(tfd_device_get_allocator(d), TFD_FLOAT32, dims, 1, &ok, st);
   CHECK(ok != NULL);
-  CHECK(tfd_tensor_new(tfd_device_get_allocator(d), TFD_FLOAT32, dims, 1, st) == NULL);
+  CHECK(tfd_tensor_new(tfd_device_get_allocator(d), TFD_FLOAT32, dims, 1, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_RESOURCE_EXHAUSTED, "/job:l/replica:0/task:0/device:CPU:0");
   tfd_device_unref(d); /* the tensor keeps the allocator */
   tfd_tensor_unref(ok);
@@ -106,7 +109,8 @@ static void test_global_pool_shared_owned_pool_not(void) {
 static void test_renamed_device(void) {
   tfd_device *u = cpu("/job:localhost/replica:0/task:0/device:CPU:3", 1, true);
   tfd_status *st = tfd_status_new();
-  tfd_device *r = tfd_renamed_device_new(u, "/job:worker/replica:2/task:5", st);
+  tfd_device *r = NULL;
+  tfd_renamed_device_new(u, "/job:worker/replica:2/task:5", &r, st);
   CHECK(r != NULL);
   tfd_device_attributes ua, ra;
   tfd_device_get_attributes(u, &ua);
@@ -123,9 +127,9 @@ static void test_renamed_device(void) {
   CHECK(tfd_device_threadpool(r) == tfd_device_threadpool(u));
   tfd_device_unref(u); /* the renamed device keeps it alive */
   CHECK_INT(tfd_device_sync(r, st), TFD_OK);
-  CHECK(tfd_renamed_device_new(r, "/job:w", st) == NULL);
+  CHECK(tfd_renamed_device_new(r, "/job:w", &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "must name a job, replica and task");
-  CHECK(tfd_renamed_device_new(r, "not a name", st) == NULL);
+  CHECK(tfd_renamed_device_new(r, "not a name", &(tfd_device *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "could not parse");
   tfd_device_unref(r);
   tfd_status_free(st);
@@ -141,7 +145,8 @@ static void test_resource_mgr(void) {
   tfd_resource_mgr *rm = tfd_resource_mgr_new(NULL);
   tfd_status *st = tfd_status_new();
   CHECK_STR(tfd_resource_mgr_default_container(rm), "localhost");
-  tfd_resource *r = tfd_resource_new("Queue", NULL, count_destroy, st);
+  tfd_resource *r = NULL;
+  tfd_resource_new("Queue", NULL, count_destroy, &r, st);
   CHECK_INT(tfd_resource_mgr_create(rm, "", "q", r, st), TFD_OK);
   CHECK_INT(tfd_resource_mgr_create(rm, NULL, "q", r, st), TFD_ALREADY_EXISTS);
   CHECK_STATUS(st, TFD_ALREADY_EXISTS, "localhost/q of type Queue already exists");
@@ -172,8 +177,10 @@ static void test_resource_mgr(void) {
   CHECK_INT(tfd_resource_mgr_delete(rm, NULL, "Queue", "q", st), TFD_NOT_FOUND);
   tfd_status_reset(st);
   int64_t dims[] = {2};
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_INT32, dims, 1, NULL);
-  tfd_resource *tr = tfd_tensor_resource_new(t, st);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_INT32, dims, 1, &t, NULL);
+  tfd_resource *tr = NULL;
+  tfd_tensor_resource_new(t, &tr, st);
   CHECK(tfd_resource_tensor(tr) == t);
   tfd_resource_mgr_create(rm, "vars", "w", tr, st);
   tfd_resource_unref(tr);
@@ -219,7 +226,8 @@ static void done_cb(void *arg) { (*(int *)arg)++; }
 
 static void test_compute_and_op_segment(void) {
   tfd_device *d = cpu("/job:x/replica:0/task:0/device:CPU:0", 1, true);
-  tfd_device *r = tfd_renamed_device_new(d, "/job:y/replica:0/task:0", NULL);
+  tfd_device *r = NULL;
+  tfd_renamed_device_new(d, "/job:y/replica:0/task:0", &r, NULL);
   tfd_op_segment *seg = tfd_device_op_segment(d);
   tfd_status *st = tfd_status_new();
   ck_args a = {0};

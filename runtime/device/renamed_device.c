@@ -42,7 +42,7 @@ static void rn_destroy(tfd_device *d) {
 static const tfd_device_ops renamed_device_ops = {rn_compute,       rn_compute_async,    rn_sync,
                                                   rn_get_allocator, rn_fill_context_map, rn_destroy};
 
-tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_status *status) {
+static tfd_device *make_renamed_device(tfd_device *underlying, const char *new_base, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_renamed_device_new", "underlying", underlying) ||
       tfd_arg_required(status, "tfd_renamed_device_new", "new_base", new_base))
@@ -79,6 +79,14 @@ tfd_device *tfd_renamed_device_new(tfd_device *underlying, const char *new_base,
   d->gpu_device_info = underlying->gpu_device_info;
   r->underlying = tfd_device_ref(underlying);
   return d;
+}
+
+tfd_code tfd_renamed_device_new(tfd_device *underlying, const char *new_base, tfd_device **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_renamed_device_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_renamed_device(underlying, new_base, &local);
+  return tfd_status_move(status, &local);
 }
 
 tfd_device *tfd_device_underlying(const tfd_device *d) {

@@ -23,7 +23,7 @@ struct tfd_resource_mgr {
   tfd_strmap containers; /* name -> tfd_strmap* of "type\x1fname" -> tfd_resource* */
 };
 
-tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_status *status) {
+static tfd_resource *make_resource(const char *type_name, void *data, void (*destroy)(void *data), tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_resource_new", "type_name", type_name)) return NULL;
   tfd_resource *r = calloc(1, sizeof *r);
@@ -39,14 +39,32 @@ tfd_resource *tfd_resource_new(const char *type_name, void *data, void (*destroy
   return r;
 }
 
+tfd_code tfd_resource_new(const char *type_name, void *data, void (*destroy)(void *data), tfd_resource **out,
+                          tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_resource_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_resource(type_name, data, destroy, &local);
+  return tfd_status_move(status, &local);
+}
+
 static void tensor_unref_fn(void *t) { tfd_tensor_unref(t); }
 
-tfd_resource *tfd_tensor_resource_new(tfd_tensor *t, tfd_status *status) {
+static tfd_resource *make_tensor_resource(tfd_tensor *t, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_tensor_resource_new", "t", t)) return NULL;
-  tfd_resource *r = tfd_resource_new("Tensor", t, tensor_unref_fn, status);
+  tfd_resource *r = NULL;
+  tfd_resource_new("Tensor", t, tensor_unref_fn, &r, status);
   if (r) tfd_tensor_ref(t);
   return r;
+}
+
+tfd_code tfd_tensor_resource_new(tfd_tensor *t, tfd_resource **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_tensor_resource_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_tensor_resource(t, &local);
+  return tfd_status_move(status, &local);
 }
 
 tfd_resource *tfd_resource_ref(tfd_resource *r) {

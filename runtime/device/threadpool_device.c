@@ -57,7 +57,7 @@ static void cpu_model(char *out, size_t cap) {
   fclose(f);
 }
 
-tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *status) {
+static tfd_device *make_cpu_device(const tfd_cpu_device_config *cfg, tfd_status *status) {
   tfd_status_reset(status);
   if (tfd_arg_required(status, "tfd_cpu_device_new", "config", cfg)) return NULL;
   threadpool_device *t = calloc(1, sizeof *t);
@@ -102,6 +102,14 @@ tfd_device *tfd_cpu_device_new(const tfd_cpu_device_config *cfg, tfd_status *sta
   return d;
 }
 
+tfd_code tfd_cpu_device_new(const tfd_cpu_device_config *config, tfd_device **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_cpu_device_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_cpu_device(config, &local);
+  return tfd_status_move(status, &local);
+}
+
 /* ---- ThreadPoolDeviceFactory ---- */
 tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *name_prefix,
                                 tfd_allocator *(*make_allocator)(void *arg, const char *name), void *arg,
@@ -129,7 +137,8 @@ tfd_code tfd_cpu_devices_create(const tfd_session_options *options, const char *
     };
     if (make_allocator && !cfg.allocator)
       return tfd_status_setf(status, TFD_RESOURCE_EXHAUSTED, "out of memory creating %s's allocator", name);
-    tfd_device *d = tfd_cpu_device_new(&cfg, status);
+    tfd_device *d = NULL;
+    tfd_cpu_device_new(&cfg, &d, status);
     tfd_allocator_unref(cfg.allocator);
     if (!d) return tfd_status_code(status);
     tfd_code code = tfd_device_list_push(out, d, status);
@@ -147,7 +156,17 @@ static tfd_code tp_factory_create(void *self, void *host_ctx, const tfd_session_
 
 static const tfd_device_factory_ops threadpool_factory_ops = {"ThreadPoolDeviceFactory", tp_factory_create, NULL, NULL};
 
-tfd_device_factory *tfd_threadpool_device_factory_new(tfd_status *status) {
+static tfd_device_factory *make_threadpool_device_factory(tfd_status *status) {
   tfd_status_reset(status);
-  return tfd_device_factory_new(&threadpool_factory_ops, NULL, status);
+  tfd_device_factory *made = NULL;
+  tfd_device_factory_new(&threadpool_factory_ops, NULL, &made, status);
+  return made;
+}
+
+tfd_code tfd_threadpool_device_factory_new(tfd_device_factory **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_threadpool_device_factory_new", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = make_threadpool_device_factory(&local);
+  return tfd_status_move(status, &local);
 }

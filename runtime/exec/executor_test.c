@@ -15,7 +15,8 @@ static void done_count(void *arg, const tfd_status *st) {
 static void test_executor_alone(void) {
   tfd_status *st = tfd_status_new();
   tfd_cpu_device_config cfg = {.name = "/job:e/replica:0/task:0/device:CPU:0", .num_threads = 2, .own_threadpool = true};
-  tfd_device *dev = tfd_cpu_device_new(&cfg, st);
+  tfd_device *dev = NULL;
+  tfd_cpu_device_new(&cfg, &dev, st);
   tfd_graph_def *d = tfd_graph_def_new();
   int64_t one = 1;
   float v = 3;
@@ -70,7 +71,8 @@ static void fetch_node(tfd_graph_def *d, const char *name, const char *in, int i
 static void test_seeded_constants(void) {
   tfd_status *st = tfd_status_new();
   tfd_cpu_device_config cfg = {.name = "/job:e/replica:0/task:0/device:CPU:0", .num_threads = 2, .own_threadpool = true};
-  tfd_device *dev = tfd_cpu_device_new(&cfg, st);
+  tfd_device *dev = NULL;
+  tfd_cpu_device_new(&cfg, &dev, st);
   tfd_graph_def *d = tfd_graph_def_new();
   float three = 3, ten = 10;
   tg_const(d, "a", TFD_FLOAT32, NULL, 0, &three);
@@ -122,8 +124,8 @@ static void test_seeded_constants(void) {
   e = tfd_executor_new(tfd_graph_build(d, st), dev, NULL, st);
   CHECK(e != NULL);
   int32_t wrong = 1;
-  tfd_tensor *fed[2] = {tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &ten, 4, st),
-                        tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &wrong, 4, st)};
+  tfd_tensor *fed[2] = {tfd_test_tensor(TFD_FLOAT32, NULL, 0, &ten, 4, st),
+                        tfd_test_tensor(TFD_INT32, NULL, 0, &wrong, 4, st)};
   for (int r = 0; e && r < 9; r++) {
     tfd_tensor *out[2] = {0};
     int kind = r % 3; /* 0: fed, 1: not fed, 2: int32 fed */

@@ -72,7 +72,7 @@ typedef struct env {
 static env env_new(void) {
   env e = {tfd_status_new(), NULL, NULL};
   tfd_cpu_device_config cfg = {.name = "/job:f/replica:0/task:0/device:CPU:0", .num_threads = 2, .own_threadpool = true};
-  e.dev = tfd_cpu_device_new(&cfg, e.st);
+  tfd_cpu_device_new(&cfg, &e.dev, e.st);
   tfd_threadpool_new("inter", 3, &e.pool, e.st);
   return e;
 }

@@ -54,7 +54,7 @@ static tfd_graph *partition(tfd_dtype dt, bool matmul, bool stateful, bool host_
   if (host_read) { /* Reshape to a shape held in int64: device memory, which Reshape reads on the host */
     int64_t shape[] = {-1}, d1[] = {1};
     tg_set_tensor(tg_node(g, "shape", "Const", NULL, NULL, NULL), "value",
-                  tfd_tensor_from_bytes(NULL, TFD_INT64, d1, 1, shape, sizeof shape, NULL));
+                  tfd_test_tensor(TFD_INT64, d1, 1, shape, sizeof shape, NULL));
     tg_node(g, "flat", "Reshape", last, "shape", NULL);
     last = "flat";
   }
@@ -62,7 +62,7 @@ static tfd_graph *partition(tfd_dtype dt, bool matmul, bool stateful, bool host_
     int32_t shape[] = {2};
     int64_t d1[] = {1};
     tg_set_tensor(tg_node(g, "rshape", "Const", NULL, NULL, NULL), "value",
-                  tfd_tensor_from_bytes(NULL, TFD_INT32, d1, 1, shape, sizeof shape, NULL));
+                  tfd_test_tensor(TFD_INT32, d1, 1, shape, sizeof shape, NULL));
     tg_set_type(tg_node(g, "rand", "RandomUniform", "rshape", NULL, NULL), "dtype", TFD_FLOAT32);
     tfd_node_def *rf = tg_node(g, "rfetch", "_Fetch", "rand", NULL, NULL);
     set_int(rf, "index", 1);
@@ -246,7 +246,8 @@ static void test_host_feeds_never_replay(void) {
   for (int i = 1; i < 5; i++) {
     int32_t xv[2] = {i, -2 * i};
     int64_t d[] = {2};
-    tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_INT32, d, 1, xv, sizeof xv, v.st), *fetches[2] = {NULL, NULL};
+    tfd_tensor *x = NULL, *fetches[2] = {NULL, NULL};
+    tfd_tensor_from_bytes(NULL, TFD_INT32, d, 1, xv, sizeof xv, &x, v.st);
     tfd_executor_args args = {.feeds = &x, .num_feeds = 1, .fetches = fetches, .num_fetches = 2};
     CHECK_INT(tfd_executor_run(e, &args, 0, NULL, v.st), TFD_OK);
     CHECK(fetches[0] && ((const int32_t *)tfd_tensor_const_data(fetches[0]))[1] == 2 * i);

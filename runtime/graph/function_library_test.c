@@ -67,7 +67,8 @@ static void test_while_with_an_if_in_its_body(void) {
   tfd_session_new(NULL, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   float x = 4;
-  tfd_tensor *in = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &x, sizeof x, st), *out[2] = {NULL, NULL};
+  tfd_tensor *in = NULL, *out[2] = {NULL, NULL};
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &x, sizeof x, &in, st);
   const char *feeds[] = {"x"}, *fetches[] = {"loop:0", "loop:1"};
   CHECK_INT(tfd_session_run(s, NULL, feeds, &in, 1, fetches, 2, NULL, 0, out, NULL, st), TFD_OK);
   if (out[0] && out[1]) {

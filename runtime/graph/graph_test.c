@@ -161,7 +161,9 @@ static void test_ops_infer(void) {
   /* A constant shape input: Reshape's result is known; without it the rank is not. */
   int32_t sizes[] = {3, -1};
   int64_t two = 2;
-  tfd_tensor *shape = tfd_tensor_from_bytes(NULL, TFD_INT32, &two, 1, sizes, sizeof sizes, NULL);
+  tfd_tensor *shape = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, &two, 1, sizes, sizeof sizes, &shape,
+                        NULL);
   const tfd_tensor *values[] = {NULL, shape};
   tfd_dtype ri[] = {TFD_FLOAT32, TFD_INT32};
   tfd_shape rs[2] = {{.ndims = 2, .dims = {2, 6}}, {.ndims = 1, .dims = {2}}};

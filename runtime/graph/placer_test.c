@@ -77,7 +77,7 @@ typedef struct env {
 
 static void add_device(env *e, const char *name, const char *type) {
   tfd_cpu_device_config c = {.name = name, .device_type = type, .num_threads = 1};
-  e->devs[e->n] = tfd_cpu_device_new(&c, e->st);
+  tfd_cpu_device_new(&c, &e->devs[e->n], e->st);
   CHECK(e->devs[e->n] != NULL);
   if (e->devs[e->n]) e->n++;
 }
@@ -87,7 +87,8 @@ static env *env_new(bool devices) {
   env *e = calloc(1, sizeof *e);
   e->st = tfd_status_new();
   e->reg = tfd_factory_registry_new();
-  tfd_device_factory *f = tfd_threadpool_device_factory_new(e->st);
+  tfd_device_factory *f = NULL;
+  tfd_threadpool_device_factory_new(&f, e->st);
   tfd_factory_registry_register(e->reg, "CPU", f, 50, e->st);
   tfd_factory_registry_register(e->reg, "FakeGPU", f, 51, e->st);
   tfd_device_factory_unref(f);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tensor_internal.h"
 #include "../core/status_internal.h"
 #include "../framework/graph_def_internal.h"
 #include "subgraph.h"
@@ -458,7 +459,7 @@ tfd_code tfd_partition(const tfd_graph *g, const int *device_of, tfd_device *con
       if (!dummy) goto oom;
       tfd_code code = TFD_OK;
       if (!tfd_graph_def_find(parts[sp], dummy)) {
-        tfd_tensor *zero = tfd_tensor_new(NULL, TFD_INT32, NULL, 0, st);
+        tfd_tensor *zero = tfd_tensor_make(NULL, TFD_INT32, NULL, 0, st);
         tfd_node_def *z = zero ? tfd_graph_def_add_node(parts[sp], dummy, "Const", st) : NULL;
         if (z) *(int32_t *)tfd_tensor_data(zero) = 0;
         tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = zero};

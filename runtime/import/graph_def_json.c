@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../core/tensor_internal.h"
 #include "../core/checked.h"
 #include "../core/file_in_dir.h"
 #include "../core/half.h"
@@ -197,7 +198,7 @@ static tfd_tensor *strings_of(ctx *c, const cJSON *t, const tfd_shape *s, int64_
           (long long)numel);
     return NULL;
   }
-  tfd_tensor *out = tfd_tensor_new(NULL, TFD_STRING, s->dims, s->ndims, c->st);
+  tfd_tensor *out = tfd_tensor_make(NULL, TFD_STRING, s->dims, s->ndims, c->st);
   if (!out) return NULL;
   size_t len = 0;
   bool oom = false;
@@ -284,12 +285,12 @@ static tfd_tensor *tensor_of(ctx *c, const cJSON *t, const char *where, bool *no
       free(raw);
       return NULL;
     }
-    tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+    tfd_tensor *out = tfd_tensor_make(NULL, dt, s.dims, s.ndims, c->st);
     if (out && len) memcpy(tfd_tensor_data(out), raw, len);
     free(raw);
     return out;
   }
-  tfd_tensor *out = tfd_tensor_new(NULL, dt, s.dims, s.ndims, c->st);
+  tfd_tensor *out = tfd_tensor_make(NULL, dt, s.dims, s.ndims, c->st);
   if (!out) return NULL;
   char *data = tfd_tensor_data(out);
   memset(data, 0, (size_t)bytes);
@@ -758,7 +759,7 @@ static tfd_code fill_node(ctx *c, const weight_spec *ws, tfd_node_def *n, const 
   const char *where = ws->where, *qtype = ws->qtype;
   tfd_dtype dt = ws->dt;
   int64_t numel = ws->numel, bytes = ws->bytes;
-  tfd_tensor *t = tfd_tensor_new(NULL, dt, ws->s.dims, ws->s.ndims, c->st);
+  tfd_tensor *t = tfd_tensor_make(NULL, dt, ws->s.dims, ws->s.ndims, c->st);
   if (!t) return tfd_status_code(c->st);
   if (dt == TFD_STRING) { /* fill_weight has checked every length against the files */
     for (int64_t i = 0; i < numel; i++) {
@@ -798,7 +799,7 @@ static tfd_code fill_node(ctx *c, const weight_spec *ws, tfd_node_def *n, const 
   const tfd_attr_value *declared = tfd_node_def_attr(n, "dtype");
   if (declared && declared->type == TFD_ATTR_TYPE &&
       ((dt == TFD_INT32 && declared->dtype == TFD_INT64) || (dt == TFD_FLOAT32 && declared->dtype == TFD_FLOAT64))) {
-    tfd_tensor *wide = tfd_tensor_new(NULL, declared->dtype, ws->s.dims, ws->s.ndims, c->st);
+    tfd_tensor *wide = tfd_tensor_make(NULL, declared->dtype, ws->s.dims, ws->s.ndims, c->st);
     if (!wide) {
       tfd_tensor_unref(t);
       return tfd_status_code(c->st);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tensor_internal.h"
 #include "../core/api_args.h"
 #include "../core/checked.h"
 #include "../core/status_internal.h"
@@ -165,7 +166,7 @@ static tfd_tensor *tensor_of(const Tensorflow__TensorProto *p, const where *w, t
          (long long)bytes, nvals, (long long)TFD_MAX_EXPANDED_BYTES);
     return NULL;
   }
-  tfd_tensor *t = tfd_tensor_new(NULL, dt, s.dims, s.ndims, st);
+  tfd_tensor *t = tfd_tensor_make(NULL, dt, s.dims, s.ndims, st);
   if (!t) return NULL;
   if (dt == TFD_STRING) { /* elements never set are empty strings */
     tfd_code code = p->tensor_content.len > 0 ? tfd_strings_from_content(t, p->tensor_content.data, p->tensor_content.len, st)

@@ -19,7 +19,8 @@ static tfd_graph_def *every_kind(void) {
   double lf[2] = {0.5, -2};
   tfd_dtype lt[2] = {TFD_INT64, TFD_BOOL};
   const char *ls[2] = {"BiasAdd", "Relu"};
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT64, dims, 2, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT64, dims, 2, &t, NULL);
   for (int i = 0; i < 6; i++) ((double *)tfd_tensor_data(t))[i] = i * 0.5 - 1;
   set(n, "i", (tfd_attr_value){.type = TFD_ATTR_INT, .i = -7});
   set(n, "f", (tfd_attr_value){.type = TFD_ATTR_FLOAT, .f = 0.25});
@@ -107,7 +108,8 @@ static void test_resource_tensor_is_not_saved(void) {
   tfd_status *st = tfd_status_new();
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_node_def *n = tfd_graph_def_add_node(g, "h", "Const", NULL);
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_RESOURCE, NULL, 0, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_RESOURCE, NULL, 0, &t, NULL);
   set(n, "value", (tfd_attr_value){.type = TFD_ATTR_TENSOR, .tensor = t});
   tfd_tensor_unref(t);
   void *bytes = (void *)1;

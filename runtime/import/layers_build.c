@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tensor_internal.h"
 #include "layers_internal.h"
 
 tfd_code lm_failf(lctx *c, tfd_code code, const char *fmt, ...) {
@@ -80,7 +81,7 @@ char *lm_fresh(lctx *c, const char *prefix, const char *what) {
 static char *const_node(lctx *c, const char *prefix, tfd_dtype dt, const void *bytes, size_t n, const int64_t *dims,
                         int nd) {
   char *name = lm_fresh(c, prefix, "const");
-  tfd_tensor *t = name ? tfd_tensor_from_bytes(NULL, dt, dims, nd, bytes, n * tfd_dtype_size(dt), c->st) : NULL;
+  tfd_tensor *t = name ? tfd_tensor_make_from_bytes(NULL, dt, dims, nd, bytes, n * tfd_dtype_size(dt), c->st) : NULL;
   tfd_node_def *k = t ? lm_node(c, name, "Const", NULL, NULL) : NULL;
   char *ctl = k && c->pivot ? tfd_format("^%s", c->pivot) : NULL; /* a Const in a loop body joins its frame */
   if (c->pivot && (!ctl || tfd_node_def_add_input(k, ctl, c->st) != TFD_OK)) k = NULL;

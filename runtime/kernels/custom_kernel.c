@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tensor_internal.h"
 #include "../core/api_args.h"
 #include "../core/status_internal.h"
 #include "../framework/caller_queue.h"
@@ -191,7 +192,7 @@ tfd_tensor *tfd_kernel_context_allocate_output(tfd_kernel_context *c, int i, tfd
     return NULL;
   }
   tfd_status tmp = TFD_STATUS_INIT;
-  tfd_tensor *t = tfd_tensor_new(c->allocator, dtype, dims, ndims, &tmp);
+  tfd_tensor *t = tfd_tensor_make(c->allocator, dtype, dims, ndims, &tmp);
   if (!t) {
     tfd_kernel_context_fail(c, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
     tfd_status_clear(&tmp);

@@ -90,7 +90,8 @@ static void test_register_and_run(void) {
   const char *feeds[] = {"xi"}, *fetch[] = {"bad"};
   int32_t one = 1;
   int64_t n1 = 1;
-  tfd_tensor *xi = tfd_tensor_from_bytes(NULL, TFD_INT32, &n1, 1, &one, 4, st), *out = NULL;
+  tfd_tensor *xi = NULL, *out = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, &n1, 1, &one, 4, &xi, st);
   CHECK_INT(tfd_session_run(s, NULL, feeds, &xi, 1, fetch, 1, NULL, 0, &out, NULL, st), TFD_UNIMPLEMENTED);
   CHECK_STATUS(st, TFD_UNIMPLEMENTED, "node 'bad' (AddOne): float32 only, got int32");
   tfd_tensor *good = run1(s, "good", x, 3, st);
@@ -143,7 +144,9 @@ static void test_caller_thread_kernels(void) {
   const char *feeds[] = {"x"}, *fetches[] = {"y"};
   tfd_tensor *in = tg_vec(x, 1), *out = NULL;
   ran_count = 0;
-  tfd_run *r = tfd_session_run_async(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, NULL,
+                        NULL, NULL, &r, st);
   CHECK(r != NULL);
   CHECK(tfd_run_wait(r, 10000, st));
   CHECK_INT(tfd_status_code(st), TFD_OK);

@@ -109,8 +109,10 @@ static void test_memories(void) {
   int64_t d23[2] = {2, 3}, one = 1, axis64 = 1;
   int32_t axis32 = 1;
   tfd_tensor *x = tg_f32(xv, d23, 2);
-  tfd_tensor *a32 = tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &axis32, 4, st);
-  tfd_tensor *a64 = tfd_tensor_from_bytes(NULL, TFD_INT64, NULL, 0, &axis64, 8, st);
+  tfd_tensor *a32 = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &axis32, 4, &a32, st);
+  tfd_tensor *a64 = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT64, NULL, 0, &axis64, 8, &a64, st);
   run r;
 
   /* ArgMax: output_type int32 is made on the device and copied to the host; int64 stays there */

@@ -28,7 +28,7 @@ static tfd_allocator *host_allocator(tfd_device *d) { return d->ops->get_allocat
 static tfd_tensor *new_in(tfd_kernel_context *c, const tfd_kernel *k, tfd_allocator *a, tfd_dtype dt, const int64_t *dims,
                           int nd) {
   tfd_status tmp = TFD_STATUS_INIT;
-  tfd_tensor *t = tfd_tensor_new(a, dt, dims, nd, &tmp);
+  tfd_tensor *t = tfd_tensor_make(a, dt, dims, nd, &tmp);
   if (!t) tfd_dk_ok(k, c, tfd_status_code(&tmp), &tmp);
   return t;
 }
@@ -106,7 +106,7 @@ tfd_tensor *tfd_dk_to_home(tfd_kernel_context *c, const tfd_kernel *k, tfd_tenso
 }
 
 tfd_tensor *tfd_dk_int64s_to_device(tfd_kernel_context *c, const tfd_kernel *k, const int64_t *v, int64_t n) {
-  tfd_tensor *h = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
+  tfd_tensor *h = tfd_tensor_make(NULL, TFD_INT64, &n, 1, NULL);
   if (!h) {
     tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory for %lld int64 indices", (long long)n);
     return NULL;

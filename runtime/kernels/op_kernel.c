@@ -53,7 +53,7 @@ void tfd_kernel_fail_stopped(tfd_kernel_context *c) {
 
 tfd_tensor *tfd_kernel_alloc(tfd_kernel_context *c, const tfd_kernel *k, tfd_dtype dt, const int64_t *dims, int ndims) {
   tfd_status tmp = TFD_STATUS_INIT;
-  tfd_tensor *t = tfd_tensor_new(c->allocator, dt, dims, ndims, &tmp);
+  tfd_tensor *t = tfd_tensor_make(c->allocator, dt, dims, ndims, &tmp);
   if (!t) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
     tfd_status_clear(&tmp);

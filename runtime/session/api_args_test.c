@@ -96,7 +96,7 @@ static tfd_session *session_with_graph(void) {
   return s;
 }
 
-static tfd_tensor *scalar(float v) { return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, sizeof v, NULL); }
+static tfd_tensor *scalar(float v) { return tfd_test_tensor(TFD_FLOAT32, NULL, 0, &v, sizeof v, NULL); }
 
 static void test_session_run(void) {
   tfd_session *s = session_with_graph();
@@ -128,16 +128,16 @@ static void test_session_run(void) {
   BAD("tfd_session_run: s is NULL", tfd_session_run(NULL, NULL, feeds, &x, 1, fetches, 1, NULL, 0, out, NULL, st));
   CHECK(out[0] == NULL);
   /* async: the same, NULL returned */
-  BAD_NULL("tfd_session_run_async: num_fetches is -1",
-           tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, -1, NULL, 0, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_async: fetch_names is NULL but num_fetches is 3",
-           tfd_session_run_async(s, NULL, feeds, &x, 1, NULL, 3, NULL, 0, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_async: feed_values[0] is NULL",
-           tfd_session_run_async(s, NULL, feeds, null_tensor, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_async: targets[0] is NULL",
-           tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, null_name, 1, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_async: s is NULL",
-           tfd_session_run_async(NULL, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, st));
+  BAD("tfd_session_run_async: num_fetches is -1",
+           tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, -1, NULL, 0, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
+  BAD("tfd_session_run_async: fetch_names is NULL but num_fetches is 3",
+           tfd_session_run_async(s, NULL, feeds, &x, 1, NULL, 3, NULL, 0, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
+  BAD("tfd_session_run_async: feed_values[0] is NULL",
+           tfd_session_run_async(s, NULL, feeds, null_tensor, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
+  BAD("tfd_session_run_async: targets[0] is NULL",
+           tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, null_name, 1, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
+  BAD("tfd_session_run_async: s is NULL",
+           tfd_session_run_async(NULL, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
   /* runs: NULL run handles, and outputs */
   CASE({
     tfd_status_reset(st);
@@ -146,7 +146,9 @@ static void test_session_run(void) {
   });
   BAD("tfd_run_take_outputs: run is NULL", tfd_run_take_outputs(NULL, out, st));
   { /* not in a child: the run needs the inter-op pool's threads */
-    tfd_run *r = tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, st);
+    tfd_run *r = NULL;
+    tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL,
+                          NULL, NULL, &r, st);
     CHECK(r && tfd_run_wait(r, -1, st));
     tfd_status_reset(st);
     CHECK_INT(tfd_run_take_outputs(r, NULL, st), TFD_INVALID_ARGUMENT);
@@ -239,10 +241,10 @@ static void test_callables_and_partial_runs(void) {
   BAD("tfd_session_run_callable: outputs is NULL but the callable has 1 fetch",
       tfd_session_run_callable(s, h, NULL, &x, NULL, NULL, st));
   BAD("tfd_session_run_callable: s is NULL", tfd_session_run_callable(NULL, h, NULL, &x, out, NULL, st));
-  BAD_NULL("tfd_session_run_callable_async: feed_values[0] is NULL",
-           tfd_session_run_callable_async(s, h, NULL, null_tensor, NULL, NULL, NULL, st));
-  BAD_NULL("tfd_session_run_callable_async: s is NULL",
-           tfd_session_run_callable_async(NULL, h, NULL, &x, NULL, NULL, NULL, st));
+  BAD("tfd_session_run_callable_async: feed_values[0] is NULL",
+           tfd_session_run_callable_async(s, h, NULL, null_tensor, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
+  BAD("tfd_session_run_callable_async: s is NULL",
+           tfd_session_run_callable_async(NULL, h, NULL, &x, NULL, NULL, NULL, &(tfd_run *){NULL}, st));
   BAD("tfd_session_release_callable: s is NULL", tfd_session_release_callable(NULL, h, st));
   CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, out, NULL, st), TFD_OK);
   tfd_tensor_unref(out[0]);
@@ -294,18 +296,19 @@ static void test_eager(void) {
 static void test_tensors_and_allocators(void) {
   int64_t dims[1] = {2};
   float v[2] = {1, 2};
-  BAD_NULL("tfd_tensor_new: ndims is -1", tfd_tensor_new(NULL, TFD_FLOAT32, dims, -1, st));
-  BAD_NULL("tfd_tensor_new: dims is NULL but ndims is 1", tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 1, st));
+  BAD("tfd_tensor_new: ndims is -1", tfd_tensor_new(NULL, TFD_FLOAT32, dims, -1, &(tfd_tensor *){NULL}, st));
+  BAD("tfd_tensor_new: dims is NULL but ndims is 1", tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 1, &(tfd_tensor *){NULL}, st));
   BAD_NULL("tfd_tensor_from_bytes: data is NULL but nbytes is 8",
-           tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, NULL, 8, st));
+           tfd_test_tensor(TFD_FLOAT32, dims, 1, NULL, 8, st));
   BAD_NULL("tfd_tensor_from_bytes: dims is NULL but ndims is 1",
-           tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 1, v, 8, st));
-  BAD_NULL("tfd_tensor_slice: t is NULL", tfd_tensor_slice(NULL, 0, st));
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, st);
+           tfd_test_tensor(TFD_FLOAT32, NULL, 1, v, 8, st));
+  BAD("tfd_tensor_slice: t is NULL", tfd_tensor_slice(NULL, 0, &(tfd_tensor *){NULL}, st));
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, &t, st);
   CHECK(t != NULL);
-  BAD_NULL("tfd_tensor_reshape: t is NULL", tfd_tensor_reshape(NULL, dims, 1, st));
-  BAD_NULL("tfd_tensor_reshape: ndims is -1", tfd_tensor_reshape(t, dims, -1, st));
-  BAD_NULL("tfd_tensor_reshape: dims is NULL but ndims is 1", tfd_tensor_reshape(t, NULL, 1, st));
+  BAD("tfd_tensor_reshape: t is NULL", tfd_tensor_reshape(NULL, dims, 1, &(tfd_tensor *){NULL}, st));
+  BAD("tfd_tensor_reshape: ndims is -1", tfd_tensor_reshape(t, dims, -1, &(tfd_tensor *){NULL}, st));
+  BAD("tfd_tensor_reshape: dims is NULL but ndims is 1", tfd_tensor_reshape(t, NULL, 1, &(tfd_tensor *){NULL}, st));
   BAD("tfd_tensor_copy_from: t is NULL", tfd_tensor_copy_from(NULL, t, st));
   BAD("tfd_tensor_copy_from: src is NULL", tfd_tensor_copy_from(t, NULL, st));
   BAD("tfd_tensor_copy_from_bytes: t is NULL", tfd_tensor_copy_from_bytes(NULL, v, sizeof v, st));
@@ -319,8 +322,8 @@ static void test_tensors_and_allocators(void) {
   BAD_NULL("allocator 'args': alignment 3 is not a power of two",
            tfd_allocator_allocate(a, 3, 8, st)); /* each allocator's own check */
   tfd_allocator_unref(a);
-  BAD_NULL("tfd_resource_new: type_name is NULL", tfd_resource_new(NULL, NULL, NULL, st));
-  BAD_NULL("tfd_tensor_resource_new: t is NULL", tfd_tensor_resource_new(NULL, st));
+  BAD("tfd_resource_new: type_name is NULL", tfd_resource_new(NULL, NULL, NULL, &(tfd_resource *){NULL}, st));
+  BAD("tfd_tensor_resource_new: t is NULL", tfd_tensor_resource_new(NULL, &(tfd_resource *){NULL}, st));
 }
 
 static void test_graph_defs(void) {
@@ -373,18 +376,19 @@ static void test_devices(void) {
   tfd_session *s = session_with_graph();
   tfd_device_mgr *m = tfd_session_device_mgr(s);
   tfd_device *d = tfd_device_mgr_get(m, 0), *null_dev[] = {NULL};
-  BAD_NULL("tfd_cpu_device_new: config is NULL", tfd_cpu_device_new(NULL, st));
-  BAD_NULL("tfd_renamed_device_new: underlying is NULL", tfd_renamed_device_new(NULL, "/job:a/replica:0/task:0", st));
-  BAD_NULL("tfd_renamed_device_new: new_base is NULL", tfd_renamed_device_new(d, NULL, st));
+  BAD("tfd_cpu_device_new: config is NULL", tfd_cpu_device_new(NULL, &(tfd_device *){NULL}, st));
+  BAD("tfd_renamed_device_new: underlying is NULL", tfd_renamed_device_new(NULL, "/job:a/replica:0/task:0", &(tfd_device *){NULL}, st));
+  BAD("tfd_renamed_device_new: new_base is NULL", tfd_renamed_device_new(d, NULL, &(tfd_device *){NULL}, st));
   BAD("tfd_device_sync: d is NULL", tfd_device_sync(NULL, st));
   /* lists, factories, registries */
   tfd_device_list *l = tfd_device_list_new();
   BAD("tfd_device_list_push: l is NULL", tfd_device_list_push(NULL, d, st));
   BAD("tfd_device_list_push: d is NULL", tfd_device_list_push(l, NULL, st));
-  BAD_NULL("tfd_device_factory_new: ops is NULL", tfd_device_factory_new(NULL, NULL, st));
+  BAD("tfd_device_factory_new: ops is NULL", tfd_device_factory_new(NULL, NULL, &(tfd_device_factory *){NULL}, st));
   tfd_device_factory_ops no_create = {.name = "none"};
-  BAD_NULL("tfd_device_factory_new: ops->create_devices is NULL", tfd_device_factory_new(&no_create, NULL, st));
-  tfd_device_factory *f = tfd_threadpool_device_factory_new(st);
+  BAD("tfd_device_factory_new: ops->create_devices is NULL", tfd_device_factory_new(&no_create, NULL, &(tfd_device_factory *){NULL}, st));
+  tfd_device_factory *f = NULL;
+  tfd_threadpool_device_factory_new(&f, st);
   BAD("tfd_device_factory_create_devices: f is NULL",
       tfd_device_factory_create_devices(NULL, NULL, NULL, "/job:a/replica:0/task:0", l, st));
   BAD("tfd_device_factory_create_devices: out is NULL",
@@ -399,10 +403,10 @@ static void test_devices(void) {
       tfd_factory_registry_add_devices(NULL, NULL, "/job:a/replica:0/task:0", NULL, l, st));
   BAD("tfd_factory_registry_add_devices: out is NULL",
       tfd_factory_registry_add_devices(r, NULL, "/job:a/replica:0/task:0", NULL, NULL, st));
-  BAD_NULL("tfd_factory_registry_new_device: r is NULL",
-           tfd_factory_registry_new_device(NULL, "CPU", NULL, "/job:a/replica:0/task:0", NULL, st));
-  BAD_NULL("tfd_factory_registry_new_device: device_type is NULL",
-           tfd_factory_registry_new_device(r, NULL, NULL, "/job:a/replica:0/task:0", NULL, st));
+  BAD("tfd_factory_registry_new_device: r is NULL",
+           tfd_factory_registry_new_device(NULL, "CPU", NULL, "/job:a/replica:0/task:0", NULL, &(tfd_device *){NULL}, st));
+  BAD("tfd_factory_registry_new_device: device_type is NULL",
+           tfd_factory_registry_new_device(r, NULL, NULL, "/job:a/replica:0/task:0", NULL, &(tfd_device *){NULL}, st));
   CHECK_INT((int)tfd_device_list_size(l), 0);
   tfd_factory_registry_free(r);
   tfd_device_factory_unref(f);
@@ -424,7 +428,8 @@ static void test_devices(void) {
   tfd_device_set_free(set);
   /* resource managers */
   tfd_resource_mgr *rm = tfd_device_resource_manager(d);
-  tfd_resource *res = tfd_resource_new("Thing", NULL, NULL, st);
+  tfd_resource *res = NULL;
+  tfd_resource_new("Thing", NULL, NULL, &res, st);
   BAD("tfd_resource_mgr_create: rm is NULL", tfd_resource_mgr_create(NULL, "", "a", res, st));
   BAD("tfd_resource_mgr_create: name is NULL", tfd_resource_mgr_create(rm, "", NULL, res, st));
   BAD("tfd_resource_mgr_create: r is NULL", tfd_resource_mgr_create(rm, "", "a", NULL, st));

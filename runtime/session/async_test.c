@@ -65,7 +65,9 @@ static void test_outputs_and_done(void) {
     done_log d = {0};
     tfd_run_metadata *meta = tfd_run_metadata_new();
     tfd_run_options ro = {.trace = true};
-    tfd_run *r = tfd_session_run_async(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, meta, log_done, &d, st);
+    tfd_run *r = NULL;
+    tfd_session_run_async(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, meta,
+                          log_done, &d, &r, st);
     CHECK(r != NULL);
     tfd_tensor_unref(x); /* the run holds its feeds */
     CHECK_INT(tfd_run_num_outputs(r), 2);
@@ -101,22 +103,25 @@ static void test_errors_match_the_blocking_run(void) {
   tfd_tensor *out = NULL;
   done_log d = {0};
   CHECK(tfd_session_run(s, NULL, NULL, NULL, 0, &bad, 1, NULL, 0, &out, NULL, want) != TFD_OK);
-  CHECK(tfd_session_run_async(s, NULL, NULL, NULL, 0, &bad, 1, NULL, 0, NULL, log_done, &d, st) == NULL);
+  CHECK(tfd_session_run_async(s, NULL, NULL, NULL, 0, &bad, 1, NULL, 0, NULL, log_done, &d, &(tfd_run *){NULL}, st) != TFD_OK);
   CHECK_INT(tfd_status_code(st), tfd_status_code(want));
   CHECK_STR(tfd_status_message(st), tfd_status_message(want));
   tfd_status_reset(st);
   tfd_status_reset(want);
   /* A feed of the wrong dtype is refused before the step starts. */
   int32_t iv = 1;
-  tfd_tensor *xi = tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &iv, 4, NULL);
+  tfd_tensor *xi = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &iv, 4, &xi, NULL);
   CHECK(tfd_session_run(s, NULL, &feed, &xi, 1, &y, 1, NULL, 0, &out, NULL, want) == TFD_INVALID_ARGUMENT);
-  CHECK(tfd_session_run_async(s, NULL, &feed, &xi, 1, &y, 1, NULL, 0, NULL, log_done, &d, st) == NULL);
+  CHECK(tfd_session_run_async(s, NULL, &feed, &xi, 1, &y, 1, NULL, 0, NULL, log_done, &d, &(tfd_run *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, tfd_status_message(want));
   tfd_status_reset(want);
   tfd_tensor_unref(xi);
   /* An unfed placeholder fails in its kernel, while the step runs. */
   CHECK(tfd_session_run(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, &out, NULL, want) == TFD_INVALID_ARGUMENT);
-  tfd_run *r = tfd_session_run_async(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, NULL, log_done, &d, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, NULL,
+                        log_done, &d, &r, st);
   CHECK(r != NULL);
   CHECK(tfd_run_wait(r, -1, st));
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor 'x'");
@@ -132,7 +137,7 @@ static void test_errors_match_the_blocking_run(void) {
   CHECK(h >= 0);
   CHECK_INT(tfd_session_release_callable(s, h, st), TFD_OK);
   tfd_tensor *x = tg_vec((float[]){1}, 1);
-  CHECK(tfd_session_run_callable_async(s, h, NULL, &x, NULL, NULL, NULL, st) == NULL);
+  CHECK(tfd_session_run_callable_async(s, h, NULL, &x, NULL, NULL, NULL, &(tfd_run *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "No such callable handle");
   tfd_tensor_unref(x);
   tfd_session_free(s);
@@ -149,7 +154,9 @@ static void test_cancel_a_blocked_step(void) {
   float xv[] = {1, 2};
   tfd_tensor *x = tg_vec(xv, 2);
   done_log d = {0};
-  tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done,
+                        &d, &r, st);
   CHECK(r != NULL);
   CHECK_INT(tfd_tensor_fill(x, &(float){9}, st), TFD_FAILED_PRECONDITION);
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "tensor is in use by a running step");
@@ -189,7 +196,9 @@ static void test_run_deadline(void) {
   const char *take = "take";
   tfd_run_options ro = {.timeout_ms = 40};
   done_log d = {0};
-  tfd_run *r = tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
+                        log_done, &d, &r, st);
   CHECK(r != NULL);
   CHECK(!tfd_run_wait(r, 5, st)); /* the wait's own timeout, before the run's */
   CHECK(tfd_run_wait(r, 10000, st));
@@ -197,7 +206,8 @@ static void test_run_deadline(void) {
   CHECK_INT(atomic_load(&d.calls), 1);
   tfd_run_free(r);
   /* Polled: ready() past the deadline cancels it too. */
-  r = tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL, NULL, st);
+  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL,
+                        NULL, &r, st);
   CHECK(r != NULL);
   nap_ms(60);
   for (int i = 0; i < 2000 && !tfd_run_ready(r); i++) nap_ms(1);
@@ -214,7 +224,9 @@ static void test_free_while_in_flight(void) {
   tfd_session *s = new_session(2, st);
   const char *take = "take";
   done_log d = {0};
-  tfd_run *r = tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
+                        log_done, &d, &r, st);
   CHECK(r != NULL);
   nap_ms(10);
   tfd_run_free(r);
@@ -232,8 +244,12 @@ static void test_session_free_while_in_flight(void) {
   float xv = 1;
   tfd_tensor *x = tg_vec(&xv, 1);
   done_log d1 = {0}, d2 = {0};
-  tfd_run *r1 = tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d1, st);
-  tfd_run *r2 = tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d2, st);
+  tfd_run *r1 = NULL;
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
+                        log_done, &d1, &r1, st);
+  tfd_run *r2 = NULL;
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done,
+                        &d2, &r2, st);
   CHECK(r1 && r2);
   nap_ms(10);
   tfd_session_free(s);
@@ -269,7 +285,8 @@ static void test_session_free_as_runs_end(void) {
     tfd_run *r[RUNS];
     memset(d, 0, sizeof d);
     for (int i = 0; i < RUNS; i++) {
-      r[i] = tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, log_done, &d[i], st);
+      tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
+                            log_done, &d[i], &r[i], st);
       CHECK(r[i] != NULL);
     }
     if (round % 2) nap_ms(0); /* the runs end before, during or after the free */
@@ -300,7 +317,8 @@ static void test_callable_frame_loop(void) {
     tfd_tensor *x = in[frame % 2];
     float v[2] = {(float)frame, (float)(2 * frame)};
     CHECK_INT(tfd_tensor_copy_from_bytes(x, v, sizeof v, st), TFD_OK);
-    tfd_run *r = tfd_session_run_callable_async(s, h, NULL, &x, NULL, NULL, NULL, st);
+    tfd_run *r = NULL;
+    tfd_session_run_callable_async(s, h, NULL, &x, NULL, NULL, NULL, &r, st);
     CHECK(r != NULL);
     if (!r) break;
     /* While r holds x, x cannot change (the step may have ended already: then the write is allowed). */
@@ -340,7 +358,8 @@ static void chain_done(void *arg, const tfd_status *status) {
   }
   const char *take = "take";
   tfd_status *st = tfd_status_new();
-  c->next = tfd_session_run_async(c->s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL, NULL, st);
+  tfd_session_run_async(c->s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
+                        NULL, NULL, &c->next, st);
   tfd_status_free(st);
   tfd_run_free(mine); /* from its own done: does not wait for itself */
   atomic_fetch_add(&c->calls, 1);
@@ -352,7 +371,9 @@ static void test_done_frees_its_run_and_starts_another(void) {
   const char *feed = "x", *y = "y";
   tfd_tensor *x = tg_vec((float[]){3}, 1);
   chain c = {.s = s};
-  tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, chain_done, &c, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
+                        chain_done, &c, &r, st);
   CHECK(r != NULL);
   atomic_store(&c.run, r);
   for (int i = 0; i < 5000 && atomic_load(&c.calls) == 0; i++) nap_ms(1);
@@ -392,7 +413,9 @@ static void test_synchronous_session(void) {
   const char *feed = "x", *y = "y";
   tfd_tensor *x = tg_vec((float[]){4}, 1), *out = NULL;
   thread_log t = {.caller = pthread_self()};
-  tfd_run *r = tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, note_thread, &t, st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
+                        note_thread, &t, &r, st);
   CHECK(r != NULL);
   CHECK_INT(atomic_load(&t.calls), 1); /* already ended */
   CHECK_INT(atomic_load(&t.on_caller), 1);
@@ -412,16 +435,19 @@ static void test_synchronous_session(void) {
 static void test_copy_from_and_fill(void) {
   tfd_status *st = tfd_status_new();
   int64_t d23[] = {2, 3}, d6[] = {6};
-  tfd_tensor *a = tfd_tensor_new(NULL, TFD_FLOAT32, d23, 2, st);
+  tfd_tensor *a = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, d23, 2, &a, st);
   float v[6] = {1, 2, 3, 4, 5, 6};
-  tfd_tensor *b = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, d6, 1, v, sizeof v, st);
+  tfd_tensor *b = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, d6, 1, v, sizeof v, &b, st);
   CHECK_INT(tfd_tensor_copy_from(a, b, st), TFD_OK); /* shapes may differ, counts may not */
   CHECK(at(a, 5) == 6);
   CHECK_INT(tfd_tensor_fill(a, &(float){-1.5f}, st), TFD_OK);
   for (int i = 0; i < 6; i++) CHECK(at(a, i) == -1.5f);
   int64_t i3 = 3;
   int32_t iv[3] = {1, 2, 3};
-  tfd_tensor *c = tfd_tensor_from_bytes(NULL, TFD_INT32, &i3, 1, iv, sizeof iv, st);
+  tfd_tensor *c = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, &i3, 1, iv, sizeof iv, &c, st);
   CHECK_INT(tfd_tensor_copy_from(a, c, st), TFD_INVALID_ARGUMENT);
   CHECK_CONTAINS(tfd_status_message(st), "float32 [2,3]");
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "int32 [3]");
@@ -430,7 +456,8 @@ static void test_copy_from_and_fill(void) {
   CHECK_INT(tfd_tensor_fill(c, &(int32_t){7}, st), TFD_OK);
   CHECK(((const int32_t *)tfd_tensor_const_data(c))[2] == 7);
   /* A view shares the buffer: neither may be written. */
-  tfd_tensor *row = tfd_tensor_slice(a, 1, st);
+  tfd_tensor *row = NULL;
+  tfd_tensor_slice(a, 1, &row, st);
   CHECK_INT(tfd_tensor_fill(a, &(float){0}, st), TFD_FAILED_PRECONDITION);
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "shares its buffer");
   CHECK_INT(tfd_tensor_fill(row, &(float){0}, st), TFD_FAILED_PRECONDITION);

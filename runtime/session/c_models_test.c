@@ -67,7 +67,8 @@ static void run_tiny(const char *file) {
   CHECK(read_weights(w, 91));
   reference(x, w, want);
   int64_t dims[4] = {1, 6, 6, 1};
-  tfd_tensor *in = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 4, x, sizeof x, st), *out = NULL;
+  tfd_tensor *in = NULL, *out = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 4, x, sizeof x, &in, st);
   const char *feed = "x:0", *fetch = "probs:0";
   if (s) CHECK_INT(tfd_session_run(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, &out, NULL, st), TFD_OK);
   CHECK(out && tfd_tensor_numel(out) == 3);

@@ -181,7 +181,7 @@ tfd_code tfd_session_run_callable(tfd_session *s, int64_t handle, const tfd_run_
   return code;
 }
 
-tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
+static tfd_run *run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *ro,
                                         tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
                                         void *done_arg, tfd_status *st) {
   tfd_status_reset(st);
@@ -191,6 +191,16 @@ tfd_run *tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tf
   run_callable_impl(s, handle, ro, feed_values, NULL, meta, &a, st);
   tfd_ds_leave(s); /* a run that started holds the session until it ends */
   return a.run;
+}
+
+tfd_code tfd_session_run_callable_async(tfd_session *s, int64_t handle, const tfd_run_options *options,
+                                        tfd_tensor *const *feed_values, tfd_run_metadata *meta, tfd_run_done_fn done,
+                                        void *done_arg, tfd_run **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_session_run_callable_async", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = run_callable_async(s, handle, options, feed_values, meta, done, done_arg, &local);
+  return tfd_status_move(status, &local);
 }
 
 int64_t tfd_session_make_callable_with_options(tfd_session *s, const tfd_callable_options *o, tfd_status *st) {

@@ -232,24 +232,25 @@ static void test_bad_attr_values(void) {
 static void test_sizes_that_overflow(void) {
   tfd_status *st = tfd_status_new();
   int64_t huge_resource[] = {(int64_t)1 << 58};
-  CHECK(tfd_tensor_new(NULL, TFD_RESOURCE, huge_resource, 1, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_RESOURCE, huge_resource, 1, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "overflow the byte size");
-  CHECK(tfd_tensor_from_bytes(NULL, TFD_RESOURCE, huge_resource, 1, "", 0, st) == NULL);
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_RESOURCE, huge_resource, 1, "", 0, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "shape is too large");
   int64_t square[] = {(int64_t)1 << 40, (int64_t)1 << 40};
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, square, 2, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, square, 2, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "the element count overflows at dimension 1");
   int64_t doubles[] = {(int64_t)1 << 61};
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT64, doubles, 1, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT64, doubles, 1, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "overflow the byte size");
   int64_t empty[] = {(int64_t)1 << 40, 0};
-  tfd_tensor *e = tfd_tensor_new(NULL, TFD_RESOURCE, empty, 2, st);
+  tfd_tensor *e = NULL;
+  tfd_tensor_new(NULL, TFD_RESOURCE, empty, 2, &e, st);
   CHECK(e != NULL);
   CHECK_INT(tfd_tensor_byte_size(e), 0);
   tfd_tensor_unref(e);
-  CHECK(tfd_tensor_new(NULL, (tfd_dtype)0, NULL, 0, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, (tfd_dtype)0, NULL, 0, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "invalid dtype 0");
-  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 2, st) == NULL);
+  CHECK(tfd_tensor_new(NULL, TFD_FLOAT32, NULL, 2, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "tfd_tensor_new: dims is NULL but ndims is 2");
   tfd_status_free(st);
 }
@@ -259,15 +260,17 @@ static void test_resource_handle_bytes(void) {
   tfd_status *st = tfd_status_new();
   tfd_resource_handle h;
   memset(&h, 'x', sizeof h);
-  CHECK(tfd_tensor_from_bytes(NULL, TFD_RESOURCE, NULL, 0, &h, sizeof h, st) == NULL);
+  CHECK(tfd_tensor_from_bytes(NULL, TFD_RESOURCE, NULL, 0, &h, sizeof h, &(tfd_tensor *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "resource handle 0 is malformed");
   h.container[0] = 0;
   h.name[sizeof h.name - 1] = 0;
-  tfd_tensor *ok = tfd_tensor_from_bytes(NULL, TFD_RESOURCE, NULL, 0, &h, sizeof h, st);
+  tfd_tensor *ok = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_RESOURCE, NULL, 0, &h, sizeof h, &ok, st);
   CHECK(ok != NULL);
   tfd_tensor_unref(ok);
   int64_t three[] = {3};
-  tfd_tensor *fresh = tfd_tensor_new(NULL, TFD_RESOURCE, three, 1, st);
+  tfd_tensor *fresh = NULL;
+  tfd_tensor_new(NULL, TFD_RESOURCE, three, 1, &fresh, st);
   const tfd_resource_handle *r = tfd_tensor_const_data(fresh);
   for (int i = 0; i < 3; i++) CHECK(r[i].container[0] == 0 && r[i].name[0] == 0);
   tfd_tensor_unref(fresh);
@@ -278,7 +281,8 @@ static void test_resource_handle_bytes(void) {
 static void test_eager_timeout(void) {
   tfd_status *st = tfd_status_new();
   tfd_cpu_device_config cfg = {.name = "/job:localhost/replica:0/task:0/device:CPU:0"};
-  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, st);
   tfd_graph_def *g = tfd_graph_def_new();
   tfd_node_def *q = tg_node(g, "FIFOQueueV2", "FIFOQueueV2", NULL, NULL, NULL);
   tg_set_types(q, "component_types", TFD_FLOAT32);

@@ -123,7 +123,7 @@ static void test_orders_and_spellings(void) {
   CHECK_INT(tfd_model_run(m, in, 2, NULL, 1, st), TFD_INVALID_ARGUMENT);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "outputs is NULL");
   int32_t i32 = 1;
-  tfd_tensor *wrong[] = {in[0], tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &i32, 4, NULL)};
+  tfd_tensor *wrong[] = {in[0], tfd_test_tensor(TFD_INT32, NULL, 0, &i32, 4, NULL)};
   out = NULL;
   CHECK(tfd_model_run(m, wrong, 2, &out, 1, st) != TFD_OK);
   CHECK_CONTAINS(tfd_status_message(st), "x");

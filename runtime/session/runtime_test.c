@@ -133,7 +133,8 @@ static void set_tensor(tfd_node_def *n, tfd_tensor *t) {
 static tfd_tensor *wide_input(int64_t n) {
   float *v = malloc((size_t)n * sizeof *v);
   for (int64_t i = 0; i < n; i++) v[i] = (float)(i % 7);
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * 4, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * 4, &t, NULL);
   free(v);
   return t;
 }
@@ -308,7 +309,8 @@ static tfd_code mine_create(void *self, void *host_ctx, const tfd_session_option
   char name[128];
   snprintf(name, sizeof name, "%s/device:MINE:0", prefix);
   tfd_cpu_device_config cfg = {.name = name, .device_type = "MINE", .num_threads = 1};
-  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, st);
   if (!d) return tfd_status_code(st);
   tfd_code code = tfd_device_list_push(out, d, st);
   tfd_device_unref(d);
@@ -331,7 +333,8 @@ static void test_two_runtimes_apart(void) {
   tfd_runtime_new(&c1, &r1, st);
   tfd_runtime *r2 = NULL;
   tfd_runtime_new(&c2, &r2, st);
-  tfd_device_factory *f = tfd_device_factory_new(&mine_ops, NULL, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&mine_ops, NULL, &f, st);
   CHECK_INT(tfd_factory_registry_register(tfd_runtime_registry(r1), "MINE", f, 40, st), TFD_OK);
   tfd_device_factory_unref(f);
   tfd_session_options *o = tfd_session_options_new();
@@ -347,7 +350,7 @@ static void test_two_runtimes_apart(void) {
   tfd_graph_def *g = tfd_graph_def_new();
   float one = 2;
   tfd_node_def *c = tfd_graph_def_add_node(g, "c", "Const", st);
-  set_tensor(c, tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &one, 4, st));
+  set_tensor(c, tfd_test_tensor(TFD_FLOAT32, NULL, 0, &one, 4, st));
   tfd_node_def_set_device(c, "/device:GPU:0", st);
   const char *fetch[] = {"c"};
   tfd_tensor *out = NULL;

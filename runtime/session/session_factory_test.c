@@ -36,8 +36,10 @@ static void put(tfd_session *s, const char *container, const char *name) {
   tfd_device *d = tfd_device_mgr_get(tfd_session_device_mgr(s), 0);
   int64_t one = 1;
   float v = 1;
-  tfd_tensor *t = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, NULL);
-  tfd_resource *r = tfd_tensor_resource_new(t, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, &t, NULL);
+  tfd_resource *r = NULL;
+  tfd_tensor_resource_new(t, &r, NULL);
   CHECK_INT(tfd_resource_mgr_create(tfd_device_resource_manager(d), container, name, r, NULL), TFD_OK);
   tfd_resource_unref(r);
   tfd_tensor_unref(t);
@@ -178,7 +180,8 @@ static void test_finalize(void) {
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "Session has been finalized.");
   int64_t one = 1;
   float v = 2;
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, NULL), *out = NULL;
+  tfd_tensor *x = NULL, *out = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, &x, NULL);
   CHECK_INT(tfd_session_run_callable(s, h, NULL, &x, &out, NULL, st), TFD_OK);
   CHECK(out && *(const float *)tfd_tensor_const_data(out) == 4.0f);
   tfd_tensor_unref(out);

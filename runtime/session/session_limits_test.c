@@ -63,7 +63,8 @@ static int one_session(const tfd_graph_def *g, const tfd_session_options *o, int
     return 0;
   }
   float v = (float)(i % 10);
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, st), *out[1] = {NULL};
+  tfd_tensor *x = NULL, *out[1] = {NULL};
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &v, 4, &x, st);
   const char *feeds[] = {"x"}, *fetch[] = {"z"};
   int ok = tfd_session_run(s, NULL, feeds, &x, 1, fetch, 1, NULL, 0, out, NULL, st) == TFD_OK &&
            *(const float *)tfd_tensor_const_data(out[0]) == -v * v;

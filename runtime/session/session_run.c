@@ -62,7 +62,7 @@ tfd_code tfd_session_run(tfd_session *s, const tfd_run_options *ro, const char *
   return code;
 }
 
-tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
+static tfd_run *run_async(tfd_session *s, const tfd_run_options *ro, const char *const *feed_names,
                                tfd_tensor *const *feed_values, int nf, const char *const *fetch_names, int nfe,
                                const char *const *targets, int nt, tfd_run_metadata *meta, tfd_run_done_fn done,
                                void *done_arg, tfd_status *st) {
@@ -76,4 +76,15 @@ tfd_run *tfd_session_run_async(tfd_session *s, const tfd_run_options *ro, const 
     run_impl(s, ro, feed_names, feed_values, nf, fetch_names, nfe, targets, nt, NULL, meta, &a, st);
   tfd_ds_leave(s); /* a run that started holds the session until it ends */
   return a.run;
+}
+
+tfd_code tfd_session_run_async(tfd_session *s, const tfd_run_options *options, const char *const *feed_names,
+                               tfd_tensor *const *feed_values, int num_feeds, const char *const *fetch_names,
+                               int num_fetches, const char *const *targets, int num_targets, tfd_run_metadata *meta,
+                               tfd_run_done_fn done, void *done_arg, tfd_run **out, tfd_status *status) {
+  tfd_status_reset(status);
+  if (tfd_arg_required(status, "tfd_session_run_async", "out", out)) return TFD_INVALID_ARGUMENT;
+  tfd_status local = TFD_STATUS_INIT;
+  *out = run_async(s, options, feed_names, feed_values, num_feeds, fetch_names, num_fetches, targets, num_targets, meta, done, done_arg, &local);
+  return tfd_status_move(status, &local);
 }

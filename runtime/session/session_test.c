@@ -442,7 +442,8 @@ static void test_timeout_of_a_step_that_cannot_wait(void) {
   tfd_session_new(o, NULL, NULL, &s, st);
   CHECK_INT(tfd_session_create(s, g, st), TFD_OK);
   int64_t dims[] = {256, 256};
-  tfd_tensor *x = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, st), *out[2] = {NULL, NULL};
+  tfd_tensor *x = NULL, *out[2] = {NULL, NULL};
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, &x, st);
   memset(tfd_tensor_data(x), 0, tfd_tensor_byte_size(x));
   const char *feed = "x", *fetches[] = {"a", "b15"};
   tfd_run_options ro = {.timeout_ms = 1}; /* sixteen 256x256 products take longer */

@@ -69,9 +69,10 @@ static void test_run_option_range(void) {
   const char *fetch = "y", *feed = "x";
   int64_t one = 1;
   float v = 3;
-  tfd_tensor *x = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, NULL);
+  tfd_tensor *x = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &one, 1, &v, sizeof v, &x, NULL);
   tfd_run_options ro = {.inter_op_thread_pool = 7};
-  CHECK(tfd_session_run_async(s, &ro, &feed, &x, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, st) == NULL);
+  CHECK(tfd_session_run_async(s, &ro, &feed, &x, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &(tfd_run *){NULL}, st) != TFD_OK);
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "Invalid inter_op_thread_pool: 7");
   /* A callable takes the run's options per call. */
   int64_t h = tfd_session_make_callable(s, &feed, 1, &fetch, 1, NULL, 0, st);

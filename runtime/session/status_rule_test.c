@@ -37,7 +37,8 @@ static void test_a_step_through_a_stale_status(void) {
   CHECK_INT(tfd_session_create(s, g, stale()), TFD_OK);
   CHECK_CLEAN();
   int64_t dims[1] = {2};
-  tfd_tensor *in = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 1, stale());
+  tfd_tensor *in = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, 1, &in, stale());
   CHECK(in != NULL);
   CHECK_CLEAN();
   float *v = tfd_tensor_data(in);

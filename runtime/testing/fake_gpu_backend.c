@@ -196,7 +196,8 @@ static int fake_init(const tfd_backend_host *host, char *why, size_t cap) {
 }
 
 static tfd_code fake_register_factories(tfd_factory_registry *r, tfd_status *st) {
-  tfd_device_factory *f = tfd_device_factory_new(&fake_factory_ops, NULL, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&fake_factory_ops, NULL, &f, st);
   if (!f) return tfd_status_code(st);
   tfd_code code = tfd_factory_registry_register(r, "GPU", f, TFD_PRIORITY_GPU, st);
   tfd_device_factory_unref(f);

@@ -30,10 +30,10 @@ static tfd_graph_def *mixed_graph(void) {
   tg_node(g, "a", "Identity", "x", NULL, GPU0);
   int32_t shape[] = {3, 2}, dims[] = {2, 2};
   int64_t d2[] = {2}, d0[] = {0};
-  tg_set_tensor(tg_node(g, "shape", "Const", NULL, NULL, GPU0), "value", tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, shape, sizeof shape, NULL));
+  tg_set_tensor(tg_node(g, "shape", "Const", NULL, NULL, GPU0), "value", tfd_test_tensor(TFD_INT32, d2, 1, shape, sizeof shape, NULL));
   tg_node(g, "r", "Reshape", "a", "shape", GPU0);
   tg_node(g, "sq", "Square", "r", NULL, NULL);
-  tg_set_tensor(tg_node(g, "dims", "Const", NULL, NULL, GPU0), "value", tfd_tensor_from_bytes(NULL, TFD_INT32, d2, 1, dims, sizeof dims, NULL));
+  tg_set_tensor(tg_node(g, "dims", "Const", NULL, NULL, GPU0), "value", tfd_test_tensor(TFD_INT32, d2, 1, dims, sizeof dims, NULL));
   float seven = 7.5f, c[] = {1, -2, 3};
   int64_t d3[] = {3};
   tg_set_tensor(tg_node(g, "seven", "Const", NULL, NULL, GPU0), "value", tg_f32(&seven, d0, 0));
@@ -119,7 +119,8 @@ static void test_copies(void) {
         size_t bytes = (size_t)n * tfd_dtype_size(types[t]);
         unsigned char *src = malloc(bytes + 1);
         for (size_t i = 0; i < bytes; i++) src[i] = types[t] == TFD_BOOL ? (unsigned char)(i % 2) : (unsigned char)(i * 7 + 1);
-        tfd_tensor *h = tfd_tensor_from_bytes(NULL, types[t], &n, 1, src, bytes, st);
+        tfd_tensor *h = NULL;
+        tfd_tensor_from_bytes(NULL, types[t], &n, 1, src, bytes, &h, st);
         tfd_tensor *d = h ? tfd_tensor_copy_to(h, mem, st) : NULL;
         CHECK(d && !tfd_tensor_on_host(d));
         if (d && bytes) /* what sits in device memory is not the host's bytes (the fake stores them inverted) */
@@ -139,7 +140,8 @@ static void test_copies(void) {
     /* from_bytes straight into device memory goes through the copy too */
     float v[] = {1.5f, -2};
     int64_t n2 = 2;
-    tfd_tensor *d = tfd_tensor_from_bytes(mem, TFD_FLOAT32, &n2, 1, v, sizeof v, st);
+    tfd_tensor *d = NULL;
+    tfd_tensor_from_bytes(mem, TFD_FLOAT32, &n2, 1, v, sizeof v, &d, st);
     tfd_tensor *back = d ? tfd_tensor_copy_to(d, NULL, st) : NULL;
     CHECK(back && ((const float *)tfd_tensor_const_data(back))[1] == -2);
     tfd_tensor_unref(back);
@@ -160,8 +162,8 @@ static void test_eager_on_gpu(void) {
     tfd_node_def *fill = tfd_graph_def_add_node(g, "fill", "Fill", st);
     int64_t dims[] = {2, 3}, n2 = 2;
     float one = 2.25f;
-    tfd_tensor *in[2] = {tfd_tensor_from_bytes(NULL, TFD_INT64, &n2, 1, dims, sizeof dims, st),
-                         tfd_tensor_from_bytes(NULL, TFD_FLOAT32, NULL, 0, &one, 4, st)};
+    tfd_tensor *in[2] = {tfd_test_tensor(TFD_INT64, &n2, 1, dims, sizeof dims, st),
+                         tfd_test_tensor(TFD_FLOAT32, NULL, 0, &one, 4, st)};
     tfd_tensor *out[4] = {0};
     int nout = 0;
     CHECK_INT(tfd_device_run_op(gpu, fill, in, 2, NULL, out, &nout, st), TFD_OK);

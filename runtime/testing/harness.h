@@ -19,6 +19,15 @@ typedef struct tfd_test {
 
 static int tfd_test_failed_checks;
 
+/* A host tensor of dtype dt and shape dims holding a copy of data, for a test's feeds and constants
+ * written inline: the new reference (the caller's), NULL with st set when it cannot be made. */
+static inline tfd_tensor *tfd_test_tensor(tfd_dtype dt, const int64_t *dims, int ndims, const void *data, size_t nbytes,
+                                          tfd_status *st) {
+  tfd_tensor *t = NULL;
+  tfd_tensor_from_bytes(NULL, dt, dims, ndims, data, nbytes, &t, st);
+  return t;
+}
+
 #define CHECK(cond)                                                                  \
   do {                                                                               \
     if (!(cond)) {                                                                   \

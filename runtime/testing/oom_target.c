@@ -90,7 +90,8 @@ static tfd_code build_graph(host *h) {
   if (!h->g) return tfd_status_setf(h->st, TFD_RESOURCE_EXHAUSTED, "tfd_graph_def_new: out of memory");
   static const float w[4] = {1, 2, 3, 4};
   static const int64_t dims[2] = {2, 2};
-  tfd_tensor *wt = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, w, sizeof w, h->st);
+  tfd_tensor *wt = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, w, sizeof w, &wt, h->st);
   if (!wt) return tfd_status_code(h->st);
   tfd_attr_value value = {.type = TFD_ATTR_TENSOR, .tensor = wt};
   tfd_attr_value shape = {.type = TFD_ATTR_SHAPE, .shape = {.ndims = 2, .dims = {2, 2}}};
@@ -125,7 +126,9 @@ static tfd_code create(host *h) { return tfd_session_create(h->s, h->g, h->st); 
 static tfd_tensor *feed_x(host *h) {
   static const float x[4] = {1, -1, 0, 2};
   static const int64_t dims[2] = {2, 2};
-  return tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, x, sizeof x, h->st);
+  tfd_tensor *made = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, x, sizeof x, &made, h->st);
+  return made;
 }
 
 static tfd_code check_values(host *h, tfd_tensor *t, const float *want, int n) {
@@ -191,7 +194,9 @@ static tfd_code async_run(host *h) {
   tfd_tensor *x = feed_x(h), *out = NULL;
   if (!x) return tfd_status_code(h->st);
   const char *feeds[] = {"x"}, *fetches[] = {"out"};
-  tfd_run *r = tfd_session_run_async(h->s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, h->st);
+  tfd_run *r = NULL;
+  tfd_session_run_async(h->s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL,
+                        NULL, NULL, &r, h->st);
   tfd_tensor_unref(x);
   if (!r) return tfd_status_code(h->st);
   tfd_code code = tfd_run_wait(r, -1, h->st) ? tfd_status_code(h->st) : bad(h, "%s", "wait(-1) returned before the end");
@@ -297,7 +302,7 @@ static tfd_code run_model(host *h) {
     int64_t dims[TFD_MAX_DIMS];
     int nd = in.shapes[i].ndims < 0 ? 0 : in.shapes[i].ndims;
     for (int d = 0; d < nd; d++) dims[d] = in.shapes[i].dims[d] < 0 ? 1 : in.shapes[i].dims[d];
-    feeds[i] = tfd_tensor_new(NULL, in.types[i], dims, nd, h->st);
+    tfd_tensor_new(NULL, in.types[i], dims, nd, &feeds[i], h->st);
     if (!feeds[i]) code = tfd_status_code(h->st);
     else memset(tfd_tensor_data(feeds[i]), 0, tfd_tensor_byte_size(feeds[i]));
   }

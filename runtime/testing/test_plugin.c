@@ -67,7 +67,8 @@ static tfd_code plugdev_create(void *self, void *host_ctx, const tfd_session_opt
   char name[256];
   snprintf(name, sizeof name, "%s/device:PLUGDEV:0", prefix);
   tfd_cpu_device_config cfg = {.name = name, .device_type = "PLUGDEV", .num_threads = 1, .own_threadpool = true};
-  tfd_device *d = tfd_cpu_device_new(&cfg, st);
+  tfd_device *d = NULL;
+  tfd_cpu_device_new(&cfg, &d, st);
   if (!d) return tfd_status_code(st);
   tfd_code code = tfd_device_list_push(out, d, st);
   tfd_device_unref(d);
@@ -93,7 +94,8 @@ tfd_code tfd_plugin_init(tfd_status *st) {
                           .destroy = scale_destroy, .compute = scale_compute};
   if (tfd_custom_kernel_register(&k, st) != TFD_OK || tfd_kernel_register_transfers("PLUGDEV", st) != TFD_OK)
     return tfd_status_code(st);
-  tfd_device_factory *f = tfd_device_factory_new(&plugdev_ops, NULL, st);
+  tfd_device_factory *f = NULL;
+  tfd_device_factory_new(&plugdev_ops, NULL, &f, st);
   if (!f) return tfd_status_code(st);
   tfd_code code = tfd_factory_registry_register_builtin("PLUGDEV", f, 5, st);
   tfd_device_factory_unref(f);

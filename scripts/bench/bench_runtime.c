@@ -93,7 +93,8 @@ static void header(const char *unit, const char *base) {
 }
 
 static tfd_tensor *random_tensor(const int64_t *dims, int nd, unsigned seed) {
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT32, dims, nd, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, nd, &t, NULL);
   float *p = tfd_tensor_data(t);
   for (int64_t i = 0; i < tfd_tensor_numel(t); i++) {
     seed = seed * 1103515245u + 12345u;
@@ -255,7 +256,7 @@ static void fake_identity(fake_kernel *k, tfd_tensor **in, tfd_tensor **out) {
 
 static void fake_add(fake_kernel *k, tfd_tensor **in, tfd_tensor **out) {
   int64_t one = 1;
-  *out = tfd_tensor_new(NULL, TFD_FLOAT32, &one, 1, NULL);
+  tfd_tensor_new(NULL, TFD_FLOAT32, &one, 1, out, NULL);
   *(float *)tfd_tensor_data(*out) = *(const float *)tfd_tensor_const_data(*in) + *(const float *)tfd_tensor_const_data(k->c);
 }
 
@@ -1042,7 +1043,9 @@ static void copy_floor(void *p) {
 static tfd_tensor *int32_tensor(const int32_t *v, const int64_t *dims, int nd) {
   int64_t n = 1;
   for (int i = 0; i < nd; i++) n *= dims[i];
-  return tfd_tensor_from_bytes(NULL, TFD_INT32, dims, nd, v, (size_t)n * 4, NULL);
+  tfd_tensor *made = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_INT32, dims, nd, v, (size_t)n * 4, &made, NULL);
+  return made;
 }
 
 static void bench_one_move(const char *name, tfd_graph_def *g, tfd_tensor *x, int reps) {
@@ -1163,7 +1166,9 @@ static void complex_floor(void *arg) {
 static tfd_tensor *complex_tensor(int64_t n, unsigned seed) {
   int64_t twice[1] = {2 * n}, dims[1] = {n};
   tfd_tensor *f = random_tensor(twice, 1, seed);
-  tfd_tensor *c = tfd_tensor_from_bytes(NULL, TFD_COMPLEX64, dims, 1, tfd_tensor_data(f), (size_t)n * 8, NULL);
+  tfd_tensor *c = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_COMPLEX64, dims, 1, tfd_tensor_data(f),
+                        (size_t)n * 8, &c, NULL);
   tfd_tensor_unref(f);
   return c;
 }
@@ -1177,7 +1182,8 @@ static void bench_complex(void) {
   int64_t n = 1 << 19, dims[1] = {n}, fft_dims[2] = {512, 1024};
   tfd_tensor *re = random_tensor(dims, 1, 70), *im = random_tensor(dims, 1, 71);
   tfd_tensor *za = complex_tensor(n, 72), *zb = complex_tensor(n, 73);
-  tfd_tensor *zf = tfd_tensor_reshape(za, fft_dims, 2, NULL);
+  tfd_tensor *zf = NULL;
+  tfd_tensor_reshape(za, fft_dims, 2, &zf, NULL);
   float *y = malloc((size_t)n * 2 * sizeof *y), *work = malloc((size_t)n * 2 * sizeof *work), tw[1024];
   for (int k = 0; k < 512; k++) {
     tw[2 * k] = (float)cos(-2 * M_PI * k / 1024);

@@ -65,7 +65,8 @@ static copy_row time_h2d(tfd_allocator *dev, tfd_allocator *host, size_t n, void
   double *t = malloc(sizeof(double) * (size_t)reps), *u = malloc(sizeof(double) * (size_t)reps);
   int64_t dims[] = {(int64_t)n};
   copy_row r = {-1, -1};
-  tfd_tensor *h = tfd_tensor_new(host, TFD_UINT8, dims, 1, NULL);
+  tfd_tensor *h = NULL;
+  tfd_tensor_new(host, TFD_UINT8, dims, 1, &h, NULL);
   if (!h) goto out;
   memset(tfd_tensor_data(h), 7, n);
   for (int i = -3; i < reps; i++) { /* three warm-up rounds */
@@ -97,7 +98,8 @@ static copy_row time_d2h(tfd_allocator *dev, tfd_allocator *host, size_t n, void
   double *t = malloc(sizeof(double) * (size_t)reps), *u = malloc(sizeof(double) * (size_t)reps);
   int64_t dims[] = {(int64_t)n};
   copy_row r = {-1, -1};
-  tfd_tensor *d = tfd_tensor_new(dev, TFD_UINT8, dims, 1, NULL);
+  tfd_tensor *d = NULL;
+  tfd_tensor_new(dev, TFD_UINT8, dims, 1, &d, NULL);
   if (!d) goto out;
   cudaMemset(tfd_tensor_data(d), 3, n);
   cudaDeviceSynchronize();
@@ -185,7 +187,8 @@ static double step_median(bool with_gpu, int steps, tfd_status *st) {
   float c[16];
   for (int i = 0; i < 16; i++) c[i] = (float)i;
   int64_t dims[] = {4, 4};
-  tfd_tensor *v = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, c, sizeof c, NULL);
+  tfd_tensor *v = NULL;
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 2, c, sizeof c, &v, NULL);
   tfd_attr_value a = {.type = TFD_ATTR_TENSOR, .tensor = v};
   tfd_node_def_set_attr(node(g, "c", "Const", NULL, with_gpu ? "/device:CPU:0" : NULL), "value", &a, NULL);
   tfd_tensor_unref(v);
@@ -451,7 +454,8 @@ static tfd_node_def *gpu_node(tfd_graph_def *g, const char *name, const char *op
 
 /* A Const on GPU:0 (too large to be folded: the optimiser folds results up to 10 MiB). */
 static void gpu_const(tfd_graph_def *g, const char *name, const int64_t *dims, int nd, float value) {
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT32, dims, nd, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, nd, &t, NULL);
   float *p = tfd_tensor_data(t);
   for (int64_t i = 0, n = tfd_tensor_numel(t); i < n; i++) p[i] = value + (float)(i % 7) * 0.125f;
   tfd_attr_value a = {.type = TFD_ATTR_TENSOR, .tensor = t};
@@ -530,7 +534,9 @@ static double chain_median(int len, int reps, bool graphs, tfd_status *st) {
   if (s) {
     int64_t dims[] = {16};
     float v[16] = {0};
-    tfd_tensor *feed = tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, NULL);
+    tfd_tensor *feed = NULL;
+    tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, 1, v, sizeof v, &feed,
+                          NULL);
     const char *feed_name = "x", *fetch = name;
     double *t = malloc(sizeof(double) * (size_t)reps);
     int done = 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../device_kernel.h"
 #include "../device_math_elem.h"
 #include "../kernel_shared.h"
@@ -215,7 +216,7 @@ static void k_sparse_segment(tfd_kernel *k, tfd_kernel_context *c) {
                                          p.n, p.slice, tfd_tensor_data(out), &st), &st);
   }
   if (ok && (k->code & 3) != 0 && p.n > 0 && total > 0) { /* Mean, SqrtN: each row over its count (1 when empty) */
-    ok = (hdiv = tfd_tensor_new(NULL, dt, p.dims, p.nd, NULL)) != NULL;
+    ok = (hdiv = tfd_tensor_make(NULL, dt, p.dims, p.nd, NULL)) != NULL;
     if (!ok) tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory");
     int64_t segs = total / p.slice, *count = ok ? calloc((size_t)segs, sizeof *count) : NULL;
     if (ok && !count) {

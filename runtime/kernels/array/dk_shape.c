@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../device_kernel.h"
 #include "../device_math_elem.h"
 #include "gather_logic.h"
@@ -641,7 +642,7 @@ static void k_range(tfd_kernel *k, tfd_kernel_context *c, const tfd_device_math 
                               r.delta < big);
   tfd_tensor *out = NULL;
   if (!exact) {
-    tfd_tensor *hv = tfd_tensor_new(NULL, TFD_INT64, &n, 1, NULL);
+    tfd_tensor *hv = tfd_tensor_make(NULL, TFD_INT64, &n, 1, NULL);
     if (!hv) {
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory making a range of %lld values", (long long)n);
       return;

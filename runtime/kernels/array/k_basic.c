@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../../core/checked.h"
 #include "../../core/status_internal.h"
 #include "../../core/half.h"
@@ -78,7 +79,7 @@ static void k_reshape(tfd_kernel *k, tfd_kernel_context *c) {
     dims[unknown_at] = n / known;
   }
   tfd_status tmp = TFD_STATUS_INIT;
-  c->outputs[0] = tfd_tensor_reshape(in, dims, nd, &tmp);
+  c->outputs[0] = tfd_tensor_make_reshape(in, dims, nd, &tmp);
   if (!c->outputs[0]) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "Input to reshape is a tensor with %lld values: %s", (long long)n,
                     tfd_status_message(&tmp));

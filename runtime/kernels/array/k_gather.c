@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../../core/status_internal.h"
 #include "gather_logic.h"
 #include "../kernel.h"
@@ -198,7 +199,7 @@ tfd_code tfd_setup_gather(tfd_kernel *k, const tfd_kernel_init *init, tfd_status
     k->compute = k_gather;
   } else if (strcmp(op, "Gather") == 0) {
     int32_t zero = 0;
-    if (!(k->value = tfd_tensor_from_bytes(NULL, TFD_INT32, NULL, 0, &zero, sizeof zero, st))) return tfd_status_code(st);
+    if (!(k->value = tfd_tensor_make_from_bytes(NULL, TFD_INT32, NULL, 0, &zero, sizeof zero, st))) return tfd_status_code(st);
     k->index = 0;
     k->compute = k_gather_v1;
   } else if (strcmp(op, "GatherNd") == 0) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../../core/status_internal.h"
 #include "../kernel.h"
 #include "../kernel_shared.h"
@@ -11,7 +12,7 @@
 /* A view of `in` with new dims (same elements), as the kernel's output. */
 static void reshaped(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *in, const int64_t *dims, int nd) {
   tfd_status tmp = TFD_STATUS_INIT;
-  c->outputs[0] = tfd_tensor_reshape(in, dims, nd, &tmp);
+  c->outputs[0] = tfd_tensor_make_reshape(in, dims, nd, &tmp);
   if (!c->outputs[0]) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
     tfd_status_clear(&tmp);

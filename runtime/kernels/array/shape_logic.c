@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../../core/tensor_internal.h"
 #include "../../core/checked.h"
 #include "../../core/status_internal.h"
 #include "../kernel_shared.h"
@@ -223,7 +224,7 @@ bool tfd_strided_slice_shape(tfd_kernel_context *c, const tfd_kernel *k, tfd_str
 void tfd_strided_slice_output(tfd_kernel_context *c, const tfd_kernel *k, tfd_tensor *strided,
                               const tfd_strided_slice_plan *p) {
   tfd_status tmp = TFD_STATUS_INIT;
-  c->outputs[0] = tfd_tensor_reshape(strided, p->final.dims, p->final.ndims, &tmp);
+  c->outputs[0] = tfd_tensor_make_reshape(strided, p->final.dims, p->final.ndims, &tmp);
   tfd_tensor_unref(strided);
   if (!c->outputs[0]) {
     tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));

@@ -277,7 +277,7 @@ static void k_from_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   for (int64_t i = 0; l && i < ts.dims[0]; i++) {
     tfd_status tmp = TFD_STATUS_INIT;
     /* A view of row i: elements are never written, so they may share the input's buffer. */
-    l->items[i] = tfd_tensor_slice(t, i, &tmp);
+    l->items[i] = tfd_tensor_make_slice(t, i, &tmp);
     if (!l->items[i]) {
       tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
       tfd_status_clear(&tmp);
@@ -523,7 +523,7 @@ static void k_element_shape(tfd_kernel *k, tfd_kernel_context *c) {
   const tfd_shape *s = &l->element_shape;
   int64_t n = s->ndims;
   tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *out = tfd_tensor_new(NULL, k->dst, &n, s->ndims < 0 ? 0 : 1, &st);
+  tfd_tensor *out = tfd_tensor_make(NULL, k->dst, &n, s->ndims < 0 ? 0 : 1, &st);
   if (!out) {
     tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
     tfd_status_clear(&st);
@@ -627,7 +627,7 @@ static void k_scatter(tfd_kernel *k, tfd_kernel_context *c) {
   tensor_list *l = list_new(tfd_tensor_dtype(t), &shape, size);
   for (int64_t j = 0; l && j < n; j++) {
     tfd_status tmp = TFD_STATUS_INIT;
-    tfd_tensor *row = tfd_tensor_slice(t, j, &tmp);
+    tfd_tensor *row = tfd_tensor_make_slice(t, j, &tmp);
     if (!row) {
       tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
       tfd_status_clear(&tmp);
@@ -701,7 +701,7 @@ static void k_scatter_into(tfd_kernel *k, tfd_kernel_context *c) {
   }
   for (int64_t j = 0; j < is.dims[0]; j++) {
     tfd_status tmp = TFD_STATUS_INIT;
-    tfd_tensor *row = tfd_tensor_slice(t, j, &tmp);
+    tfd_tensor *row = tfd_tensor_make_slice(t, j, &tmp);
     if (!row) {
       tfd_kernel_fail(c, k, tfd_status_code(&tmp), "%s", tfd_status_message(&tmp));
       tfd_status_clear(&tmp);
@@ -905,7 +905,7 @@ static void k_concat(tfd_kernel *k, tfd_kernel_context *c) {
   const int64_t *lead = lead_t ? tfd_tensor_const_data(lead_t) : NULL;
   int64_t n = l->n;
   tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *lengths = tfd_tensor_new(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
+  tfd_tensor *lengths = tfd_tensor_make(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
   if (!lengths) {
     tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st));
     tfd_status_clear(&st);

@@ -81,7 +81,8 @@ static void wait_until_quiet(void) {
 
 static tfd_tensor *filled(int64_t rows, int64_t cols, unsigned seed) {
   int64_t dims[2] = {rows, cols};
-  tfd_tensor *t = tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, NULL);
+  tfd_tensor *t = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, dims, 2, &t, NULL);
   float *p = tfd_tensor_data(t);
   for (int64_t i = 0; i < rows * cols; i++) {
     seed = seed * 1103515245u + 12345u;
@@ -189,7 +190,8 @@ static tfd_tensor *run_dense(bool optimize, int64_t rows, const char **last_op) 
   set_dtype(node(g, "x", "Placeholder", NULL, NULL));
   set_value(node(g, "w", "Const", NULL, NULL), filled(64, 48, 5));
   int64_t bd[1] = {48};
-  tfd_tensor *b = tfd_tensor_new(NULL, TFD_FLOAT32, bd, 1, NULL);
+  tfd_tensor *b = NULL;
+  tfd_tensor_new(NULL, TFD_FLOAT32, bd, 1, &b, NULL);
   for (int i = 0; i < 48; i++) ((float *)tfd_tensor_data(b))[i] = (float)(i % 7) * 0.25f - 0.75f;
   set_value(node(g, "b", "Const", NULL, NULL), b);
   node(g, "mm", "MatMul", "x", "w");

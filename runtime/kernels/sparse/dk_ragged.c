@@ -43,7 +43,7 @@ static void k_ragged_gather(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_dtype splits_dt = tfd_tensor_dtype(c->inputs[0]);
   tfd_status st = TFD_STATUS_INIT;
   for (int d = 0; ok && d < p.nsplits; d++) { /* made on the host, then moved where Tsplits lives */
-    tfd_tensor *h = tfd_tensor_new(NULL, splits_dt, &p.nsplit[d], 1, &st);
+    tfd_tensor *h = tfd_tensor_make(NULL, splits_dt, &p.nsplit[d], 1, &st);
     ok = h != NULL || tfd_dk_ok(k, c, tfd_status_code(&st), &st);
     for (int64_t i = 0; h && i < p.nsplit[d]; i++) {
       if (splits_dt == TFD_INT32) ((int32_t *)tfd_tensor_data(h))[i] = (int32_t)p.splits[d][i];
@@ -96,7 +96,7 @@ static void k_ragged_to_tensor(tfd_kernel *k, tfd_kernel_context *c) {
   if (ok && p.total > 0) {
     /* the default's cell in every cell and one spare */
     int64_t cells1 = p.cells + 1, fdims[2] = {cells1, p.cell_elems};
-    tfd_tensor *h = tfd_tensor_from_bytes(NULL, dt, &p.cell_elems, 1, p.cell, (size_t)p.cell_elems * es, &st);
+    tfd_tensor *h = tfd_tensor_make_from_bytes(NULL, dt, &p.cell_elems, 1, p.cell, (size_t)p.cell_elems * es, &st);
     ok = (h || tfd_dk_ok(k, c, tfd_status_code(&st), &st)) && (cell = tfd_dk_to_device(c, k, h)) &&
          (full = tfd_dk_alloc_device(c, k, dt, fdims, 2));
     tfd_tensor_unref(h);

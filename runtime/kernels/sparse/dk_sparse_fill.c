@@ -12,6 +12,7 @@
  * the host. */
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../device_kernel.h"
 #include "../kernel_shared.h"
 
@@ -169,7 +170,7 @@ static void k_sparse_reshape(tfd_kernel *k, tfd_kernel_context *c) {
     return;
   }
   tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *host = tfd_tensor_from_bytes(NULL, TFD_INT64, &p.out_rank, 1, p.out_dims,
+  tfd_tensor *host = tfd_tensor_make_from_bytes(NULL, TFD_INT64, &p.out_rank, 1, p.out_dims,
                                            (size_t)p.out_rank * sizeof *p.out_dims, &st);
   if (!host) {
     tfd_dk_ok(k, c, tfd_status_code(&st), &st);

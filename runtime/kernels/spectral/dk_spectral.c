@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../math/cwise_logic.h"
 #include "../device_kernel.h"
 #include "../kernel_shared.h"
@@ -243,8 +244,8 @@ static void k_dft(tfd_kernel *k, tfd_kernel_context *c) {
   /* W's parts on the host, in double as the CPU's twiddles, then rounded: cos and -+sin of 2 pi (j k mod n) / n */
   int64_t wdims[2] = {n, n};
   tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *hw[2] = {tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st), NULL};
-  hw[1] = hw[0] ? tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
+  tfd_tensor *hw[2] = {tfd_tensor_make(NULL, TFD_FLOAT32, wdims, 2, &st), NULL};
+  hw[1] = hw[0] ? tfd_tensor_make(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
   bool inverse = k->dk_op == C_IFFT, ok = hw[1] != NULL;
   if (!ok) {
     tfd_dk_ok(k, c, tfd_status_code(&st), &st);
@@ -313,8 +314,8 @@ static void k_real_dft(tfd_kernel *k, tfd_kernel_context *c) {
   /* the two matrices on the host: RFFT [n, bins] cos and -sin; IRFFT [bins, n] w cos / n and -w sin / n */
   int64_t wdims[2] = {forward ? n : bins, forward ? bins : n};
   tfd_status st = TFD_STATUS_INIT;
-  tfd_tensor *hw[2] = {tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st), NULL}, *dw[2] = {NULL, NULL};
-  hw[1] = hw[0] ? tfd_tensor_new(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
+  tfd_tensor *hw[2] = {tfd_tensor_make(NULL, TFD_FLOAT32, wdims, 2, &st), NULL}, *dw[2] = {NULL, NULL};
+  hw[1] = hw[0] ? tfd_tensor_make(NULL, TFD_FLOAT32, wdims, 2, &st) : NULL;
   bool ok = hw[1] != NULL;
   if (!ok) {
     tfd_dk_ok(k, c, tfd_status_code(&st), &st);

@@ -202,7 +202,8 @@ static tfd_resource *make_table(tfd_kernel *k, tfd_kernel_context *c, kernel_sta
   }
   for (int64_t attempt = 1;; attempt++) {
     table *t = calloc(1, sizeof *t);
-    r = t ? tfd_resource_new(TABLE_TYPE, t, table_destroy, &tmp) : NULL;
+    r = NULL;
+    if (t) tfd_resource_new(TABLE_TYPE, t, table_destroy, &r, &tmp);
     if (!r) {
       free(t);
       tfd_status_clear(&tmp);

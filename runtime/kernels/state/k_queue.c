@@ -215,7 +215,8 @@ static void k_fifo_queue(tfd_kernel *k, tfd_kernel_context *c) {
   tfd_status_clear(&tmp);
   if (!r) {
     queue *q = calloc(1, sizeof *q);
-    r = q ? tfd_resource_new("Queue", q, queue_destroy, &tmp) : NULL;
+    r = NULL;
+    if (q) tfd_resource_new("Queue", q, queue_destroy, &r, &tmp);
     if (!r) {
       free(q);
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory creating queue '%s'", h.name);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/tensor_internal.h"
 #include "../../core/status_internal.h"
 #include "../kernel.h"
 #include "../kernel_shared.h"
@@ -65,7 +66,8 @@ static void k_create(tfd_kernel *k, tfd_kernel_context *c) {
   }
   tensor_array *a = calloc(1, sizeof *a);
   tfd_status tmp = TFD_STATUS_INIT;
-  tfd_resource *r = a && resize(a, size) ? tfd_resource_new(TYPE_NAME, a, ta_destroy, &tmp) : NULL;
+  tfd_resource *r = NULL;
+  if (a && resize(a, size)) tfd_resource_new(TYPE_NAME, a, ta_destroy, &r, &tmp);
   if (!r) {
     if (a) free(a->elems), free(a->cleared);
     free(a);
@@ -348,7 +350,7 @@ static void k_tensor_array(tfd_kernel *k, tfd_kernel_context *c) {
       tfd_tensor *out = ok ? join(k, c, a, parts, n, k->code == TA_CONCAT) : NULL;
       if (out && k->code == TA_CONCAT) {
         tfd_status st = TFD_STATUS_INIT;
-        tfd_tensor *lengths = tfd_tensor_new(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
+        tfd_tensor *lengths = tfd_tensor_make(NULL, TFD_INT64, &n, 1, &st); /* made on the host, then moved */
         if (!lengths) tfd_kernel_fail(c, k, tfd_status_code(&st), "%s", tfd_status_message(&st)), tfd_status_clear(&st);
         for (int64_t i = 0; lengths && i < n; i++) ((int64_t *)tfd_tensor_data(lengths))[i] = tfd_tensor_dim(parts[i], 0);
         if ((lengths = tfd_kernel_host_to_home(c, k, lengths)) != NULL)

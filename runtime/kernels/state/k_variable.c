@@ -41,7 +41,8 @@ static variable *find_var(tfd_kernel *k, tfd_kernel_context *c, tfd_resource **r
     tfd_status_clear(&tmp);
     if (!create) break;
     variable *v = calloc(1, sizeof *v);
-    tfd_resource *r = v ? tfd_resource_new("Var", v, variable_destroy, &tmp) : NULL;
+    tfd_resource *r = NULL;
+    if (v) tfd_resource_new("Var", v, variable_destroy, &r, &tmp);
     if (!r) {
       free(v);
       tfd_kernel_fail(c, k, TFD_RESOURCE_EXHAUSTED, "out of memory creating variable '%s'", h->name);
