@@ -14,25 +14,12 @@ assert(luainc, "usage: tfdev check_doc_c.lua SOURCE_DIR WORK_DIR CC INCLUDE_DIR 
 local util = dofile((arg[0]:match("^(.*)/") or ".") .. "/script_util.lua")
 local write, sh, quote = util.write, util.sh, util.quote
 
--- The C blocks of a Markdown file: {line =, text =, given =, run =}.
+-- The C blocks of a Markdown file: {line =, body =, text =, given =, run =}.
 local function blocks(path)
-  local out, lines = {}, util.file_lines(path)
-  local i = 1
-  while i <= #lines do
-    if lines[i] == "```c" then
-      local b = { line = i, body = {} }
-      local above = lines[i - 1] or ""
-      b.given = above:match("^<!%-%- c%-given: (.-) %-%->$")
-      b.run = above:match("^<!%-%- c%-run: (.-) %-%->$")
-      i = i + 1
-      while i <= #lines and lines[i] ~= "```" do
-        b.body[#b.body + 1] = lines[i]
-        i = i + 1
-      end
-      b.text = table.concat(b.body, "\n") .. "\n"
-      out[#out + 1] = b
-    end
-    i = i + 1
+  local out = util.markdown_blocks(path, { ["```c"] = true })
+  for _, b in ipairs(out) do
+    b.given = b.above:match("^<!%-%- c%-given: (.-) %-%->$")
+    b.run = b.above:match("^<!%-%- c%-run: (.-) %-%->$")
   end
   return out
 end

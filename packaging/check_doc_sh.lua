@@ -22,23 +22,8 @@ local shells = { ["```sh"] = true, ["```bash"] = true, ["```shell"] = true, ["``
 
 -- The shell blocks of a Markdown file: {line =, text =, mark =, arg =}.
 local function blocks(path)
-  local out, lines = {}, util.file_lines(path)
-  local i = 1
-  while i <= #lines do
-    if shells[lines[i]] then
-      local b = { line = i, body = {} }
-      local above = lines[i - 1] or ""
-      b.mark, b.arg = above:match("^<!%-%- (sh%-[%a%-]+):? ?(.-) %-%->$")
-      i = i + 1
-      while i <= #lines and lines[i] ~= "```" do
-        b.body[#b.body + 1] = lines[i]
-        i = i + 1
-      end
-      b.text = table.concat(b.body, "\n") .. "\n"
-      out[#out + 1] = b
-    end
-    i = i + 1
-  end
+  local out = util.markdown_blocks(path, shells)
+  for _, b in ipairs(out) do b.mark, b.arg = b.above:match("^<!%-%- (sh%-[%a%-]+):? ?(.-) %-%->$") end
   return out
 end
 
