@@ -267,8 +267,7 @@ static int factory_new_device(lua_State *L) {
   tfd_status *st = tfdev_new_status(L);
   tfdev_call_ctx ctx = {L, 0}; /* the factory sees device_count[type] = 1, so rebuild the table */
   tfd_device *d = NULL;
-  tfd_factory_registry_new_device(tfdev_state(L)->registry, type, o, prefix,
-                                  &ctx, &d, st);
+  tfd_factory_registry_new_device(tfdev_state(L)->registry, type, o, prefix, &ctx, &d, st);
   if (!d) return tfdev_raise_status(L, st);
   tfdev_push_device(L, d);
   tfd_device_unref(d);

@@ -977,8 +977,7 @@ static int session_run_async(lua_State *L) {
   tfd_session *s = check_session(L, 1); /* after every step that could run Lua code */
   lsession *u = lua_touserdata(L, 1);
   lua_State *prev = enter_session(L, u); /* a synchronous session runs the step here */
-  tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf,
-                        a.fetches, a.nfe, a.targets, a.nt, f->meta,
+  tfd_session_run_async(s, &a.ro, a.feed_names, a.feed_values, a.nf, a.fetches, a.nfe, a.targets, a.nt, f->meta,
                         watch_done, f->watch, &f->run, a.st);
   leave_session(u, prev);
   started(f);
@@ -999,8 +998,7 @@ static int callable_run_async(lua_State *L) {
   tfd_session *s = c->owner->s; /* nothing ran Lua code since callable_feeds checked it */
   lua_State *prev = enter_session(L, c->owner);
   /* NULL options: the callable's own */
-  tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, watch_done,
-                                 f->watch, &f->run, st);
+  tfd_session_run_callable_async(s, c->handle, NULL, in, NULL, watch_done, f->watch, &f->run, st);
   leave_session(c->owner, prev);
   started(f);
   if (!f->run) return tfdev_raise_status(L, st);

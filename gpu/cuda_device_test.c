@@ -534,8 +534,7 @@ static void test_max_streams(void) {
     for (int i = 0; i < 64; i++) v[i] = i * i;
     int64_t dims[] = {64};
     tfd_tensor *d = NULL;
-    tfd_tensor_from_bytes(tfd_device_get_allocator(g.gpu), TFD_INT32, dims, 1,
-                          v, sizeof v, &d, NULL);
+    tfd_tensor_from_bytes(tfd_device_get_allocator(g.gpu), TFD_INT32, dims, 1, v, sizeof v, &d, NULL);
     tfd_tensor *back = d ? tfd_tensor_copy_to(d, NULL, NULL) : NULL;
     CHECK(back && memcmp(tfd_tensor_const_data(back), v, sizeof v) == 0);
     CHECK_INT(tfd_device_sync(g.gpu, NULL), TFD_OK);

@@ -41,8 +41,7 @@ void tfd_null_cudnn_set(const char *what, long long value, const int *algos);
 /* Runs the step feeding x (n floats, values v) and fetching `fetch`; the output or NULL. */
 static tfd_tensor *step(tfd_session *s, const float *v, int64_t n, const char *fetch, tfd_status *st) {
   tfd_tensor *x = NULL;
-  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * sizeof *v,
-                        &x, NULL);
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, &n, 1, v, (size_t)n * sizeof *v, &x, NULL);
   const char *feed = "x";
   tfd_tensor *out = NULL;
   if (tfd_session_run(s, NULL, &feed, &x, 1, &fetch, 1, NULL, 0, &out, NULL, st) != TFD_OK) out = NULL;
@@ -255,8 +254,7 @@ static void run_shaped(tfd_session *s, int count, const int64_t *dims, int nd, c
   for (int i = 0; i < nd; i++) n *= dims[i];
   float *v = calloc((size_t)n, sizeof *v);
   tfd_tensor *x = NULL;
-  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v,
-                        &x, NULL);
+  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * sizeof *v, &x, NULL);
   const char *feed = "x";
   for (int i = 0; s && i < count; i++) {
     tfd_tensor *out = NULL;

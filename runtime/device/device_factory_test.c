@@ -156,8 +156,7 @@ static void test_new_device(void) {
   tfd_session_options *o = tfd_session_options_new();
   tfd_session_options_set_device_count(o, "CPU", 4, st);
   tfd_device *d = NULL;
-  tfd_factory_registry_new_device(def, "CPU", o, "/job:w/replica:0/task:2",
-                                  NULL, &d, st);
+  tfd_factory_registry_new_device(def, "CPU", o, "/job:w/replica:0/task:2", NULL, &d, st);
   CHECK(d != NULL);
   CHECK_STR(tfd_device_name(d), "/job:w/replica:0/task:2/device:CPU:0");
   CHECK_INT(tfd_session_options_device_count(o, "CPU", 0), 4); /* caller's options untouched */

@@ -43,8 +43,7 @@ tfd_code tfd_local_device_init_pool(tfd_local_device *d, tfd_runtime *rt, int nu
     pool = d->owned_pool;
   } else {
     pthread_mutex_lock(&global_pool_mu);
-    if (!global_pool) tfd_threadpool_new("tfdev_intra", num_threads,
-                                         &global_pool, status);
+    if (!global_pool) tfd_threadpool_new("tfdev_intra", num_threads, &global_pool, status);
     pool = global_pool;
     if (pool) global_pool_users++;
     pthread_mutex_unlock(&global_pool_mu);

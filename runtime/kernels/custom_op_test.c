@@ -145,8 +145,7 @@ static void test_caller_thread_kernels(void) {
   tfd_tensor *in = tg_vec(x, 1), *out = NULL;
   ran_count = 0;
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, NULL,
-                        NULL, NULL, &r, st);
+  tfd_session_run_async(s, NULL, feeds, &in, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, &r, st);
   CHECK(r != NULL);
   CHECK(tfd_run_wait(r, 10000, st));
   CHECK_INT(tfd_status_code(st), TFD_OK);

@@ -147,8 +147,7 @@ static void test_session_run(void) {
   BAD("tfd_run_take_outputs: run is NULL", tfd_run_take_outputs(NULL, out, st));
   { /* not in a child: the run needs the inter-op pool's threads */
     tfd_run *r = NULL;
-    tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL,
-                          NULL, NULL, &r, st);
+    tfd_session_run_async(s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, &r, st);
     CHECK(r && tfd_run_wait(r, -1, st));
     tfd_status_reset(st);
     CHECK_INT(tfd_run_take_outputs(r, NULL, st), TFD_INVALID_ARGUMENT);

@@ -66,8 +66,7 @@ static void test_outputs_and_done(void) {
     tfd_run_metadata *meta = tfd_run_metadata_new();
     tfd_run_options ro = {.trace = true};
     tfd_run *r = NULL;
-    tfd_session_run_async(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, meta,
-                          log_done, &d, &r, st);
+    tfd_session_run_async(s, &ro, &feed, &x, 1, fetches, 2, NULL, 0, meta, log_done, &d, &r, st);
     CHECK(r != NULL);
     tfd_tensor_unref(x); /* the run holds its feeds */
     CHECK_INT(tfd_run_num_outputs(r), 2);
@@ -120,8 +119,7 @@ static void test_errors_match_the_blocking_run(void) {
   /* An unfed placeholder fails in its kernel, while the step runs. */
   CHECK(tfd_session_run(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, &out, NULL, want) == TFD_INVALID_ARGUMENT);
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, NULL,
-                        log_done, &d, &r, st);
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &y, 1, NULL, 0, NULL, log_done, &d, &r, st);
   CHECK(r != NULL);
   CHECK(tfd_run_wait(r, -1, st));
   CHECK_STATUS(st, TFD_INVALID_ARGUMENT, "You must feed a value for placeholder tensor 'x'");
@@ -155,8 +153,7 @@ static void test_cancel_a_blocked_step(void) {
   tfd_tensor *x = tg_vec(xv, 2);
   done_log d = {0};
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done,
-                        &d, &r, st);
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d, &r, st);
   CHECK(r != NULL);
   CHECK_INT(tfd_tensor_fill(x, &(float){9}, st), TFD_FAILED_PRECONDITION);
   CHECK_STATUS(st, TFD_FAILED_PRECONDITION, "tensor is in use by a running step");
@@ -197,8 +194,7 @@ static void test_run_deadline(void) {
   tfd_run_options ro = {.timeout_ms = 40};
   done_log d = {0};
   tfd_run *r = NULL;
-  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
-                        log_done, &d, &r, st);
+  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d, &r, st);
   CHECK(r != NULL);
   CHECK(!tfd_run_wait(r, 5, st)); /* the wait's own timeout, before the run's */
   CHECK(tfd_run_wait(r, 10000, st));
@@ -206,8 +202,7 @@ static void test_run_deadline(void) {
   CHECK_INT(atomic_load(&d.calls), 1);
   tfd_run_free(r);
   /* Polled: ready() past the deadline cancels it too. */
-  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL,
-                        NULL, &r, st);
+  tfd_session_run_async(s, &ro, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL, NULL, &r, st);
   CHECK(r != NULL);
   nap_ms(60);
   for (int i = 0; i < 2000 && !tfd_run_ready(r); i++) nap_ms(1);
@@ -225,8 +220,7 @@ static void test_free_while_in_flight(void) {
   const char *take = "take";
   done_log d = {0};
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
-                        log_done, &d, &r, st);
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d, &r, st);
   CHECK(r != NULL);
   nap_ms(10);
   tfd_run_free(r);
@@ -245,11 +239,9 @@ static void test_session_free_while_in_flight(void) {
   tfd_tensor *x = tg_vec(&xv, 1);
   done_log d1 = {0}, d2 = {0};
   tfd_run *r1 = NULL;
-  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
-                        log_done, &d1, &r1, st);
+  tfd_session_run_async(s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, log_done, &d1, &r1, st);
   tfd_run *r2 = NULL;
-  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done,
-                        &d2, &r2, st);
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &w, 1, NULL, 0, NULL, log_done, &d2, &r2, st);
   CHECK(r1 && r2);
   nap_ms(10);
   tfd_session_free(s);
@@ -285,8 +277,7 @@ static void test_session_free_as_runs_end(void) {
     tfd_run *r[RUNS];
     memset(d, 0, sizeof d);
     for (int i = 0; i < RUNS; i++) {
-      tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
-                            log_done, &d[i], &r[i], st);
+      tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, log_done, &d[i], &r[i], st);
       CHECK(r[i] != NULL);
     }
     if (round % 2) nap_ms(0); /* the runs end before, during or after the free */
@@ -358,8 +349,7 @@ static void chain_done(void *arg, const tfd_status *status) {
   }
   const char *take = "take";
   tfd_status *st = tfd_status_new();
-  tfd_session_run_async(c->s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL,
-                        NULL, NULL, &c->next, st);
+  tfd_session_run_async(c->s, NULL, NULL, NULL, 0, &take, 1, NULL, 0, NULL, NULL, NULL, &c->next, st);
   tfd_status_free(st);
   tfd_run_free(mine); /* from its own done: does not wait for itself */
   atomic_fetch_add(&c->calls, 1);
@@ -372,8 +362,7 @@ static void test_done_frees_its_run_and_starts_another(void) {
   tfd_tensor *x = tg_vec((float[]){3}, 1);
   chain c = {.s = s};
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
-                        chain_done, &c, &r, st);
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, chain_done, &c, &r, st);
   CHECK(r != NULL);
   atomic_store(&c.run, r);
   for (int i = 0; i < 5000 && atomic_load(&c.calls) == 0; i++) nap_ms(1);
@@ -414,8 +403,7 @@ static void test_synchronous_session(void) {
   tfd_tensor *x = tg_vec((float[]){4}, 1), *out = NULL;
   thread_log t = {.caller = pthread_self()};
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL,
-                        note_thread, &t, &r, st);
+  tfd_session_run_async(s, NULL, &feed, &x, 1, &y, 1, NULL, 0, NULL, note_thread, &t, &r, st);
   CHECK(r != NULL);
   CHECK_INT(atomic_load(&t.calls), 1); /* already ended */
   CHECK_INT(atomic_load(&t.on_caller), 1);

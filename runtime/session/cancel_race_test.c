@@ -54,8 +54,7 @@ static double step_ns(tfd_session *s) {
   for (int i = 0; i < 31; i++) {
     double t0 = now_s();
     tfd_run *r = NULL;
-    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                          NULL, NULL, &r, NULL);
+    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &r, NULL);
     if (r) tfd_run_wait(r, -1, NULL);
     t[i] = (now_s() - t0) * 1e9;
     tfd_run_free(r);
@@ -150,8 +149,7 @@ static void test_one_thread_cancel_and_free(void) {
     tfd_tensor *in = tg_scalar(x);
     outcome o = {0};
     tfd_run *r = NULL;
-    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                          note_done, &o, &r, st);
+    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, note_done, &o, &r, st);
     tfd_tensor_unref(in);
     if (!r) {
       bad(&t, "run_async", tfd_status_code(st), tfd_status_message(st));
@@ -238,8 +236,7 @@ static void test_cancel_from_another_thread(void) {
     float x = (float)(i % 1000);
     tfd_tensor *in = tg_scalar(x), *out = NULL;
     tfd_run *r = NULL;
-    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                          NULL, NULL, &r, st);
+    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &r, st);
     tfd_tensor_unref(in);
     if (!r) {
       bad(&t, "run_async", tfd_status_code(st), tfd_status_message(st));
@@ -291,8 +288,7 @@ static void test_close_races_pending_runs(void) {
       x[k] = (float)(i * PENDING + k);
       tfd_tensor *in = tg_scalar(x[k]);
       atomic_init(&o[k].calls, 0);
-      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                            note_done, &o[k], &r[k], st);
+      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, note_done, &o[k], &r[k], st);
       tfd_tensor_unref(in);
       if (!r[k]) {
         bad(&t, "run_async", tfd_status_code(st), tfd_status_message(st));
@@ -440,8 +436,7 @@ static void test_factory_reset_races_runs(void) {
     for (int k = 0; k < PENDING; k++) {
       x[k] = (float)(i * PENDING + k);
       tfd_tensor *in = tg_scalar(x[k]);
-      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                            NULL, NULL, &r[k], st);
+      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &r[k], st);
       tfd_tensor_unref(in);
       if (!r[k]) judge(&t, "run_async", tfd_status_code(st), tfd_status_message(st), NULL, 0, "Session has been closed.");
       tfd_status_reset(st);
@@ -543,8 +538,7 @@ static void test_cancel_fails_kernels_waiting_for_the_caller(void) {
   tfd_session *s = new_session(NULL, g, st);
   CHECK_STR(tfd_status_message(st), "");
   tfd_run *r = NULL;
-  tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                        NULL, NULL, &r, st);
+  tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &r, st);
   CHECK(r && tfd_run_wait(r, 10000, st));
   CHECK_INT(tfd_status_code(st), TFD_OK);
   CHECK_INT(atomic_load(&on_caller_runs), 1);
@@ -554,8 +548,7 @@ static void test_cancel_fails_kernels_waiting_for_the_caller(void) {
   for (int round = 0; round < 2; round++) {
     atomic_store(&on_caller_runs, 0);
     outcome o = {0};
-    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                          note_done, &o, &r, st);
+    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, note_done, &o, &r, st);
     CHECK(r != NULL);
     if (round == 1) {
       struct timespec nap = {0, 20 * 1000000L}; /* the kernel queued, or about to be */
@@ -584,8 +577,7 @@ static void test_cancel_fails_kernels_waiting_for_the_caller(void) {
   s = new_session(NULL, g, st);
   atomic_store(&on_caller_runs, 0);
   outcome o = {0};
-  tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                        note_done, &o, &r, st);
+  tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, note_done, &o, &r, st);
   CHECK(r != NULL);
   struct timespec nap = {0, 20 * 1000000L};
   nanosleep(&nap, NULL);
@@ -606,8 +598,7 @@ static void test_cancel_fails_kernels_waiting_for_the_caller(void) {
     if (!s) break;
     tfd_run *rs[PENDING];
     for (int j = 0; j < PENDING; j++) {
-      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                            NULL, NULL, &rs[j], st);
+      tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &rs[j], st);
       if (!rs[j]) bad(&t, "run_async", tfd_status_code(st), tfd_status_message(st));
       tfd_status_reset(st);
     }
@@ -651,8 +642,7 @@ static void test_wait_after_cancel_runs_no_kernel(void) {
   double t0 = now_s();
   for (int i = 0; i < rounds; i++) {
     tfd_run *r = NULL;
-    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL,
-                          NULL, NULL, &r, st);
+    tfd_session_run_async(s, NULL, &feed, &in, 1, &fetch, 1, NULL, 0, NULL, NULL, NULL, &r, st);
     if (!r) {
       bad(&t, "run_async", tfd_status_code(st), tfd_status_message(st));
       tfd_status_reset(st);

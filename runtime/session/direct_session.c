@@ -139,8 +139,7 @@ static tfd_code make_pools(tfd_session *s, tfd_runtime *rt, tfd_status *st) {
     } else {
       p->owner = POOL_SHARED_DEFAULT;
       pthread_mutex_lock(&shared_pool_mu);
-      if (!shared_pool) tfd_threadpool_new("tfdev_inter", threads,
-                                           &shared_pool, st);
+      if (!shared_pool) tfd_threadpool_new("tfdev_inter", threads, &shared_pool, st);
       if (shared_pool) shared_pool_users++;
       p->pool = shared_pool;
       pthread_mutex_unlock(&shared_pool_mu);

@@ -195,8 +195,7 @@ static tfd_code async_run(host *h) {
   if (!x) return tfd_status_code(h->st);
   const char *feeds[] = {"x"}, *fetches[] = {"out"};
   tfd_run *r = NULL;
-  tfd_session_run_async(h->s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL,
-                        NULL, NULL, &r, h->st);
+  tfd_session_run_async(h->s, NULL, feeds, &x, 1, fetches, 1, NULL, 0, NULL, NULL, NULL, &r, h->st);
   tfd_tensor_unref(x);
   if (!r) return tfd_status_code(h->st);
   tfd_code code = tfd_run_wait(r, -1, h->st) ? tfd_status_code(h->st) : bad(h, "%s", "wait(-1) returned before the end");
