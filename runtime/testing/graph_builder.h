@@ -4,6 +4,7 @@
 #define TFDEV_TESTING_GRAPH_BUILDER_H
 
 #include "tfdev/tfdev.h"
+#include "test_tensor.h"
 
 /* A node of `op` in g; in0, in1 and device may be NULL. The graph owns it. */
 static inline tfd_node_def *tg_node(tfd_graph_def *g, const char *name, const char *op, const char *in0,
@@ -20,8 +21,7 @@ static inline tfd_node_def *tg_const(tfd_graph_def *g, const char *name, tfd_dty
                                      const void *data) {
   int64_t n = 1;
   for (int i = 0; i < nd; i++) n *= dims[i];
-  tfd_tensor *t = NULL;
-  tfd_tensor_from_bytes(NULL, dt, dims, nd, data, (size_t)n * tfd_dtype_size(dt), &t, NULL);
+  tfd_tensor *t = tfd_test_tensor(dt, dims, nd, data, (size_t)n * tfd_dtype_size(dt), NULL);
   tfd_attr_value v = {.type = TFD_ATTR_TENSOR, .tensor = t};
   tfd_node_def *node = tg_node(g, name, "Const", NULL, NULL, NULL);
   tfd_node_def_set_attr(node, "value", &v, NULL);
@@ -51,9 +51,7 @@ static inline void tg_set_types(tfd_node_def *n, const char *attr, tfd_dtype dt)
 static inline tfd_tensor *tg_f32(const float *v, const int64_t *dims, int nd) {
   int64_t n = 1;
   for (int i = 0; i < nd; i++) n *= dims[i];
-  tfd_tensor *made = NULL;
-  tfd_tensor_from_bytes(NULL, TFD_FLOAT32, dims, nd, v, (size_t)n * 4, &made, NULL);
-  return made;
+  return tfd_test_tensor(TFD_FLOAT32, dims, nd, v, (size_t)n * 4, NULL);
 }
 static inline tfd_tensor *tg_vec(const float *v, int64_t n) { return tg_f32(v, &n, 1); }
 static inline tfd_tensor *tg_scalar(float v) { return tg_f32(&v, NULL, 0); }

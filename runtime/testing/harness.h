@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tfdev/tfdev.h"
+#include "test_tensor.h" /* tfd_test_tensor */
 
 typedef struct tfd_test {
   const char *name;
@@ -18,15 +19,6 @@ typedef struct tfd_test {
 } tfd_test;
 
 static int tfd_test_failed_checks;
-
-/* A host tensor of dtype dt and shape dims holding a copy of data, for a test's feeds and constants
- * written inline: the new reference (the caller's), NULL with st set when it cannot be made. */
-static inline tfd_tensor *tfd_test_tensor(tfd_dtype dt, const int64_t *dims, int ndims, const void *data, size_t nbytes,
-                                          tfd_status *st) {
-  tfd_tensor *t = NULL;
-  tfd_tensor_from_bytes(NULL, dt, dims, ndims, data, nbytes, &t, st);
-  return t;
-}
 
 #define CHECK(cond)                                                                  \
   do {                                                                               \
